@@ -1,0 +1,84 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ProfileReference names a SchedulingProfile.
+type ProfileReference struct {
+	// name is the SchedulingProfile's metadata.name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// PluginWeightSpec sets one score plugin's weight in one or more profiles.
+// +kubebuilder:validation:XValidation:rule="has(self.profileRef) != has(self.profileSelector)",message="exactly one of profileRef or profileSelector must be set"
+type PluginWeightSpec struct {
+	// profileRef names the one profile this weight applies to.
+	// +optional
+	ProfileRef *ProfileReference `json:"profileRef,omitempty"`
+	// profileSelector selects, by label, the profiles this weight applies to.
+	// +optional
+	ProfileSelector *metav1.LabelSelector `json:"profileSelector,omitempty"`
+	// plugin is the name of the score plugin whose weight is set.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Plugin string `json:"plugin"`
+	// weight replaces the plugin's weight in the selected profiles.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	Weight int32 `json:"weight"`
+}
+
+// PluginWeightStatus is the observed state of a PluginWeight.
+type PluginWeightStatus struct {
+	// observedGeneration is the generation the controller last processed.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// appliedTo lists the profiles in which this weight is live.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	AppliedTo []string `json:"appliedTo,omitempty"`
+	// conditions hold Applied, which is False with reason Conflict when an
+	// older PluginWeight already sets this plugin in a selected profile.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PluginWeight changes one score plugin's weight in selected SchedulingProfiles
+// without editing them. Of two PluginWeights on one profile and plugin, the older wins.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=pw,categories=berth
+// +kubebuilder:printcolumn:name="Plugin",type=string,JSONPath=`.spec.plugin`
+// +kubebuilder:printcolumn:name="Weight",type=integer,JSONPath=`.spec.weight`
+// +kubebuilder:printcolumn:name="Applied",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type PluginWeight struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired weight and where it applies.
+	Spec PluginWeightSpec `json:"spec"`
+	// status says where the weight is live.
+	// +optional
+	Status PluginWeightStatus `json:"status,omitempty"`
+}
+
+// PluginWeightList is a list of PluginWeights.
+// +kubebuilder:object:root=true
+type PluginWeightList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the weights.
+	Items []PluginWeight `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&PluginWeight{}, &PluginWeightList{})
+}

@@ -1,0 +1,254 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// RebalanceSchedule says when a policy runs: every interval, or on a cron schedule.
+// +kubebuilder:validation:XValidation:rule="has(self.interval) != has(self.cron)",message="exactly one of interval or cron must be set"
+type RebalanceSchedule struct {
+	// interval runs the policy this long after the end of its previous run, for example 5m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	Interval *metav1.Duration `json:"interval,omitempty"`
+	// cron runs the policy on a standard five-field cron schedule (or a
+	// descriptor such as @hourly), in UTC.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\S+(\s+\S+){4})$`
+	Cron string `json:"cron,omitempty"`
+}
+
+// NamespaceFilter limits a policy to some namespaces; include and exclude are exclusive.
+// +kubebuilder:validation:XValidation:rule="!(has(self.include) && size(self.include) > 0 && has(self.exclude) && size(self.exclude) > 0)",message="only one of namespaces.include or namespaces.exclude may be set"
+type NamespaceFilter struct {
+	// include, when set, limits the policy to these namespaces.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=128
+	Include []string `json:"include,omitempty"`
+	// exclude keeps the policy out of these namespaces.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=128
+	Exclude []string `json:"exclude,omitempty"`
+}
+
+// PriorityThreshold protects pods at or above a priority from eviction.
+// +kubebuilder:validation:XValidation:rule="!(has(self.value) && has(self.name))",message="only one of priorityThreshold.value or priorityThreshold.name may be set"
+type PriorityThreshold struct {
+	// value is the priority at and above which pods are not evicted.
+	// +optional
+	Value *int32 `json:"value,omitempty"`
+	// name is a PriorityClass whose value is the threshold.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+}
+
+// EvictorOptions are the protections every eviction passes, as the descheduler's DefaultEvictor.
+type EvictorOptions struct {
+	// evictLocalStoragePods allows evicting pods with emptyDir or hostPath volumes.
+	// +optional
+	EvictLocalStoragePods bool `json:"evictLocalStoragePods,omitempty"`
+	// evictSystemCriticalPods allows evicting pods of priority system-cluster-critical and above.
+	// +optional
+	EvictSystemCriticalPods bool `json:"evictSystemCriticalPods,omitempty"`
+	// evictDaemonSetPods allows evicting pods owned by a DaemonSet.
+	// +optional
+	EvictDaemonSetPods bool `json:"evictDaemonSetPods,omitempty"`
+	// evictFailedBarePods allows evicting failed pods that have no owner.
+	// +optional
+	EvictFailedBarePods bool `json:"evictFailedBarePods,omitempty"`
+	// ignorePvcPods keeps pods that mount a PersistentVolumeClaim.
+	// +optional
+	IgnorePVCPods bool `json:"ignorePvcPods,omitempty"`
+	// nodeFit evicts a pod only when the referenced profile's filters find another node for it.
+	// +optional
+	NodeFit bool `json:"nodeFit,omitempty"`
+	// minPodAge keeps pods younger than this.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	MinPodAge *metav1.Duration `json:"minPodAge,omitempty"`
+	// priorityThreshold keeps pods at or above this priority.
+	// +optional
+	PriorityThreshold *PriorityThreshold `json:"priorityThreshold,omitempty"`
+	// labelSelector, when set, limits evictions to pods it selects.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+}
+
+// EvictionLimits bound the evictions of one run. Unset means no limit.
+type EvictionLimits struct {
+	// maxPodsToEvictPerNode bounds evictions from one node in one run.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxPodsToEvictPerNode *int32 `json:"maxPodsToEvictPerNode,omitempty"`
+	// maxPodsToEvictPerNamespace bounds evictions from one namespace in one run.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxPodsToEvictPerNamespace *int32 `json:"maxPodsToEvictPerNamespace,omitempty"`
+	// maxPodsToEvictTotal bounds all evictions of one run.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxPodsToEvictTotal *int32 `json:"maxPodsToEvictTotal,omitempty"`
+}
+
+// StrategyName is a descheduler strategy (plugin) name.
+// +kubebuilder:validation:Enum=RemoveDuplicates;LowNodeUtilization;HighNodeUtilization;RemovePodsViolatingInterPodAntiAffinity;RemovePodsViolatingNodeAffinity;RemovePodsViolatingNodeTaints;RemovePodsViolatingTopologySpreadConstraint;RemovePodsHavingTooManyRestarts;PodLifeTime;RemoveFailedPods
+type StrategyName string
+
+// Strategy is one descheduler strategy with its arguments.
+type Strategy struct {
+	// name is the strategy, with the descheduler's plugin name.
+	Name StrategyName `json:"name"`
+	// args are the strategy's arguments in the descheduler's shape.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	Args runtime.RawExtension `json:"args,omitempty"`
+}
+
+// RebalancePolicySpec is a descheduler-style policy: which pods to move, how
+// carefully, and how often.
+type RebalancePolicySpec struct {
+	// schedule says when the policy runs.
+	Schedule RebalanceSchedule `json:"schedule"`
+	// dryRun computes and shows the plan without evicting anything.
+	// +optional
+	// +kubebuilder:default=true
+	DryRun *bool `json:"dryRun,omitempty"`
+	// profileRef names the SchedulingProfile whose filters decide nodeFit.
+	// It defaults to the profile named default-scheduler.
+	// +optional
+	ProfileRef *ProfileReference `json:"profileRef,omitempty"`
+	// namespaces limits the policy to some namespaces.
+	// +optional
+	Namespaces *NamespaceFilter `json:"namespaces,omitempty"`
+	// evictor sets the protections every eviction passes.
+	// +optional
+	Evictor *EvictorOptions `json:"evictor,omitempty"`
+	// limits bound the evictions of one run.
+	// +optional
+	Limits *EvictionLimits `json:"limits,omitempty"`
+	// strategies are run in order in each run.
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:XValidation:rule="self.all(s, self.exists_one(t, t.name == s.name))",message="each strategy may appear at most once"
+	Strategies []Strategy `json:"strategies"`
+}
+
+// EvictionResult is the outcome of one planned eviction.
+// +kubebuilder:validation:Enum=Planned;Evicted;Blocked;Failed;Skipped
+type EvictionResult string
+
+const (
+	// EvictionPlanned is an eviction a dry run would make.
+	EvictionPlanned EvictionResult = "Planned"
+	// EvictionEvicted is an eviction the Eviction API accepted.
+	EvictionEvicted EvictionResult = "Evicted"
+	// EvictionBlocked is an eviction a PodDisruptionBudget refused.
+	EvictionBlocked EvictionResult = "Blocked"
+	// EvictionFailed is an eviction that failed for another reason.
+	EvictionFailed EvictionResult = "Failed"
+	// EvictionSkipped is an eviction left out because a limit was reached.
+	EvictionSkipped EvictionResult = "Skipped"
+)
+
+// PlannedEviction is one pod a run chose to move, and what became of it.
+type PlannedEviction struct {
+	// namespace is the pod's namespace.
+	Namespace string `json:"namespace"`
+	// pod is the pod's name.
+	Pod string `json:"pod"`
+	// node is the node the pod ran on.
+	Node string `json:"node"`
+	// strategy is the strategy that chose the pod.
+	Strategy StrategyName `json:"strategy"`
+	// reason says why the strategy chose the pod.
+	// +kubebuilder:validation:MaxLength=1024
+	Reason string `json:"reason"`
+	// result is the outcome.
+	Result EvictionResult `json:"result"`
+}
+
+// RebalanceRun summarizes one run of a policy.
+type RebalanceRun struct {
+	// startTime is when the run began.
+	StartTime metav1.Time `json:"startTime"`
+	// completionTime is when the run ended.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// dryRun says whether the run was a dry run.
+	DryRun bool `json:"dryRun"`
+	// planned counts the evictions the strategies chose.
+	Planned int32 `json:"planned"`
+	// evicted counts evictions the Eviction API accepted.
+	Evicted int32 `json:"evicted"`
+	// blocked counts evictions a PodDisruptionBudget refused.
+	Blocked int32 `json:"blocked"`
+	// failed counts evictions that failed for another reason.
+	Failed int32 `json:"failed"`
+}
+
+// RebalancePolicyStatus is the observed state of a RebalancePolicy.
+type RebalancePolicyStatus struct {
+	// observedGeneration is the generation the controller last processed.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// lastRun summarizes the most recent run.
+	// +optional
+	LastRun *RebalanceRun `json:"lastRun,omitempty"`
+	// nextRunTime is when the next run is due.
+	// +optional
+	NextRunTime *metav1.Time `json:"nextRunTime,omitempty"`
+	// plan lists the evictions of the most recent run (at most 100).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	Plan []PlannedEviction `json:"plan,omitempty"`
+	// conditions are Ready, Reconciling and Stalled, as kstatus reads them.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// RebalancePolicy is a descheduler-style policy that evicts pods which no
+// longer sit where scheduling policy wants them, through the Eviction API.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=rbp,categories=berth
+// +kubebuilder:printcolumn:name="Dry-Run",type=boolean,JSONPath=`.spec.dryRun`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Evicted",type=integer,JSONPath=`.status.lastRun.evicted`
+// +kubebuilder:printcolumn:name="Last-Run",type=date,JSONPath=`.status.lastRun.startTime`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type RebalancePolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired policy.
+	Spec RebalancePolicySpec `json:"spec"`
+	// status shows the last run and its plan.
+	// +optional
+	Status RebalancePolicyStatus `json:"status,omitempty"`
+}
+
+// RebalancePolicyList is a list of RebalancePolicies.
+// +kubebuilder:object:root=true
+type RebalancePolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the policies.
+	Items []RebalancePolicy `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&RebalancePolicy{}, &RebalancePolicyList{})
+}

@@ -1,0 +1,260 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Condition types and reasons shared by Berth's kinds, following the kstatus convention.
+const (
+	// ConditionReady is True when the object's desired state is live.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the controller works towards the desired state.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when the controller cannot make progress without a change to the object.
+	ConditionStalled = "Stalled"
+	// ConditionApplied is True when a PluginWeight is in effect in every profile it targets.
+	ConditionApplied = "Applied"
+
+	// ReasonActive means the object's current generation is live.
+	ReasonActive = "Active"
+	// ReasonConflict means another, older object already claims what this one asks for.
+	ReasonConflict = "Conflict"
+	// ReasonInvalid means the object's spec cannot be compiled.
+	ReasonInvalid = "Invalid"
+)
+
+// SchedulingProfileSpec is an upstream kube-scheduler profile
+// (kubescheduler.config.k8s.io/v1 KubeSchedulerProfile) plus Berth's own fields.
+// +kubebuilder:validation:XValidation:rule="!has(self.podInitialBackoffSeconds) || !has(self.podMaxBackoffSeconds) || self.podInitialBackoffSeconds <= self.podMaxBackoffSeconds",message="podInitialBackoffSeconds must not exceed podMaxBackoffSeconds"
+type SchedulingProfileSpec struct {
+	// schedulerName is the spec.schedulerName of the pods this profile places.
+	// It defaults to the profile's metadata.name. When two profiles claim one
+	// name, the newer reports Stalled with reason Conflict.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// percentageOfNodesToScore is the share of all nodes that, once found
+	// feasible, ends the search for feasible nodes. 0 (or unset) picks the
+	// adaptive percentage of upstream kube-scheduler; 100 scores every node.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	PercentageOfNodesToScore *int32 `json:"percentageOfNodesToScore,omitempty"`
+
+	// podInitialBackoffSeconds is the backoff of a pod after its first failed
+	// scheduling attempt; it doubles on each further failure.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	PodInitialBackoffSeconds *int64 `json:"podInitialBackoffSeconds,omitempty"`
+
+	// podMaxBackoffSeconds caps the backoff of a pod that keeps failing.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	PodMaxBackoffSeconds *int64 `json:"podMaxBackoffSeconds,omitempty"`
+
+	// plugins enables and disables plugins at each extension point, starting
+	// from upstream kube-scheduler's default plugin set.
+	// +optional
+	Plugins *Plugins `json:"plugins,omitempty"`
+
+	// pluginConfig holds the arguments of plugins, one entry per plugin, in the
+	// shape of the upstream plugin's args (for example NodeResourcesFitArgs).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(c, self.exists_one(d, d.name == c.name))",message="each plugin may appear at most once in pluginConfig"
+	PluginConfig []PluginConfig `json:"pluginConfig,omitempty"`
+}
+
+// Plugins lists the plugins to enable or disable at each extension point, as
+// in upstream's KubeSchedulerProfile.plugins.
+type Plugins struct {
+	// preEnqueue plugins gate a pod before it enters the active queue.
+	// +optional
+	PreEnqueue *PluginSet `json:"preEnqueue,omitempty"`
+	// queueSort orders the scheduling queue; exactly one may be enabled.
+	// +optional
+	QueueSort *PluginSet `json:"queueSort,omitempty"`
+	// preFilter plugins compute per-pod state and may reject a pod early.
+	// +optional
+	PreFilter *PluginSet `json:"preFilter,omitempty"`
+	// filter plugins rule out nodes that cannot run the pod.
+	// +optional
+	Filter *PluginSet `json:"filter,omitempty"`
+	// postFilter plugins run when no node fits, for example preemption.
+	// +optional
+	PostFilter *PluginSet `json:"postFilter,omitempty"`
+	// preScore plugins compute per-pod state for scoring.
+	// +optional
+	PreScore *PluginSet `json:"preScore,omitempty"`
+	// score plugins rank feasible nodes; their weights scale their scores.
+	// +optional
+	Score *PluginSet `json:"score,omitempty"`
+	// reserve plugins claim resources for a pod on its chosen node.
+	// +optional
+	Reserve *PluginSet `json:"reserve,omitempty"`
+	// permit plugins allow, delay or reject a pod before binding.
+	// +optional
+	Permit *PluginSet `json:"permit,omitempty"`
+	// preBind plugins run right before binding, for example to bind volumes.
+	// +optional
+	PreBind *PluginSet `json:"preBind,omitempty"`
+	// bind plugins bind the pod to its node; the first that handles it wins.
+	// +optional
+	Bind *PluginSet `json:"bind,omitempty"`
+	// postBind plugins run after a successful bind.
+	// +optional
+	PostBind *PluginSet `json:"postBind,omitempty"`
+	// multiPoint enables a plugin at every extension point it implements.
+	// Settings at a specific extension point take precedence.
+	// +optional
+	MultiPoint *PluginSet `json:"multiPoint,omitempty"`
+}
+
+// PluginSet enables and disables plugins at one extension point.
+type PluginSet struct {
+	// enabled lists plugins to run in addition to the defaults, in order.
+	// A plugin both in the defaults and here runs once, at this position.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q.name == p.name))",message="each plugin may be enabled at most once per extension point"
+	Enabled []Plugin `json:"enabled,omitempty"`
+	// disabled lists default plugins not to run; the name "*" disables them all.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q.name == p.name))",message="each plugin may be disabled at most once per extension point"
+	Disabled []Plugin `json:"disabled,omitempty"`
+}
+
+// Plugin names a plugin and, for score plugins, its weight.
+type Plugin struct {
+	// name is the plugin's registered name, for example NodeResourcesFit.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+	// weight scales the plugin's normalized score (score plugins only).
+	// Unset means the plugin's default weight.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	Weight *int32 `json:"weight,omitempty"`
+}
+
+// PluginConfig holds the arguments of one plugin.
+type PluginConfig struct {
+	// name is the plugin the arguments are for.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+	// args are the plugin's arguments in the upstream args shape; the webhook
+	// rejects args that do not decode or validate.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	Args runtime.RawExtension `json:"args,omitempty"`
+}
+
+// WeightSource says where an effective plugin weight came from.
+// +kubebuilder:validation:Enum=Default;Profile;PluginWeight
+type WeightSource string
+
+const (
+	// WeightSourceDefault is a weight from upstream's default plugin set.
+	WeightSourceDefault WeightSource = "Default"
+	// WeightSourceProfile is a weight set in the profile's own spec.
+	WeightSourceProfile WeightSource = "Profile"
+	// WeightSourcePluginWeight is a weight set by a PluginWeight object.
+	WeightSourcePluginWeight WeightSource = "PluginWeight"
+)
+
+// EffectivePlugin is one plugin as the live profile runs it.
+type EffectivePlugin struct {
+	// name is the plugin's registered name.
+	Name string `json:"name"`
+	// extensionPoints lists where the plugin runs, in upstream's names (Filter, Score, ...).
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	ExtensionPoints []string `json:"extensionPoints,omitempty"`
+	// weight is the plugin's score weight, when it scores.
+	// +optional
+	Weight int32 `json:"weight,omitempty"`
+	// weightSource says where weight came from.
+	// +optional
+	WeightSource WeightSource `json:"weightSource,omitempty"`
+	// pluginWeight names the PluginWeight that set weight, when weightSource is PluginWeight.
+	// +optional
+	PluginWeight string `json:"pluginWeight,omitempty"`
+}
+
+// SchedulingProfileStatus is the observed state of a SchedulingProfile.
+type SchedulingProfileStatus struct {
+	// observedGeneration is the generation the controller last processed.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// activeGeneration is the generation live in the scheduler now; it lags
+	// observedGeneration while an invalid update keeps the last good one live.
+	// +optional
+	ActiveGeneration int64 `json:"activeGeneration,omitempty"`
+	// schedulerName is the scheduler name the profile serves.
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// pluginCount is the number of distinct plugins enabled in the live profile.
+	// +optional
+	PluginCount int32 `json:"pluginCount,omitempty"`
+	// effectivePlugins lists the live profile's plugins after defaults and PluginWeights.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	EffectivePlugins []EffectivePlugin `json:"effectivePlugins,omitempty"`
+	// conditions are Ready, Reconciling and Stalled, as kstatus reads them.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// SchedulingProfile is a scheduler profile that Berth compiles into a live
+// scheduling framework for the pods whose spec.schedulerName it claims.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=sprof,categories=berth
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Scheduler",type=string,JSONPath=`.status.schedulerName`
+// +kubebuilder:printcolumn:name="Plugins",type=integer,JSONPath=`.status.pluginCount`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type SchedulingProfile struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired profile.
+	// +optional
+	Spec SchedulingProfileSpec `json:"spec,omitempty"`
+	// status is the profile's observed state.
+	// +optional
+	Status SchedulingProfileStatus `json:"status,omitempty"`
+}
+
+// SchedulingProfileList is a list of SchedulingProfiles.
+// +kubebuilder:object:root=true
+type SchedulingProfileList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the profiles.
+	Items []SchedulingProfile `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SchedulingProfile{}, &SchedulingProfileList{})
+}

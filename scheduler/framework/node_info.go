@@ -1,0 +1,290 @@
+package framework
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// ImageStateSummary is what the cluster knows of one container image.
+type ImageStateSummary struct {
+	// Size is the image's size in bytes.
+	Size int64
+	// NumNodes is how many nodes have the image.
+	NumNodes int
+}
+
+// ProtocolPort is a host port with its protocol.
+type ProtocolPort struct {
+	Protocol string
+	Port     int32
+}
+
+// HostPortInfo maps host IPs to the protocol/ports used on them.
+type HostPortInfo map[string]map[ProtocolPort]struct{}
+
+const anyIP = "0.0.0.0"
+
+func normalizeHostPort(ip, protocol string) (string, string) {
+	if ip == "" {
+		ip = anyIP
+	}
+	if protocol == "" {
+		protocol = string(v1.ProtocolTCP)
+	}
+	return ip, protocol
+}
+
+// Add records a used host port.
+func (h HostPortInfo) Add(ip, protocol string, port int32) {
+	if port <= 0 {
+		return
+	}
+	ip, protocol = normalizeHostPort(ip, protocol)
+	m, ok := h[ip]
+	if !ok {
+		m = make(map[ProtocolPort]struct{})
+		h[ip] = m
+	}
+	m[ProtocolPort{Protocol: protocol, Port: port}] = struct{}{}
+}
+
+// Remove forgets a used host port.
+func (h HostPortInfo) Remove(ip, protocol string, port int32) {
+	if port <= 0 {
+		return
+	}
+	ip, protocol = normalizeHostPort(ip, protocol)
+	if m, ok := h[ip]; ok {
+		delete(m, ProtocolPort{Protocol: protocol, Port: port})
+		if len(m) == 0 {
+			delete(h, ip)
+		}
+	}
+}
+
+// CheckConflict reports whether the port is already used on ip, where
+// 0.0.0.0 conflicts with every address.
+func (h HostPortInfo) CheckConflict(ip, protocol string, port int32) bool {
+	if port <= 0 {
+		return false
+	}
+	ip, protocol = normalizeHostPort(ip, protocol)
+	pp := ProtocolPort{Protocol: protocol, Port: port}
+	if ip == anyIP {
+		for _, m := range h {
+			if _, ok := m[pp]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, candidate := range []string{ip, anyIP} {
+		if m, ok := h[candidate]; ok {
+			if _, ok := m[pp]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Len counts the recorded ports.
+func (h HostPortInfo) Len() int {
+	n := 0
+	for _, m := range h {
+		n += len(m)
+	}
+	return n
+}
+
+// NodeInfo is a node with the pods on it and what they use.
+type NodeInfo struct {
+	node *v1.Node
+
+	// Pods are the pods on the node, assumed ones included.
+	Pods []*PodInfo
+	// PodsWithAffinity are the pods that have pod affinity or anti-affinity terms.
+	PodsWithAffinity []*PodInfo
+	// PodsWithRequiredAntiAffinity are the pods that have required anti-affinity terms.
+	PodsWithRequiredAntiAffinity []*PodInfo
+	// UsedPorts are the host ports in use.
+	UsedPorts HostPortInfo
+	// Requested sums the pods' requests.
+	Requested *Resource
+	// NonZeroRequested sums the pods' requests with defaults for unset CPU and memory.
+	NonZeroRequested *Resource
+	// Allocatable is the node's allocatable resources.
+	Allocatable *Resource
+	// ImageStates maps image names on the node to their cluster-wide summary.
+	ImageStates map[string]*ImageStateSummary
+	// PVCRefCounts counts, per namespace/claim, the pods on the node using a PVC.
+	PVCRefCounts map[string]int
+	// Generation changes whenever the NodeInfo changes; snapshots copy only what changed.
+	Generation int64
+}
+
+// NewNodeInfo returns a NodeInfo holding the pods, without a node.
+func NewNodeInfo(pods ...*PodInfo) *NodeInfo {
+	ni := &NodeInfo{
+		UsedPorts:        make(HostPortInfo),
+		Requested:        &Resource{},
+		NonZeroRequested: &Resource{},
+		Allocatable:      &Resource{},
+		ImageStates:      make(map[string]*ImageStateSummary),
+		PVCRefCounts:     make(map[string]int),
+	}
+	for _, p := range pods {
+		ni.AddPodInfo(p)
+	}
+	return ni
+}
+
+// Node returns the node, or nil when only pods are known.
+func (n *NodeInfo) Node() *v1.Node {
+	if n == nil {
+		return nil
+	}
+	return n.node
+}
+
+// SetNode sets the node and its allocatable resources.
+func (n *NodeInfo) SetNode(node *v1.Node) {
+	n.node = node
+	n.Allocatable = NewResource(node.Status.Allocatable)
+}
+
+// RemoveNode forgets the node; its pods stay until they are deleted.
+func (n *NodeInfo) RemoveNode() {
+	n.node = nil
+}
+
+// AddPodInfo adds a pod and what it uses.
+func (n *NodeInfo) AddPodInfo(pi *PodInfo) {
+	n.Pods = append(n.Pods, pi)
+	if hasAffinity(pi) {
+		n.PodsWithAffinity = append(n.PodsWithAffinity, pi)
+	}
+	if len(pi.RequiredAntiAffinityTerms) > 0 {
+		n.PodsWithRequiredAntiAffinity = append(n.PodsWithRequiredAntiAffinity, pi)
+	}
+	n.update(pi, 1)
+}
+
+// RemovePod removes the pod with the UID of pod; it is an error if it is not there.
+func (n *NodeInfo) RemovePod(pod *v1.Pod) error {
+	for i, pi := range n.Pods {
+		if pi.Pod.UID != pod.UID {
+			continue
+		}
+		n.Pods = removeAt(n.Pods, i)
+		n.PodsWithAffinity = removeByUID(n.PodsWithAffinity, pod)
+		n.PodsWithRequiredAntiAffinity = removeByUID(n.PodsWithRequiredAntiAffinity, pod)
+		n.update(pi, -1)
+		return nil
+	}
+	return fmt.Errorf("no pod %s/%s (uid %s) on node %s", pod.Namespace, pod.Name, pod.UID, n.nodeName())
+}
+
+func (n *NodeInfo) nodeName() string {
+	if n.node == nil {
+		return "<unknown>"
+	}
+	return n.node.Name
+}
+
+func (n *NodeInfo) update(pi *PodInfo, sign int64) {
+	if sign > 0 {
+		n.Requested.AddResource(pi.Requests)
+		n.NonZeroRequested.AddResource(pi.NonZeroRequests)
+	} else {
+		n.Requested.SubResource(pi.Requests)
+		n.NonZeroRequested.SubResource(pi.NonZeroRequests)
+	}
+	for i := range pi.Pod.Spec.Containers {
+		for _, p := range pi.Pod.Spec.Containers[i].Ports {
+			if sign > 0 {
+				n.UsedPorts.Add(p.HostIP, string(p.Protocol), p.HostPort)
+			} else {
+				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
+			}
+		}
+	}
+	for i := range pi.Pod.Spec.Volumes {
+		claim := pi.Pod.Spec.Volumes[i].PersistentVolumeClaim
+		if claim == nil {
+			continue
+		}
+		key := pi.Pod.Namespace + "/" + claim.ClaimName
+		n.PVCRefCounts[key] += int(sign)
+		if n.PVCRefCounts[key] <= 0 {
+			delete(n.PVCRefCounts, key)
+		}
+	}
+}
+
+func hasAffinity(pi *PodInfo) bool {
+	return len(pi.RequiredAffinityTerms) > 0 || len(pi.RequiredAntiAffinityTerms) > 0 ||
+		len(pi.PreferredAffinityTerms) > 0 || len(pi.PreferredAntiAffinityTerms) > 0
+}
+
+func removeAt(s []*PodInfo, i int) []*PodInfo {
+	last := len(s) - 1
+	s[i] = s[last]
+	s[last] = nil
+	return s[:last]
+}
+
+func removeByUID(s []*PodInfo, pod *v1.Pod) []*PodInfo {
+	for i, pi := range s {
+		if pi.Pod.UID == pod.UID {
+			return removeAt(s, i)
+		}
+	}
+	return s
+}
+
+// Clone returns a copy that can change without affecting n. PodInfos are
+// shared: they are replaced, never mutated.
+func (n *NodeInfo) Clone() *NodeInfo {
+	out := &NodeInfo{
+		node:             n.node,
+		Requested:        n.Requested.Clone(),
+		NonZeroRequested: n.NonZeroRequested.Clone(),
+		Allocatable:      n.Allocatable.Clone(),
+		UsedPorts:        make(HostPortInfo, len(n.UsedPorts)),
+		ImageStates:      make(map[string]*ImageStateSummary, len(n.ImageStates)),
+		PVCRefCounts:     make(map[string]int, len(n.PVCRefCounts)),
+		Generation:       n.Generation,
+	}
+	if len(n.Pods) > 0 {
+		out.Pods = append([]*PodInfo(nil), n.Pods...)
+	}
+	if len(n.PodsWithAffinity) > 0 {
+		out.PodsWithAffinity = append([]*PodInfo(nil), n.PodsWithAffinity...)
+	}
+	if len(n.PodsWithRequiredAntiAffinity) > 0 {
+		out.PodsWithRequiredAntiAffinity = append([]*PodInfo(nil), n.PodsWithRequiredAntiAffinity...)
+	}
+	for ip, ports := range n.UsedPorts {
+		m := make(map[ProtocolPort]struct{}, len(ports))
+		for k := range ports {
+			m[k] = struct{}{}
+		}
+		out.UsedPorts[ip] = m
+	}
+	for k, v := range n.ImageStates {
+		s := *v
+		out.ImageStates[k] = &s
+	}
+	for k, v := range n.PVCRefCounts {
+		out.PVCRefCounts[k] = v
+	}
+	return out
+}
+
+// String summarizes the NodeInfo for logs and test failures.
+func (n *NodeInfo) String() string {
+	return fmt.Sprintf("NodeInfo{node: %s, pods: %d, requested: %+v, allocatable: %+v, generation: %d}",
+		n.nodeName(), len(n.Pods), *n.Requested, *n.Allocatable, n.Generation)
+}

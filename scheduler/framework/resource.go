@@ -1,0 +1,166 @@
+package framework
+
+import (
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// Default requests counted for a container that requests no CPU or memory,
+// so that scoring does not pile best-effort pods onto one node.
+const (
+	// DefaultMilliCPURequest is 0.1 core.
+	DefaultMilliCPURequest int64 = 100
+	// DefaultMemoryRequest is 200 MB.
+	DefaultMemoryRequest int64 = 200 * 1024 * 1024
+)
+
+// Resource is an amount of compute resources in scheduler units.
+type Resource struct {
+	// MilliCPU is CPU in thousandths of a core.
+	MilliCPU int64
+	// Memory is in bytes.
+	Memory int64
+	// EphemeralStorage is in bytes.
+	EphemeralStorage int64
+	// AllowedPodNumber is the pod count (used for allocatable only).
+	AllowedPodNumber int64
+	// ScalarResources holds extended resources and hugepages.
+	ScalarResources map[v1.ResourceName]int64
+}
+
+// NewResource converts a ResourceList.
+func NewResource(rl v1.ResourceList) *Resource {
+	r := &Resource{}
+	r.Add(rl)
+	return r
+}
+
+// Add adds every quantity of rl.
+func (r *Resource) Add(rl v1.ResourceList) {
+	for name, q := range rl {
+		switch name {
+		case v1.ResourceCPU:
+			r.MilliCPU += q.MilliValue()
+		case v1.ResourceMemory:
+			r.Memory += q.Value()
+		case v1.ResourcePods:
+			r.AllowedPodNumber += q.Value()
+		case v1.ResourceEphemeralStorage:
+			r.EphemeralStorage += q.Value()
+		default:
+			if IsScalarResourceName(name) {
+				r.AddScalar(name, q.Value())
+			}
+		}
+	}
+}
+
+// AddResource adds o to r.
+func (r *Resource) AddResource(o *Resource) {
+	r.MilliCPU += o.MilliCPU
+	r.Memory += o.Memory
+	r.EphemeralStorage += o.EphemeralStorage
+	r.AllowedPodNumber += o.AllowedPodNumber
+	for n, v := range o.ScalarResources {
+		r.AddScalar(n, v)
+	}
+}
+
+// SubResource subtracts o from r.
+func (r *Resource) SubResource(o *Resource) {
+	r.MilliCPU -= o.MilliCPU
+	r.Memory -= o.Memory
+	r.EphemeralStorage -= o.EphemeralStorage
+	r.AllowedPodNumber -= o.AllowedPodNumber
+	for n, v := range o.ScalarResources {
+		r.AddScalar(n, -v)
+	}
+}
+
+// AddScalar adds q of the named scalar resource.
+func (r *Resource) AddScalar(name v1.ResourceName, q int64) {
+	if r.ScalarResources == nil {
+		r.ScalarResources = make(map[v1.ResourceName]int64, 2)
+	}
+	r.ScalarResources[name] += q
+}
+
+// SetScalar sets the named scalar resource to q.
+func (r *Resource) SetScalar(name v1.ResourceName, q int64) {
+	if r.ScalarResources == nil {
+		r.ScalarResources = make(map[v1.ResourceName]int64, 2)
+	}
+	r.ScalarResources[name] = q
+}
+
+// Get returns the amount of a resource by name.
+func (r *Resource) Get(name v1.ResourceName) int64 {
+	switch name {
+	case v1.ResourceCPU:
+		return r.MilliCPU
+	case v1.ResourceMemory:
+		return r.Memory
+	case v1.ResourcePods:
+		return r.AllowedPodNumber
+	case v1.ResourceEphemeralStorage:
+		return r.EphemeralStorage
+	default:
+		return r.ScalarResources[name]
+	}
+}
+
+// Clone returns a deep copy.
+func (r *Resource) Clone() *Resource {
+	out := *r
+	if r.ScalarResources != nil {
+		out.ScalarResources = make(map[v1.ResourceName]int64, len(r.ScalarResources))
+		for k, v := range r.ScalarResources {
+			out.ScalarResources[k] = v
+		}
+	}
+	return &out
+}
+
+// IsScalarResourceName reports whether the resource is counted in ScalarResources:
+// extended resources, hugepages and attachable-volume limits.
+func IsScalarResourceName(name v1.ResourceName) bool {
+	s := string(name)
+	if strings.HasPrefix(s, v1.ResourceHugePagesPrefix) || strings.HasPrefix(s, v1.ResourceAttachableVolumesPrefix) {
+		return true
+	}
+	// An extended resource is fully qualified outside kubernetes.io.
+	domain, _, ok := strings.Cut(s, "/")
+	if !ok || domain == "" || domain == "kubernetes.io" || strings.HasSuffix(domain, ".kubernetes.io") {
+		return false
+	}
+	return !strings.HasPrefix(s, "requests.")
+}
+
+// PodRequests returns what the pod requests, counting init containers,
+// restartable (sidecar) init containers and pod overhead as upstream does.
+func PodRequests(pod *v1.Pod) *Resource {
+	return NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+}
+
+// PodNonZeroRequests is PodRequests with DefaultMilliCPURequest and
+// DefaultMemoryRequest counted for containers that request no CPU or memory.
+func PodNonZeroRequests(pod *v1.Pod) *Resource {
+	defaults := v1.ResourceList{
+		v1.ResourceCPU:    *resource.NewMilliQuantity(DefaultMilliCPURequest, resource.DecimalSI),
+		v1.ResourceMemory: *resource.NewQuantity(DefaultMemoryRequest, resource.BinarySI),
+	}
+	rl := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{
+		NonMissingContainerRequests: defaults,
+	})
+	r := &Resource{}
+	if q, ok := rl[v1.ResourceCPU]; ok {
+		r.MilliCPU = q.MilliValue()
+	}
+	if q, ok := rl[v1.ResourceMemory]; ok {
+		r.Memory = q.Value()
+	}
+	return r
+}

@@ -1,0 +1,48 @@
+package crds_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	berthv1alpha1 "github.com/berth-io/berth/api/v1alpha1"
+)
+
+var _ = Describe("defaults of the CRDs", func() {
+	It("SchedulingProfile: podInitialBackoffSeconds defaults to 1 and podMaxBackoffSeconds to 10", func(ctx SpecContext) {
+		createAndCleanUp(ctx, newProfile("backoff-defaults").build())
+
+		var got berthv1alpha1.SchedulingProfile
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "backoff-defaults"}, &got)).To(Succeed())
+		Expect(got.Spec.PodInitialBackoffSeconds).To(HaveValue(BeEquivalentTo(1)))
+		Expect(got.Spec.PodMaxBackoffSeconds).To(HaveValue(BeEquivalentTo(10)))
+	})
+
+	It("PodGroup: scheduleTimeoutSeconds defaults to 60", func(ctx SpecContext) {
+		createAndCleanUp(ctx, newPodGroup("timeout-default").withMinMember(3).build())
+
+		var got berthv1alpha1.PodGroup
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: testNamespace, Name: "timeout-default"}, &got)).To(Succeed())
+		Expect(got.Spec.ScheduleTimeoutSeconds).To(HaveValue(BeEquivalentTo(60)))
+		Expect(got.Spec.MinMember).To(BeEquivalentTo(3))
+	})
+
+	It("RebalancePolicy: dryRun defaults to true", func(ctx SpecContext) {
+		createAndCleanUp(ctx, newRebalancePolicy("dry-run-default").build())
+
+		var got berthv1alpha1.RebalancePolicy
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "dry-run-default"}, &got)).To(Succeed())
+		Expect(got.Spec.DryRun).To(HaveValue(BeTrue()))
+	})
+})
+
+// createAndCleanUp creates the object and deletes it when the spec ends.
+func createAndCleanUp(ctx context.Context, obj client.Object, opts ...client.CreateOption) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, obj, opts...)).To(Succeed(), "creating %T %q", obj, obj.GetName())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, obj))).To(Succeed())
+	})
+}

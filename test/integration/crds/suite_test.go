@@ -1,0 +1,87 @@
+// Package crds_test checks Berth's CustomResourceDefinitions against a real
+// kube-apiserver: the OpenAPI and CEL rules reject what they should, defaults
+// are applied, the samples are accepted and the schema carries descriptions.
+package crds_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	berthv1alpha1 "github.com/berth-io/berth/api/v1alpha1"
+)
+
+// repoRoot is the repository root as seen from this package's directory,
+// where `go test` and ginkgo run the test binary.
+var repoRoot = filepath.Join("..", "..", "..")
+
+// testNamespace holds the namespaced objects the specs create.
+const testNamespace = "crd-validation"
+
+var (
+	testEnv    *envtest.Environment
+	testScheme *runtime.Scheme
+	cfg        *rest.Config
+	k8sClient  client.Client
+)
+
+func TestCRDs(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "CRD validation suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		Fail("KUBEBUILDER_ASSETS is not set, so there is no kube-apiserver and etcd to test against. " +
+			"Run `make test-integration`: it builds them into bin/k8s and points KUBEBUILDER_ASSETS there.")
+	}
+	for _, binary := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(assets, binary)); err != nil {
+			Fail("KUBEBUILDER_ASSETS=" + assets + " has no " + binary + " (" + err.Error() + "). " +
+				"Run `make test-integration`, which builds the control plane with hack/control-plane.sh.")
+		}
+	}
+
+	testScheme = runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(testScheme)).To(Succeed())
+	Expect(berthv1alpha1.AddToScheme(testScheme)).To(Succeed())
+
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                testScheme,
+	}
+	var err error
+	cfg, err = testEnv.Start()
+	Expect(err).NotTo(HaveOccurred(), "starting envtest and installing the CRDs of config/crd/bases")
+	DeferCleanup(func() {
+		Expect(testEnv.Stop()).To(Succeed())
+	})
+
+	k8sClient, err = client.New(cfg, client.Options{Scheme: testScheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	ensureNamespace(ctx, testNamespace)
+}, NodeTimeout(3*time.Minute))
+
+// ensureNamespace creates a namespace unless it exists.
+func ensureNamespace(ctx context.Context, name string) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := k8sClient.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred(), "creating namespace %s", name)
+	}
+}

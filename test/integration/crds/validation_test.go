@@ -1,0 +1,127 @@
+package crds_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// violation is how the apiserver reports a broken rule: the field path of the
+// error's cause and the readable message it carries (a CEL rule's message, or
+// the apiserver's wording of an OpenAPI rule such as Minimum or Enum).
+type violation struct {
+	field   string
+	message string
+}
+
+// Each entry is one OpenAPI or CEL rule of api/v1alpha1, named after it; every
+// object of an entry breaks that rule and nothing else.
+var _ = DescribeTable("a rule of the CRDs rejects an object that breaks it",
+	func(ctx SpecContext, want violation, objects ...builder) {
+		Expect(objects).NotTo(BeEmpty())
+		for _, object := range objects {
+			expectRejected(ctx, object, want)
+		}
+	},
+
+	// PluginWeight
+	Entry("PluginWeight spec.weight: Minimum=1",
+		violation{"spec.weight", "should be greater than or equal to 1"},
+		newPluginWeight("weight-zero").withWeight(0)),
+	Entry("PluginWeight spec.weight: Maximum=100",
+		violation{"spec.weight", "should be less than or equal to 100"},
+		newPluginWeight("weight-too-high").withWeight(101)),
+	Entry("PluginWeight spec: exactly one of profileRef or profileSelector must be set",
+		violation{"spec", "exactly one of profileRef or profileSelector must be set"},
+		newPluginWeight("ref-and-selector").withProfileSelector(map[string]string{"team": "platform"}),
+		newPluginWeight("no-target").withoutProfileRef()),
+
+	// SchedulingProfile
+	Entry("SchedulingProfile spec: podInitialBackoffSeconds must not exceed podMaxBackoffSeconds",
+		violation{"spec", "podInitialBackoffSeconds must not exceed podMaxBackoffSeconds"},
+		newProfile("backoff-inverted").withBackoff(5, 2)),
+	Entry("SchedulingProfile spec.percentageOfNodesToScore: Minimum=0",
+		violation{"spec.percentageOfNodesToScore", "should be greater than or equal to 0"},
+		newProfile("percentage-negative").withPercentageOfNodesToScore(-1)),
+	Entry("SchedulingProfile spec.percentageOfNodesToScore: Maximum=100",
+		violation{"spec.percentageOfNodesToScore", "should be less than or equal to 100"},
+		newProfile("percentage-too-high").withPercentageOfNodesToScore(101)),
+	Entry("SchedulingProfile plugin weight: Minimum=1",
+		violation{"spec.plugins.score.enabled[0].weight", "should be greater than or equal to 1"},
+		newProfile("plugin-weight-zero").withScorePlugin("NodeResourcesFit", 0)),
+	Entry("SchedulingProfile plugin weight: Maximum=100",
+		violation{"spec.plugins.score.enabled[0].weight", "should be less than or equal to 100"},
+		newProfile("plugin-weight-too-high").withScorePlugin("NodeResourcesFit", 101)),
+	Entry("SchedulingProfile plugins: each plugin may be enabled at most once per extension point",
+		violation{"spec.plugins.score.enabled", "each plugin may be enabled at most once per extension point"},
+		newProfile("enabled-twice").withScorePlugin("NodeResourcesFit", 1).withScorePlugin("NodeResourcesFit", 2)),
+	Entry("SchedulingProfile plugins: each plugin may be disabled at most once per extension point",
+		violation{"spec.plugins.score.disabled", "each plugin may be disabled at most once per extension point"},
+		newProfile("disabled-twice").withDisabledScorePlugin("ImageLocality").withDisabledScorePlugin("ImageLocality")),
+	Entry("SchedulingProfile spec.pluginConfig: each plugin may appear at most once in pluginConfig",
+		violation{"spec.pluginConfig", "each plugin may appear at most once in pluginConfig"},
+		newProfile("config-twice").
+			withPluginConfig("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).
+			withPluginConfig("NodeResourcesFit", `{"scoringStrategy":{"type":"LeastAllocated"}}`)),
+
+	// RebalancePolicy
+	Entry("RebalancePolicy spec.schedule: exactly one of interval or cron must be set",
+		violation{"spec.schedule", "exactly one of interval or cron must be set"},
+		newRebalancePolicy("interval-and-cron").withCron("*/5 * * * *"),
+		newRebalancePolicy("no-schedule").withoutSchedule()),
+	Entry("RebalancePolicy spec.schedule.cron: Pattern (five fields or a descriptor)",
+		violation{"spec.schedule.cron", "should match"},
+		newRebalancePolicy("cron-three-fields").withOnlyCron("*/5 * *"),
+		newRebalancePolicy("cron-unknown-descriptor").withOnlyCron("@fortnightly")),
+	Entry("RebalancePolicy spec.strategies: each strategy may appear at most once",
+		violation{"spec.strategies", "each strategy may appear at most once"},
+		newRebalancePolicy("strategy-twice").withStrategies("RemoveDuplicates", "LowNodeUtilization", "RemoveDuplicates")),
+	Entry("RebalancePolicy spec.strategies[].name: Enum of descheduler strategies",
+		violation{"spec.strategies[0].name", `Unsupported value: "RemoveEverything"`},
+		newRebalancePolicy("strategy-unknown").withStrategies("RemoveEverything")),
+	Entry("RebalancePolicy spec.namespaces: only one of namespaces.include or namespaces.exclude may be set",
+		violation{"spec.namespaces", "only one of namespaces.include or namespaces.exclude may be set"},
+		newRebalancePolicy("include-and-exclude").withNamespaces([]string{"team-a"}, []string{"kube-system"})),
+	Entry("RebalancePolicy spec.evictor.priorityThreshold: only one of priorityThreshold.value or priorityThreshold.name may be set",
+		violation{"spec.evictor.priorityThreshold", "only one of priorityThreshold.value or priorityThreshold.name may be set"},
+		newRebalancePolicy("threshold-value-and-name").withPriorityThreshold(1000, "high-priority")),
+
+	// PodGroup
+	Entry("PodGroup spec.minMember: Minimum=1",
+		violation{"spec.minMember", "should be greater than or equal to 1"},
+		newPodGroup("no-members").withMinMember(0)),
+)
+
+// expectRejected creates the object and expects the apiserver to refuse it as
+// Invalid, with a cause at want.field whose message contains want.message.
+func expectRejected(ctx context.Context, b builder, want violation) {
+	GinkgoHelper()
+	obj := b.build()
+	desc := fmt.Sprintf("%T %q", obj, obj.GetName())
+
+	err := k8sClient.Create(ctx, obj)
+	if err == nil {
+		Expect(k8sClient.Delete(ctx, obj)).To(Succeed())
+		Fail(fmt.Sprintf("%s was accepted; want it rejected at %s with %q", desc, want.field, want.message))
+	}
+	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: want an Invalid error, got %v", desc, err)
+	Expect(err.Error()).To(ContainSubstring(want.message), "%s: the error does not say why", desc)
+	Expect(causesOf(err)).To(ContainElement(SatisfyAll(
+		HaveField("Field", want.field),
+		HaveField("Message", ContainSubstring(want.message)),
+	)), "%s: no cause at %s with the rule's message; the error was: %v", desc, want.field, err)
+}
+
+// causesOf lists the field-level causes of an apiserver error.
+func causesOf(err error) []metav1.StatusCause {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return nil
+	}
+	return status.Status().Details.Causes
+}
