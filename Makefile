@@ -60,7 +60,7 @@ test-unit: ## Run the unit tests.
 
 .PHONY: test-integration
 test-integration: control-plane $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
-	$(GINKGO) -r --procs=1 --timeout=30m --poll-progress-after=120s test/integration
+	$(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
 
 .PHONY: bench
 bench: ## Run the Go micro-benchmarks of the scheduler's hot paths.

@@ -1,0 +1,63 @@
+// Command berth is Berth's single binary. Today it answers `berth version`;
+// the manager (`berth manager`) and the migration tool (`berth convert`)
+// join it as they are built.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+// gitVersion is Berth's version, set at build time with
+// -ldflags "-X main.gitVersion=v0.1.0"; it falls back to the module version.
+var gitVersion = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one subcommand and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "version":
+		fmt.Fprintf(stdout, "berth %s (%s, %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "berth: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+}
+
+// version returns the build's version: the linker-set one, else the module's.
+func version() string {
+	if gitVersion != "" {
+		return gitVersion
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Berth runs a Kubernetes scheduler whose profiles are custom resources.
+
+Usage:
+  berth <command>
+
+Commands:
+  version   print Berth's version
+  help      show this text
+`)
+}
