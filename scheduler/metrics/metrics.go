@@ -1,0 +1,185 @@
+// Package metrics holds the scheduler's Prometheus metrics, named as
+// upstream kube-scheduler names them under the "scheduler" subsystem.
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Subsystem is the Prometheus subsystem of every scheduler metric.
+const Subsystem = "scheduler"
+
+// Results of a scheduling attempt, as upstream labels them.
+const (
+	// ResultScheduled is an attempt that found a node.
+	ResultScheduled = "scheduled"
+	// ResultUnschedulable is an attempt that found no node.
+	ResultUnschedulable = "unschedulable"
+	// ResultError is an attempt that failed with an internal error.
+	ResultError = "error"
+)
+
+// Queue names used by the pending_pods gauge.
+const (
+	// QueueActive is the active queue.
+	QueueActive = "active"
+	// QueueBackoff is the backoff queue.
+	QueueBackoff = "backoff"
+	// QueueUnschedulable is the unschedulable pods pool.
+	QueueUnschedulable = "unschedulable"
+	// QueueGated is the set of pods held by PreEnqueue plugins.
+	QueueGated = "gated"
+)
+
+// Metrics are the scheduler's metrics. A nil *Metrics is valid: every
+// method is then a no-op, so tests and tools can run without a registry.
+type Metrics struct {
+	scheduleAttempts         *prometheus.CounterVec
+	schedulingAttemptSeconds *prometheus.HistogramVec
+	pendingPods              *prometheus.GaugeVec
+	extensionPointSeconds    *prometheus.HistogramVec
+	podSchedulingSLISeconds  *prometheus.HistogramVec
+	pluginExecutionSeconds   *prometheus.HistogramVec
+	permitWaitSeconds        *prometheus.HistogramVec
+}
+
+// New creates the metrics and registers them with reg; a nil reg creates
+// them without registering (useful when only the values matter).
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		scheduleAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Subsystem: Subsystem,
+			Name:      "schedule_attempts_total",
+			Help:      "Number of attempts to schedule pods, by the result and the profile.",
+		}, []string{"result", "profile"}),
+		schedulingAttemptSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: Subsystem,
+			Name:      "scheduling_attempt_duration_seconds",
+			Help:      "Scheduling attempt latency in seconds (scheduling algorithm + binding).",
+			Buckets:   prometheus.ExponentialBuckets(0.001, 2, 15),
+		}, []string{"result", "profile"}),
+		pendingPods: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Subsystem: Subsystem,
+			Name:      "pending_pods",
+			Help:      "Number of pending pods, by the queue type.",
+		}, []string{"queue"}),
+		extensionPointSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: Subsystem,
+			Name:      "framework_extension_point_duration_seconds",
+			Help:      "Latency for running all plugins of a specific extension point.",
+			Buckets:   prometheus.ExponentialBuckets(0.0001, 2, 12),
+		}, []string{"extension_point", "status", "profile"}),
+		podSchedulingSLISeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: Subsystem,
+			Name:      "pod_scheduling_sli_duration_seconds",
+			Help:      "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue, by the number of attempts.",
+			Buckets:   prometheus.ExponentialBuckets(0.01, 2, 20),
+		}, []string{"attempts"}),
+		pluginExecutionSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: Subsystem,
+			Name:      "plugin_execution_duration_seconds",
+			Help:      "Duration for running a plugin at a specific extension point.",
+			Buckets:   prometheus.ExponentialBuckets(0.00001, 1.5, 20),
+		}, []string{"plugin", "extension_point", "status"}),
+		permitWaitSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: Subsystem,
+			Name:      "permit_wait_duration_seconds",
+			Help:      "Duration of waiting on permit.",
+			Buckets:   prometheus.ExponentialBuckets(0.001, 2, 15),
+		}, []string{"result"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	var errs []error
+	for _, c := range m.collectors() {
+		if err := reg.Register(c); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("registering scheduler metrics: %w", err)
+	}
+	return m, nil
+}
+
+func (m *Metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		m.scheduleAttempts, m.schedulingAttemptSeconds, m.pendingPods, m.extensionPointSeconds,
+		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds,
+	}
+}
+
+// ObserveScheduleAttempt counts one scheduling attempt of the profile with
+// its result (ResultScheduled, ResultUnschedulable or ResultError) and duration.
+func (m *Metrics) ObserveScheduleAttempt(result, profile string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.scheduleAttempts.WithLabelValues(result, profile).Inc()
+	m.schedulingAttemptSeconds.WithLabelValues(result, profile).Observe(d.Seconds())
+}
+
+// SetPendingPods sets the number of pods in a queue (QueueActive, ...).
+func (m *Metrics) SetPendingPods(queue string, n int) {
+	if m == nil {
+		return
+	}
+	m.pendingPods.WithLabelValues(queue).Set(float64(n))
+}
+
+// AddPendingPods adds delta to the number of pods in a queue.
+func (m *Metrics) AddPendingPods(queue string, delta int) {
+	if m == nil {
+		return
+	}
+	m.pendingPods.WithLabelValues(queue).Add(float64(delta))
+}
+
+// ObserveExtensionPoint records how long all plugins of one extension point
+// took in one call, with the resulting status code's name.
+func (m *Metrics) ObserveExtensionPoint(extensionPoint, status, profile string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.extensionPointSeconds.WithLabelValues(extensionPoint, status, profile).Observe(d.Seconds())
+}
+
+// ObservePodSchedulingSLI records the time from a pod's first entry into the
+// queue to its successful scheduling, by the number of attempts it took.
+func (m *Metrics) ObservePodSchedulingSLI(attempts int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.podSchedulingSLISeconds.WithLabelValues(attemptsLabel(attempts)).Observe(d.Seconds())
+}
+
+// ObservePluginExecution records one plugin call at an extension point.
+func (m *Metrics) ObservePluginExecution(plugin, extensionPoint, status string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.pluginExecutionSeconds.WithLabelValues(plugin, extensionPoint, status).Observe(d.Seconds())
+}
+
+// ObservePermitWait records how long a pod waited at Permit and how it ended.
+func (m *Metrics) ObservePermitWait(result string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.permitWaitSeconds.WithLabelValues(result).Observe(d.Seconds())
+}
+
+// attemptsLabel caps the attempts label at 15+, as upstream does, to bound
+// the label's cardinality.
+func attemptsLabel(attempts int) string {
+	if attempts >= 15 {
+		return "15+"
+	}
+	return strconv.Itoa(attempts)
+}

@@ -1,0 +1,96 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+func TestNilMetricsAreNoOps(t *testing.T) {
+	var m *Metrics
+	m.ObserveScheduleAttempt(ResultScheduled, "p", time.Second)
+	m.SetPendingPods(QueueActive, 3)
+	m.AddPendingPods(QueueActive, 1)
+	m.ObserveExtensionPoint("Filter", "Success", "p", time.Millisecond)
+	m.ObservePodSchedulingSLI(2, time.Second)
+	m.ObservePluginExecution("X", "Filter", "Success", time.Millisecond)
+	m.ObservePermitWait("Success", time.Second)
+}
+
+func TestRegistersUpstreamNames(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ObserveScheduleAttempt(ResultScheduled, "default-scheduler", 10*time.Millisecond)
+	m.ObserveScheduleAttempt(ResultScheduled, "default-scheduler", 10*time.Millisecond)
+	m.ObserveScheduleAttempt(ResultUnschedulable, "default-scheduler", 10*time.Millisecond)
+	m.SetPendingPods(QueueActive, 4)
+	m.AddPendingPods(QueueActive, -1)
+	m.ObserveExtensionPoint("Filter", "Success", "default-scheduler", time.Millisecond)
+	m.ObservePodSchedulingSLI(20, time.Second)
+	m.ObservePluginExecution("X", "Filter", "Success", time.Millisecond)
+	m.ObservePermitWait("Success", time.Second)
+
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*dto.MetricFamily{}
+	for _, f := range families {
+		got[f.GetName()] = f
+	}
+	for _, n := range []string{
+		"scheduler_schedule_attempts_total", "scheduler_scheduling_attempt_duration_seconds", "scheduler_pending_pods",
+		"scheduler_framework_extension_point_duration_seconds", "scheduler_pod_scheduling_sli_duration_seconds",
+		"scheduler_plugin_execution_duration_seconds", "scheduler_permit_wait_duration_seconds",
+	} {
+		if got[n] == nil {
+			t.Errorf("metric %s not registered", n)
+		}
+	}
+	attempts := map[string]float64{}
+	for _, mt := range got["scheduler_schedule_attempts_total"].GetMetric() {
+		attempts[label(mt, "result")+"/"+label(mt, "profile")] = mt.GetCounter().GetValue()
+	}
+	if attempts["scheduled/default-scheduler"] != 2 || attempts["unschedulable/default-scheduler"] != 1 {
+		t.Errorf("schedule_attempts_total = %v", attempts)
+	}
+	if v := got["scheduler_pending_pods"].GetMetric()[0].GetGauge().GetValue(); v != 3 {
+		t.Errorf("pending_pods{queue=active} = %v, want 3", v)
+	}
+	sli := got["scheduler_pod_scheduling_sli_duration_seconds"].GetMetric()[0]
+	if label(sli, "attempts") != "15+" || sli.GetHistogram().GetSampleCount() != 1 {
+		t.Errorf("sli metric = %v", sli)
+	}
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+func TestNewTwiceOnOneRegistryFails(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if _, err := New(reg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(reg); err == nil {
+		t.Fatal("want an error registering the metrics twice")
+	}
+}
+
+func TestAttemptsLabel(t *testing.T) {
+	for in, want := range map[int]string{1: "1", 14: "14", 15: "15+", 99: "15+"} {
+		if got := attemptsLabel(in); got != want {
+			t.Errorf("attemptsLabel(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
