@@ -1,0 +1,76 @@
+package nodename
+
+import (
+	"context"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+func TestFilter(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		ni   *framework.NodeInfo
+		want framework.Code
+	}{
+		{"no node name", pt.Pod("p").Obj(), pt.NodeInfo(pt.Node("n1").Obj()), framework.Success},
+		{"matching", pt.Pod("p").NodeName("n1").Obj(), pt.NodeInfo(pt.Node("n1").Obj()), framework.Success},
+		{"other node", pt.Pod("p").NodeName("n2").Obj(), pt.NodeInfo(pt.Node("n1").Obj()), framework.UnschedulableAndUnresolvable},
+		{"no node object", pt.Pod("p").Obj(), pt.NodeInfo(nil), framework.Error},
+	}
+	pl := &NodeName{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, tt.ni)
+			if got.Code() != tt.want {
+				t.Fatalf("Filter = %v, want code %v", got, tt.want)
+			}
+			if tt.want == framework.UnschedulableAndUnresolvable && got.Message() != ErrReason {
+				t.Errorf("reason = %q", got.Message())
+			}
+		})
+	}
+}
+
+func TestPreFilter(t *testing.T) {
+	pl := &NodeName{}
+	res, st := pl.PreFilter(context.Background(), framework.NewCycleState(), pt.Pod("p").Obj(), nil)
+	if !st.IsSuccess() || !res.AllNodes() {
+		t.Errorf("no node name: result %v, status %v", res, st)
+	}
+	res, st = pl.PreFilter(context.Background(), framework.NewCycleState(), pt.Pod("p").NodeName("n1").Obj(), nil)
+	if !st.IsSuccess() || res.AllNodes() || !res.NodeNames.Equal(sets.New("n1")) {
+		t.Errorf("node name: result %v, status %v", res, st)
+	}
+}
+
+func TestQueueingHint(t *testing.T) {
+	pl := &NodeName{}
+	evs, _ := pl.EventsToRegister(context.Background())
+	if len(evs) != 1 || evs[0].Event.Resource != framework.Node || evs[0].Event.ActionType != framework.Add {
+		t.Fatalf("events = %+v", evs)
+	}
+	pod := pt.Pod("p").NodeName("n1").Obj()
+	tests := []struct {
+		name string
+		node *v1.Node
+		want framework.QueueingHint
+	}{
+		{"requested node added", pt.Node("n1").Obj(), framework.Queue},
+		{"other node added", pt.Node("n2").Obj(), framework.QueueSkip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := evs[0].QueueingHintFn(logr.Discard(), pod, nil, tt.node)
+			if err != nil || got != tt.want {
+				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,41 @@
+// Package queuesort implements PrioritySort, the default QueueSort plugin:
+// higher priority first, then the pod that entered the queue earlier.
+package queuesort
+
+import (
+	"context"
+
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+)
+
+// Name is the plugin's registered name.
+const Name = names.PrioritySort
+
+// PrioritySort orders queued pods by priority, then by queue timestamp.
+type PrioritySort struct{}
+
+var _ framework.QueueSortPlugin = &PrioritySort{}
+
+// New is the plugin's factory; PrioritySort takes no args.
+func New(_ context.Context, args []byte, _ framework.Handle) (framework.Plugin, error) {
+	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return &PrioritySort{}, nil
+}
+
+// Name returns the plugin's name.
+func (*PrioritySort) Name() string { return Name }
+
+// Less reports whether a goes before b: a higher priority wins, and between
+// equal priorities the earlier timestamp wins.
+func (*PrioritySort) Less(a, b *framework.QueuedPodInfo) bool {
+	pa, pb := corev1helpers.PodPriority(a.Pod), corev1helpers.PodPriority(b.Pod)
+	if pa != pb {
+		return pa > pb
+	}
+	return a.Timestamp.Before(b.Timestamp)
+}

@@ -1,0 +1,49 @@
+package queuesort
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+func queued(b *pt.PodBuilder, ts time.Time) *framework.QueuedPodInfo {
+	return &framework.QueuedPodInfo{PodInfo: b.Info(), Timestamp: ts}
+}
+
+func TestLess(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t1 := t0.Add(time.Second)
+	tests := []struct {
+		name string
+		a, b *framework.QueuedPodInfo
+		want bool
+	}{
+		{"higher priority first", queued(pt.Pod("a").Priority(10), t1), queued(pt.Pod("b").Priority(5), t0), true},
+		{"lower priority later", queued(pt.Pod("a").Priority(5), t0), queued(pt.Pod("b").Priority(10), t1), false},
+		{"equal priority older first", queued(pt.Pod("a").Priority(5), t0), queued(pt.Pod("b").Priority(5), t1), true},
+		{"equal priority newer later", queued(pt.Pod("a").Priority(5), t1), queued(pt.Pod("b").Priority(5), t0), false},
+		{"nil priority counts as zero", queued(pt.Pod("a"), t0), queued(pt.Pod("b").Priority(0), t1), true},
+		{"negative below nil", queued(pt.Pod("a").Priority(-1), t0), queued(pt.Pod("b"), t1), false},
+		{"same timestamp is not less", queued(pt.Pod("a"), t0), queued(pt.Pod("b"), t0), false},
+	}
+	pl := &PrioritySort{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pl.Less(tt.a, tt.b); got != tt.want {
+				t.Errorf("Less = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNew(t *testing.T) {
+	if _, err := New(context.Background(), nil, nil); err != nil {
+		t.Fatalf("New(nil args): %v", err)
+	}
+	if _, err := New(context.Background(), []byte(`{"bogus":1}`), nil); err == nil {
+		t.Fatal("New with unknown args: want error")
+	}
+}
