@@ -1,0 +1,164 @@
+package cache
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// Snapshot is a point-in-time copy of the cache that one scheduling loop reads
+// without locks. Cache.UpdateSnapshot brings it up to date by copying only
+// the NodeInfos that changed: an unchanged NodeInfo keeps its pointer, a
+// changed one is replaced by a fresh clone, so NodeInfos handed out earlier
+// never change underneath their holder. The exception is ImageStates: the
+// summaries are shared across the snapshot's NodeInfos and their node counts
+// are refreshed in place.
+type Snapshot struct {
+	nodeInfoMap map[string]*framework.NodeInfo
+	// nodeInfoList is in zone round-robin order; listPos indexes it by node name.
+	nodeInfoList []*framework.NodeInfo
+	listPos      map[string]int
+	// withAffinity and withRequiredAntiAffinity keep nodeInfoList's order.
+	withAffinity             []*framework.NodeInfo
+	affinityPos              map[string]int
+	withRequiredAntiAffinity []*framework.NodeInfo
+	antiAffinityPos          map[string]int
+	// usedPVCRefCounts counts, per namespace/claim, the pods using the claim.
+	usedPVCRefCounts map[string]int
+	// images are the image summaries the NodeInfos point to.
+	images map[string]*framework.ImageStateSummary
+	// generation is the cache generation the snapshot reflects.
+	generation int64
+}
+
+var (
+	_ framework.SharedLister      = (*Snapshot)(nil)
+	_ framework.NodeInfoLister    = (*Snapshot)(nil)
+	_ framework.StorageInfoLister = (*Snapshot)(nil)
+)
+
+// NewEmptySnapshot returns a snapshot for Cache.UpdateSnapshot to fill.
+func NewEmptySnapshot() *Snapshot {
+	return &Snapshot{
+		nodeInfoMap:      make(map[string]*framework.NodeInfo),
+		listPos:          make(map[string]int),
+		affinityPos:      make(map[string]int),
+		antiAffinityPos:  make(map[string]int),
+		usedPVCRefCounts: make(map[string]int),
+		images:           make(map[string]*framework.ImageStateSummary),
+	}
+}
+
+// NewSnapshot builds a snapshot straight from objects, for plugin tests. Pods
+// are placed by spec.nodeName; pods of nodes not listed are left out.
+func NewSnapshot(pods []*v1.Pod, nodes []*v1.Node) *Snapshot {
+	s := NewEmptySnapshot()
+	index := newImageIndex()
+	ring := newZoneRing()
+	for _, node := range nodes {
+		ni := framework.NewNodeInfo()
+		index.setNode(ni, node, 0)
+		ni.SetNode(node)
+		s.nodeInfoMap[node.Name] = ni
+		ring.add(node)
+	}
+	s.images = index.summaries
+	for _, pod := range pods {
+		ni := s.nodeInfoMap[pod.Spec.NodeName]
+		if ni == nil {
+			continue
+		}
+		// A bad affinity term leaves the pod's other fields usable.
+		pi, _ := framework.NewPodInfo(pod)
+		ni.AddPodInfo(pi)
+	}
+	s.rebuildLists(ring.order())
+	return s
+}
+
+// NodeInfos returns the snapshot as a NodeInfoLister.
+func (s *Snapshot) NodeInfos() framework.NodeInfoLister { return s }
+
+// StorageInfos returns the snapshot as a StorageInfoLister.
+func (s *Snapshot) StorageInfos() framework.StorageInfoLister { return s }
+
+// NumNodes returns the number of nodes in the snapshot.
+func (s *Snapshot) NumNodes() int { return len(s.nodeInfoList) }
+
+// Generation returns the cache generation the snapshot reflects.
+func (s *Snapshot) Generation() int64 { return s.generation }
+
+// List returns every NodeInfo, consecutive ones spread over zones.
+func (s *Snapshot) List() ([]*framework.NodeInfo, error) { return s.nodeInfoList, nil }
+
+// HavePodsWithAffinityList returns the NodeInfos with pods that have pod (anti-)affinity terms.
+func (s *Snapshot) HavePodsWithAffinityList() ([]*framework.NodeInfo, error) {
+	return s.withAffinity, nil
+}
+
+// HavePodsWithRequiredAntiAffinityList returns the NodeInfos with pods that have required anti-affinity terms.
+func (s *Snapshot) HavePodsWithRequiredAntiAffinityList() ([]*framework.NodeInfo, error) {
+	return s.withRequiredAntiAffinity, nil
+}
+
+// Get returns the named node's NodeInfo.
+func (s *Snapshot) Get(nodeName string) (*framework.NodeInfo, error) {
+	ni, ok := s.nodeInfoMap[nodeName]
+	if !ok || ni.Node() == nil {
+		return nil, fmt.Errorf("node %q not found in the snapshot", nodeName)
+	}
+	return ni, nil
+}
+
+// IsPVCUsedByPods reports whether a pod in the snapshot uses the namespace/name claim.
+func (s *Snapshot) IsPVCUsedByPods(key string) bool { return s.usedPVCRefCounts[key] > 0 }
+
+// rebuildLists lays out every list again from the node order and recounts PVCs.
+func (s *Snapshot) rebuildLists(order []string) {
+	s.nodeInfoList = make([]*framework.NodeInfo, 0, len(order))
+	s.listPos = make(map[string]int, len(order))
+	s.usedPVCRefCounts = make(map[string]int, len(s.usedPVCRefCounts))
+	for _, name := range order {
+		ni := s.nodeInfoMap[name]
+		if ni == nil {
+			continue
+		}
+		s.listPos[name] = len(s.nodeInfoList)
+		s.nodeInfoList = append(s.nodeInfoList, ni)
+		s.countPVCs(ni, 1)
+	}
+	s.rebuildAffinityLists()
+}
+
+// rebuildAffinityLists derives both affinity lists from nodeInfoList.
+func (s *Snapshot) rebuildAffinityLists() {
+	s.withAffinity = s.withAffinity[:0:0]
+	s.withRequiredAntiAffinity = s.withRequiredAntiAffinity[:0:0]
+	s.affinityPos = make(map[string]int, len(s.affinityPos))
+	s.antiAffinityPos = make(map[string]int, len(s.antiAffinityPos))
+	for _, ni := range s.nodeInfoList {
+		name := ni.Node().Name
+		if len(ni.PodsWithAffinity) > 0 {
+			s.affinityPos[name] = len(s.withAffinity)
+			s.withAffinity = append(s.withAffinity, ni)
+		}
+		if len(ni.PodsWithRequiredAntiAffinity) > 0 {
+			s.antiAffinityPos[name] = len(s.withRequiredAntiAffinity)
+			s.withRequiredAntiAffinity = append(s.withRequiredAntiAffinity, ni)
+		}
+	}
+}
+
+// countPVCs adds (sign 1) or subtracts (sign -1) a NodeInfo's PVC uses.
+func (s *Snapshot) countPVCs(ni *framework.NodeInfo, sign int) {
+	for key, n := range ni.PVCRefCounts {
+		total := s.usedPVCRefCounts[key] + sign*n
+		if total > 0 {
+			s.usedPVCRefCounts[key] = total
+		} else {
+			delete(s.usedPVCRefCounts, key)
+		}
+	}
+}
