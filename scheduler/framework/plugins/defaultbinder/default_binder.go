@@ -1,0 +1,60 @@
+// Package defaultbinder implements DefaultBinder, which binds a pod through
+// the pods/binding subresource.
+package defaultbinder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+)
+
+// Name is the plugin's registered name.
+const Name = names.DefaultBinder
+
+// DefaultBinder binds pods with the Kubernetes client.
+type DefaultBinder struct {
+	client kubernetes.Interface
+}
+
+var _ framework.BindPlugin = &DefaultBinder{}
+
+// New is the plugin's factory: it binds with the handle's client set.
+func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, error) {
+	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+		return nil, err
+	}
+	if h == nil || h.ClientSet() == nil {
+		return nil, errors.New("plugin DefaultBinder needs a client set")
+	}
+	return NewBinder(h.ClientSet()), nil
+}
+
+// NewBinder returns a DefaultBinder that binds with client.
+func NewBinder(client kubernetes.Interface) *DefaultBinder {
+	return &DefaultBinder{client: client}
+}
+
+// Name returns the plugin's name.
+func (*DefaultBinder) Name() string { return Name }
+
+// Bind posts a Binding of the pod, carrying its UID so that a pod recreated
+// under the same name is never bound by mistake, to nodeName.
+func (b *DefaultBinder) Bind(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
+	klog.FromContext(ctx).V(3).Info("binding pod to node", "pod", klog.KObj(pod), "node", klog.KRef("", nodeName))
+	binding := &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Target:     v1.ObjectReference{Kind: "Node", Name: nodeName},
+	}
+	if err := b.client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return framework.AsStatus(fmt.Errorf("binding pod %s/%s to node %s: %w", pod.Namespace, pod.Name, nodeName, err))
+	}
+	return nil
+}

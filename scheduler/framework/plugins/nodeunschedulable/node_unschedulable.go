@@ -1,0 +1,110 @@
+// Package nodeunschedulable implements NodeUnschedulable, which keeps pods
+// off cordoned nodes unless they tolerate the unschedulable taint.
+package nodeunschedulable
+
+import (
+	"context"
+	"errors"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+)
+
+// Name is the plugin's registered name.
+const Name = names.NodeUnschedulable
+
+// Filter reasons, as upstream.
+const (
+	// ErrReasonUnknownCondition is kept for compatibility with upstream's reason set.
+	ErrReasonUnknownCondition = "node(s) had unknown conditions"
+	// ErrReasonUnschedulable is the reason for a cordoned node.
+	ErrReasonUnschedulable = "node(s) were unschedulable"
+)
+
+// unschedulableTaint is the taint a cordoned node is treated as carrying.
+var unschedulableTaint = v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}
+
+var errNoNode = errors.New("node not found")
+
+// NodeUnschedulable rejects nodes with spec.unschedulable set.
+type NodeUnschedulable struct{}
+
+var (
+	_ framework.FilterPlugin      = &NodeUnschedulable{}
+	_ framework.EnqueueExtensions = &NodeUnschedulable{}
+)
+
+// New is the plugin's factory; NodeUnschedulable takes no args.
+func New(_ context.Context, args []byte, _ framework.Handle) (framework.Plugin, error) {
+	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return &NodeUnschedulable{}, nil
+}
+
+// Name returns the plugin's name.
+func (*NodeUnschedulable) Name() string { return Name }
+
+// Filter rejects, unresolvably, a cordoned node the pod does not tolerate.
+func (*NodeUnschedulable) Filter(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	node := nodeInfo.Node()
+	if node == nil {
+		return framework.AsStatus(errNoNode)
+	}
+	if !node.Spec.Unschedulable || toleratesUnschedulable(klog.FromContext(ctx), pod) {
+		return nil
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)
+}
+
+func toleratesUnschedulable(logger logr.Logger, pod *v1.Pod) bool {
+	return corev1helpers.TolerationsTolerateTaint(logger, pod.Spec.Tolerations, &unschedulableTaint, false)
+}
+
+// EventsToRegister retries a rejected pod when a node becomes schedulable
+// (an uncordon is reported as a taint update) or the pod gains a toleration.
+func (pl *NodeUnschedulable) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
+	return []framework.ClusterEventWithHint{
+		{
+			Event:          framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeTaint},
+			QueueingHintFn: pl.isSchedulableAfterNodeChange,
+		},
+		{
+			Event:          framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.UpdatePodToleration},
+			QueueingHintFn: pl.isSchedulableAfterTolerationChange,
+		},
+	}, nil
+}
+
+func (*NodeUnschedulable) isSchedulableAfterNodeChange(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	before, after, err := eventobj.Pair[*v1.Node](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if after == nil || after.Spec.Unschedulable {
+		return framework.QueueSkip, nil
+	}
+	if before == nil || before.Spec.Unschedulable {
+		logger.V(5).Info("node became schedulable", "pod", klog.KObj(pod), "node", klog.KObj(after))
+		return framework.Queue, nil
+	}
+	return framework.QueueSkip, nil
+}
+
+func (*NodeUnschedulable) isSchedulableAfterTolerationChange(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	_, updated, err := eventobj.Pair[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if updated == nil || updated.UID != pod.UID || !toleratesUnschedulable(logger, updated) {
+		return framework.QueueSkip, nil
+	}
+	logger.V(5).Info("pod now tolerates unschedulable nodes", "pod", klog.KObj(updated))
+	return framework.Queue, nil
+}

@@ -1,0 +1,79 @@
+package nodeunschedulable
+
+import (
+	"context"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+var tolerateCordon = v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}
+
+func TestFilter(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		node *v1.Node
+		want *framework.Status
+	}{
+		{"schedulable node", pt.Pod("p").Obj(), pt.Node("n").Obj(), nil},
+		{"cordoned node", pt.Pod("p").Obj(), pt.Node("n").Unschedulable(true).Obj(),
+			framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)},
+		{"cordoned node tolerated", pt.Pod("p").Toleration(tolerateCordon).Obj(), pt.Node("n").Unschedulable(true).Obj(), nil},
+		{"tolerate everything", pt.Pod("p").Toleration(v1.Toleration{Operator: v1.TolerationOpExists}).Obj(),
+			pt.Node("n").Unschedulable(true).Obj(), nil},
+		{"wrong effect not tolerated", pt.Pod("p").Toleration(v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute}).Obj(),
+			pt.Node("n").Unschedulable(true).Obj(),
+			framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)},
+	}
+	pl := &NodeUnschedulable{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, pt.NodeInfo(tt.node))
+			if !got.Equal(tt.want) {
+				t.Errorf("Filter = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if got := pl.Filter(context.Background(), nil, pt.Pod("p").Obj(), pt.NodeInfo(nil)); got.Code() != framework.Error {
+		t.Errorf("missing node: %v, want Error", got)
+	}
+}
+
+func TestQueueingHints(t *testing.T) {
+	pl := &NodeUnschedulable{}
+	evs, _ := pl.EventsToRegister(context.Background())
+	if len(evs) != 2 {
+		t.Fatalf("events = %+v", evs)
+	}
+	nodeHint, podHint := evs[0].QueueingHintFn, evs[1].QueueingHintFn
+	pod := pt.Pod("p").Obj()
+	cordoned, open := pt.Node("n").Unschedulable(true).Obj(), pt.Node("n").Obj()
+	tests := []struct {
+		name     string
+		fn       framework.QueueingHintFn
+		old, cur any
+		want     framework.QueueingHint
+	}{
+		{"schedulable node added", nodeHint, nil, open, framework.Queue},
+		{"cordoned node added", nodeHint, nil, cordoned, framework.QueueSkip},
+		{"node uncordoned", nodeHint, cordoned, open, framework.Queue},
+		{"node cordoned", nodeHint, open, cordoned, framework.QueueSkip},
+		{"node stays open", nodeHint, open, open, framework.QueueSkip},
+		{"pod gains toleration", podHint, pod, pt.Pod("p").Toleration(tolerateCordon).Obj(), framework.Queue},
+		{"pod gains unrelated toleration", podHint, pod, pt.Pod("p").Toleration(v1.Toleration{Key: "x", Operator: v1.TolerationOpExists}).Obj(), framework.QueueSkip},
+		{"other pod gains toleration", podHint, pod, pt.Pod("q").Toleration(tolerateCordon).Obj(), framework.QueueSkip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.fn(logr.Discard(), pod, tt.old, tt.cur)
+			if err != nil || got != tt.want {
+				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
