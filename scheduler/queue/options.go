@@ -1,0 +1,70 @@
+package queue
+
+import (
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Defaults used when an option does not override them.
+const (
+	// DefaultPodInitialBackoff is the first backoff of a pod whose profile is unknown.
+	DefaultPodInitialBackoff = time.Second
+	// DefaultPodMaxBackoff caps the backoff of a pod whose profile is unknown.
+	DefaultPodMaxBackoff = 10 * time.Second
+	// DefaultUnschedulableTimeout is how long a pod may wait for an event before it is retried anyway.
+	DefaultUnschedulableTimeout = 5 * time.Minute
+	// DefaultBackoffFlushInterval is how often pods whose backoff ended move to activeQ.
+	DefaultBackoffFlushInterval = time.Second
+	// DefaultUnschedulableFlushInterval is how often unschedulable pods are checked against the timeout.
+	DefaultUnschedulableFlushInterval = 30 * time.Second
+)
+
+// Option configures a PriorityQueue.
+type Option func(*config)
+
+type config struct {
+	clock                   clock.WithTicker
+	initialBackoff          time.Duration
+	maxBackoff              time.Duration
+	unschedulableTimeout    time.Duration
+	backoffFlushEvery       time.Duration
+	unschedulableFlushEvery time.Duration
+}
+
+func defaultConfig() config {
+	return config{
+		clock:                   clock.RealClock{},
+		initialBackoff:          DefaultPodInitialBackoff,
+		maxBackoff:              DefaultPodMaxBackoff,
+		unschedulableTimeout:    DefaultUnschedulableTimeout,
+		backoffFlushEvery:       DefaultBackoffFlushInterval,
+		unschedulableFlushEvery: DefaultUnschedulableFlushInterval,
+	}
+}
+
+// WithClock sets the clock the queue reads time and builds tickers from.
+func WithClock(c clock.WithTicker) Option {
+	return func(cfg *config) { cfg.clock = c }
+}
+
+// WithDefaultPodBackoff sets the backoff of pods whose profile lookup returns nil.
+func WithDefaultPodBackoff(initial, maxBackoff time.Duration) Option {
+	return func(cfg *config) {
+		cfg.initialBackoff = initial
+		cfg.maxBackoff = maxBackoff
+	}
+}
+
+// WithUnschedulableTimeout sets how long a pod stays unschedulable before a retry is forced.
+func WithUnschedulableTimeout(d time.Duration) Option {
+	return func(cfg *config) { cfg.unschedulableTimeout = d }
+}
+
+// WithFlushIntervals sets the periods of the backoffQ flush and of the unschedulable-timeout flush.
+func WithFlushIntervals(backoffFlush, unschedulableFlush time.Duration) Option {
+	return func(cfg *config) {
+		cfg.backoffFlushEvery = backoffFlush
+		cfg.unschedulableFlushEvery = unschedulableFlush
+	}
+}

@@ -1,0 +1,754 @@
+// Package queue is Berth's scheduling queue: one queue for every profile,
+// holding pods that wait to be scheduled in three places — activeQ (ready, in
+// scheduling order), backoffQ (failed recently, waiting out their backoff) and
+// the unschedulable set (waiting for a cluster event that may help, or gated by
+// a PreEnqueue plugin) — plus the nominator of pods reserved on nodes by
+// preemption.
+package queue
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// ProfileHooks is what the queue needs from the live profile of a pod. The
+// scheduler's runtime.Framework implements it.
+type ProfileHooks interface {
+	// RunPreEnqueuePlugins decides whether the pod may enter activeQ; a
+	// non-success status carries the gating plugin's name in Status.Plugin().
+	RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod) *framework.Status
+	// QueueingHintMap lists, per plugin name, the cluster events the plugin registered with hints.
+	QueueingHintMap() map[string][]framework.ClusterEventWithHint
+	// PodBackoff returns the initial and maximum backoff of the profile.
+	PodBackoff() (initial, max time.Duration)
+}
+
+// ProfileLookup returns the hooks of the profile serving schedulerName, or nil.
+type ProfileLookup func(schedulerName string) ProfileHooks
+
+// Stats counts the pods in each part of the queue.
+type Stats struct {
+	// Active is the number of pods in activeQ.
+	Active int
+	// Backoff is the number of pods in backoffQ.
+	Backoff int
+	// Unschedulable is the number of pods waiting for a cluster event.
+	Unschedulable int
+	// Gated is the number of pods a PreEnqueue plugin keeps out of activeQ.
+	Gated int
+	// InFlight is the number of pods popped and not yet Done.
+	InFlight int
+}
+
+// ErrClosed is returned by Pop once the queue is closed.
+const ErrClosed = queueError("scheduling queue is closed")
+
+type queueError string
+
+func (e queueError) Error() string { return string(e) }
+
+// Labels of the internal moves, for logs.
+const (
+	eventPodAdd         = "UnscheduledPodAdd"
+	eventPodUpdate      = "UnscheduledPodUpdate"
+	eventAttemptFailed  = "ScheduleAttemptFailure"
+	eventBackoffDone    = "BackoffComplete"
+	eventForceActivate  = "ForceActivate"
+	defaultGatingPlugin = "PreEnqueue"
+)
+
+// place says where an entry is.
+type place uint8
+
+const (
+	nowhere place = iota
+	inActive
+	inBackoff
+	inUnschedulable
+)
+
+func (p place) String() string {
+	switch p {
+	case inActive:
+		return "activeQ"
+	case inBackoff:
+		return "backoffQ"
+	case inUnschedulable:
+		return "unschedulable"
+	}
+	return "none"
+}
+
+// entry is one queued pod with the queue's bookkeeping.
+type entry struct {
+	info *framework.QueuedPodInfo
+	key  types.NamespacedName
+	at   place
+	slot int
+	// gated is whether the entry counted as gated when it entered the unschedulable set.
+	gated bool
+	// backoffUntil is when the backoff ends, fixed when the entry enters backoffQ.
+	backoffUntil time.Time
+	// flushedAt is when the unschedulable timeout last moved the entry.
+	flushedAt time.Time
+}
+
+// slab puts a new pod's entry, QueuedPodInfo and PodInfo in one allocation.
+type slab struct {
+	e    entry
+	info framework.QueuedPodInfo
+	pod  framework.PodInfo
+}
+
+func keyOf(pod *v1.Pod) types.NamespacedName {
+	return types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
+}
+
+// PriorityQueue is the scheduling queue shared by all profiles. It is safe for
+// concurrent use.
+type PriorityQueue struct {
+	cfg    config
+	clock  clock.WithTicker
+	lookup ProfileLookup
+	less   framework.LessFunc
+
+	mu       sync.Mutex
+	popReady *sync.Cond
+	active   *entryHeap
+	backoff  *entryHeap
+	// unschedulable holds pods waiting for an event, gated pods included.
+	unschedulable map[types.NamespacedName]*entry
+	gatedCount    int
+	// queued indexes every entry in any of the three places.
+	queued map[types.NamespacedName]*entry
+	flight *inFlight
+	cycle  int64
+	closed bool
+
+	runOnce sync.Once
+	stop    chan struct{}
+	workers sync.WaitGroup
+
+	nominator *nominator
+}
+
+var _ framework.PodNominator = (*PriorityQueue)(nil)
+
+// New returns a queue that orders activeQ by less and finds each pod's profile
+// with lookup.
+func New(less framework.LessFunc, lookup ProfileLookup, opts ...Option) *PriorityQueue {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if lookup == nil {
+		lookup = func(string) ProfileHooks { return nil }
+	}
+	q := &PriorityQueue{
+		cfg:           cfg,
+		clock:         cfg.clock,
+		lookup:        lookup,
+		less:          less,
+		unschedulable: make(map[types.NamespacedName]*entry),
+		queued:        make(map[types.NamespacedName]*entry),
+		flight:        newInFlight(),
+		stop:          make(chan struct{}),
+		nominator:     newNominator(),
+	}
+	q.popReady = sync.NewCond(&q.mu)
+	q.active = newEntryHeap(func(a, b *entry) bool { return less(a.info, b.info) })
+	q.backoff = newEntryHeap(func(a, b *entry) bool { return a.backoffUntil.Before(b.backoffUntil) })
+	return q
+}
+
+// Run starts the background flushers: pods whose backoff ended move from
+// backoffQ to activeQ, and pods unschedulable for longer than the timeout are
+// retried. It returns at once; Close stops the flushers.
+func (q *PriorityQueue) Run(logger logr.Logger) {
+	q.runOnce.Do(func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if q.closed {
+			return
+		}
+		q.every(q.cfg.backoffFlushEvery, func() { q.flushBackoffCompleted(logger) })
+		q.every(q.cfg.unschedulableFlushEvery, func() { q.flushUnschedulableTimedOut(logger) })
+	})
+}
+
+// every runs fn on each tick of period until the queue closes.
+func (q *PriorityQueue) every(period time.Duration, fn func()) {
+	if period <= 0 {
+		return
+	}
+	ticker := q.clock.NewTicker(period)
+	q.workers.Add(1)
+	go func() {
+		defer q.workers.Done()
+		defer ticker.Stop()
+		for {
+			select {
+			case <-q.stop:
+				return
+			case <-ticker.C():
+			}
+			select {
+			case <-q.stop:
+				return
+			default:
+				fn()
+			}
+		}
+	}()
+}
+
+// Close wakes every Pop with ErrClosed and stops the flushers. It is idempotent.
+func (q *PriorityQueue) Close() {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
+	q.closed = true
+	close(q.stop)
+	q.popReady.Broadcast()
+	q.mu.Unlock()
+	q.workers.Wait()
+}
+
+// Add queues a new unscheduled pod. PreEnqueue plugins run first; a gated pod
+// waits in the unschedulable set.
+func (q *PriorityQueue) Add(logger logr.Logger, pod *v1.Pod) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.addLocked(logger, pod)
+}
+
+func (q *PriorityQueue) addLocked(logger logr.Logger, pod *v1.Pod) {
+	if q.flight.has(pod.UID) {
+		logger.V(4).Info("Pod is being scheduled; not queueing it again", "pod", klog.KObj(pod))
+		return
+	}
+	if e, ok := q.queued[keyOf(pod)]; ok {
+		q.updateLocked(logger, e, e.info.Pod, pod)
+		return
+	}
+	e := q.newEntry(logger, pod)
+	q.nominator.add(e.info.PodInfo, nil)
+	q.moveToActive(logger, e, true, eventPodAdd)
+}
+
+func (q *PriorityQueue) newEntry(logger logr.Logger, pod *v1.Pod) *entry {
+	s := &slab{}
+	if err := s.pod.Update(pod); err != nil {
+		logger.Error(err, "Cannot derive pod info; queueing the pod anyway", "pod", klog.KObj(pod))
+	}
+	s.info.PodInfo = &s.pod
+	s.info.Timestamp = q.clock.Now()
+	s.e.info = &s.info
+	s.e.key = keyOf(pod)
+	s.e.slot = -1
+	return &s.e
+}
+
+// Update applies a new version of an unscheduled pod. A pod in the
+// unschedulable set moves on if the change may help it; a gated pod re-runs
+// PreEnqueue. A pod unknown to the queue is added.
+func (q *PriorityQueue) Update(logger logr.Logger, oldPod, newPod *v1.Pod) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.flight.has(newPod.UID) {
+		// The scheduler hands the pod back when its cycle ends; remember what
+		// changed so that the change is not lost on a failure.
+		if oldPod != nil && mayHelpScheduling(oldPod, newPod) {
+			for _, ev := range podUpdateEvents(oldPod, newPod) {
+				q.flight.record(ev, oldPod, newPod, newPod.UID)
+			}
+		}
+		if pi, err := framework.NewPodInfo(newPod); err == nil {
+			q.nominator.update(orPod(oldPod, newPod), pi)
+		}
+		return
+	}
+	e, ok := q.queued[keyOf(newPod)]
+	if !ok {
+		q.addLocked(logger, newPod)
+		return
+	}
+	if oldPod == nil {
+		oldPod = e.info.Pod
+	}
+	q.updateLocked(logger, e, oldPod, newPod)
+}
+
+func orPod(a, b *v1.Pod) *v1.Pod {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func (q *PriorityQueue) updateLocked(logger logr.Logger, e *entry, oldPod, newPod *v1.Pod) {
+	if err := e.info.PodInfo.Update(newPod); err != nil {
+		logger.Error(err, "Cannot derive pod info of updated pod", "pod", klog.KObj(newPod))
+	}
+	q.nominator.update(oldPod, e.info.PodInfo)
+	switch e.at {
+	case inActive:
+		q.active.fix(e)
+		return
+	case inBackoff:
+		return
+	}
+	if !mayHelpScheduling(oldPod, newPod) {
+		return
+	}
+	if e.gated {
+		// The gate may have been lifted: ask PreEnqueue again.
+		q.detach(e)
+		q.moveToActive(logger, e, true, eventPodUpdate)
+		return
+	}
+	views := profileViews{lookup: q.lookup}
+	v := views.get(newPod.Spec.SchedulerName)
+	best := stay
+	for _, ev := range podUpdateEvents(oldPod, newPod) {
+		if s := judge(logger, v, e.info, ev, oldPod, newPod); s > best {
+			best = s
+		}
+		if best == now {
+			break
+		}
+	}
+	if best == stay {
+		return
+	}
+	q.detach(e)
+	q.requeue(logger, e, best, eventPodUpdate)
+}
+
+// Delete removes the pod from every part of the queue and from the nominator.
+func (q *PriorityQueue) Delete(pod *v1.Pod) {
+	q.nominator.remove(pod.UID)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e, ok := q.queued[keyOf(pod)]; ok {
+		q.detach(e)
+		return
+	}
+	q.flight.markGone(pod.UID)
+}
+
+// Pop removes and returns the first pod of activeQ, blocking while activeQ is
+// empty. The pod counts as in flight until Done; its attempt counter is
+// incremented and the plugins that rejected it last time are forgotten (the
+// scheduler records the new attempt's). Pop returns ErrClosed after Close.
+func (q *PriorityQueue) Pop(logger logr.Logger) (*framework.QueuedPodInfo, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.active.len() == 0 && !q.closed {
+		q.popReady.Wait()
+	}
+	if q.closed {
+		return nil, ErrClosed
+	}
+	e := q.active.pop()
+	delete(q.queued, e.key)
+	e.at = nowhere
+	info := e.info
+	info.Attempts++
+	if info.InitialAttemptTimestamp == nil {
+		t := q.clock.Now()
+		info.InitialAttemptTimestamp = &t
+	}
+	clear(info.UnschedulablePlugins)
+	clear(info.PendingPlugins)
+	info.GatingPlugin = ""
+	q.cycle++
+	if !q.flight.start(info.Pod.UID) {
+		logger.Error(nil, "Popped a pod that is already in flight", "pod", klog.KObj(info.Pod))
+	}
+	return info, nil
+}
+
+// Done ends the in-flight period of the pod that Pop returned. Call it once
+// the pod's scheduling cycle is over (it was bound, or handed back through
+// AddUnschedulableIfNotPresent, which calls it itself).
+func (q *PriorityQueue) Done(uid types.UID) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.flight.done(uid)
+}
+
+// AddUnschedulableIfNotPresent hands back a pod whose attempt failed. A pod
+// rejected by plugins waits in the unschedulable set unless an event seen while
+// it was in flight may help it; a pod that failed with an error goes to
+// backoffQ. It ends the pod's in-flight period.
+func (q *PriorityQueue) AddUnschedulableIfNotPresent(logger logr.Logger, pInfo *framework.QueuedPodInfo, podSchedulingCycle int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	pod := pInfo.Pod
+	defer q.flight.done(pod.UID)
+	key := keyOf(pod)
+	if e, ok := q.queued[key]; ok {
+		return fmt.Errorf("pod %s is already in %s", key, e.at)
+	}
+	if q.flight.gone(pod.UID) {
+		logger.V(4).Info("Pod was deleted while being scheduled; dropping it", "pod", klog.KObj(pod))
+		return nil
+	}
+	if !hasRejectors(pInfo) {
+		pInfo.ConsecutiveErrorsCount++
+	} else {
+		pInfo.ConsecutiveErrorsCount = 0
+	}
+	pInfo.Timestamp = q.clock.Now()
+	e := &entry{info: pInfo, key: key, slot: -1}
+	s := q.strategyAfterFlight(logger, e)
+	where := q.requeue(logger, e, s, eventAttemptFailed)
+	if l := logger.V(4); l.Enabled() {
+		l.Info("Pod returned to the queue", "pod", klog.KObj(pod), "queue", where, "strategy", s,
+			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins),
+			"pendingPlugins", sets.List(pInfo.PendingPlugins))
+	}
+	return nil
+}
+
+// strategyAfterFlight checks a returning pod against the events it missed.
+func (q *PriorityQueue) strategyAfterFlight(logger logr.Logger, e *entry) strategy {
+	info := e.info
+	if !hasRejectors(info) {
+		return afterBackoff
+	}
+	events, ok := q.flight.since(info.Pod.UID)
+	if !ok {
+		// Not popped from this queue (or already Done): retry rather than risk a stuck pod.
+		return afterBackoff
+	}
+	views := profileViews{lookup: q.lookup}
+	var v *profileView
+	best := stay
+	for i := range events {
+		ev := &events[i]
+		if ev.only != "" && ev.only != info.Pod.UID {
+			continue
+		}
+		if v == nil {
+			v = views.get(info.Pod.Spec.SchedulerName)
+		}
+		if s := judge(logger, v, info, ev.event, ev.oldObj, ev.newObj); s > best {
+			best = s
+			if best == now {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// SchedulingCycle returns the number of pods popped so far.
+func (q *PriorityQueue) SchedulingCycle() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.cycle
+}
+
+// MoveAllToActiveOrBackoffQueue offers a cluster event to every unschedulable
+// pod that passes preCheck (nil passes all). A pod moves when a plugin that
+// rejected it registered the event and its hint says Queue. The event is also
+// remembered for pods in flight.
+func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(logger logr.Logger, event framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.moveAllLocked(logger, event, oldObj, newObj, preCheck)
+}
+
+func (q *PriorityQueue) moveAllLocked(logger logr.Logger, event framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
+	if len(q.unschedulable) > 0 {
+		var candidates []*entry
+		for _, e := range q.unschedulable {
+			if preCheck == nil || preCheck(e.info.Pod) {
+				candidates = append(candidates, e)
+			}
+		}
+		q.offer(logger, candidates, event, oldObj, newObj)
+	}
+	if q.flight.record(event, oldObj, newObj, "") {
+		logger.V(5).Info("Event recorded for pods in flight", "event", event.Label())
+	}
+}
+
+// offer moves the candidates the event may help out of the unschedulable set.
+func (q *PriorityQueue) offer(logger logr.Logger, candidates []*entry, event framework.ClusterEvent, oldObj, newObj any) {
+	views := profileViews{lookup: q.lookup}
+	for _, e := range candidates {
+		v := views.get(e.info.Pod.Spec.SchedulerName)
+		if hasRejectors(e.info) && !v.caresAbout(event) {
+			continue
+		}
+		if e.gated && !v.pluginCares(e.info.GatingPlugin, event) {
+			continue
+		}
+		s := judge(logger, v, e.info, event, oldObj, newObj)
+		if s == stay {
+			continue
+		}
+		q.detach(e)
+		q.requeue(logger, e, s, event.Label())
+	}
+}
+
+// AssignedPodAdded tells unschedulable pods that a pod was bound to a node.
+func (q *PriorityQueue) AssignedPodAdded(logger logr.Logger, pod *v1.Pod) {
+	q.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add}, nil, pod, nil)
+}
+
+// AssignedPodUpdated tells unschedulable pods that a bound pod changed.
+func (q *PriorityQueue) AssignedPodUpdated(logger logr.Logger, oldPod, newPod *v1.Pod, event framework.ClusterEvent) {
+	q.MoveAllToActiveOrBackoffQueue(logger, event, oldPod, newPod, nil)
+}
+
+// Activate moves the named pods from backoffQ or the unschedulable set to
+// activeQ at once. A pod in flight is moved when it comes back; other pods are
+// ignored.
+func (q *PriorityQueue) Activate(logger logr.Logger, pods map[string]*v1.Pod) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, pod := range pods {
+		e, ok := q.queued[keyOf(pod)]
+		switch {
+		case ok && e.at == inUnschedulable:
+			q.detach(e)
+			q.moveToActive(logger, e, true, eventForceActivate)
+		case ok && e.at == inBackoff:
+			q.detach(e)
+			q.moveToActive(logger, e, false, eventForceActivate)
+		case !ok && q.flight.has(pod.UID):
+			q.flight.record(framework.EventForceActivate, nil, pod, pod.UID)
+		}
+	}
+}
+
+// PendingPods lists every queued pod and a summary of where they are.
+func (q *PriorityQueue) PendingPods() ([]*v1.Pod, string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	pods := make([]*v1.Pod, 0, len(q.queued))
+	q.active.each(func(e *entry) { pods = append(pods, e.info.Pod) })
+	q.backoff.each(func(e *entry) { pods = append(pods, e.info.Pod) })
+	for _, e := range q.unschedulable {
+		pods = append(pods, e.info.Pod)
+	}
+	summary := fmt.Sprintf("activeQ:%d; backoffQ:%d; unschedulablePods:%d; gatedPods:%d",
+		q.active.len(), q.backoff.len(), len(q.unschedulable)-q.gatedCount, q.gatedCount)
+	return pods, summary
+}
+
+// Stats counts the pods in each part of the queue.
+func (q *PriorityQueue) Stats() Stats {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return Stats{
+		Active:        q.active.len(),
+		Backoff:       q.backoff.len(),
+		Unschedulable: len(q.unschedulable) - q.gatedCount,
+		Gated:         q.gatedCount,
+		InFlight:      q.flight.len(),
+	}
+}
+
+// Has reports whether the pod waits in activeQ, backoffQ or the unschedulable
+// set (pods in flight are not queued).
+func (q *PriorityQueue) Has(pod *v1.Pod) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	_, ok := q.queued[keyOf(pod)]
+	return ok
+}
+
+// AddNominatedPod records that the pod is nominated to a node.
+func (q *PriorityQueue) AddNominatedPod(pod *framework.PodInfo, nominatingInfo *framework.NominatingInfo) {
+	q.nominator.add(pod, nominatingInfo)
+}
+
+// DeleteNominatedPodIfExists forgets the pod's nomination.
+func (q *PriorityQueue) DeleteNominatedPodIfExists(pod *v1.Pod) {
+	q.nominator.remove(pod.UID)
+}
+
+// UpdateNominatedPod moves the nomination of oldPod to the new version of the pod.
+func (q *PriorityQueue) UpdateNominatedPod(oldPod *v1.Pod, newPodInfo *framework.PodInfo) {
+	q.nominator.update(oldPod, newPodInfo)
+}
+
+// NominatedPodsForNode lists the pods nominated to the node.
+func (q *PriorityQueue) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
+	return q.nominator.forNode(nodeName)
+}
+
+// flushBackoffCompleted moves pods whose backoff ended to activeQ.
+func (q *PriorityQueue) flushBackoffCompleted(logger logr.Logger) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.clock.Now()
+	for {
+		e := q.backoff.peek()
+		if e == nil || now.Before(e.backoffUntil) {
+			return
+		}
+		q.detach(e)
+		// PreEnqueue already passed when the pod entered backoffQ.
+		q.moveToActive(logger, e, false, eventBackoffDone)
+	}
+}
+
+// flushUnschedulableTimedOut retries pods that waited longer than the
+// unschedulable timeout for an event.
+func (q *PriorityQueue) flushUnschedulableTimedOut(logger logr.Logger) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.clock.Now()
+	var due []*entry
+	for _, e := range q.unschedulable {
+		since := e.info.Timestamp
+		if e.flushedAt.After(since) {
+			since = e.flushedAt
+		}
+		if now.Sub(since) > q.cfg.unschedulableTimeout {
+			e.flushedAt = now
+			due = append(due, e)
+		}
+	}
+	if len(due) > 0 {
+		q.offer(logger, due, framework.EventUnschedulableTimeout, nil, nil)
+	}
+}
+
+// requeue sends a detached entry where the strategy says and returns the place.
+func (q *PriorityQueue) requeue(logger logr.Logger, e *entry, s strategy, reason string) place {
+	switch {
+	case s == stay:
+		q.park(e)
+	case s == afterBackoff && q.backingOff(e):
+		q.moveToBackoff(logger, e, reason)
+	default:
+		q.moveToActive(logger, e, true, reason)
+	}
+	return e.at
+}
+
+// moveToActive puts a detached entry in activeQ, or in the unschedulable set
+// if PreEnqueue (when asked for) gates it.
+func (q *PriorityQueue) moveToActive(logger logr.Logger, e *entry, preEnqueue bool, reason string) {
+	if preEnqueue && q.gate(logger, e) {
+		q.park(e)
+		return
+	}
+	e.at = inActive
+	q.queued[e.key] = e
+	q.active.push(e)
+	q.popReady.Signal()
+	if l := logger.V(5); l.Enabled() {
+		l.Info("Pod moved to activeQ", "pod", klog.KObj(e.info.Pod), "event", reason)
+	}
+}
+
+// moveToBackoff puts a detached entry in backoffQ after PreEnqueue lets it.
+func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason string) {
+	if q.gate(logger, e) {
+		q.park(e)
+		return
+	}
+	e.at = inBackoff
+	q.queued[e.key] = e
+	q.backoff.push(e)
+	if l := logger.V(5); l.Enabled() {
+		l.Info("Pod moved to backoffQ", "pod", klog.KObj(e.info.Pod), "event", reason, "until", e.backoffUntil)
+	}
+}
+
+// park puts a detached entry in the unschedulable set.
+func (q *PriorityQueue) park(e *entry) {
+	e.at = inUnschedulable
+	e.gated = e.info.GatingPlugin != ""
+	if e.gated {
+		q.gatedCount++
+	}
+	q.queued[e.key] = e
+	q.unschedulable[e.key] = e
+}
+
+// detach takes an entry out of wherever it is.
+func (q *PriorityQueue) detach(e *entry) {
+	switch e.at {
+	case inActive:
+		q.active.remove(e)
+	case inBackoff:
+		q.backoff.remove(e)
+	case inUnschedulable:
+		delete(q.unschedulable, e.key)
+		if e.gated {
+			q.gatedCount--
+		}
+		e.gated = false
+	default:
+		return
+	}
+	delete(q.queued, e.key)
+	e.at = nowhere
+}
+
+// gate runs the profile's PreEnqueue plugins and reports whether the pod is gated.
+func (q *PriorityQueue) gate(logger logr.Logger, e *entry) bool {
+	info := e.info
+	hooks := q.lookup(info.Pod.Spec.SchedulerName)
+	if hooks == nil {
+		info.GatingPlugin = ""
+		return false
+	}
+	st := hooks.RunPreEnqueuePlugins(logr.NewContext(context.Background(), logger), info.Pod)
+	if st.IsSuccess() {
+		info.GatingPlugin = ""
+		return false
+	}
+	plugin := st.Plugin()
+	if plugin == "" {
+		plugin = defaultGatingPlugin
+	}
+	info.GatingPlugin = plugin
+	if info.UnschedulablePlugins == nil {
+		info.UnschedulablePlugins = sets.New[string]()
+	}
+	info.UnschedulablePlugins.Insert(plugin)
+	if st.Code() == framework.Error {
+		logger.Error(st.AsError(), "PreEnqueue plugin failed", "pod", klog.KObj(info.Pod), "plugin", plugin)
+	} else {
+		logger.V(4).Info("Pod gated by PreEnqueue", "pod", klog.KObj(info.Pod), "plugin", plugin, "status", st)
+	}
+	return true
+}
+
+// backingOff fixes the entry's backoff end and reports whether it is still ahead.
+func (q *PriorityQueue) backingOff(e *entry) bool {
+	initial, maxBackoff := q.cfg.initialBackoff, q.cfg.maxBackoff
+	if hooks := q.lookup(e.info.Pod.Spec.SchedulerName); hooks != nil {
+		initial, maxBackoff = hooks.PodBackoff()
+	}
+	e.backoffUntil = e.info.Timestamp.Add(backoffDuration(e.info.Attempts, initial, maxBackoff))
+	return q.clock.Now().Before(e.backoffUntil)
+}
+
+func hasRejectors(info *framework.QueuedPodInfo) bool {
+	return info.UnschedulablePlugins.Len() > 0 || info.PendingPlugins.Len() > 0
+}
