@@ -1,0 +1,465 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/clock"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// extensionPoint ties one extension point's upstream name to its place in
+// v1alpha1.Plugins and in the Framework.
+type extensionPoint struct {
+	name       string
+	set        func(*v1alpha1.Plugins) *v1alpha1.PluginSet
+	implements func(framework.Plugin) bool
+	add        func(*Framework, framework.Plugin)
+}
+
+func implements[T framework.Plugin](p framework.Plugin) bool { _, ok := p.(T); return ok }
+
+// extensionPoints lists the extension points in the order a pod meets them.
+func extensionPoints() []extensionPoint {
+	return []extensionPoint{
+		{"PreEnqueue", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PreEnqueue }, implements[framework.PreEnqueuePlugin],
+			func(f *Framework, p framework.Plugin) {
+				f.preEnqueue = append(f.preEnqueue, p.(framework.PreEnqueuePlugin))
+			}},
+		{"QueueSort", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.QueueSort }, implements[framework.QueueSortPlugin],
+			func(f *Framework, p framework.Plugin) {
+				f.queueSort = append(f.queueSort, p.(framework.QueueSortPlugin))
+			}},
+		{"PreFilter", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PreFilter }, implements[framework.PreFilterPlugin],
+			func(f *Framework, p framework.Plugin) {
+				f.preFilter = append(f.preFilter, p.(framework.PreFilterPlugin))
+			}},
+		{"Filter", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.Filter }, implements[framework.FilterPlugin],
+			func(f *Framework, p framework.Plugin) { f.filter = append(f.filter, p.(framework.FilterPlugin)) }},
+		{"PostFilter", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PostFilter }, implements[framework.PostFilterPlugin],
+			func(f *Framework, p framework.Plugin) {
+				f.postFilter = append(f.postFilter, p.(framework.PostFilterPlugin))
+			}},
+		{"PreScore", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PreScore }, implements[framework.PreScorePlugin],
+			func(f *Framework, p framework.Plugin) { f.preScore = append(f.preScore, p.(framework.PreScorePlugin)) }},
+		{"Score", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.Score }, implements[framework.ScorePlugin],
+			func(f *Framework, p framework.Plugin) { f.score = append(f.score, p.(framework.ScorePlugin)) }},
+		{"Reserve", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.Reserve }, implements[framework.ReservePlugin],
+			func(f *Framework, p framework.Plugin) { f.reserve = append(f.reserve, p.(framework.ReservePlugin)) }},
+		{"Permit", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.Permit }, implements[framework.PermitPlugin],
+			func(f *Framework, p framework.Plugin) { f.permit = append(f.permit, p.(framework.PermitPlugin)) }},
+		{"PreBind", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PreBind }, implements[framework.PreBindPlugin],
+			func(f *Framework, p framework.Plugin) { f.preBind = append(f.preBind, p.(framework.PreBindPlugin)) }},
+		{"Bind", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.Bind }, implements[framework.BindPlugin],
+			func(f *Framework, p framework.Plugin) { f.bind = append(f.bind, p.(framework.BindPlugin)) }},
+		{"PostBind", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PostBind }, implements[framework.PostBindPlugin],
+			func(f *Framework, p framework.Plugin) { f.postBind = append(f.postBind, p.(framework.PostBindPlugin)) }},
+	}
+}
+
+// entry is one enabled plugin after merging a profile into the defaults.
+type entry struct {
+	v1alpha1.Plugin
+	fromDefault bool
+}
+
+// mergedSet is one extension point's plugins after merging.
+type mergedSet struct {
+	enabled  []entry
+	disabled sets.Set[string]
+}
+
+// mergeSet applies a profile's set to the default set of one point: the
+// profile's disabled names (or "*") drop defaults, a default enabled again by
+// the profile takes the profile's settings in the default's place, and the
+// profile's other plugins follow in their order.
+func mergeSet(def, user *v1alpha1.PluginSet) mergedSet {
+	m := mergedSet{disabled: sets.New[string]()}
+	if user != nil {
+		for _, p := range user.Disabled {
+			m.disabled.Insert(p.Name)
+		}
+	}
+	if def != nil {
+		for _, p := range def.Disabled {
+			m.disabled.Insert(p.Name)
+		}
+	}
+	var userEnabled []v1alpha1.Plugin
+	if user != nil {
+		userEnabled = user.Enabled
+	}
+	replaced := make([]bool, len(userEnabled))
+	if def != nil && !m.disabled.Has("*") {
+		for _, d := range def.Enabled {
+			if m.disabled.Has(d.Name) {
+				continue
+			}
+			e := entry{Plugin: d, fromDefault: true}
+			for i, u := range userEnabled {
+				if u.Name == d.Name && !replaced[i] {
+					e, replaced[i] = entry{Plugin: u}, true
+					break
+				}
+			}
+			m.enabled = append(m.enabled, e)
+		}
+	}
+	for i, u := range userEnabled {
+		if !replaced[i] {
+			m.enabled = append(m.enabled, entry{Plugin: u})
+		}
+	}
+	return m
+}
+
+// NewFramework builds the framework of one profile: it merges spec into the
+// default plugin set, builds each plugin once with its args, and places it at
+// its extension points. All configuration errors are returned together, each
+// naming its plugin and extension point.
+func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1alpha1.SchedulingProfileSpec, opts ...Option) (*Framework, error) {
+	o := options{parallelism: DefaultParallelism, rnd: defaultRand}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.clock == nil {
+		o.clock = clock.RealClock{}
+	}
+	if o.waitingPods == nil {
+		o.waitingPods = NewWaitingPods(WithWaitingPodsClock(o.clock))
+	}
+	if o.defaultPlugins == nil {
+		o.defaultPlugins = DefaultPlugins()
+	}
+	if spec == nil {
+		spec = &v1alpha1.SchedulingProfileSpec{}
+	}
+	f := &Framework{
+		profileName:              profileName,
+		percentageOfNodesToScore: spec.PercentageOfNodesToScore,
+		podInitialBackoff:        secondsOr(spec.PodInitialBackoffSeconds, defaultPodInitialBackoff),
+		podMaxBackoff:            secondsOr(spec.PodMaxBackoffSeconds, defaultPodMaxBackoff),
+		clientSet:                o.clientSet,
+		informerFactory:          o.informerFactory,
+		eventRecorder:            o.eventRecorder,
+		nominator:                o.nominator,
+		snapshot:                 o.snapshot,
+		parallelizer:             NewParallelizer(o.parallelism),
+		metrics:                  o.metrics,
+		clock:                    o.clock,
+		waitingPods:              o.waitingPods,
+		rnd:                      o.rnd,
+	}
+	if err := f.build(ctx, r, spec, o.defaultPlugins); err != nil {
+		return nil, fmt.Errorf("profile %q: %w", profileName, err)
+	}
+	return f, nil
+}
+
+func secondsOr(s *int64, def time.Duration) time.Duration {
+	if s == nil {
+		return def
+	}
+	return time.Duration(*s) * time.Second
+}
+
+func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.SchedulingProfileSpec, defaults *v1alpha1.Plugins) error {
+	var errs []error
+	if p := spec.PercentageOfNodesToScore; p != nil && (*p < 0 || *p > 100) {
+		errs = append(errs, fmt.Errorf("percentageOfNodesToScore %d is not in [0, 100]", *p))
+	}
+	if f.podInitialBackoff <= 0 || f.podMaxBackoff < f.podInitialBackoff {
+		errs = append(errs, fmt.Errorf("pod backoff must satisfy 0 < initial (%v) <= max (%v)", f.podInitialBackoff, f.podMaxBackoff))
+	}
+
+	user := spec.Plugins
+	if user == nil {
+		user = &v1alpha1.Plugins{}
+	}
+	points := extensionPoints()
+	multi := mergeSet(defaults.MultiPoint, user.MultiPoint)
+	perPoint := make([]mergedSet, len(points))
+	for i, ep := range points {
+		perPoint[i] = mergeSet(ep.set(defaults), ep.set(user))
+	}
+
+	// Which plugins are needed, and which may be left out because only the defaults ask for them.
+	var order []string
+	requested := map[string]bool{} // name → requested by the profile itself
+	where := map[string]string{}   // name → first extension point naming it, for errors
+	note := func(e entry, point string) {
+		if _, seen := requested[e.Name]; !seen {
+			order = append(order, e.Name)
+			where[e.Name] = point
+		}
+		requested[e.Name] = requested[e.Name] || !e.fromDefault
+	}
+	for _, e := range multi.enabled {
+		note(e, "MultiPoint")
+	}
+	for i, ep := range points {
+		for _, e := range perPoint[i].enabled {
+			note(e, ep.name)
+		}
+	}
+	skipped := sets.New[string]()
+	for _, name := range order {
+		if _, ok := r[name]; ok {
+			continue
+		}
+		if requested[name] {
+			errs = append(errs, fmt.Errorf("%s: unknown plugin %q", where[name], name))
+			continue
+		}
+		skipped.Insert(name)
+		f.skippedDefaults = append(f.skippedDefaults, name)
+	}
+
+	args := make(map[string][]byte, len(spec.PluginConfig))
+	for _, pc := range spec.PluginConfig {
+		if _, dup := args[pc.Name]; dup {
+			errs = append(errs, fmt.Errorf("pluginConfig: plugin %q is configured more than once", pc.Name))
+			continue
+		}
+		args[pc.Name] = pc.Args.Raw
+		if _, needed := requested[pc.Name]; !needed {
+			errs = append(errs, fmt.Errorf("pluginConfig: plugin %q is not enabled", pc.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+
+	plugins := make(map[string]framework.Plugin, len(order))
+	for _, name := range order {
+		if skipped.Has(name) {
+			continue
+		}
+		p, err := r[name](ctx, args[name], f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("initializing plugin %q: %w", name, err))
+			continue
+		}
+		if p == nil || p.Name() != name {
+			errs = append(errs, fmt.Errorf("initializing plugin %q: the factory built a plugin named %q", name, pluginName(p)))
+			continue
+		}
+		plugins[name] = p
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+
+	placed := make(map[string][]string, len(plugins))
+	for i, ep := range points {
+		names, err := pointPlugins(ep, perPoint[i], multi, plugins, skipped)
+		if err != nil {
+			errs = append(errs, err...)
+			continue
+		}
+		for _, n := range names {
+			ep.add(f, plugins[n])
+			placed[n] = append(placed[n], ep.name)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if len(f.queueSort) != 1 {
+		errs = append(errs, fmt.Errorf("QueueSort: exactly one plugin must be enabled, got %d", len(f.queueSort)))
+	}
+	if len(f.bind) == 0 {
+		errs = append(errs, errors.New("Bind: at least one plugin must be enabled"))
+	}
+	weights, err := scoreWeights(f.score, perPoint[scoreIndex(points)], multi)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, pl := range f.score {
+		f.scoreWeights = append(f.scoreWeights, int64(weights[pl.Name()].weight))
+	}
+	for _, name := range order {
+		if eps, ok := placed[name]; ok {
+			info := PluginInfo{Name: name, ExtensionPoints: eps}
+			if w, ok := weights[name]; ok {
+				info.Weight, info.WeightFromDefault = w.weight, w.fromDefault
+			}
+			f.pluginInfos = append(f.pluginInfos, info)
+		}
+	}
+	return f.collectQueueingHints(ctx, order, plugins)
+}
+
+func pluginName(p framework.Plugin) string {
+	if p == nil {
+		return ""
+	}
+	return p.Name()
+}
+
+// pointPlugins returns the names of the plugins that run at one extension
+// point, in upstream's order: plugins enabled both there and through
+// MultiPoint (in the point's order), then MultiPoint plugins, then the rest
+// of the point's own plugins.
+func pointPlugins(ep extensionPoint, own, multi mergedSet, plugins map[string]framework.Plugin, skipped sets.Set[string]) ([]string, []error) {
+	var errs []error
+	ownNames := make([]string, 0, len(own.enabled))
+	ownSet := sets.New[string]()
+	for _, e := range own.enabled {
+		if skipped.Has(e.Name) {
+			continue
+		}
+		if !ep.implements(plugins[e.Name]) {
+			errs = append(errs, fmt.Errorf("%s: plugin %q does not implement the %s extension point", ep.name, e.Name, ep.name))
+			continue
+		}
+		if ownSet.Has(e.Name) {
+			errs = append(errs, fmt.Errorf("%s: plugin %q is enabled more than once", ep.name, e.Name))
+			continue
+		}
+		ownSet.Insert(e.Name)
+		ownNames = append(ownNames, e.Name)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if own.disabled.Has("*") {
+		return ownNames, nil
+	}
+	overridden := sets.New[string]()
+	var fromMulti []string
+	multiSet := sets.New[string]()
+	for _, e := range multi.enabled {
+		if skipped.Has(e.Name) || !ep.implements(plugins[e.Name]) || own.disabled.Has(e.Name) {
+			continue
+		}
+		if ownSet.Has(e.Name) {
+			overridden.Insert(e.Name)
+			continue
+		}
+		if multiSet.Has(e.Name) {
+			errs = append(errs, fmt.Errorf("MultiPoint: plugin %q is enabled more than once", e.Name))
+			continue
+		}
+		multiSet.Insert(e.Name)
+		fromMulti = append(fromMulti, e.Name)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	out := make([]string, 0, len(ownNames)+len(fromMulti))
+	for _, n := range ownNames {
+		if overridden.Has(n) {
+			out = append(out, n)
+		}
+	}
+	out = append(out, fromMulti...)
+	for _, n := range ownNames {
+		if !overridden.Has(n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func scoreIndex(points []extensionPoint) int {
+	for i, ep := range points {
+		if ep.name == "Score" {
+			return i
+		}
+	}
+	return -1
+}
+
+type weight struct {
+	weight      int32
+	fromDefault bool
+}
+
+// scoreWeights gives each score plugin its weight: the Score point's setting
+// wins over MultiPoint's, and an unset weight is 1. The weighted maximum
+// scores must not overflow an int64.
+func scoreWeights(score []framework.ScorePlugin, own, multi mergedSet) (map[string]weight, error) {
+	active := make(map[string]bool, len(score))
+	for _, pl := range score {
+		active[pl.Name()] = true
+	}
+	out := make(map[string]weight, len(score))
+	var total int64
+	for _, e := range append(append([]entry(nil), own.enabled...), multi.enabled...) {
+		if !active[e.Name] {
+			continue
+		}
+		if _, done := out[e.Name]; done {
+			continue
+		}
+		w := weight{weight: 1, fromDefault: e.fromDefault}
+		if e.Weight != nil && *e.Weight > 0 {
+			w.weight = *e.Weight
+		}
+		if int64(w.weight)*framework.MaxNodeScore > framework.MaxTotalScore-total {
+			return nil, fmt.Errorf("Score: the weights of the score plugins could overflow the total score")
+		}
+		total += int64(w.weight) * framework.MaxNodeScore
+		out[e.Name] = w
+	}
+	return out, nil
+}
+
+// collectQueueingHints asks each plugin that can reject a pod which events
+// may make the pod schedulable; a plugin that does not say gets every event.
+func (f *Framework) collectQueueingHints(ctx context.Context, order []string, plugins map[string]framework.Plugin) error {
+	f.queueingHints = make(map[string][]framework.ClusterEventWithHint)
+	var errs []error
+	for _, name := range order {
+		p, ok := plugins[name]
+		if !ok || !canReject(p) {
+			continue
+		}
+		ext, ok := p.(framework.EnqueueExtensions)
+		if !ok {
+			f.queueingHints[name] = allEvents()
+			continue
+		}
+		events, err := ext.EventsToRegister(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("plugin %q: listing its queueing events: %w", name, err))
+			continue
+		}
+		f.queueingHints[name] = events
+	}
+	return errors.Join(errs...)
+}
+
+// canReject reports whether a plugin runs at a point where it can reject a
+// pod and so needs queueing hints.
+func canReject(p framework.Plugin) bool {
+	switch p.(type) {
+	case framework.PreEnqueuePlugin, framework.PreFilterPlugin, framework.FilterPlugin,
+		framework.ReservePlugin, framework.PermitPlugin:
+		return true
+	}
+	return false
+}
+
+// allEvents is every event on every resource the scheduler watches, for
+// plugins that do not say which events they care about.
+func allEvents() []framework.ClusterEventWithHint {
+	resources := []framework.EventResource{
+		framework.Pod, framework.UnscheduledPod, framework.Node, framework.PersistentVolume,
+		framework.PersistentVolumeClaim, framework.CSINode, framework.StorageClass, framework.PodGroup,
+	}
+	out := make([]framework.ClusterEventWithHint, len(resources))
+	for i, r := range resources {
+		out[i] = framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.All}}
+	}
+	return out
+}

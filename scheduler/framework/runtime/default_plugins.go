@@ -1,0 +1,62 @@
+package runtime
+
+import (
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// Names of upstream's in-tree plugins that make up the default profile.
+const (
+	SchedulingGates                 = "SchedulingGates"
+	PrioritySort                    = "PrioritySort"
+	NodeName                        = "NodeName"
+	NodeUnschedulable               = "NodeUnschedulable"
+	TaintToleration                 = "TaintToleration"
+	NodeAffinity                    = "NodeAffinity"
+	NodePorts                       = "NodePorts"
+	NodeResourcesFit                = "NodeResourcesFit"
+	VolumeRestrictions              = "VolumeRestrictions"
+	NodeVolumeLimits                = "NodeVolumeLimits"
+	VolumeBinding                   = "VolumeBinding"
+	VolumeZone                      = "VolumeZone"
+	PodTopologySpread               = "PodTopologySpread"
+	InterPodAffinity                = "InterPodAffinity"
+	DynamicResources                = "DynamicResources"
+	DefaultPreemption               = "DefaultPreemption"
+	NodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation"
+	ImageLocality                   = "ImageLocality"
+	DefaultBinder                   = "DefaultBinder"
+	NodeDeclaredFeatures            = "NodeDeclaredFeatures"
+)
+
+// DefaultPlugins returns upstream kube-scheduler v1.37's default profile with
+// its default feature gates: every plugin enabled through MultiPoint, in
+// upstream's order, with upstream's score weights. DynamicResources (GA,
+// locked on) sits before DefaultPreemption so that freeing a claim is tried
+// before evicting a pod; NodeDeclaredFeatures (GA in 1.37) comes last.
+func DefaultPlugins() *v1alpha1.Plugins {
+	w := func(n int32) *int32 { return ptr.To(n) }
+	return &v1alpha1.Plugins{MultiPoint: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{
+		{Name: SchedulingGates},
+		{Name: PrioritySort},
+		{Name: NodeName},
+		{Name: NodeUnschedulable},
+		{Name: TaintToleration, Weight: w(3)},
+		{Name: NodeAffinity, Weight: w(2)},
+		{Name: NodePorts},
+		{Name: NodeResourcesFit, Weight: w(1)},
+		{Name: VolumeRestrictions},
+		{Name: NodeVolumeLimits},
+		{Name: VolumeBinding},
+		{Name: VolumeZone},
+		{Name: PodTopologySpread, Weight: w(2)},
+		{Name: InterPodAffinity, Weight: w(2)},
+		{Name: DynamicResources, Weight: w(2)},
+		{Name: DefaultPreemption},
+		{Name: NodeResourcesBalancedAllocation, Weight: w(1)},
+		{Name: ImageLocality, Weight: w(1)},
+		{Name: DefaultBinder},
+		{Name: NodeDeclaredFeatures},
+	}}}
+}

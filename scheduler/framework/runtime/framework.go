@@ -1,0 +1,195 @@
+package runtime
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/metrics"
+)
+
+// Default Permit-independent backoffs of a profile, as upstream.
+const (
+	defaultPodInitialBackoff = 1 * time.Second
+	defaultPodMaxBackoff     = 10 * time.Second
+)
+
+// Framework runs the plugins of one profile. It implements framework.Handle.
+// Its plugin lists are fixed at construction, so it is safe for concurrent use.
+type Framework struct {
+	profileName              string
+	percentageOfNodesToScore *int32
+	podInitialBackoff        time.Duration
+	podMaxBackoff            time.Duration
+
+	clientSet       kubernetes.Interface
+	informerFactory informers.SharedInformerFactory
+	eventRecorder   events.EventRecorder
+	nominator       framework.PodNominator
+	snapshot        framework.SharedLister
+	parallelizer    *Parallelizer
+	metrics         *metrics.Metrics
+	clock           clock.WithDelayedExecution
+	waitingPods     *WaitingPods
+	rnd             func(n int) int
+
+	preEnqueue []framework.PreEnqueuePlugin
+	queueSort  []framework.QueueSortPlugin
+	preFilter  []framework.PreFilterPlugin
+	filter     []framework.FilterPlugin
+	postFilter []framework.PostFilterPlugin
+	preScore   []framework.PreScorePlugin
+	score      []framework.ScorePlugin
+	reserve    []framework.ReservePlugin
+	permit     []framework.PermitPlugin
+	preBind    []framework.PreBindPlugin
+	bind       []framework.BindPlugin
+	postBind   []framework.PostBindPlugin
+
+	// scoreWeights are the weights of score, index for index.
+	scoreWeights []int64
+
+	queueingHints   map[string][]framework.ClusterEventWithHint
+	skippedDefaults []string
+	pluginInfos     []PluginInfo
+}
+
+var _ framework.Handle = (*Framework)(nil)
+
+// PluginInfo describes one plugin of a live profile, for status.effectivePlugins.
+type PluginInfo struct {
+	// Name is the plugin's name.
+	Name string
+	// ExtensionPoints lists where the plugin runs, in upstream's names ("Filter", "Score", ...).
+	ExtensionPoints []string
+	// Weight is the score weight, 0 unless the plugin scores.
+	Weight int32
+	// WeightFromDefault reports that the weight came from the default plugin set.
+	WeightFromDefault bool
+}
+
+// ProfileName returns the scheduler name the profile serves.
+func (f *Framework) ProfileName() string { return f.profileName }
+
+// PercentageOfNodesToScore returns the profile's setting; nil or 0 means adaptive.
+func (f *Framework) PercentageOfNodesToScore() *int32 { return f.percentageOfNodesToScore }
+
+// Parallelism returns how many goroutines Filter and Score use.
+func (f *Framework) Parallelism() int { return f.parallelizer.Parallelism() }
+
+// PodBackoff returns the profile's initial and maximum pod backoff.
+func (f *Framework) PodBackoff() (initial, maxBackoff time.Duration) {
+	return f.podInitialBackoff, f.podMaxBackoff
+}
+
+// SkippedDefaultPlugins lists the default plugins left out because no factory is registered for them.
+func (f *Framework) SkippedDefaultPlugins() []string {
+	return append([]string(nil), f.skippedDefaults...)
+}
+
+// ListPlugins describes every plugin of the profile, in the order they were configured.
+func (f *Framework) ListPlugins() []PluginInfo {
+	out := make([]PluginInfo, len(f.pluginInfos))
+	for i, p := range f.pluginInfos {
+		p.ExtensionPoints = append([]string(nil), p.ExtensionPoints...)
+		out[i] = p
+	}
+	return out
+}
+
+// HasFilterPlugins reports whether any Filter plugin is enabled.
+func (f *Framework) HasFilterPlugins() bool { return len(f.filter) > 0 }
+
+// HasPostFilterPlugins reports whether any PostFilter plugin is enabled.
+func (f *Framework) HasPostFilterPlugins() bool { return len(f.postFilter) > 0 }
+
+// HasScorePlugins reports whether any Score plugin is enabled.
+func (f *Framework) HasScorePlugins() bool { return len(f.score) > 0 }
+
+// SnapshotSharedLister returns the snapshot of the current cycle.
+func (f *Framework) SnapshotSharedLister() framework.SharedLister { return f.snapshot }
+
+// ClientSet returns the Kubernetes client.
+func (f *Framework) ClientSet() kubernetes.Interface { return f.clientSet }
+
+// SharedInformerFactory returns the informer factory.
+func (f *Framework) SharedInformerFactory() informers.SharedInformerFactory {
+	return f.informerFactory
+}
+
+// EventRecorder returns the event recorder.
+func (f *Framework) EventRecorder() events.EventRecorder { return f.eventRecorder }
+
+// Parallelizer returns the parallelizer plugins may use for their own work over nodes.
+func (f *Framework) Parallelizer() framework.Parallelizer { return f.parallelizer }
+
+// WaitingPods returns the set of pods held at Permit.
+func (f *Framework) WaitingPods() *WaitingPods { return f.waitingPods }
+
+// IterateOverWaitingPods calls fn for each pod held at Permit.
+func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) { f.waitingPods.Iterate(fn) }
+
+// GetWaitingPod returns the pod held at Permit with the UID, or nil.
+func (f *Framework) GetWaitingPod(uid types.UID) framework.WaitingPod { return f.waitingPods.Get(uid) }
+
+// RejectWaitingPod rejects the waiting pod with the UID and reports whether it was waiting.
+func (f *Framework) RejectWaitingPod(uid types.UID) bool {
+	wp := f.waitingPods.get(uid)
+	if wp == nil {
+		return false
+	}
+	return wp.finish(framework.NewStatus(framework.Unschedulable, "removed"))
+}
+
+// AddNominatedPod records the pod's nomination in the nominator, if any.
+func (f *Framework) AddNominatedPod(pod *framework.PodInfo, ni *framework.NominatingInfo) {
+	if f.nominator != nil {
+		f.nominator.AddNominatedPod(pod, ni)
+	}
+}
+
+// DeleteNominatedPodIfExists forgets the pod's nomination in the nominator, if any.
+func (f *Framework) DeleteNominatedPodIfExists(pod *v1.Pod) {
+	if f.nominator != nil {
+		f.nominator.DeleteNominatedPodIfExists(pod)
+	}
+}
+
+// UpdateNominatedPod replaces a nomination in the nominator, if any.
+func (f *Framework) UpdateNominatedPod(oldPod *v1.Pod, newPodInfo *framework.PodInfo) {
+	if f.nominator != nil {
+		f.nominator.UpdateNominatedPod(oldPod, newPodInfo)
+	}
+}
+
+// NominatedPodsForNode lists the pods nominated to the node; none without a nominator.
+func (f *Framework) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
+	if f.nominator == nil {
+		return nil
+	}
+	return f.nominator.NominatedPodsForNode(nodeName)
+}
+
+// SelectHost picks the best-scored node, breaking ties with the framework's random source.
+func (f *Framework) SelectHost(scores []framework.NodePluginScores) (string, error) {
+	return SelectHost(scores, f.rnd)
+}
+
+// defaultRand draws from the goroutine-safe global generator.
+func defaultRand(n int) int { return rand.IntN(n) }
+
+// observe records the duration of one extension point since start.
+func (f *Framework) observe(point string, s *framework.Status, start time.Time) {
+	if f.metrics == nil {
+		return
+	}
+	f.metrics.ObserveExtensionPoint(point, s.Code().String(), f.profileName, f.clock.Since(start))
+}

@@ -1,0 +1,112 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/metrics"
+)
+
+// Option configures NewFramework.
+type Option func(*options)
+
+type options struct {
+	clientSet       kubernetes.Interface
+	informerFactory informers.SharedInformerFactory
+	eventRecorder   events.EventRecorder
+	nominator       framework.PodNominator
+	snapshot        framework.SharedLister
+	parallelism     int
+	metrics         *metrics.Metrics
+	clock           clock.WithDelayedExecution
+	waitingPods     *WaitingPods
+	defaultPlugins  *v1alpha1.Plugins
+	rnd             func(n int) int
+}
+
+// WithClientSet sets the Kubernetes client plugins use.
+func WithClientSet(c kubernetes.Interface) Option { return func(o *options) { o.clientSet = c } }
+
+// WithInformerFactory sets the informer factory plugins use.
+func WithInformerFactory(f informers.SharedInformerFactory) Option {
+	return func(o *options) { o.informerFactory = f }
+}
+
+// WithEventRecorder sets the recorder plugins use for events.
+func WithEventRecorder(r events.EventRecorder) Option {
+	return func(o *options) { o.eventRecorder = r }
+}
+
+// WithPodNominator sets the nominator behind the framework's PodNominator methods.
+func WithPodNominator(n framework.PodNominator) Option { return func(o *options) { o.nominator = n } }
+
+// WithSnapshotSharedLister sets the snapshot plugins read during a cycle.
+func WithSnapshotSharedLister(l framework.SharedLister) Option {
+	return func(o *options) { o.snapshot = l }
+}
+
+// WithParallelism sets how many goroutines Filter and Score use (default 16).
+func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n } }
+
+// WithMetrics sets the metrics to record into; nil records nothing.
+func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
+
+// WithClock sets the clock for durations and Permit timeouts. A clock without
+// AfterFunc is only used for durations.
+func WithClock(c clock.Clock) Option {
+	return func(o *options) {
+		if d, ok := c.(clock.WithDelayedExecution); ok {
+			o.clock = d
+			return
+		}
+		o.clock = timerClock{Clock: c}
+	}
+}
+
+// WithWaitingPods shares a WaitingPods between frameworks; by default each
+// framework has its own, on the framework's clock.
+func WithWaitingPods(w *WaitingPods) Option { return func(o *options) { o.waitingPods = w } }
+
+// WithDefaultPlugins replaces the default plugin set profiles start from.
+func WithDefaultPlugins(p *v1alpha1.Plugins) Option { return func(o *options) { o.defaultPlugins = p } }
+
+// WithRand sets the source of tie-breaking: rnd(n) returns a number in [0, n).
+func WithRand(rnd func(n int) int) Option { return func(o *options) { o.rnd = rnd } }
+
+// timerClock adds AfterFunc to a clock that only has NewTimer.
+type timerClock struct {
+	clock.Clock
+}
+
+// AfterFunc runs f in its own goroutine once d has passed on the clock.
+func (c timerClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	t := &stoppableTimer{Timer: c.NewTimer(d), stop: make(chan struct{})}
+	go func() {
+		select {
+		case <-t.C():
+			f()
+		case <-t.stop:
+		}
+	}()
+	return t
+}
+
+// stoppableTimer ends the AfterFunc goroutine when stopped.
+type stoppableTimer struct {
+	clock.Timer
+	once sync.Once
+	stop chan struct{}
+}
+
+// Stop stops the timer and its goroutine.
+func (t *stoppableTimer) Stop() bool {
+	t.once.Do(func() { close(t.stop) })
+	return t.Timer.Stop()
+}

@@ -1,0 +1,296 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// Bounds of the adaptive number of feasible nodes to find, as upstream.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// RunPreFilterPlugins runs every PreFilter plugin over the snapshot's nodes.
+// A Skip records the plugin in state.SkipFilterPlugins so its Filter is not
+// run. UnschedulableAndUnresolvable stops at once; Unschedulable lets the
+// other plugins run (preemption needs their state) and is returned at the
+// end; anything else is an Error. The results are intersected; when the
+// intersection is empty the pod is UnschedulableAndUnresolvable. The third
+// result names the plugins that narrowed the nodes.
+func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod) (result *framework.PreFilterResult, status *framework.Status, narrowedBy sets.Set[string]) {
+	start := f.clock.Now()
+	skip := sets.New[string]()
+	defer func() {
+		state.SkipFilterPlugins = skip
+		f.observe("PreFilter", status, start)
+	}()
+	var nodes []*framework.NodeInfo
+	if f.snapshot != nil {
+		var err error
+		if nodes, err = f.snapshot.NodeInfos().List(); err != nil {
+			return nil, framework.AsStatus(fmt.Errorf("listing the snapshot's nodes: %w", err)), nil
+		}
+	}
+	narrowedBy = sets.New[string]()
+	var rejection *framework.Status
+	for _, pl := range f.preFilter {
+		r, s := pl.PreFilter(ctx, state, pod, nodes)
+		switch {
+		case s.IsSkip():
+			skip.Insert(pl.Name())
+			continue
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return nil, s.WithPlugin(pl.Name()), nil
+		case s.Code() == framework.Unschedulable:
+			rejection = s.WithPlugin(pl.Name())
+			continue
+		case !s.IsSuccess():
+			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name()), nil
+		}
+		if !r.AllNodes() {
+			narrowedBy.Insert(pl.Name())
+		}
+		result = result.Merge(r)
+		if !result.AllNodes() && len(result.NodeNames) == 0 {
+			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", sets.List(narrowedBy))
+			if len(narrowedBy) == 1 {
+				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", sets.List(narrowedBy)[0])
+			}
+			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg), narrowedBy
+		}
+	}
+	return result, rejection, narrowedBy
+}
+
+// RunPreFilterExtensionAddPod tells each PreFilter plugin with extensions
+// (and not skipped this cycle) that podToAdd now runs on nodeInfo.
+func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *framework.CycleState, podToSchedule *v1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.preFilter {
+		ext := pl.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins.Has(pl.Name()) {
+			continue
+		}
+		if s := ext.AddPod(ctx, state, podToSchedule, podInfoToAdd, nodeInfo); !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running AddPod of PreFilter plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunPreFilterExtensionRemovePod tells each PreFilter plugin with extensions
+// (and not skipped this cycle) that podInfoToRemove no longer runs on nodeInfo.
+func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *framework.CycleState, podToSchedule *v1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.preFilter {
+		ext := pl.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins.Has(pl.Name()) {
+			continue
+		}
+		if s := ext.RemovePod(ctx, state, podToSchedule, podInfoToRemove, nodeInfo); !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running RemovePod of PreFilter plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunFilterPlugins runs the Filter plugins on one node and stops at the
+// first that does not pass. A rejection keeps its code; any other status is
+// turned into an Error. Either way the status names the plugin.
+func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.filter {
+		if state.SkipFilterPlugins.Has(pl.Name()) {
+			continue
+		}
+		s := pl.Filter(ctx, state, pod, nodeInfo)
+		if s.IsSuccess() {
+			continue
+		}
+		if !s.IsRejected() {
+			s = framework.AsStatus(fmt.Errorf("running Filter plugin %q: %w", pl.Name(), s.AsError()))
+		}
+		return s.WithPlugin(pl.Name())
+	}
+	return nil
+}
+
+// RunFilterPluginsWithNominatedPods filters a node as if the pods nominated
+// to it with a priority at least the pod's were already running there, and,
+// if that passes, once more without them: the pod must fit either way,
+// because affinity-like filters may need the nominated pods absent while
+// resource-like ones need them present.
+func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	withNominated, stateWith, infoWith, err := f.addNominatedPods(ctx, state, pod, nodeInfo)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if !withNominated {
+		return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
+	}
+	if s := f.RunFilterPlugins(ctx, stateWith, pod, infoWith); !s.IsSuccess() {
+		return s
+	}
+	return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
+}
+
+// addNominatedPods returns copies of state and nodeInfo with the pods
+// nominated to the node that the pod must yield to, and whether there were any.
+func (f *Framework) addNominatedPods(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (bool, *framework.CycleState, *framework.NodeInfo, error) {
+	if f.nominator == nil || nodeInfo.Node() == nil {
+		return false, state, nodeInfo, nil
+	}
+	nominated := f.nominator.NominatedPodsForNode(nodeInfo.Node().Name)
+	if len(nominated) == 0 {
+		return false, state, nodeInfo, nil
+	}
+	priority := corev1helpers.PodPriority(pod)
+	var stateOut *framework.CycleState
+	var infoOut *framework.NodeInfo
+	for _, pi := range nominated {
+		if pi.Pod.UID == pod.UID || corev1helpers.PodPriority(pi.Pod) < priority {
+			continue
+		}
+		if infoOut == nil {
+			stateOut, infoOut = state.Clone(), nodeInfo.Clone()
+		}
+		infoOut.AddPodInfo(pi)
+		if s := f.RunPreFilterExtensionAddPod(ctx, stateOut, pod, pi, infoOut); !s.IsSuccess() {
+			return false, state, nodeInfo, fmt.Errorf("adding nominated pod %s to node %s: %w", framework.PodKey(pi.Pod), nodeInfo.Node().Name, s.AsError())
+		}
+	}
+	if infoOut == nil {
+		return false, state, nodeInfo, nil
+	}
+	return true, stateOut, infoOut, nil
+}
+
+// NumFeasibleNodesToFind returns how many feasible nodes end the search: all
+// of them below 100 nodes; otherwise the percentage (when 0 or nil, an
+// adaptive 50% minus 1% per 125 nodes, at least 5%), but never under 100.
+func NumFeasibleNodesToFind(percentageOfNodesToScore *int32, numAllNodes int32) int32 {
+	if numAllNodes < minFeasibleNodesToFind {
+		return numAllNodes
+	}
+	var pct int32
+	if percentageOfNodesToScore != nil {
+		pct = *percentageOfNodesToScore
+	}
+	if pct <= 0 {
+		pct = max(50-numAllNodes/125, minFeasibleNodesPercentageToFind)
+	}
+	return max(numAllNodes*pct/100, minFeasibleNodesToFind)
+}
+
+// FindFeasibleNodes filters nodes in parallel, starting at index start and
+// wrapping around, until NumFeasibleNodesToFind nodes passed (one when the
+// profile does not score) or all were checked. It returns the feasible
+// nodes, the index the next cycle should start at (so every node gets its
+// turn), and the status of each rejected node. A Filter Error cancels the
+// search and is returned.
+func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, start int) (feasible []*framework.NodeInfo, next int, statuses *framework.NodeToStatus, err error) {
+	statuses = framework.NewNodeToStatus()
+	n := len(nodes)
+	if n == 0 {
+		return nil, 0, statuses, nil
+	}
+	start = ((start % n) + n) % n
+	want := int(NumFeasibleNodesToFind(f.percentageOfNodesToScore, int32(n)))
+	if !f.HasScorePlugins() {
+		want = 1
+	}
+	if !f.HasFilterPlugins() {
+		feasible = make([]*framework.NodeInfo, want)
+		for i := range feasible {
+			feasible[i] = nodes[(start+i)%n]
+		}
+		return feasible, (start + want) % n, statuses, nil
+	}
+
+	began := f.clock.Now()
+	feasible = make([]*framework.NodeInfo, want)
+	rejected := make([]*framework.Status, n)
+	var found atomic.Int32
+	var firstErr error
+	var errOnce sync.Once
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	check := func(i int) {
+		ni := nodes[(start+i)%n]
+		s := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		switch {
+		case s.IsSuccess():
+			k := int(found.Add(1))
+			if k > want {
+				found.Add(-1)
+				cancel()
+				return
+			}
+			feasible[k-1] = ni
+		case s.Code() == framework.Error:
+			errOnce.Do(func() { firstErr = s.AsError() })
+			cancel()
+		default:
+			rejected[i] = s
+		}
+	}
+	f.parallelizer.Until(ctx, n, check, "Filter")
+
+	feasible = feasible[:found.Load()]
+	for i, s := range rejected {
+		if s != nil {
+			statuses.Set(nodes[(start+i)%n].Node().Name, s)
+		}
+	}
+	next = (start + len(feasible) + statuses.Len()) % n
+	if firstErr == nil && parent.Err() != nil {
+		firstErr = fmt.Errorf("filtering nodes: %w", parent.Err())
+	}
+	code := framework.Success
+	if firstErr != nil {
+		code = framework.Error
+		klog.FromContext(ctx).V(4).Info("Filter failed", "pod", klog.KObj(pod), "err", firstErr)
+	}
+	if f.metrics != nil {
+		f.metrics.ObserveExtensionPoint("Filter", code.String(), f.profileName, f.clock.Since(began))
+	}
+	return feasible, next, statuses, firstErr
+}
+
+// RunPostFilterPlugins runs the PostFilter plugins until one succeeds or
+// ends the search (UnschedulableAndUnresolvable or Error). Otherwise it
+// returns Unschedulable with every plugin's reasons, naming the first
+// plugin, and the last result that nominates a node.
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, statuses framework.NodeToStatusReader) (result *framework.PostFilterResult, status *framework.Status) {
+	start := f.clock.Now()
+	defer func() { f.observe("PostFilter", status, start) }()
+	var reasons []string
+	var first string
+	for _, pl := range f.postFilter {
+		r, s := pl.PostFilter(ctx, state, pod, statuses)
+		switch {
+		case s.IsSuccess():
+			return r, s
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return r, s.WithPlugin(pl.Name())
+		case !s.IsRejected():
+			return nil, framework.AsStatus(s.AsError()).WithPlugin(pl.Name())
+		}
+		if r != nil && r.Mode() != framework.ModeNoop {
+			result = r
+		}
+		reasons = append(reasons, s.Reasons()...)
+		if first == "" {
+			first = pl.Name()
+		}
+	}
+	return result, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(first)
+}

@@ -1,0 +1,39 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// QueueSortFunc returns the Less of the profile's QueueSort plugin.
+func (f *Framework) QueueSortFunc() framework.LessFunc {
+	return f.queueSort[0].Less
+}
+
+// RunPreEnqueuePlugins runs the PreEnqueue plugins until one does not
+// return Success. A rejection carries the plugin's name; any other failure
+// becomes an Error naming the plugin.
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod) *framework.Status {
+	for _, pl := range f.preEnqueue {
+		s := pl.PreEnqueue(ctx, pod)
+		if s.IsSuccess() {
+			continue
+		}
+		if s.IsRejected() {
+			return s.WithPlugin(pl.Name())
+		}
+		return framework.AsStatus(fmt.Errorf("running PreEnqueue plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name())
+	}
+	return nil
+}
+
+// QueueingHintMap returns, per plugin that can reject pods, the cluster
+// events that may make a rejected pod schedulable again. The map is shared:
+// callers must not change it.
+func (f *Framework) QueueingHintMap() map[string][]framework.ClusterEventWithHint {
+	return f.queueingHints
+}

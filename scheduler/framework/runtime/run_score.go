@@ -1,0 +1,165 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// RunPreScorePlugins runs every PreScore plugin over the feasible nodes. A
+// Skip records the plugin in state.SkipScorePlugins so its Score is not run;
+// any other non-success is an Error naming the plugin.
+func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (status *framework.Status) {
+	start := f.clock.Now()
+	skip := sets.New[string]()
+	defer func() {
+		state.SkipScorePlugins = skip
+		f.observe("PreScore", status, start)
+	}()
+	for _, pl := range f.preScore {
+		s := pl.PreScore(ctx, state, pod, nodes)
+		if s.IsSkip() {
+			skip.Insert(pl.Name())
+			continue
+		}
+		if !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// firstError keeps the first error reported from parallel work and cancels the rest.
+type firstError struct {
+	once   sync.Once
+	err    error
+	cancel context.CancelFunc
+}
+
+func (e *firstError) set(err error) {
+	e.once.Do(func() { e.err = err })
+	e.cancel()
+}
+
+// result returns the first error, or ctx's error if the caller cancelled the work.
+func (e *firstError) result(ctx context.Context) error {
+	if e.err == nil && ctx.Err() != nil {
+		return fmt.Errorf("scoring nodes: %w", ctx.Err())
+	}
+	return e.err
+}
+
+// RunScorePlugins scores every node with every Score plugin not skipped by
+// PreScore (in parallel over nodes), lets each plugin normalize its scores,
+// checks they are within [MinNodeScore, MaxNodeScore], weights them and sums
+// them per node. The result is in the order of nodes. Its memory is
+// allocated per plugin, not per node.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (result []framework.NodePluginScores, status *framework.Status) {
+	start := f.clock.Now()
+	defer func() { f.observe("Score", status, start) }()
+
+	plugins := make([]framework.ScorePlugin, 0, len(f.score))
+	weights := make([]int64, 0, len(f.score))
+	for i, pl := range f.score {
+		if !state.SkipScorePlugins.Has(pl.Name()) {
+			plugins = append(plugins, pl)
+			weights = append(weights, f.scoreWeights[i])
+		}
+	}
+	result = make([]framework.NodePluginScores, len(nodes))
+	if len(plugins) == 0 {
+		for i, ni := range nodes {
+			result[i].Name = ni.Node().Name
+		}
+		return result, nil
+	}
+
+	nodeCount, pluginCount := len(nodes), len(plugins)
+	raw := make([]framework.NodeScoreList, pluginCount)
+	rawBacking := make([]framework.NodeScore, pluginCount*nodeCount)
+	for j := range raw {
+		raw[j] = rawBacking[j*nodeCount : (j+1)*nodeCount : (j+1)*nodeCount]
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := &firstError{cancel: cancel}
+	f.parallelizer.Until(ctx, nodeCount, func(i int) {
+		ni := nodes[i]
+		name := ni.Node().Name
+		for j, pl := range plugins {
+			score, s := pl.Score(ctx, state, pod, ni)
+			if !s.IsSuccess() {
+				errs.set(fmt.Errorf("running Score plugin %q on node %q: %w", pl.Name(), name, s.AsError()))
+				return
+			}
+			raw[j][i] = framework.NodeScore{Name: name, Score: score}
+		}
+	}, "Score")
+	if err := errs.result(ctx); err != nil {
+		return nil, framework.AsStatus(err)
+	}
+
+	f.parallelizer.Until(ctx, pluginCount, func(j int) {
+		ext := plugins[j].ScoreExtensions()
+		if ext == nil {
+			return
+		}
+		if s := ext.NormalizeScore(ctx, state, pod, raw[j]); !s.IsSuccess() {
+			errs.set(fmt.Errorf("running NormalizeScore of plugin %q: %w", plugins[j].Name(), s.AsError()))
+		}
+	}, "Score")
+	if err := errs.result(ctx); err != nil {
+		return nil, framework.AsStatus(err)
+	}
+
+	weighted := make([]framework.PluginScore, pluginCount*nodeCount)
+	f.parallelizer.Until(ctx, nodeCount, func(i int) {
+		scores := weighted[i*pluginCount : (i+1)*pluginCount : (i+1)*pluginCount]
+		var total int64
+		for j, pl := range plugins {
+			s := raw[j][i].Score
+			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
+				errs.set(fmt.Errorf("plugin %q scored node %q %d after normalization, outside [%d, %d]",
+					pl.Name(), raw[j][i].Name, s, framework.MinNodeScore, framework.MaxNodeScore))
+				return
+			}
+			scores[j] = framework.PluginScore{Name: pl.Name(), Score: s * weights[j]}
+			total += s * weights[j]
+		}
+		result[i] = framework.NodePluginScores{Name: raw[0][i].Name, Scores: scores, TotalScore: total}
+	}, "Score")
+	if err := errs.result(ctx); err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return result, nil
+}
+
+// SelectHost returns the node with the highest total score. Ties are broken
+// uniformly at random by reservoir sampling: the k-th node seen with the best
+// score so far replaces the choice with probability 1/k. rnd(n) must return
+// a number in [0, n).
+func SelectHost(scores []framework.NodePluginScores, rnd func(n int) int) (string, error) {
+	if len(scores) == 0 {
+		return "", errors.New("no node was scored")
+	}
+	best := 0
+	ties := 1
+	for i := 1; i < len(scores); i++ {
+		switch total := scores[i].TotalScore; {
+		case total > scores[best].TotalScore:
+			best, ties = i, 1
+		case total == scores[best].TotalScore:
+			ties++
+			if rnd(ties) == 0 {
+				best = i
+			}
+		}
+	}
+	return scores[best].Name, nil
+}
