@@ -1,0 +1,409 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+func update(t *testing.T, c *Cache, s *Snapshot) {
+	t.Helper()
+	if err := c.UpdateSnapshot(logr.Discard(), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func names(list []*framework.NodeInfo) []string {
+	out := make([]string, 0, len(list))
+	for _, ni := range list {
+		out = append(out, ni.Node().Name)
+	}
+	return out
+}
+
+func snapshotOf(s *Snapshot) map[string]*framework.NodeInfo {
+	out := make(map[string]*framework.NodeInfo)
+	list, _ := s.NodeInfos().List()
+	for _, ni := range list {
+		out[ni.Node().Name] = ni
+	}
+	return out
+}
+
+func TestSnapshotClonesOnlyChangedNodeInfos(t *testing.T) {
+	l := logr.Discard()
+	p2 := makePod("p2").on("n2").req(v1.ResourceCPU, "1").obj()
+	p2b := makePod("p2").on("n2").req(v1.ResourceCPU, "3").rv("2").obj()
+	tests := []struct {
+		name        string
+		change      func(c *Cache) error
+		wantChanged []string
+	}{
+		{name: "no change", change: func(*Cache) error { return nil }},
+		{name: "pod updated", change: func(c *Cache) error { return c.UpdatePod(l, p2, p2b) }, wantChanged: []string{"n2"}},
+		{name: "pod added", change: func(c *Cache) error { return c.AddPod(l, makePod("new").on("n3").obj()) }, wantChanged: []string{"n3"}},
+		{name: "pod assumed", change: func(c *Cache) error { return c.AssumePod(l, makePod("new").on("n1").obj()) }, wantChanged: []string{"n1"}},
+		{name: "pod removed", change: func(c *Cache) error { return c.RemovePod(l, p2) }, wantChanged: []string{"n2"}},
+		{
+			name:        "pod moved",
+			change:      func(c *Cache) error { return c.UpdatePod(l, p2, makePod("p2").on("n1").rv("2").obj()) },
+			wantChanged: []string{"n1", "n2"},
+		},
+		{
+			name:        "node updated",
+			change:      func(c *Cache) error { c.UpdateNode(l, nil, makeNode("n3").cpu("16").obj()); return nil },
+			wantChanged: []string{"n3"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(context.Background())
+			for _, n := range []string{"n1", "n2", "n3"} {
+				c.AddNode(l, makeNode(n).obj())
+				if err := c.AddPod(l, makePod("base-"+n).on(n).req(v1.ResourceCPU, "100m").obj()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.AddPod(l, p2); err != nil {
+				t.Fatal(err)
+			}
+			s := NewEmptySnapshot()
+			update(t, c, s)
+			before := snapshotOf(s)
+			beforeList, _ := s.List()
+			beforeGen := s.Generation()
+
+			if err := tt.change(c); err != nil {
+				t.Fatal(err)
+			}
+			update(t, c, s)
+			after := snapshotOf(s)
+			for name, ni := range before {
+				changed := slices.Contains(tt.wantChanged, name)
+				if same := after[name] == ni; same == changed {
+					t.Errorf("node %s: pointer kept %v, want %v", name, same, !changed)
+				}
+			}
+			afterList, _ := s.List()
+			if !slices.Equal(names(beforeList), names(afterList)) {
+				t.Errorf("node order changed: %v -> %v", names(beforeList), names(afterList))
+			}
+			if len(tt.wantChanged) == 0 && s.Generation() != beforeGen {
+				t.Errorf("generation moved without changes: %d -> %d", beforeGen, s.Generation())
+			}
+			if len(tt.wantChanged) > 0 && s.Generation() <= beforeGen {
+				t.Errorf("generation did not move: %d -> %d", beforeGen, s.Generation())
+			}
+			assertMatchesRebuild(t, c, s)
+		})
+	}
+}
+
+func TestSnapshotIsolatedFromLaterChanges(t *testing.T) {
+	l := logr.Discard()
+	c := New(context.Background())
+	c.AddNode(l, makeNode("n1").obj())
+	p := makePod("p").on("n1").req(v1.ResourceCPU, "1").obj()
+	if err := c.AddPod(l, p); err != nil {
+		t.Fatal(err)
+	}
+	s := NewEmptySnapshot()
+	update(t, c, s)
+	held := mustGet(t, s, "n1")
+	if err := c.AddPod(l, makePod("q").on("n1").req(v1.ResourceCPU, "2").obj()); err != nil {
+		t.Fatal(err)
+	}
+	if held.Requested.MilliCPU != 1000 || len(held.Pods) != 1 {
+		t.Fatalf("snapshot changed before UpdateSnapshot: %v", held)
+	}
+	update(t, c, s)
+	if held.Requested.MilliCPU != 1000 || len(held.Pods) != 1 {
+		t.Fatalf("held NodeInfo changed by UpdateSnapshot: %v", held)
+	}
+	if got := mustGet(t, s, "n1").Requested.MilliCPU; got != 3000 {
+		t.Fatalf("updated snapshot requests %d, want 3000", got)
+	}
+}
+
+func TestSnapshotNodeSet(t *testing.T) {
+	a1, a2, a3 := makeNode("a1").zone("a").obj(), makeNode("a2").zone("a").obj(), makeNode("a3").zone("a").obj()
+	b1, b2 := makeNode("b1").zone("b").obj(), makeNode("b2").zone("b").obj()
+	c1 := makeNode("c1").zone("c").obj()
+	tests := []struct {
+		name     string
+		steps    []step
+		wantList []string
+	}{
+		{name: "zones interleave", steps: []step{addNode(a1), addNode(a2), addNode(a3), addNode(b1), addNode(b2), addNode(c1)},
+			wantList: []string{"a1", "b1", "c1", "a2", "b2", "a3"}},
+		{name: "removal", steps: []step{addNode(a1), addNode(a2), addNode(b1), removeNode(a1)},
+			wantList: []string{"a2", "b1"}},
+		{name: "removed zone", steps: []step{addNode(a1), addNode(b1), addNode(c1), removeNode(b1)},
+			wantList: []string{"a1", "c1"}},
+		{name: "zone move", steps: []step{addNode(a1), addNode(a2), addNode(b1), updateNode(a1, makeNode("a1").zone("b").obj())},
+			wantList: []string{"a2", "b1", "a1"}},
+		{name: "removed node with pods leaves the snapshot",
+			steps:    []step{addNode(a1), addNode(b1), addPod(makePod("p").on("a1").obj()), removeNode(a1)},
+			wantList: []string{"b1"}},
+		{name: "placeholder is not in the snapshot",
+			steps:    []step{addNode(a1), addPod(makePod("p").on("ghost").obj())},
+			wantList: []string{"a1"}},
+		{name: "placeholder joins when its node arrives",
+			steps:    []step{addNode(a1), addPod(makePod("p").on("b1").obj()), addNode(b1)},
+			wantList: []string{"a1", "b1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(context.Background())
+			s := NewEmptySnapshot()
+			// Update after every step so each change goes through the incremental path.
+			for i := range tt.steps {
+				runSteps(t, c, tt.steps[i:i+1])
+				update(t, c, s)
+			}
+			list, _ := s.List()
+			if got := names(list); !slices.Equal(got, tt.wantList) {
+				t.Fatalf("list %v, want %v", got, tt.wantList)
+			}
+			if s.NumNodes() != len(tt.wantList) {
+				t.Fatalf("NumNodes = %d, want %d", s.NumNodes(), len(tt.wantList))
+			}
+			for _, gone := range []string{"ghost", "removed"} {
+				if _, err := s.Get(gone); err == nil {
+					t.Fatalf("Get(%s) should fail", gone)
+				}
+			}
+			assertMatchesRebuild(t, c, s)
+		})
+	}
+}
+
+func TestSnapshotAffinityLists(t *testing.T) {
+	l := logr.Discard()
+	anti := makePod("anti").on("n1").antiAffinity("db").obj()
+	pref := makePod("pref").on("n2").affinity("web").obj()
+	plain := makePod("plain").on("n1").obj()
+	tests := []struct {
+		name     string
+		steps    []step
+		wantAff  []string
+		wantAnti []string
+	}{
+		{name: "none", steps: []step{addPod(plain)}},
+		{name: "required anti-affinity is in both lists", steps: []step{addPod(anti)}, wantAff: []string{"n1"}, wantAnti: []string{"n1"}},
+		{name: "preferred affinity only", steps: []step{addPod(pref)}, wantAff: []string{"n2"}},
+		{name: "both", steps: []step{addPod(anti), addPod(pref)}, wantAff: []string{"n1", "n2"}, wantAnti: []string{"n1"}},
+		{name: "removed", steps: []step{addPod(anti), addPod(pref), removePod(anti)}, wantAff: []string{"n2"}},
+		{name: "assumed then forgotten", steps: []step{assume(anti), forget(anti)}},
+		{name: "other pod on an affinity node", steps: []step{addPod(anti), addPod(plain)}, wantAff: []string{"n1"}, wantAnti: []string{"n1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(context.Background())
+			c.AddNode(l, makeNode("n1").obj())
+			c.AddNode(l, makeNode("n2").obj())
+			s := NewEmptySnapshot()
+			update(t, c, s)
+			for i := range tt.steps {
+				runSteps(t, c, tt.steps[i:i+1])
+				update(t, c, s)
+			}
+			aff, _ := s.HavePodsWithAffinityList()
+			antiList, _ := s.HavePodsWithRequiredAntiAffinityList()
+			if got := names(aff); !slices.Equal(got, tt.wantAff) {
+				t.Errorf("affinity list %v, want %v", got, tt.wantAff)
+			}
+			if got := names(antiList); !slices.Equal(got, tt.wantAnti) {
+				t.Errorf("anti-affinity list %v, want %v", got, tt.wantAnti)
+			}
+			// The lists must hold the same NodeInfos as Get.
+			for _, ni := range append(aff, antiList...) {
+				if mustGet(t, s, ni.Node().Name) != ni {
+					t.Errorf("node %s: affinity list holds a stale NodeInfo", ni.Node().Name)
+				}
+			}
+			assertMatchesRebuild(t, c, s)
+		})
+	}
+}
+
+func TestSnapshotPVCs(t *testing.T) {
+	l := logr.Discard()
+	p1 := makePod("p1").on("n1").pvc("data").obj()
+	p2 := makePod("p2").on("n2").pvc("data").obj()
+	tests := []struct {
+		name     string
+		steps    []step
+		wantUsed bool
+	}{
+		{name: "unused", steps: []step{}},
+		{name: "used", steps: []step{addPod(p1)}, wantUsed: true},
+		{name: "used twice, one removed", steps: []step{addPod(p1), addPod(p2), removePod(p1)}, wantUsed: true},
+		{name: "released", steps: []step{addPod(p1), addPod(p2), removePod(p1), removePod(p2)}},
+		{name: "assumed counts", steps: []step{assume(p1)}, wantUsed: true},
+		{name: "node removed", steps: []step{addPod(p1), removeNode(makeNode("n1").obj())}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(context.Background())
+			c.AddNode(l, makeNode("n1").obj())
+			c.AddNode(l, makeNode("n2").obj())
+			s := NewEmptySnapshot()
+			update(t, c, s)
+			for i := range tt.steps {
+				runSteps(t, c, tt.steps[i:i+1])
+				update(t, c, s)
+			}
+			if got := s.StorageInfos().IsPVCUsedByPods("default/data"); got != tt.wantUsed {
+				t.Fatalf("IsPVCUsedByPods = %v, want %v", got, tt.wantUsed)
+			}
+			if s.StorageInfos().IsPVCUsedByPods("default/other") {
+				t.Fatal("unknown claim reported used")
+			}
+		})
+	}
+}
+
+func TestNewSnapshot(t *testing.T) {
+	nodes := []*v1.Node{
+		makeNode("a1").zone("a").image(10, "img").obj(),
+		makeNode("a2").zone("a").image(10, "img").obj(),
+		makeNode("b1").zone("b").obj(),
+	}
+	pods := []*v1.Pod{
+		makePod("p1").on("a1").req(v1.ResourceCPU, "1").obj(),
+		makePod("p2").on("b1").antiAffinity("x").pvc("claim").obj(),
+		makePod("stray").on("nowhere").obj(),
+		makePod("pending").obj(),
+	}
+	s := NewSnapshot(pods, nodes)
+	list, _ := s.List()
+	if got := names(list); !slices.Equal(got, []string{"a1", "b1", "a2"}) {
+		t.Fatalf("list %v", got)
+	}
+	if got := mustGet(t, s, "a1").Requested.MilliCPU; got != 1000 {
+		t.Fatalf("a1 requests %d", got)
+	}
+	if got := mustGet(t, s, "a2").ImageStates["img"]; got == nil || got.NumNodes != 2 || got.Size != 10 {
+		t.Fatalf("image summary %+v", got)
+	}
+	anti, _ := s.HavePodsWithRequiredAntiAffinityList()
+	if got := names(anti); !slices.Equal(got, []string{"b1"}) {
+		t.Fatalf("anti-affinity list %v", got)
+	}
+	if !s.IsPVCUsedByPods("default/claim") {
+		t.Fatal("claim should be used")
+	}
+	if _, err := s.Get("nowhere"); err == nil {
+		t.Fatal("pods of unlisted nodes must not create NodeInfos")
+	}
+}
+
+// assertMatchesRebuild compares an incrementally updated snapshot with one
+// built from scratch from the same cache.
+func assertMatchesRebuild(t *testing.T, c *Cache, s *Snapshot) {
+	t.Helper()
+	fresh := NewEmptySnapshot()
+	update(t, c, fresh)
+	if got, want := describe(s), describe(fresh); got != want {
+		t.Fatalf("incremental snapshot differs from a fresh one:\n got: %s\nwant: %s", got, want)
+	}
+}
+
+// describe renders a snapshot's observable content.
+func describe(s *Snapshot) string {
+	out := fmt.Sprintf("gen=%d ", s.Generation())
+	list, _ := s.List()
+	for _, ni := range list {
+		out += fmt.Sprintf("[%s pods=%v cpu=%d ports=%d pvc=%v images=", ni.Node().Name, podNames(ni), ni.Requested.MilliCPU, ni.UsedPorts.Len(), ni.PVCRefCounts)
+		for _, img := range keys(ni.ImageStates) {
+			out += fmt.Sprintf("%s:%d,", img, ni.ImageStates[img].NumNodes)
+		}
+		out += "]"
+	}
+	aff, _ := s.HavePodsWithAffinityList()
+	anti, _ := s.HavePodsWithRequiredAntiAffinityList()
+	out += fmt.Sprintf(" aff=%v anti=%v pvcs=%v map=%v", names(aff), names(anti), s.usedPVCRefCounts, keys(s.nodeInfoMap))
+	return out
+}
+
+// TestSnapshotRandomOperations drives a cache with a seeded random mix of
+// operations and checks after each one that the incrementally updated
+// snapshot equals a fresh one.
+func TestSnapshotRandomOperations(t *testing.T) {
+	l := logr.Discard()
+	rng := rand.New(rand.NewSource(42))
+	c := New(context.Background())
+	s := NewEmptySnapshot()
+	zones := []string{"a", "b", "c"}
+	images := []string{"i1", "i2", "i3"}
+	pods := map[string]*v1.Pod{}
+	podSeq := 0
+	nodeName := func() string { return fmt.Sprintf("n%d", rng.Intn(8)) }
+	for i := 0; i < 2000; i++ {
+		switch op := rng.Intn(10); {
+		case op < 2:
+			b := makeNode(nodeName()).zone(zones[rng.Intn(len(zones))])
+			for _, img := range images {
+				if rng.Intn(2) == 0 {
+					b.image(1, img)
+				}
+			}
+			c.AddNode(l, b.obj())
+		case op < 3:
+			_ = c.RemoveNode(l, makeNode(nodeName()).obj())
+		case op < 6:
+			podSeq++
+			b := makePod(fmt.Sprintf("p%d", podSeq)).on(nodeName()).req(v1.ResourceCPU, "100m")
+			switch rng.Intn(4) {
+			case 0:
+				b.antiAffinity("x")
+			case 1:
+				b.affinity("y")
+			case 2:
+				b.pvc(fmt.Sprintf("c%d", rng.Intn(3)))
+			}
+			p := b.obj()
+			if rng.Intn(3) == 0 {
+				if c.AssumePod(l, p) == nil {
+					pods[p.Name] = p
+				}
+			} else if c.AddPod(l, p) == nil {
+				pods[p.Name] = p
+			}
+		case op < 8:
+			for name, p := range pods {
+				if assumed, _ := c.IsAssumedPod(p); assumed {
+					_ = c.ForgetPod(l, p)
+				} else {
+					_ = c.RemovePod(l, p)
+				}
+				delete(pods, name)
+				break
+			}
+		default:
+			for name, p := range pods {
+				if assumed, _ := c.IsAssumedPod(p); assumed {
+					_ = c.AddPod(l, p)
+					break
+				}
+				moved := makePod(name).on(nodeName()).req(v1.ResourceCPU, "200m").rv(fmt.Sprint(i)).obj()
+				if c.UpdatePod(l, p, moved) == nil {
+					pods[name] = moved
+				}
+				break
+			}
+		}
+		if rng.Intn(3) == 0 {
+			update(t, c, s)
+			assertMatchesRebuild(t, c, s)
+		}
+	}
+}
