@@ -1,0 +1,99 @@
+package noderesources
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+)
+
+// BalancedAllocationName is the registered name of NodeResourcesBalancedAllocation.
+const BalancedAllocationName = names.NodeResourcesBalancedAllocation
+
+const balancedPreScoreKey framework.StateKey = "PreScore" + BalancedAllocationName
+
+// BalancedAllocation favours nodes on which the pod makes the used shares of
+// the scored resources more equal.
+type BalancedAllocation struct {
+	scorer resourceScorer
+}
+
+var (
+	_ framework.PreScorePlugin    = &BalancedAllocation{}
+	_ framework.ScorePlugin       = &BalancedAllocation{}
+	_ framework.EnqueueExtensions = &BalancedAllocation{}
+)
+
+type balancedState struct {
+	podRequests []int64
+}
+
+// Clone returns the state itself: it is never changed after PreScore.
+func (s *balancedState) Clone() framework.StateData { return s }
+
+// NewBalancedAllocation is the plugin's factory: it decodes, defaults and validates args.
+func NewBalancedAllocation(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, error) {
+	args, err := DecodeNodeResourcesBalancedAllocationArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	return NewBalancedAllocationWithArgs(args)
+}
+
+// NewBalancedAllocationWithArgs builds the plugin from defaulted args, validating them.
+func NewBalancedAllocationWithArgs(args *NodeResourcesBalancedAllocationArgs) (*BalancedAllocation, error) {
+	if err := ValidateNodeResourcesBalancedAllocationArgs(nil, args); err != nil {
+		return nil, fmt.Errorf("invalid args of plugin %s: %w", BalancedAllocationName, err)
+	}
+	return &BalancedAllocation{scorer: newResourceScorer(args.Resources, false)}, nil
+}
+
+// Name returns the plugin's name.
+func (*BalancedAllocation) Name() string { return BalancedAllocationName }
+
+// PreScore computes the pod's requests once; a pod requesting none of the
+// scored resources cannot unbalance a node, so scoring is skipped.
+func (b *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	reqs := b.scorer.podRequests(pod)
+	if requestsNone(reqs) {
+		return framework.NewStatus(framework.Skip)
+	}
+	state.Write(balancedPreScoreKey, &balancedState{podRequests: reqs})
+	return nil
+}
+
+func requestsNone(reqs []int64) bool {
+	for _, r := range reqs {
+		if r != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Score is 50 plus half of (50 plus the balance gained by placing the pod),
+// so a node the pod balances best scores highest.
+func (b *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := framework.ReadState[*balancedState](state, balancedPreScoreKey)
+	if err != nil {
+		s = &balancedState{podRequests: b.scorer.podRequests(pod)}
+		if requestsNone(s.podRequests) {
+			return 0, nil
+		}
+	}
+	with := b.scorer.balanceScore(ni, s.podRequests, true)
+	without := b.scorer.balanceScore(ni, s.podRequests, false)
+	half := framework.MaxNodeScore / 2
+	return half + (half+with-without)/2, nil
+}
+
+// ScoreExtensions returns nil: scores are already in [0, MaxNodeScore].
+func (*BalancedAllocation) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// EventsToRegister returns no events: a score plugin never rejects a pod.
+func (*BalancedAllocation) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
+	return nil, nil
+}

@@ -1,0 +1,238 @@
+package noderesources
+
+import (
+	"math"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// resourceScorer knows which resources a scoring plugin looks at and how to
+// read the pod's and the node's amounts of each. It reads the node without
+// allocating, so Score stays allocation-free.
+type resourceScorer struct {
+	names   []v1.ResourceName
+	scalar  []bool
+	weights []int64
+	// nonZero counts default CPU and memory for containers that request none
+	// (NodeResourcesFit); BalancedAllocation counts only real requests.
+	nonZero bool
+}
+
+func newResourceScorer(specs []ResourceSpec, nonZero bool) resourceScorer {
+	s := resourceScorer{
+		names:   make([]v1.ResourceName, len(specs)),
+		scalar:  make([]bool, len(specs)),
+		weights: make([]int64, len(specs)),
+		nonZero: nonZero,
+	}
+	for i, r := range specs {
+		s.names[i] = v1.ResourceName(r.Name)
+		s.scalar[i] = framework.IsScalarResourceName(s.names[i])
+		s.weights[i] = r.Weight
+	}
+	return s
+}
+
+// podRequests returns the pod's request of each scored resource, in order.
+func (s *resourceScorer) podRequests(pod *v1.Pod) []int64 {
+	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true}
+	if s.nonZero {
+		opts.NonMissingContainerRequests = v1.ResourceList{
+			v1.ResourceCPU:    *resource.NewMilliQuantity(framework.DefaultMilliCPURequest, resource.DecimalSI),
+			v1.ResourceMemory: *resource.NewQuantity(framework.DefaultMemoryRequest, resource.DecimalSI),
+		}
+	}
+	rl := resourcehelper.PodRequests(pod, opts)
+	out := make([]int64, len(s.names))
+	for i, n := range s.names {
+		q, ok := rl[n]
+		switch {
+		case !ok:
+		case n == v1.ResourceCPU:
+			out[i] = q.MilliValue()
+		default:
+			out[i] = q.Value()
+		}
+	}
+	return out
+}
+
+// nodeAmounts returns the node's allocatable amount of resource i and what
+// its pods already use of it. A zero allocatable means the resource is left
+// out of the node's score: the node lacks it, or it is an extended resource
+// the pod does not request.
+func (s *resourceScorer) nodeAmounts(ni *framework.NodeInfo, i int, podRequest int64) (allocatable, used int64) {
+	if podRequest == 0 && s.scalar[i] {
+		return 0, 0
+	}
+	requested := ni.Requested
+	if s.nonZero {
+		requested = ni.NonZeroRequested
+	}
+	switch n := s.names[i]; n {
+	case v1.ResourceCPU:
+		return ni.Allocatable.MilliCPU, requested.MilliCPU
+	case v1.ResourceMemory:
+		return ni.Allocatable.Memory, requested.Memory
+	case v1.ResourceEphemeralStorage:
+		return ni.Allocatable.EphemeralStorage, ni.Requested.EphemeralStorage
+	default:
+		a, ok := ni.Allocatable.ScalarResources[n]
+		if !ok {
+			return 0, 0
+		}
+		return a, ni.Requested.ScalarResources[n]
+	}
+}
+
+// shapePoint is a RequestedToCapacityRatio point with its score already
+// scaled to [0, MaxNodeScore].
+type shapePoint struct {
+	utilization, score int64
+}
+
+// fitScorer scores a node for NodeResourcesFit with one strategy.
+type fitScorer struct {
+	resourceScorer
+	strategy ScoringStrategyType
+	shape    []shapePoint
+}
+
+func newFitScorer(s *ScoringStrategy) fitScorer {
+	f := fitScorer{resourceScorer: newResourceScorer(s.Resources, true), strategy: s.Type}
+	if s.Type == RequestedToCapacityRatio && s.RequestedToCapacityRatio != nil {
+		scale := framework.MaxNodeScore / int64(MaxCustomPriorityScore)
+		for _, p := range s.RequestedToCapacityRatio.Shape {
+			f.shape = append(f.shape, shapePoint{utilization: int64(p.Utilization), score: int64(p.Score) * scale})
+		}
+	}
+	return f
+}
+
+// score is the weighted mean of the per-resource scores of the node with the
+// pod on it. RequestedToCapacityRatio leaves resources scoring 0 out of the
+// mean and rounds, as upstream does.
+func (f *fitScorer) score(ni *framework.NodeInfo, podRequests []int64) int64 {
+	var total, weights int64
+	for i := range f.names {
+		allocatable, used := f.nodeAmounts(ni, i, podRequests[i])
+		if allocatable == 0 {
+			continue
+		}
+		requested := used + podRequests[i]
+		var s int64
+		switch f.strategy {
+		case LeastAllocated:
+			s = leastAllocatedScore(requested, allocatable)
+		case MostAllocated:
+			s = mostAllocatedScore(requested, allocatable)
+		case RequestedToCapacityRatio:
+			if s = f.ratioScore(requested, allocatable); s <= 0 {
+				continue
+			}
+		}
+		total += s * f.weights[i]
+		weights += f.weights[i]
+	}
+	if weights == 0 {
+		return 0
+	}
+	if f.strategy == RequestedToCapacityRatio {
+		return int64(math.Round(float64(total) / float64(weights)))
+	}
+	return total / weights
+}
+
+// leastAllocatedScore is the free share of the resource after placing the pod.
+func leastAllocatedScore(requested, allocatable int64) int64 {
+	if allocatable == 0 || requested > allocatable {
+		return 0
+	}
+	return (allocatable - requested) * framework.MaxNodeScore / allocatable
+}
+
+// mostAllocatedScore is the used share of the resource after placing the pod.
+func mostAllocatedScore(requested, allocatable int64) int64 {
+	if allocatable == 0 {
+		return 0
+	}
+	return min(requested, allocatable) * framework.MaxNodeScore / allocatable
+}
+
+// ratioScore maps utilization through the shape; an overcommitted resource
+// counts as 100% used.
+func (f *fitScorer) ratioScore(requested, allocatable int64) int64 {
+	utilization := int64(100)
+	if allocatable != 0 && requested <= allocatable {
+		utilization = requested * 100 / allocatable
+	}
+	return interpolate(f.shape, utilization)
+}
+
+// interpolate evaluates the piecewise-linear shape at u, flat before the
+// first point and after the last.
+func interpolate(shape []shapePoint, u int64) int64 {
+	for i, p := range shape {
+		if u > p.utilization {
+			continue
+		}
+		if i == 0 {
+			return p.score
+		}
+		prev := shape[i-1]
+		return prev.score + (p.score-prev.score)*(u-prev.utilization)/(p.utilization-prev.utilization)
+	}
+	return shape[len(shape)-1].score
+}
+
+// balanceScore is MaxNodeScore times one minus the standard deviation of the
+// node's used fractions of the scored resources, with or without the pod.
+// It reads the node twice rather than keeping the fractions, so it does not
+// allocate.
+func (s *resourceScorer) balanceScore(ni *framework.NodeInfo, podRequests []int64, withPod bool) int64 {
+	fraction := func(i int) (float64, bool) {
+		allocatable, used := s.nodeAmounts(ni, i, podRequests[i])
+		if allocatable == 0 {
+			return 0, false
+		}
+		if withPod {
+			used += podRequests[i]
+		}
+		return min(float64(used)/float64(allocatable), 1), true
+	}
+	var n int
+	var sum, first, second float64
+	for i := range s.names {
+		f, ok := fraction(i)
+		if !ok {
+			continue
+		}
+		switch n {
+		case 0:
+			first = f
+		case 1:
+			second = f
+		}
+		sum += f
+		n++
+	}
+	var std float64
+	switch {
+	case n == 2:
+		std = math.Abs((first - second) / 2)
+	case n > 2:
+		mean := sum / float64(n)
+		var sq float64
+		for i := range s.names {
+			if f, ok := fraction(i); ok {
+				sq += (f - mean) * (f - mean)
+			}
+		}
+		std = math.Sqrt(sq / float64(n))
+	}
+	return int64((1 - std) * float64(framework.MaxNodeScore))
+}

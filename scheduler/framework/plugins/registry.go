@@ -1,0 +1,27 @@
+// Package plugins assembles Berth's in-tree scheduling plugins.
+package plugins
+
+import (
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/framework/plugins/nodename"
+	"github.com/berth-io/berth/scheduler/framework/plugins/noderesources"
+	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
+	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
+	"github.com/berth-io/berth/scheduler/framework/plugins/schedulinggates"
+)
+
+// NewInTreeRegistry returns a new map from plugin name to factory for every
+// in-tree plugin Berth implements; callers may add to it.
+func NewInTreeRegistry() map[string]framework.PluginFactory {
+	return map[string]framework.PluginFactory{
+		names.PrioritySort:                    queuesort.New,
+		names.SchedulingGates:                 schedulinggates.New,
+		names.NodeName:                        nodename.New,
+		names.NodeUnschedulable:               nodeunschedulable.New,
+		names.NodeResourcesFit:                noderesources.NewFit,
+		names.NodeResourcesBalancedAllocation: noderesources.NewBalancedAllocation,
+		names.DefaultBinder:                   defaultbinder.New,
+	}
+}
