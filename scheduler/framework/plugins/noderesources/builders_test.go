@@ -1,0 +1,71 @@
+package noderesources
+
+import (
+	"context"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+// node returns a NodeInfo of a node with the allocatable pairs holding the pods.
+func node(alloc []string, pods ...*v1.Pod) *framework.NodeInfo {
+	return pt.NodeInfo(pt.Node("n").Alloc(alloc...).Obj(), pods...)
+}
+
+// alloc is shorthand for name/quantity pairs.
+func alloc(pairs ...string) []string { return pairs }
+
+// pod returns a pod with one container requesting the pairs.
+func pod(pairs ...string) *v1.Pod { return pt.Pod("p").Container(pairs...).Obj() }
+
+// assigned returns a pod named name on node n requesting the pairs.
+func assigned(name string, pairs ...string) *v1.Pod {
+	return pt.Pod(name).NodeName("n").Container(pairs...).Obj()
+}
+
+func mustFit(t testing.TB, raw string) *Fit {
+	t.Helper()
+	pl, err := NewFit(context.Background(), []byte(raw), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.(*Fit)
+}
+
+func mustBalanced(t testing.TB, raw string) *BalancedAllocation {
+	t.Helper()
+	pl, err := NewBalancedAllocation(context.Background(), []byte(raw), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.(*BalancedAllocation)
+}
+
+func filter(pl *Fit, p *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	ctx, state := context.Background(), framework.NewCycleState()
+	if _, st := pl.PreFilter(ctx, state, p, nil); !st.IsSuccess() {
+		return st
+	}
+	return pl.Filter(ctx, state, p, ni)
+}
+
+type scorer interface {
+	framework.PreScorePlugin
+	framework.ScorePlugin
+}
+
+func score(t *testing.T, pl scorer, p *v1.Pod, ni *framework.NodeInfo) int64 {
+	t.Helper()
+	ctx, state := context.Background(), framework.NewCycleState()
+	if st := pl.PreScore(ctx, state, p, []*framework.NodeInfo{ni}); !st.IsSuccess() {
+		t.Fatalf("PreScore: %v", st)
+	}
+	s, st := pl.Score(ctx, state, p, ni)
+	if !st.IsSuccess() {
+		t.Fatalf("Score: %v", st)
+	}
+	return s
+}
