@@ -1,0 +1,681 @@
+package queue
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+func TestPopOrder(t *testing.T) {
+	type added struct {
+		pod   *v1.Pod
+		after time.Duration // clock advance before the Add
+	}
+	tests := []struct {
+		name string
+		add  []added
+		want []string
+	}{
+		{
+			name: "higher priority first",
+			add: []added{
+				{pod: makePod("low").priority(1).obj()},
+				{pod: makePod("high").priority(100).obj()},
+				{pod: makePod("mid").priority(10).obj()},
+			},
+			want: []string{"high", "mid", "low"},
+		},
+		{
+			name: "equal priority in arrival order",
+			add: []added{
+				{pod: makePod("a").obj()},
+				{pod: makePod("b").obj(), after: time.Second},
+				{pod: makePod("c").obj(), after: time.Second},
+			},
+			want: []string{"a", "b", "c"},
+		},
+		{
+			name: "priority beats age",
+			add: []added{
+				{pod: makePod("old").priority(1).obj()},
+				{pod: makePod("young").priority(2).obj(), after: time.Hour},
+			},
+			want: []string{"young", "old"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+			for _, a := range tt.add {
+				q.clock.Step(a.after)
+				q.Add(tlog, a.pod)
+			}
+			var got []string
+			for range tt.want {
+				got = append(got, q.pop().Pod.Name)
+			}
+			if !equalStrings(got, tt.want) {
+				t.Errorf("pop order %v, want %v", got, tt.want)
+			}
+			if q.SchedulingCycle() != int64(len(tt.want)) {
+				t.Errorf("SchedulingCycle %d, want %d", q.SchedulingCycle(), len(tt.want))
+			}
+		})
+	}
+}
+
+func TestPopSetsAttemptBookkeeping(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	pod := makePod("p").obj()
+	info := q.parkAfterFailure(pod, "X")
+	if info.Attempts != 1 || info.InitialAttemptTimestamp == nil || !info.InitialAttemptTimestamp.Equal(t0) {
+		t.Fatalf("after first pop: attempts %d, initial %v", info.Attempts, info.InitialAttemptTimestamp)
+	}
+	q.clock.Step(time.Minute)
+	q.Activate(tlog, map[string]*v1.Pod{"default/p": pod})
+	info = q.pop()
+	if info.Attempts != 2 || !info.InitialAttemptTimestamp.Equal(t0) {
+		t.Errorf("after second pop: attempts %d, initial %v", info.Attempts, info.InitialAttemptTimestamp)
+	}
+	if info.UnschedulablePlugins.Len() != 0 {
+		t.Errorf("rejectors of the previous attempt kept: %v", info.UnschedulablePlugins)
+	}
+}
+
+func TestPopBlocksUntilAdd(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	got := make(chan string, 1)
+	go func() {
+		info, err := q.Pop(tlog)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- info.Pod.Name
+	}()
+	select {
+	case name := <-got:
+		t.Fatalf("Pop returned %q on an empty queue", name)
+	case <-time.After(20 * time.Millisecond):
+	}
+	q.Add(tlog, makePod("p").obj())
+	select {
+	case name := <-got:
+		if name != "p" {
+			t.Errorf("Pop returned %q, want p", name)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Pop did not wake up after Add")
+	}
+}
+
+func TestCloseUnblocksPop(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	q.Run(tlog)
+	const waiters = 3
+	errs := make(chan error, waiters)
+	for range waiters {
+		go func() {
+			_, err := q.Pop(tlog)
+			errs <- err
+		}()
+	}
+	q.Close()
+	q.Close() // idempotent
+	for range waiters {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("Pop error %v, want ErrClosed", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Pop still blocked after Close")
+		}
+	}
+	if _, err := q.Pop(tlog); !errors.Is(err, ErrClosed) {
+		t.Errorf("Pop after Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestBackoffDuration(t *testing.T) {
+	tests := []struct {
+		attempts     int
+		initial, max time.Duration
+		want         time.Duration
+	}{
+		{attempts: 0, initial: time.Second, max: 10 * time.Second, want: 0},
+		{attempts: 1, initial: time.Second, max: 10 * time.Second, want: time.Second},
+		{attempts: 2, initial: time.Second, max: 10 * time.Second, want: 2 * time.Second},
+		{attempts: 3, initial: time.Second, max: 10 * time.Second, want: 4 * time.Second},
+		{attempts: 4, initial: time.Second, max: 10 * time.Second, want: 8 * time.Second},
+		{attempts: 5, initial: time.Second, max: 10 * time.Second, want: 10 * time.Second},
+		{attempts: 500, initial: time.Second, max: 10 * time.Second, want: 10 * time.Second},
+		{attempts: 3, initial: 3 * time.Second, max: 11 * time.Second, want: 11 * time.Second},
+		{attempts: 2, initial: 5 * time.Second, max: 10 * time.Second, want: 10 * time.Second},
+		{attempts: 3, initial: time.Second, max: 0, want: 0},
+		{attempts: 3, initial: 20 * time.Second, max: 10 * time.Second, want: 10 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := backoffDuration(tt.attempts, tt.initial, tt.max); got != tt.want {
+			t.Errorf("backoffDuration(%d, %v, %v) = %v, want %v", tt.attempts, tt.initial, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestBackoffPerProfile(t *testing.T) {
+	tests := []struct {
+		name      string
+		scheduler string
+		attempts  int
+		want      time.Duration
+	}{
+		{name: "default profile, first failure", scheduler: defaultProfile, attempts: 1, want: time.Second},
+		{name: "default profile, third failure", scheduler: defaultProfile, attempts: 3, want: 4 * time.Second},
+		{name: "default profile, capped", scheduler: defaultProfile, attempts: 6, want: 10 * time.Second},
+		{name: "slow profile, first failure", scheduler: "slow", attempts: 1, want: 5 * time.Second},
+		{name: "slow profile, second failure", scheduler: "slow", attempts: 2, want: 7 * time.Second},
+		{name: "no profile uses queue defaults", scheduler: "gone", attempts: 2, want: 4 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{
+				defaultProfile: profile(),
+				"slow":         profile().backoff(5*time.Second, 7*time.Second),
+			}, WithDefaultPodBackoff(2*time.Second, 30*time.Second))
+			pod := makePod("p").scheduler(tt.scheduler).obj()
+			q.Add(tlog, pod)
+			for i := 0; i < tt.attempts; i++ {
+				for q.Stats().Active == 0 {
+					q.clock.Step(time.Second)
+					q.flushBackoffCompleted(tlog)
+				}
+				q.fail(q.pop()) // an Error: no rejecting plugin
+			}
+			start := q.clock.Now()
+			if got := q.where(pod); got != "backoffQ" {
+				t.Fatalf("after failure the pod is in %s, want backoffQ", got)
+			}
+			q.clock.SetTime(start.Add(tt.want - time.Millisecond))
+			q.flushBackoffCompleted(tlog)
+			if got := q.where(pod); got != "backoffQ" {
+				t.Fatalf("1ms before the backoff ends the pod is in %s", got)
+			}
+			q.clock.SetTime(start.Add(tt.want))
+			q.flushBackoffCompleted(tlog)
+			if got := q.where(pod); got != "activeQ" {
+				t.Errorf("when the backoff ends the pod is in %s, want activeQ", got)
+			}
+		})
+	}
+}
+
+func TestErrorCountsConsecutively(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	pod := makePod("p").obj()
+	q.Add(tlog, pod)
+	for want := 1; want <= 2; want++ {
+		info := q.pop()
+		q.fail(info)
+		if info.ConsecutiveErrorsCount != want {
+			t.Fatalf("after %d errors ConsecutiveErrorsCount = %d", want, info.ConsecutiveErrorsCount)
+		}
+		q.Activate(tlog, map[string]*v1.Pod{"p": pod})
+	}
+	info := q.pop()
+	q.fail(info, "X")
+	if info.ConsecutiveErrorsCount != 0 {
+		t.Errorf("a rejection did not reset ConsecutiveErrorsCount: %d", info.ConsecutiveErrorsCount)
+	}
+}
+
+func TestEventHints(t *testing.T) {
+	tests := []struct {
+		name      string
+		prof      *fakeProfile
+		rejectors []string
+		pending   []string
+		event     framework.ClusterEvent
+		newObj    any
+		// sinceFailure is how long after the failure the event arrives.
+		sinceFailure time.Duration
+		want         string
+	}{
+		{name: "hint says Queue, backoff running", prof: profile().on("X", nodeAdd, hintQueue), rejectors: []string{"X"}, event: nodeAdd, want: "backoffQ"},
+		{name: "hint says Queue, backoff over", prof: profile().on("X", nodeAdd, hintQueue), rejectors: []string{"X"}, event: nodeAdd, sinceFailure: time.Minute, want: "activeQ"},
+		{name: "hint says Skip", prof: profile().on("X", nodeAdd, hintSkip), rejectors: []string{"X"}, event: nodeAdd, want: "unschedulable"},
+		{name: "hint fails: counts as Queue", prof: profile().on("X", nodeAdd, hintErr), rejectors: []string{"X"}, event: nodeAdd, want: "backoffQ"},
+		{name: "no hint function: Queue", prof: profile().on("X", nodeAdd, nil), rejectors: []string{"X"}, event: nodeAdd, want: "backoffQ"},
+		{name: "registered by another plugin only", prof: profile().on("X", nodeAdd, hintQueue).on("Y", podDelete, hintQueue), rejectors: []string{"X"}, event: podDelete, want: "unschedulable"},
+		{name: "action does not match", prof: profile().on("X", nodeTaint, hintQueue), rejectors: []string{"X"}, event: nodeAdd, want: "unschedulable"},
+		{name: "one of two rejectors queues", prof: profile().on("X", nodeAdd, hintSkip).on("Y", nodeAdd, hintQueue), rejectors: []string{"X", "Y"}, event: nodeAdd, want: "backoffQ"},
+		{name: "wildcard registration", prof: profile().on("X", framework.ClusterEvent{Resource: framework.WildCard, ActionType: framework.All}, nil), rejectors: []string{"X"}, event: podDelete, want: "backoffQ"},
+		{name: "pending plugin Queue skips backoff", prof: profile().on("P", nodeAdd, hintQueue), pending: []string{"P"}, event: nodeAdd, want: "activeQ"},
+		{name: "pending plugin Skip, unschedulable plugin Queue", prof: profile().on("P", nodeAdd, hintSkip).on("X", nodeAdd, hintQueue), rejectors: []string{"X"}, pending: []string{"P"}, event: nodeAdd, want: "backoffQ"},
+		{name: "force activate aimed at another pod", prof: profile(), rejectors: []string{"X"}, event: framework.EventForceActivate, newObj: makePod("other").obj(), want: "unschedulable"},
+		{name: "force activate aimed at the pod", prof: profile(), rejectors: []string{"X"}, event: framework.EventForceActivate, newObj: makePod("p").obj(), want: "backoffQ"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: tt.prof})
+			pod := makePod("p").obj()
+			q.Add(tlog, pod)
+			info := q.pop()
+			info.PendingPlugins = sets.New(tt.pending...)
+			q.fail(info, tt.rejectors...)
+			if got := q.where(pod); got != "unschedulable" {
+				t.Fatalf("after failure the pod is in %s", got)
+			}
+			q.clock.Step(tt.sinceFailure)
+			q.MoveAllToActiveOrBackoffQueue(tlog, tt.event, nil, tt.newObj, nil)
+			if got := q.where(pod); got != tt.want {
+				t.Errorf("after %s the pod is in %s, want %s", tt.event.Label(), got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMovePreCheck(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("X", podDelete, nil)})
+	low, high := makePod("low").priority(1).obj(), makePod("high").priority(100).obj()
+	q.parkAfterFailure(low, "X")
+	q.parkAfterFailure(high, "X")
+	q.MoveAllToActiveOrBackoffQueue(tlog, podDelete, nil, nil, func(p *v1.Pod) bool { return prio(p) <= 10 })
+	if got := q.where(low); got != "backoffQ" {
+		t.Errorf("low-priority pod in %s, want backoffQ", got)
+	}
+	if got := q.where(high); got != "unschedulable" {
+		t.Errorf("high-priority pod in %s, want unschedulable", got)
+	}
+}
+
+func TestAssignedPodEvents(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().
+		on("Affinity", podAdd, nil).
+		on("Labels", framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.UpdatePodLabel}, nil)})
+	a, b := makePod("a").obj(), makePod("b").obj()
+	q.parkAfterFailure(a, "Affinity")
+	q.parkAfterFailure(b, "Labels")
+	bound := makePod("bound").node("n1").obj()
+	q.AssignedPodAdded(tlog, bound)
+	if q.where(a) != "backoffQ" || q.where(b) != "unschedulable" {
+		t.Fatalf("after AssignedPodAdded: a in %s, b in %s", q.where(a), q.where(b))
+	}
+	relabelled := podCopy(bound).label("app", "x").obj()
+	q.AssignedPodUpdated(tlog, bound, relabelled, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.UpdatePodLabel})
+	if got := q.where(b); got != "backoffQ" {
+		t.Errorf("after AssignedPodUpdated b in %s, want backoffQ", got)
+	}
+}
+
+func TestInFlightEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		// before is offered before the pod is popped, during while it is in flight.
+		before, during []framework.ClusterEvent
+		rejectors      []string
+		pending        []string
+		want           string
+	}{
+		{name: "node added mid-cycle is not missed", during: []framework.ClusterEvent{nodeAdd}, rejectors: []string{"X"}, want: "backoffQ"},
+		{name: "event before the pop does not count", before: []framework.ClusterEvent{nodeAdd}, rejectors: []string{"X"}, want: "unschedulable"},
+		{name: "event for another plugin", during: []framework.ClusterEvent{podDelete}, rejectors: []string{"X"}, want: "unschedulable"},
+		{name: "pending plugin queues immediately", during: []framework.ClusterEvent{podDelete, nodeAdd}, pending: []string{"P"}, want: "activeQ"},
+		{name: "error failure backs off regardless", want: "backoffQ"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("X", nodeAdd, nil).on("P", nodeAdd, nil)})
+			pod := makePod("p").obj()
+			q.Add(tlog, pod)
+			// A second pod keeps the event log alive across the first pod's Done.
+			other := makePod("other").priority(-1).obj()
+			q.Add(tlog, other)
+			for _, ev := range tt.before {
+				q.MoveAllToActiveOrBackoffQueue(tlog, ev, nil, nil, nil)
+			}
+			info := q.pop()
+			otherInfo := q.pop()
+			for _, ev := range tt.during {
+				q.MoveAllToActiveOrBackoffQueue(tlog, ev, nil, nil, nil)
+			}
+			info.PendingPlugins = sets.New(tt.pending...)
+			q.fail(info, tt.rejectors...)
+			if got := q.where(pod); got != tt.want {
+				t.Errorf("pod in %s, want %s", got, tt.want)
+			}
+			q.Done(otherInfo.Pod.UID)
+			if n := len(q.flight.events) - q.flight.eventHead; n != 0 || q.flight.len() != 0 {
+				t.Errorf("in-flight bookkeeping not released: %d events, %d pods", n, q.flight.len())
+			}
+		})
+	}
+}
+
+func TestInFlightUpdateOfThePodItself(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("Labels", podLabelUpd, nil)})
+	pod := makePod("p").obj()
+	q.Add(tlog, pod)
+	info := q.pop()
+	q.Update(tlog, pod, podCopy(pod).label("fixed", "yes").rv("2").obj())
+	q.fail(info, "Labels")
+	if got := q.where(pod); got != "backoffQ" {
+		t.Errorf("pod updated in flight is in %s, want backoffQ", got)
+	}
+}
+
+func TestDeletedWhileInFlight(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	pod := makePod("p").obj()
+	q.Add(tlog, pod)
+	info := q.pop()
+	q.Delete(pod)
+	q.fail(info, "X")
+	if got := q.where(pod); got != "none" {
+		t.Errorf("pod deleted in flight came back into %s", got)
+	}
+}
+
+func TestAddUnschedulableRejectsDuplicates(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	pod := makePod("p").obj()
+	q.Add(tlog, pod)
+	info := q.pop()
+	q.Add(tlog, podCopy(pod).obj()) // ignored: in flight
+	if got := q.where(pod); got != "inFlight" {
+		t.Fatalf("re-added in-flight pod is in %s", got)
+	}
+	q.fail(info, "X")
+	info.UnschedulablePlugins = sets.New("X")
+	if err := q.AddUnschedulableIfNotPresent(tlog, info, 1); err == nil {
+		t.Error("second AddUnschedulableIfNotPresent succeeded")
+	}
+}
+
+func TestUnschedulableTimeoutFlush(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	pod := makePod("p").obj()
+	q.parkAfterFailure(pod, "X")
+	q.clock.Step(DefaultUnschedulableTimeout)
+	q.flushUnschedulableTimedOut(tlog)
+	if got := q.where(pod); got != "unschedulable" {
+		t.Fatalf("at exactly the timeout the pod is in %s", got)
+	}
+	q.clock.Step(time.Second)
+	q.flushUnschedulableTimedOut(tlog)
+	if got := q.where(pod); got != "activeQ" {
+		t.Errorf("after the timeout the pod is in %s, want activeQ", got)
+	}
+}
+
+func TestRunFlushesPeriodically(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	parked, backedOff := makePod("parked").obj(), makePod("backed-off").obj()
+	q.parkAfterFailure(parked, "X")
+	q.Add(tlog, backedOff)
+	q.fail(q.pop())
+	q.Run(tlog)
+	waitFor(t, func() bool { return q.clock.HasWaiters() })
+	// Backoff of one second ends at the first backoff tick.
+	q.clock.Step(time.Second)
+	waitFor(t, func() bool { return q.where(backedOff) == "activeQ" })
+	for elapsed := time.Second; elapsed <= DefaultUnschedulableTimeout; elapsed += time.Second {
+		q.clock.Step(time.Second)
+	}
+	if got := q.where(parked); got != "unschedulable" {
+		t.Fatalf("parked pod moved before the timeout, to %s", got)
+	}
+	q.clock.Step(30 * time.Second)
+	waitFor(t, func() bool { return q.where(parked) == "activeQ" })
+	late := makePod("late").priority(100).obj()
+	q.parkAfterFailure(late, "X")
+	// Close returns only once both flushers have exited.
+	closed := make(chan struct{})
+	go func() { q.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not stop the flushers")
+	}
+	q.clock.Step(time.Hour)
+	time.Sleep(10 * time.Millisecond)
+	if got := q.where(late); got != "unschedulable" {
+		t.Errorf("a flusher ran after Close and moved a pod to %s", got)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestGatedPod(t *testing.T) {
+	prof := profile().gating("SchedulingGates").on("SchedulingGates", gatesGone, nil)
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: prof})
+	gated := makePod("p").gate("example.com/wait").obj()
+	q.Add(tlog, gated)
+	if got, st := q.where(gated), q.Stats(); got != "gated" || st.Gated != 1 || st.Active != 0 || st.Unschedulable != 0 {
+		t.Fatalf("gated pod in %s, stats %+v", got, st)
+	}
+	runs := prof.preEnqueueRuns
+	q.MoveAllToActiveOrBackoffQueue(tlog, nodeAdd, nil, nil, nil)
+	if prof.preEnqueueRuns != runs || q.where(gated) != "gated" {
+		t.Fatalf("event the gate does not care about re-ran PreEnqueue or moved the pod")
+	}
+	statusOnly := podCopy(gated).condition("SchedulingGated").rv("2").obj()
+	q.Update(tlog, gated, statusOnly)
+	if prof.preEnqueueRuns != runs || q.where(gated) != "gated" {
+		t.Fatalf("status-only update re-ran PreEnqueue or moved the pod")
+	}
+	stillGated := podCopy(statusOnly).label("a", "b").rv("3").obj()
+	q.Update(tlog, statusOnly, stillGated)
+	if prof.preEnqueueRuns != runs+1 || q.where(gated) != "gated" {
+		t.Fatalf("update keeping the gate: runs %d, pod in %s", prof.preEnqueueRuns-runs, q.where(gated))
+	}
+	ungated := podCopy(stillGated).rv("4").obj()
+	ungated.Spec.SchedulingGates = nil
+	q.Update(tlog, stillGated, ungated)
+	if got, st := q.where(gated), q.Stats(); got != "activeQ" || st.Gated != 0 {
+		t.Fatalf("ungated pod in %s, stats %+v", got, st)
+	}
+	if info := q.pop(); info.Pod != ungated || info.GatingPlugin != "" {
+		t.Errorf("popped %v with gating plugin %q", info.Pod.ResourceVersion, info.GatingPlugin)
+	}
+}
+
+func TestGatedPodRetriedOnTimeout(t *testing.T) {
+	prof := profile().gating("Gate")
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: prof})
+	gated := makePod("p").gate("g").obj()
+	q.Add(tlog, gated)
+	runs := prof.preEnqueueRuns
+	q.clock.Step(DefaultUnschedulableTimeout + time.Second)
+	q.flushUnschedulableTimedOut(tlog)
+	if prof.preEnqueueRuns != runs+1 || q.where(gated) != "gated" {
+		t.Fatalf("timeout flush: runs %d, pod in %s", prof.preEnqueueRuns-runs, q.where(gated))
+	}
+	q.clock.Step(time.Minute)
+	q.flushUnschedulableTimedOut(tlog)
+	if prof.preEnqueueRuns != runs+1 {
+		t.Errorf("gated pod re-checked again before another timeout")
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	tests := []struct {
+		name   string
+		update func(*v1.Pod) *v1.Pod
+		want   string
+	}{
+		{name: "status only", update: func(p *v1.Pod) *v1.Pod { return podCopy(p).condition("Unschedulable").rv("2").obj() }, want: "unschedulable"},
+		{name: "label the rejector cares about", update: func(p *v1.Pod) *v1.Pod { return podCopy(p).label("a", "b").rv("2").obj() }, want: "backoffQ"},
+		{name: "requests shrink, rejector cares about labels only", update: func(p *v1.Pod) *v1.Pod { return podCopy(p).req(v1.ResourceCPU, "1").rv("2").obj() }, want: "unschedulable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("Labels", podLabelUpd, nil)})
+			pod := makePod("p").req(v1.ResourceCPU, "2").obj()
+			q.parkAfterFailure(pod, "Labels")
+			newPod := tt.update(pod)
+			q.Update(tlog, pod, newPod)
+			if got := q.where(pod); got != tt.want {
+				t.Errorf("pod in %s, want %s", got, tt.want)
+			}
+			q.mu.Lock()
+			stored := q.queued[keyOf(pod)].info.Pod
+			q.mu.Unlock()
+			if stored != newPod {
+				t.Error("queue kept the old version of the pod")
+			}
+		})
+	}
+}
+
+func TestUpdateReordersActiveQ(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	a, b := makePod("a").priority(10).obj(), makePod("b").priority(5).obj()
+	q.Add(tlog, a)
+	q.Add(tlog, b)
+	q.Update(tlog, b, podCopy(b).priority(50).rv("2").obj())
+	if got := q.pop().Pod.Name; got != "b" {
+		t.Errorf("popped %s first, want b after its priority rose", got)
+	}
+}
+
+func TestUpdateUnknownPodAddsIt(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	pod := makePod("p").obj()
+	q.Update(tlog, nil, pod)
+	if got := q.where(pod); got != "activeQ" {
+		t.Errorf("pod in %s, want activeQ", got)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	tests := []struct {
+		name  string
+		place func(q *testQueue, pod *v1.Pod)
+		want  string
+	}{
+		{name: "activeQ", place: func(q *testQueue, pod *v1.Pod) { q.Add(tlog, pod) }, want: "activeQ"},
+		{name: "backoffQ", place: func(q *testQueue, pod *v1.Pod) { q.Add(tlog, pod); q.fail(q.pop()) }, want: "backoffQ"},
+		{name: "unschedulable", place: func(q *testQueue, pod *v1.Pod) { q.parkAfterFailure(pod, "X") }, want: "unschedulable"},
+		{name: "gated", place: func(q *testQueue, pod *v1.Pod) {
+			gated := podCopy(pod).gate("g").obj()
+			*pod = *gated
+			q.Add(tlog, pod)
+		}, want: "gated"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().gating("Gate")})
+			pod := makePod("p").nominated("n1").obj()
+			tt.place(q, pod)
+			if got := q.where(pod); got != tt.want {
+				t.Fatalf("pod in %s before delete, want %s", got, tt.want)
+			}
+			if len(q.NominatedPodsForNode("n1")) != 1 {
+				t.Fatalf("pod not nominated before delete")
+			}
+			q.Delete(pod)
+			if q.Has(pod) || q.where(pod) != "none" {
+				t.Errorf("pod still in %s", q.where(pod))
+			}
+			if st := q.Stats(); st != (Stats{}) {
+				t.Errorf("stats after delete %+v", st)
+			}
+			if n := len(q.NominatedPodsForNode("n1")); n != 0 {
+				t.Errorf("%d pods still nominated", n)
+			}
+		})
+	}
+}
+
+func TestActivate(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	parked, backedOff, flying := makePod("parked").obj(), makePod("backed-off").obj(), makePod("flying").obj()
+	q.parkAfterFailure(parked, "X")
+	q.Add(tlog, backedOff)
+	q.fail(q.pop())
+	q.Add(tlog, flying)
+	flyingInfo := q.pop()
+	q.Activate(tlog, map[string]*v1.Pod{"a": parked, "b": backedOff, "c": flying, "d": makePod("stranger").obj()})
+	if q.where(parked) != "activeQ" || q.where(backedOff) != "activeQ" {
+		t.Errorf("after Activate: parked in %s, backed-off in %s", q.where(parked), q.where(backedOff))
+	}
+	q.fail(flyingInfo, "X")
+	if got := q.where(flying); got != "backoffQ" {
+		t.Errorf("pod activated in flight went to %s, want backoffQ", got)
+	}
+	if q.Stats().Active != 2 {
+		t.Errorf("stats %+v", q.Stats())
+	}
+}
+
+func TestPendingPodsAndStats(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().gating("Gate")})
+	q.parkAfterFailure(makePod("u").obj(), "X")
+	q.Add(tlog, makePod("b").obj())
+	q.fail(q.pop())
+	q.Add(tlog, makePod("g").gate("x").obj())
+	q.Add(tlog, makePod("a").obj())
+	q.Add(tlog, makePod("f").priority(100).obj())
+	q.pop()
+	pods, summary := q.PendingPods()
+	if len(pods) != 4 {
+		t.Errorf("PendingPods returned %d pods, want 4", len(pods))
+	}
+	if want := "activeQ:1; backoffQ:1; unschedulablePods:1; gatedPods:1"; summary != want {
+		t.Errorf("summary %q, want %q", summary, want)
+	}
+	if st, want := q.Stats(), (Stats{Active: 1, Backoff: 1, Unschedulable: 1, Gated: 1, InFlight: 1}); st != want {
+		t.Errorf("stats %+v, want %+v", st, want)
+	}
+}
+
+func TestNoProfileDoesNotPanic(t *testing.T) {
+	q := newTestQueue(t, nil)
+	pod := makePod("p").scheduler("nobody").obj()
+	q.Add(tlog, pod)
+	info := q.pop()
+	q.fail(info, "X")
+	if got := q.where(pod); got != "unschedulable" {
+		t.Fatalf("pod without profile in %s, want unschedulable", got)
+	}
+	// Without hints to ask, any event may help.
+	q.MoveAllToActiveOrBackoffQueue(tlog, nodeAdd, nil, nil, nil)
+	if got := q.where(pod); got != "backoffQ" {
+		t.Errorf("after an event the pod without profile is in %s, want backoffQ", got)
+	}
+}
+
+func TestNilLoggerSafe(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	q.Add(logr.Logger{}, makePod("p").obj())
+	if q.Stats().Active != 1 {
+		t.Error("zero logger broke Add")
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
