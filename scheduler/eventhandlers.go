@@ -1,0 +1,293 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// nonTerminalPods selects pods that still need a node or hold one.
+var nonTerminalPods = fields.ParseSelectorOrDie("status.phase!=" + string(v1.PodSucceeded) + ",status.phase!=" + string(v1.PodFailed))
+
+// addEventHandlers wires the informers: assigned pods and nodes feed the
+// cache, unassigned pods the queue (or the parked set when no live profile
+// serves them), and every change may move pods the queue holds as
+// unschedulable.
+func (s *Scheduler) addEventHandlers() error {
+	logger := klog.Background().WithName("scheduler")
+
+	podInformer := s.informerFactory.InformerFor(&v1.Pod{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return corev1informers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+			func(o *metav1.ListOptions) { o.FieldSelector = nonTerminalPods.String() })
+	})
+	if _, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
+		FilterFunc: func(obj any) bool { return assigned(obj) },
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { s.onAssignedPodAdd(logger, obj) },
+			UpdateFunc: func(oldObj, newObj any) { s.onAssignedPodUpdate(logger, oldObj, newObj) },
+			DeleteFunc: func(obj any) { s.onAssignedPodDelete(logger, obj) },
+		},
+	}); err != nil {
+		return fmt.Errorf("adding the assigned-pod handler: %w", err)
+	}
+	if _, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
+		FilterFunc: func(obj any) bool { return !assigned(obj) },
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { s.onPendingPodAdd(logger, obj) },
+			UpdateFunc: func(oldObj, newObj any) { s.onPendingPodUpdate(logger, oldObj, newObj) },
+			DeleteFunc: func(obj any) { s.onPendingPodDelete(logger, obj) },
+		},
+	}); err != nil {
+		return fmt.Errorf("adding the pending-pod handler: %w", err)
+	}
+
+	nodeInformer := s.informerFactory.Core().V1().Nodes().Informer()
+	if _, err := nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { s.onNodeAdd(logger, obj) },
+		UpdateFunc: func(oldObj, newObj any) { s.onNodeUpdate(logger, oldObj, newObj) },
+		DeleteFunc: func(obj any) { s.onNodeDelete(logger, obj) },
+	}); err != nil {
+		return fmt.Errorf("adding the node handler: %w", err)
+	}
+	return nil
+}
+
+// assigned reports whether the object is a pod bound to a node.
+func assigned(obj any) bool {
+	pod, ok := podFrom(obj)
+	return ok && pod.Spec.NodeName != ""
+}
+
+// podFrom unwraps a pod from an informer object, tombstones included.
+func podFrom(obj any) (*v1.Pod, bool) {
+	switch t := obj.(type) {
+	case *v1.Pod:
+		return t, true
+	case cache.DeletedFinalStateUnknown:
+		pod, ok := t.Obj.(*v1.Pod)
+		return pod, ok
+	}
+	return nil, false
+}
+
+// nodeFrom unwraps a node from an informer object, tombstones included.
+func nodeFrom(obj any) (*v1.Node, bool) {
+	switch t := obj.(type) {
+	case *v1.Node:
+		return t, true
+	case cache.DeletedFinalStateUnknown:
+		node, ok := t.Obj.(*v1.Node)
+		return node, ok
+	}
+	return nil, false
+}
+
+func (s *Scheduler) onAssignedPodAdd(logger klog.Logger, obj any) {
+	pod, ok := podFrom(obj)
+	if !ok {
+		return
+	}
+	if err := s.cache.AddPod(logger, pod); err != nil {
+		logger.Error(err, "Adding a bound pod to the cache", "pod", klog.KObj(pod))
+	}
+	s.queue.AssignedPodAdded(logger, pod)
+}
+
+func (s *Scheduler) onAssignedPodUpdate(logger klog.Logger, oldObj, newObj any) {
+	oldPod, ok1 := podFrom(oldObj)
+	newPod, ok2 := podFrom(newObj)
+	if !ok1 || !ok2 {
+		return
+	}
+	// An update that binds a pod reaches this handler as an add, because the
+	// old object did not pass the filter; here both are assigned.
+	if err := s.cache.UpdatePod(logger, oldPod, newPod); err != nil {
+		logger.Error(err, "Updating a bound pod in the cache", "pod", klog.KObj(newPod))
+	}
+	s.queue.AssignedPodUpdated(logger, oldPod, newPod, framework.ClusterEvent{Resource: framework.Pod, ActionType: podUpdateActions(oldPod, newPod)})
+}
+
+func (s *Scheduler) onAssignedPodDelete(logger klog.Logger, obj any) {
+	pod, ok := podFrom(obj)
+	if !ok {
+		return
+	}
+	if err := s.cache.RemovePod(logger, pod); err != nil {
+		logger.Error(err, "Removing a bound pod from the cache", "pod", klog.KObj(pod))
+	}
+	// A pod held at Permit that is deleted must not be bound.
+	s.rejectWaitingPod(pod, "pod was deleted")
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete}, pod, nil, nil)
+}
+
+func (s *Scheduler) onPendingPodAdd(logger klog.Logger, obj any) {
+	pod, ok := podFrom(obj)
+	if !ok {
+		return
+	}
+	s.routeMu.Lock()
+	defer s.routeMu.Unlock()
+	if s.profiles.Get(pod.Spec.SchedulerName) == nil {
+		s.parked.Put(pod)
+		return
+	}
+	s.queue.Add(logger, pod)
+}
+
+func (s *Scheduler) onPendingPodUpdate(logger klog.Logger, oldObj, newObj any) {
+	oldPod, ok1 := podFrom(oldObj)
+	newPod, ok2 := podFrom(newObj)
+	if !ok1 || !ok2 {
+		return
+	}
+	// The scheduler's own status patches come back as updates; an assumed
+	// pod's update must not requeue it.
+	if assumed, _ := s.cache.IsAssumedPod(newPod); assumed {
+		return
+	}
+	s.routeMu.Lock()
+	defer s.routeMu.Unlock()
+	if s.profiles.Get(newPod.Spec.SchedulerName) == nil {
+		s.queue.Delete(oldPod)
+		s.parked.Put(newPod)
+		return
+	}
+	if s.parked.Remove(oldPod) {
+		s.queue.Add(logger, newPod)
+		return
+	}
+	s.queue.Update(logger, oldPod, newPod)
+}
+
+func (s *Scheduler) onPendingPodDelete(logger klog.Logger, obj any) {
+	pod, ok := podFrom(obj)
+	if !ok {
+		return
+	}
+	s.routeMu.Lock()
+	defer s.routeMu.Unlock()
+	s.parked.Remove(pod)
+	s.queue.Delete(pod)
+	// A pod deleted while held at Permit must not be bound.
+	s.rejectWaitingPod(pod, "pod was deleted")
+	logger.V(5).Info("Pending pod deleted", "pod", klog.KObj(pod))
+}
+
+func (s *Scheduler) onNodeAdd(logger klog.Logger, obj any) {
+	node, ok := nodeFrom(obj)
+	if !ok {
+		return
+	}
+	s.cache.AddNode(logger, node)
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}, nil, node, nil)
+}
+
+func (s *Scheduler) onNodeUpdate(logger klog.Logger, oldObj, newObj any) {
+	oldNode, ok1 := nodeFrom(oldObj)
+	newNode, ok2 := nodeFrom(newObj)
+	if !ok1 || !ok2 {
+		return
+	}
+	s.cache.UpdateNode(logger, oldNode, newNode)
+	if actions := nodeUpdateActions(oldNode, newNode); actions != 0 {
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Node, ActionType: actions}, oldNode, newNode, nil)
+	}
+}
+
+func (s *Scheduler) onNodeDelete(logger klog.Logger, obj any) {
+	node, ok := nodeFrom(obj)
+	if !ok {
+		return
+	}
+	if err := s.cache.RemoveNode(logger, node); err != nil {
+		logger.Error(err, "Removing a node from the cache", "node", klog.KObj(node))
+	}
+}
+
+// nodeUpdateActions lists what changed between two versions of a node that
+// could make a pod fit; 0 means nothing that matters to scheduling.
+func nodeUpdateActions(oldNode, newNode *v1.Node) framework.ActionType {
+	var a framework.ActionType
+	if !equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable) {
+		a |= framework.UpdateNodeAllocatable
+	}
+	if !equality.Semantic.DeepEqual(oldNode.Labels, newNode.Labels) {
+		a |= framework.UpdateNodeLabel
+	}
+	if !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) || oldNode.Spec.Unschedulable != newNode.Spec.Unschedulable {
+		a |= framework.UpdateNodeTaint
+	}
+	if !nodeConditionsEqual(oldNode.Status.Conditions, newNode.Status.Conditions) {
+		a |= framework.UpdateNodeCondition
+	}
+	if !equality.Semantic.DeepEqual(oldNode.Annotations, newNode.Annotations) {
+		a |= framework.UpdateNodeAnnotation
+	}
+	return a
+}
+
+// nodeConditionsEqual compares conditions by type and status only: heartbeat
+// times change every few seconds and matter to nobody here.
+func nodeConditionsEqual(a, b []v1.NodeCondition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	status := make(map[v1.NodeConditionType]v1.ConditionStatus, len(a))
+	for _, c := range a {
+		status[c.Type] = c.Status
+	}
+	for _, c := range b {
+		if s, ok := status[c.Type]; !ok || s != c.Status {
+			return false
+		}
+	}
+	return true
+}
+
+// podUpdateActions lists what changed between two versions of a bound pod
+// that could make another pod fit.
+func podUpdateActions(oldPod, newPod *v1.Pod) framework.ActionType {
+	var a framework.ActionType
+	if !equality.Semantic.DeepEqual(oldPod.Labels, newPod.Labels) {
+		a |= framework.UpdatePodLabel
+	}
+	if podRequestsShrank(oldPod, newPod) {
+		a |= framework.UpdatePodScaleDown
+	}
+	if a == 0 {
+		a = framework.UpdateOther
+	}
+	return a
+}
+
+// podRequestsShrank reports whether any container's requests went down, as
+// an in-place resize does.
+func podRequestsShrank(oldPod, newPod *v1.Pod) bool {
+	oldReq, newReq := framework.PodRequests(oldPod), framework.PodRequests(newPod)
+	if newReq.MilliCPU < oldReq.MilliCPU || newReq.Memory < oldReq.Memory || newReq.EphemeralStorage < oldReq.EphemeralStorage {
+		return true
+	}
+	for name, q := range oldReq.ScalarResources {
+		if newReq.ScalarResources[name] < q {
+			return true
+		}
+	}
+	return false
+}
+
+// rejectWaitingPod rejects the pod if it is held at Permit, so it is not bound.
+func (s *Scheduler) rejectWaitingPod(pod *v1.Pod, msg string) {
+	if wp := s.waiting.Get(pod.UID); wp != nil {
+		wp.Reject("", msg)
+	}
+}

@@ -1,0 +1,82 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// updatePodScheduledCondition sets PodScheduled=False with the reason and
+// message on the pod, and its nominated node when nominate is true, unless the
+// pod already says exactly that. The patch runs in the background: the
+// scheduling loop does not wait for the apiserver.
+func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *v1.Pod, reason, msg, nominatedNode string, nominate bool) {
+	if !podScheduledNeedsUpdate(pod, reason, msg) && (!nominate || pod.Status.NominatedNodeName == nominatedNode) {
+		return
+	}
+	patch, err := podScheduledPatch(pod, reason, msg, nominatedNode, nominate, metav1.NewTime(s.clock.Now()))
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Building the PodScheduled patch")
+		return
+	}
+	s.bindings.Add(1)
+	go func() {
+		defer s.bindings.Done()
+		_, err := s.client.CoreV1().Pods(pod.Namespace).Patch(context.WithoutCancel(ctx), pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+		if err != nil && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).Error(err, "Updating the PodScheduled condition", "pod", klog.KObj(pod))
+		}
+	}()
+}
+
+// podScheduledNeedsUpdate reports whether the pod's PodScheduled condition
+// differs from False/reason/msg.
+func podScheduledNeedsUpdate(pod *v1.Pod, reason, msg string) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			return c.Status != v1.ConditionFalse || c.Reason != reason || c.Message != msg
+		}
+	}
+	return true
+}
+
+// podScheduledPatch builds a strategic-merge patch of the pod's status that
+// sets the PodScheduled condition (merged by type) and, if asked, the
+// nominated node. The pod's UID is a precondition, so a pod recreated under
+// the same name is left alone.
+func podScheduledPatch(pod *v1.Pod, reason, msg, nominatedNode string, nominate bool, now metav1.Time) ([]byte, error) {
+	transition := now
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse {
+			transition = c.LastTransitionTime
+		}
+	}
+	status := map[string]any{
+		"conditions": []v1.PodCondition{{
+			Type:               v1.PodScheduled,
+			Status:             v1.ConditionFalse,
+			Reason:             reason,
+			Message:            msg,
+			LastTransitionTime: transition,
+			LastProbeTime:      metav1.Time{},
+		}},
+	}
+	if nominate {
+		status["nominatedNodeName"] = nominatedNode
+	}
+	patch := map[string]any{
+		"metadata": map[string]any{"uid": pod.UID},
+		"status":   status,
+	}
+	b, err := json.Marshal(patch)
+	if err != nil {
+		return nil, fmt.Errorf("marshalling the status patch of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return b, nil
+}

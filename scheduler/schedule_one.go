@@ -1,0 +1,388 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/profile"
+)
+
+// Results of a scheduling attempt, as the schedule_attempts_total metric names them.
+const (
+	resultScheduled     = "scheduled"
+	resultUnschedulable = "unschedulable"
+	resultError         = "error"
+)
+
+// errNoNodes is the failure of a cycle that finds no node in the cluster at all.
+var errNoNodes = errors.New("no nodes available to schedule pods")
+
+// scheduleResult is where the scheduling cycle placed a pod.
+type scheduleResult struct {
+	host           string
+	evaluatedNodes int
+	feasibleNodes  int
+}
+
+// scheduleOne takes one pod from the queue and runs its scheduling cycle; on
+// success it starts the binding cycle in the background.
+func (s *Scheduler) scheduleOne(ctx context.Context) {
+	qpi, err := s.queue.Pop(klog.FromContext(ctx))
+	if err != nil || qpi == nil {
+		return
+	}
+	pod := qpi.Pod
+	logger := loggerFor(ctx, pod)
+	ctx = klog.NewContext(ctx, logger)
+	cycle := s.queue.SchedulingCycle()
+
+	prof := s.profiles.Get(pod.Spec.SchedulerName)
+	if prof == nil {
+		// The profile went away after the pod was queued.
+		s.park(ctx, pod)
+		s.queue.Done(pod.UID)
+		return
+	}
+	if s.skipPod(ctx, pod) {
+		s.queue.Done(pod.UID)
+		return
+	}
+
+	start := s.clock.Now()
+	fwk := prof.Framework
+	state := framework.NewCycleState()
+	logger.V(3).Info("Attempting to schedule pod", "profile", prof.Source, "generation", prof.Generation)
+
+	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi)
+	if failure != nil {
+		s.handleFailure(ctx, prof, qpi, failure, start, cycle)
+		return
+	}
+
+	s.bindingSlots <- struct{}{}
+	s.bindings.Add(1)
+	go func() {
+		defer func() {
+			<-s.bindingSlots
+			s.bindings.Done()
+		}()
+		// Binding outlives the scheduling loop's context so that a bind in
+		// flight at shutdown completes rather than leaving an assumed pod.
+		bindCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
+		s.bindingCycle(bindCtx, state, prof, qpi, assumed, result, start, cycle)
+	}()
+}
+
+// schedulingFailure is why a scheduling or binding cycle did not bind a pod.
+type schedulingFailure struct {
+	err        error
+	nominating *framework.NominatingInfo
+}
+
+// skipPod reports whether the pod needs no cycle: it is being deleted, or it
+// is already assumed (an update of it came through the queue).
+func (s *Scheduler) skipPod(ctx context.Context, pod *v1.Pod) bool {
+	if pod.DeletionTimestamp != nil {
+		klog.FromContext(ctx).V(3).Info("Skipping a pod that is being deleted")
+		return true
+	}
+	if assumed, _ := s.cache.IsAssumedPod(pod); assumed {
+		klog.FromContext(ctx).V(3).Info("Skipping a pod that is already assumed")
+		return true
+	}
+	return false
+}
+
+// schedulingCycle picks a node, assumes the pod there, and runs Reserve and
+// Permit. It returns the assumed copy of the pod.
+func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk *runtime.Framework, qpi *framework.QueuedPodInfo) (scheduleResult, *v1.Pod, *schedulingFailure) {
+	logger := klog.FromContext(ctx)
+	pod := qpi.Pod
+
+	result, err := s.schedulePod(ctx, fwk, state, pod)
+	if err != nil {
+		var fitErr *framework.FitError
+		if !errors.As(err, &fitErr) || !fwk.HasPostFilterPlugins() {
+			return result, nil, &schedulingFailure{err: err}
+		}
+		postResult, st := fwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+		var nominating *framework.NominatingInfo
+		if postResult != nil {
+			nominating = postResult.NominatingInfo
+		}
+		if st.Code() == framework.Error {
+			logger.Error(st.AsError(), "PostFilter failed")
+		} else if msg := st.Message(); msg != "" && !st.IsSuccess() {
+			fitErr.Diagnosis.PostFilterMsg = msg
+		}
+		return result, nil, &schedulingFailure{err: fitErr, nominating: nominating}
+	}
+
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = result.host
+	if err := s.cache.AssumePod(logger, assumed); err != nil {
+		return result, nil, &schedulingFailure{err: fmt.Errorf("assuming pod on node %s: %w", result.host, err)}
+	}
+	// Once assumed, the pod's nomination has served its purpose.
+	s.queue.DeleteNominatedPodIfExists(assumed)
+
+	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, result.host); !st.IsSuccess() {
+		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
+		s.forget(ctx, assumed)
+		return result, nil, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}
+	}
+	if st := fwk.RunPermitPlugins(ctx, state, assumed, result.host); !st.IsWait() && !st.IsSuccess() {
+		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
+		s.forget(ctx, assumed)
+		return result, nil, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}
+	}
+	return result, assumed, nil
+}
+
+// statusError turns a rejection at Reserve, Permit or binding into a FitError
+// for that node, so the pod is treated as unschedulable, and anything else
+// into an error.
+func statusError(st *framework.Status, host string, numNodes int) error {
+	if !st.IsRejected() {
+		return st.AsError()
+	}
+	statuses := framework.NewNodeToStatus()
+	statuses.Set(host, st)
+	d := framework.Diagnosis{NodeToStatus: statuses}
+	d.AddPluginStatus(st)
+	return &framework.FitError{NumAllNodes: numNodes, Diagnosis: d}
+}
+
+// schedulePod updates the snapshot and finds the best node for the pod.
+func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod) (scheduleResult, error) {
+	if err := s.cache.UpdateSnapshot(klog.FromContext(ctx), s.snapshot); err != nil {
+		return scheduleResult{}, fmt.Errorf("updating the snapshot: %w", err)
+	}
+	numNodes := s.snapshot.NumNodes()
+	if numNodes == 0 {
+		return scheduleResult{}, errNoNodes
+	}
+
+	feasible, diagnosis, err := s.findFeasibleNodes(ctx, fwk, state, pod)
+	if err != nil {
+		return scheduleResult{}, err
+	}
+	if len(feasible) == 0 {
+		return scheduleResult{}, &framework.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: diagnosis}
+	}
+	evaluated := len(feasible) + diagnosis.NodeToStatus.Len()
+	if len(feasible) == 1 {
+		return scheduleResult{host: feasible[0].Node().Name, evaluatedNodes: evaluated, feasibleNodes: 1}, nil
+	}
+
+	if st := fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+		return scheduleResult{}, st.AsError()
+	}
+	scores, st := fwk.RunScorePlugins(ctx, state, pod, feasible)
+	if !st.IsSuccess() {
+		return scheduleResult{}, st.AsError()
+	}
+	host, err := runtime.SelectHost(scores, s.rand)
+	if err != nil {
+		return scheduleResult{}, fmt.Errorf("selecting a node: %w", err)
+	}
+	return scheduleResult{host: host, evaluatedNodes: evaluated, feasibleNodes: len(feasible)}, nil
+}
+
+// findFeasibleNodes runs PreFilter and Filter. The pod's nominated node, if
+// any, is tried first; otherwise the search starts where the last cycle's
+// stopped and ends once enough feasible nodes are found.
+func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod) ([]*framework.NodeInfo, framework.Diagnosis, error) {
+	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
+	allNodes, err := s.snapshot.NodeInfos().List()
+	if err != nil {
+		return nil, diagnosis, fmt.Errorf("listing the snapshot's nodes: %w", err)
+	}
+
+	preResult, st, rejectedBy := fwk.RunPreFilterPlugins(ctx, state, pod)
+	diagnosis.UnschedulablePlugins = rejectedBy
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			return nil, diagnosis, st.AsError()
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
+		diagnosis.PreFilterMsg = st.Message()
+		diagnosis.AddPluginStatus(st)
+		return nil, diagnosis, nil
+	}
+
+	if name := pod.Status.NominatedNodeName; name != "" && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
+		if ni, err := s.snapshot.NodeInfos().Get(name); err == nil {
+			if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); st.IsSuccess() {
+				return []*framework.NodeInfo{ni}, diagnosis, nil
+			}
+		}
+	}
+
+	nodes := allNodes
+	if !preResult.AllNodes() {
+		nodes = make([]*framework.NodeInfo, 0, preResult.NodeNames.Len())
+		for _, name := range sets.List(preResult.NodeNames) {
+			if ni, err := s.snapshot.NodeInfos().Get(name); err == nil {
+				nodes = append(nodes, ni)
+			}
+		}
+	}
+
+	start := 0
+	if len(nodes) == len(allNodes) {
+		start = s.nextStartNodeIndex % max(len(nodes), 1)
+	}
+	feasible, next, statuses, err := fwk.FindFeasibleNodes(ctx, state, pod, nodes, start)
+	if err != nil {
+		return nil, diagnosis, err
+	}
+	if len(nodes) == len(allNodes) {
+		s.nextStartNodeIndex = next
+	}
+	if statuses != nil {
+		diagnosis.NodeToStatus = statuses
+	}
+	if len(nodes) < len(allNodes) {
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejectedBy))))
+	}
+	diagnosis.NodeToStatus.ForEachExplicitNode(func(_ string, st *framework.Status) {
+		diagnosis.AddPluginStatus(st)
+	})
+	return feasible, diagnosis, nil
+}
+
+// bindingCycle waits for Permit, then runs PreBind, Bind and PostBind.
+func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64) {
+	logger := klog.FromContext(ctx)
+	fwk := prof.Framework
+	fail := func(st *framework.Status) {
+		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
+		s.forget(ctx, assumed)
+		// The forgotten pod freed room on its node; others may fit now.
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}, assumed, nil, nil)
+		s.handleFailure(ctx, prof, qpi, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}, start, cycle)
+	}
+
+	if st := fwk.WaitOnPermit(ctx, assumed); !st.IsSuccess() {
+		fail(st)
+		return
+	}
+	if st := fwk.RunPreBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
+		fail(st)
+		return
+	}
+	if st := fwk.RunBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
+		fail(st)
+		return
+	}
+	if err := s.cache.FinishBinding(logger, assumed); err != nil {
+		logger.Error(err, "Finishing the binding in the cache")
+	}
+	fwk.RunPostBindPlugins(ctx, state, assumed, result.host)
+
+	s.metrics.ObserveScheduleAttempt(resultScheduled, fwk.ProfileName(), s.clock.Since(start))
+	if qpi.InitialAttemptTimestamp != nil {
+		s.metrics.ObservePodSchedulingSLI(qpi.Attempts, s.clock.Since(*qpi.InitialAttemptTimestamp))
+	}
+	fwk.EventRecorder().Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding",
+		"Successfully assigned %s/%s to %s (profile %s, generation %d)", assumed.Namespace, assumed.Name, result.host, prof.Source, prof.Generation)
+	logger.V(2).Info("Bound pod", "node", klog.KRef("", result.host), "evaluatedNodes", result.evaluatedNodes,
+		"feasibleNodes", result.feasibleNodes, "profile", prof.Source, "generation", prof.Generation)
+	s.queue.Done(assumed.UID)
+}
+
+// forget drops an assumed pod from the cache.
+func (s *Scheduler) forget(ctx context.Context, assumed *v1.Pod) {
+	if err := s.cache.ForgetPod(klog.FromContext(ctx), assumed); err != nil {
+		klog.FromContext(ctx).Error(err, "Forgetting the assumed pod")
+	}
+}
+
+// park moves a pod whose profile disappeared to the parked set.
+func (s *Scheduler) park(ctx context.Context, pod *v1.Pod) {
+	s.routeMu.Lock()
+	defer s.routeMu.Unlock()
+	if s.profiles.Get(pod.Spec.SchedulerName) != nil {
+		// A profile for the name appeared meanwhile.
+		s.queue.Add(klog.FromContext(ctx), pod)
+		return
+	}
+	s.parked.Put(pod)
+	klog.FromContext(ctx).V(2).Info("Parked pod: no live profile serves its scheduler name", "schedulerName", pod.Spec.SchedulerName)
+}
+
+// handleFailure requeues a pod that was not bound, and tells its owner why
+// through the PodScheduled condition and a FailedScheduling event. A pod that
+// was deleted or bound by someone else meanwhile is dropped quietly.
+func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, failure *schedulingFailure, start time.Time, cycle int64) {
+	logger := klog.FromContext(ctx)
+	fwk := prof.Framework
+	pod := qpi.Pod
+	defer s.queue.Done(pod.UID)
+
+	reason := v1.PodReasonSchedulerError
+	result := resultError
+	var fitErr *framework.FitError
+	if errors.As(failure.err, &fitErr) || errors.Is(failure.err, errNoNodes) {
+		reason = v1.PodReasonUnschedulable
+		result = resultUnschedulable
+	}
+	if fitErr != nil {
+		qpi.UnschedulablePlugins = fitErr.Diagnosis.UnschedulablePlugins
+		qpi.PendingPlugins = fitErr.Diagnosis.PendingPlugins
+		qpi.ConsecutiveErrorsCount = 0
+	} else {
+		qpi.UnschedulablePlugins, qpi.PendingPlugins = nil, nil
+		qpi.ConsecutiveErrorsCount++
+	}
+	s.metrics.ObserveScheduleAttempt(result, fwk.ProfileName(), s.clock.Since(start))
+
+	current, err := s.podLister.Pods(pod.Namespace).Get(pod.Name)
+	switch {
+	case apierrors.IsNotFound(err) || (err == nil && current.UID != pod.UID):
+		logger.V(3).Info("Pod was deleted while it was being scheduled; dropping it")
+		return
+	case err != nil:
+		logger.Error(err, "Reading the pod from the informer cache")
+		return
+	case current.Spec.NodeName != "":
+		logger.V(3).Info("Pod was bound by someone else while it was being scheduled; dropping it", "node", klog.KRef("", current.Spec.NodeName))
+		return
+	}
+
+	// Requeue the informer's newest copy of the pod.
+	if err := qpi.PodInfo.Update(current.DeepCopy()); err != nil {
+		logger.Error(err, "Refreshing the pod's info")
+	}
+	if s.profiles.Get(current.Spec.SchedulerName) == nil {
+		s.park(ctx, current)
+	} else if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
+		logger.Error(err, "Requeueing the pod")
+	}
+
+	nominated := ""
+	if failure.nominating.Mode() == framework.ModeOverride {
+		nominated = failure.nominating.NominatedNodeName
+		s.queue.AddNominatedPod(qpi.PodInfo, failure.nominating)
+	}
+
+	msg := failure.err.Error()
+	if result == resultError {
+		logger.Error(failure.err, "Error scheduling pod; retrying")
+	} else {
+		logger.V(2).Info("Unable to schedule pod; waiting", "reason", msg)
+	}
+	fwk.EventRecorder().Eventf(current, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+	s.updatePodScheduledCondition(ctx, current, reason, msg, nominated, failure.nominating.Mode() == framework.ModeOverride)
+}

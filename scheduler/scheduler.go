@@ -1,0 +1,354 @@
+// Package scheduler runs Berth's scheduling loop: informers feed one cache
+// and one queue shared by every live profile; a serial scheduling cycle picks
+// a node for one pod at a time and an asynchronous, bounded binding cycle
+// binds it through the pods/binding subresource.
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
+	"github.com/berth-io/berth/scheduler/profile"
+	"github.com/berth-io/berth/scheduler/queue"
+
+	schedcache "github.com/berth-io/berth/scheduler/cache"
+)
+
+// Defaults of the scheduler's options.
+const (
+	// DefaultParallelism is how many nodes are filtered and scored at once.
+	DefaultParallelism = 16
+	// DefaultBindingConcurrency bounds the binding cycles in flight.
+	DefaultBindingConcurrency = 64
+)
+
+// Scheduler places pending pods on nodes with the live profile named by each
+// pod's spec.schedulerName.
+type Scheduler struct {
+	client          kubernetes.Interface
+	informerFactory informers.SharedInformerFactory
+	podLister       corelisters.PodLister
+	broadcaster     events.EventBroadcaster
+	registry        runtime.Registry
+	metrics         *metrics.Metrics
+	clock           clock.WithTickerAndDelayedExecution
+	rand            func(n int) int
+	parallelism     int
+
+	cache    *schedcache.Cache
+	queue    *queue.PriorityQueue
+	snapshot *schedcache.Snapshot
+	waiting  *runtime.WaitingPods
+	profiles *profile.Map
+	parked   *profile.Parked
+
+	// routeMu orders the routing of unassigned pods (queue or parked) against
+	// profile installs and removals, so that no pod is parked after its
+	// profile appeared.
+	routeMu sync.Mutex
+
+	// nextStartNodeIndex is where the next cycle's search for feasible nodes starts.
+	nextStartNodeIndex int
+
+	bindingSlots chan struct{}
+	bindings     sync.WaitGroup
+}
+
+// Option configures a Scheduler.
+type Option func(*options)
+
+type options struct {
+	registry           runtime.Registry
+	metrics            *metrics.Metrics
+	clock              clock.WithTickerAndDelayedExecution
+	seed               uint64
+	parallelism        int
+	bindingConcurrency int
+	queueOptions       []queue.Option
+}
+
+// WithRegistry replaces the in-tree plugin registry, for example to add
+// out-of-tree plugins.
+func WithRegistry(r runtime.Registry) Option { return func(o *options) { o.registry = r } }
+
+// WithMetrics records the scheduler's Prometheus metrics.
+func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
+
+// WithClock injects the clock used for backoff and timings.
+func WithClock(c clock.WithTickerAndDelayedExecution) Option { return func(o *options) { o.clock = c } }
+
+// WithSeed fixes the seed of the random tie-breaking between equal nodes.
+func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+
+// WithParallelism sets how many nodes are filtered and scored at once.
+func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n } }
+
+// WithBindingConcurrency bounds the binding cycles in flight.
+func WithBindingConcurrency(n int) Option { return func(o *options) { o.bindingConcurrency = n } }
+
+// WithQueueOptions passes options to the scheduling queue.
+func WithQueueOptions(opts ...queue.Option) Option {
+	return func(o *options) { o.queueOptions = append(o.queueOptions, opts...) }
+}
+
+// New returns a Scheduler that watches pods and nodes through client. It
+// serves no scheduler name until profiles are installed with SetProfile.
+func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Scheduler, error) {
+	o := options{
+		clock:              clock.RealClock{},
+		seed:               uint64(time.Now().UnixNano()),
+		parallelism:        DefaultParallelism,
+		bindingConcurrency: DefaultBindingConcurrency,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.registry == nil {
+		o.registry = runtime.Registry(plugins.NewInTreeRegistry())
+	}
+	if o.parallelism < 1 || o.bindingConcurrency < 1 {
+		return nil, fmt.Errorf("parallelism (%d) and binding concurrency (%d) must be positive", o.parallelism, o.bindingConcurrency)
+	}
+
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(stripManagedFields))
+	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+	var randMu sync.Mutex
+	s := &Scheduler{
+		client:          client,
+		informerFactory: factory,
+		podLister:       factory.Core().V1().Pods().Lister(),
+		broadcaster:     events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()}),
+		registry:        o.registry,
+		metrics:         o.metrics,
+		clock:           o.clock,
+		rand: func(n int) int {
+			randMu.Lock()
+			defer randMu.Unlock()
+			return rng.IntN(n)
+		},
+		parallelism:  o.parallelism,
+		cache:        schedcache.New(ctx, schedcache.WithClock(o.clock)),
+		snapshot:     schedcache.NewEmptySnapshot(),
+		waiting:      runtime.NewWaitingPods(runtime.WithWaitingPodsClock(o.clock)),
+		profiles:     profile.NewMap(),
+		parked:       profile.NewParked(),
+		bindingSlots: make(chan struct{}, o.bindingConcurrency),
+	}
+	queueOpts := append([]queue.Option{queue.WithClock(o.clock)}, o.queueOptions...)
+	s.queue = queue.New(queueSortLess, s.queueHooks, queueOpts...)
+	if err := s.addEventHandlers(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// queueSortLess orders the shared queue. Every profile shares one queue, so
+// Berth requires the same QueueSort plugin (PrioritySort) in every profile, as
+// upstream does for its profiles.
+func queueSortLess(a, b *framework.QueuedPodInfo) bool {
+	pa, pb := podPriority(a.Pod), podPriority(b.Pod)
+	if pa != pb {
+		return pa > pb
+	}
+	return a.Timestamp.Before(b.Timestamp)
+}
+
+func podPriority(pod *v1.Pod) int32 {
+	if pod.Spec.Priority != nil {
+		return *pod.Spec.Priority
+	}
+	return 0
+}
+
+// queueHooks gives the queue the live framework of a scheduler name.
+func (s *Scheduler) queueHooks(schedulerName string) queue.ProfileHooks {
+	if p := s.profiles.Get(schedulerName); p != nil {
+		return p.Framework
+	}
+	return nil
+}
+
+// CompileProfile builds a framework from a profile spec without installing
+// it; the controllers use it to validate and the webhook to reject bad specs.
+func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec) (*runtime.Framework, error) {
+	return runtime.NewFramework(ctx, s.registry, schedulerName, spec,
+		runtime.WithClientSet(s.client),
+		runtime.WithInformerFactory(s.informerFactory),
+		runtime.WithEventRecorder(s.broadcaster.NewRecorder(scheme.Scheme, schedulerName)),
+		runtime.WithPodNominator(s.queue),
+		runtime.WithSnapshotSharedLister(s.snapshot),
+		runtime.WithParallelism(s.parallelism),
+		runtime.WithMetrics(s.metrics),
+		runtime.WithClock(s.clock),
+		runtime.WithWaitingPods(s.waiting),
+		runtime.WithRand(s.rand),
+	)
+}
+
+// SetProfile compiles spec and makes it the live profile for schedulerName.
+// An existing profile is swapped atomically: the queue keeps its pods, and a
+// cycle in flight finishes with the profile it started with. Pods parked for
+// want of this scheduler name move to the queue. On error the previous
+// profile, if any, stays live.
+func (s *Scheduler) SetProfile(ctx context.Context, schedulerName, source string, generation int64, spec *v1alpha1.SchedulingProfileSpec) error {
+	fwk, err := s.CompileProfile(ctx, schedulerName, spec)
+	if err != nil {
+		return fmt.Errorf("compiling profile %q: %w", source, err)
+	}
+	s.InstallProfile(ctx, schedulerName, &profile.Profile{Framework: fwk, Source: source, Generation: generation})
+	return nil
+}
+
+// InstallProfile makes an already compiled profile live for schedulerName.
+func (s *Scheduler) InstallProfile(ctx context.Context, schedulerName string, p *profile.Profile) {
+	logger := klog.FromContext(ctx)
+	s.routeMu.Lock()
+	defer s.routeMu.Unlock()
+	previous := s.profiles.Set(schedulerName, p)
+	unparked := s.parked.Take(schedulerName)
+	for _, pod := range unparked {
+		s.queue.Add(logger, pod)
+	}
+	logger.Info("Profile is live", "schedulerName", schedulerName, "profile", p.Source,
+		"generation", p.Generation, "replaced", previous != nil, "unparkedPods", len(unparked))
+}
+
+// RemoveProfile stops serving schedulerName; its pending pods are parked
+// until a profile for the name appears again.
+func (s *Scheduler) RemoveProfile(ctx context.Context, schedulerName string) {
+	logger := klog.FromContext(ctx)
+	s.routeMu.Lock()
+	defer s.routeMu.Unlock()
+	if s.profiles.Delete(schedulerName) == nil {
+		return
+	}
+	pending, _ := s.queue.PendingPods()
+	parked := 0
+	for _, pod := range pending {
+		if pod.Spec.SchedulerName != schedulerName {
+			continue
+		}
+		s.queue.Delete(pod)
+		s.parked.Put(pod)
+		parked++
+	}
+	logger.Info("Profile removed", "schedulerName", schedulerName, "parkedPods", parked)
+}
+
+// Profile returns the live profile serving schedulerName, or nil.
+func (s *Scheduler) Profile(schedulerName string) *profile.Profile {
+	return s.profiles.Get(schedulerName)
+}
+
+// Cache returns the scheduler's cache, for tests that compare it with the apiserver.
+func (s *Scheduler) Cache() *schedcache.Cache { return s.cache }
+
+// ParkedPods returns how many pending pods wait for a profile.
+func (s *Scheduler) ParkedPods() int { return s.parked.Len() }
+
+// Start runs the scheduler until ctx is done: it starts the informers, waits
+// for their caches, then schedules one pod at a time. On return no binding
+// cycle is still running.
+func (s *Scheduler) Start(ctx context.Context) error {
+	logger := klog.FromContext(ctx).WithName("scheduler")
+	ctx = klog.NewContext(ctx, logger)
+
+	s.broadcaster.StartRecordingToSink(ctx.Done())
+	defer s.broadcaster.Shutdown()
+
+	s.informerFactory.Start(ctx.Done())
+	defer s.informerFactory.Shutdown()
+	for informerType, ok := range s.informerFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("informer cache for %v did not sync", informerType)
+		}
+	}
+
+	s.queue.Run(logger)
+	go s.cache.Run(ctx)
+	go s.reportPendingPods(ctx)
+	go func() {
+		<-ctx.Done()
+		s.queue.Close()
+	}()
+
+	logger.Info("Scheduling loop started")
+	for ctx.Err() == nil {
+		s.scheduleOne(ctx)
+	}
+	s.bindings.Wait()
+	logger.Info("Scheduling loop stopped")
+	return nil
+}
+
+// WaitForCacheSync blocks until the informers have synced or ctx is done.
+func (s *Scheduler) WaitForCacheSync(ctx context.Context) bool {
+	for _, ok := range s.informerFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// reportPendingPods keeps the pending_pods gauges current.
+func (s *Scheduler) reportPendingPods(ctx context.Context) {
+	if s.metrics == nil {
+		return
+	}
+	ticker := s.clock.NewTicker(time.Second)
+	defer ticker.Stop()
+	for {
+		stats := s.queue.Stats()
+		s.metrics.SetPendingPods("active", stats.Active)
+		s.metrics.SetPendingPods("backoff", stats.Backoff)
+		s.metrics.SetPendingPods("unschedulable", stats.Unschedulable)
+		s.metrics.SetPendingPods("gated", stats.Gated)
+		s.metrics.SetPendingPods("parked", s.parked.Len())
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C():
+		}
+	}
+}
+
+// stripManagedFields drops what the scheduler never reads from informer objects.
+func stripManagedFields(obj any) (any, error) {
+	if accessor, err := meta.Accessor(obj); err == nil {
+		accessor.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// errPodGone says a pod left the cluster or was bound by someone else while
+// it was being scheduled: it is dropped, not retried.
+var errPodGone = errors.New("pod is gone or already bound")
+
+// loggerFor returns the context's logger with the pod's key.
+func loggerFor(ctx context.Context, pod *v1.Pod) logr.Logger {
+	return klog.FromContext(ctx).WithValues("pod", klog.KObj(pod))
+}

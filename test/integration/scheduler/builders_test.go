@@ -1,0 +1,107 @@
+package scheduler_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// resources turns name/quantity pairs ("cpu", "1", "memory", "1Gi") into a ResourceList.
+func resources(pairs ...string) corev1.ResourceList {
+	rl := corev1.ResourceList{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		rl[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
+	}
+	return rl
+}
+
+// nodeBuilder builds a Ready node the apiserver accepts.
+type nodeBuilder struct{ node *corev1.Node }
+
+// newNode is a Ready node with 4 CPUs, 16Gi of memory and room for 110 pods.
+func newNode(name string) *nodeBuilder {
+	alloc := resources("cpu", "4", "memory", "16Gi", "pods", "110")
+	return &nodeBuilder{node: &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Status: corev1.NodeStatus{
+			Capacity: alloc, Allocatable: alloc,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+		},
+	}}
+}
+
+// alloc sets capacity and allocatable.
+func (b *nodeBuilder) alloc(pairs ...string) *nodeBuilder {
+	b.node.Status.Capacity = resources(pairs...)
+	b.node.Status.Allocatable = resources(pairs...)
+	return b
+}
+
+// label adds a label.
+func (b *nodeBuilder) label(k, v string) *nodeBuilder {
+	b.node.Labels[k] = v
+	return b
+}
+
+// create creates the node (status included) and deletes it when the spec ends.
+func (b *nodeBuilder) create(ctx context.Context) *corev1.Node {
+	GinkgoHelper()
+	nodes := clientset.CoreV1().Nodes()
+	created, err := nodes.Create(ctx, b.node, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating node %s", b.node.Name)
+	created.Status = b.node.Status
+	created, err = nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "setting the status of node %s", b.node.Name)
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(nodes.Delete(ctx, created.Name, metav1.DeleteOptions{}))).To(Succeed())
+	})
+	return created
+}
+
+// podBuilder builds a pending pod the apiserver accepts.
+type podBuilder struct{ pod *corev1.Pod }
+
+// newPod is a pod with one container requesting 100m CPU and 128Mi, for the default scheduler.
+func newPod(namespace, name string) *podBuilder {
+	return &podBuilder{pod: &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{}},
+		Spec: corev1.PodSpec{
+			SchedulerName: corev1.DefaultSchedulerName,
+			Containers: []corev1.Container{{
+				Name: "app", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: resources("cpu", "100m", "memory", "128Mi")},
+			}},
+		},
+	}}
+}
+
+// requests sets the container's requests.
+func (b *podBuilder) requests(pairs ...string) *podBuilder {
+	b.pod.Spec.Containers[0].Resources.Requests = resources(pairs...)
+	return b
+}
+
+// scheduler sets spec.schedulerName.
+func (b *podBuilder) scheduler(name string) *podBuilder {
+	b.pod.Spec.SchedulerName = name
+	return b
+}
+
+// label adds a label.
+func (b *podBuilder) label(k, v string) *podBuilder {
+	b.pod.Labels[k] = v
+	return b
+}
+
+// create creates the pod.
+func (b *podBuilder) create(ctx context.Context) *corev1.Pod {
+	GinkgoHelper()
+	created, err := clientset.CoreV1().Pods(b.pod.Namespace).Create(ctx, b.pod, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating pod %s/%s", b.pod.Namespace, b.pod.Name)
+	return created
+}

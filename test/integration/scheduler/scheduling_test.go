@@ -1,0 +1,239 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler"
+	schedcache "github.com/berth-io/berth/scheduler/cache"
+)
+
+var _ = Describe("the scheduling loop", func() {
+	It("binds 1,000 pods onto 100 nodes without putting any node over its allocatable", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "many")
+		for i := range 100 {
+			newNode(fmt.Sprintf("many-%03d", i)).create(ctx)
+		}
+		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		createPods(ctx, 1000, func(i int) *podBuilder {
+			return newPod(ns, fmt.Sprintf("p-%04d", i)).requests("cpu", "300m", "memory", "1Gi")
+		})
+
+		var pods []corev1.Pod
+		Eventually(func(g Gomega) {
+			list, err := clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			unbound := 0
+			for _, p := range list.Items {
+				if p.Spec.NodeName == "" {
+					unbound++
+				}
+			}
+			g.Expect(unbound).To(BeZero(), "pods not bound yet")
+			pods = list.Items
+		}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		Expect(pods).To(HaveLen(1000))
+
+		nodes, err := clientset.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		allocatable := map[string]corev1.ResourceList{}
+		for _, n := range nodes.Items {
+			allocatable[n.Name] = n.Status.Allocatable
+		}
+		for node, req := range requestedOn(pods) {
+			Expect(allocatable).To(HaveKey(node))
+			for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				a, r := allocatable[node][name], req[name]
+				Expect(r.Cmp(a)).To(BeNumerically("<=", 0), "node %s: %s requested %s > allocatable %s", node, name, r.String(), a.String())
+			}
+		}
+
+		// The cache converges on the apiserver's truth.
+		Eventually(func() error {
+			all, err := clientset.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			return schedcache.Compare(s.Cache(), nodeList(nodes.Items), podList(all.Items))
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+	}, SpecTimeout(5*time.Minute))
+
+	It("reports a pod that fits nowhere as upstream does, and binds it within seconds of a fitting node appearing", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "nofit")
+		newNode("nofit-small-1").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
+		newNode("nofit-small-2").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		pod := newPod(ns, "big").requests("cpu", "2", "memory", "1Gi").create(ctx)
+		const wantMessage = "0/2 nodes are available: 2 Insufficient cpu."
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, pod.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			cond := podScheduledCondition(got)
+			g.Expect(cond).NotTo(BeNil(), "no PodScheduled condition yet")
+			g.Expect(cond.Status).To(Equal(corev1.ConditionFalse))
+			g.Expect(cond.Reason).To(Equal(corev1.PodReasonUnschedulable))
+			g.Expect(cond.Message).To(HavePrefix(wantMessage))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Eventually(func() ([]string, error) { return eventsFor(ctx, pod, "FailedScheduling") }).
+			WithContext(ctx).WithTimeout(20 * time.Second).Should(ContainElement(HavePrefix(wantMessage)))
+
+		newNode("nofit-big").alloc("cpu", "4", "memory", "16Gi", "pods", "110").create(ctx)
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, pod.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.Spec.NodeName).To(Equal("nofit-big"))
+		}).WithContext(ctx).WithTimeout(5 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+		Eventually(func() ([]string, error) { return eventsFor(ctx, pod, "Scheduled") }).
+			WithContext(ctx).WithTimeout(10 * time.Second).Should(ContainElement(ContainSubstring("Successfully assigned %s/big to nofit-big", ns)))
+	}, SpecTimeout(2*time.Minute))
+
+	It("does not bind a pod that is deleted while it waits at Permit", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "deleted")
+		newNode("deleted-node").create(ctx)
+		hold := newHoldPlugin()
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: withPermitAndPreBind(defaultProfile())},
+			scheduler.WithRegistry(registryWithHold(hold)))
+
+		pod := newPod(ns, "doomed").label(holdLabel, "true").create(ctx)
+		Eventually(func() bool { return hold.waiting(pod.UID) != nil }).WithContext(ctx).WithTimeout(20 * time.Second).Should(BeTrue())
+
+		Expect(clientset.CoreV1().Pods(ns).Delete(ctx, pod.Name, *metav1.NewDeleteOptions(0))).To(Succeed())
+		Eventually(func() bool { return hold.waiting(pod.UID) == nil }).WithContext(ctx).WithTimeout(10*time.Second).Should(BeTrue(),
+			"the deleted pod is still waiting at Permit")
+		Consistently(func() bool { return hold.reachedPreBind(pod.UID) }).WithContext(ctx).WithTimeout(2*time.Second).Should(BeFalse(),
+			"the deleted pod went on to PreBind")
+		Expect(eventsFor(ctx, pod, "Scheduled")).To(BeEmpty())
+	}, SpecTimeout(time.Minute))
+
+	It("drops a pod that someone else binds while it waits at Permit, without complaint", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "stolen")
+		newNode("stolen-a").create(ctx)
+		newNode("stolen-b").create(ctx)
+		hold := newHoldPlugin()
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: withPermitAndPreBind(defaultProfile())},
+			scheduler.WithRegistry(registryWithHold(hold)))
+
+		pod := newPod(ns, "contested").label(holdLabel, "true").create(ctx)
+		var waiting interface{ Allow(string) }
+		Eventually(func() bool {
+			wp := hold.waiting(pod.UID)
+			if wp != nil {
+				waiting = wp
+			}
+			return wp != nil
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(BeTrue())
+
+		Expect(clientset.CoreV1().Pods(ns).Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod.Name, UID: pod.UID},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: "stolen-b"},
+		}, metav1.CreateOptions{})).To(Succeed())
+		waiting.Allow(holdPluginName)
+
+		Consistently(func(g Gomega) {
+			got, err := getPod(ctx, ns, pod.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.Spec.NodeName).To(Equal("stolen-b"))
+			cond := podScheduledCondition(got)
+			g.Expect(cond == nil || cond.Status == corev1.ConditionTrue).To(BeTrue(), "the scheduler reported a failure: %+v", cond)
+			failures, err := eventsFor(ctx, pod, "FailedScheduling")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(failures).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(3 * time.Second).Should(Succeed())
+	}, SpecTimeout(time.Minute))
+
+	It("lets two profiles place their own pods without double-booking a node", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "two")
+		for i := range 4 {
+			newNode(fmt.Sprintf("two-%d", i)).alloc("cpu", "2", "memory", "8Gi", "pods", "110").create(ctx)
+		}
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{
+			corev1.DefaultSchedulerName: defaultProfile(),
+			"bin-packing":               binPackingProfile(),
+		})
+
+		// 16 slots of 500m; each profile asks for 8 at the same time.
+		createPods(ctx, 16, func(i int) *podBuilder {
+			b := newPod(ns, fmt.Sprintf("p-%02d", i)).requests("cpu", "500m", "memory", "256Mi")
+			if i%2 == 1 {
+				b.scheduler("bin-packing")
+			}
+			return b
+		})
+		Eventually(func(g Gomega) {
+			list, err := clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			for _, p := range list.Items {
+				g.Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s is not bound", p.Name)
+			}
+			for node, req := range requestedOn(list.Items) {
+				cpu := req[corev1.ResourceCPU]
+				g.Expect(cpu.MilliValue()).To(BeNumerically("<=", 2000), "node %s is double-booked", node)
+			}
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+
+		extra := newPod(ns, "one-too-many").scheduler("bin-packing").requests("cpu", "500m").create(ctx)
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, extra.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.Spec.NodeName).To(BeEmpty())
+			cond := podScheduledCondition(got)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Message).To(HavePrefix("0/4 nodes are available: 4 Insufficient cpu."))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+	}, SpecTimeout(2*time.Minute))
+})
+
+// createPods creates n pods from build, eight at a time.
+func createPods(ctx context.Context, n int, build func(i int) *podBuilder) {
+	GinkgoHelper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	next := make(chan int)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				b := build(i)
+				if _, err := clientset.CoreV1().Pods(b.pod.Namespace).Create(ctx, b.pod, metav1.CreateOptions{}); err != nil {
+					errs <- fmt.Errorf("creating pod %s: %w", b.pod.Name, err)
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+func nodeList(items []corev1.Node) []*corev1.Node {
+	out := make([]*corev1.Node, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}
+
+func podList(items []corev1.Pod) []*corev1.Pod {
+	out := make([]*corev1.Pod, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}

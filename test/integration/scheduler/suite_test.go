@@ -1,0 +1,64 @@
+// Package scheduler_test runs Berth's scheduler in-process against a real
+// kube-apiserver (envtest) and checks where pods land.
+package scheduler_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+var (
+	testEnv   *envtest.Environment
+	cfg       *rest.Config
+	clientset kubernetes.Interface
+)
+
+func TestScheduler(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Scheduler suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s.")
+	}
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
+		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
+	}
+	testEnv = &envtest.Environment{}
+	var err error
+	cfg, err = testEnv.Start()
+	Expect(err).NotTo(HaveOccurred(), "starting envtest")
+	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
+
+	// The scheduler binds as fast as the apiserver lets it; no client-side limit.
+	cfg.QPS, cfg.Burst = -1, -1
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+}, NodeTimeout(3*time.Minute))
+
+// createNamespace creates a namespace for one spec and deletes it after.
+func createNamespace(ctx context.Context, prefix string) string {
+	GinkgoHelper()
+	ns, err := clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx SpecContext) {
+		// envtest runs no namespace controller: delete the pods explicitly,
+		// at once, so they cannot land on the next spec's nodes.
+		Expect(clientset.CoreV1().Pods(ns.Name).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
+		Expect(clientset.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})).To(Succeed())
+	})
+	return ns.Name
+}
