@@ -1,0 +1,81 @@
+package noderesources
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+const benchNodes = 5000
+
+// benchNodeInfos returns NodeInfos of varied fullness, each with a few pods.
+func benchNodeInfos() []*framework.NodeInfo {
+	out := make([]*framework.NodeInfo, benchNodes)
+	for i := range out {
+		n := pt.Node("n"+strconv.Itoa(i)).Alloc("cpu", "32", "memory", "128Gi", "pods", "110", "example.com/gpu", "8").Obj()
+		ni := pt.NodeInfo(n)
+		for j := 0; j < i%8; j++ {
+			p := pt.Pod("p"+strconv.Itoa(i)+"-"+strconv.Itoa(j)).NodeName(n.Name).Container("cpu", "3", "memory", "10Gi").Obj()
+			pi, _ := framework.NewPodInfo(p)
+			ni.AddPodInfo(pi)
+		}
+		out[i] = ni
+	}
+	return out
+}
+
+func BenchmarkFitFilter(b *testing.B) {
+	nodes := benchNodeInfos()
+	pl := mustFit(b, "")
+	p := pt.Pod("p").Container("cpu", "2", "memory", "4Gi", "example.com/gpu", "1").Obj()
+	ctx, state := context.Background(), framework.NewCycleState()
+	pl.PreFilter(ctx, state, p, nodes)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, ni := range nodes {
+			if st := pl.Filter(ctx, state, p, ni); !st.IsSuccess() {
+				b.Fatal(st)
+			}
+		}
+	}
+}
+
+func BenchmarkFitScore(b *testing.B) {
+	nodes := benchNodeInfos()
+	p := pt.Pod("p").Container("cpu", "2", "memory", "4Gi").Obj()
+	for _, bc := range []struct{ name, args string }{
+		{"LeastAllocated", ""},
+		{"MostAllocated", `{"scoringStrategy":{"type":"MostAllocated"}}`},
+		{"RequestedToCapacityRatio", `{"scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			benchScore(b, mustFit(b, bc.args), p, nodes)
+		})
+	}
+	b.Run("BalancedAllocation3", func(b *testing.B) {
+		pl := mustBalanced(b, `{"resources":[{"name":"cpu"},{"name":"memory"},{"name":"example.com/gpu"}]}`)
+		benchScore(b, pl, pt.Pod("p").Container("cpu", "2", "memory", "4Gi", "example.com/gpu", "1").Obj(), nodes)
+	})
+}
+
+func benchScore(b *testing.B, pl scorer, p *v1.Pod, nodes []*framework.NodeInfo) {
+	ctx, state := context.Background(), framework.NewCycleState()
+	if st := pl.PreScore(ctx, state, p, nodes); !st.IsSuccess() {
+		b.Fatal(st)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, ni := range nodes {
+			if _, st := pl.Score(ctx, state, p, ni); !st.IsSuccess() {
+				b.Fatal(st)
+			}
+		}
+	}
+}
