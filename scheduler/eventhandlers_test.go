@@ -1,0 +1,164 @@
+package scheduler
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// nodeB builds a node for event tests.
+type nodeB struct{ n *v1.Node }
+
+func node() *nodeB {
+	return &nodeB{n: &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"zone": "a"}},
+		Status: v1.NodeStatus{
+			Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("4")},
+			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, LastHeartbeatTime: metav1.Now()}},
+		},
+	}}
+}
+func (b *nodeB) cpu(q string) *nodeB {
+	b.n.Status.Allocatable[v1.ResourceCPU] = resource.MustParse(q)
+	return b
+}
+func (b *nodeB) label(k, v string) *nodeB { b.n.Labels[k] = v; return b }
+func (b *nodeB) taint(key string) *nodeB {
+	b.n.Spec.Taints = append(b.n.Spec.Taints, v1.Taint{Key: key, Effect: v1.TaintEffectNoSchedule})
+	return b
+}
+func (b *nodeB) cordon() *nodeB { b.n.Spec.Unschedulable = true; return b }
+func (b *nodeB) notReady() *nodeB {
+	b.n.Status.Conditions[0].Status = v1.ConditionFalse
+	return b
+}
+func (b *nodeB) heartbeat() *nodeB {
+	b.n.Status.Conditions[0].LastHeartbeatTime = metav1.NewTime(time.Now().Add(time.Minute))
+	return b
+}
+func (b *nodeB) annotate() *nodeB {
+	b.n.Annotations = map[string]string{"a": "b"}
+	return b
+}
+
+func TestNodeUpdateActions(t *testing.T) {
+	tests := []struct {
+		name string
+		new  *v1.Node
+		want framework.ActionType
+	}{
+		{name: "heartbeat only changes nothing", new: node().heartbeat().n, want: 0},
+		{name: "allocatable", new: node().cpu("8").n, want: framework.UpdateNodeAllocatable},
+		{name: "label", new: node().label("disk", "ssd").n, want: framework.UpdateNodeLabel},
+		{name: "taint", new: node().taint("dedicated").n, want: framework.UpdateNodeTaint},
+		{name: "cordon counts as a taint change", new: node().cordon().n, want: framework.UpdateNodeTaint},
+		{name: "condition status", new: node().notReady().n, want: framework.UpdateNodeCondition},
+		{name: "annotation", new: node().annotate().n, want: framework.UpdateNodeAnnotation},
+		{name: "several at once", new: node().cpu("8").label("disk", "ssd").n, want: framework.UpdateNodeAllocatable | framework.UpdateNodeLabel},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nodeUpdateActions(node().n, tc.new); got != tc.want {
+				t.Errorf("nodeUpdateActions = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPodUpdateActions(t *testing.T) {
+	base := func(cpu string) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "a"}},
+			Spec: v1.PodSpec{Containers: []v1.Container{{Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)},
+			}}}},
+		}
+	}
+	relabelled := base("1")
+	relabelled.Labels["app"] = "b"
+	tests := []struct {
+		name     string
+		old, new *v1.Pod
+		want     framework.ActionType
+	}{
+		{name: "labels", old: base("1"), new: relabelled, want: framework.UpdatePodLabel},
+		{name: "scale down", old: base("2"), new: base("1"), want: framework.UpdatePodScaleDown},
+		{name: "scale up is something else", old: base("1"), new: base("2"), want: framework.UpdateOther},
+		{name: "no change is something else", old: base("1"), new: base("1"), want: framework.UpdateOther},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := podUpdateActions(tc.old, tc.new); got != tc.want {
+				t.Errorf("podUpdateActions = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPodScheduledPatch(t *testing.T) {
+	earlier := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := metav1.NewTime(time.Date(2026, 1, 1, 0, 5, 0, 0, time.UTC))
+	failing := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "uid-1"},
+		Status: v1.PodStatus{Conditions: []v1.PodCondition{{
+			Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable,
+			Message: "0/1 nodes are available: 1 Insufficient cpu.", LastTransitionTime: earlier,
+		}}},
+	}
+	fresh := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "uid-1"}}
+
+	tests := []struct {
+		name           string
+		pod            *v1.Pod
+		msg            string
+		nominate       bool
+		wantUpdate     bool
+		wantTransition metav1.Time
+		wantNominated  bool
+	}{
+		{name: "same condition needs no update", pod: failing, msg: "0/1 nodes are available: 1 Insufficient cpu.", wantUpdate: false},
+		{name: "new message keeps the transition time", pod: failing, msg: "0/2 nodes are available: 2 Insufficient cpu.", wantUpdate: true, wantTransition: earlier},
+		{name: "first failure starts the transition now", pod: fresh, msg: "0/1 nodes are available: 1 Too many pods.", wantUpdate: true, wantTransition: now},
+		{name: "nomination is carried", pod: fresh, msg: "m", nominate: true, wantUpdate: true, wantTransition: now, wantNominated: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := podScheduledNeedsUpdate(tc.pod, v1.PodReasonUnschedulable, tc.msg); got != tc.wantUpdate {
+				t.Fatalf("podScheduledNeedsUpdate = %v, want %v", got, tc.wantUpdate)
+			}
+			if !tc.wantUpdate {
+				return
+			}
+			raw, err := podScheduledPatch(tc.pod, v1.PodReasonUnschedulable, tc.msg, "node-1", tc.nominate, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var patch v1.Pod
+			if err := json.Unmarshal(raw, &patch); err != nil {
+				t.Fatalf("patch %s does not decode as a pod: %v", raw, err)
+			}
+			if patch.UID != tc.pod.UID {
+				t.Errorf("patch UID precondition = %q, want %q", patch.UID, tc.pod.UID)
+			}
+			if len(patch.Status.Conditions) != 1 {
+				t.Fatalf("patch conditions = %v, want one", patch.Status.Conditions)
+			}
+			c := patch.Status.Conditions[0]
+			if c.Type != v1.PodScheduled || c.Status != v1.ConditionFalse || c.Reason != v1.PodReasonUnschedulable || c.Message != tc.msg {
+				t.Errorf("patch condition = %+v", c)
+			}
+			if !c.LastTransitionTime.Equal(&tc.wantTransition) {
+				t.Errorf("lastTransitionTime = %v, want %v", c.LastTransitionTime, tc.wantTransition)
+			}
+			if got := patch.Status.NominatedNodeName == "node-1"; got != tc.wantNominated {
+				t.Errorf("nominatedNodeName = %q, want set: %v", patch.Status.NominatedNodeName, tc.wantNominated)
+			}
+		})
+	}
+}

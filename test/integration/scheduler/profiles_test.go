@@ -1,0 +1,89 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+var _ = Describe("live profiles", func() {
+	It("parks pods no profile serves, binds them when a profile appears, and parks new ones after it goes", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "parked")
+		newNode("parked-node").create(ctx)
+		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		for i := range 3 {
+			newPod(ns, fmt.Sprintf("early-%d", i)).scheduler("late").create(ctx)
+		}
+		Eventually(s.ParkedPods).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal(3))
+		expectUnbound(ctx, ns, "early-0", "early-1", "early-2")
+
+		Expect(s.SetProfile(ctx, "late", "late", 1, defaultProfile())).To(Succeed())
+		expectBound(ctx, ns, "early-0", "early-1", "early-2")
+		Expect(s.ParkedPods()).To(BeZero())
+
+		s.RemoveProfile(ctx, "late")
+		newPod(ns, "after-0").scheduler("late").create(ctx)
+		newPod(ns, "after-1").scheduler("late").create(ctx)
+		Eventually(s.ParkedPods).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal(2))
+		expectUnbound(ctx, ns, "after-0", "after-1")
+	}, SpecTimeout(time.Minute))
+
+	It("keeps pending pods across a profile swap and binds them with the new generation", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "swap")
+		newNode("swap-small").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
+		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		pods := []string{"wait-0", "wait-1", "wait-2"}
+		for _, name := range pods {
+			newPod(ns, name).requests("cpu", "2").create(ctx)
+		}
+		Eventually(func(g Gomega) {
+			for _, name := range pods {
+				got, err := getPod(ctx, ns, name)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(podScheduledCondition(got)).NotTo(BeNil(), "pod %s has not been tried yet", name)
+			}
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+
+		Expect(s.SetProfile(ctx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 2, binPackingProfile())).To(Succeed())
+		newNode("swap-big").alloc("cpu", "8", "memory", "16Gi", "pods", "110").create(ctx)
+		expectBound(ctx, ns, pods...)
+		for _, name := range pods {
+			pod, err := getPod(ctx, ns, name)
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(func() ([]string, error) { return eventsFor(ctx, pod, "Scheduled") }).WithContext(ctx).WithTimeout(10 * time.Second).
+				Should(ConsistOf(ContainSubstring("generation 2")), "pod %s was bound more than once or by the old generation", name)
+		}
+	}, SpecTimeout(time.Minute))
+})
+
+// expectBound waits until each named pod has a node.
+func expectBound(ctx SpecContext, ns string, names ...string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		for _, name := range names {
+			got, err := getPod(ctx, ns, name)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.Spec.NodeName).NotTo(BeEmpty(), "pod %s is not bound", name)
+		}
+	}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+}
+
+// expectUnbound checks for a second that no named pod gets a node.
+func expectUnbound(ctx SpecContext, ns string, names ...string) {
+	GinkgoHelper()
+	Consistently(func(g Gomega) {
+		for _, name := range names {
+			got, err := clientset.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.Spec.NodeName).To(BeEmpty(), "pod %s was bound", name)
+		}
+	}).WithContext(ctx).WithTimeout(time.Second).Should(Succeed())
+}
