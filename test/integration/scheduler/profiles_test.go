@@ -58,7 +58,7 @@ var _ = Describe("live profiles", func() {
 		for _, name := range pods {
 			pod, err := getPod(ctx, ns, name)
 			Expect(err).NotTo(HaveOccurred())
-			Eventually(func() ([]string, error) { return eventsFor(ctx, pod, "Scheduled") }).WithContext(ctx).WithTimeout(10 * time.Second).
+			Eventually(func() ([]string, error) { return eventsFor(ctx, pod, "Scheduled") }).WithContext(ctx).WithTimeout(10*time.Second).
 				Should(ConsistOf(ContainSubstring("generation 2")), "pod %s was bound more than once or by the old generation", name)
 		}
 	}, SpecTimeout(time.Minute))
