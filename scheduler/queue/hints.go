@@ -44,10 +44,17 @@ type profileView struct {
 type profileViews struct {
 	lookup ProfileLookup
 	views  map[string]*profileView
+	// lastName and last short-cut the common run of pods of one profile.
+	lastName string
+	last     *profileView
 }
 
 func (pv *profileViews) get(schedulerName string) *profileView {
+	if pv.last != nil && pv.lastName == schedulerName {
+		return pv.last
+	}
 	if v, ok := pv.views[schedulerName]; ok {
+		pv.lastName, pv.last = schedulerName, v
 		return v
 	}
 	v := &profileView{}
@@ -59,6 +66,7 @@ func (pv *profileViews) get(schedulerName string) *profileView {
 		pv.views = make(map[string]*profileView, 1)
 	}
 	pv.views[schedulerName] = v
+	pv.lastName, pv.last = schedulerName, v
 	return v
 }
 

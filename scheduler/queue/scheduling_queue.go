@@ -94,8 +94,10 @@ func (p place) String() string {
 type entry struct {
 	info *framework.QueuedPodInfo
 	key  types.NamespacedName
-	at   place
-	slot int
+	// profile is the pod's schedulerName, kept here to spare a pointer chase per event.
+	profile string
+	at      place
+	slot    int
 	// gated is whether the entry counted as gated when it entered the unschedulable set.
 	gated bool
 	// backoffUntil is when the backoff ends, fixed when the entry enters backoffQ.
@@ -258,6 +260,7 @@ func (q *PriorityQueue) newEntry(logger logr.Logger, pod *v1.Pod) *entry {
 	s.info.Timestamp = q.clock.Now()
 	s.e.info = &s.info
 	s.e.key = keyOf(pod)
+	s.e.profile = pod.Spec.SchedulerName
 	s.e.slot = -1
 	return &s.e
 }
@@ -303,6 +306,7 @@ func (q *PriorityQueue) updateLocked(logger logr.Logger, e *entry, oldPod, newPo
 	if err := e.info.PodInfo.Update(newPod); err != nil {
 		logger.Error(err, "Cannot derive pod info of updated pod", "pod", klog.KObj(newPod))
 	}
+	e.profile = newPod.Spec.SchedulerName
 	q.nominator.update(oldPod, e.info.PodInfo)
 	switch e.at {
 	case inActive:
@@ -414,7 +418,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(logger logr.Logger, pInfo *
 		pInfo.ConsecutiveErrorsCount = 0
 	}
 	pInfo.Timestamp = q.clock.Now()
-	e := &entry{info: pInfo, key: key, slot: -1}
+	e := &entry{info: pInfo, key: key, profile: pod.Spec.SchedulerName, slot: -1}
 	s := q.strategyAfterFlight(logger, e)
 	where := q.requeue(logger, e, s, eventAttemptFailed)
 	if l := logger.V(4); l.Enabled() {
@@ -476,7 +480,7 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(logger logr.Logger, event 
 
 func (q *PriorityQueue) moveAllLocked(logger logr.Logger, event framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
 	if len(q.unschedulable) > 0 {
-		var candidates []*entry
+		candidates := make([]*entry, 0, len(q.unschedulable))
 		for _, e := range q.unschedulable {
 			if preCheck == nil || preCheck(e.info.Pod) {
 				candidates = append(candidates, e)
@@ -493,7 +497,7 @@ func (q *PriorityQueue) moveAllLocked(logger logr.Logger, event framework.Cluste
 func (q *PriorityQueue) offer(logger logr.Logger, candidates []*entry, event framework.ClusterEvent, oldObj, newObj any) {
 	views := profileViews{lookup: q.lookup}
 	for _, e := range candidates {
-		v := views.get(e.info.Pod.Spec.SchedulerName)
+		v := views.get(e.profile)
 		if hasRejectors(e.info) && !v.caresAbout(event) {
 			continue
 		}

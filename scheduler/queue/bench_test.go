@@ -1,0 +1,72 @@
+package queue
+
+import (
+	"strconv"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	testingclock "k8s.io/utils/clock/testing"
+)
+
+func benchPods(n int) []*v1.Pod {
+	pods := make([]*v1.Pod, n)
+	for i := range pods {
+		pods[i] = makePod("p"+strconv.Itoa(i)).priority(int32(i%17)).req(v1.ResourceCPU, "100m").obj()
+	}
+	return pods
+}
+
+func benchQueue(profiles map[string]*fakeProfile) *PriorityQueue {
+	return New(byPriority, func(name string) ProfileHooks {
+		if p, ok := profiles[name]; ok {
+			return p
+		}
+		return nil
+	}, WithClock(testingclock.NewFakeClock(t0)))
+}
+
+// BenchmarkAddPop adds 10,000 pods and pops them all; one op is the whole batch.
+func BenchmarkAddPop(b *testing.B) {
+	const n = 10_000
+	pods := benchPods(n)
+	profiles := map[string]*fakeProfile{defaultProfile: profile()}
+	b.ReportAllocs()
+	for b.Loop() {
+		q := benchQueue(profiles)
+		for _, p := range pods {
+			q.Add(tlog, p)
+		}
+		for range n {
+			info, err := q.Pop(tlog)
+			if err != nil {
+				b.Fatal(err)
+			}
+			q.Done(info.Pod.UID)
+		}
+		q.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/pod")
+}
+
+// BenchmarkMoveAllSkip offers an event that every one of 10,000 unschedulable pods' hints skip.
+func BenchmarkMoveAllSkip(b *testing.B) {
+	const n = 10_000
+	profiles := map[string]*fakeProfile{defaultProfile: profile().on("X", nodeAdd, hintSkip)}
+	q := benchQueue(profiles)
+	for _, p := range benchPods(n) {
+		q.Add(tlog, p)
+		info, _ := q.Pop(tlog)
+		info.UnschedulablePlugins = sets.New("X")
+		if err := q.AddUnschedulableIfNotPresent(tlog, info, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		q.MoveAllToActiveOrBackoffQueue(tlog, nodeAdd, nil, nil, nil)
+	}
+	if st := q.Stats(); st.Unschedulable != n {
+		b.Fatalf("stats %+v", st)
+	}
+}

@@ -1,0 +1,75 @@
+package queue
+
+import (
+	"strconv"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestInFlightLog(t *testing.T) {
+	f := newInFlight()
+	if f.record(nodeAdd, nil, nil, "") {
+		t.Fatal("event recorded with no pod in flight")
+	}
+	f.start("a")
+	f.record(nodeAdd, nil, nil, "")
+	f.start("b")
+	f.record(podDelete, nil, nil, "")
+	f.record(nodeTaint, nil, nil, "b")
+
+	labels := func(uid types.UID) []string {
+		evs, ok := f.since(uid)
+		if !ok {
+			return nil
+		}
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.event.Label())
+		}
+		return out
+	}
+	if got := labels("a"); len(got) != 3 {
+		t.Errorf("a saw %v, want 3 events", got)
+	}
+	if got := labels("b"); len(got) != 2 || got[0] != podDelete.Label() {
+		t.Errorf("b saw %v, want the 2 events after its pop", got)
+	}
+	f.done("a")
+	if live := len(f.events) - f.eventHead; live != 2 {
+		t.Errorf("after a is done %d events kept, want the 2 b still needs", live)
+	}
+	if f.start("b") {
+		t.Error("restarting a pod in flight replaced its mark")
+	}
+	f.markGone("b")
+	if !f.gone("b") || f.gone("a") {
+		t.Error("gone marks wrong")
+	}
+	f.done("b")
+	if f.len() != 0 || len(f.events) != 0 || f.gone("b") {
+		t.Errorf("empty tracker keeps %d events, %d pods", len(f.events), f.len())
+	}
+	f.done("b") // idempotent
+}
+
+func TestInFlightLogStaysBounded(t *testing.T) {
+	// Pods overlap so that the tracker is never empty and never resets.
+	f := newInFlight()
+	var prev types.UID
+	for i := range 10_000 {
+		uid := types.UID(strconv.Itoa(i))
+		f.start(uid)
+		f.record(nodeAdd, nil, nil, "")
+		if prev != "" {
+			f.done(prev)
+		}
+		prev = uid
+	}
+	if live := len(f.events) - f.eventHead; live != 1 || f.len() != 1 {
+		t.Errorf("%d events and %d pods live, want 1 and 1", live, f.len())
+	}
+	if cap(f.events) > 64 || cap(f.order) > 64 {
+		t.Errorf("tracker grew: events cap %d, order cap %d", cap(f.events), cap(f.order))
+	}
+}

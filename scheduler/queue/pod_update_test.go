@@ -1,0 +1,60 @@
+package queue
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+func TestPodUpdateEvents(t *testing.T) {
+	base := makePod("p").req(v1.ResourceCPU, "2").gate("g").obj()
+	tests := []struct {
+		name        string
+		update      func(*podBuilder) *podBuilder
+		mayHelp     bool
+		wantActions []framework.ActionType
+	}{
+		{name: "resourceVersion only", update: func(b *podBuilder) *podBuilder { return b.rv("9") }, wantActions: []framework.ActionType{framework.Update}},
+		{name: "status condition", update: func(b *podBuilder) *podBuilder { return b.condition("Unschedulable") }, wantActions: []framework.ActionType{framework.Update}},
+		{name: "managed fields", update: func(b *podBuilder) *podBuilder {
+			b.pod.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+			return b
+		}, wantActions: []framework.ActionType{framework.Update}},
+		{name: "label", update: func(b *podBuilder) *podBuilder { return b.label("a", "b") }, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodLabel}},
+		{name: "scale down", update: func(b *podBuilder) *podBuilder { return b.req(v1.ResourceCPU, "1") }, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodScaleDown}},
+		{name: "scale up is a general update", update: func(b *podBuilder) *podBuilder { return b.req(v1.ResourceCPU, "3") }, mayHelp: true, wantActions: []framework.ActionType{framework.Update}},
+		{name: "toleration", update: func(b *podBuilder) *podBuilder {
+			b.pod.Spec.Tolerations = append(b.pod.Spec.Tolerations, v1.Toleration{Key: "k", Operator: v1.TolerationOpExists})
+			return b
+		}, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodToleration}},
+		{name: "gates removed and label", update: func(b *podBuilder) *podBuilder {
+			b.pod.Spec.SchedulingGates = nil
+			return b.label("x", "y")
+		}, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodLabel, framework.UpdatePodSchedulingGatesEliminated}},
+		{name: "generated resource claim", update: func(b *podBuilder) *podBuilder {
+			name := "claim-1"
+			b.pod.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "c", ResourceClaimName: &name}}
+			return b
+		}, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodGeneratedResourceClaim}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			newPod := tt.update(podCopy(base)).obj()
+			if got := mayHelpScheduling(base, newPod); got != tt.mayHelp {
+				t.Errorf("mayHelpScheduling = %v, want %v", got, tt.mayHelp)
+			}
+			events := podUpdateEvents(base, newPod)
+			if len(events) != len(tt.wantActions) {
+				t.Fatalf("events %v, want actions %v", events, tt.wantActions)
+			}
+			for i, ev := range events {
+				if ev.Resource != framework.UnscheduledPod || ev.ActionType != tt.wantActions[i] {
+					t.Errorf("event %d = %s, want UnscheduledPod %s", i, ev.Label(), tt.wantActions[i])
+				}
+			}
+		})
+	}
+}
