@@ -1,0 +1,97 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+)
+
+const (
+	benchNodes = 5000
+	benchPods  = 10000
+)
+
+// benchCache returns a cache of benchNodes nodes over three zones with
+// benchPods pods spread over them, and the pods.
+func benchCache(b *testing.B) (*Cache, []*v1.Pod) {
+	b.Helper()
+	l := logr.Discard()
+	c := New(context.Background())
+	for i := 0; i < benchNodes; i++ {
+		c.AddNode(l, makeNode(fmt.Sprintf("node-%d", i)).zone(fmt.Sprintf("z%d", i%3)).
+			image(100, "registry/app:1").image(200, fmt.Sprintf("registry/side:%d", i%10)).obj())
+	}
+	pods := make([]*v1.Pod, 0, benchPods)
+	for i := 0; i < benchPods; i++ {
+		pb := makePod(fmt.Sprintf("pod-%d", i)).on(fmt.Sprintf("node-%d", i%benchNodes)).
+			req(v1.ResourceCPU, "100m").req(v1.ResourceMemory, "128Mi")
+		if i%10 == 0 {
+			pb.antiAffinity("db")
+		}
+		if i%7 == 0 {
+			pb.pvc(fmt.Sprintf("claim-%d", i))
+		}
+		p := pb.obj()
+		if err := c.AddPod(l, p); err != nil {
+			b.Fatal(err)
+		}
+		pods = append(pods, p)
+	}
+	return c, pods
+}
+
+// BenchmarkUpdateSnapshot_OnePodChanged measures one pod update followed by
+// the UpdateSnapshot that picks it up.
+func BenchmarkUpdateSnapshot_OnePodChanged(b *testing.B) {
+	c, pods := benchCache(b)
+	l := logr.Discard()
+	s := NewEmptySnapshot()
+	if err := c.UpdateSnapshot(l, s); err != nil {
+		b.Fatal(err)
+	}
+	// Two versions of one pod with different requests, swapped each iteration.
+	versions := [2]*v1.Pod{pods[1], makePod("pod-1").on("node-1").req(v1.ResourceCPU, "200m").rv("2").obj()}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.UpdatePod(l, versions[i%2], versions[(i+1)%2]); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.UpdateSnapshot(l, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateSnapshot_NoChange measures UpdateSnapshot when nothing changed.
+func BenchmarkUpdateSnapshot_NoChange(b *testing.B) {
+	c, _ := benchCache(b)
+	l := logr.Discard()
+	s := NewEmptySnapshot()
+	if err := c.UpdateSnapshot(l, s); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.UpdateSnapshot(l, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateSnapshot_Full measures the first snapshot of the whole cache.
+func BenchmarkUpdateSnapshot_Full(b *testing.B) {
+	c, _ := benchCache(b)
+	l := logr.Discard()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.UpdateSnapshot(l, NewEmptySnapshot()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
