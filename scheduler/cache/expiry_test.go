@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -30,7 +31,7 @@ func TestAssumedPodExpiry(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := testingclock.NewFakeClock(time.Unix(1000, 0))
-			c := New(context.Background(), WithClock(clk), WithAssumedPodTTL(tt.ttl))
+			c := New(quietContext(), WithClock(clk), WithAssumedPodTTL(tt.ttl))
 			l := logr.Discard()
 			c.AddNode(l, makeNode("n1").obj())
 			if err := c.AssumePod(l, p1); err != nil {
@@ -61,7 +62,7 @@ func TestAssumedPodExpiry(t *testing.T) {
 
 func TestRunExpiresWithFakeClock(t *testing.T) {
 	clk := testingclock.NewFakeClock(time.Unix(1000, 0))
-	c := New(context.Background(), WithClock(clk), WithAssumedPodTTL(5*time.Second), WithCleanupPeriod(time.Second))
+	c := New(quietContext(), WithClock(clk), WithAssumedPodTTL(5*time.Second), WithCleanupPeriod(time.Second))
 	l := logr.Discard()
 	p := makePod("p1").on("n1").obj()
 	if err := c.AssumePod(l, p); err != nil {
@@ -102,4 +103,9 @@ func TestRunWithoutTTLReturns(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run without a TTL should return at once")
 	}
+}
+
+// quietContext carries a logger that drops everything, for background logging.
+func quietContext() context.Context {
+	return klog.NewContext(context.Background(), logr.Discard())
 }

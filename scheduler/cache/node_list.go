@@ -5,11 +5,11 @@ import "github.com/berth-io/berth/scheduler/framework"
 // nodeEntry is one NodeInfo of the cache, linked into a list ordered from the
 // most recently changed entry to the least recently changed one.
 type nodeEntry struct {
-	name       string
-	info       *framework.NodeInfo
-	newer      *nodeEntry
-	older      *nodeEntry
-	inTheChain bool
+	name   string
+	info   *framework.NodeInfo
+	newer  *nodeEntry
+	older  *nodeEntry
+	linked bool
 }
 
 // recencyList orders node entries by their last change; the head is the newest.
@@ -24,7 +24,7 @@ func (l *recencyList) touch(e *nodeEntry) {
 	if l.head == e {
 		return
 	}
-	if e.inTheChain {
+	if e.linked {
 		l.unlink(e)
 	}
 	e.older = l.head
@@ -33,16 +33,16 @@ func (l *recencyList) touch(e *nodeEntry) {
 		l.head.newer = e
 	}
 	l.head = e
-	e.inTheChain = true
+	e.linked = true
 }
 
 // remove takes e out of the list; removing an unlinked entry does nothing.
 func (l *recencyList) remove(e *nodeEntry) {
-	if !e.inTheChain {
+	if !e.linked {
 		return
 	}
 	l.unlink(e)
-	e.newer, e.older, e.inTheChain = nil, nil, false
+	e.newer, e.older, e.linked = nil, nil, false
 }
 
 func (l *recencyList) unlink(e *nodeEntry) {
