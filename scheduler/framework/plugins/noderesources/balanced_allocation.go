@@ -84,8 +84,7 @@ func (b *BalancedAllocation) Score(_ context.Context, state *framework.CycleStat
 			return 0, nil
 		}
 	}
-	with := b.scorer.balanceScore(ni, s.podRequests, true)
-	without := b.scorer.balanceScore(ni, s.podRequests, false)
+	with, without := b.scorer.balanceScores(ni, s.podRequests)
 	half := framework.MaxNodeScore / 2
 	return half + (half+with-without)/2, nil
 }

@@ -189,50 +189,68 @@ func interpolate(shape []shapePoint, u int64) int64 {
 	return shape[len(shape)-1].score
 }
 
-// balanceScore is MaxNodeScore times one minus the standard deviation of the
-// node's used fractions of the scored resources, with or without the pod.
-// It reads the node twice rather than keeping the fractions, so it does not
-// allocate.
-func (s *resourceScorer) balanceScore(ni *framework.NodeInfo, podRequests []int64, withPod bool) int64 {
-	fraction := func(i int) (float64, bool) {
+// balanceScores returns, for the node with and without the pod, MaxNodeScore
+// times one minus the standard deviation of the node's used fractions of the
+// scored resources. It reads the node at most twice per resource rather than
+// keeping the fractions, so it does not allocate.
+func (s *resourceScorer) balanceScores(ni *framework.NodeInfo, podRequests []int64) (with, without int64) {
+	fractions := func(i int) (withPod, withoutPod float64, ok bool) {
 		allocatable, used := s.nodeAmounts(ni, i, podRequests[i])
 		if allocatable == 0 {
-			return 0, false
+			return 0, 0, false
 		}
-		if withPod {
-			used += podRequests[i]
-		}
-		return min(float64(used)/float64(allocatable), 1), true
+		a := float64(allocatable)
+		return min(float64(used+podRequests[i])/a, 1), min(float64(used)/a, 1), true
 	}
 	var n int
-	var sum, first, second float64
+	var w, wo spread
 	for i := range s.names {
-		f, ok := fraction(i)
+		fw, fwo, ok := fractions(i)
 		if !ok {
 			continue
 		}
-		switch n {
-		case 0:
-			first = f
-		case 1:
-			second = f
-		}
-		sum += f
+		w.add(n, fw)
+		wo.add(n, fwo)
 		n++
 	}
+	if n > 2 {
+		w.mean, wo.mean = w.sum/float64(n), wo.sum/float64(n)
+		for i := range s.names {
+			if fw, fwo, ok := fractions(i); ok {
+				w.addSquare(fw)
+				wo.addSquare(fwo)
+			}
+		}
+	}
+	return w.score(n), wo.score(n)
+}
+
+// spread accumulates the used fractions of one node state.
+type spread struct {
+	sum, first, second, mean, squares float64
+}
+
+func (p *spread) add(i int, f float64) {
+	switch i {
+	case 0:
+		p.first = f
+	case 1:
+		p.second = f
+	}
+	p.sum += f
+}
+
+func (p *spread) addSquare(f float64) { p.squares += (f - p.mean) * (f - p.mean) }
+
+// score turns the standard deviation of n fractions into a score; for two
+// fractions it is half their difference, as upstream computes it.
+func (p *spread) score(n int) int64 {
 	var std float64
 	switch {
 	case n == 2:
-		std = math.Abs((first - second) / 2)
+		std = math.Abs((p.first - p.second) / 2)
 	case n > 2:
-		mean := sum / float64(n)
-		var sq float64
-		for i := range s.names {
-			if f, ok := fraction(i); ok {
-				sq += (f - mean) * (f - mean)
-			}
-		}
-		std = math.Sqrt(sq / float64(n))
+		std = math.Sqrt(p.squares / float64(n))
 	}
 	return int64((1 - std) * float64(framework.MaxNodeScore))
 }
