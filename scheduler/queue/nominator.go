@@ -102,11 +102,3 @@ func (n *nominator) forNode(node string) []*framework.PodInfo {
 	defer n.mu.RUnlock()
 	return slices.Clone(n.byNode[node])
 }
-
-// nodeFor returns the node the pod is nominated to, if any.
-func (n *nominator) nodeFor(uid types.UID) (string, bool) {
-	n.mu.RLock()
-	defer n.mu.RUnlock()
-	node, ok := n.nodeOf[uid]
-	return node, ok
-}

@@ -23,7 +23,8 @@ import (
 )
 
 // ProfileHooks is what the queue needs from the live profile of a pod. The
-// scheduler's runtime.Framework implements it.
+// scheduler's runtime.Framework implements it. The queue calls it, and the hint
+// functions it returns, with its lock held: they must not call back into the queue.
 type ProfileHooks interface {
 	// RunPreEnqueuePlugins decides whether the pod may enter activeQ; a
 	// non-success status carries the gating plugin's name in Status.Plugin().
@@ -35,6 +36,7 @@ type ProfileHooks interface {
 }
 
 // ProfileLookup returns the hooks of the profile serving schedulerName, or nil.
+// It is called with the queue's lock held and should be cheap (a map read).
 type ProfileLookup func(schedulerName string) ProfileHooks
 
 // Stats counts the pods in each part of the queue.
