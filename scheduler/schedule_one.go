@@ -302,8 +302,12 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 	s.queue.Done(assumed.UID)
 }
 
-// forget drops an assumed pod from the cache.
+// forget drops an assumed pod from the cache, unless the informer has
+// meanwhile confirmed it (someone else bound it) or removed it.
 func (s *Scheduler) forget(ctx context.Context, assumed *v1.Pod) {
+	if isAssumed, _ := s.cache.IsAssumedPod(assumed); !isAssumed {
+		return
+	}
 	if err := s.cache.ForgetPod(klog.FromContext(ctx), assumed); err != nil {
 		klog.FromContext(ctx).Error(err, "Forgetting the assumed pod")
 	}
