@@ -342,13 +342,13 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 		reason = v1.PodReasonUnschedulable
 		result = resultUnschedulable
 	}
+	// The queue reads these to decide which events may help the pod; a
+	// failure that names no plugin counts as an error and backs off.
 	if fitErr != nil {
 		qpi.UnschedulablePlugins = fitErr.Diagnosis.UnschedulablePlugins
 		qpi.PendingPlugins = fitErr.Diagnosis.PendingPlugins
-		qpi.ConsecutiveErrorsCount = 0
 	} else {
 		qpi.UnschedulablePlugins, qpi.PendingPlugins = nil, nil
-		qpi.ConsecutiveErrorsCount++
 	}
 	s.metrics.ObserveScheduleAttempt(result, fwk.ProfileName(), s.clock.Since(start))
 
