@@ -8,11 +8,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/metrics"
 	schedcache "github.com/berth-io/berth/scheduler/cache"
 )
 
@@ -71,7 +73,10 @@ var _ = Describe("the scheduling loop", func() {
 		ns := createNamespace(ctx, "nofit")
 		newNode("nofit-small-1").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
 		newNode("nofit-small-2").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
-		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+		registry := prometheus.NewRegistry()
+		m, err := metrics.New(registry)
+		Expect(err).NotTo(HaveOccurred())
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()}, scheduler.WithMetrics(m))
 
 		pod := newPod(ns, "big").requests("cpu", "2", "memory", "1Gi").create(ctx)
 		const wantMessage = "0/2 nodes are available: 2 Insufficient cpu."
@@ -95,6 +100,28 @@ var _ = Describe("the scheduling loop", func() {
 		}).WithContext(ctx).WithTimeout(5 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
 		Eventually(func() ([]string, error) { return eventsFor(ctx, pod, "Scheduled") }).
 			WithContext(ctx).WithTimeout(10 * time.Second).Should(ContainElement(ContainSubstring("Successfully assigned %s/big to nofit-big", ns)))
+
+		// The attempts show up in the metrics under upstream's names.
+		Eventually(func(g Gomega) {
+			attempts := "scheduler_schedule_attempts_total"
+			families, err := registry.Gather()
+			g.Expect(err).NotTo(HaveOccurred())
+			results := map[string]float64{}
+			for _, f := range families {
+				if f.GetName() != attempts {
+					continue
+				}
+				for _, sample := range f.GetMetric() {
+					for _, l := range sample.GetLabel() {
+						if l.GetName() == "result" {
+							results[l.GetValue()] += sample.GetCounter().GetValue()
+						}
+					}
+				}
+			}
+			g.Expect(results).To(HaveKeyWithValue("unschedulable", BeNumerically(">=", 1)))
+			g.Expect(results).To(HaveKeyWithValue("scheduled", BeNumerically(">=", 1)))
+		}).WithContext(ctx).WithTimeout(5 * time.Second).Should(Succeed())
 	}, SpecTimeout(2*time.Minute))
 
 	It("does not bind a pod that is deleted while it waits at Permit", func(ctx SpecContext) {
