@@ -14,8 +14,8 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler"
-	"github.com/berth-io/berth/scheduler/metrics"
 	schedcache "github.com/berth-io/berth/scheduler/cache"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 var _ = Describe("the scheduling loop", func() {
