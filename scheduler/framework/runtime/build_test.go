@@ -187,7 +187,7 @@ func TestNewFrameworkBuildsProfiles(t *testing.T) {
 			spec: v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{
 				Filter: enable("FilterC", "Both"),
 				Score:  &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{weighted("ScoreS", 9)}}}},
-			want: map[string][]string{"Filter": {"Both", "FilterA", "FilterC"}, "Score": {"ScoreS", "Both"}},
+			want:        map[string][]string{"Filter": {"Both", "FilterA", "FilterC"}, "Score": {"ScoreS", "Both"}},
 			wantWeights: map[string]int32{"Both": 3, "ScoreS": 9},
 		},
 		{

@@ -277,6 +277,14 @@ func makePod(name string) *podBuilder {
 func (b *podBuilder) priority(p int32) *podBuilder { b.pod.Spec.Priority = ptr.To(p); return b }
 func (b *podBuilder) obj() *v1.Pod                 { return b.pod }
 
+func (b *podBuilder) info() *framework.PodInfo {
+	pi, err := framework.NewPodInfo(b.pod)
+	if err != nil {
+		panic(err)
+	}
+	return pi
+}
+
 func makeNode(name string) *framework.NodeInfo {
 	ni := framework.NewNodeInfo()
 	ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})

@@ -47,8 +47,10 @@ func (w *WaitingPods) add(pod *v1.Pod, timeouts map[string]time.Duration) *waiti
 	wp := &waitingPod{pod: pod, result: make(chan *framework.Status, 1), pending: make(map[string]clock.Timer, len(timeouts))}
 	wp.mu.Lock()
 	for plugin, d := range timeouts {
+		// The rejection stops the other timers; it runs on its own goroutine
+		// because a fake clock fires timers with its lock held.
 		wp.pending[plugin] = w.clock.AfterFunc(d, func() {
-			wp.Reject(plugin, fmt.Sprintf("rejected due to timeout after waiting %v at plugin %v", d, plugin))
+			go wp.Reject(plugin, fmt.Sprintf("rejected due to timeout after waiting %v at plugin %v", d, plugin))
 		})
 	}
 	wp.mu.Unlock()
