@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -37,6 +38,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
 		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
 	}
+	// Logs go to the GinkgoWriter, which shows them for failed specs only.
+	klog.SetLogger(GinkgoLogr)
 	testEnv = &envtest.Environment{}
 	var err error
 	cfg, err = testEnv.Start()
