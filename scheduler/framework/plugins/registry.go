@@ -10,6 +10,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/plugins/schedulinggates"
+	"github.com/berth-io/berth/scheduler/framework/plugins/tainttoleration"
 )
 
 // NewInTreeRegistry returns a new map from plugin name to factory for every
@@ -23,5 +24,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.NodeResourcesFit:                noderesources.NewFit,
 		names.NodeResourcesBalancedAllocation: noderesources.NewBalancedAllocation,
 		names.DefaultBinder:                   defaultbinder.New,
+		names.TaintToleration:                 tainttoleration.New,
 	}
 }

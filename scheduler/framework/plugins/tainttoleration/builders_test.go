@@ -1,0 +1,33 @@
+package tainttoleration
+
+import (
+	v1 "k8s.io/api/core/v1"
+
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+// taint returns a taint key=value with the effect.
+func taint(key, value string, effect v1.TaintEffect) v1.Taint {
+	return v1.Taint{Key: key, Value: value, Effect: effect}
+}
+
+// tol returns an Equal toleration of key=value for the effect ("" for all).
+func tol(key, value string, effect v1.TaintEffect) v1.Toleration {
+	return v1.Toleration{Key: key, Operator: v1.TolerationOpEqual, Value: value, Effect: effect}
+}
+
+// node returns a node named name carrying the taints.
+func node(name string, taints ...v1.Taint) *v1.Node {
+	n := pt.Node(name).Obj()
+	n.Spec.Taints = taints
+	return n
+}
+
+// pod returns pod p with the tolerations.
+func pod(tols ...v1.Toleration) *v1.Pod {
+	b := pt.Pod("p")
+	for _, t := range tols {
+		b.Toleration(t)
+	}
+	return b.Obj()
+}
