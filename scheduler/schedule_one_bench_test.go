@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,15 +21,15 @@ import (
 // the default profile live; nothing runs in the background.
 func benchCluster(b *testing.B, nodes, podsPerNode int) *Scheduler {
 	b.Helper()
-	ctx := context.Background()
+	ctx := klog.NewContext(context.Background(), logr.Discard())
 	s, err := New(ctx, fake.NewClientset(), WithSeed(1))
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := s.SetProfile(klog.NewContext(ctx, klog.Background().V(1)), v1.DefaultSchedulerName, "default", 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
+	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
 		b.Fatal(err)
 	}
-	logger := klog.Background()
+	logger := logr.Discard()
 	zones := []string{"zone-a", "zone-b", "zone-c"}
 	for i := range nodes {
 		name := fmt.Sprintf("node-%05d", i)
@@ -77,7 +78,7 @@ func BenchmarkSchedulePod(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := benchCluster(b, 5000, 2)
-			ctx := context.Background()
+			ctx := klog.NewContext(context.Background(), logr.Discard())
 			prof := s.profiles.Get(v1.DefaultSchedulerName)
 			if tc.percentage != nil {
 				if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 2, &v1alpha1.SchedulingProfileSpec{PercentageOfNodesToScore: tc.percentage}); err != nil {
