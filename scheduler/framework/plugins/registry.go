@@ -6,6 +6,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodename"
+	"github.com/berth-io/berth/scheduler/framework/plugins/nodeports"
 	"github.com/berth-io/berth/scheduler/framework/plugins/noderesources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
@@ -25,5 +26,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.NodeResourcesBalancedAllocation: noderesources.NewBalancedAllocation,
 		names.DefaultBinder:                   defaultbinder.New,
 		names.TaintToleration:                 tainttoleration.New,
+		names.NodePorts:                       nodeports.New,
 	}
 }
