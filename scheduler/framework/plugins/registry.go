@@ -5,6 +5,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/framework/plugins/nodeaffinity"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodename"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeports"
 	"github.com/berth-io/berth/scheduler/framework/plugins/noderesources"
@@ -27,5 +28,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.DefaultBinder:                   defaultbinder.New,
 		names.TaintToleration:                 tainttoleration.New,
 		names.NodePorts:                       nodeports.New,
+		names.NodeAffinity:                    nodeaffinity.New,
 	}
 }
