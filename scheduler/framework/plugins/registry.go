@@ -4,6 +4,7 @@ package plugins
 import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
+	"github.com/berth-io/berth/scheduler/framework/plugins/imagelocality"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeaffinity"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodename"
@@ -29,5 +30,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.TaintToleration:                 tainttoleration.New,
 		names.NodePorts:                       nodeports.New,
 		names.NodeAffinity:                    nodeaffinity.New,
+		names.ImageLocality:                   imagelocality.New,
 	}
 }

@@ -1,0 +1,64 @@
+package imagelocality
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/cache"
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+// snapshotHandle is a Handle that only provides a snapshot.
+type snapshotHandle struct {
+	framework.Handle
+	snapshot framework.SharedLister
+}
+
+func (h snapshotHandle) SnapshotSharedLister() framework.SharedLister { return h.snapshot }
+
+// img is an image a node reports, with its names and size in MiB.
+func img(mib int64, names ...string) v1.ContainerImage {
+	return v1.ContainerImage{Names: names, SizeBytes: mib * mb}
+}
+
+// node returns a node reporting the images.
+func node(name string, images ...v1.ContainerImage) *v1.Node {
+	n := pt.Node(name).Obj()
+	n.Status.Images = images
+	return n
+}
+
+// podBuilder builds a pod's images.
+type podBuilder struct{ pod *v1.Pod }
+
+func makePod() *podBuilder { return &podBuilder{pod: pt.Pod("p").Obj()} }
+
+func (b *podBuilder) container(image string) *podBuilder {
+	b.pod.Spec.Containers = append(b.pod.Spec.Containers, v1.Container{Name: "c", Image: image})
+	return b
+}
+
+func (b *podBuilder) init(image string) *podBuilder {
+	b.pod.Spec.InitContainers = append(b.pod.Spec.InitContainers, v1.Container{Name: "i", Image: image})
+	return b
+}
+
+func (b *podBuilder) imageVolume(ref string) *podBuilder {
+	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1.Volume{Name: "v",
+		VolumeSource: v1.VolumeSource{Image: &v1.ImageVolumeSource{Reference: ref}}})
+	return b
+}
+
+func (b *podBuilder) obj() *v1.Pod { return b.pod }
+
+// pluginFor builds the plugin over a snapshot of the nodes.
+func pluginFor(nodes ...*v1.Node) (*ImageLocality, *cache.Snapshot) {
+	snap := cache.NewSnapshot(nil, nodes)
+	pl, err := New(context.Background(), nil, snapshotHandle{snapshot: snap})
+	if err != nil {
+		panic(err)
+	}
+	return pl.(*ImageLocality), snap
+}

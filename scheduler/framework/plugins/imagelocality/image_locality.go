@@ -1,0 +1,154 @@
+// Package imagelocality implements ImageLocality, which prefers nodes that
+// already hold the images a pod needs, weighting each image by its size and
+// discounting images that most nodes have anyway.
+package imagelocality
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+)
+
+// Name is the plugin's registered name.
+const Name = names.ImageLocality
+
+// Score thresholds, as upstream: below minThreshold bytes of local images a
+// node scores 0; at maxContainerThreshold bytes per image it scores the maximum.
+const (
+	mb                    int64 = 1024 * 1024
+	minThreshold          int64 = 23 * mb
+	maxContainerThreshold int64 = 1000 * mb
+)
+
+const preScoreKey framework.StateKey = "PreScore" + Name
+
+var errNoHandle = errors.New("plugin built without a framework handle")
+
+// ImageLocality scores nodes by the pod's images they already have.
+type ImageLocality struct {
+	handle framework.Handle
+}
+
+var (
+	_ framework.PreScorePlugin = &ImageLocality{}
+	_ framework.ScorePlugin    = &ImageLocality{}
+)
+
+// New is the plugin's factory; ImageLocality takes no args and reads the
+// cycle's snapshot through h.
+func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, error) {
+	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return &ImageLocality{handle: h}, nil
+}
+
+// Name returns the plugin's name.
+func (*ImageLocality) Name() string { return Name }
+
+// imageState is the pod's image names, normalized, and the size of the
+// cluster, computed once per cycle.
+type imageState struct {
+	images     []string
+	totalNodes int
+}
+
+// Clone returns the state itself: it is never changed after PreScore.
+func (s *imageState) Clone() framework.StateData { return s }
+
+// NormalizedImageName gives an untagged image name the implicit ":latest"
+// tag, so it matches the names nodes report.
+func NormalizedImageName(name string) string {
+	if strings.LastIndex(name, ":") <= strings.LastIndex(name, "/") {
+		return name + ":latest"
+	}
+	return name
+}
+
+// podImages lists the normalized images of the pod's init containers,
+// containers and image volumes, one entry per use.
+func podImages(pod *v1.Pod) []string {
+	out := make([]string, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
+	for i := range pod.Spec.InitContainers {
+		out = append(out, NormalizedImageName(pod.Spec.InitContainers[i].Image))
+	}
+	for i := range pod.Spec.Containers {
+		out = append(out, NormalizedImageName(pod.Spec.Containers[i].Image))
+	}
+	for i := range pod.Spec.Volumes {
+		if img := pod.Spec.Volumes[i].Image; img != nil {
+			out = append(out, NormalizedImageName(img.Reference))
+		}
+	}
+	return out
+}
+
+func (pl *ImageLocality) newState(pod *v1.Pod) (*imageState, error) {
+	if pl.handle == nil {
+		return nil, errNoHandle
+	}
+	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	return &imageState{images: podImages(pod), totalNodes: len(nodes)}, nil
+}
+
+// PreScore normalizes the pod's image names and counts the snapshot's nodes.
+func (pl *ImageLocality) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	s, err := pl.newState(pod)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	state.Write(preScoreKey, s)
+	return nil
+}
+
+// Score gives 0 to MaxNodeScore by the size of the pod's images already on
+// the node, each scaled by the fraction of nodes that have it.
+func (pl *ImageLocality) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := framework.ReadState[*imageState](state, preScoreKey)
+	if err != nil {
+		// PreScore is disabled in this profile: compute here.
+		if s, err = pl.newState(pod); err != nil {
+			return 0, framework.AsStatus(err)
+		}
+	}
+	return priority(localBytes(nodeInfo, s), len(s.images)), nil
+}
+
+// localBytes sums the spread-scaled sizes of the pod's images on the node.
+func localBytes(nodeInfo *framework.NodeInfo, s *imageState) int64 {
+	if s.totalNodes == 0 {
+		return 0
+	}
+	var sum int64
+	for _, name := range s.images {
+		if img, ok := nodeInfo.ImageStates[name]; ok {
+			spread := float64(img.NumNodes) / float64(s.totalNodes)
+			sum += int64(float64(img.Size) * spread)
+		}
+	}
+	return sum
+}
+
+// priority maps the local bytes linearly onto [0, MaxNodeScore] between
+// minThreshold and maxContainerThreshold per image.
+func priority(sum int64, images int) int64 {
+	maxThreshold := maxContainerThreshold * int64(images)
+	sum = max(sum, minThreshold)
+	sum = min(sum, maxThreshold)
+	if maxThreshold <= minThreshold {
+		return 0
+	}
+	return framework.MaxNodeScore * (sum - minThreshold) / (maxThreshold - minThreshold)
+}
+
+// ScoreExtensions returns nil: scores are already in range.
+func (*ImageLocality) ScoreExtensions() framework.ScoreExtensions { return nil }

@@ -1,0 +1,122 @@
+package imagelocality
+
+import (
+	"context"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+func TestNew(t *testing.T) {
+	if _, err := New(context.Background(), []byte(`{"x":1}`), nil); err == nil {
+		t.Error("unknown field: want error")
+	}
+}
+
+func TestNormalizedImageName(t *testing.T) {
+	tests := map[string]string{
+		"nginx":                        "nginx:latest",
+		"nginx:1.25":                   "nginx:1.25",
+		"registry:5000/team/app":       "registry:5000/team/app:latest",
+		"registry:5000/team/app:v2":    "registry:5000/team/app:v2",
+		"gcr.io/x/y@sha256:abc":        "gcr.io/x/y@sha256:abc",
+		"docker.io/library/busybox:1":  "docker.io/library/busybox:1",
+		"localhost/only-path-no-tag/x": "localhost/only-path-no-tag/x:latest",
+	}
+	for in, want := range tests {
+		if got := NormalizedImageName(in); got != want {
+			t.Errorf("NormalizedImageName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	// Sizes in MiB; the score is 100 * (sum - 23) / (1000*images - 23), sum clamped.
+	big := img(3000, "big:latest")
+	half := img(500, "half:v1")
+	small := img(10, "small:latest")
+	tests := []struct {
+		name  string
+		pod   *v1.Pod
+		nodes []*v1.Node
+		want  []int64
+	}{
+		{"no images anywhere", makePod().container("big").obj(), []*v1.Node{node("a"), node("b")}, []int64{0, 0}},
+		{"image above the max threshold on every node", makePod().container("big").obj(),
+			[]*v1.Node{node("a", big), node("b", big)}, []int64{100, 100}},
+		{"image spread over half the nodes", makePod().container("big").obj(),
+			[]*v1.Node{node("a", big), node("b")}, // 1500 MiB scaled, clamped to 1000
+			[]int64{100, 0}},
+		{"spread scales the size", makePod().container("half:v1").obj(),
+			[]*v1.Node{node("a", half), node("b", half), node("c"), node("d")}, // 250 MiB
+			[]int64{100 * (250 - 23) / (1000 - 23), 100 * (250 - 23) / (1000 - 23), 0, 0}},
+		{"below the min threshold", makePod().container("small").obj(), []*v1.Node{node("a", small)}, []int64{0}},
+		{"thresholds grow with the image count", makePod().container("half:v1").container("other").obj(),
+			[]*v1.Node{node("a", half)}, []int64{100 * (500 - 23) / (2000 - 23)}},
+		{"init containers and image volumes count", makePod().init("half:v1").container("x").imageVolume("big").obj(),
+			[]*v1.Node{node("a", half, big)}, []int64{100 * (3000 - 23) / (3000 - 23)}},
+		{"image used twice counts twice", makePod().container("half:v1").container("half:v1").obj(),
+			[]*v1.Node{node("a", half)}, []int64{100 * (1000 - 23) / (2000 - 23)}},
+		{"tag must match", makePod().container("half:v2").obj(), []*v1.Node{node("a", half)}, []int64{0}},
+		{"untagged means latest", makePod().container("big:latest").container("small").obj(),
+			[]*v1.Node{node("a", big, small)}, []int64{100 * (2000 - 23) / (2000 - 23)}},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl, snap := pluginFor(tt.nodes...)
+			state := framework.NewCycleState()
+			if s := pl.PreScore(ctx, state, tt.pod, nil); !s.IsSuccess() {
+				t.Fatalf("PreScore = %v", s)
+			}
+			for i, n := range tt.nodes {
+				ni, err := snap.Get(n.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, s := pl.Score(ctx, state, tt.pod, ni)
+				if !s.IsSuccess() || got != tt.want[i] {
+					t.Errorf("Score(%s) = %d, %v; want %d", n.Name, got, s, tt.want[i])
+				}
+				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, ni); fallback != got {
+					t.Errorf("Score(%s) without PreScore = %d, want %d", n.Name, fallback, got)
+				}
+			}
+		})
+	}
+	if pl := (&ImageLocality{}); pl.PreScore(ctx, framework.NewCycleState(), makePod().obj(), nil).Code() != framework.Error {
+		t.Error("PreScore without a handle: want Error")
+	}
+}
+
+func TestPriority(t *testing.T) {
+	tests := []struct {
+		sum    int64
+		images int
+		want   int64
+	}{
+		{0, 1, 0}, {minThreshold, 1, 0}, {maxContainerThreshold, 1, 100}, {5 * maxContainerThreshold, 1, 100},
+		{0, 0, 0}, {maxContainerThreshold, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := priority(tt.sum, tt.images); got != tt.want {
+			t.Errorf("priority(%d, %d) = %d, want %d", tt.sum, tt.images, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkScore(b *testing.B) {
+	pl, snap := pluginFor(node("a", img(300, "app:v1"), img(800, "sidecar:latest")), node("b"))
+	p := makePod().container("app:v1").container("sidecar").obj()
+	ni, _ := snap.Get("a")
+	ctx, state := context.Background(), framework.NewCycleState()
+	pl.PreScore(ctx, state, p, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got, _ := pl.Score(ctx, state, p, ni); got == 0 {
+			b.Fatal("score 0")
+		}
+	}
+}
