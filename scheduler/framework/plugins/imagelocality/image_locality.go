@@ -28,7 +28,10 @@ const (
 
 const preScoreKey framework.StateKey = "PreScore" + Name
 
-var errNoHandle = errors.New("plugin built without a framework handle")
+var (
+	errNoHandle   = errors.New("plugin built without a framework handle")
+	errNoSnapshot = errors.New("framework handle has no snapshot")
+)
 
 // ImageLocality scores nodes by the pod's images they already have.
 type ImageLocality struct {
@@ -93,7 +96,11 @@ func (pl *ImageLocality) newState(pod *v1.Pod) (*imageState, error) {
 	if pl.handle == nil {
 		return nil, errNoHandle
 	}
-	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	lister := pl.handle.SnapshotSharedLister()
+	if lister == nil {
+		return nil, errNoSnapshot
+	}
+	nodes, err := lister.NodeInfos().List()
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
 	}

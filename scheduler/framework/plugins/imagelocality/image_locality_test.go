@@ -89,6 +89,9 @@ func TestScore(t *testing.T) {
 	if pl := (&ImageLocality{}); pl.PreScore(ctx, framework.NewCycleState(), makePod().obj(), nil).Code() != framework.Error {
 		t.Error("PreScore without a handle: want Error")
 	}
+	if pl := (&ImageLocality{handle: snapshotHandle{}}); pl.PreScore(ctx, framework.NewCycleState(), makePod().obj(), nil).Code() != framework.Error {
+		t.Error("PreScore without a snapshot: want Error")
+	}
 }
 
 func TestPriority(t *testing.T) {
