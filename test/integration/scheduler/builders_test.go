@@ -54,6 +54,14 @@ func (b *nodeBuilder) create(ctx context.Context) *corev1.Node {
 	nodes := clientset.CoreV1().Nodes()
 	created, err := nodes.Create(ctx, b.node, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred(), "creating node %s", b.node.Name)
+	// The apiserver's TaintNodesByCondition admission taints a new node
+	// not-ready; with no node lifecycle controller here, the test lifts it as
+	// that controller would for a Ready node.
+	if len(created.Spec.Taints) > 0 {
+		created.Spec.Taints = b.node.Spec.Taints
+		created, err = nodes.Update(ctx, created, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred(), "lifting the not-ready taint of node %s", b.node.Name)
+	}
 	created.Status = b.node.Status
 	created, err = nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
 	Expect(err).NotTo(HaveOccurred(), "setting the status of node %s", b.node.Name)
