@@ -201,13 +201,13 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 		n.Requested.SubResource(pi.Requests)
 		n.NonZeroRequested.SubResource(pi.NonZeroRequests)
 	}
-	for i := range pi.Pod.Spec.Containers {
-		for _, p := range pi.Pod.Spec.Containers[i].Ports {
-			if sign > 0 {
-				n.UsedPorts.Add(p.HostIP, string(p.Protocol), p.HostPort)
-			} else {
-				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
-			}
+	n.updatePorts(pi.Pod.Spec.Containers, sign)
+	// Sidecars (restartable init containers) run beside the app containers
+	// and hold their host ports for the pod's lifetime.
+	for i := range pi.Pod.Spec.InitContainers {
+		c := &pi.Pod.Spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			n.updatePorts(pi.Pod.Spec.InitContainers[i:i+1], sign)
 		}
 	}
 	for i := range pi.Pod.Spec.Volumes {
@@ -219,6 +219,19 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 		n.PVCRefCounts[key] += int(sign)
 		if n.PVCRefCounts[key] <= 0 {
 			delete(n.PVCRefCounts, key)
+		}
+	}
+}
+
+// updatePorts adds (sign > 0) or removes the host ports of the containers.
+func (n *NodeInfo) updatePorts(containers []v1.Container, sign int64) {
+	for i := range containers {
+		for _, p := range containers[i].Ports {
+			if sign > 0 {
+				n.UsedPorts.Add(p.HostIP, string(p.Protocol), p.HostPort)
+			} else {
+				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
+			}
 		}
 	}
 }
