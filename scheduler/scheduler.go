@@ -299,6 +299,10 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	for ctx.Err() == nil {
 		s.scheduleOne(ctx)
 	}
+	// Pods held at Permit would otherwise keep shutdown waiting for their
+	// timeouts; they are rejected, unreserved and left pending for the next
+	// leader. Bindings already past Permit finish.
+	s.waiting.Iterate(func(wp framework.WaitingPod) { wp.Reject("", "the scheduler is stopping") })
 	s.bindings.Wait()
 	logger.Info("Scheduling loop stopped")
 	return nil

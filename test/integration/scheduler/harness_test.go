@@ -26,6 +26,14 @@ import (
 // spec) until the spec ends.
 func startScheduler(ctx context.Context, profiles map[string]*v1alpha1.SchedulingProfileSpec, opts ...scheduler.Option) *scheduler.Scheduler {
 	GinkgoHelper()
+	s, _ := startStoppableScheduler(ctx, profiles, opts...)
+	return s
+}
+
+// startStoppableScheduler is startScheduler that also returns a function
+// which stops the scheduler and waits until Start has returned.
+func startStoppableScheduler(ctx context.Context, profiles map[string]*v1alpha1.SchedulingProfileSpec, opts ...scheduler.Option) (*scheduler.Scheduler, func()) {
+	GinkgoHelper()
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
 	s, err := scheduler.New(runCtx, clientset, opts...)
 	Expect(err).NotTo(HaveOccurred())
@@ -34,12 +42,16 @@ func startScheduler(ctx context.Context, profiles map[string]*v1alpha1.Schedulin
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Start(runCtx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
+		})
+	}
+	DeferCleanup(stop)
 	Expect(s.WaitForCacheSync(ctx)).To(BeTrue())
-	return s
+	return s, stop
 }
 
 // defaultProfile is upstream's default profile.

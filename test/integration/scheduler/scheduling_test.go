@@ -178,6 +178,26 @@ var _ = Describe("the scheduling loop", func() {
 		}).WithContext(ctx).WithTimeout(3 * time.Second).Should(Succeed())
 	}, SpecTimeout(time.Minute))
 
+	It("stops promptly while a pod waits at Permit, leaving the pod pending", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "shutdown")
+		newNode("shutdown-node").create(ctx)
+		hold := newHoldPlugin()
+		_, stop := startStoppableScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: withPermitAndPreBind(defaultProfile())},
+			scheduler.WithRegistry(registryWithHold(hold)))
+
+		pod := newPod(ns, "held").label(holdLabel, "true").create(ctx)
+		Eventually(func() bool { return hold.waiting(pod.UID) != nil }).WithContext(ctx).WithTimeout(20 * time.Second).Should(BeTrue())
+
+		// The hold lasts a minute; stopping must not wait for it.
+		start := time.Now()
+		stop()
+		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second))
+		Expect(hold.reachedPreBind(pod.UID)).To(BeFalse(), "the held pod went on to PreBind")
+		got, err := getPod(ctx, ns, pod.Name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Spec.NodeName).To(BeEmpty())
+	}, SpecTimeout(time.Minute))
+
 	It("lets two profiles place their own pods without double-booking a node", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "two")
 		for i := range 4 {
