@@ -6,7 +6,6 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -347,10 +346,6 @@ func stripManagedFields(obj any) (any, error) {
 	}
 	return obj, nil
 }
-
-// errPodGone says a pod left the cluster or was bound by someone else while
-// it was being scheduled: it is dropped, not retried.
-var errPodGone = errors.New("pod is gone or already bound")
 
 // loggerFor returns the context's logger with the pod's key.
 func loggerFor(ctx context.Context, pod *v1.Pod) logr.Logger {
