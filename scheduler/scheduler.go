@@ -25,6 +25,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
+	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
@@ -154,29 +155,13 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 	}
 	queueOpts := append([]queue.Option{queue.WithClock(o.clock)}, o.queueOptions...)
-	s.queue = queue.New(queueSortLess, s.queueHooks, queueOpts...)
+	// Every profile shares one queue, so every profile sorts it with
+	// PrioritySort, as upstream requires of its profiles.
+	s.queue = queue.New((&queuesort.PrioritySort{}).Less, s.queueHooks, queueOpts...)
 	if err := s.addEventHandlers(); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-// queueSortLess orders the shared queue. Every profile shares one queue, so
-// Berth requires the same QueueSort plugin (PrioritySort) in every profile, as
-// upstream does for its profiles.
-func queueSortLess(a, b *framework.QueuedPodInfo) bool {
-	pa, pb := podPriority(a.Pod), podPriority(b.Pod)
-	if pa != pb {
-		return pa > pb
-	}
-	return a.Timestamp.Before(b.Timestamp)
-}
-
-func podPriority(pod *v1.Pod) int32 {
-	if pod.Spec.Priority != nil {
-		return *pod.Spec.Priority
-	}
-	return 0
 }
 
 // queueHooks gives the queue the live framework of a scheduler name.
