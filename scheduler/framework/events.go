@@ -27,6 +27,18 @@ const (
 	StorageClass EventResource = "storage.k8s.io/StorageClass"
 	// CSINode is a CSINode.
 	CSINode EventResource = "storage.k8s.io/CSINode"
+	// CSIDriver is a CSIDriver.
+	CSIDriver EventResource = "storage.k8s.io/CSIDriver"
+	// CSIStorageCapacity is a CSIStorageCapacity.
+	CSIStorageCapacity EventResource = "storage.k8s.io/CSIStorageCapacity"
+	// VolumeAttachment is a VolumeAttachment.
+	VolumeAttachment EventResource = "storage.k8s.io/VolumeAttachment"
+	// ResourceClaim is a DRA ResourceClaim.
+	ResourceClaim EventResource = "resource.k8s.io/ResourceClaim"
+	// ResourceSlice is a DRA ResourceSlice.
+	ResourceSlice EventResource = "resource.k8s.io/ResourceSlice"
+	// DeviceClass is a DRA DeviceClass.
+	DeviceClass EventResource = "resource.k8s.io/DeviceClass"
 	// PodGroup is a Berth PodGroup.
 	PodGroup EventResource = "scheduling.berth.io/PodGroup"
 	// WildCard matches every resource.
