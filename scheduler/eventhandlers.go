@@ -59,7 +59,7 @@ func (s *Scheduler) addEventHandlers() error {
 	}); err != nil {
 		return fmt.Errorf("adding the node handler: %w", err)
 	}
-	return nil
+	return s.addClusterObjectHandlers(logger)
 }
 
 // assigned reports whether the object is a pod bound to a node.
@@ -209,6 +209,9 @@ func (s *Scheduler) onNodeDelete(logger klog.Logger, obj any) {
 	if !ok {
 		return
 	}
+	// A node going away can help a pod: its topology domain may have held
+	// the pods that skewed a spread constraint.
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Delete}, node, nil, nil)
 	if err := s.cache.RemoveNode(logger, node); err != nil {
 		logger.Error(err, "Removing a node from the cache", "node", klog.KObj(node))
 	}

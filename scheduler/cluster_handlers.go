@@ -1,0 +1,61 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// addClusterObjectHandlers starts the informers plugins read beside pods and
+// nodes, and turns their changes into cluster events for the queue. Profiles
+// arrive at run time, so every informer an in-tree plugin may ask for is
+// started up front rather than on a profile's demand.
+func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
+	f := s.informerFactory
+	watched := []struct {
+		resource framework.EventResource
+		informer cache.SharedIndexInformer
+	}{
+		{framework.PersistentVolume, f.Core().V1().PersistentVolumes().Informer()},
+		{framework.PersistentVolumeClaim, f.Core().V1().PersistentVolumeClaims().Informer()},
+		{framework.StorageClass, f.Storage().V1().StorageClasses().Informer()},
+		{framework.CSINode, f.Storage().V1().CSINodes().Informer()},
+		{framework.CSIDriver, f.Storage().V1().CSIDrivers().Informer()},
+		{framework.CSIStorageCapacity, f.Storage().V1().CSIStorageCapacities().Informer()},
+		{framework.VolumeAttachment, f.Storage().V1().VolumeAttachments().Informer()},
+	}
+	for _, w := range watched {
+		if _, err := w.informer.AddEventHandler(s.clusterEventHandler(logger, w.resource)); err != nil {
+			return fmt.Errorf("adding the %s handler: %w", w.resource, err)
+		}
+	}
+	// Read through listers only: namespaces for affinity namespaceSelectors,
+	// and the owners whose selectors make PodTopologySpread's System defaults.
+	f.Core().V1().Namespaces().Informer()
+	f.Core().V1().Services().Informer()
+	f.Core().V1().ReplicationControllers().Informer()
+	f.Apps().V1().ReplicaSets().Informer()
+	f.Apps().V1().StatefulSets().Informer()
+	return nil
+}
+
+// clusterEventHandler moves pods that a change of resource may help; the
+// queueing hints of each pod's profile decide which.
+func (s *Scheduler) clusterEventHandler(logger klog.Logger, resource framework.EventResource) cache.ResourceEventHandler {
+	move := func(action framework.ActionType, oldObj, newObj any) {
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: resource, ActionType: action}, oldObj, newObj, nil)
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { move(framework.Add, nil, obj) },
+		UpdateFunc: func(oldObj, newObj any) { move(framework.Update, oldObj, newObj) },
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			move(framework.Delete, obj, nil)
+		},
+	}
+}
