@@ -4,6 +4,7 @@ package plugins
 import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
+	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/imagelocality"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeaffinity"
@@ -31,5 +32,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.NodePorts:                       nodeports.New,
 		names.NodeAffinity:                    nodeaffinity.New,
 		names.ImageLocality:                   imagelocality.New,
+		names.DynamicResources:                dynamicresources.New,
 	}
 }
