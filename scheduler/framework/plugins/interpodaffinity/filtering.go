@@ -1,0 +1,263 @@
+package interpodaffinity
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// Filter reasons, as upstream.
+const (
+	// ErrReasonAffinityRulesNotMatch is given when the node's domains hold no pod matching the pod's required affinity.
+	ErrReasonAffinityRulesNotMatch = "node(s) didn't match pod affinity rules"
+	// ErrReasonAntiAffinityRulesNotMatch is given when the node's domains hold a pod the pod's required anti-affinity rejects.
+	ErrReasonAntiAffinityRulesNotMatch = "node(s) didn't match pod anti-affinity rules"
+	// ErrReasonExistingAntiAffinityRulesNotMatch is given when an existing pod's required anti-affinity rejects the pod there.
+	ErrReasonExistingAntiAffinityRulesNotMatch = "node(s) didn't satisfy existing pods anti-affinity rules"
+)
+
+const preFilterKey framework.StateKey = "PreFilter" + Name
+
+// filterState is what PreFilter learns once and Filter looks up per node.
+type filterState struct {
+	pod *v1.Pod
+	// nsLabels are the labels of the pod's namespace, for existing pods' terms.
+	nsLabels labels.Set
+	// affinityTerms and antiAffinityTerms are the pod's required terms with
+	// namespace selectors resolved.
+	affinityTerms     []framework.AffinityTerm
+	antiAffinityTerms []framework.AffinityTerm
+	// selfMatch is whether the pod matches all of its own affinity terms.
+	selfMatch bool
+
+	// existingAnti counts, per domain, existing pods' anti-affinity terms the pod matches.
+	existingAnti *domainCounts
+	// affinity counts, per domain of each affinity term, existing pods matching all affinity terms.
+	affinity *domainCounts
+	// antiAffinity counts, per domain of each anti-affinity term, existing pods matching that term.
+	antiAffinity *domainCounts
+}
+
+// Clone deep-copies the counts; the pod and its terms never change.
+func (s *filterState) Clone() framework.StateData {
+	out := *s
+	out.existingAnti = s.existingAnti.clone()
+	out.affinity = s.affinity.clone()
+	out.antiAffinity = s.antiAffinity.clone()
+	return &out
+}
+
+// countPod adds (delta 1) or removes (delta -1) what an existing pod on node contributes.
+func (s *filterState) countPod(pi *framework.PodInfo, node *v1.Node, delta int64) {
+	for i := range pi.RequiredAntiAffinityTerms {
+		t := &pi.RequiredAntiAffinityTerms[i]
+		if t.Matches(s.pod, s.nsLabels) {
+			s.existingAnti.add(node, t.TopologyKey, delta)
+		}
+	}
+	s.countIncoming(pi.Pod, node, delta)
+}
+
+// countIncoming counts an existing pod against the incoming pod's own terms.
+func (s *filterState) countIncoming(pod *v1.Pod, node *v1.Node, delta int64) {
+	if matchesAll(s.affinityTerms, pod) {
+		for i := range s.affinityTerms {
+			s.affinity.add(node, s.affinityTerms[i].TopologyKey, delta)
+		}
+	}
+	for i := range s.antiAffinityTerms {
+		if s.antiAffinityTerms[i].Matches(pod, nil) {
+			s.antiAffinity.add(node, s.antiAffinityTerms[i].TopologyKey, delta)
+		}
+	}
+}
+
+// PreFilter counts, per topology domain, the existing pods whose required
+// anti-affinity rejects the pod, and the existing pods that match the pod's
+// own required affinity and anti-affinity terms. Filter is skipped when the
+// pod has no required terms and no existing pod's anti-affinity matches it.
+func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	lister, err := pl.nodeInfos()
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	withAnti, err := lister.HavePodsWithRequiredAntiAffinityList()
+	if err != nil {
+		return nil, framework.AsStatus(fmt.Errorf("listing nodes with required anti-affinity pods: %w", err))
+	}
+	pi, err := framework.NewPodInfo(pod)
+	if err != nil {
+		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %v", err))
+	}
+	if err := pl.resolveAll(pi.RequiredAffinityTerms); err != nil {
+		return nil, framework.AsStatus(fmt.Errorf("resolving affinity namespaces: %w", err))
+	}
+	if err := pl.resolveAll(pi.RequiredAntiAffinityTerms); err != nil {
+		return nil, framework.AsStatus(fmt.Errorf("resolving anti-affinity namespaces: %w", err))
+	}
+	s := &filterState{
+		pod:               pod,
+		nsLabels:          pl.namespaceLabels(klog.FromContext(ctx), pod.Namespace),
+		affinityTerms:     pi.RequiredAffinityTerms,
+		antiAffinityTerms: pi.RequiredAntiAffinityTerms,
+		selfMatch:         matchesAll(pi.RequiredAffinityTerms, pod),
+	}
+	s.existingAnti = pl.countExistingAnti(ctx, s, withAnti)
+	s.affinity, s.antiAffinity = pl.countIncoming(ctx, s, nodes)
+	if len(s.existingAnti.counts) == 0 && len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	state.Write(preFilterKey, s)
+	return nil, nil
+}
+
+// countExistingAnti scans the pods with required anti-affinity on nodes.
+func (pl *InterPodAffinity) countExistingAnti(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) *domainCounts {
+	parts := make([]*domainCounts, min(len(nodes), maxChunks))
+	n := chunked(ctx, pl.handle.Parallelizer(), len(nodes), func(piece, lo, hi int) {
+		var part *domainCounts
+		for _, ni := range nodes[lo:hi] {
+			node := ni.Node()
+			if node == nil {
+				continue
+			}
+			for _, existing := range ni.PodsWithRequiredAntiAffinity {
+				for i := range existing.RequiredAntiAffinityTerms {
+					t := &existing.RequiredAntiAffinityTerms[i]
+					if !t.Matches(s.pod, s.nsLabels) {
+						continue
+					}
+					if part == nil {
+						part = newDomainCounts()
+					}
+					part.add(node, t.TopologyKey, 1)
+				}
+			}
+		}
+		parts[piece] = part
+	}, Name)
+	return mergeParts(parts[:n])
+}
+
+// countIncoming scans every pod on nodes against the pod's own required terms.
+func (pl *InterPodAffinity) countIncoming(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) (affinity, anti *domainCounts) {
+	if len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
+		return newDomainCounts(), newDomainCounts()
+	}
+	affParts := make([]*domainCounts, min(len(nodes), maxChunks))
+	antiParts := make([]*domainCounts, len(affParts))
+	n := chunked(ctx, pl.handle.Parallelizer(), len(nodes), func(piece, lo, hi int) {
+		part := &filterState{affinityTerms: s.affinityTerms, antiAffinityTerms: s.antiAffinityTerms,
+			affinity: newDomainCounts(), antiAffinity: newDomainCounts()}
+		for _, ni := range nodes[lo:hi] {
+			node := ni.Node()
+			if node == nil {
+				continue
+			}
+			for _, existing := range ni.Pods {
+				part.countIncoming(existing.Pod, node, 1)
+			}
+		}
+		affParts[piece], antiParts[piece] = part.affinity, part.antiAffinity
+	}, Name)
+	return mergeParts(affParts[:n]), mergeParts(antiParts[:n])
+}
+
+func mergeParts(parts []*domainCounts) *domainCounts {
+	out := newDomainCounts()
+	for _, p := range parts {
+		out.merge(p)
+	}
+	return out
+}
+
+// PreFilterExtensions returns the plugin itself: added and removed pods update the counts.
+func (pl *InterPodAffinity) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod counts podToAdd as if it ran on nodeInfo's node.
+func (pl *InterPodAffinity) AddPod(_ context.Context, state *framework.CycleState, _ *v1.Pod, podToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	return pl.updateState(state, podToAdd, nodeInfo, 1)
+}
+
+// RemovePod uncounts podToRemove as if it no longer ran on nodeInfo's node.
+func (pl *InterPodAffinity) RemovePod(_ context.Context, state *framework.CycleState, _ *v1.Pod, podToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	return pl.updateState(state, podToRemove, nodeInfo, -1)
+}
+
+func (pl *InterPodAffinity) updateState(state *framework.CycleState, pi *framework.PodInfo, nodeInfo *framework.NodeInfo, delta int64) *framework.Status {
+	s, err := framework.ReadState[*filterState](state, preFilterKey)
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
+	}
+	node := nodeInfo.Node()
+	if node == nil {
+		return framework.AsStatus(fmt.Errorf("updating %s state: node not found", Name))
+	}
+	s.countPod(pi, node, delta)
+	return nil
+}
+
+// Filter checks the node's domains against the counts PreFilter made: every
+// affinity term's domain must hold a matching pod (unless no pod anywhere
+// matches and the pod matches its own terms), no anti-affinity term's domain
+// may hold a matching pod, and no existing pod's anti-affinity may reject the
+// pod in any of the node's domains.
+func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	node := nodeInfo.Node()
+	if node == nil {
+		return framework.AsStatus(fmt.Errorf("filtering pod %s: node not found", framework.PodKey(pod)))
+	}
+	s, err := framework.ReadState[*filterState](state, preFilterKey)
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
+	}
+	if !s.affinitySatisfied(node) {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
+	}
+	if s.antiAffinityViolated(node) {
+		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
+	}
+	if s.existingAnti.anyInNodeDomains(node) {
+		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
+	}
+	return nil
+}
+
+// affinitySatisfied reports whether the node has every affinity term's
+// topology key and, in each such domain, a matching pod. A pod that is the
+// first of its group (nothing matches anywhere, but it matches its own terms)
+// may go to any node with all the keys.
+func (s *filterState) affinitySatisfied(node *v1.Node) bool {
+	found := true
+	for i := range s.affinityTerms {
+		n, ok := s.affinity.inDomain(node, s.affinityTerms[i].TopologyKey)
+		if !ok {
+			return false
+		}
+		if n <= 0 {
+			found = false
+		}
+	}
+	if found {
+		return true
+	}
+	return len(s.affinity.counts) == 0 && s.selfMatch
+}
+
+// antiAffinityViolated reports whether some anti-affinity term's domain of the node holds a matching pod.
+func (s *filterState) antiAffinityViolated(node *v1.Node) bool {
+	if len(s.antiAffinity.counts) == 0 {
+		return false
+	}
+	for i := range s.antiAffinityTerms {
+		if n, _ := s.antiAffinity.inDomain(node, s.antiAffinityTerms[i].TopologyKey); n > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,120 @@
+// Package interpodaffinity implements InterPodAffinity, which keeps pods in
+// (or out of) topology domains that hold pods matching their required pod
+// affinity (or anti-affinity) terms, honours existing pods' required
+// anti-affinity, and scores nodes by preferred terms of the incoming and the
+// existing pods.
+package interpodaffinity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/labels"
+	listersv1 "k8s.io/client-go/listers/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+)
+
+// Name is the plugin's registered name.
+const Name = names.InterPodAffinity
+
+// InterPodAffinity filters and scores nodes by pod affinity and anti-affinity.
+type InterPodAffinity struct {
+	args     Args
+	handle   framework.Handle
+	nsLister listersv1.NamespaceLister
+}
+
+var (
+	_ framework.PreFilterPlugin     = &InterPodAffinity{}
+	_ framework.FilterPlugin        = &InterPodAffinity{}
+	_ framework.PreFilterExtensions = &InterPodAffinity{}
+	_ framework.PreScorePlugin      = &InterPodAffinity{}
+	_ framework.ScorePlugin         = &InterPodAffinity{}
+	_ framework.ScoreExtensions     = &InterPodAffinity{}
+	_ framework.EnqueueExtensions   = &InterPodAffinity{}
+)
+
+var errNoSnapshot = errors.New("the handle has no snapshot lister")
+
+// New is the plugin's factory: it decodes, defaults and validates Args and
+// takes the namespace lister from the handle's informer factory.
+func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+	args, err := DecodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	return NewWithArgs(args, h)
+}
+
+// NewWithArgs builds the plugin from args, validating them.
+func NewWithArgs(args *Args, h framework.Handle) (*InterPodAffinity, error) {
+	if err := ValidateArgs(args); err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, fmt.Errorf("plugin %s: %w", Name, errors.New("nil handle"))
+	}
+	if h.SnapshotSharedLister() == nil {
+		return nil, fmt.Errorf("plugin %s: %w", Name, errNoSnapshot)
+	}
+	pl := &InterPodAffinity{args: *args, handle: h}
+	if f := h.SharedInformerFactory(); f != nil {
+		pl.nsLister = f.Core().V1().Namespaces().Lister()
+	}
+	return pl, nil
+}
+
+// Name returns the plugin's name.
+func (*InterPodAffinity) Name() string { return Name }
+
+func (pl *InterPodAffinity) nodeInfos() (framework.NodeInfoLister, error) {
+	s := pl.handle.SnapshotSharedLister()
+	if s == nil {
+		return nil, errNoSnapshot
+	}
+	return s.NodeInfos(), nil
+}
+
+// namespaceLabels returns a copy of the labels of namespace ns; an unknown
+// namespace has none.
+func (pl *InterPodAffinity) namespaceLabels(logger logr.Logger, ns string) labels.Set {
+	if pl.nsLister == nil {
+		return nil
+	}
+	obj, err := pl.nsLister.Get(ns)
+	if err != nil {
+		logger.V(3).Info("namespace unknown, taking its labels as empty", "namespace", ns, "err", err)
+		return nil
+	}
+	return labels.Merge(obj.Labels, nil)
+}
+
+// namespacesSelected lists the names of the namespaces sel picks.
+func (pl *InterPodAffinity) namespacesSelected(sel labels.Selector) ([]string, error) {
+	if pl.nsLister == nil {
+		return nil, nil
+	}
+	list, err := pl.nsLister.List(sel)
+	if err != nil {
+		return nil, fmt.Errorf("listing namespaces: %w", err)
+	}
+	out := make([]string, len(list))
+	for i, ns := range list {
+		out[i] = ns.Name
+	}
+	return out, nil
+}
+
+// resolveAll resolves the namespace selectors of terms in place.
+func (pl *InterPodAffinity) resolveAll(terms []framework.AffinityTerm) error {
+	for i := range terms {
+		if err := resolveNamespaces(&terms[i], pl.namespacesSelected); err != nil {
+			return err
+		}
+	}
+	return nil
+}
