@@ -1,0 +1,124 @@
+package podtopologyspread
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// Defaulting types of Args.DefaultingType, as in kubescheduler.config.k8s.io/v1.
+const (
+	// SystemDefaulting spreads pods without constraints of their own over
+	// hostnames (maxSkew 3) and zones (maxSkew 5), softly.
+	SystemDefaulting = "System"
+	// ListDefaulting applies Args.DefaultConstraints as given.
+	ListDefaulting = "List"
+)
+
+// Args are the args of PodTopologySpread, as PodTopologySpreadArgs in
+// kubescheduler.config.k8s.io/v1.
+type Args struct {
+	metav1.TypeMeta `json:",inline"`
+	// DefaultConstraints apply to pods that declare no constraints of their
+	// own; their selectors come from the pod's Services and controllers, so
+	// they must not set labelSelector. Only allowed with DefaultingType List.
+	DefaultConstraints []v1.TopologySpreadConstraint `json:"defaultConstraints,omitempty"`
+	// DefaultingType is System or List; it defaults to System.
+	DefaultingType string `json:"defaultingType,omitempty"`
+}
+
+// DefaultArgs returns the args a profile gets when it configures none.
+func DefaultArgs() *Args {
+	a := &Args{}
+	SetDefaults(a)
+	return a
+}
+
+// SetDefaults fills unset fields as kube-scheduler's v1 defaulting does.
+func SetDefaults(a *Args) {
+	if a.DefaultingType == "" {
+		a.DefaultingType = SystemDefaulting
+	}
+}
+
+// DecodeArgs strictly decodes raw JSON args, applies the defaults and
+// validates the result; nil raw gives the defaults.
+func DecodeArgs(raw []byte) (*Args, error) {
+	a := &Args{}
+	if err := framework.DecodeArgs(Name, raw, a); err != nil {
+		return nil, err
+	}
+	SetDefaults(a)
+	if err := ValidateArgs(a); err != nil {
+		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
+	}
+	return a, nil
+}
+
+// ValidateArgs checks defaulted args and reports every problem at once.
+func ValidateArgs(a *Args) error {
+	return ValidateArgsAt(nil, a)
+}
+
+// ValidateArgsAt is ValidateArgs with field paths under path, which may be nil.
+func ValidateArgsAt(path *field.Path, a *Args) error {
+	var errs field.ErrorList
+	if a.Kind != "" && a.Kind != "PodTopologySpreadArgs" {
+		errs = append(errs, field.Invalid(path.Child("kind"), a.Kind, "must be PodTopologySpreadArgs"))
+	}
+	typePath := path.Child("defaultingType")
+	switch a.DefaultingType {
+	case ListDefaulting:
+	case SystemDefaulting:
+		if len(a.DefaultConstraints) > 0 {
+			errs = append(errs, field.Invalid(typePath, a.DefaultingType, "when .defaultConstraints are not empty"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(typePath, a.DefaultingType, []string{SystemDefaulting, ListDefaulting}))
+	}
+	listPath := path.Child("defaultConstraints")
+	for i := range a.DefaultConstraints {
+		errs = append(errs, validateDefaultConstraint(listPath, a.DefaultConstraints, i)...)
+	}
+	return errs.ToAggregate()
+}
+
+// validateDefaultConstraint checks the i-th default constraint, including
+// that no earlier one has the same topology key and action.
+func validateDefaultConstraint(listPath *field.Path, all []v1.TopologySpreadConstraint, i int) field.ErrorList {
+	var errs field.ErrorList
+	c := &all[i]
+	p := listPath.Index(i)
+	if c.MaxSkew <= 0 {
+		errs = append(errs, field.Invalid(p.Child("maxSkew"), c.MaxSkew, "not in valid range (0, inf)"))
+	}
+	if c.TopologyKey == "" {
+		errs = append(errs, field.Required(p.Child("topologyKey"), "can not be empty"))
+	} else {
+		errs = append(errs, metav1validation.ValidateLabelName(c.TopologyKey, p.Child("topologyKey"))...)
+	}
+	switch c.WhenUnsatisfiable {
+	case v1.DoNotSchedule, v1.ScheduleAnyway:
+	case "":
+		errs = append(errs, field.Required(p.Child("whenUnsatisfiable"), "can not be empty"))
+	default:
+		errs = append(errs, field.NotSupported(p.Child("whenUnsatisfiable"), c.WhenUnsatisfiable,
+			[]string{string(v1.DoNotSchedule), string(v1.ScheduleAnyway)}))
+	}
+	if c.LabelSelector != nil {
+		errs = append(errs, field.Forbidden(p.Child("labelSelector"),
+			"constraint must not define a selector, as they deduced for each pod"))
+	}
+	for j := range all[:i] {
+		if all[j].TopologyKey == c.TopologyKey && all[j].WhenUnsatisfiable == c.WhenUnsatisfiable {
+			errs = append(errs, field.Duplicate(p, fmt.Sprintf("{%v, %v}", c.TopologyKey, c.WhenUnsatisfiable)))
+			break
+		}
+	}
+	return errs
+}

@@ -1,0 +1,262 @@
+package podtopologyspread
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+const preFilterKey framework.StateKey = "PreFilter" + Name
+
+// domainCount is a topology domain with its number of matching pods.
+type domainCount struct {
+	domain string
+	pods   int
+}
+
+// lowestTwo tracks two domains of a constraint such that [0] always has the
+// fewest matching pods and [1] no fewer than [0]. Two suffice because
+// preemption adds or removes pods on one node, so one domain, at a time,
+// on its own copy of the state: when the minimum domain grows, [1] is at
+// least as good a candidate as any other domain that was not tracked.
+type lowestTwo [2]domainCount
+
+func newLowestTwo() lowestTwo {
+	return lowestTwo{{pods: math.MaxInt32}, {pods: math.MaxInt32}}
+}
+
+// set records that the domain now has n matching pods.
+func (l *lowestTwo) set(domain string, n int) {
+	switch domain {
+	case l[0].domain:
+		l[0].pods = n
+	case l[1].domain:
+		l[1].pods = n
+	default:
+		switch {
+		case n < l[0].pods:
+			l[1] = l[0]
+			l[0] = domainCount{domain: domain, pods: n}
+		case n < l[1].pods:
+			l[1] = domainCount{domain: domain, pods: n}
+		}
+		return
+	}
+	if l[1].pods < l[0].pods {
+		l[0], l[1] = l[1], l[0]
+	}
+}
+
+// filterState is what PreFilter learns of the pod's hard constraints.
+type filterState struct {
+	constraints []constraint
+	// selfMatch[i] is 1 when constraint i selects the incoming pod itself.
+	selfMatch []int
+	// counts[i] maps each eligible domain of constraint i to its matching pods.
+	counts []map[string]int
+	// lowest[i] holds the smallest counts of constraint i.
+	lowest []lowestTwo
+}
+
+// Clone copies the counts, which AddPod and RemovePod change.
+func (s *filterState) Clone() framework.StateData {
+	out := &filterState{
+		constraints: s.constraints,
+		selfMatch:   s.selfMatch,
+		counts:      make([]map[string]int, len(s.counts)),
+		lowest:      append([]lowestTwo(nil), s.lowest...),
+	}
+	for i, m := range s.counts {
+		out.counts[i] = maps.Clone(m)
+	}
+	return out
+}
+
+// globalMin is the minimum matching pods over constraint i's domains, or 0
+// while there are fewer domains than minDomains.
+func (s *filterState) globalMin(i int) int {
+	if len(s.counts[i]) < int(s.constraints[i].minDomains) {
+		return 0
+	}
+	return s.lowest[i][0].pods
+}
+
+// PreFilter counts, for each of the pod's hard constraints, the matching pods
+// in every topology domain of the eligible nodes. It skips Filter for pods
+// without hard constraints.
+func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	cs, err := pl.constraintsFor(pod, v1.DoNotSchedule)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	if len(cs) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	state.Write(preFilterKey, pl.countHard(ctx, pod, cs, nodes))
+	return nil, nil
+}
+
+// countHard builds the filter state over the nodes in parallel: each node's
+// counts go to its own slots, then one pass adds them up per domain.
+func (pl *PodTopologySpread) countHard(ctx context.Context, pod *v1.Pod, cs []constraint, nodes []*framework.NodeInfo) *filterState {
+	logger := klog.FromContext(ctx)
+	k := len(cs)
+	s := &filterState{
+		constraints: cs,
+		selfMatch:   make([]int, k),
+		counts:      make([]map[string]int, k),
+		lowest:      make([]lowestTwo, k),
+	}
+	podLabels := labels.Set(pod.Labels)
+	for i := range cs {
+		if cs[i].selector.Matches(podLabels) {
+			s.selfMatch[i] = 1
+		}
+		size := 0
+		if cs[i].topologyKey == v1.LabelHostname {
+			size = len(nodes)
+		}
+		s.counts[i] = make(map[string]int, size)
+	}
+	// perNode[n*k+i] is node n's count for constraint i, or -1 when the node
+	// is not eligible for it.
+	perNode := make([]int32, len(nodes)*k)
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	pl.parallelizer.Until(ctx, len(nodes), func(n int) {
+		slots := perNode[n*k : (n+1)*k]
+		countNode(logger, pod, cs, required, nodes[n], slots)
+	}, Name)
+	for n, ni := range nodes {
+		slots := perNode[n*k : (n+1)*k]
+		for i := range cs {
+			if slots[i] >= 0 {
+				s.counts[i][ni.Node().Labels[cs[i].topologyKey]] += int(slots[i])
+			}
+		}
+	}
+	for i := range cs {
+		s.lowest[i] = newLowestTwo()
+		for domain, n := range s.counts[i] {
+			s.lowest[i].set(domain, n)
+		}
+	}
+	return s
+}
+
+// countNode fills slots with the node's matching pods per constraint, -1
+// where the node does not take part.
+func countNode(logger logr.Logger, pod *v1.Pod, cs []constraint, required nodeaffinity.RequiredNodeAffinity, ni *framework.NodeInfo, slots []int32) {
+	for i := range slots {
+		slots[i] = -1
+	}
+	node := ni.Node()
+	if node == nil || !hasAllTopologyKeys(node.Labels, cs) {
+		return
+	}
+	for i := range cs {
+		c := &cs[i]
+		if !c.includesNode(logger, pod, node, required) {
+			continue
+		}
+		if j := c.sameSelectorAs; j >= 0 && slots[j] >= 0 {
+			slots[i] = slots[j]
+			continue
+		}
+		slots[i] = int32(countMatching(ni.Pods, c.selector, pod.Namespace))
+	}
+}
+
+// readFilterState reads PreFilter's state.
+func readFilterState(state *framework.CycleState) (*filterState, error) {
+	s, err := framework.ReadState[*filterState](state, preFilterKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s state: %w", preFilterKey, err)
+	}
+	return s, nil
+}
+
+// PreFilterExtensions returns the plugin itself, which updates its counts
+// when preemption adds or removes pods.
+func (pl *PodTopologySpread) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod counts podToAdd as if it ran on the node.
+func (pl *PodTopologySpread) AddPod(ctx context.Context, state *framework.CycleState, podToSchedule *v1.Pod, podToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := readFilterState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.adjust(klog.FromContext(ctx), podToSchedule, podToAdd.Pod, nodeInfo.Node(), 1)
+	return nil
+}
+
+// RemovePod stops counting podToRemove on the node.
+func (pl *PodTopologySpread) RemovePod(ctx context.Context, state *framework.CycleState, podToSchedule *v1.Pod, podToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := readFilterState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.adjust(klog.FromContext(ctx), podToSchedule, podToRemove.Pod, nodeInfo.Node(), -1)
+	return nil
+}
+
+// adjust adds delta to the counts of the node's domains for every
+// constraint that selects other and for which the node is eligible.
+func (s *filterState) adjust(logger logr.Logger, incoming, other *v1.Pod, node *v1.Node, delta int) {
+	if node == nil || other.Namespace != incoming.Namespace || !hasAllTopologyKeys(node.Labels, s.constraints) {
+		return
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(incoming)
+	otherLabels := labels.Set(other.Labels)
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if !c.selector.Matches(otherLabels) || !c.includesNode(logger, incoming, node, required) {
+			continue
+		}
+		domain := node.Labels[c.topologyKey]
+		s.counts[i][domain] += delta
+		s.lowest[i].set(domain, s.counts[i][domain])
+	}
+}
+
+// Filter rejects the node when placing the pod there would make a domain
+// exceed its constraint's maxSkew over the global minimum, and, unresolvably,
+// when the node lacks a topology key. It only looks up PreFilter's counts.
+func (pl *PodTopologySpread) Filter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	node := nodeInfo.Node()
+	if node == nil {
+		return framework.AsStatus(fmt.Errorf("filtering pod %s: node not found", framework.PodKey(pod)))
+	}
+	s, err := readFilterState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		domain, ok := node.Labels[c.topologyKey]
+		if !ok {
+			if v := klog.FromContext(ctx).V(5); v.Enabled() {
+				v.Info("node lacks a topology key", "pod", klog.KObj(pod), "node", klog.KObj(node), "topologyKey", c.topologyKey)
+			}
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+		}
+		minimum := s.globalMin(i)
+		skew := s.counts[i][domain] + s.selfMatch[i] - minimum
+		if skew > int(c.maxSkew) {
+			if v := klog.FromContext(ctx).V(5); v.Enabled() {
+				v.Info("placing the pod would exceed maxSkew", "pod", klog.KObj(pod), "node", klog.KObj(node),
+					"topologyKey", c.topologyKey, "matching", s.counts[i][domain], "minimum", minimum, "maxSkew", c.maxSkew)
+			}
+			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+		}
+	}
+	return nil
+}

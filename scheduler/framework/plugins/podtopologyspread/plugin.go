@@ -1,0 +1,132 @@
+// Package podtopologyspread implements PodTopologySpread, which spreads pods
+// over topology domains (zones, hosts, ...): its DoNotSchedule constraints
+// keep the skew of matching pods between domains within maxSkew, and its
+// ScheduleAnyway constraints prefer the domains with fewer matching pods.
+// Pods without constraints of their own get default constraints that
+// select the pods of the same Services and controllers.
+package podtopologyspread
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+)
+
+// Name is the plugin's registered name.
+const Name = names.PodTopologySpread
+
+// Filter reasons, worded as upstream v1.37 words them.
+const (
+	// ErrReasonConstraintsNotMatch is given when placing the pod on the node would exceed a maxSkew.
+	ErrReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints"
+	// ErrReasonNodeLabelNotMatch is given when the node lacks a constraint's topology key.
+	ErrReasonNodeLabelNotMatch = ErrReasonConstraintsNotMatch + " (missing required label)"
+)
+
+// systemDefaults are the constraints of SystemDefaulting.
+var systemDefaults = []v1.TopologySpreadConstraint{
+	{TopologyKey: v1.LabelHostname, WhenUnsatisfiable: v1.ScheduleAnyway, MaxSkew: 3},
+	{TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.ScheduleAnyway, MaxSkew: 5},
+}
+
+var errNoHandle = errors.New("plugin " + Name + " needs a framework handle")
+
+// PodTopologySpread filters and scores nodes by topology spread constraints.
+type PodTopologySpread struct {
+	handle       framework.Handle
+	parallelizer framework.Parallelizer
+	// defaults apply to pods without constraints of their own.
+	defaults []v1.TopologySpreadConstraint
+	// systemDefaulted is set when defaults are the built-in System ones.
+	systemDefaulted bool
+
+	services               corelisters.ServiceLister
+	replicationControllers corelisters.ReplicationControllerLister
+	replicaSets            appslisters.ReplicaSetLister
+	statefulSets           appslisters.StatefulSetLister
+}
+
+var (
+	_ framework.PreFilterPlugin     = &PodTopologySpread{}
+	_ framework.PreFilterExtensions = &PodTopologySpread{}
+	_ framework.FilterPlugin        = &PodTopologySpread{}
+	_ framework.PreScorePlugin      = &PodTopologySpread{}
+	_ framework.ScorePlugin         = &PodTopologySpread{}
+	_ framework.ScoreExtensions     = &PodTopologySpread{}
+	_ framework.EnqueueExtensions   = &PodTopologySpread{}
+)
+
+// New is the plugin's factory: it decodes, defaults and validates Args.
+func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+	args, err := DecodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	return NewWithArgs(args, h)
+}
+
+// NewWithArgs builds the plugin from defaulted args. With default
+// constraints it takes the Service, ReplicationController, ReplicaSet and
+// StatefulSet listers from the handle's informer factory, which registers
+// those informers for the scheduler to start.
+func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
+	if h == nil {
+		return nil, errNoHandle
+	}
+	if err := ValidateArgs(args); err != nil {
+		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
+	}
+	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints}
+	if pl.parallelizer == nil {
+		pl.parallelizer = serial{}
+	}
+	if args.DefaultingType == SystemDefaulting {
+		pl.defaults = systemDefaults
+		pl.systemDefaulted = true
+	}
+	if len(pl.defaults) == 0 {
+		return pl, nil
+	}
+	f := h.SharedInformerFactory()
+	if f == nil {
+		return nil, fmt.Errorf("plugin %s: default constraints need an informer factory", Name)
+	}
+	pl.services = f.Core().V1().Services().Lister()
+	pl.replicationControllers = f.Core().V1().ReplicationControllers().Lister()
+	pl.replicaSets = f.Apps().V1().ReplicaSets().Lister()
+	pl.statefulSets = f.Apps().V1().StatefulSets().Lister()
+	return pl, nil
+}
+
+// Name returns the plugin's name.
+func (*PodTopologySpread) Name() string { return Name }
+
+// serial runs pieces one after another, for handles without a Parallelizer.
+type serial struct{}
+
+// Until calls do for each piece in order.
+func (serial) Until(ctx context.Context, pieces int, do func(int), _ string) {
+	for i := 0; i < pieces && ctx.Err() == nil; i++ {
+		do(i)
+	}
+}
+
+// allNodes lists the NodeInfos of the handle's snapshot.
+func (pl *PodTopologySpread) allNodes() ([]*framework.NodeInfo, error) {
+	lister := pl.handle.SnapshotSharedLister()
+	if lister == nil {
+		return nil, fmt.Errorf("plugin %s: the handle has no snapshot", Name)
+	}
+	nodes, err := lister.NodeInfos().List()
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	return nodes, nil
+}
