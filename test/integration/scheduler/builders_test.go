@@ -113,3 +113,125 @@ func (b *podBuilder) create(ctx context.Context) *corev1.Pod {
 	Expect(err).NotTo(HaveOccurred(), "creating pod %s/%s", b.pod.Namespace, b.pod.Name)
 	return created
 }
+
+// taint adds a NoSchedule taint.
+func (b *nodeBuilder) taint(key, value string) *nodeBuilder {
+	b.node.Spec.Taints = append(b.node.Spec.Taints, corev1.Taint{Key: key, Value: value, Effect: corev1.TaintEffectNoSchedule})
+	return b
+}
+
+// unschedulable cordons the node.
+func (b *nodeBuilder) unschedulable() *nodeBuilder {
+	b.node.Spec.Unschedulable = true
+	return b
+}
+
+// image reports an image of the given size as present on the node.
+func (b *nodeBuilder) image(name string, sizeBytes int64) *nodeBuilder {
+	b.node.Status.Images = append(b.node.Status.Images, corev1.ContainerImage{Names: []string{name}, SizeBytes: sizeBytes})
+	return b
+}
+
+// zone sets the node's topology.kubernetes.io/zone label.
+func (b *nodeBuilder) zone(z string) *nodeBuilder { return b.label(corev1.LabelTopologyZone, z) }
+
+// tolerate adds a toleration of key=value for NoSchedule.
+func (b *podBuilder) tolerate(key, value string) *podBuilder {
+	b.pod.Spec.Tolerations = append(b.pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpEqual, Value: value, Effect: corev1.TaintEffectNoSchedule})
+	return b
+}
+
+// nodeSelector requires a node label.
+func (b *podBuilder) nodeSelector(k, v string) *podBuilder {
+	if b.pod.Spec.NodeSelector == nil {
+		b.pod.Spec.NodeSelector = map[string]string{}
+	}
+	b.pod.Spec.NodeSelector[k] = v
+	return b
+}
+
+// hostPort exposes a TCP host port.
+func (b *podBuilder) hostPort(port int32) *podBuilder {
+	b.pod.Spec.Containers[0].Ports = append(b.pod.Spec.Containers[0].Ports, corev1.ContainerPort{ContainerPort: port, HostPort: port, Protocol: corev1.ProtocolTCP})
+	return b
+}
+
+// image sets the container image.
+func (b *podBuilder) image(name string) *podBuilder {
+	b.pod.Spec.Containers[0].Image = name
+	return b
+}
+
+// gate adds a scheduling gate.
+func (b *podBuilder) gate(name string) *podBuilder {
+	b.pod.Spec.SchedulingGates = append(b.pod.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: name})
+	return b
+}
+
+// priorityClass sets spec.priorityClassName; admission fills in the priority.
+func (b *podBuilder) priorityClass(name string) *podBuilder {
+	b.pod.Spec.PriorityClassName = name
+	return b
+}
+
+// resourceClaim makes the pod use a DRA resource claim.
+func (b *podBuilder) resourceClaim(claim string) *podBuilder {
+	b.pod.Spec.ResourceClaims = append(b.pod.Spec.ResourceClaims, corev1.PodResourceClaim{Name: claim, ResourceClaimName: &claim})
+	return b
+}
+
+// onNode creates the pod already bound to a node, as a running workload.
+func (b *podBuilder) onNode(node string) *podBuilder {
+	b.pod.Spec.NodeName = node
+	return b
+}
+
+// podAffinity adds a required pod-affinity term; anti selects anti-affinity.
+func (b *podBuilder) podAffinity(anti bool, topologyKey, k, v string) *podBuilder {
+	if b.pod.Spec.Affinity == nil {
+		b.pod.Spec.Affinity = &corev1.Affinity{}
+	}
+	term := corev1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{k: v}},
+		TopologyKey:   topologyKey,
+	}
+	if anti {
+		if b.pod.Spec.Affinity.PodAntiAffinity == nil {
+			b.pod.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{}
+		}
+		aa := b.pod.Spec.Affinity.PodAntiAffinity
+		aa.RequiredDuringSchedulingIgnoredDuringExecution = append(aa.RequiredDuringSchedulingIgnoredDuringExecution, term)
+		return b
+	}
+	if b.pod.Spec.Affinity.PodAffinity == nil {
+		b.pod.Spec.Affinity.PodAffinity = &corev1.PodAffinity{}
+	}
+	a := b.pod.Spec.Affinity.PodAffinity
+	a.RequiredDuringSchedulingIgnoredDuringExecution = append(a.RequiredDuringSchedulingIgnoredDuringExecution, term)
+	return b
+}
+
+// spread adds a DoNotSchedule topology spread constraint over pods with label k=v.
+func (b *podBuilder) spread(maxSkew int32, topologyKey, k, v string) *podBuilder {
+	b.pod.Spec.TopologySpreadConstraints = append(b.pod.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
+		MaxSkew: maxSkew, TopologyKey: topologyKey, WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{k: v}},
+	})
+	return b
+}
+
+// claim mounts a PersistentVolumeClaim.
+func (b *podBuilder) claim(name string) *podBuilder {
+	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name},
+	}})
+	return b
+}
+
+// gcePD mounts an in-tree GCE persistent disk, read-write.
+func (b *podBuilder) gcePD(disk string) *podBuilder {
+	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, corev1.Volume{Name: disk, VolumeSource: corev1.VolumeSource{
+		GCEPersistentDisk: &corev1.GCEPersistentDiskVolumeSource{PDName: disk},
+	}})
+	return b
+}

@@ -1,0 +1,374 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// pluginCase is a cluster in which one plugin alone decides where a pod
+// goes: onto exactly wantNode, or nowhere with wantMessage as the condition.
+type pluginCase struct {
+	// nodes are the cluster's nodes, named by the case.
+	nodes func(prefix string) []*nodeBuilder
+	// setup creates what the pod meets besides nodes: bound pods, volumes.
+	setup func(ctx context.Context, ns, prefix string)
+	// profile replaces the default profile when set.
+	profile *v1alpha1.SchedulingProfileSpec
+	// pod is the pod under test.
+	pod func(ns, prefix string) *podBuilder
+	// wantNode is the suffix of the one node the pod must be bound to.
+	wantNode string
+	// wantMessage is the PodScheduled message of a pod that fits nowhere.
+	wantMessage string
+}
+
+// threeNodes returns nodes <prefix>-a, -b and -c, each shaped by its function.
+func threeNodes(a, b, c func(*nodeBuilder) *nodeBuilder) func(string) []*nodeBuilder {
+	return func(prefix string) []*nodeBuilder {
+		return []*nodeBuilder{a(newNode(prefix + "-a")), b(newNode(prefix + "-b")), c(newNode(prefix + "-c"))}
+	}
+}
+
+func plain(b *nodeBuilder) *nodeBuilder { return b }
+
+func zoned(z string) func(*nodeBuilder) *nodeBuilder {
+	return func(b *nodeBuilder) *nodeBuilder { return b.zone(z) }
+}
+
+// boundPods creates one running pod per listed node suffix.
+func boundPods(build func(ns, name string) *podBuilder, nodes ...string) func(context.Context, string, string) {
+	return func(ctx context.Context, ns, prefix string) {
+		for i, n := range nodes {
+			build(ns, fmt.Sprintf("existing-%d", i)).onNode(prefix + "-" + n).create(ctx)
+		}
+	}
+}
+
+// onlyScoring enables a single Score plugin, so it alone ranks the nodes.
+func onlyScoring(plugin string) *v1alpha1.SchedulingProfileSpec {
+	return &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{Score: &v1alpha1.PluginSet{
+		Disabled: []v1alpha1.Plugin{{Name: "*"}},
+		Enabled:  []v1alpha1.Plugin{{Name: plugin}},
+	}}}
+}
+
+const testCSIDriver = "csi.test.berth.io"
+
+// pluginCases names, per plugin, a case where the pod fits exactly one node
+// because of it and a case where it fits none, with upstream's reason.
+var pluginCases = map[string][]pluginCase{
+	"NodeResourcesFit": {{
+		nodes:    threeNodes(func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "1", "memory", "4Gi", "pods", "110") }, func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "1", "memory", "4Gi", "pods", "110") }, plain),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").requests("cpu", "2") },
+		wantNode: "c",
+	}, {
+		nodes:       threeNodes(plain, plain, plain),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").requests("cpu", "8", "memory", "64Gi") },
+		wantMessage: "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory.",
+	}},
+	"NodeUnschedulable": {{
+		nodes:    threeNodes((*nodeBuilder).unschedulable, (*nodeBuilder).unschedulable, plain),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p") },
+		wantNode: "c",
+	}, {
+		nodes:       threeNodes((*nodeBuilder).unschedulable, (*nodeBuilder).unschedulable, (*nodeBuilder).unschedulable),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p") },
+		wantMessage: "0/3 nodes are available: 3 node(s) were unschedulable.",
+	}},
+	"TaintToleration": {{
+		nodes:    threeNodes(func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "a") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "b") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "c") }),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").tolerate("team", "c") },
+		wantNode: "c",
+	}, {
+		nodes:       threeNodes(func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "a") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "b") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "c") }),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").tolerate("team", "d") },
+		wantMessage: "0/3 nodes are available: 3 node(s) had untolerated taint(s).",
+	}},
+	"NodeAffinity": {{
+		nodes:    threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.label("disk", "ssd") }),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").nodeSelector("disk", "ssd") },
+		wantNode: "c",
+	}, {
+		nodes:       threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.label("disk", "ssd") }),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").nodeSelector("disk", "nvme") },
+		wantMessage: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
+	}},
+	"NodePorts": {{
+		nodes:    threeNodes(plain, plain, plain),
+		setup:    boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).hostPort(8080) }, "a", "b"),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").hostPort(8080) },
+		wantNode: "c",
+	}, {
+		nodes:       threeNodes(plain, plain, plain),
+		setup:       boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).hostPort(8080) }, "a", "b", "c"),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").hostPort(8080) },
+		wantMessage: "0/3 nodes are available: 3 node(s) didn't have free ports for the requested pod ports.",
+	}},
+	"ImageLocality": {{
+		nodes:    threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.image("registry.example/big:1", 900<<20) }),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").image("registry.example/big:1") },
+		wantNode: "c",
+	}},
+	"NodeResourcesBalancedAllocation": {{
+		// A 1 CPU / 1Gi pod uses a quarter of both on c only.
+		nodes: threeNodes(
+			func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "4", "memory", "16Gi", "pods", "110") },
+			func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "4", "memory", "8Gi", "pods", "110") },
+			func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "4", "memory", "4Gi", "pods", "110") }),
+		profile:  onlyScoring("NodeResourcesBalancedAllocation"),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").requests("cpu", "1", "memory", "1Gi") },
+		wantNode: "c",
+	}},
+	"DynamicResources": {{
+		nodes:       threeNodes(plain, plain, plain),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").resourceClaim("gpu") },
+		wantMessage: "0/3 nodes are available: pod uses resource claims, which Berth does not allocate (dynamic resource allocation is not supported).",
+	}},
+	"InterPodAffinity": {{
+		nodes: threeNodes(plain, plain, plain),
+		setup: boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).label("app", "db") }, "c"),
+		pod: func(ns, _ string) *podBuilder {
+			return newPod(ns, "p").podAffinity(false, corev1.LabelHostname, "app", "db")
+		},
+		wantNode: "c",
+	}, {
+		nodes: threeNodes(plain, plain, plain),
+		setup: boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).label("app", "web") }, "a", "b"),
+		pod: func(ns, _ string) *podBuilder {
+			return newPod(ns, "p").podAffinity(true, corev1.LabelHostname, "app", "web")
+		},
+		wantNode: "c",
+	}, {
+		nodes: threeNodes(plain, plain, plain),
+		pod: func(ns, _ string) *podBuilder {
+			return newPod(ns, "p").podAffinity(false, corev1.LabelHostname, "app", "db")
+		},
+		wantMessage: "0/3 nodes are available: 3 node(s) didn't match pod affinity rules.",
+	}, {
+		nodes: threeNodes(zoned("z1"), zoned("z1"), zoned("z1")),
+		setup: boundPods(func(ns, name string) *podBuilder {
+			return newPod(ns, name).label("app", "db").podAffinity(true, corev1.LabelTopologyZone, "app", "web")
+		}, "a"),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").label("app", "web") },
+		wantMessage: "0/3 nodes are available: 3 node(s) didn't satisfy existing pods anti-affinity rules.",
+	}},
+	"PodTopologySpread": {{
+		nodes: threeNodes(zoned("z1"), zoned("z1"), zoned("z2")),
+		setup: boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).label("app", "web") }, "a"),
+		pod: func(ns, _ string) *podBuilder {
+			return newPod(ns, "p").label("app", "web").spread(1, corev1.LabelTopologyZone, "app", "web")
+		},
+		wantNode: "c",
+	}, {
+		nodes: threeNodes(plain, plain, plain),
+		pod: func(ns, _ string) *podBuilder {
+			return newPod(ns, "p").label("app", "web").spread(1, corev1.LabelTopologyZone, "app", "web")
+		},
+		wantMessage: "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints (missing required label).",
+	}},
+	"VolumeRestrictions": {{
+		nodes:    threeNodes(plain, plain, plain),
+		setup:    boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).gcePD("disk-1") }, "a", "b"),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").gcePD("disk-1") },
+		wantNode: "c",
+	}, {
+		nodes:       threeNodes(plain, plain, plain),
+		setup:       boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).gcePD("disk-1") }, "a", "b", "c"),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").gcePD("disk-1") },
+		wantMessage: "0/3 nodes are available: 3 node(s) had no available disk.",
+	}},
+	"VolumeZone": {{
+		nodes: threeNodes(zoned("z1"), zoned("z1"), zoned("z2")),
+		setup: func(ctx context.Context, ns, prefix string) {
+			newPV(prefix+"-pv").zone("z2").boundTo(ctx, ns, "data")
+		},
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		wantNode: "c",
+	}, {
+		nodes: threeNodes(zoned("z1"), zoned("z1"), zoned("z2")),
+		setup: func(ctx context.Context, ns, prefix string) {
+			newPV(prefix+"-pv").zone("z3").boundTo(ctx, ns, "data")
+		},
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		wantMessage: "0/3 nodes are available: 3 node(s) had no available volume zone.",
+	}},
+	"VolumeBinding": {{
+		nodes: threeNodes(plain, plain, plain),
+		setup: func(ctx context.Context, ns, prefix string) {
+			newPV(prefix+"-pv").onlyOn(prefix+"-c").boundTo(ctx, ns, "data")
+		},
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		wantNode: "c",
+	}, {
+		nodes: threeNodes(plain, plain, plain),
+		setup: func(ctx context.Context, ns, prefix string) {
+			newPV(prefix+"-pv").onlyOn(prefix+"-gone").boundTo(ctx, ns, "data")
+		},
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		wantMessage: "0/3 nodes are available: 3 node(s) had volume node affinity conflict.",
+	}},
+	"NodeVolumeLimits": {{
+		nodes: threeNodes(plain, plain, plain),
+		setup: func(ctx context.Context, ns, prefix string) {
+			for _, n := range []string{"a", "b", "c"} {
+				createCSINode(ctx, prefix+"-"+n, testCSIDriver, 1)
+			}
+			for _, n := range []string{"a", "b"} {
+				newPV(prefix+"-used-"+n).csi(testCSIDriver).boundTo(ctx, ns, "used-"+n)
+				newPod(ns, "existing-"+n).claim("used-" + n).onNode(prefix + "-" + n).create(ctx)
+			}
+			newPV(prefix+"-pv").csi(testCSIDriver).boundTo(ctx, ns, "data")
+		},
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		wantNode: "c",
+	}, {
+		nodes: threeNodes(plain, plain, plain),
+		setup: func(ctx context.Context, ns, prefix string) {
+			for _, n := range []string{"a", "b", "c"} {
+				createCSINode(ctx, prefix+"-"+n, testCSIDriver, 0)
+			}
+			newPV(prefix+"-pv").csi(testCSIDriver).boundTo(ctx, ns, "data")
+		},
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		wantMessage: "0/3 nodes are available: 3 node(s) exceed max volume count.",
+	}},
+}
+
+var _ = Describe("each in-tree plugin deciding the outcome", func() {
+	for plugin, cases := range pluginCases {
+		for i, c := range cases {
+			name := fmt.Sprintf("%s #%d: the pod fits exactly one node", plugin, i+1)
+			if c.wantMessage != "" {
+				name = fmt.Sprintf("%s #%d: the pod fits nowhere, with upstream's reason", plugin, i+1)
+			}
+			It(name, func(ctx SpecContext) {
+				runPluginCase(ctx, fmt.Sprintf("%s-%d", lowerName(plugin), i+1), c)
+			}, SpecTimeout(time.Minute))
+		}
+	}
+})
+
+// runPluginCase builds the case's cluster, starts a scheduler and checks where the pod went.
+func runPluginCase(ctx context.Context, prefix string, c pluginCase) {
+	GinkgoHelper()
+	ns := createNamespace(ctx, prefix)
+	for _, n := range c.nodes(prefix) {
+		n.create(ctx)
+	}
+	if c.setup != nil {
+		c.setup(ctx, ns, prefix)
+	}
+	profile := c.profile
+	if profile == nil {
+		profile = defaultProfile()
+	}
+	startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: profile})
+	pod := c.pod(ns, prefix).create(ctx)
+
+	if c.wantMessage != "" {
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, pod.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			cond := podScheduledCondition(got)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Reason).To(Equal(corev1.PodReasonUnschedulable))
+			g.Expect(cond.Message).To(HavePrefix(c.wantMessage))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Consistently(func() string {
+			got, err := getPod(ctx, ns, pod.Name)
+			Expect(err).NotTo(HaveOccurred())
+			return got.Spec.NodeName
+		}).WithContext(ctx).WithTimeout(time.Second).Should(BeEmpty())
+		return
+	}
+	Eventually(func() (string, error) {
+		got, err := getPod(ctx, ns, pod.Name)
+		if err != nil {
+			return "", err
+		}
+		return got.Spec.NodeName, nil
+	}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Equal(prefix + "-" + c.wantNode))
+}
+
+// createPriorityClass creates a PriorityClass for the spec.
+func createPriorityClass(ctx context.Context, name string, value int32) {
+	GinkgoHelper()
+	classes := clientset.SchedulingV1().PriorityClasses()
+	_, err := classes.Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating PriorityClass %s", name)
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(classes.Delete(ctx, name, metav1.DeleteOptions{})).To(Succeed())
+	})
+}
+
+// lowerName turns a plugin name into a prefix fit for object names.
+func lowerName(plugin string) string {
+	out := make([]rune, 0, len(plugin))
+	for _, r := range plugin {
+		if r >= 'A' && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+var _ = Describe("plugins that decide when, not where", func() {
+	It("SchedulingGates: a gated pod waits while a node fits, and binds once its gate is removed", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "schedulinggates")
+		newNode("schedulinggates-a").create(ctx)
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+		pod := newPod(ns, "gated").gate("example.com/quota").create(ctx)
+
+		Consistently(func() string {
+			got, err := getPod(ctx, ns, pod.Name)
+			Expect(err).NotTo(HaveOccurred())
+			return got.Spec.NodeName
+		}).WithContext(ctx).WithTimeout(2 * time.Second).Should(BeEmpty())
+		got, err := getPod(ctx, ns, pod.Name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(podScheduledCondition(got)).To(HaveField("Reason", corev1.PodReasonSchedulingGated))
+
+		got.Spec.SchedulingGates = nil
+		_, err = clientset.CoreV1().Pods(ns).Update(ctx, got, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() (string, error) {
+			got, err := getPod(ctx, ns, pod.Name)
+			if err != nil {
+				return "", err
+			}
+			return got.Spec.NodeName, nil
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal("schedulinggates-a"))
+	}, SpecTimeout(time.Minute))
+
+	It("PrioritySort: of two pending pods that want the last slot, the higher priority one gets it", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "prioritysort")
+		newNode("prioritysort-a").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
+		createPriorityClass(ctx, "prioritysort-low", 10)
+		createPriorityClass(ctx, "prioritysort-high", 1000)
+		low := newPod(ns, "low").priorityClass("prioritysort-low").requests("cpu", "1").create(ctx)
+		high := newPod(ns, "high").priorityClass("prioritysort-high").requests("cpu", "1").create(ctx)
+		// Both are queued before the first cycle runs.
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		Eventually(func() (string, error) {
+			got, err := getPod(ctx, ns, high.Name)
+			if err != nil {
+				return "", err
+			}
+			return got.Spec.NodeName, nil
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal("prioritysort-a"))
+		got, err := getPod(ctx, ns, low.Name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Spec.NodeName).To(BeEmpty())
+	}, SpecTimeout(time.Minute))
+})
