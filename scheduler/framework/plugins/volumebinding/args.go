@@ -1,0 +1,112 @@
+package volumebinding
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// Bounds of the utilization shape, as in kubescheduler.config.k8s.io/v1.
+const (
+	// MaxCustomPriorityScore is the highest score a shape point may give; it
+	// is scaled to framework.MaxNodeScore when scoring.
+	MaxCustomPriorityScore int32 = 10
+	// maxUtilization is the highest utilization a shape point may name, in percent.
+	maxUtilization = 100
+	// DefaultBindTimeoutSeconds is how long PreBind waits for the claims to bind by default.
+	DefaultBindTimeoutSeconds int64 = 600
+)
+
+// UtilizationShapePoint is one point of the storage-capacity scoring shape.
+type UtilizationShapePoint struct {
+	// Utilization is the utilization of a storage class on the node in percent, 0-100.
+	Utilization int32 `json:"utilization"`
+	// Score is the score at that utilization, 0-10.
+	Score int32 `json:"score"`
+}
+
+// VolumeBindingArgs are the args of VolumeBinding, as in kubescheduler.config.k8s.io/v1.
+type VolumeBindingArgs struct {
+	metav1.TypeMeta `json:",inline"`
+	// BindTimeoutSeconds is how long PreBind waits for the PV controller to
+	// finish binding; 0 gives up after the first check.
+	BindTimeoutSeconds int64 `json:"bindTimeoutSeconds"`
+	// Shape maps a storage class's utilization on a node to a score; it is
+	// sorted by utilization. StorageCapacityScoring is beta and on by default
+	// in v1.37, so an empty shape is defaulted and the shape is always checked.
+	Shape []UtilizationShapePoint `json:"shape,omitempty"`
+}
+
+// defaultShape prefers nodes whose storage is least used, as upstream's
+// default shape does since StorageCapacityScoring went beta.
+func defaultShape() []UtilizationShapePoint {
+	return []UtilizationShapePoint{{Utilization: 0, Score: MaxCustomPriorityScore}, {Utilization: maxUtilization, Score: 0}}
+}
+
+// DefaultArgs returns the args a profile gets when it configures none.
+func DefaultArgs() *VolumeBindingArgs {
+	a := &VolumeBindingArgs{BindTimeoutSeconds: DefaultBindTimeoutSeconds}
+	SetDefaults(a)
+	return a
+}
+
+// SetDefaults fills the fields that v1 defaulting fills; BindTimeoutSeconds
+// is defaulted by DecodeArgs, which knows whether it was set.
+func SetDefaults(a *VolumeBindingArgs) {
+	if len(a.Shape) == 0 {
+		a.Shape = defaultShape()
+	}
+}
+
+// DecodeArgs strictly decodes raw JSON args, applies the defaults and
+// validates the result; nil raw gives DefaultArgs.
+func DecodeArgs(raw []byte) (*VolumeBindingArgs, error) {
+	a := &VolumeBindingArgs{BindTimeoutSeconds: DefaultBindTimeoutSeconds}
+	if err := framework.DecodeArgs(Name, raw, a); err != nil {
+		return nil, err
+	}
+	SetDefaults(a)
+	if err := ValidateArgs(nil, a); err != nil {
+		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
+	}
+	return a, nil
+}
+
+// ValidateArgs checks defaulted args and reports every problem at once;
+// path prefixes the field paths and may be nil.
+func ValidateArgs(path *field.Path, a *VolumeBindingArgs) error {
+	var errs field.ErrorList
+	if a.Kind != "" && a.Kind != "VolumeBindingArgs" {
+		errs = append(errs, field.Invalid(path.Child("kind"), a.Kind, "must be VolumeBindingArgs"))
+	}
+	if a.BindTimeoutSeconds < 0 {
+		errs = append(errs, field.Invalid(path.Child("bindTimeoutSeconds"), a.BindTimeoutSeconds, "invalid BindTimeoutSeconds, should not be a negative value"))
+	}
+	errs = append(errs, validateShape(a.Shape, path.Child("shape"))...)
+	return errs.ToAggregate()
+}
+
+func validateShape(shape []UtilizationShapePoint, path *field.Path) field.ErrorList {
+	if len(shape) == 0 {
+		return field.ErrorList{field.Required(path, "at least one point must be specified")}
+	}
+	var errs field.ErrorList
+	for i := 1; i < len(shape); i++ {
+		if shape[i].Utilization <= shape[i-1].Utilization {
+			errs = append(errs, field.Invalid(path.Index(i).Child("utilization"), shape[i].Utilization, "values must be sorted in increasing order"))
+			break
+		}
+	}
+	for i, p := range shape {
+		if p.Utilization < 0 || p.Utilization > maxUtilization {
+			errs = append(errs, field.Invalid(path.Index(i).Child("utilization"), p.Utilization, fmt.Sprintf("not in valid range [0, %d]", maxUtilization)))
+		}
+		if p.Score < 0 || p.Score > MaxCustomPriorityScore {
+			errs = append(errs, field.Invalid(path.Index(i).Child("score"), p.Score, fmt.Sprintf("not in valid range [0, %d]", MaxCustomPriorityScore)))
+		}
+	}
+	return errs
+}
