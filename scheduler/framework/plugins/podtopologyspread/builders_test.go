@@ -1,0 +1,320 @@
+package podtopologyspread
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+const (
+	zoneKey = v1.LabelTopologyZone
+	hostKey = v1.LabelHostname
+	hard    = v1.DoNotSchedule
+	soft    = v1.ScheduleAnyway
+	honor   = v1.NodeInclusionPolicyHonor
+	ignore  = v1.NodeInclusionPolicyIgnore
+)
+
+// fakeHandle is a Handle with a snapshot over NodeInfos, a serial or
+// goroutine-per-piece parallelizer and an informer factory.
+type fakeHandle struct {
+	framework.Handle
+	nodes    []*framework.NodeInfo
+	factory  informers.SharedInformerFactory
+	parallel bool
+}
+
+func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister { return snapshot(h.nodes) }
+
+func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
+
+func (h *fakeHandle) Parallelizer() framework.Parallelizer {
+	if h.parallel {
+		return goroutines{}
+	}
+	return serial{}
+}
+
+// goroutines runs every piece on its own goroutine, for race tests.
+type goroutines struct{}
+
+func (goroutines) Until(_ context.Context, pieces int, do func(int), _ string) {
+	var wg sync.WaitGroup
+	for i := range pieces {
+		wg.Add(1)
+		go func() { defer wg.Done(); do(i) }()
+	}
+	wg.Wait()
+}
+
+// snapshot lists a fixed set of NodeInfos.
+type snapshot []*framework.NodeInfo
+
+func (s snapshot) NodeInfos() framework.NodeInfoLister       { return s }
+func (s snapshot) StorageInfos() framework.StorageInfoLister { return nil }
+func (s snapshot) List() ([]*framework.NodeInfo, error)      { return s, nil }
+func (s snapshot) HavePodsWithAffinityList() ([]*framework.NodeInfo, error) {
+	return nil, nil
+}
+func (s snapshot) HavePodsWithRequiredAntiAffinityList() ([]*framework.NodeInfo, error) {
+	return nil, nil
+}
+func (s snapshot) Get(name string) (*framework.NodeInfo, error) {
+	for _, ni := range s {
+		if ni.Node().Name == name {
+			return ni, nil
+		}
+	}
+	return nil, nil
+}
+
+// newHandle builds a handle over the NodeInfos whose informer factory's
+// indexers hold the objects (Services, ReplicaSets, ...).
+func newHandle(t testing.TB, nodes []*framework.NodeInfo, objs ...any) *fakeHandle {
+	t.Helper()
+	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	for _, o := range objs {
+		var err error
+		switch o := o.(type) {
+		case *v1.Service:
+			err = f.Core().V1().Services().Informer().GetIndexer().Add(o)
+		case *v1.ReplicationController:
+			err = f.Core().V1().ReplicationControllers().Informer().GetIndexer().Add(o)
+		case *appsv1.ReplicaSet:
+			err = f.Apps().V1().ReplicaSets().Informer().GetIndexer().Add(o)
+		case *appsv1.StatefulSet:
+			err = f.Apps().V1().StatefulSets().Informer().GetIndexer().Add(o)
+		default:
+			t.Fatalf("unsupported object %T", o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &fakeHandle{nodes: nodes, factory: f}
+}
+
+// newPlugin builds the plugin from args (nil for defaults) over the handle.
+func newPlugin(t testing.TB, args *Args, h framework.Handle) *PodTopologySpread {
+	t.Helper()
+	if args == nil {
+		args = DefaultArgs()
+	}
+	pl, err := NewWithArgs(args, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+// listArgs are List args with the default constraints.
+func listArgs(cs ...v1.TopologySpreadConstraint) *Args {
+	return &Args{DefaultingType: ListDefaulting, DefaultConstraints: cs}
+}
+
+// kv turns pairs into a map.
+func kv(pairs ...string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[pairs[i]] = pairs[i+1]
+	}
+	return m
+}
+
+// match is a label selector of matchLabels pairs.
+func match(pairs ...string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: kv(pairs...)}
+}
+
+// exists selects pods that have the label key.
+func exists(key string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: metav1.LabelSelectorOpExists}}}
+}
+
+// spread is a constraint without a selector (for default constraints).
+func spread(maxSkew int32, key string, when v1.UnsatisfiableConstraintAction) v1.TopologySpreadConstraint {
+	return v1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: when}
+}
+
+// podBuilder builds pods step by step.
+type podBuilder struct{ pod *v1.Pod }
+
+func makePod(name string) *podBuilder { return &podBuilder{pod: pt.Pod(name).Obj()} }
+
+func (b *podBuilder) labels(pairs ...string) *podBuilder { b.pod.Labels = kv(pairs...); return b }
+func (b *podBuilder) ns(ns string) *podBuilder           { b.pod.Namespace = ns; return b }
+func (b *podBuilder) on(node string) *podBuilder         { b.pod.Spec.NodeName = node; return b }
+func (b *podBuilder) nominated(node string) *podBuilder {
+	b.pod.Status.NominatedNodeName = node
+	return b
+}
+
+// terminating marks the pod as being deleted.
+func (b *podBuilder) terminating() *podBuilder {
+	now := metav1.Now()
+	b.pod.DeletionTimestamp = &now
+	return b
+}
+
+// spread adds a constraint.
+func (b *podBuilder) spread(maxSkew int32, key string, when v1.UnsatisfiableConstraintAction, sel *metav1.LabelSelector) *podBuilder {
+	b.pod.Spec.TopologySpreadConstraints = append(b.pod.Spec.TopologySpreadConstraints, v1.TopologySpreadConstraint{
+		MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: when, LabelSelector: sel,
+	})
+	return b
+}
+
+func (b *podBuilder) last() *v1.TopologySpreadConstraint {
+	cs := b.pod.Spec.TopologySpreadConstraints
+	return &cs[len(cs)-1]
+}
+
+// minDomains sets the last constraint's minDomains.
+func (b *podBuilder) minDomains(n int32) *podBuilder { b.last().MinDomains = &n; return b }
+
+// affinityPolicy sets the last constraint's nodeAffinityPolicy.
+func (b *podBuilder) affinityPolicy(p v1.NodeInclusionPolicy) *podBuilder {
+	b.last().NodeAffinityPolicy = &p
+	return b
+}
+
+// taintsPolicy sets the last constraint's nodeTaintsPolicy.
+func (b *podBuilder) taintsPolicy(p v1.NodeInclusionPolicy) *podBuilder {
+	b.last().NodeTaintsPolicy = &p
+	return b
+}
+
+// matchLabelKeys sets the last constraint's matchLabelKeys.
+func (b *podBuilder) matchLabelKeys(keys ...string) *podBuilder {
+	b.last().MatchLabelKeys = keys
+	return b
+}
+
+// nodeSelector sets spec.nodeSelector.
+func (b *podBuilder) nodeSelector(pairs ...string) *podBuilder {
+	b.pod.Spec.NodeSelector = kv(pairs...)
+	return b
+}
+
+// tolerates adds an Exists toleration of the taint key.
+func (b *podBuilder) tolerates(key string) *podBuilder {
+	b.pod.Spec.Tolerations = append(b.pod.Spec.Tolerations, v1.Toleration{Key: key, Operator: v1.TolerationOpExists})
+	return b
+}
+
+// ownedBy sets the controller owner reference.
+func (b *podBuilder) ownedBy(apiVersion, kind, name string) *podBuilder {
+	yes := true
+	b.pod.OwnerReferences = append(b.pod.OwnerReferences, metav1.OwnerReference{
+		APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(name), Controller: &yes,
+	})
+	return b
+}
+
+func (b *podBuilder) obj() *v1.Pod { return b.pod }
+
+func (b *podBuilder) info() *framework.PodInfo {
+	pi, err := framework.NewPodInfo(b.pod)
+	if err != nil {
+		panic(err)
+	}
+	return pi
+}
+
+// node returns a node with the label pairs.
+func node(name string, pairs ...string) *v1.Node {
+	n := pt.Node(name).Obj()
+	n.Labels = kv(pairs...)
+	return n
+}
+
+// zoned returns a node in the zone with its hostname label.
+func zoned(name, zone string) *v1.Node { return node(name, hostKey, name, zoneKey, zone) }
+
+// tainted adds a NoSchedule taint with the key.
+func tainted(n *v1.Node, key string) *v1.Node {
+	n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: key, Effect: v1.TaintEffectNoSchedule})
+	return n
+}
+
+// nodeInfos puts each pod on the NodeInfo of its spec.nodeName.
+func nodeInfos(nodes []*v1.Node, pods ...*v1.Pod) []*framework.NodeInfo {
+	out := make([]*framework.NodeInfo, len(nodes))
+	for i, n := range nodes {
+		var on []*v1.Pod
+		for _, p := range pods {
+			if p.Spec.NodeName == n.Name {
+				on = append(on, p)
+			}
+		}
+		out[i] = pt.NodeInfo(n, on...)
+	}
+	return out
+}
+
+// placed returns n pods labelled with the pairs on the node.
+func placed(n int, nodeName string, pairs ...string) []*v1.Pod {
+	out := make([]*v1.Pod, n)
+	for i := range out {
+		out[i] = makePod(nodeName + "-p" + itoa(i)).labels(pairs...).on(nodeName).obj()
+	}
+	return out
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// concat joins pod lists.
+func concat(lists ...[]*v1.Pod) []*v1.Pod {
+	var out []*v1.Pod
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// replicaSet returns a ReplicaSet in "default" selecting the pairs.
+func replicaSet(name string, pairs ...string) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       appsv1.ReplicaSetSpec{Selector: match(pairs...)},
+	}
+}
+
+// statefulSet returns a StatefulSet in "default" selecting the pairs.
+func statefulSet(name string, pairs ...string) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       appsv1.StatefulSetSpec{Selector: match(pairs...)},
+	}
+}
+
+// service returns a Service in "default" selecting the pairs.
+func service(name string, pairs ...string) *v1.Service {
+	return &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       v1.ServiceSpec{Selector: kv(pairs...)},
+	}
+}
+
+// replicationController returns an RC in "default" selecting the pairs.
+func replicationController(name string, pairs ...string) *v1.ReplicationController {
+	return &v1.ReplicationController{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       v1.ReplicationControllerSpec{Selector: kv(pairs...)},
+	}
+}
