@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -235,6 +236,9 @@ func nodeUpdateActions(oldNode, newNode *v1.Node) framework.ActionType {
 	}
 	if !equality.Semantic.DeepEqual(oldNode.Annotations, newNode.Annotations) {
 		a |= framework.UpdateNodeAnnotation
+	}
+	if !slices.Equal(oldNode.Status.DeclaredFeatures, newNode.Status.DeclaredFeatures) {
+		a |= framework.UpdateNodeDeclaredFeature
 	}
 	return a
 }

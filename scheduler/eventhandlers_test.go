@@ -47,6 +47,11 @@ func (b *nodeB) annotate() *nodeB {
 	return b
 }
 
+func (b *nodeB) declare(features ...string) *nodeB {
+	b.n.Status.DeclaredFeatures = features
+	return b
+}
+
 func TestNodeUpdateActions(t *testing.T) {
 	tests := []struct {
 		name string
@@ -60,6 +65,7 @@ func TestNodeUpdateActions(t *testing.T) {
 		{name: "cordon counts as a taint change", new: node().cordon().n, want: framework.UpdateNodeTaint},
 		{name: "condition status", new: node().notReady().n, want: framework.UpdateNodeCondition},
 		{name: "annotation", new: node().annotate().n, want: framework.UpdateNodeAnnotation},
+		{name: "declared features", new: node().declare("InPlacePodResize").n, want: framework.UpdateNodeDeclaredFeature},
 		{name: "several at once", new: node().cpu("8").label("disk", "ssd").n, want: framework.UpdateNodeAllocatable | framework.UpdateNodeLabel},
 	}
 	for _, tc := range tests {

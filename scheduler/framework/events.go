@@ -64,6 +64,8 @@ const (
 	UpdateNodeCondition
 	// UpdateNodeAnnotation is a change of a node's annotations.
 	UpdateNodeAnnotation
+	// UpdateNodeDeclaredFeature is a change of a node's declared features.
+	UpdateNodeDeclaredFeature
 	// UpdatePodLabel is a change of a pod's labels.
 	UpdatePodLabel
 	// UpdatePodScaleDown is a decrease of a pod's requests.
@@ -78,7 +80,7 @@ const (
 	updateOther
 
 	// Update is any update.
-	Update = UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition | UpdateNodeAnnotation |
+	Update = UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition | UpdateNodeAnnotation | UpdateNodeDeclaredFeature |
 		UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration | UpdatePodSchedulingGatesEliminated |
 		UpdatePodGeneratedResourceClaim | updateOther
 	// All is any action.
@@ -93,7 +95,7 @@ var actionNames = []struct {
 }{
 	{Add, "Add"}, {Delete, "Delete"}, {UpdateNodeAllocatable, "UpdateNodeAllocatable"},
 	{UpdateNodeLabel, "UpdateNodeLabel"}, {UpdateNodeTaint, "UpdateNodeTaint"},
-	{UpdateNodeCondition, "UpdateNodeCondition"}, {UpdateNodeAnnotation, "UpdateNodeAnnotation"},
+	{UpdateNodeCondition, "UpdateNodeCondition"}, {UpdateNodeAnnotation, "UpdateNodeAnnotation"}, {UpdateNodeDeclaredFeature, "UpdateNodeDeclaredFeature"},
 	{UpdatePodLabel, "UpdatePodLabel"}, {UpdatePodScaleDown, "UpdatePodScaleDown"},
 	{UpdatePodToleration, "UpdatePodToleration"}, {UpdatePodSchedulingGatesEliminated, "UpdatePodSchedulingGatesEliminated"},
 	{UpdatePodGeneratedResourceClaim, "UpdatePodGeneratedResourceClaim"}, {updateOther, "UpdateOther"},
