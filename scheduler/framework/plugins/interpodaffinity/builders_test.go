@@ -88,7 +88,12 @@ type fakeHandle struct {
 	par      framework.Parallelizer
 }
 
-func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister           { return h.snapshot }
+func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister {
+	if h.snapshot == nil {
+		return nil
+	}
+	return h.snapshot
+}
 func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
 func (h *fakeHandle) Parallelizer() framework.Parallelizer                   { return h.par }
 

@@ -1,0 +1,82 @@
+package interpodaffinity
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestDecodeArgs(t *testing.T) {
+	tests := []struct {
+		name      string
+		raw       string
+		want      Args
+		wantErrs  []string // fragments of the error; none means valid
+		notInErrs []string
+	}{
+		{name: "no args", raw: ``, want: Args{HardPodAffinityWeight: 1}},
+		{name: "null", raw: `null`, want: Args{HardPodAffinityWeight: 1}},
+		{name: "empty object defaults the weight", raw: `{}`, want: Args{HardPodAffinityWeight: 1}},
+		{name: "explicit zero weight stays zero", raw: `{"hardPodAffinityWeight":0}`, want: Args{HardPodAffinityWeight: 0}},
+		{name: "highest weight", raw: `{"hardPodAffinityWeight":100,"ignorePreferredTermsOfExistingPods":true}`,
+			want: Args{HardPodAffinityWeight: 100, IgnorePreferredTermsOfExistingPods: true}},
+		{name: "typed", raw: `{"kind":"InterPodAffinityArgs","apiVersion":"kubescheduler.config.k8s.io/v1","hardPodAffinityWeight":5}`,
+			want: Args{HardPodAffinityWeight: 5}},
+		{name: "weight above range", raw: `{"hardPodAffinityWeight":101}`,
+			wantErrs: []string{"hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"}},
+		{name: "negative weight", raw: `{"hardPodAffinityWeight":-1}`,
+			wantErrs: []string{"hardPodAffinityWeight: Invalid value: -1"}},
+		{name: "unknown field", raw: `{"hardPodAffinityWeights":1}`, wantErrs: []string{"unknown field"}},
+		{name: "every error at once", raw: `{"kind":"NodeAffinityArgs","apiVersion":"example.com/v1","hardPodAffinityWeight":200}`,
+			wantErrs: []string{"kind: Invalid value", "apiVersion: Invalid value", "hardPodAffinityWeight: Invalid value: 200"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeArgs([]byte(tt.raw))
+			if len(tt.wantErrs) > 0 {
+				if err == nil {
+					t.Fatalf("want error, got %+v", got)
+				}
+				for _, w := range tt.wantErrs {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q lacks %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.TypeMeta = tt.want.TypeMeta
+			if *got != tt.want {
+				t.Errorf("got %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateArgs(t *testing.T) {
+	if err := ValidateArgs(DefaultArgs()); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	if err := ValidateArgs(nil); err == nil {
+		t.Error("nil args: want error")
+	}
+}
+
+func TestNew(t *testing.T) {
+	h := newHandle(t, serial{}, nil)
+	if _, err := New(context.Background(), []byte(`{"hardPodAffinityWeight":101}`), h); err == nil {
+		t.Error("invalid args: want error")
+	}
+	if _, err := New(context.Background(), nil, nil); err == nil {
+		t.Error("nil handle: want error")
+	}
+	if _, err := New(context.Background(), nil, &fakeHandle{}); err == nil {
+		t.Error("handle without snapshot: want error")
+	}
+	pl := newPlugin(t, `{"hardPodAffinityWeight":7}`, h)
+	if pl.Name() != "InterPodAffinity" || pl.args.HardPodAffinityWeight != 7 || pl.nsLister == nil {
+		t.Errorf("plugin %+v", pl)
+	}
+}
