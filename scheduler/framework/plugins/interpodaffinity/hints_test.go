@@ -1,0 +1,138 @@
+package interpodaffinity
+
+import (
+	"context"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+func TestEventsToRegister(t *testing.T) {
+	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	events, err := pl.EventsToRegister(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[framework.EventResource]framework.ActionType{
+		framework.Pod:            framework.Add | framework.UpdatePodLabel | framework.Delete,
+		framework.UnscheduledPod: framework.UpdatePodLabel,
+		framework.Node:           framework.Add | framework.UpdateNodeLabel,
+	}
+	if len(events) != len(want) {
+		t.Fatalf("got %d events, want %d", len(events), len(want))
+	}
+	for _, e := range events {
+		if want[e.Event.Resource] != e.Event.ActionType || e.QueueingHintFn == nil {
+			t.Errorf("event %s: actions %v, hint set %v", e.Event.Resource, e.Event.ActionType, e.QueueingHintFn != nil)
+		}
+	}
+}
+
+func TestAssignedPodHint(t *testing.T) {
+	affine := makePod("p", "app", "web").affinity(sel(zoneKey, "app", "web")).affinity(sel(hostKey, "tier", "fe")).obj()
+	averse := makePod("p", "app", "web").anti(sel(zoneKey, "app", "db")).obj()
+	tests := []struct {
+		name     string
+		pod      *v1.Pod
+		old, new any
+		want     framework.QueueingHint
+	}{
+		{"added pod matches all affinity terms", affine, nil, makePod("e", "app", "web", "tier", "fe").on("n1").obj(), framework.Queue},
+		{"added pod matches only some affinity terms", affine, nil, makePod("e", "app", "web").on("n1").obj(), framework.QueueSkip},
+		{"added pod without node or nomination", affine, nil, makePod("e", "app", "web", "tier", "fe").obj(), framework.QueueSkip},
+		{"added nominated pod matches", affine, nil, makePod("e", "app", "web", "tier", "fe").nominated("n1").obj(), framework.Queue},
+		{"added pod and anti-affinity only", averse, nil, makePod("e", "app", "db").on("n1").obj(), framework.QueueSkip},
+		{"updated pod starts matching affinity", affine,
+			makePod("e", "app", "web").on("n1").obj(), makePod("e", "app", "web", "tier", "fe").on("n1").obj(), framework.Queue},
+		{"updated pod already matched affinity", affine,
+			makePod("e", "app", "web", "tier", "fe", "x", "1").on("n1").obj(), makePod("e", "app", "web", "tier", "fe").on("n1").obj(), framework.QueueSkip},
+		{"updated pod stops matching anti-affinity", averse,
+			makePod("e", "app", "db").on("n1").obj(), makePod("e", "app", "cache").on("n1").obj(), framework.Queue},
+		{"updated pod starts matching anti-affinity", averse,
+			makePod("e", "app", "cache").on("n1").obj(), makePod("e", "app", "db").on("n1").obj(), framework.QueueSkip},
+		{"deleted pod matched anti-affinity", averse, makePod("e", "app", "db").on("n1").obj(), nil, framework.Queue},
+		{"deleted pod in a tombstone", averse,
+			cache.DeletedFinalStateUnknown{Key: "default/e", Obj: makePod("e", "app", "db").on("n1").obj()}, nil, framework.Queue},
+		{"deleted pod had anti-affinity to the pod", makePod("p", "app", "web").obj(),
+			makePod("e").on("n1").anti(sel(hostKey, "app", "web")).obj(), nil, framework.Queue},
+		{"deleted pod unrelated", averse, makePod("e", "app", "web").on("n1").obj(), nil, framework.QueueSkip},
+		{"deleted pod matched affinity only", affine, makePod("e", "app", "web", "tier", "fe").on("n1").obj(), nil, framework.QueueSkip},
+	}
+	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := pl.isSchedulableAfterAssignedPodChange(logr.Discard(), tt.pod, tt.old, tt.new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if got, err := pl.isSchedulableAfterAssignedPodChange(logr.Discard(), affine, nil, node("n1")); err == nil || got != framework.Queue {
+		t.Errorf("wrong object type: got %v, %v; want Queue and an error", got, err)
+	}
+}
+
+func TestOwnLabelHint(t *testing.T) {
+	pod := makePod("p", "app", "web").obj()
+	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	for _, tt := range []struct {
+		name string
+		new  *v1.Pod
+		want framework.QueueingHint
+	}{
+		{"the pod itself", makePod("p", "app", "api").obj(), framework.Queue},
+		{"another pod", makePod("q", "app", "api").obj(), framework.QueueSkip},
+	} {
+		got, err := pl.isSchedulableAfterOwnLabelChange(logr.Discard(), pod, pod, tt.new)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: got %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+func TestNodeHint(t *testing.T) {
+	affine := makePod("p").affinity(sel(zoneKey, "app", "web")).obj()
+	averse := makePod("p").anti(sel(zoneKey, "app", "db")).obj()
+	plain := makePod("p", "app", "web").obj()
+	tests := []struct {
+		name     string
+		pod      *v1.Pod
+		old, new *v1.Node
+		want     framework.QueueingHint
+	}{
+		{"added node with the affinity key", affine, nil, node("n1", zoneKey, "z1"), framework.Queue},
+		{"added node without the affinity key", affine, nil, node("n1"), framework.QueueSkip},
+		{"node gains the affinity key", affine, node("n1"), node("n1", zoneKey, "z1"), framework.Queue},
+		{"node changes the affinity key's value", affine, node("n1", zoneKey, "z1"), node("n1", zoneKey, "z2"), framework.Queue},
+		{"node loses the affinity key", affine, node("n1", zoneKey, "z1"), node("n1"), framework.QueueSkip},
+		{"unrelated label change", affine, node("n1", zoneKey, "z1"), node("n1", zoneKey, "z1", "x", "y"), framework.QueueSkip},
+		{"added node and anti-affinity", averse, nil, node("n1"), framework.Queue},
+		{"node loses the anti-affinity key", averse, node("n1", zoneKey, "z1"), node("n1"), framework.Queue},
+		{"node changes the anti-affinity key's value", averse, node("n1", zoneKey, "z1"), node("n1", zoneKey, "z2"), framework.Queue},
+		{"node gains the anti-affinity key", averse, node("n1"), node("n1", zoneKey, "z1"), framework.QueueSkip},
+		{"pod without terms", plain, nil, node("n1", zoneKey, "z1"), framework.QueueSkip},
+	}
+	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var old any
+			if tt.old != nil {
+				old = tt.old
+			}
+			got, err := pl.isSchedulableAfterNodeChange(logr.Discard(), tt.pod, old, tt.new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
