@@ -8,6 +8,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/imagelocality"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeaffinity"
+	"github.com/berth-io/berth/scheduler/framework/plugins/nodedeclaredfeatures"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodename"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeports"
 	"github.com/berth-io/berth/scheduler/framework/plugins/noderesources"
@@ -33,5 +34,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.NodeAffinity:                    nodeaffinity.New,
 		names.ImageLocality:                   imagelocality.New,
 		names.DynamicResources:                dynamicresources.New,
+		names.NodeDeclaredFeatures:            nodedeclaredfeatures.New,
 	}
 }
