@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -233,5 +234,23 @@ func (b *podBuilder) gcePD(disk string) *podBuilder {
 	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, corev1.Volume{Name: disk, VolumeSource: corev1.VolumeSource{
 		GCEPersistentDisk: &corev1.GCEPersistentDiskVolumeSource{PDName: disk},
 	}})
+	return b
+}
+
+// declare sets the node's status.declaredFeatures.
+func (b *nodeBuilder) declare(features ...string) *nodeBuilder {
+	b.node.Status.DeclaredFeatures = features
+	return b
+}
+
+// restartAllOnExit asks for all containers to restart when the container
+// exits with 42, which needs nodes declaring RestartAllContainersOnContainerExits.
+func (b *podBuilder) restartAllOnExit() *podBuilder {
+	c := &b.pod.Spec.Containers[0]
+	c.RestartPolicy = ptr.To(corev1.ContainerRestartPolicyNever)
+	c.RestartPolicyRules = []corev1.ContainerRestartRule{{
+		Action:    corev1.ContainerRestartRuleActionRestartAllContainers,
+		ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{42}},
+	}}
 	return b
 }

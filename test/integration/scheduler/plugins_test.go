@@ -62,7 +62,10 @@ func onlyScoring(plugin string) *v1alpha1.SchedulingProfileSpec {
 	}}}
 }
 
-const testCSIDriver = "csi.test.berth.io"
+const (
+	testCSIDriver     = "csi.test.berth.io"
+	restartAllFeature = "RestartAllContainersOnContainerExits"
+)
 
 // pluginCases names, per plugin, a case where the pod fits exactly one node
 // because of it and a case where it fits none, with upstream's reason.
@@ -133,6 +136,15 @@ var pluginCases = map[string][]pluginCase{
 		nodes:       threeNodes(plain, plain, plain),
 		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").resourceClaim("gpu") },
 		wantMessage: "0/3 nodes are available: pod uses resource claims, which Berth does not allocate (dynamic resource allocation is not supported).",
+	}},
+	"NodeDeclaredFeatures": {{
+		nodes:    threeNodes(plain, func(b *nodeBuilder) *nodeBuilder { return b.declare("Other") }, func(b *nodeBuilder) *nodeBuilder { return b.declare(restartAllFeature) }),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").restartAllOnExit() },
+		wantNode: "c",
+	}, {
+		nodes:       threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.declare("Other") }),
+		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").restartAllOnExit() },
+		wantMessage: "0/3 nodes are available: 3 node(s) didn't match Pod's required features.",
 	}},
 	"InterPodAffinity": {{
 		nodes: threeNodes(plain, plain, plain),
