@@ -1,0 +1,193 @@
+package interpodaffinity
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+const (
+	benchNodes = 5000
+	benchZones = 50
+	benchPods  = 10000
+	benchApps  = 100
+)
+
+// pool runs pieces on GOMAXPROCS goroutines, as the scheduler's parallelizer does.
+type pool struct{}
+
+func (pool) Until(_ context.Context, pieces int, do func(int), _ string) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), pieces) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < pieces; i = int(next.Add(1) - 1) {
+				do(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// benchCluster spreads benchPods pods over benchNodes nodes in benchZones
+// zones; every tenth pod has required anti-affinity and every tenth (other)
+// pod preferred affinity.
+func benchCluster(b *testing.B) []*framework.NodeInfo {
+	b.Helper()
+	nodes := make([]*v1.Node, benchNodes)
+	for i := range nodes {
+		nodes[i] = node("n"+strconv.Itoa(i), zoneKey, "z"+strconv.Itoa(i%benchZones))
+	}
+	pods := make([]*v1.Pod, benchPods)
+	for i := range pods {
+		app := "a" + strconv.Itoa(i%benchApps)
+		pb := makePod("e"+strconv.Itoa(i), "app", app).on(nodes[i%benchNodes].Name)
+		switch i % 10 {
+		case 3:
+			pb.anti(sel(hostKey, "app", "a"+strconv.Itoa((i+1)%benchApps)))
+		case 7:
+			pb.prefer(10, sel(zoneKey, "app", "a"+strconv.Itoa((i+2)%benchApps)))
+		}
+		pods[i] = pb.obj()
+	}
+	return cluster(nodes, pods...)
+}
+
+// benchPod has required affinity by zone, required anti-affinity by host,
+// and preferred terms both ways.
+func benchPod() *v1.Pod {
+	return makePod("p", "app", "a4").
+		affinity(sel(zoneKey, "app", "a1")).
+		anti(sel(hostKey, "app", "a2")).
+		prefer(5, sel(zoneKey, "app", "a5")).
+		avoid(3, sel(hostKey, "app", "a6")).obj()
+}
+
+func BenchmarkInterPodAffinityPreFilter(b *testing.B) {
+	nodes := benchCluster(b)
+	pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
+	pod, ctx := benchPod(), context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+	}
+}
+
+// BenchmarkInterPodAffinityFilter filters all nodes per op. In "Mixed" some
+// nodes are rejected, and each rejection allocates its Status (the runtime
+// annotates it, so it cannot be shared); in "Feasible" every node passes the
+// same lookups and nothing is allocated.
+func BenchmarkInterPodAffinityFilter(b *testing.B) {
+	nodes := benchCluster(b)
+	for _, bc := range []struct {
+		name     string
+		pod      *v1.Pod
+		feasible func(n int) bool
+	}{
+		{"Mixed", benchPod(), func(n int) bool { return n > 0 && n < len(nodes) }},
+		// The first pod of its group: no pod matches its terms and no pod's anti-affinity selects it.
+		{"Feasible", makePod("p", "app", "new").affinity(sel(zoneKey, "app", "new")).anti(sel(hostKey, "app", "b0")).obj(),
+			func(n int) bool { return n == len(nodes) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
+			ctx, state := context.Background(), framework.NewCycleState()
+			if _, st := pl.PreFilter(ctx, state, bc.pod, nodes); !st.IsSuccess() {
+				b.Fatal(st)
+			}
+			feasible := 0
+			for _, ni := range nodes {
+				if pl.Filter(ctx, state, bc.pod, ni).IsSuccess() {
+					feasible++
+				}
+			}
+			if !bc.feasible(feasible) {
+				b.Fatalf("%d of %d nodes feasible", feasible, len(nodes))
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, ni := range nodes {
+					pl.Filter(ctx, state, bc.pod, ni)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkInterPodAffinityPreScoreScore(b *testing.B) {
+	nodes := benchCluster(b)
+	for _, bc := range []struct {
+		name string
+		pod  *v1.Pod
+	}{
+		{"PodWithPreferredTerms", benchPod()},
+		{"ExistingPodsTermsOnly", makePod("p", "app", "a9").obj()},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
+			ctx := context.Background()
+			scores := make(framework.NodeScoreList, len(nodes))
+			b.ReportAllocs()
+			for b.Loop() {
+				state := framework.NewCycleState()
+				if st := pl.PreScore(ctx, state, bc.pod, nodes); !st.IsSuccess() {
+					b.Fatal(st)
+				}
+				for i, ni := range nodes {
+					s, st := pl.Score(ctx, state, bc.pod, ni)
+					if !st.IsSuccess() {
+						b.Fatal(st)
+					}
+					scores[i] = framework.NodeScore{Name: ni.Node().Name, Score: s}
+				}
+				if st := pl.NormalizeScore(ctx, state, bc.pod, scores); !st.IsSuccess() {
+					b.Fatal(st)
+				}
+			}
+		})
+	}
+}
+
+// TestFilterAndScoreDoNotAllocate checks that Filter of a feasible node and
+// Score allocate nothing, with every count map in use.
+func TestFilterAndScoreDoNotAllocate(t *testing.T) {
+	nodes := cluster([]*v1.Node{node("n1", zoneKey, "z1"), node("n2", zoneKey, "z1"), node("n3", zoneKey, "z2")},
+		makePod("e1", "app", "a1").on("n1").obj(),
+		makePod("e2", "app", "a2").on("n3").obj(),
+		makePod("e3", "app", "a5").on("n3").anti(sel(zoneKey, "app", "a4")).obj())
+	pl := newPlugin(t, "", newHandle(t, serial{}, nodes, namespace("default")))
+	pod, ctx := benchPod(), context.Background()
+	state := framework.NewCycleState()
+	if _, st := pl.PreFilter(ctx, state, pod, nodes); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	if st := pl.PreScore(ctx, state, pod, nodes); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	if st := pl.Filter(ctx, state, pod, nodes[2]); st.IsSuccess() {
+		t.Fatal("n3: want a rejection")
+	}
+	feasible := nodes[:2]
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, ni := range feasible {
+			if st := pl.Filter(ctx, state, pod, ni); st != nil {
+				t.Fatal(st)
+			}
+			if _, st := pl.Score(ctx, state, pod, ni); st != nil {
+				t.Fatal(st)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per run, want 0", allocs)
+	}
+}
