@@ -2,11 +2,13 @@ package volumebinding
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/component-helpers/storage/volume"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -53,6 +56,7 @@ func newEnv(t *testing.T, objs ...runtime.Object) *env {
 func newEnvWithArgs(t *testing.T, args *VolumeBindingArgs, objs ...runtime.Object) *env {
 	t.Helper()
 	client := fake.NewClientset(objs...)
+	client.PrependReactor("update", "*", bumpResourceVersion(client))
 	e := &env{t: t, client: client, factory: informers.NewSharedInformerFactory(client, 0), clock: testingclock.NewFakeClock(time.Unix(1e9, 0))}
 	pl, err := NewWithArgs(context.Background(), args, &fakeHandle{client: client, factory: e.factory}, WithClock(e.clock))
 	if err != nil {
@@ -63,6 +67,28 @@ func newEnvWithArgs(t *testing.T, args *VolumeBindingArgs, objs ...runtime.Objec
 		e.put(o)
 	}
 	return e
+}
+
+// bumpResourceVersion makes updates through the fake clientset advance the
+// object's resourceVersion, as the API server does.
+func bumpResourceVersion(client *fake.Clientset) k8stesting.ReactionFunc {
+	return func(action k8stesting.Action) (bool, runtime.Object, error) {
+		upd, ok := action.(k8stesting.UpdateAction)
+		if !ok || upd.GetSubresource() != "" {
+			return false, nil, nil
+		}
+		obj := upd.GetObject().DeepCopyObject()
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return true, nil, err
+		}
+		rv, _ := strconv.Atoi(m.GetResourceVersion())
+		m.SetResourceVersion(strconv.Itoa(rv + 1))
+		if err := client.Tracker().Update(upd.GetResource(), obj, upd.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return true, obj, nil
+	}
 }
 
 // put adds or replaces an object in its informer's indexer.
