@@ -1,0 +1,54 @@
+package nodevolumelimits
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+// BenchmarkFilter filters a pod with one CSI claim against 5,000 nodes,
+// each with an ebs limit, ten pods of which two mount CSI claims, and one
+// VolumeAttachment.
+func BenchmarkFilter(b *testing.B) {
+	const nodes, podsPerNode, claimPods = 5000, 10, 2
+	objs := []runtime.Object{csiPV("pv-new", ebs, "vol-new"), claim("new", "pv-new", "")}
+	infos := make([]*framework.NodeInfo, 0, nodes)
+	for n := range nodes {
+		name := "node-" + strconv.Itoa(n)
+		objs = append(objs, csiNode(name, limit{ebs, 39}))
+		var pods []*v1.Pod
+		for p := range podsPerNode {
+			pb := makePod(name + "-p" + strconv.Itoa(p)).onNode(name).emptyDir()
+			if p < claimPods {
+				c := name + "-c" + strconv.Itoa(p)
+				objs = append(objs, csiPV("pv-"+c, ebs, "vol-"+c), claim(c, "pv-"+c, ""))
+				pb.claims(c)
+			}
+			pods = append(pods, pb.obj())
+		}
+		objs = append(objs, csiPV("pv-att-"+name, ebs, "vol-att-"+name), attachment("va-"+name, name, ebs, "pv-att-"+name))
+		infos = append(infos, pt.NodeInfo(pt.Node(name).Obj(), pods...))
+	}
+	pl := newPlugin(b, objs...)
+	pod := makePod("p").claims("new").obj()
+	ctx := context.Background()
+	state := framework.NewCycleState()
+	if _, st := pl.PreFilter(ctx, state, pod, nil); !st.IsSuccess() {
+		b.Fatal(st)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, ni := range infos {
+			if st := pl.Filter(ctx, state, pod, ni); !st.IsSuccess() {
+				b.Fatal(st)
+			}
+		}
+	}
+}
