@@ -300,11 +300,20 @@ func TestAddRemovePod(t *testing.T) {
 				{pod: makePod("x").anti(sel(zoneKey, "app", "web")).obj(), node: "n2", want: map[string]*framework.Status{}},
 			},
 		},
+		{
+			name:    "an added pod whose anti-affinity selects the pod's namespace by label",
+			pod:     makePod("p", "app", "web").ns("prod").anti(sel(hostKey, "app", "none")).obj(),
+			initial: map[string]*framework.Status{},
+			steps: []step{
+				{add: true, pod: makePod("x").anti(sel(hostKey, "app", "web").nsSel("env", "prod")).obj(), node: "n3", want: map[string]*framework.Status{"n3": existingFail}},
+				{add: true, pod: makePod("y").anti(sel(hostKey, "app", "web").nsSel("env", "dev")).obj(), node: "n1", want: map[string]*framework.Status{"n3": existingFail}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			infos := cluster(standardNodes(), tt.existing...)
-			h := newHandle(t, serial{}, infos, namespace("default"))
+			h := newHandle(t, serial{}, infos, namespace("default"), namespace("prod", "env", "prod"))
 			pl := newPlugin(t, "", h)
 			state := framework.NewCycleState()
 			if _, st := pl.PreFilter(context.Background(), state, tt.pod, infos); !st.IsSuccess() {
