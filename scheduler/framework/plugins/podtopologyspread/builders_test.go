@@ -32,6 +32,8 @@ type fakeHandle struct {
 	nodes    []*framework.NodeInfo
 	factory  informers.SharedInformerFactory
 	parallel bool
+	// parallelizer, when set, overrides the serial or goroutine one.
+	parallelizer framework.Parallelizer
 }
 
 func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister { return snapshot(h.nodes) }
@@ -39,6 +41,9 @@ func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister { return snap
 func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
 
 func (h *fakeHandle) Parallelizer() framework.Parallelizer {
+	if h.parallelizer != nil {
+		return h.parallelizer
+	}
 	if h.parallel {
 		return goroutines{}
 	}

@@ -1,0 +1,140 @@
+package podtopologyspread
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+const (
+	benchNodes = 5000
+	benchZones = 50
+	benchPods  = 10000
+)
+
+// benchCluster is 5,000 nodes in 50 zones with 10,000 pods, two per node,
+// one of each node's two labelled app=web so constraints select half.
+func benchCluster(b *testing.B) []*framework.NodeInfo {
+	b.Helper()
+	nodes := make([]*v1.Node, benchNodes)
+	for i := range nodes {
+		name := fmt.Sprintf("node-%04d", i)
+		nodes[i] = zoned(name, fmt.Sprintf("zone-%02d", i%benchZones))
+	}
+	nis := make([]*framework.NodeInfo, benchNodes)
+	for i, n := range nodes {
+		nis[i] = nodeInfos([]*v1.Node{n})[0]
+	}
+	for i := range benchPods {
+		app := "web"
+		if (i+i/benchNodes)%2 == 1 {
+			app = "other"
+		}
+		ni := nis[i%benchNodes]
+		p := makePod(fmt.Sprintf("pod-%05d", i)).labels("app", app).on(ni.Node().Name).ownedBy("apps/v1", "ReplicaSet", app)
+		ni.AddPodInfo(p.info())
+	}
+	return nis
+}
+
+func benchPlugin(b *testing.B, args *Args, nis []*framework.NodeInfo) *PodTopologySpread {
+	b.Helper()
+	objs := []any{replicaSet("web", "app", "web"), replicaSet("other", "app", "other")}
+	for i := range 20 {
+		objs = append(objs, service(fmt.Sprintf("svc-%02d", i), "svc", itoa(i)))
+	}
+	h := newHandle(b, nis, objs...)
+	h.parallelizer = runtime.NewParallelizer(runtime.DefaultParallelism)
+	return newPlugin(b, args, h)
+}
+
+func hardPod() *v1.Pod {
+	web := match("app", "web")
+	return makePod("incoming").labels("app", "web").
+		spread(1, zoneKey, hard, web).spread(1, hostKey, hard, web).obj()
+}
+
+func BenchmarkPodTopologySpreadPreFilter(b *testing.B) {
+	nis := benchCluster(b)
+	pl := benchPlugin(b, nil, nis)
+	pod := hardPod()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, s := pl.PreFilter(ctx, framework.NewCycleState(), pod, nis); !s.IsSuccess() {
+			b.Fatal(s)
+		}
+	}
+}
+
+func BenchmarkPodTopologySpreadFilter(b *testing.B) {
+	nis := benchCluster(b)
+	pl := benchPlugin(b, nil, nis)
+	pod := hardPod()
+	ctx, state := context.Background(), framework.NewCycleState()
+	if _, s := pl.PreFilter(ctx, state, pod, nis); !s.IsSuccess() {
+		b.Fatal(s)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ni := range nis {
+			if s := pl.Filter(ctx, state, pod, ni); !s.IsSuccess() {
+				b.Fatal(s)
+			}
+		}
+	}
+}
+
+// scoreCycle runs PreScore, Score on every node and NormalizeScore.
+func scoreCycle(b *testing.B, pl *PodTopologySpread, pod *v1.Pod, nis []*framework.NodeInfo, scores framework.NodeScoreList) {
+	ctx, state := context.Background(), framework.NewCycleState()
+	if s := pl.PreScore(ctx, state, pod, nis); !s.IsSuccess() {
+		b.Fatal(s)
+	}
+	for i, ni := range nis {
+		n, s := pl.Score(ctx, state, pod, ni)
+		if !s.IsSuccess() {
+			b.Fatal(s)
+		}
+		scores[i] = framework.NodeScore{Name: ni.Node().Name, Score: n}
+	}
+	if s := pl.NormalizeScore(ctx, state, pod, scores); !s.IsSuccess() {
+		b.Fatal(s)
+	}
+}
+
+func BenchmarkPodTopologySpreadPreScoreScore(b *testing.B) {
+	nis := benchCluster(b)
+	pl := benchPlugin(b, nil, nis)
+	web := match("app", "web")
+	pod := makePod("incoming").labels("app", "web").
+		spread(1, zoneKey, soft, web).spread(1, hostKey, soft, web).obj()
+	scores := make(framework.NodeScoreList, len(nis))
+	b.ReportAllocs()
+	for b.Loop() {
+		scoreCycle(b, pl, pod, nis, scores)
+	}
+}
+
+// BenchmarkPodTopologySpreadSystemDefaulting is a full cycle (PreFilter,
+// then PreScore, Score and NormalizeScore) for a ReplicaSet's pod under the
+// System defaults, 20 unrelated Services in its namespace.
+func BenchmarkPodTopologySpreadSystemDefaulting(b *testing.B) {
+	nis := benchCluster(b)
+	pl := benchPlugin(b, nil, nis)
+	pod := makePod("incoming").labels("app", "web").ownedBy("apps/v1", "ReplicaSet", "web").obj()
+	scores := make(framework.NodeScoreList, len(nis))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, s := pl.PreFilter(ctx, framework.NewCycleState(), pod, nis); !s.IsSkip() {
+			b.Fatal(s)
+		}
+		scoreCycle(b, pl, pod, nis, scores)
+	}
+}

@@ -1,0 +1,73 @@
+package podtopologyspread
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// TestParallelMatchesSerial counts with one goroutine per node and checks
+// that Filter and Score, run concurrently on a shared state, agree with a
+// serial run; run with -race.
+func TestParallelMatchesSerial(t *testing.T) {
+	var nodes []*v1.Node
+	var pods []*v1.Pod
+	for i := range 40 {
+		name := fmt.Sprintf("n%02d", i)
+		nodes = append(nodes, zoned(name, fmt.Sprintf("z%d", i%4)))
+		pods = append(pods, placed(i%3, name, "app", "web")...)
+	}
+	nis := nodeInfos(nodes, pods...)
+	web := match("app", "web")
+	p := makePod("p").labels("app", "web").
+		spread(4, zoneKey, hard, web).spread(2, hostKey, hard, web).
+		spread(1, zoneKey, soft, web).spread(1, hostKey, soft, web).obj()
+
+	run := func(h *fakeHandle, concurrent bool) ([]framework.Code, []int64) {
+		pl := newPlugin(t, nil, h)
+		ctx, state := context.Background(), framework.NewCycleState()
+		if _, s := pl.PreFilter(ctx, state, p, nis); !s.IsSuccess() {
+			t.Fatal(s)
+		}
+		if s := pl.PreScore(ctx, state, p, nis); !s.IsSuccess() {
+			t.Fatal(s)
+		}
+		codes, scores := make([]framework.Code, len(nis)), make([]int64, len(nis))
+		var wg sync.WaitGroup
+		for i := range nis {
+			work := func() {
+				codes[i] = pl.Filter(ctx, state, p, nis[i]).Code()
+				scores[i], _ = pl.Score(ctx, state, p, nis[i])
+			}
+			if !concurrent {
+				work()
+				continue
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		wg.Wait()
+		return codes, scores
+	}
+	serialCodes, serialScores := run(newHandle(t, nis), false)
+	h := newHandle(t, nis)
+	h.parallel = true
+	codes, scores := run(h, true)
+	rejected := 0
+	for i := range nis {
+		if codes[i] != serialCodes[i] || scores[i] != serialScores[i] {
+			t.Errorf("node %d: parallel %v/%d, serial %v/%d", i, codes[i], scores[i], serialCodes[i], serialScores[i])
+		}
+		if codes[i] != framework.Success {
+			rejected++
+		}
+	}
+	if rejected == 0 || rejected == len(nis) {
+		t.Errorf("%d of %d nodes rejected; the test wants a mix", rejected, len(nis))
+	}
+}
