@@ -1,0 +1,74 @@
+package volumebinding
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDecodeArgs(t *testing.T) {
+	tests := []struct {
+		name        string
+		raw         string
+		wantTimeout int64
+		wantShape   []UtilizationShapePoint
+		wantErrs    []string
+	}{
+		{name: "none", wantTimeout: 600, wantShape: defaultShape()},
+		{name: "empty object", raw: `{}`, wantTimeout: 600, wantShape: defaultShape()},
+		{name: "explicit zero timeout stays", raw: `{"bindTimeoutSeconds": 0}`, wantTimeout: 0, wantShape: defaultShape()},
+		{name: "empty shape is defaulted", raw: `{"shape": []}`, wantTimeout: 600, wantShape: defaultShape()},
+		{name: "custom shape", raw: `{"bindTimeoutSeconds": 30, "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}`,
+			wantTimeout: 30, wantShape: []UtilizationShapePoint{{0, 0}, {100, 10}}},
+		{name: "unknown field", raw: `{"bindTimeout": 3}`, wantErrs: []string{`unknown field "bindTimeout"`}},
+		{name: "several problems at once",
+			raw: `{"kind": "Other", "bindTimeoutSeconds": -1, "shape": [{"utilization": 50, "score": 11}, {"utilization": 40, "score": -1}, {"utilization": 101, "score": 0}]}`,
+			wantErrs: []string{
+				"kind: Invalid value",
+				"bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, should not be a negative value",
+				"shape[1].utilization: Invalid value: 40: values must be sorted in increasing order",
+				"shape[0].score: Invalid value: 11: not in valid range [0, 10]",
+				"shape[1].score: Invalid value: -1: not in valid range [0, 10]",
+				"shape[2].utilization: Invalid value: 101: not in valid range [0, 100]",
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var raw []byte
+			if tc.raw != "" {
+				raw = []byte(tc.raw)
+			}
+			args, err := DecodeArgs(raw)
+			if len(tc.wantErrs) > 0 {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				for _, want := range tc.wantErrs {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q lacks %q", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if args.BindTimeoutSeconds != tc.wantTimeout || !slices.Equal(args.Shape, tc.wantShape) {
+				t.Errorf("args = %+v, want timeout %d shape %v", args, tc.wantTimeout, tc.wantShape)
+			}
+		})
+	}
+}
+
+func TestValidateArgsRequiresShape(t *testing.T) {
+	err := ValidateArgs(nil, &VolumeBindingArgs{BindTimeoutSeconds: 1})
+	if err == nil || !strings.Contains(err.Error(), "shape: Required value: at least one point must be specified") {
+		t.Fatalf("ValidateArgs without shape = %v", err)
+	}
+	if err := ValidateArgs(nil, DefaultArgs()); err != nil {
+		t.Fatalf("DefaultArgs invalid: %v", err)
+	}
+	if d := DefaultArgs(); d.BindTimeoutSeconds != DefaultBindTimeoutSeconds || len(d.Shape) != 2 {
+		t.Fatalf("DefaultArgs = %+v", d)
+	}
+}
