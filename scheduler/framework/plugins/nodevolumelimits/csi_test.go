@@ -274,3 +274,33 @@ func TestHints(t *testing.T) {
 		})
 	}
 }
+
+// TestFilterParallel runs Filter from several goroutines, as the scheduler
+// does, so the race detector sees the pooled sets shared between them.
+func TestFilterParallel(t *testing.T) {
+	pl := newPlugin(t, append(cluster(), csiNode("n", limit{ebs, 2}), attachment("va", "n", ebs, "pv-c"))...)
+	pod := makePod("p").claims("a").obj()
+	state := framework.NewCycleState()
+	pl.PreFilter(context.Background(), state, pod, nil)
+	fits, full := nodeWith(makePod("e").claims("a").obj()), nodeWith(makePod("e").claims("b").obj())
+	exceeded := framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 200; i++ {
+				if got := pl.Filter(context.Background(), state, pod, fits); !got.IsSuccess() {
+					t.Errorf("Filter on the fitting node = %v", got)
+					return
+				}
+				if got := pl.Filter(context.Background(), state, pod, full); !got.Equal(exceeded) {
+					t.Errorf("Filter on the full node = %v", got)
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}
