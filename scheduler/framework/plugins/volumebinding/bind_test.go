@@ -148,7 +148,10 @@ func TestPreBindFailures(t *testing.T) {
 		{name: "context cancelled", setup: func(t *testing.T) (*env, *framework.CycleState, *v1.Pod) { return staticSetup(t, DefaultArgs()) },
 			cancel: true, wantErr: "context canceled"},
 		{name: "claimRef reset by the PV controller", setup: func(t *testing.T) (*env, *framework.CycleState, *v1.Pod) { return staticSetup(t, DefaultArgs()) },
-			during:  func(e *env) { e.put(makePV("pv1").class("wffc").affinity("zone", "a").rv("2").obj()); e.clock.Step(time.Second) },
+			during: func(e *env) {
+				e.put(makePV("pv1").class("wffc").affinity("zone", "a").rv("2").obj())
+				e.clock.Step(time.Second)
+			},
 			wantErr: `ClaimRef got reset for pv "pv1"`},
 		{name: "provisioning failed", setup: provisionSetup,
 			during:  func(e *env) { e.put(makePVC("d1").class("prov").size("1Gi").rv("2").obj()); e.clock.Step(time.Second) },

@@ -213,7 +213,7 @@ func (b *pvcBuilder) ownedBy(pod *v1.Pod) *pvcBuilder {
 	b.pvc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: ptr.To(true)}}
 	return b
 }
-func (b *pvcBuilder) rv(v string) *pvcBuilder           { b.pvc.ResourceVersion = v; return b }
+func (b *pvcBuilder) rv(v string) *pvcBuilder        { b.pvc.ResourceVersion = v; return b }
 func (b *pvcBuilder) obj() *v1.PersistentVolumeClaim { return b.pvc }
 
 // pvBuilder builds an available 10Gi RWO PV, resourceVersion 1.
@@ -253,7 +253,7 @@ func (b *pvBuilder) claim(pvc *v1.PersistentVolumeClaim) *pvBuilder {
 	b.pv.Status.Phase = v1.VolumeBound
 	return b
 }
-func (b *pvBuilder) rv(v string) *pvBuilder         { b.pv.ResourceVersion = v; return b }
+func (b *pvBuilder) rv(v string) *pvBuilder    { b.pv.ResourceVersion = v; return b }
 func (b *pvBuilder) obj() *v1.PersistentVolume { return b.pv }
 
 // classBuilder builds a WaitForFirstConsumer class without provisioning.

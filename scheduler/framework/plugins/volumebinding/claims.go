@@ -28,9 +28,9 @@ type podClaims struct {
 	// immediate are unbound claims the PV controller should have bound
 	// already: claims of Immediate classes and claims pre-bound to a PV.
 	immediate []*v1.PersistentVolumeClaim
-	// pvsByClass lists the PVs of each delayed claim's class, with the PVs
-	// assumed by earlier pods in their assumed state.
-	pvsByClass map[string][]*v1.PersistentVolume
+	// candidates are the PVs each delayed claim could bind, aligned with
+	// delayed; nil for claims whose provisioning has started.
+	candidates []*claimCandidates
 }
 
 // claimName returns the name of the claim a volume uses and whether it is a
@@ -120,17 +120,27 @@ func (pl *VolumeBinding) classify(pod *v1.Pod) (*podClaims, error) {
 		b := pc.delayed[j].Spec.Resources.Requests[v1.ResourceStorage]
 		return a.Cmp(b) < 0
 	})
-	pc.pvsByClass = make(map[string][]*v1.PersistentVolume, 1)
-	for _, pvc := range pc.delayed {
-		class := volume.GetPersistentVolumeClaimClass(pvc)
-		if _, done := pc.pvsByClass[class]; done {
+	pvsByClass := make(map[string][]*v1.PersistentVolume, 1)
+	affinities := map[string]*pvAffinity{}
+	pc.candidates = make([]*claimCandidates, len(pc.delayed))
+	for i, pvc := range pc.delayed {
+		if _, provisioning := pvc.Annotations[volume.AnnSelectedNode]; provisioning {
 			continue
 		}
-		pvs, err := pl.pvs.byIndex(classIndex, class)
+		class := volume.GetPersistentVolumeClaimClass(pvc)
+		pvs, listed := pvsByClass[class]
+		if !listed {
+			var err error
+			if pvs, err = pl.pvs.byIndex(classIndex, class); err != nil {
+				return nil, err
+			}
+			pvsByClass[class] = pvs
+		}
+		c, err := newClaimCandidates(pvc, pvs, affinities)
 		if err != nil {
 			return nil, err
 		}
-		pc.pvsByClass[class] = pvs
+		pc.candidates[i] = c
 	}
 	return pc, nil
 }

@@ -102,36 +102,26 @@ func checkBound(bound []boundClaim, node *v1.Node) verdict {
 // the pod, else is provisioned if its class and the node's storage allow.
 func (pl *VolumeBinding) findVolumes(logger logr.Logger, pc *podClaims, node *v1.Node, v *verdict) (*nodeVolumes, error) {
 	nv := &nodeVolumes{}
-	var toMatch, toProvision []*v1.PersistentVolumeClaim
+	var toProvision []*v1.PersistentVolumeClaim
 	for _, pvc := range pc.delayed {
 		selected, ok := pvc.Annotations[volume.AnnSelectedNode]
-		if !ok {
-			toMatch = append(toMatch, pvc)
-			continue
-		}
-		if selected != node.Name {
+		if ok && selected != node.Name {
 			// Provisioning already started for another node.
 			v.bindConflict = true
 			return nil, nil
 		}
-		toProvision = append(toProvision, pvc)
 	}
-	var taken map[string]*v1.PersistentVolume
-	for _, pvc := range toMatch {
-		pv, err := volume.FindMatchingVolume(pvc, pc.pvsByClass[volume.GetPersistentVolumeClaimClass(pvc)], node, taken, true, true)
-		if err != nil {
-			return nil, fmt.Errorf("matching PVs to claim %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	for i, pvc := range pc.delayed {
+		c := pc.candidates[i]
+		if c == nil {
+			toProvision = append(toProvision, pvc)
+			continue
 		}
+		pv := c.match(node.Labels, nv.static)
 		if pv == nil {
 			v.bindConflict = true
 			toProvision = append(toProvision, pvc)
 			continue
-		}
-		if len(toMatch) > 1 {
-			if taken == nil {
-				taken = make(map[string]*v1.PersistentVolume, len(toMatch))
-			}
-			taken[pv.Name] = pv
 		}
 		nv.static = append(nv.static, staticBinding{pvc: pvc, pv: pv})
 	}

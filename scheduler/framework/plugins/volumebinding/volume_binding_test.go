@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
@@ -117,6 +118,20 @@ func TestFilter(t *testing.T) {
 		{name: "PV claimed by another claim", pod: podWith("p", "c1"), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), makePV("pv1").class("wffc").claim(makePVC("other").obj()).obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
+		{name: "PV pre-bound to the claim wins over a smaller one", pod: podWith("p", "c1"), node: nodeA,
+			objs: []runtime.Object{wffc, c1.obj(), makePV("fit").class("wffc").size("5Gi").obj(),
+				makePV("mine").class("wffc").size("50Gi").claim(c1.obj()).obj()},
+			wantStatic: []string{"c1=mine"}},
+		{name: "PV pre-bound to the claim excludes the node", pod: podWith("p", "c1"), node: nodeB,
+			objs: []runtime.Object{wffc, c1.obj(), makePV("fit").class("wffc").size("5Gi").obj(),
+				makePV("mine").class("wffc").claim(c1.obj()).affinity("zone", "a").obj()},
+			wantReasons: []string{ErrReasonBindConflict}},
+		{name: "PV being deleted does not match", pod: podWith("p", "c1"), node: nodeA,
+			objs:        []runtime.Object{wffc, c1.obj(), deletingPV(makePV("pv1").class("wffc").obj())},
+			wantReasons: []string{ErrReasonBindConflict}},
+		{name: "released PV does not match", pod: podWith("p", "c1"), node: nodeA,
+			objs:        []runtime.Object{wffc, c1.obj(), withPhase(makePV("pv1").class("wffc").obj(), v1.VolumeReleased)},
+			wantReasons: []string{ErrReasonBindConflict}},
 		{name: "two claims take two PVs", pod: podWith("p", "c1", "c4"), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePVC("c4").class("wffc").size("1Gi").obj(),
 				makePV("pv5").class("wffc").size("5Gi").obj(), makePV("pv6").class("wffc").size("6Gi").obj()},
@@ -159,7 +174,7 @@ func TestFilter(t *testing.T) {
 			objs:        []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").selectedNode("n2").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
 		{name: "bound conflict and no PV report both", pod: podWith("p", "c0", "c1"), node: nodeB,
-			objs: []runtime.Object{wffc, makePVC("c0").bound("pv0").obj(), makePV("pv0").affinity("zone", "a").obj(), c1.obj()},
+			objs:        []runtime.Object{wffc, makePVC("c0").bound("pv0").obj(), makePV("pv0").affinity("zone", "a").obj(), c1.obj()},
 			wantReasons: []string{ErrReasonNodeConflict, ErrReasonBindConflict}},
 	}
 	for _, tc := range tests {
@@ -199,6 +214,17 @@ func TestFilter(t *testing.T) {
 			}
 		})
 	}
+}
+
+func deletingPV(pv *v1.PersistentVolume) *v1.PersistentVolume {
+	now := metav1.Now()
+	pv.DeletionTimestamp = &now
+	return pv
+}
+
+func withPhase(pv *v1.PersistentVolume, p v1.PersistentVolumePhase) *v1.PersistentVolume {
+	pv.Status.Phase = p
+	return pv
 }
 
 func TestFilterNodeMissing(t *testing.T) {

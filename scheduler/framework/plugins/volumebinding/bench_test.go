@@ -1,0 +1,66 @@
+package volumebinding
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+func benchNodes(n int) []*framework.NodeInfo {
+	out := make([]*framework.NodeInfo, n)
+	for i := range out {
+		out[i] = pt.NodeInfo(nodeWith(fmt.Sprintf("n%d", i), "zone", fmt.Sprintf("z%d", i%3)))
+	}
+	return out
+}
+
+// BenchmarkFilterBound filters a pod with two bound claims whose PVs have
+// node affinity: the common case, which must not allocate per node.
+func BenchmarkFilterBound(b *testing.B) {
+	t := &testing.T{}
+	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePVC("c2").bound("pv2").obj(),
+		makePV("pv1").affinity("zone", "z0", "z1").obj(), makePV("pv2").affinity("zone", "z0", "z1", "z2").obj())
+	pod := podWith("p", "c1", "c2")
+	nodes := benchNodes(1000)
+	ctx := context.Background()
+	cs := framework.NewCycleState()
+	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
+		b.Fatal(st)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.pl.Filter(ctx, cs, pod, nodes[i%len(nodes)])
+	}
+}
+
+// BenchmarkFilterDelayed filters a pod with a WaitForFirstConsumer claim
+// against 200 candidate PVs spread over zones.
+func BenchmarkFilterDelayed(b *testing.B) {
+	t := &testing.T{}
+	objs := []runtime.Object{makeClass("wffc").obj(), makePVC("c1").class("wffc").size("5Gi").obj()}
+	for i := 0; i < 200; i++ {
+		objs = append(objs, makePV(fmt.Sprintf("pv%d", i)).class("wffc").size(fmt.Sprintf("%dGi", 5+i%20)).
+			affinity("zone", fmt.Sprintf("z%d", i%3)).obj())
+	}
+	e := newEnv(t, objs...)
+	pod := podWith("p", "c1")
+	nodes := benchNodes(1000)
+	ctx := context.Background()
+	cs := framework.NewCycleState()
+	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
+		b.Fatal(st)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if st := e.pl.Filter(ctx, cs, pod, nodes[i%len(nodes)]); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+	}
+}
