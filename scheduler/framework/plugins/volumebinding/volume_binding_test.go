@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -440,5 +441,35 @@ func TestNewFactory(t *testing.T) {
 	}
 	if _, err := New(context.Background(), []byte(`{"bogus": 1}`), h); err == nil {
 		t.Fatal("New accepted an unknown field")
+	}
+}
+
+func TestFilterConcurrentNodes(t *testing.T) {
+	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").obj(), makePV("pv1").class("wffc").affinity("zone", "a").obj())
+	pod := podWith("p", "c1")
+	cs := framework.NewCycleState()
+	if _, st := e.pl.PreFilter(context.Background(), cs, pod, nil); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	nodes := benchNodes(60) // zones z0..z2: none is "a"
+	nodes = append(nodes, pt.NodeInfo(nodeWith("na", "zone", "a")))
+	var wg sync.WaitGroup
+	feasible := make([]bool, len(nodes))
+	for i := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			feasible[i] = e.pl.Filter(context.Background(), cs, pod, nodes[i]).IsSuccess()
+		}()
+	}
+	wg.Wait()
+	for i, ok := range feasible {
+		if want := i == len(nodes)-1; ok != want {
+			t.Errorf("node %s feasible = %v, want %v", nodes[i].Node().Name, ok, want)
+		}
+	}
+	s, _ := readState(cs)
+	if nv := s.forNode("na"); nv == nil || len(nv.static) != 1 || nv.static[0].pv.Name != "pv1" {
+		t.Fatalf("decision for na = %+v", nv)
 	}
 }
