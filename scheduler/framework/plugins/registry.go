@@ -6,6 +6,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
 	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/imagelocality"
+	"github.com/berth-io/berth/scheduler/framework/plugins/interpodaffinity"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeaffinity"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodedeclaredfeatures"
@@ -13,9 +14,13 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeports"
 	"github.com/berth-io/berth/scheduler/framework/plugins/noderesources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
+	"github.com/berth-io/berth/scheduler/framework/plugins/nodevolumelimits"
+	"github.com/berth-io/berth/scheduler/framework/plugins/podtopologyspread"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/plugins/schedulinggates"
 	"github.com/berth-io/berth/scheduler/framework/plugins/tainttoleration"
+	"github.com/berth-io/berth/scheduler/framework/plugins/volumerestrictions"
+	"github.com/berth-io/berth/scheduler/framework/plugins/volumezone"
 )
 
 // NewInTreeRegistry returns a new map from plugin name to factory for every
@@ -35,5 +40,10 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.ImageLocality:                   imagelocality.New,
 		names.DynamicResources:                dynamicresources.New,
 		names.NodeDeclaredFeatures:            nodedeclaredfeatures.New,
+		names.PodTopologySpread:               podtopologyspread.New,
+		names.InterPodAffinity:                interpodaffinity.New,
+		names.VolumeRestrictions:              volumerestrictions.New,
+		names.VolumeZone:                      volumezone.New,
+		names.NodeVolumeLimits:                nodevolumelimits.New,
 	}
 }

@@ -4,23 +4,35 @@ import (
 	"context"
 	"testing"
 
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
 )
 
-// clientHandle is a Handle that only provides a client set.
+// clientHandle is a Handle that provides what plugin factories take: a
+// client set, its informers, a snapshot and a parallelizer.
 type clientHandle struct {
 	framework.Handle
-	client kubernetes.Interface
+	client  kubernetes.Interface
+	factory informers.SharedInformerFactory
 }
+
+func (clientHandle) SnapshotSharedLister() framework.SharedLister { return cache.NewEmptySnapshot() }
+
+func (clientHandle) Parallelizer() framework.Parallelizer { return runtime.NewParallelizer(2) }
 
 func (h clientHandle) ClientSet() kubernetes.Interface { return h.client }
 
+func (h clientHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
+
 func TestNewInTreeRegistry(t *testing.T) {
 	r := NewInTreeRegistry()
-	h := clientHandle{client: fake.NewClientset()}
+	client := fake.NewClientset()
+	h := clientHandle{client: client, factory: informers.NewSharedInformerFactory(client, 0)}
 	for name, factory := range r {
 		t.Run(name, func(t *testing.T) {
 			pl, err := factory(context.Background(), nil, h)
