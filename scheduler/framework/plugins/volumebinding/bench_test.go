@@ -64,3 +64,26 @@ func BenchmarkFilterDelayed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScore scores a node where a claim binds an existing PV.
+func BenchmarkScore(b *testing.B) {
+	t := &testing.T{}
+	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").obj())
+	pod := podWith("p", "c1")
+	node := pt.NodeInfo(nodeWith("n1"))
+	ctx := context.Background()
+	cs := framework.NewCycleState()
+	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
+		b.Fatal(st)
+	}
+	if st := e.pl.Filter(ctx, cs, pod, node); !st.IsSuccess() {
+		b.Fatal(st)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if s, _ := e.pl.Score(ctx, cs, pod, node); s != 50 {
+			b.Fatal(s)
+		}
+	}
+}

@@ -269,7 +269,8 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *v
 		for _, b := range nv.static {
 			req := b.pvc.Spec.Resources.Requests[v1.ResourceStorage]
 			capQ := b.pv.Spec.Capacity[v1.ResourceStorage]
-			i := useOf(&uses, b.pv.Spec.StorageClassName)
+			var i int
+			uses, i = useOf(uses, b.pv.Spec.StorageClassName)
 			uses[i].requested += req.Value()
 			uses[i].capacity += capQ.Value()
 		}
@@ -279,7 +280,8 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *v
 				continue
 			}
 			req := p.pvc.Spec.Resources.Requests[v1.ResourceStorage]
-			i := useOf(&uses, p.capacity.StorageClassName)
+			var i int
+			uses, i = useOf(uses, p.capacity.StorageClassName)
 			// Volumes of one class share the same pool: its capacity counts once.
 			if p.capacity.Capacity != nil {
 				uses[i].capacity = p.capacity.Capacity.Value()
@@ -290,14 +292,14 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *v
 	return pl.scoreUses(uses), nil
 }
 
-func useOf(uses *[]classUse, class string) int {
-	for i := range *uses {
-		if (*uses)[i].class == class {
-			return i
+// useOf returns the entry of the class in uses, adding it if missing.
+func useOf(uses []classUse, class string) ([]classUse, int) {
+	for i := range uses {
+		if uses[i].class == class {
+			return uses, i
 		}
 	}
-	*uses = append(*uses, classUse{class: class})
-	return len(*uses) - 1
+	return append(uses, classUse{class: class}), len(uses)
 }
 
 func (pl *VolumeBinding) scoreUses(uses []classUse) int64 {
