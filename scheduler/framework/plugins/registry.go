@@ -19,6 +19,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/plugins/schedulinggates"
 	"github.com/berth-io/berth/scheduler/framework/plugins/tainttoleration"
+	"github.com/berth-io/berth/scheduler/framework/plugins/volumebinding"
 	"github.com/berth-io/berth/scheduler/framework/plugins/volumerestrictions"
 	"github.com/berth-io/berth/scheduler/framework/plugins/volumezone"
 )
@@ -45,5 +46,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.VolumeRestrictions:              volumerestrictions.New,
 		names.VolumeZone:                      volumezone.New,
 		names.NodeVolumeLimits:                nodevolumelimits.New,
+		names.VolumeBinding:                   volumebinding.New,
 	}
 }
