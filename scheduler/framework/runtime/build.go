@@ -155,7 +155,7 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		waitingPods:              o.waitingPods,
 		rnd:                      o.rnd,
 	}
-	if err := f.build(ctx, r, spec, o.defaultPlugins); err != nil {
+	if err := f.build(ctx, r, spec, o.defaultPlugins, o.weightOverrides); err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profileName, err)
 	}
 	return f, nil
@@ -168,7 +168,7 @@ func secondsOr(s *int64, def time.Duration) time.Duration {
 	return time.Duration(*s) * time.Second
 }
 
-func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.SchedulingProfileSpec, defaults *v1alpha1.Plugins) error {
+func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.SchedulingProfileSpec, defaults *v1alpha1.Plugins, overrides map[string]WeightOverride) error {
 	var errs []error
 	if p := spec.PercentageOfNodesToScore; p != nil && (*p < 0 || *p > 100) {
 		errs = append(errs, fmt.Errorf("percentageOfNodesToScore %d is not in [0, 100]", *p))
@@ -276,7 +276,7 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	if len(f.bind) == 0 {
 		errs = append(errs, errors.New("Bind: at least one plugin must be enabled"))
 	}
-	weights, err := scoreWeights(f.score, perPoint[scoreIndex(points)], multi)
+	weights, err := scoreWeights(f.score, perPoint[scoreIndex(points)], multi, overrides)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -290,7 +290,7 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 		if eps, ok := placed[name]; ok {
 			info := PluginInfo{Name: name, ExtensionPoints: eps}
 			if w, ok := weights[name]; ok {
-				info.Weight, info.WeightFromDefault = w.weight, w.fromDefault
+				info.Weight, info.WeightFromDefault, info.WeightOverride = w.weight, w.fromDefault, w.override
 			}
 			f.pluginInfos = append(f.pluginInfos, info)
 		}
@@ -382,12 +382,14 @@ func scoreIndex(points []extensionPoint) int {
 type weight struct {
 	weight      int32
 	fromDefault bool
+	// override names who replaced the configured weight, if anyone did.
+	override string
 }
 
-// scoreWeights gives each score plugin its weight: the Score point's setting
-// wins over MultiPoint's, and an unset weight is 1. The weighted maximum
-// scores must not overflow an int64.
-func scoreWeights(score []framework.ScorePlugin, own, multi mergedSet) (map[string]weight, error) {
+// scoreWeights gives each score plugin its weight: an override wins, then
+// the Score point's setting, then MultiPoint's; an unset weight is 1. The
+// weighted maximum scores must not overflow an int64.
+func scoreWeights(score []framework.ScorePlugin, own, multi mergedSet, overrides map[string]WeightOverride) (map[string]weight, error) {
 	active := make(map[string]bool, len(score))
 	for _, pl := range score {
 		active[pl.Name()] = true
@@ -404,6 +406,9 @@ func scoreWeights(score []framework.ScorePlugin, own, multi mergedSet) (map[stri
 		w := weight{weight: 1, fromDefault: e.fromDefault}
 		if e.Weight != nil && *e.Weight > 0 {
 			w.weight = *e.Weight
+		}
+		if o, ok := overrides[e.Name]; ok && o.Weight > 0 {
+			w = weight{weight: o.Weight, override: o.Source}
 		}
 		if int64(w.weight)*framework.MaxNodeScore > framework.MaxTotalScore-total {
 			return nil, fmt.Errorf("Score: the weights of the score plugins could overflow the total score")

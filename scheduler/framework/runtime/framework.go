@@ -74,6 +74,9 @@ type PluginInfo struct {
 	Weight int32
 	// WeightFromDefault reports that the weight came from the default plugin set.
 	WeightFromDefault bool
+	// WeightOverride names the source of a WithScoreWeights override that set
+	// the weight; empty when the profile's own or default weight applies.
+	WeightOverride string
 }
 
 // ProfileName returns the scheduler name the profile serves.

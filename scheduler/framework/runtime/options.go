@@ -29,6 +29,7 @@ type options struct {
 	waitingPods     *WaitingPods
 	defaultPlugins  *v1alpha1.Plugins
 	rnd             func(n int) int
+	weightOverrides map[string]WeightOverride
 }
 
 // WithClientSet sets the Kubernetes client plugins use.
