@@ -174,8 +174,10 @@ func (s *Scheduler) queueHooks(schedulerName string) queue.ProfileHooks {
 
 // CompileProfile builds a framework from a profile spec without installing
 // it; the controllers use it to validate and the webhook to reject bad specs.
-func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec) (*runtime.Framework, error) {
-	return runtime.NewFramework(ctx, s.registry, schedulerName, spec,
+// opts follow the scheduler's own framework options, for example
+// runtime.WithScoreWeights.
+func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error) {
+	own := []runtime.Option{
 		runtime.WithClientSet(s.client),
 		runtime.WithInformerFactory(s.informerFactory),
 		runtime.WithEventRecorder(s.broadcaster.NewRecorder(scheme.Scheme, schedulerName)),
@@ -186,7 +188,8 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithClock(s.clock),
 		runtime.WithWaitingPods(s.waiting),
 		runtime.WithRand(s.rand),
-	)
+	}
+	return runtime.NewFramework(ctx, s.registry, schedulerName, spec, append(own, opts...)...)
 }
 
 // SetProfile compiles spec and makes it the live profile for schedulerName.
@@ -227,16 +230,17 @@ func (s *Scheduler) RemoveProfile(ctx context.Context, schedulerName string) {
 		return
 	}
 	pending, _ := s.queue.PendingPods()
-	parked := 0
+	var parked []*v1.Pod
 	for _, pod := range pending {
 		if pod.Spec.SchedulerName != schedulerName {
 			continue
 		}
 		s.queue.Delete(pod)
 		s.parked.Put(pod)
-		parked++
+		parked = append(parked, pod)
 	}
-	logger.Info("Profile removed", "schedulerName", schedulerName, "parkedPods", parked)
+	s.reportNoProfile(ctx, schedulerName, parked)
+	logger.Info("Profile removed", "schedulerName", schedulerName, "parkedPods", len(parked))
 }
 
 // Profile returns the live profile serving schedulerName, or nil.

@@ -1,0 +1,24 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// noProfileMessage is the PodScheduled message of a pod parked because its
+// profile was removed.
+func noProfileMessage(schedulerName string) string {
+	return fmt.Sprintf("no SchedulingProfile serves schedulerName %q", schedulerName)
+}
+
+// reportNoProfile tells each pod, parked when the profile serving
+// schedulerName was removed, why it waits: PodScheduled=False with reason
+// Unschedulable. Pods already saying so are not patched again.
+func (s *Scheduler) reportNoProfile(ctx context.Context, schedulerName string, pods []*v1.Pod) {
+	msg := noProfileMessage(schedulerName)
+	for _, pod := range pods {
+		s.updatePodScheduledCondition(ctx, pod, v1.PodReasonUnschedulable, msg, "", false)
+	}
+}

@@ -1,0 +1,81 @@
+package scheduler
+
+import (
+	"context"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+func pendingPod(name, schedulerName string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name)},
+		Spec:       v1.PodSpec{SchedulerName: schedulerName, Containers: []v1.Container{{Name: "c", Image: "img"}}},
+	}
+}
+
+func TestRemoveProfileReportsParkedPods(t *testing.T) {
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	mine, other := pendingPod("mine", "packing"), pendingPod("other", "spreading")
+	client := fake.NewClientset(mine, other)
+	s, err := New(ctx, client, WithSeed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"packing", "spreading"} {
+		if err := s.SetProfile(ctx, name, name, 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.queue.Add(logr.Discard(), mine)
+	s.queue.Add(logr.Discard(), other)
+
+	s.RemoveProfile(ctx, "packing")
+	s.bindings.Wait()
+
+	if s.ParkedPods() != 1 {
+		t.Errorf("parked pods = %d, want 1", s.ParkedPods())
+	}
+	tests := []struct {
+		pod         string
+		wantMessage string // "" means no PodScheduled condition
+	}{
+		{pod: "mine", wantMessage: `no SchedulingProfile serves schedulerName "packing"`},
+		{pod: "other"},
+	}
+	for _, tt := range tests {
+		got, err := client.CoreV1().Pods("ns").Get(ctx, tt.pod, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cond *v1.PodCondition
+		for i := range got.Status.Conditions {
+			if got.Status.Conditions[i].Type == v1.PodScheduled {
+				cond = &got.Status.Conditions[i]
+			}
+		}
+		switch {
+		case tt.wantMessage == "" && cond != nil:
+			t.Errorf("pod %s got condition %+v, want none", tt.pod, cond)
+		case tt.wantMessage != "" && cond == nil:
+			t.Errorf("pod %s has no PodScheduled condition", tt.pod)
+		case tt.wantMessage != "" && (cond.Status != v1.ConditionFalse || cond.Reason != v1.PodReasonUnschedulable || cond.Message != tt.wantMessage):
+			t.Errorf("pod %s condition = %s/%s %q, want False/Unschedulable %q", tt.pod, cond.Status, cond.Reason, cond.Message, tt.wantMessage)
+		}
+	}
+
+	// Removing a name nobody serves patches nothing more.
+	before := len(client.Actions())
+	s.RemoveProfile(ctx, "packing")
+	s.bindings.Wait()
+	if after := len(client.Actions()); after != before {
+		t.Errorf("a second removal made %d API calls", after-before)
+	}
+}
