@@ -1,0 +1,249 @@
+// Package argocd_test runs the Argo CD health checks of Berth's CRDs against
+// their test cases, the way Argo CD runs resource customizations.
+package argocd_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+	"sigs.k8s.io/yaml"
+)
+
+// update rewrites argocd-cm.yaml from the health.lua files.
+var update = flag.Bool("update", false, "rewrite argocd-cm.yaml from the health.lua scripts")
+
+// kinds are the CRD kinds that ship a health check, one folder each.
+var kinds = []string{"PluginWeight", "PodGroup", "RebalancePolicy", "SchedulingProfile"}
+
+const group = "scheduling.berth.io"
+
+// healthTests is the layout of Argo CD's health_test.yaml.
+type healthTests struct {
+	Tests []struct {
+		HealthStatus struct {
+			Status  string `json:"status"`
+			Message string `json:"message"`
+		} `json:"healthStatus"`
+		InputPath string `json:"inputPath"`
+	} `json:"tests"`
+}
+
+func TestHealthChecks(t *testing.T) {
+	for _, kind := range kinds {
+		script := readFile(t, filepath.Join(kind, "health.lua"))
+		var cases healthTests
+		if err := yaml.UnmarshalStrict(readFile(t, filepath.Join(kind, "health_test.yaml")), &cases); err != nil {
+			t.Fatalf("%s/health_test.yaml: %v", kind, err)
+		}
+		if len(cases.Tests) == 0 {
+			t.Fatalf("%s/health_test.yaml lists no tests", kind)
+		}
+		listed := map[string]bool{}
+		for _, tc := range cases.Tests {
+			listed[filepath.Clean(tc.InputPath)] = true
+			t.Run(kind+"/"+filepath.Base(tc.InputPath), func(t *testing.T) {
+				obj := readObject(t, filepath.Join(kind, tc.InputPath))
+				if got := obj["kind"]; got != kind {
+					t.Fatalf("input is a %v, want a %s", got, kind)
+				}
+				status, message, err := runHealth(string(script), obj)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if status != tc.HealthStatus.Status || message != tc.HealthStatus.Message {
+					t.Errorf("health = %s %q, want %s %q", status, message, tc.HealthStatus.Status, tc.HealthStatus.Message)
+				}
+			})
+		}
+		// Every input file must be exercised by a listed case.
+		inputs, err := filepath.Glob(filepath.Join(kind, "testdata", "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range inputs {
+			rel, _ := filepath.Rel(kind, in)
+			if !listed[rel] {
+				t.Errorf("%s is not listed in %s/health_test.yaml", in, kind)
+			}
+		}
+	}
+}
+
+// TestHealthStatusesAreArgoCDs checks that the scripts only return statuses Argo CD knows.
+func TestHealthStatusesAreArgoCDs(t *testing.T) {
+	known := map[string]bool{"Healthy": true, "Progressing": true, "Degraded": true, "Suspended": true, "Missing": true, "Unknown": true}
+	for _, kind := range kinds {
+		var cases healthTests
+		if err := yaml.Unmarshal(readFile(t, filepath.Join(kind, "health_test.yaml")), &cases); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range cases.Tests {
+			if !known[tc.HealthStatus.Status] {
+				t.Errorf("%s %s: %q is not an Argo CD health status", kind, tc.InputPath, tc.HealthStatus.Status)
+			}
+		}
+	}
+}
+
+// TestArgoCDConfigMap checks that argocd-cm.yaml carries every health.lua unchanged.
+func TestArgoCDConfigMap(t *testing.T) {
+	want := configMap(t)
+	if *update {
+		if err := os.WriteFile("argocd-cm.yaml", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readFile(t, "argocd-cm.yaml"); string(got) != string(want) {
+		t.Errorf("argocd-cm.yaml is stale; run `go test ./config/argocd -run TestArgoCDConfigMap -update`")
+	}
+}
+
+// configMap renders the argocd-cm patch that installs every health check.
+func configMap(t *testing.T) []byte {
+	t.Helper()
+	data := map[string]string{}
+	for _, kind := range kinds {
+		data[healthKey(kind)] = string(readFile(t, filepath.Join(kind, "health.lua")))
+	}
+	cm := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "ConfigMap",
+		"metadata": map[string]any{
+			"name":      "argocd-cm",
+			"namespace": "argocd",
+			"labels":    map[string]string{"app.kubernetes.io/name": "argocd-cm", "app.kubernetes.io/part-of": "argocd"},
+		},
+		"data": data,
+	}
+	out, err := yaml.Marshal(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := "# Generated from config/argocd/*/health.lua by\n# `go test ./config/argocd -run TestArgoCDConfigMap -update`; do not edit.\n"
+	return append([]byte(header), out...)
+}
+
+// healthKey is the argocd-cm key of a kind's health check.
+func healthKey(kind string) string {
+	return fmt.Sprintf("resource.customizations.health.%s_%s", group, kind)
+}
+
+// TestKustomizeComponentListsEveryKind checks that the kustomize component
+// installs every kind's script under its argocd-cm key.
+func TestKustomizeComponentListsEveryKind(t *testing.T) {
+	var k struct {
+		Kind               string `json:"kind"`
+		ConfigMapGenerator []struct {
+			Name     string   `json:"name"`
+			Behavior string   `json:"behavior"`
+			Files    []string `json:"files"`
+		} `json:"configMapGenerator"`
+	}
+	if err := yaml.Unmarshal(readFile(t, "kustomization.yaml"), &k); err != nil {
+		t.Fatal(err)
+	}
+	if k.Kind != "Component" || len(k.ConfigMapGenerator) != 1 || k.ConfigMapGenerator[0].Name != "argocd-cm" || k.ConfigMapGenerator[0].Behavior != "merge" {
+		t.Fatalf("kustomization.yaml must be a Component merging into argocd-cm, got %+v", k)
+	}
+	var want, got []string
+	for _, kind := range kinds {
+		want = append(want, healthKey(kind)+"="+kind+"/health.lua")
+	}
+	got = append(got, k.ConfigMapGenerator[0].Files...)
+	sort.Strings(got)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("configMapGenerator files = %v, want %v", got, want)
+	}
+}
+
+// runHealth runs a health script as Argo CD does: obj is the resource as a
+// Lua table, the script returns a table with status and message. Only the
+// libraries Argo CD opens are available.
+func runHealth(script string, obj map[string]any) (status, message string, err error) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	L.SetGlobal("obj", toLua(L, obj))
+	if err := L.DoString(script); err != nil {
+		return "", "", fmt.Errorf("running the script: %w", err)
+	}
+	hs, ok := L.Get(-1).(*lua.LTable)
+	if !ok {
+		return "", "", fmt.Errorf("the script returned %s, want a table", L.Get(-1).Type())
+	}
+	s, ok := hs.RawGetString("status").(lua.LString)
+	if !ok {
+		return "", "", fmt.Errorf("the script returned no status")
+	}
+	m, _ := hs.RawGetString("message").(lua.LString)
+	return string(s), string(m), nil
+}
+
+// toLua converts decoded JSON into Lua values, as Argo CD does.
+func toLua(L *lua.LState, v any) lua.LValue {
+	switch v := v.(type) {
+	case nil:
+		return lua.LNil
+	case bool:
+		return lua.LBool(v)
+	case float64:
+		return lua.LNumber(v)
+	case string:
+		return lua.LString(v)
+	case []any:
+		t := L.NewTable()
+		for _, e := range v {
+			t.Append(toLua(L, e))
+		}
+		return t
+	case map[string]any:
+		t := L.NewTable()
+		for k, e := range v {
+			t.RawSetString(k, toLua(L, e))
+		}
+		return t
+	default:
+		panic(fmt.Sprintf("unexpected JSON value %T", v))
+	}
+}
+
+// readObject reads a YAML manifest as decoded JSON.
+func readObject(t *testing.T, path string) map[string]any {
+	t.Helper()
+	j, err := yaml.YAMLToJSON(readFile(t, path))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(j, &obj); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return obj
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
