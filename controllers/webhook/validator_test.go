@@ -1,0 +1,167 @@
+package webhook
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// want is one expected field error: its path and a fragment of its message.
+type want struct{ field, msg string }
+
+func TestValidateProfile(t *testing.T) {
+	tests := []struct {
+		name    string
+		profile *v1alpha1.SchedulingProfile
+		want    []want
+	}{
+		{name: "empty spec is the default profile", profile: makeProfile("default-scheduler").obj()},
+		{
+			name: "bin packing with args",
+			profile: makeProfile("bin-packing").weight("multiPoint", "NodeResourcesFit", 3).
+				disable("score", "NodeResourcesBalancedAllocation").
+				args("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).obj(),
+		},
+		{
+			name:    "unknown plugin",
+			profile: makeProfile("p").enable("filter", "NodeRsourcesFit").obj(),
+			want:    []want{{"spec.plugins.filter", `unknown plugin "NodeRsourcesFit"`}},
+		},
+		{
+			name:    "unknown plugin through multiPoint",
+			profile: makeProfile("p").enable("multiPoint", "Nope").obj(),
+			want:    []want{{"spec.plugins.multiPoint", `unknown plugin "Nope"`}},
+		},
+		{
+			name:    "args that do not validate",
+			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).obj(),
+			want:    []want{{"spec.pluginConfig[0].args", `initializing plugin "NodeResourcesFit"`}},
+		},
+		{
+			name:    "args that do not decode",
+			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategyy":{}}`).obj(),
+			want:    []want{{"spec.pluginConfig[0].args", `unknown field "scoringStrategyy"`}},
+		},
+		{
+			name:    "args of a plugin that is not enabled",
+			profile: makeProfile("p").disable("multiPoint", "ImageLocality").args("ImageLocality", `{}`).obj(),
+			want:    []want{{"spec.pluginConfig", `plugin "ImageLocality" is not enabled`}},
+		},
+		{
+			name:    "plugin at an extension point it does not implement",
+			profile: makeProfile("p").enable("score", "NodeName").obj(),
+			want:    []want{{"spec.plugins.score", `plugin "NodeName" does not implement the Score extension point`}},
+		},
+		{
+			name:    "percentage out of range",
+			profile: makeProfile("p").percentage(101).obj(),
+			want:    []want{{"spec.percentageOfNodesToScore", "is not in [0, 100]"}},
+		},
+		{
+			name:    "another QueueSort at the QueueSort point",
+			profile: makeProfile("p").disable("queueSort", "PrioritySort").enable("queueSort", "FifoSort").obj(),
+			want:    []want{{"spec.plugins.queueSort.enabled[0].name", "all profiles share one scheduling queue"}},
+		},
+		{
+			name:    "another QueueSort through multiPoint",
+			profile: makeProfile("p").disable("queueSort", "PrioritySort").enable("multiPoint", "FifoSort").obj(),
+			want:    []want{{"spec.plugins", `plugin "FifoSort" would sort the queue: all profiles share one scheduling queue`}},
+		},
+		{
+			name: "several errors at once",
+			profile: makeProfile("p").enable("filter", "Nope").enable("score", "AlsoNope").
+				enable("queueSort", "FifoSort").obj(),
+			want: []want{
+				{"spec.plugins.queueSort.enabled[0].name", "all profiles share one scheduling queue"},
+				{"spec.plugins.filter", `unknown plugin "Nope"`},
+				{"spec.plugins.score", `unknown plugin "AlsoNope"`},
+			},
+		},
+		{
+			name: "several args errors at once",
+			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).
+				args("InterPodAffinity", `{"hardPodAffinityWeight":200}`).obj(),
+			want: []want{
+				{"spec.pluginConfig[0].args", `initializing plugin "NodeResourcesFit"`},
+				{"spec.pluginConfig[1].args", `initializing plugin "InterPodAffinity"`},
+			},
+		},
+	}
+	v := NewValidator(testRegistry())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := v.ValidateProfile(t.Context(), tc.profile)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d errors, want %d: %v", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				if got[i].Field != w.field || !strings.Contains(got[i].Error(), w.msg) {
+					t.Errorf("error %d = %q, want field %q and message containing %q", i, got[i].Error(), w.field, w.msg)
+				}
+			}
+		})
+	}
+}
+
+func TestValidatePluginWeight(t *testing.T) {
+	tests := []struct {
+		name   string
+		weight *v1alpha1.PluginWeight
+		want   []want
+	}{
+		{name: "score plugin", weight: makeWeight("w", "NodeResourcesFit", 5)},
+		{name: "score plugin asked twice uses the cache", weight: makeWeight("w", "NodeResourcesFit", 7)},
+		{name: "unknown plugin", weight: makeWeight("w", "NodeResourcesFitt", 5),
+			want: []want{{"spec.plugin", `Not found: "NodeResourcesFitt"`}}},
+		{name: "filter-only plugin", weight: makeWeight("w", "NodeName", 5),
+			want: []want{{"spec.plugin", "implements no Score extension point"}}},
+		{name: "queue sort plugin", weight: makeWeight("w", "FifoSort", 5),
+			want: []want{{"spec.plugin", "implements no Score extension point"}}},
+	}
+	v := NewValidator(testRegistry())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := v.ValidatePluginWeight(t.Context(), tc.weight)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d errors, want %d: %v", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				if got[i].Field != w.field || !strings.Contains(got[i].Error(), w.msg) {
+					t.Errorf("error %d = %q, want field %q and message containing %q", i, got[i].Error(), w.field, w.msg)
+				}
+			}
+		})
+	}
+}
+
+// TestSamplesAreAccepted keeps the samples users copy valid.
+func TestSamplesAreAccepted(t *testing.T) {
+	v := NewValidator(testRegistry())
+	samples := filepath.Join("..", "..", "config", "samples")
+	var profile v1alpha1.SchedulingProfile
+	readYAML(t, filepath.Join(samples, "scheduling_v1alpha1_schedulingprofile.yaml"), &profile)
+	if errs := v.ValidateProfile(t.Context(), &profile); len(errs) > 0 {
+		t.Errorf("sample profile rejected: %v", errs)
+	}
+	var weight v1alpha1.PluginWeight
+	readYAML(t, filepath.Join(samples, "scheduling_v1alpha1_pluginweight.yaml"), &weight)
+	if errs := v.ValidatePluginWeight(t.Context(), &weight); len(errs) > 0 {
+		t.Errorf("sample weight rejected: %v", errs)
+	}
+}
+
+func readYAML(t *testing.T, path string, out any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(data, out); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
