@@ -30,9 +30,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy methods for the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs into config/crd/bases and RBAC from markers.
-	$(CONTROLLER_GEN) crd:allowDangerousTypes=false rbac:roleName=berth-manager paths="./..." \
-		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+manifests: $(CONTROLLER_GEN) ## Generate CRDs into config/crd/bases, RBAC and the webhook configuration from markers.
+	$(CONTROLLER_GEN) crd:allowDangerousTypes=false rbac:roleName=berth-manager webhook paths="./..." \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac \
+		output:webhook:artifacts:config=config/webhook
 
 .PHONY: fmt
 fmt: ## Run gofmt on the code.
