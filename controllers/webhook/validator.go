@@ -76,7 +76,8 @@ func (v *Validator) ValidateProfileSpec(ctx context.Context, schedulerName strin
 	fwk, err := runtime.NewFramework(ctx, v.registry, schedulerName, spec, v.opts...)
 	if err != nil {
 		for _, e := range splitErrors(err) {
-			errs = append(errs, field.Invalid(compileErrorPath(e.Error(), spec, fldPath), field.OmitValueType{}, e.Error()))
+			path, msg := compileErrorPath(e.Error(), spec, fldPath)
+			errs = append(errs, field.Invalid(path, field.OmitValueType{}, msg))
 		}
 		return dedupe(errs)
 	}
@@ -191,28 +192,29 @@ var extensionPointFields = map[string]string{
 	"PreBind": "preBind", "Bind": "bind", "PostBind": "postBind",
 }
 
-// compileErrorPath points a compile error at the part of the spec it is about,
-// judging by the prefix the runtime gives its messages.
-func compileErrorPath(msg string, spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) *field.Path {
-	prefix, _, _ := strings.Cut(msg, ":")
+// compileErrorPath points a compile error at the part of the spec it is
+// about, judging by the prefix the runtime gives its messages, and returns
+// the message without a prefix the path already says.
+func compileErrorPath(msg string, spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) (*field.Path, string) {
+	prefix, rest, _ := strings.Cut(msg, ": ")
 	if f, ok := extensionPointFields[prefix]; ok {
-		return fldPath.Child("plugins", f)
+		return fldPath.Child("plugins", f), rest
 	}
 	switch {
 	case prefix == "pluginConfig":
-		return fldPath.Child("pluginConfig")
+		return fldPath.Child("pluginConfig"), rest
 	case strings.HasPrefix(prefix, "percentageOfNodesToScore"):
-		return fldPath.Child("percentageOfNodesToScore")
+		return fldPath.Child("percentageOfNodesToScore"), msg
 	case strings.HasPrefix(prefix, "initializing plugin "):
 		plugin := strings.Trim(strings.TrimPrefix(prefix, "initializing plugin "), `"`)
 		for i, pc := range spec.PluginConfig {
 			if pc.Name == plugin {
-				return fldPath.Child("pluginConfig").Index(i).Child("args")
+				return fldPath.Child("pluginConfig").Index(i).Child("args"), msg
 			}
 		}
-		return fldPath.Child("plugins")
+		return fldPath.Child("plugins"), msg
 	}
-	return fldPath
+	return fldPath, msg
 }
 
 // dedupe drops repeated errors, keeping the first of each.

@@ -1,0 +1,279 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/profile"
+)
+
+// Event reasons of the SchedulingProfile controller.
+const (
+	// EventProfileActivated is a Normal event: a generation went live.
+	EventProfileActivated = "ProfileActivated"
+	// EventInvalidProfile is a Warning event: a generation did not compile.
+	EventInvalidProfile = "InvalidProfile"
+	// EventConflict is a Warning event: an older profile serves the schedulerName.
+	EventConflict = "Conflict"
+)
+
+// ProfileReconciler compiles each SchedulingProfile, with the PluginWeights
+// that target it, into a live profile of the scheduler and reports the
+// outcome in the profile's status. Of two profiles claiming one
+// schedulerName the older serves it.
+type ProfileReconciler struct {
+	client   client.Client
+	host     ProfileHost
+	recorder events.EventRecorder
+	clock    clock.PassiveClock
+
+	// mu guards live and servedBy, the reconciler's memory of what it
+	// installed: deleted profiles leave no object to read it from.
+	mu sync.Mutex
+	// live holds, by profile name, what runs for each profile.
+	live map[string]*liveProfile
+	// servedBy names, by schedulerName, the profile installed for it.
+	servedBy map[string]string
+}
+
+// NewProfileReconciler returns a ProfileReconciler that installs into host.
+func NewProfileReconciler(c client.Client, host ProfileHost, recorder events.EventRecorder, clk clock.PassiveClock) *ProfileReconciler {
+	return &ProfileReconciler{
+		client: c, host: host, recorder: recorder, clock: clk,
+		live: make(map[string]*liveProfile), servedBy: make(map[string]string),
+	}
+}
+
+func (r *ProfileReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidation bool) error {
+	specOrLabels := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("schedulingprofile").
+		For(&v1alpha1.SchedulingProfile{}, builder.WithPredicates(specOrLabels)).
+		// Profiles claiming the same schedulerName contend: a change to one
+		// may hand the name to another.
+		Watches(&v1alpha1.SchedulingProfile{}, oldAndNew(r.contenders), builder.WithPredicates(specOrLabels)).
+		Watches(&v1alpha1.PluginWeight{}, oldAndNew(r.targetsOf), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(skipNameValidation)}).
+		Complete(r)
+}
+
+// Reconcile brings one profile's live framework and status up to date.
+func (r *ProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx).WithValues("schedulingProfile", klog.KRef("", req.Name))
+	ctx = log.IntoContext(ctx, logger)
+
+	var p v1alpha1.SchedulingProfile
+	if err := r.client.Get(ctx, req.NamespacedName, &p); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(ctx, req.Name)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting SchedulingProfile %s: %w", req.Name, err)
+	}
+	var profiles v1alpha1.SchedulingProfileList
+	if err := r.client.List(ctx, &profiles); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing SchedulingProfiles: %w", err)
+	}
+	var weights v1alpha1.PluginWeightList
+	if err := r.client.List(ctx, &weights); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing PluginWeights: %w", err)
+	}
+
+	out := r.apply(ctx, &p, profiles.Items, PlanWeights(profiles.Items, weights.Items).ForProfile(p.Name))
+	return ctrl.Result{}, r.writeStatus(ctx, &p, out)
+}
+
+// apply installs the profile when it owns its schedulerName and compiles,
+// and returns what happened.
+func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingProfile, all []v1alpha1.SchedulingProfile, weights map[string]WeightAssignment) profileOutcome {
+	logger := log.FromContext(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	name := schedulerNameOf(p)
+	out := profileOutcome{schedulerName: name}
+	prev := r.live[p.Name]
+	if prev != nil && (prev.schedulerName != name || prev.uid != string(p.UID)) {
+		// The profile moved to another schedulerName, or was recreated.
+		r.dropLocked(ctx, p.Name)
+		prev = nil
+	}
+
+	if owner := ownerOf(name, all); owner != p.Name {
+		out.servedBy = owner
+		if prev != nil {
+			// An older profile took the name over; it installs its own framework.
+			r.dropLocked(ctx, p.Name)
+		}
+		if !hasCondition(p, v1alpha1.ConditionStalled, v1alpha1.ReasonConflict) {
+			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventConflict, "Install",
+				"schedulerName %s is already served by SchedulingProfile %s", name, owner)
+		}
+		return out
+	}
+
+	if prev != nil && prev.generation == p.Generation && maps.Equal(prev.weights, weights) {
+		out.live = prev
+		return out
+	}
+	fwk, err := r.host.CompileProfile(ctx, name, &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(weights)))
+	if err != nil {
+		out.compileErr, out.live = err, prev
+		logger.Info("SchedulingProfile is invalid", "generation", p.Generation, "err", err)
+		if p.Status.ObservedGeneration != p.Generation || !hasCondition(p, v1alpha1.ConditionStalled, v1alpha1.ReasonInvalid) {
+			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventInvalidProfile, "Compile",
+				"%s", truncate(fmt.Sprintf("generation %d is invalid: %v", p.Generation, err)))
+		}
+		return out
+	}
+	r.host.InstallProfile(ctx, name, &profile.Profile{Framework: fwk, Source: p.Name, Generation: p.Generation})
+	live := &liveProfile{
+		schedulerName: name, generation: p.Generation, uid: string(p.UID),
+		weights: maps.Clone(weights), plugins: fwk.ListPlugins(),
+	}
+	r.live[p.Name], r.servedBy[name] = live, p.Name
+	out.live = live
+	r.recorder.Eventf(p, nil, corev1.EventTypeNormal, EventProfileActivated, "Install",
+		"generation %d is live for schedulerName %s", p.Generation, name)
+	return out
+}
+
+// forget removes a deleted profile from the scheduler when it served its
+// schedulerName; the contenders for the name are reconciled by the watch.
+func (r *ProfileReconciler) forget(ctx context.Context, profileName string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dropLocked(ctx, profileName)
+}
+
+// dropLocked forgets what runs for the profile and removes it from the
+// scheduler unless another profile has taken its schedulerName since.
+func (r *ProfileReconciler) dropLocked(ctx context.Context, profileName string) {
+	prev := r.live[profileName]
+	if prev == nil {
+		return
+	}
+	delete(r.live, profileName)
+	if r.servedBy[prev.schedulerName] != profileName {
+		return
+	}
+	delete(r.servedBy, prev.schedulerName)
+	r.host.RemoveProfile(ctx, prev.schedulerName)
+	log.FromContext(ctx).Info("SchedulingProfile no longer served", "schedulerName", prev.schedulerName)
+}
+
+// writeStatus patches the profile's status when it changed.
+func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.SchedulingProfile, out profileOutcome) error {
+	st := profileStatus(p, out, metav1.NewTime(r.clock.Now()))
+	if equality.Semantic.DeepEqual(p.Status, st) {
+		return nil
+	}
+	patched := p.DeepCopy()
+	patched.Status = st
+	if err := r.client.Status().Patch(ctx, patched, client.MergeFrom(p)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patching the status of SchedulingProfile %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// contenders maps a profile to every profile claiming the same schedulerName.
+func (r *ProfileReconciler) contenders(ctx context.Context, obj client.Object) []ctrl.Request {
+	p, ok := obj.(*v1alpha1.SchedulingProfile)
+	if !ok {
+		return nil
+	}
+	var profiles v1alpha1.SchedulingProfileList
+	if err := r.client.List(ctx, &profiles); err != nil {
+		log.FromContext(ctx).Error(err, "Listing SchedulingProfiles")
+		return nil
+	}
+	name := schedulerNameOf(p)
+	var reqs []ctrl.Request
+	for i := range profiles.Items {
+		if other := &profiles.Items[i]; other.Name != p.Name && schedulerNameOf(other) == name {
+			reqs = append(reqs, requestFor(other.Name))
+		}
+	}
+	return reqs
+}
+
+// targetsOf maps a PluginWeight to the profiles it selects or is live in.
+func (r *ProfileReconciler) targetsOf(ctx context.Context, obj client.Object) []ctrl.Request {
+	pw, ok := obj.(*v1alpha1.PluginWeight)
+	if !ok {
+		return nil
+	}
+	var profiles v1alpha1.SchedulingProfileList
+	if err := r.client.List(ctx, &profiles); err != nil {
+		log.FromContext(ctx).Error(err, "Listing SchedulingProfiles")
+		return nil
+	}
+	var reqs []ctrl.Request
+	for i := range profiles.Items {
+		if p := &profiles.Items[i]; selects(pw, p) || slices.Contains(pw.Status.AppliedTo, p.Name) {
+			reqs = append(reqs, requestFor(p.Name))
+		}
+	}
+	return reqs
+}
+
+// schedulerNameOf is the schedulerName a profile claims.
+func schedulerNameOf(p *v1alpha1.SchedulingProfile) string {
+	if p.Spec.SchedulerName != "" {
+		return p.Spec.SchedulerName
+	}
+	return p.Name
+}
+
+// ownerOf names the oldest profile claiming schedulerName.
+func ownerOf(schedulerName string, profiles []v1alpha1.SchedulingProfile) string {
+	var owner *v1alpha1.SchedulingProfile
+	for i := range profiles {
+		p := &profiles[i]
+		if schedulerNameOf(p) != schedulerName || p.DeletionTimestamp != nil {
+			continue
+		}
+		if owner == nil || olderFirst(&p.ObjectMeta, &owner.ObjectMeta) < 0 {
+			owner = p
+		}
+	}
+	if owner == nil {
+		return ""
+	}
+	return owner.Name
+}
+
+// hasCondition reports whether the profile's condition is True with reason.
+func hasCondition(p *v1alpha1.SchedulingProfile, typ, reason string) bool {
+	c := meta.FindStatusCondition(p.Status.Conditions, typ)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason
+}
+
+func requestFor(name string) ctrl.Request {
+	return ctrl.Request{NamespacedName: types.NamespacedName{Name: name}}
+}

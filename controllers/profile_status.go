@@ -1,0 +1,118 @@
+package controllers
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+// maxMessage bounds a condition message; compile errors can be long.
+const maxMessage = 4096
+
+// liveProfile is what the scheduler runs for one SchedulingProfile.
+type liveProfile struct {
+	schedulerName string
+	generation    int64
+	uid           string
+	weights       map[string]WeightAssignment
+	plugins       []runtime.PluginInfo
+}
+
+// profileOutcome is what one reconcile found for a profile.
+type profileOutcome struct {
+	// schedulerName is the name the profile claims.
+	schedulerName string
+	// servedBy names the older profile that owns schedulerName, on a conflict.
+	servedBy string
+	// compileErr is why the current generation did not compile.
+	compileErr error
+	// live is what runs for this profile now, nil when nothing does.
+	live *liveProfile
+}
+
+// profileStatus computes a profile's status from the outcome of a reconcile.
+// Conditions keep their transition time while their status stays.
+func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1.Time) v1alpha1.SchedulingProfileStatus {
+	st := v1alpha1.SchedulingProfileStatus{
+		ObservedGeneration: p.Generation,
+		SchedulerName:      out.schedulerName,
+		Conditions:         slices.Clone(p.Status.Conditions),
+	}
+	if out.live != nil {
+		st.ActiveGeneration = out.live.generation
+		st.PluginCount = int32(len(out.live.plugins))
+		st.EffectivePlugins = effectivePlugins(out.live.plugins)
+	}
+
+	var ready metav1.ConditionStatus
+	var reason, msg string
+	switch {
+	case out.servedBy != "":
+		ready, reason = metav1.ConditionFalse, v1alpha1.ReasonConflict
+		msg = fmt.Sprintf("schedulerName %s is already served by SchedulingProfile %s", out.schedulerName, out.servedBy)
+	case out.compileErr != nil:
+		ready, reason = metav1.ConditionFalse, v1alpha1.ReasonInvalid
+		msg = fmt.Sprintf("generation %d is invalid: %v; ", p.Generation, out.compileErr)
+		if out.live != nil {
+			msg += fmt.Sprintf("generation %d stays live", out.live.generation)
+		} else {
+			msg += "no generation is live"
+		}
+	default:
+		ready, reason = metav1.ConditionTrue, v1alpha1.ReasonActive
+		msg = fmt.Sprintf("generation %d is live for schedulerName %s", p.Generation, out.schedulerName)
+	}
+	msg = truncate(msg)
+	stalled := metav1.ConditionFalse
+	if ready == metav1.ConditionFalse {
+		stalled = metav1.ConditionTrue
+	}
+	set := func(typ string, status metav1.ConditionStatus) {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: typ, Status: status, Reason: reason, Message: msg,
+			ObservedGeneration: p.Generation, LastTransitionTime: now,
+		})
+	}
+	set(v1alpha1.ConditionReady, ready)
+	set(v1alpha1.ConditionStalled, stalled)
+	// Every reconcile ends in a final state: compiling is quick and the
+	// outcome is known before the status is written.
+	set(v1alpha1.ConditionReconciling, metav1.ConditionFalse)
+	return st
+}
+
+// effectivePlugins describes the live plugins and where each weight came from.
+func effectivePlugins(plugins []runtime.PluginInfo) []v1alpha1.EffectivePlugin {
+	out := make([]v1alpha1.EffectivePlugin, 0, len(plugins))
+	for _, pi := range plugins {
+		ep := v1alpha1.EffectivePlugin{
+			Name:            pi.Name,
+			ExtensionPoints: slices.Clone(pi.ExtensionPoints),
+			Weight:          pi.Weight,
+		}
+		switch {
+		case pi.Weight == 0:
+		case pi.WeightOverride != "":
+			ep.WeightSource, ep.PluginWeight = v1alpha1.WeightSourcePluginWeight, pi.WeightOverride
+		case pi.WeightFromDefault:
+			ep.WeightSource = v1alpha1.WeightSourceDefault
+		default:
+			ep.WeightSource = v1alpha1.WeightSourceProfile
+		}
+		out = append(out, ep)
+	}
+	return out
+}
+
+// truncate shortens a condition message to maxMessage bytes.
+func truncate(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	return msg[:maxMessage-3] + "..."
+}

@@ -1,0 +1,78 @@
+// Package controllers reconciles SchedulingProfiles and PluginWeights into
+// the scheduler's live profiles, and reports what is live in their status.
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/profile"
+)
+
+// +kubebuilder:rbac:groups=scheduling.berth.io,resources=schedulingprofiles;pluginweights,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.berth.io,resources=schedulingprofiles/status;pluginweights/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;update
+// +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch;update
+
+// ProfileHost compiles and serves live profiles; *scheduler.Scheduler is one.
+type ProfileHost interface {
+	// CompileProfile builds a framework from spec without installing it.
+	CompileProfile(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error)
+	// InstallProfile makes a compiled profile live for schedulerName.
+	InstallProfile(ctx context.Context, schedulerName string, p *profile.Profile)
+	// RemoveProfile stops serving schedulerName and parks its pending pods.
+	RemoveProfile(ctx context.Context, schedulerName string)
+}
+
+var _ ProfileHost = (*scheduler.Scheduler)(nil)
+
+// Option configures SetupWithManager.
+type Option func(*options)
+
+type options struct {
+	clock              clock.PassiveClock
+	recorder           events.EventRecorder
+	skipNameValidation bool
+}
+
+// WithClock sets the clock of the conditions' transition times.
+func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
+
+// WithEventRecorder replaces the manager's event recorder.
+func WithEventRecorder(r events.EventRecorder) Option { return func(o *options) { o.recorder = r } }
+
+// WithSkipNameValidation lets more than one manager in a process register
+// the controllers, as tests that start Berth repeatedly do.
+func WithSkipNameValidation() Option { return func(o *options) { o.skipNameValidation = true } }
+
+// EventRecorderName is the reporting controller of the controllers' events.
+const EventRecorderName = "berth-profile-controller"
+
+// SetupWithManager registers the SchedulingProfile and PluginWeight
+// reconcilers with mgr; profiles are compiled and installed into host.
+func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error {
+	o := options{clock: clock.RealClock{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.recorder == nil {
+		o.recorder = mgr.GetEventRecorder(EventRecorderName)
+	}
+	pr := NewProfileReconciler(mgr.GetClient(), host, o.recorder, o.clock)
+	if err := pr.setupWithManager(mgr, o.skipNameValidation); err != nil {
+		return fmt.Errorf("setting up the SchedulingProfile controller: %w", err)
+	}
+	wr := NewPluginWeightReconciler(mgr.GetClient(), o.clock)
+	if err := wr.setupWithManager(mgr, o.skipNameValidation); err != nil {
+		return fmt.Errorf("setting up the PluginWeight controller: %w", err)
+	}
+	return nil
+}
