@@ -1,0 +1,105 @@
+// Package webhook_test runs Berth's validating webhook in a manager against
+// a real kube-apiserver (envtest), which calls it over TLS with envtest's
+// certificates, and checks what the apiserver admits.
+package webhook_test
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/scheduler/framework/plugins"
+	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+var (
+	testEnv *envtest.Environment
+	k8s     client.Client
+)
+
+func TestWebhook(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Webhook suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s.")
+	}
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
+		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
+	}
+	klog.SetLogger(GinkgoLogr)
+	ctrl.SetLogger(GinkgoLogr)
+
+	root := filepath.Join("..", "..", "..")
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			Paths: []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
+		},
+	}
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred(), "starting envtest")
+	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
+
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	opts := &testEnv.WebhookInstallOptions
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:  scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: crwebhook.NewServer(crwebhook.Options{
+			Host: opts.LocalServingHost, Port: opts.LocalServingPort, CertDir: opts.LocalServingCertDir,
+		}),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	validator := webhook.NewValidator(schedruntime.Registry(plugins.NewInTreeRegistry()))
+	Expect(webhook.SetupWithManager(mgr, validator)).To(Succeed())
+
+	mgrCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() {
+		defer GinkgoRecover()
+		done <- mgr.Start(mgrCtx)
+	}()
+	DeferCleanup(func() {
+		cancel()
+		Expect(<-done).To(Succeed())
+	})
+
+	// The apiserver calls the webhook as soon as the configuration exists:
+	// wait until the server answers TLS before the first spec.
+	addr := net.JoinHostPort(opts.LocalServingHost, fmt.Sprint(opts.LocalServingPort))
+	Eventually(func() error {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only a liveness probe
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+}, NodeTimeout(3*time.Minute))
