@@ -1,0 +1,236 @@
+package berthtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	ctrlfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+func TestBinaryAssets(t *testing.T) {
+	full := t.TempDir()
+	for _, bin := range []string{"kube-apiserver", "etcd"} {
+		if err := os.WriteFile(filepath.Join(full, bin), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noEtcd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(noEtcd, "kube-apiserver"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, option, env string
+		want, wantErr     string
+	}{
+		{name: "unset", wantErr: "KUBEBUILDER_ASSETS is not set"},
+		{name: "from the environment", env: full, want: full},
+		{name: "option wins", option: full, env: noEtcd, want: full},
+		{name: "no etcd", env: noEtcd, wantErr: "no etcd in $KUBEBUILDER_ASSETS=" + noEtcd},
+		{name: "option without binaries", option: t.TempDir(), wantErr: "no kube-apiserver in WithBinaryAssetsDirectory="},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(AssetsEnv, tc.env)
+			got, err := binaryAssets(tc.option)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("binaryAssets = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestStartWithoutAssetsFailsClearly(t *testing.T) {
+	t.Setenv(AssetsEnv, "")
+	_, err := Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "setup-envtest") {
+		t.Fatalf("Start = %v, want an error that says how to get the binaries", err)
+	}
+}
+
+// TestValidatingWebhooksMatchManifests keeps the webhook configuration used in
+// tests identical to the one `make manifests` generates for clusters.
+func TestValidatingWebhooksMatchManifests(t *testing.T) {
+	raw, err := os.ReadFile("../../config/webhook/manifests.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &admissionv1.ValidatingWebhookConfiguration{}
+	if err := yaml.UnmarshalStrict([]byte(strings.TrimPrefix(string(raw), "---\n")), want); err != nil {
+		t.Fatal(err)
+	}
+	got := validatingWebhooks()
+	if len(got) != 1 || !apiequality.Semantic.DeepEqual(got[0], want) {
+		gotYAML, _ := yaml.Marshal(got)
+		t.Errorf("validatingWebhooks() =\n%s\nwant config/webhook/manifests.yaml", gotYAML)
+	}
+}
+
+func TestBuilders(t *testing.T) {
+	node := NewNode("n1").Capacity("cpu", "8", "pods", "10").Zone("z1").Taint("gpu", "true", corev1.TaintEffectNoSchedule).Obj()
+	if q := node.Status.Allocatable[corev1.ResourceCPU]; q.String() != "8" {
+		t.Errorf("allocatable cpu = %s, want 8", q.String())
+	}
+	if node.Labels[corev1.LabelTopologyZone] != "z1" || node.Labels[corev1.LabelHostname] != "n1" {
+		t.Errorf("labels = %v", node.Labels)
+	}
+	if len(node.Spec.Taints) != 1 || node.Status.Conditions[0].Type != corev1.NodeReady {
+		t.Errorf("taints %v, conditions %v", node.Spec.Taints, node.Status.Conditions)
+	}
+	pod := NewPod("ns", "p").Scheduler("bin-packing").Requests("cpu", "1").Label("app", "web").Obj()
+	if pod.Spec.SchedulerName != "bin-packing" || pod.Labels["app"] != "web" {
+		t.Errorf("pod = %+v", pod)
+	}
+	if q := pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]; q.String() != "1" {
+		t.Errorf("cpu request = %s, want 1", q.String())
+	}
+}
+
+func TestCreateNodeLiftsNotReadyTaint(t *testing.T) {
+	tests := []struct {
+		name       string
+		node       *corev1.Node
+		wantTaints int
+	}{
+		{name: "untainted", node: NewNode("a").Obj(), wantTaints: 0},
+		{name: "own taint kept", node: NewNode("b").Taint("k", "v", corev1.TaintEffectNoSchedule).Obj(), wantTaints: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := fake.NewClientset()
+			// Admission adds the not-ready taint, as the real apiserver does.
+			cs.PrependReactor("create", "nodes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				n := a.(k8stesting.CreateAction).GetObject().(*corev1.Node)
+				n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+				return false, nil, nil
+			})
+			e := &Env{Clientset: cs}
+			got, err := e.CreateNode(context.Background(), tc.node.DeepCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Spec.Taints) != tc.wantTaints {
+				t.Errorf("taints = %v, want %d", got.Spec.Taints, tc.wantTaints)
+			}
+			if len(got.Status.Conditions) == 0 || got.Status.Conditions[0].Status != corev1.ConditionTrue {
+				t.Errorf("status = %+v, want Ready", got.Status)
+			}
+		})
+	}
+}
+
+func TestBoundFrom(t *testing.T) {
+	pending := NewPod("ns", "p").Obj()
+	pending.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/1 nodes are available"}}
+	bound := NewPod("ns", "p").Obj()
+	bound.Spec.NodeName = "n1"
+	tests := []struct {
+		name     string
+		events   []watch.Event
+		close    bool
+		wantNode string
+		wantErr  string
+	}{
+		{name: "bound after an update", events: []watch.Event{{Type: watch.Modified, Object: pending}, {Type: watch.Modified, Object: bound}}, wantNode: "n1"},
+		{name: "deleted", events: []watch.Event{{Type: watch.Deleted, Object: pending}}, wantErr: "deleted"},
+		{name: "watch closed", close: true},
+		{name: "timeout says why", events: []watch.Event{{Type: watch.Modified, Object: pending}}, wantErr: "Unschedulable: 0/1 nodes are available"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := watch.NewFakeWithChanSize(len(tc.events), false)
+			for _, ev := range tc.events {
+				w.Action(ev.Type, ev.Object)
+			}
+			if tc.close {
+				w.Stop()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			got, err := boundFrom(ctx, w, nil)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == nil && tc.wantNode != "") || (got != nil && got.Spec.NodeName != tc.wantNode) {
+				t.Errorf("bound pod = %v, want node %q", got, tc.wantNode)
+			}
+		})
+	}
+}
+
+func TestWaitForPodBoundReturnsBoundPodAtOnce(t *testing.T) {
+	pod := NewPod("ns", "p").Obj()
+	pod.Spec.NodeName = "n1"
+	e := &Env{Clientset: fake.NewClientset(pod), waitTimeout: time.Second}
+	got, err := e.WaitForPodBound(context.Background(), "ns", "p")
+	if err != nil || got.Spec.NodeName != "n1" {
+		t.Fatalf("WaitForPodBound = %v, %v", got, err)
+	}
+}
+
+func TestWaitForProfileReady(t *testing.T) {
+	cond := func(typ string, status metav1.ConditionStatus, reason string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: "msg", LastTransitionTime: metav1.Now()}
+	}
+	profile := func(gen, observed, active int64, conds ...metav1.Condition) *v1alpha1.SchedulingProfile {
+		return &v1alpha1.SchedulingProfile{
+			ObjectMeta: metav1.ObjectMeta{Name: "p", Generation: gen},
+			Status:     v1alpha1.SchedulingProfileStatus{ObservedGeneration: observed, ActiveGeneration: active, Conditions: conds},
+		}
+	}
+	tests := []struct {
+		name    string
+		profile *v1alpha1.SchedulingProfile
+		wantErr string
+	}{
+		{name: "ready", profile: profile(2, 2, 2, cond("Ready", metav1.ConditionTrue, "Active"))},
+		{name: "stalled", profile: profile(2, 2, 1, cond("Stalled", metav1.ConditionTrue, "Invalid")), wantErr: "stalled at generation 2: Invalid: msg"},
+		{name: "old generation live", profile: profile(2, 2, 1, cond("Ready", metav1.ConditionTrue, "Active")), wantErr: "active 1"},
+		{name: "not observed", profile: profile(3, 2, 2, cond("Ready", metav1.ConditionTrue, "Active")), wantErr: "observed 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := defaultScheme()
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := &Env{Client: ctrlfake.NewClientBuilder().WithScheme(s).WithObjects(tc.profile).Build(), waitTimeout: 50 * time.Millisecond}
+			_, err = e.WaitForProfileReady(context.Background(), "p")
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,246 @@
+// Package berthtest starts Berth in-process against an envtest control plane
+// (kube-apiserver and etcd, no kubelets) so that a Go test can create nodes,
+// pods and SchedulingProfiles and assert where the pods land.
+//
+// The control-plane binaries come from $KUBEBUILDER_ASSETS (install them with
+// setup-envtest) or WithBinaryAssetsDirectory. Berth's CRDs are embedded and
+// installed for you.
+package berthtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/config/crd"
+	"github.com/berth-io/berth/controllers"
+	berthwebhook "github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/framework/plugins"
+	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+// Env is a running control plane with Berth's scheduler and controllers.
+type Env struct {
+	// Config reaches the apiserver as an administrator, without a client-side rate limit.
+	Config *rest.Config
+	// Client is an uncached controller-runtime client that knows Berth's types.
+	Client client.Client
+	// Clientset is a client-go clientset.
+	Clientset kubernetes.Interface
+	// Scheduler is the running scheduler.
+	Scheduler *scheduler.Scheduler
+	// Manager runs the scheduler and the controllers.
+	Manager ctrl.Manager
+
+	control     *envtest.Environment
+	logger      logr.Logger
+	waitTimeout time.Duration
+	cancel      context.CancelFunc
+	done        chan error
+}
+
+// Start starts the apiserver and etcd, installs Berth's CRDs, and runs the
+// scheduler and the SchedulingProfile and PluginWeight controllers in a
+// manager until Stop. ctx bounds the start only. The caller must call Stop,
+// also when Start fails after the control plane is up (Start cleans up itself).
+func Start(ctx context.Context, opts ...Option) (*Env, error) {
+	o := options{logger: logr.Discard(), waitTimeout: DefaultWaitTimeout, startTimeout: time.Minute}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	assets, err := binaryAssets(o.assetsDir)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := crd.CRDs()
+	if err != nil {
+		return nil, fmt.Errorf("loading Berth's CRDs: %w", err)
+	}
+	if o.scheme == nil {
+		if o.scheme, err = defaultScheme(); err != nil {
+			return nil, err
+		}
+	}
+	if o.registry == nil {
+		o.registry = schedruntime.Registry(plugins.NewInTreeRegistry())
+	}
+
+	control := &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		CRDs:                     crds,
+		CRDDirectoryPaths:        o.crdDirs,
+		ErrorIfCRDPathMissing:    true,
+		Scheme:                   o.scheme,
+		ControlPlaneStartTimeout: o.startTimeout,
+		ControlPlaneStopTimeout:  o.startTimeout,
+	}
+	if o.webhook {
+		control.WebhookInstallOptions.ValidatingWebhooks = validatingWebhooks()
+	}
+	cfg, err := control.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting the control plane from %s: %w", assets, err)
+	}
+	env := &Env{control: control, logger: o.logger, waitTimeout: o.waitTimeout}
+	if err := env.start(ctx, cfg, &o); err != nil {
+		return nil, errors.Join(err, env.Stop())
+	}
+	return env, nil
+}
+
+// start builds the clients, the scheduler and the manager, and runs the manager.
+func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options) error {
+	// The scheduler binds as fast as the apiserver lets it.
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = -1, -1
+	e.Config = cfg
+	var err error
+	if e.Clientset, err = kubernetes.NewForConfig(cfg); err != nil {
+		return fmt.Errorf("building the clientset: %w", err)
+	}
+	if e.Client, err = client.New(cfg, client.Options{Scheme: o.scheme}); err != nil {
+		return fmt.Errorf("building the client: %w", err)
+	}
+
+	mgrOpts := manager.Options{
+		Scheme:                 o.scheme,
+		Logger:                 o.logger,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Tests may start several environments in one process.
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	if o.webhook {
+		wo := &e.control.WebhookInstallOptions
+		mgrOpts.WebhookServer = webhook.NewServer(webhook.Options{Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir})
+	}
+	if e.Manager, err = ctrl.NewManager(cfg, mgrOpts); err != nil {
+		return fmt.Errorf("building the manager: %w", err)
+	}
+
+	// The scheduler and the manager live until Stop, not until ctx ends.
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), o.logger))
+	e.cancel = cancel
+	schedOpts := append([]scheduler.Option{scheduler.WithRegistry(o.registry)}, o.schedulerOptions...)
+	if e.Scheduler, err = scheduler.New(runCtx, e.Clientset, schedOpts...); err != nil {
+		return fmt.Errorf("building the scheduler: %w", err)
+	}
+	if err := e.Manager.Add(manager.RunnableFunc(e.Scheduler.Start)); err != nil {
+		return fmt.Errorf("adding the scheduler to the manager: %w", err)
+	}
+	ctrlOpts := append([]controllers.Option{controllers.WithSkipNameValidation()}, o.controllerOptions...)
+	if err := controllers.SetupWithManager(e.Manager, e.Scheduler, ctrlOpts...); err != nil {
+		return fmt.Errorf("setting up Berth's controllers: %w", err)
+	}
+	if o.webhook {
+		if err := berthwebhook.SetupWithManager(e.Manager, berthwebhook.NewValidator(o.registry)); err != nil {
+			return fmt.Errorf("setting up Berth's webhook: %w", err)
+		}
+	}
+
+	e.done = make(chan error, 1)
+	go func() { e.done <- e.Manager.Start(runCtx) }()
+	return e.waitStarted(ctx, o.webhook)
+}
+
+// waitStarted waits until the manager's caches have synced and, with the
+// webhook, until its server answers.
+func (e *Env) waitStarted(ctx context.Context, withWebhook bool) error {
+	ctx, cancel := context.WithTimeout(ctx, e.waitTimeout)
+	defer cancel()
+	if !e.Manager.GetCache().WaitForCacheSync(ctx) {
+		return fmt.Errorf("the manager's caches did not sync: %w", context.Cause(ctx))
+	}
+	if !withWebhook {
+		return nil
+	}
+	check := e.Manager.GetWebhookServer().StartedChecker()
+	for {
+		err := check(nil)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the webhook server did not start: %w", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Stop stops the manager (scheduler and controllers) and then the control
+// plane. It is safe to call more than once.
+func (e *Env) Stop() error {
+	var errs []error
+	if e.cancel != nil {
+		e.cancel()
+		e.cancel = nil
+		if e.done != nil {
+			select {
+			case err := <-e.done:
+				if err != nil {
+					errs = append(errs, fmt.Errorf("the manager failed: %w", err))
+				}
+			case <-time.After(time.Minute):
+				errs = append(errs, errors.New("the manager did not stop within a minute"))
+			}
+		}
+	}
+	if e.control != nil {
+		if err := e.control.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stopping the control plane: %w", err))
+		}
+		e.control = nil
+	}
+	return errors.Join(errs...)
+}
+
+// binaryAssets returns the directory holding kube-apiserver and etcd.
+func binaryAssets(dir string) (string, error) {
+	source := "WithBinaryAssetsDirectory"
+	if dir == "" {
+		dir, source = os.Getenv(AssetsEnv), "$"+AssetsEnv
+	}
+	if dir == "" {
+		return "", fmt.Errorf("%s is not set: point it at a directory with kube-apiserver and etcd "+
+			"(for example `export %s=$(setup-envtest use -p path)`) or use berthtest.WithBinaryAssetsDirectory", AssetsEnv, AssetsEnv)
+	}
+	for _, bin := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			return "", fmt.Errorf("no %s in %s=%s: %w", bin, source, dir, err)
+		}
+	}
+	return dir, nil
+}
+
+// defaultScheme knows client-go's types and Berth's.
+func defaultScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, fmt.Errorf("adding client-go's types to the scheme: %w", err)
+	}
+	if err := v1alpha1.AddToScheme(s); err != nil {
+		return nil, fmt.Errorf("adding Berth's types to the scheme: %w", err)
+	}
+	return s, nil
+}

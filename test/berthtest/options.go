@@ -1,0 +1,79 @@
+package berthtest
+
+import (
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/berth-io/berth/controllers"
+	"github.com/berth-io/berth/scheduler"
+	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+// AssetsEnv is the environment variable that names the directory holding the
+// kube-apiserver and etcd binaries, as for controller-runtime's envtest.
+const AssetsEnv = "KUBEBUILDER_ASSETS"
+
+// DefaultWaitTimeout bounds the Wait helpers when their context has no deadline.
+const DefaultWaitTimeout = 30 * time.Second
+
+// Option configures Start.
+type Option func(*options)
+
+type options struct {
+	assetsDir         string
+	crdDirs           []string
+	logger            logr.Logger
+	scheme            *runtime.Scheme
+	registry          schedruntime.Registry
+	schedulerOptions  []scheduler.Option
+	controllerOptions []controllers.Option
+	webhook           bool
+	waitTimeout       time.Duration
+	startTimeout      time.Duration
+}
+
+// WithBinaryAssetsDirectory names the directory holding kube-apiserver and
+// etcd; it takes precedence over $KUBEBUILDER_ASSETS.
+func WithBinaryAssetsDirectory(dir string) Option { return func(o *options) { o.assetsDir = dir } }
+
+// WithCRDDirectory installs the CRDs found in dir (for example your own
+// operator's) next to Berth's, which are always installed.
+func WithCRDDirectory(dir string) Option {
+	return func(o *options) { o.crdDirs = append(o.crdDirs, dir) }
+}
+
+// WithLogger sends the scheduler's, the controllers' and the manager's logs
+// to logger; by default they are discarded.
+func WithLogger(logger logr.Logger) Option { return func(o *options) { o.logger = logger } }
+
+// WithScheme replaces the scheme of Env.Client and the manager; it must
+// include client-go's types and Berth's v1alpha1 types.
+func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
+
+// WithRegistry replaces the in-tree plugin registry, for example to add your
+// own out-of-tree plugins; the scheduler and the webhook both use it.
+func WithRegistry(r schedruntime.Registry) Option { return func(o *options) { o.registry = r } }
+
+// WithSchedulerOptions passes options to scheduler.New.
+func WithSchedulerOptions(opts ...scheduler.Option) Option {
+	return func(o *options) { o.schedulerOptions = append(o.schedulerOptions, opts...) }
+}
+
+// WithControllerOptions passes options to controllers.SetupWithManager.
+func WithControllerOptions(opts ...controllers.Option) Option {
+	return func(o *options) { o.controllerOptions = append(o.controllerOptions, opts...) }
+}
+
+// WithWebhook also serves Berth's validating webhook and registers it with the
+// apiserver, so that invalid SchedulingProfiles and PluginWeights are rejected
+// at admission as in a cluster.
+func WithWebhook() Option { return func(o *options) { o.webhook = true } }
+
+// WithWaitTimeout sets the timeout of the Wait helpers when their context has
+// no deadline (default DefaultWaitTimeout).
+func WithWaitTimeout(d time.Duration) Option { return func(o *options) { o.waitTimeout = d } }
+
+// WithStartTimeout bounds the start of the apiserver and etcd (default 1 minute).
+func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }

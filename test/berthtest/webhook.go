@@ -1,0 +1,43 @@
+package berthtest
+
+import (
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// validatingWebhooks is Berth's ValidatingWebhookConfiguration
+// (config/webhook/manifests.yaml) for envtest, which points the client
+// configs at the manager's local webhook server.
+func validatingWebhooks() []*admissionv1.ValidatingWebhookConfiguration {
+	hook := func(resource, kind string) admissionv1.ValidatingWebhook {
+		path := "/validate-scheduling-berth-io-" + v1alpha1.GroupVersion.Version + "-" + kind
+		return admissionv1.ValidatingWebhook{
+			Name:                    "v" + kind + "." + v1alpha1.GroupVersion.Group,
+			AdmissionReviewVersions: []string{"v1"},
+			ClientConfig: admissionv1.WebhookClientConfig{
+				Service: &admissionv1.ServiceReference{Name: "webhook-service", Namespace: "system", Path: &path},
+			},
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			SideEffects:   ptr.To(admissionv1.SideEffectClassNone),
+			Rules: []admissionv1.RuleWithOperations{{
+				Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+				Rule: admissionv1.Rule{
+					APIGroups:   []string{v1alpha1.GroupVersion.Group},
+					APIVersions: []string{v1alpha1.GroupVersion.Version},
+					Resources:   []string{resource},
+				},
+			}},
+		}
+	}
+	return []*admissionv1.ValidatingWebhookConfiguration{{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+		ObjectMeta: metav1.ObjectMeta{Name: "validating-webhook-configuration"},
+		Webhooks: []admissionv1.ValidatingWebhook{
+			hook("pluginweights", "pluginweight"),
+			hook("schedulingprofiles", "schedulingprofile"),
+		},
+	}}
+}
