@@ -1,0 +1,210 @@
+package controllers
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+func TestProfileStatus(t *testing.T) {
+	now := metav1.NewTime(t0.Add(time.Hour))
+	live3 := &liveProfile{schedulerName: "sched", generation: 3, plugins: []runtime.PluginInfo{
+		{Name: "NodeResourcesFit", ExtensionPoints: []string{"PreFilter", "Filter", "Score"}, Weight: 5, WeightOverride: "pw"},
+		{Name: "TaintToleration", ExtensionPoints: []string{"Filter", "Score"}, Weight: 3, WeightFromDefault: true},
+		{Name: "ImageLocality", ExtensionPoints: []string{"Score"}, Weight: 2},
+		{Name: "NodeName", ExtensionPoints: []string{"Filter"}},
+	}}
+	tests := []struct {
+		name           string
+		gen            int64
+		out            profileOutcome
+		wantReady      metav1.ConditionStatus
+		wantReason     string
+		wantMessage    string
+		wantActive     int64
+		wantPluginsLen int32
+	}{
+		{
+			name: "live", gen: 3, out: profileOutcome{schedulerName: "sched", live: live3},
+			wantReady: metav1.ConditionTrue, wantReason: v1alpha1.ReasonActive,
+			wantMessage: "generation 3 is live for schedulerName sched", wantActive: 3, wantPluginsLen: 4,
+		},
+		{
+			name: "invalid update keeps the last good generation", gen: 4,
+			out:       profileOutcome{schedulerName: "sched", live: live3, compileErr: errors.New(`unknown plugin "Nope"`)},
+			wantReady: metav1.ConditionFalse, wantReason: v1alpha1.ReasonInvalid,
+			wantMessage: `generation 4 is invalid: unknown plugin "Nope"; generation 3 stays live`, wantActive: 3, wantPluginsLen: 4,
+		},
+		{
+			name: "invalid from the start", gen: 1,
+			out:       profileOutcome{schedulerName: "sched", compileErr: errors.New("bad args")},
+			wantReady: metav1.ConditionFalse, wantReason: v1alpha1.ReasonInvalid,
+			wantMessage: "generation 1 is invalid: bad args; no generation is live",
+		},
+		{
+			name: "conflict", gen: 2,
+			out:       profileOutcome{schedulerName: "sched", servedBy: "older"},
+			wantReady: metav1.ConditionFalse, wantReason: v1alpha1.ReasonConflict,
+			wantMessage: "schedulerName sched is already served by SchedulingProfile older",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := makeProfile("p").gen(tt.gen).obj()
+			st := profileStatus(p, tt.out, now)
+			if st.ObservedGeneration != tt.gen || st.ActiveGeneration != tt.wantActive || st.PluginCount != tt.wantPluginsLen || st.SchedulerName != "sched" {
+				t.Errorf("observed %d active %d plugins %d scheduler %q", st.ObservedGeneration, st.ActiveGeneration, st.PluginCount, st.SchedulerName)
+			}
+			ready := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+			stalled := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionStalled)
+			reconciling := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReconciling)
+			if ready == nil || stalled == nil || reconciling == nil {
+				t.Fatalf("conditions = %+v", st.Conditions)
+			}
+			if ready.Status != tt.wantReady || ready.Reason != tt.wantReason || ready.Message != tt.wantMessage || ready.ObservedGeneration != tt.gen {
+				t.Errorf("Ready = %s/%s %q (gen %d)", ready.Status, ready.Reason, ready.Message, ready.ObservedGeneration)
+			}
+			if wantStalled := tt.wantReady == metav1.ConditionFalse; (stalled.Status == metav1.ConditionTrue) != wantStalled || stalled.Reason != tt.wantReason {
+				t.Errorf("Stalled = %s/%s", stalled.Status, stalled.Reason)
+			}
+			if reconciling.Status != metav1.ConditionFalse {
+				t.Errorf("Reconciling = %s", reconciling.Status)
+			}
+		})
+	}
+
+	t.Run("effective plugins name each weight's source", func(t *testing.T) {
+		st := profileStatus(makeProfile("p").gen(3).obj(), profileOutcome{schedulerName: "sched", live: live3}, now)
+		want := []v1alpha1.EffectivePlugin{
+			{Name: "NodeResourcesFit", ExtensionPoints: []string{"PreFilter", "Filter", "Score"}, Weight: 5, WeightSource: v1alpha1.WeightSourcePluginWeight, PluginWeight: "pw"},
+			{Name: "TaintToleration", ExtensionPoints: []string{"Filter", "Score"}, Weight: 3, WeightSource: v1alpha1.WeightSourceDefault},
+			{Name: "ImageLocality", ExtensionPoints: []string{"Score"}, Weight: 2, WeightSource: v1alpha1.WeightSourceProfile},
+			{Name: "NodeName", ExtensionPoints: []string{"Filter"}},
+		}
+		if !slices.EqualFunc(st.EffectivePlugins, want, func(a, b v1alpha1.EffectivePlugin) bool {
+			return a.Name == b.Name && slices.Equal(a.ExtensionPoints, b.ExtensionPoints) && a.Weight == b.Weight && a.WeightSource == b.WeightSource && a.PluginWeight == b.PluginWeight
+		}) {
+			t.Errorf("effectivePlugins = %+v", st.EffectivePlugins)
+		}
+	})
+
+	t.Run("a condition keeps its transition time while its status stays", func(t *testing.T) {
+		p := makeProfile("p").gen(3).obj()
+		first := profileStatus(p, profileOutcome{schedulerName: "sched", live: live3}, now)
+		p.Status = first
+		later := metav1.NewTime(now.Add(time.Hour))
+		p.Generation = 4
+		again := profileStatus(p, profileOutcome{schedulerName: "sched", live: &liveProfile{generation: 4}}, later)
+		if c := meta.FindStatusCondition(again.Conditions, v1alpha1.ConditionReady); !c.LastTransitionTime.Equal(&now) {
+			t.Errorf("Ready moved to %v on a stay", c.LastTransitionTime)
+		}
+		broken := profileStatus(p, profileOutcome{schedulerName: "sched", live: live3, compileErr: errors.New("x")}, later)
+		if c := meta.FindStatusCondition(broken.Conditions, v1alpha1.ConditionReady); !c.LastTransitionTime.Equal(&later) {
+			t.Errorf("Ready transition = %v, want %v", c.LastTransitionTime, later)
+		}
+	})
+
+	t.Run("long compile errors are cut", func(t *testing.T) {
+		st := profileStatus(makeProfile("p").obj(), profileOutcome{schedulerName: "s", compileErr: errors.New(strings.Repeat("x", 10000))}, now)
+		if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady); len(c.Message) != maxMessage || !strings.HasSuffix(c.Message, "...") {
+			t.Errorf("message length %d", len(c.Message))
+		}
+	})
+}
+
+func TestPluginWeightStatus(t *testing.T) {
+	now := metav1.NewTime(t0)
+	profiles := map[string]*v1alpha1.SchedulingProfile{
+		"pack":    makeProfile("pack").effective(scoring("Fit", 5, "w"), filtering("NodeName")).obj(),
+		"spread":  makeProfile("spread").effective(scoring("Fit", 1, "")).obj(),
+		"stale":   makeProfile("stale").effective(scoring("Fit", 1, "w")).obj(),
+		"dormant": makeProfile("dormant").obj(),
+	}
+	w := makeWeight("w", "Fit", 5)
+	tests := []struct {
+		name        string
+		pw          *v1alpha1.PluginWeight
+		targets     []WeightTarget
+		selectorErr error
+		wantStatus  metav1.ConditionStatus
+		wantReason  string
+		wantMessage string
+		wantApplied []string
+	}{
+		{
+			name: "applied", pw: w.obj(), targets: []WeightTarget{{Profile: "pack", Winner: "w"}},
+			wantStatus: metav1.ConditionTrue, wantReason: ReasonApplied,
+			wantMessage: "Fit has weight 5 in SchedulingProfile pack", wantApplied: []string{"pack"},
+		},
+		{
+			name: "conflict names the winner and outranks pending", pw: w.obj(),
+			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}, {Profile: "spread", Winner: "w"}, {Profile: "stale", Winner: "older"}},
+			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.ReasonConflict,
+			wantMessage: "SchedulingProfile spread has not applied weight 5 yet; PluginWeight older, which is older, already sets Fit in SchedulingProfile stale",
+			wantApplied: []string{"pack"},
+		},
+		{
+			name: "a plugin that does not score is reported", pw: makeWeight("w", "NodeName", 5).obj(),
+			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}},
+			wantStatus: metav1.ConditionFalse, wantReason: ReasonPluginNotScoring,
+			wantMessage: "plugin NodeName does not score in SchedulingProfile pack",
+		},
+		{
+			name: "a plugin absent from the profile is reported", pw: makeWeight("w", "Absent", 5).obj(),
+			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}},
+			wantStatus: metav1.ConditionFalse, wantReason: ReasonPluginNotScoring,
+			wantMessage: "plugin Absent does not score in SchedulingProfile pack",
+		},
+		{
+			name: "a profile not live is pending", pw: w.obj(), targets: []WeightTarget{{Profile: "dormant", Winner: "w"}},
+			wantStatus: metav1.ConditionFalse, wantReason: ReasonPending,
+			wantMessage: "SchedulingProfile dormant is not live",
+		},
+		{
+			name: "an old weight value is pending", pw: w.obj(), targets: []WeightTarget{{Profile: "stale", Winner: "w"}},
+			wantStatus: metav1.ConditionFalse, wantReason: ReasonPending,
+			wantMessage: "SchedulingProfile stale has not applied weight 5 yet",
+		},
+		{
+			name: "no matching profile by reference", pw: makeWeight("w", "Fit", 5).ref("missing").obj(),
+			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
+			wantMessage: "SchedulingProfile missing does not exist",
+		},
+		{
+			name: "no matching profile by selector", pw: makeWeight("w", "Fit", 5).selector("team", "z").obj(),
+			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
+			wantMessage: "no SchedulingProfile matches profileSelector team=z",
+		},
+		{
+			name: "invalid selector", pw: w.obj(), selectorErr: errors.New("profileSelector is invalid: x"),
+			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
+			wantMessage: "profileSelector is invalid: x",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := pluginWeightStatus(tt.pw, tt.targets, tt.selectorErr, profiles, now)
+			c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionApplied)
+			if c == nil {
+				t.Fatal("no Applied condition")
+			}
+			if c.Status != tt.wantStatus || c.Reason != tt.wantReason || c.Message != tt.wantMessage {
+				t.Errorf("Applied = %s/%s %q\nwant %s/%s %q", c.Status, c.Reason, c.Message, tt.wantStatus, tt.wantReason, tt.wantMessage)
+			}
+			if !slices.Equal(st.AppliedTo, tt.wantApplied) {
+				t.Errorf("appliedTo = %v, want %v", st.AppliedTo, tt.wantApplied)
+			}
+			if st.ObservedGeneration != tt.pw.Generation {
+				t.Errorf("observedGeneration = %d", st.ObservedGeneration)
+			}
+		})
+	}
+}

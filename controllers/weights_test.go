@@ -1,0 +1,147 @@
+package controllers
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+func TestPlanWeights(t *testing.T) {
+	profiles := []v1alpha1.SchedulingProfile{
+		makeProfile("pack").label("team", "a").val(),
+		makeProfile("spread").label("team", "a").val(),
+		makeProfile("other").label("team", "b").val(),
+	}
+	tests := []struct {
+		name        string
+		weights     []v1alpha1.PluginWeight
+		wantProfile map[string]map[string]WeightAssignment
+		wantTargets map[string][]WeightTarget
+		wantErr     []string // weights whose selector is invalid
+	}{
+		{
+			name:    "a reference selects one profile",
+			weights: []v1alpha1.PluginWeight{makeWeight("w", "Fit", 5).ref("pack").val()},
+			wantProfile: map[string]map[string]WeightAssignment{
+				"pack": {"Fit": {PluginWeight: "w", Weight: 5}},
+			},
+			wantTargets: map[string][]WeightTarget{"w": {{Profile: "pack", Winner: "w"}}},
+		},
+		{
+			name:    "a selector selects by label",
+			weights: []v1alpha1.PluginWeight{makeWeight("w", "Fit", 5).selector("team", "a").val()},
+			wantProfile: map[string]map[string]WeightAssignment{
+				"pack":   {"Fit": {PluginWeight: "w", Weight: 5}},
+				"spread": {"Fit": {PluginWeight: "w", Weight: 5}},
+			},
+			wantTargets: map[string][]WeightTarget{"w": {{Profile: "pack", Winner: "w"}, {Profile: "spread", Winner: "w"}}},
+		},
+		{
+			name: "the older of two on one plugin wins, whatever the list order",
+			weights: []v1alpha1.PluginWeight{
+				makeWeight("young", "Fit", 9).created(5).ref("pack").val(),
+				makeWeight("old", "Fit", 2).created(1).selector("team", "a").val(),
+			},
+			wantProfile: map[string]map[string]WeightAssignment{
+				"pack":   {"Fit": {PluginWeight: "old", Weight: 2}},
+				"spread": {"Fit": {PluginWeight: "old", Weight: 2}},
+			},
+			wantTargets: map[string][]WeightTarget{
+				"old":   {{Profile: "pack", Winner: "old"}, {Profile: "spread", Winner: "old"}},
+				"young": {{Profile: "pack", Winner: "old"}},
+			},
+		},
+		{
+			name: "same age: the smaller name wins",
+			weights: []v1alpha1.PluginWeight{
+				makeWeight("b", "Fit", 9).ref("pack").val(),
+				makeWeight("a", "Fit", 2).ref("pack").val(),
+			},
+			wantProfile: map[string]map[string]WeightAssignment{"pack": {"Fit": {PluginWeight: "a", Weight: 2}}},
+			wantTargets: map[string][]WeightTarget{
+				"a": {{Profile: "pack", Winner: "a"}},
+				"b": {{Profile: "pack", Winner: "a"}},
+			},
+		},
+		{
+			name: "different plugins do not conflict",
+			weights: []v1alpha1.PluginWeight{
+				makeWeight("fit", "Fit", 3).ref("pack").val(),
+				makeWeight("aff", "InterPodAffinity", 7).created(9).ref("pack").val(),
+			},
+			wantProfile: map[string]map[string]WeightAssignment{"pack": {
+				"Fit": {PluginWeight: "fit", Weight: 3}, "InterPodAffinity": {PluginWeight: "aff", Weight: 7},
+			}},
+			wantTargets: map[string][]WeightTarget{
+				"fit": {{Profile: "pack", Winner: "fit"}},
+				"aff": {{Profile: "pack", Winner: "aff"}},
+			},
+		},
+		{
+			name: "no matching profile, and an invalid selector",
+			weights: []v1alpha1.PluginWeight{
+				makeWeight("gone", "Fit", 3).ref("missing").val(),
+				makeWeight("nobody", "Fit", 3).selector("team", "z").val(),
+				makeWeight("bad", "Fit", 3).badSelector().val(),
+			},
+			wantProfile: map[string]map[string]WeightAssignment{},
+			wantTargets: map[string][]WeightTarget{"gone": nil, "nobody": nil, "bad": nil},
+			wantErr:     []string{"bad"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := PlanWeights(profiles, tt.weights)
+			for _, p := range profiles {
+				if got, want := plan.ForProfile(p.Name), tt.wantProfile[p.Name]; !maps.Equal(got, want) {
+					t.Errorf("ForProfile(%s) = %v, want %v", p.Name, got, want)
+				}
+			}
+			for name, want := range tt.wantTargets {
+				got, err := plan.Targets(name)
+				if !slices.Equal(got, want) {
+					t.Errorf("Targets(%s) = %v, want %v", name, got, want)
+				}
+				if wantErr := slices.Contains(tt.wantErr, name); (err != nil) != wantErr {
+					t.Errorf("Targets(%s) error = %v, want error %v", name, err, wantErr)
+				}
+			}
+		})
+	}
+}
+
+func TestOwnerOf(t *testing.T) {
+	tests := []struct {
+		name     string
+		profiles []v1alpha1.SchedulingProfile
+		want     string
+	}{
+		{name: "nobody claims it", profiles: []v1alpha1.SchedulingProfile{makeProfile("x").val()}, want: ""},
+		{name: "metadata.name is the default", profiles: []v1alpha1.SchedulingProfile{makeProfile("sched").val()}, want: "sched"},
+		{
+			name: "the older claimant owns it",
+			profiles: []v1alpha1.SchedulingProfile{
+				makeProfile("new").created(2).schedulerName("sched").val(),
+				makeProfile("old").created(1).schedulerName("sched").val(),
+			},
+			want: "old",
+		},
+		{
+			name: "same age: the smaller name owns it",
+			profiles: []v1alpha1.SchedulingProfile{
+				makeProfile("sched").val(),
+				makeProfile("another").schedulerName("sched").val(),
+			},
+			want: "another",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ownerOf("sched", tt.profiles); got != tt.want {
+				t.Errorf("ownerOf = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
