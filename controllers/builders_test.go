@@ -106,4 +106,3 @@ func (b *weightBuilder) badSelector() *weightBuilder {
 }
 func (b *weightBuilder) obj() *v1alpha1.PluginWeight { return b.w.DeepCopy() }
 func (b *weightBuilder) val() v1alpha1.PluginWeight  { return *b.w.DeepCopy() }
-
