@@ -1,0 +1,285 @@
+// Package convert turns an upstream KubeSchedulerConfiguration
+// (kubescheduler.config.k8s.io/v1) into Berth SchedulingProfiles, one per
+// upstream profile, and says clearly what has no equivalent in Berth.
+package convert
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/scheduler/framework/plugins"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+// defaultSchedulerName is upstream's scheduler name for a profile that names none.
+const defaultSchedulerName = "default-scheduler"
+
+// Profile is one converted SchedulingProfile.
+type Profile struct {
+	// Name is the SchedulingProfile's metadata.name, the upstream schedulerName.
+	Name string
+	// Spec is the SchedulingProfile's spec.
+	Spec v1alpha1.SchedulingProfileSpec
+}
+
+// Result is the outcome of a conversion.
+type Result struct {
+	// Profiles are the SchedulingProfiles, in the order of the upstream profiles.
+	Profiles []Profile
+	// Warnings name upstream settings that convert dropped because they
+	// belong to the Berth manager's flags or have no effect in Berth.
+	Warnings []string
+}
+
+// Converter converts KubeSchedulerConfigurations against one plugin registry.
+type Converter struct {
+	registry  runtime.Registry
+	validator *webhook.Validator
+}
+
+// Option configures a Converter.
+type Option func(*Converter)
+
+// WithRegistry sets the plugins Berth knows; by default the in-tree registry.
+func WithRegistry(r runtime.Registry) Option { return func(c *Converter) { c.registry = r } }
+
+// New returns a Converter that checks every profile it writes as Berth's
+// validating webhook would.
+func New(opts ...Option) *Converter {
+	c := &Converter{}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.registry == nil {
+		c.registry = runtime.Registry(plugins.NewInTreeRegistry())
+	}
+	c.validator = webhook.NewValidator(c.registry)
+	return c
+}
+
+// managerSettings says, for each upstream setting that Berth takes from the
+// manager's command line instead, what replaces it.
+var managerSettings = []struct {
+	field       string
+	replacement string
+	set         func(*schedulerConfiguration) bool
+}{
+	{"parallelism", "the `berth manager --parallelism` flag",
+		func(c *schedulerConfiguration) bool { return c.Parallelism != nil }},
+	{"leaderElection", "the `berth manager --leader-elect` flags",
+		func(c *schedulerConfiguration) bool { return len(c.LeaderElection) > 0 }},
+	{"clientConnection", "the `berth manager --kubeconfig`, `--kube-api-qps` and `--kube-api-burst` flags",
+		func(c *schedulerConfiguration) bool { return len(c.ClientConnection) > 0 }},
+	{"enableProfiling", "the `berth manager --pprof-bind-address` flag",
+		func(c *schedulerConfiguration) bool { return c.EnableProfiling != nil }},
+	{"enableContentionProfiling", "the `berth manager --pprof-bind-address` flag",
+		func(c *schedulerConfiguration) bool { return c.EnableContentionProfiling != nil }},
+	{"delayCacheUntilActive", "nothing: Berth's replicas always keep their cache warm",
+		func(c *schedulerConfiguration) bool { return c.DelayCacheUntilActive }},
+}
+
+// Convert reads one KubeSchedulerConfiguration in YAML or JSON and returns
+// its profiles as SchedulingProfiles. Every problem is reported at once,
+// each with the path of the field it is about.
+func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
+	cfg, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	for _, s := range managerSettings {
+		if s.set(cfg) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s is not part of a SchedulingProfile; it is replaced by %s", s.field, s.replacement))
+		}
+	}
+
+	var errs field.ErrorList
+	for i, e := range cfg.Extenders {
+		errs = append(errs, field.Forbidden(field.NewPath("extenders").Index(i),
+			fmt.Sprintf("extender %q: Berth does not support scheduler extenders yet; port it to a plugin or keep it on kube-scheduler", e.URLPrefix)))
+	}
+	profiles := cfg.Profiles
+	if len(profiles) == 0 {
+		profiles = []profile{{}}
+	}
+	seen := make(map[string]int, len(profiles))
+	for i, p := range profiles {
+		path := field.NewPath("profiles").Index(i)
+		out, perrs := c.convertProfile(ctx, cfg, &p, path)
+		if first, dup := seen[out.Name]; dup {
+			perrs = append(perrs, field.Duplicate(path.Child("schedulerName"),
+				fmt.Sprintf("%s (also the name of profiles[%d])", out.Name, first)))
+		}
+		seen[out.Name] = i
+		errs = append(errs, perrs...)
+		res.Profiles = append(res.Profiles, out)
+	}
+	if len(errs) > 0 {
+		// One problem a line, so a long list reads well in a terminal.
+		list := make([]error, len(errs))
+		for i, e := range errs {
+			list[i] = e
+		}
+		return nil, errors.Join(list...)
+	}
+	return res, nil
+}
+
+// decode reads the configuration strictly: an unknown or repeated field is
+// an error naming its path.
+func decode(data []byte) (*schedulerConfiguration, error) {
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the configuration: %w", err)
+	}
+	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
+		return nil, errors.New("reading the configuration: the input is empty")
+	}
+	cfg := &schedulerConfiguration{}
+	strict, err := sigsjson.UnmarshalStrict(js, cfg, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the configuration: %w", err)
+	}
+	if cfg.APIVersion != upstreamAPIVersion || cfg.Kind != upstreamKind {
+		return nil, fmt.Errorf("the input has apiVersion %q and kind %q; convert reads kind %s of apiVersion %s (migrate older versions to v1 first)",
+			cfg.APIVersion, cfg.Kind, upstreamKind, upstreamAPIVersion)
+	}
+	if len(strict) > 0 {
+		return nil, fmt.Errorf("decoding the configuration: %w", errors.Join(strict...))
+	}
+	return cfg, nil
+}
+
+// convertProfile maps one upstream profile; its errors are under path.
+func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfiguration, p *profile, path *field.Path) (Profile, field.ErrorList) {
+	out := Profile{Name: ptr.Deref(p.SchedulerName, defaultSchedulerName)}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(out.Name) {
+		errs = append(errs, field.Invalid(path.Child("schedulerName"), out.Name,
+			"a SchedulingProfile is named after its schedulerName, which must be a DNS subdomain: "+msg))
+	}
+	out.Spec = v1alpha1.SchedulingProfileSpec{
+		SchedulerName:            out.Name,
+		PercentageOfNodesToScore: p.PercentageOfNodesToScore,
+		PodInitialBackoffSeconds: cfg.PodInitialBackoffSeconds,
+		PodMaxBackoffSeconds:     cfg.PodMaxBackoffSeconds,
+		PluginConfig:             p.PluginConfig,
+	}
+	if out.Spec.PercentageOfNodesToScore == nil {
+		out.Spec.PercentageOfNodesToScore = cfg.PercentageOfNodesToScore
+	}
+	if p.Plugins != nil {
+		for _, ws := range []struct {
+			name string
+			set  *v1alpha1.PluginSet
+		}{
+			{"placementGenerate", p.Plugins.PlacementGenerate},
+			{"placementScore", p.Plugins.PlacementScore},
+			{"podGroupPostFilter", p.Plugins.PodGroupPostFilter},
+		} {
+			if ws.set != nil && len(ws.set.Enabled) > 0 {
+				errs = append(errs, field.Forbidden(path.Child("plugins", ws.name),
+					"Berth has no "+ws.name+" extension point; use a PodGroup for gang scheduling"))
+			}
+		}
+		ps := p.Plugins.Plugins
+		out.Spec.Plugins = &ps
+		errs = append(errs, c.checkPlugins(&ps, p.PluginConfig, path)...)
+	}
+	if len(errs) > 0 {
+		// The webhook's checks would repeat these errors in other words.
+		return out, errs
+	}
+	spec := out.Spec
+	return out, c.validator.ValidateProfileSpec(ctx, out.Name, &spec, path)
+}
+
+// checkPlugins reports the plugins Berth does not know, named together, and
+// a QueueSort other than PrioritySort.
+func (c *Converter) checkPlugins(ps *v1alpha1.Plugins, config []v1alpha1.PluginConfig, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	unknown := sets.New[string]()
+	for _, name := range enabledNames(ps) {
+		if _, ok := c.registry[name]; !ok {
+			unknown.Insert(name)
+		}
+	}
+	for _, pc := range config {
+		if _, ok := c.registry[pc.Name]; !ok {
+			unknown.Insert(pc.Name)
+		}
+	}
+	if unknown.Len() > 0 {
+		errs = append(errs, field.Invalid(path.Child("plugins"), strings.Join(sets.List(unknown), ", "),
+			"Berth does not implement these plugins; remove them from plugins and pluginConfig"))
+	}
+	if ps.QueueSort != nil {
+		for i, p := range ps.QueueSort.Enabled {
+			if p.Name != names.PrioritySort {
+				errs = append(errs, field.NotSupported(path.Child("plugins", "queueSort", "enabled").Index(i).Child("name"),
+					p.Name, []string{names.PrioritySort}))
+				errs[len(errs)-1].Detail += ": all Berth profiles share one scheduling queue, ordered by PrioritySort"
+			}
+		}
+	}
+	return errs
+}
+
+// enabledNames lists every plugin a profile enables at any extension point.
+func enabledNames(ps *v1alpha1.Plugins) []string {
+	var out []string
+	for _, set := range []*v1alpha1.PluginSet{
+		ps.PreEnqueue, ps.QueueSort, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
+		ps.Reserve, ps.Permit, ps.PreBind, ps.Bind, ps.PostBind, ps.MultiPoint,
+	} {
+		if set == nil {
+			continue
+		}
+		for _, p := range set.Enabled {
+			if !slices.Contains(out, p.Name) {
+				out = append(out, p.Name)
+			}
+		}
+	}
+	return out
+}
+
+// Write writes profiles as a multi-document YAML stream of SchedulingProfiles.
+func Write(w io.Writer, profiles []Profile) error {
+	for i, p := range profiles {
+		doc := profileDocument{
+			APIVersion: v1alpha1.GroupVersion.String(),
+			Kind:       "SchedulingProfile",
+			Metadata:   documentMetadata{Name: p.Name},
+			Spec:       p.Spec,
+		}
+		out, err := yaml.Marshal(doc)
+		if err != nil {
+			return fmt.Errorf("encoding profile %q: %w", p.Name, err)
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, "---\n"); err != nil {
+				return fmt.Errorf("writing profile %q: %w", p.Name, err)
+			}
+		}
+		if _, err := w.Write(out); err != nil {
+			return fmt.Errorf("writing profile %q: %w", p.Name, err)
+		}
+	}
+	return nil
+}

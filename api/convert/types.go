@@ -1,0 +1,83 @@
+package convert
+
+import (
+	"encoding/json"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// The upstream group, version and kind convert reads.
+const (
+	upstreamAPIVersion = "kubescheduler.config.k8s.io/v1"
+	upstreamKind       = "KubeSchedulerConfiguration"
+)
+
+// schedulerConfiguration is the part of upstream's KubeSchedulerConfiguration
+// (kubescheduler.config.k8s.io/v1) that convert reads. Every upstream field
+// is listed, so strict decoding rejects only real typos; fields that belong
+// to the manager are kept raw, since convert only warns about them.
+type schedulerConfiguration struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+
+	Parallelism               *int32          `json:"parallelism,omitempty"`
+	LeaderElection            json.RawMessage `json:"leaderElection,omitempty"`
+	ClientConnection          json.RawMessage `json:"clientConnection,omitempty"`
+	EnableProfiling           *bool           `json:"enableProfiling,omitempty"`
+	EnableContentionProfiling *bool           `json:"enableContentionProfiling,omitempty"`
+	PercentageOfNodesToScore  *int32          `json:"percentageOfNodesToScore,omitempty"`
+	PodInitialBackoffSeconds  *int64          `json:"podInitialBackoffSeconds,omitempty"`
+	PodMaxBackoffSeconds      *int64          `json:"podMaxBackoffSeconds,omitempty"`
+	Profiles                  []profile       `json:"profiles,omitempty"`
+	Extenders                 []extender      `json:"extenders,omitempty"`
+	DelayCacheUntilActive     bool            `json:"delayCacheUntilActive,omitempty"`
+}
+
+// profile is upstream's KubeSchedulerProfile.
+type profile struct {
+	SchedulerName            *string                 `json:"schedulerName,omitempty"`
+	PercentageOfNodesToScore *int32                  `json:"percentageOfNodesToScore,omitempty"`
+	Plugins                  *upstreamPlugins        `json:"plugins,omitempty"`
+	PluginConfig             []v1alpha1.PluginConfig `json:"pluginConfig,omitempty"`
+}
+
+// upstreamPlugins is upstream's Plugins: Berth's extension points, which share
+// upstream's shape, plus the workload-aware points Berth does not have.
+type upstreamPlugins struct {
+	v1alpha1.Plugins `json:",inline"`
+
+	PlacementGenerate  *v1alpha1.PluginSet `json:"placementGenerate,omitempty"`
+	PlacementScore     *v1alpha1.PluginSet `json:"placementScore,omitempty"`
+	PodGroupPostFilter *v1alpha1.PluginSet `json:"podGroupPostFilter,omitempty"`
+}
+
+// extender is upstream's Extender; only its name matters for the error, the
+// rest is kept raw so that any valid extender decodes.
+type extender struct {
+	URLPrefix        string          `json:"urlPrefix"`
+	FilterVerb       string          `json:"filterVerb,omitempty"`
+	PreemptVerb      string          `json:"preemptVerb,omitempty"`
+	PrioritizeVerb   string          `json:"prioritizeVerb,omitempty"`
+	Weight           int64           `json:"weight,omitempty"`
+	BindVerb         string          `json:"bindVerb,omitempty"`
+	EnableHTTPS      bool            `json:"enableHTTPS,omitempty"`
+	TLSConfig        json.RawMessage `json:"tlsConfig,omitempty"`
+	HTTPTimeout      json.RawMessage `json:"httpTimeout,omitempty"`
+	NodeCacheCapable bool            `json:"nodeCacheCapable,omitempty"`
+	ManagedResources json.RawMessage `json:"managedResources,omitempty"`
+	Ignorable        bool            `json:"ignorable,omitempty"`
+}
+
+// profileDocument is one SchedulingProfile as convert writes it: no status,
+// no server-set metadata.
+type profileDocument struct {
+	APIVersion string                         `json:"apiVersion"`
+	Kind       string                         `json:"kind"`
+	Metadata   documentMetadata               `json:"metadata"`
+	Spec       v1alpha1.SchedulingProfileSpec `json:"spec"`
+}
+
+// documentMetadata is the metadata convert sets.
+type documentMetadata struct {
+	Name string `json:"name"`
+}
