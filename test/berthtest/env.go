@@ -127,6 +127,8 @@ func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options) error {
 		Logger:                 o.logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		// Runnables get their context from BaseContext, not from Start's.
+		BaseContext: func() context.Context { return klog.NewContext(context.Background(), o.logger) },
 		// Tests may start several environments in one process.
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	}
