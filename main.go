@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch args[0] {
+	case "convert":
+		return runConvert(context.Background(), args[1:], os.Stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "berth %s (%s, %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
@@ -54,9 +57,10 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `Berth runs a Kubernetes scheduler whose profiles are custom resources.
 
 Usage:
-  berth <command>
+  berth <command> [flags]
 
 Commands:
+  convert   write SchedulingProfiles for a KubeSchedulerConfiguration file
   version   print Berth's version
   help      show this text
 `)

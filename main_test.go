@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,13 @@ func TestRun(t *testing.T) {
 		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: "Commands:"},
 		{name: "no command", args: nil, wantCode: 2, wantStderr: "Usage:"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
+		{name: "convert", args: []string{"convert", "-f", "api/convert/testdata/profiles.yaml"}, wantCode: 0,
+			wantStdout: "kind: SchedulingProfile\nmetadata:\n  name: bin-packing", wantStderr: "warning: parallelism"},
+		{name: "convert without -f", args: []string{"convert"}, wantCode: 2, wantStderr: "Usage: berth convert"},
+		{name: "convert help", args: []string{"convert", "-h"}, wantCode: 0, wantStderr: "-f string"},
+		{name: "convert missing file", args: []string{"convert", "-f", "testdata/none.yaml"}, wantCode: 1, wantStderr: "no such file"},
+		{name: "convert without equivalent", args: []string{"convert", "-f", "api/convert/testdata/extenders.yaml"}, wantCode: 1,
+			wantStderr: "has no SchedulingProfile equivalent:\nextenders[0]: Forbidden"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,5 +41,27 @@ func TestRun(t *testing.T) {
 				t.Errorf("stderr %q does not contain %q", stderr.String(), tc.wantStderr)
 			}
 		})
+	}
+}
+
+func TestConvertStdinToFile(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("api", "convert", "testdata", "default.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "profiles.yaml")
+	var stdout, stderr bytes.Buffer
+	if code := runConvert(t.Context(), []string{"-f", "-", "-o", out}, bytes.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("runConvert = %d, stderr %q", code, stderr.String())
+	}
+	if stdout.Len() != 0 || stderr.Len() != 0 {
+		t.Errorf("stdout %q and stderr %q, want both empty", stdout.String(), stderr.String())
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "name: default-scheduler"; !strings.Contains(string(got), want) {
+		t.Errorf("output %q does not contain %q", got, want)
 	}
 }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/berth-io/berth/api/convert"
+)
+
+// runConvert implements `berth convert -f file [-o out]`: it reads a
+// KubeSchedulerConfiguration and writes one SchedulingProfile per profile.
+func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("f", "", "the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) to read; - reads stdin")
+	out := fs.String("o", "", "where to write the SchedulingProfiles; default stdout")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: berth convert -f <file|-> [-o <file>]\n\n"+
+			"Writes one SchedulingProfile per profile of a KubeSchedulerConfiguration.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *in == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	data, err := readInput(*in, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "berth convert: %v\n", err)
+		return 1
+	}
+	res, err := convert.New().Convert(ctx, data)
+	if err != nil {
+		fmt.Fprintf(stderr, "berth convert: %s has no SchedulingProfile equivalent:\n%v\n", inputName(*in), err)
+		return 1
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "berth convert: warning: %s\n", w)
+	}
+	var buf bytes.Buffer
+	if err := convert.Write(&buf, res.Profiles); err != nil {
+		fmt.Fprintf(stderr, "berth convert: %v\n", err)
+		return 1
+	}
+	if *out == "" {
+		_, err = stdout.Write(buf.Bytes())
+	} else {
+		err = os.WriteFile(*out, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "berth convert: writing the profiles: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func readInput(path string, stdin io.Reader) ([]byte, error) {
+	if path == "-" {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the configuration: %w", err)
+	}
+	return data, nil
+}
+
+func inputName(path string) string {
+	if path == "-" {
+		return "the configuration on stdin"
+	}
+	return path
+}
