@@ -1,0 +1,286 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+func resources(pairs ...string) corev1.ResourceList {
+	rl := corev1.ResourceList{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		rl[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
+	}
+	return rl
+}
+
+// createNodes creates Ready nodes prefix-0..n-1 with the given allocatable
+// and deletes them when the spec ends.
+func createNodes(ctx context.Context, prefix string, n int, alloc ...string) []string {
+	GinkgoHelper()
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		rl := resources(append([]string{"pods", "110"}, alloc...)...)
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
+		}
+		nodes := clientset.CoreV1().Nodes()
+		created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred(), "creating node %s", name)
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(client.IgnoreNotFound(nodes.Delete(ctx, name, metav1.DeleteOptions{}))).To(Succeed())
+		})
+		// Lift the not-ready taint admission adds, as the node lifecycle controller would.
+		if len(created.Spec.Taints) > 0 {
+			created.Spec.Taints = nil
+			created, err = nodes.Update(ctx, created, metav1.UpdateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		created.Status = corev1.NodeStatus{
+			Capacity: rl, Allocatable: rl,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+		}
+		_, err = nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		names = append(names, name)
+	}
+	return names
+}
+
+// podBuilder builds a pending pod.
+type podBuilder struct{ pod *corev1.Pod }
+
+func newPod(namespace, name, schedulerName string) *podBuilder {
+	return &podBuilder{pod: &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{}},
+		Spec: corev1.PodSpec{
+			SchedulerName: schedulerName,
+			Containers: []corev1.Container{{
+				Name: "app", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: resources("cpu", "500m", "memory", "256Mi")},
+			}},
+		},
+	}}
+}
+
+func (b *podBuilder) cpu(q string) *podBuilder {
+	b.pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse(q)
+	return b
+}
+
+func (b *podBuilder) label(k, v string) *podBuilder { b.pod.Labels[k] = v; return b }
+
+// avoidSelf prefers nodes without another pod labelled k=v (preferred anti-affinity).
+func (b *podBuilder) avoidSelf(k, v string) *podBuilder {
+	b.pod.Labels[k] = v
+	b.pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+			Weight: 100,
+			PodAffinityTerm: corev1.PodAffinityTerm{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{k: v}},
+				TopologyKey:   corev1.LabelHostname,
+			},
+		}},
+	}}
+	return b
+}
+
+func (b *podBuilder) create(ctx context.Context) *corev1.Pod {
+	GinkgoHelper()
+	created, err := clientset.CoreV1().Pods(b.pod.Namespace).Create(ctx, b.pod, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating pod %s", b.pod.Name)
+	return created
+}
+
+// createPods creates n pods named prefix-0..n-1 from the builder's template.
+func createPods(ctx context.Context, n int, prefix string, mk func(name string) *podBuilder) []string {
+	GinkgoHelper()
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		mk(name).create(ctx)
+		names = append(names, name)
+	}
+	return names
+}
+
+// waitBound waits for the pods to be bound and returns pod → node.
+func waitBound(ctx context.Context, namespace string, pods []string) map[string]string {
+	GinkgoHelper()
+	placed := map[string]string{}
+	Eventually(func(g Gomega) {
+		for _, name := range pods {
+			if placed[name] != "" {
+				continue
+			}
+			p, err := clientset.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s is not bound", name)
+			placed[name] = p.Spec.NodeName
+		}
+	}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	return placed
+}
+
+// distinct returns the distinct nodes of the pods.
+func distinct(placed map[string]string, pods []string) map[string]int {
+	out := map[string]int{}
+	for _, p := range pods {
+		out[placed[p]]++
+	}
+	return out
+}
+
+// profileBuilder builds a SchedulingProfile.
+type profileBuilder struct{ p *v1alpha1.SchedulingProfile }
+
+func newProfile(name string) *profileBuilder {
+	return &profileBuilder{p: &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}}
+}
+
+func (b *profileBuilder) schedulerName(n string) *profileBuilder {
+	b.p.Spec.SchedulerName = n
+	return b
+}
+func (b *profileBuilder) label(k, v string) *profileBuilder { b.p.Labels[k] = v; return b }
+
+// fitStrategy sets NodeResourcesFit's scoring strategy (MostAllocated or LeastAllocated) on cpu.
+func (b *profileBuilder) fitStrategy(strategy string) *profileBuilder {
+	setFitStrategy(&b.p.Spec, strategy)
+	return b
+}
+
+// scorers disables every default scorer and enables the given ones with weights.
+func (b *profileBuilder) scorers(nameWeight ...any) *profileBuilder {
+	set := &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "*"}}}
+	for i := 0; i+1 < len(nameWeight); i += 2 {
+		set.Enabled = append(set.Enabled, v1alpha1.Plugin{Name: nameWeight[i].(string), Weight: ptr.To(int32(nameWeight[i+1].(int)))})
+	}
+	if b.p.Spec.Plugins == nil {
+		b.p.Spec.Plugins = &v1alpha1.Plugins{}
+	}
+	b.p.Spec.Plugins.Score = set
+	return b
+}
+
+// create creates the profile and deletes it when the spec ends.
+func (b *profileBuilder) create(ctx context.Context) *v1alpha1.SchedulingProfile {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, b.p)).To(Succeed(), "creating SchedulingProfile %s", b.p.Name)
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: b.p.Name}}))).To(Succeed())
+	})
+	return b.p
+}
+
+func setFitStrategy(spec *v1alpha1.SchedulingProfileSpec, strategy string) {
+	raw := fmt.Sprintf(`{"scoringStrategy":{"type":%q,"resources":[{"name":"cpu","weight":1}]}}`, strategy)
+	for i := range spec.PluginConfig {
+		if spec.PluginConfig[i].Name == "NodeResourcesFit" {
+			spec.PluginConfig[i].Args = k8sruntime.RawExtension{Raw: []byte(raw)}
+			return
+		}
+	}
+	spec.PluginConfig = append(spec.PluginConfig, v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: k8sruntime.RawExtension{Raw: []byte(raw)}})
+}
+
+// updateProfile edits a profile's spec with conflict retries and returns its new generation.
+func updateProfile(ctx context.Context, name string, edit func(*v1alpha1.SchedulingProfile)) int64 {
+	GinkgoHelper()
+	var gen int64
+	Eventually(func() error {
+		var p v1alpha1.SchedulingProfile
+		if err := k8sClient.Get(ctx, client.ObjectKey{Name: name}, &p); err != nil {
+			return err
+		}
+		edit(&p)
+		if err := k8sClient.Update(ctx, &p); err != nil {
+			return err
+		}
+		gen = p.Generation
+		return nil
+	}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+	return gen
+}
+
+// getProfile reads a profile.
+func getProfile(ctx context.Context, name string) *v1alpha1.SchedulingProfile {
+	GinkgoHelper()
+	var p v1alpha1.SchedulingProfile
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
+	return &p
+}
+
+// waitCondition waits until the profile's condition has the status and reason,
+// for the profile's current generation, and returns the profile.
+func waitCondition(ctx context.Context, name, typ string, status metav1.ConditionStatus, reason string) *v1alpha1.SchedulingProfile {
+	GinkgoHelper()
+	var p v1alpha1.SchedulingProfile
+	Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
+		g.Expect(p.Status.ObservedGeneration).To(Equal(p.Generation))
+		c := meta.FindStatusCondition(p.Status.Conditions, typ)
+		g.Expect(c).NotTo(BeNil(), "no %s condition", typ)
+		g.Expect(c.Status).To(Equal(status), "%s: %s", typ, c.Message)
+		g.Expect(c.Reason).To(Equal(reason), "%s: %s", typ, c.Message)
+	}).WithContext(ctx).WithTimeout(15 * time.Second).WithPolling(50 * time.Millisecond).Should(Succeed())
+	return &p
+}
+
+// waitActive waits until the profile's current generation is live.
+func waitActive(ctx context.Context, name string) *v1alpha1.SchedulingProfile {
+	GinkgoHelper()
+	p := waitCondition(ctx, name, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonActive)
+	Expect(p.Status.ActiveGeneration).To(Equal(p.Generation))
+	return p
+}
+
+// createWeight creates a PluginWeight on a profile (by reference) and deletes it when the spec ends.
+func createWeight(ctx context.Context, name, profile, plugin string, weight int32) {
+	GinkgoHelper()
+	pw := &v1alpha1.PluginWeight{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       v1alpha1.PluginWeightSpec{ProfileRef: &v1alpha1.ProfileReference{Name: profile}, Plugin: plugin, Weight: weight},
+	}
+	Expect(k8sClient.Create(ctx, pw)).To(Succeed(), "creating PluginWeight %s", name)
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pw))).To(Succeed())
+	})
+}
+
+// waitApplied waits until the PluginWeight's Applied condition has the status and reason; it returns the message.
+func waitApplied(ctx context.Context, name string, status metav1.ConditionStatus, reason string) *v1alpha1.PluginWeight {
+	GinkgoHelper()
+	var pw v1alpha1.PluginWeight
+	Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &pw)).To(Succeed())
+		c := meta.FindStatusCondition(pw.Status.Conditions, v1alpha1.ConditionApplied)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(status), c.Message)
+		g.Expect(c.Reason).To(Equal(reason), c.Message)
+	}).WithContext(ctx).WithTimeout(15 * time.Second).WithPolling(50 * time.Millisecond).Should(Succeed())
+	return &pw
+}
+
+// effective returns the profile's effective entry for a plugin.
+func effective(p *v1alpha1.SchedulingProfile, plugin string) *v1alpha1.EffectivePlugin {
+	for i := range p.Status.EffectivePlugins {
+		if p.Status.EffectivePlugins[i].Name == plugin {
+			return &p.Status.EffectivePlugins[i]
+		}
+	}
+	return nil
+}
