@@ -1,0 +1,46 @@
+package webhook
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestValidatorIsSafeForConcurrentUse runs admission checks in parallel, as
+// the webhook server does; run with -race.
+func TestValidatorIsSafeForConcurrentUse(t *testing.T) {
+	v := NewValidator(testRegistry())
+	good := makeProfile("good").args("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).obj()
+	bad := makeProfile("bad").enable("filter", "Nope").obj()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 5 {
+				if errs := v.ValidateProfile(t.Context(), good); len(errs) != 0 {
+					t.Errorf("good profile rejected: %v", errs)
+				}
+				if errs := v.ValidateProfile(t.Context(), bad); len(errs) != 1 {
+					t.Errorf("bad profile: got %v, want one error", errs)
+				}
+				if errs := v.ValidatePluginWeight(t.Context(), makeWeight("w", "NodeName", 2)); len(errs) != 1 {
+					t.Errorf("weight on NodeName: got %v, want one error", errs)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkValidateProfile measures one admission check of a profile, the
+// latency the webhook adds to kubectl apply.
+func BenchmarkValidateProfile(b *testing.B) {
+	v := NewValidator(testRegistry())
+	p := makeProfile("bin-packing").weight("multiPoint", "NodeResourcesFit", 3).
+		disable("score", "NodeResourcesBalancedAllocation").
+		args("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).obj()
+	b.ReportAllocs()
+	for b.Loop() {
+		if errs := v.ValidateProfile(b.Context(), p); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}
