@@ -92,6 +92,11 @@ func (r *ProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		return ctrl.Result{}, fmt.Errorf("getting SchedulingProfile %s: %w", req.Name, err)
 	}
+	if p.DeletionTimestamp != nil {
+		// Someone else's finalizer holds the object; it serves no more.
+		r.forget(ctx, req.Name)
+		return ctrl.Result{}, nil
+	}
 	var profiles v1alpha1.SchedulingProfileList
 	if err := r.client.List(ctx, &profiles); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing SchedulingProfiles: %w", err)
@@ -115,11 +120,14 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 	name := schedulerNameOf(p)
 	out := profileOutcome{schedulerName: name}
 	prev := r.live[p.Name]
-	if prev != nil && (prev.schedulerName != name || prev.uid != string(p.UID)) {
-		// The profile moved to another schedulerName, or was recreated.
+	if prev != nil && prev.schedulerName != name {
+		// The profile moved to another schedulerName.
 		r.dropLocked(ctx, p.Name)
 		prev = nil
 	}
+	// A profile deleted and created again under the same name keeps serving
+	// until the new object compiles, so that its pods are not parked.
+	recreated := prev != nil && prev.uid != string(p.UID)
 
 	if owner := ownerOf(name, all); owner != p.Name {
 		out.servedBy = owner
@@ -134,12 +142,16 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 		return out
 	}
 
-	if prev != nil && prev.generation == p.Generation && maps.Equal(prev.weights, weights) {
+	if prev != nil && !recreated && prev.generation == p.Generation && maps.Equal(prev.weights, weights) {
 		out.live = prev
 		return out
 	}
 	fwk, err := r.host.CompileProfile(ctx, name, &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(weights)))
 	if err != nil {
+		if recreated {
+			r.dropLocked(ctx, p.Name)
+			prev = nil
+		}
 		out.compileErr, out.live = err, prev
 		logger.Info("SchedulingProfile is invalid", "generation", p.Generation, "err", err)
 		if p.Status.ObservedGeneration != p.Generation || !hasCondition(p, v1alpha1.ConditionStalled, v1alpha1.ReasonInvalid) {

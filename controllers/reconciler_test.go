@@ -314,3 +314,46 @@ func weightOf(p *profile.Profile, plugin string) int32 {
 	}
 	return -1
 }
+
+func TestProfileRecreated(t *testing.T) {
+	tests := []struct {
+		name        string
+		spec        func(*v1alpha1.SchedulingProfile)
+		wantLive    bool
+		wantRemoved []string
+	}{
+		{name: "a valid new object replaces the old one without a gap", spec: func(*v1alpha1.SchedulingProfile) {}, wantLive: true},
+		{
+			name: "an invalid new object takes the old one down",
+			spec: func(p *v1alpha1.SchedulingProfile) {
+				p.Spec.Plugins = &v1alpha1.Plugins{Score: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchPlugin"}}}}
+			},
+			wantRemoved: []string{"sched"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, makeProfile("p").schedulerName("sched").obj())
+			r.reconcileProfile("p")
+			if err := r.client.Delete(r.ctx, r.profile("p")); err != nil {
+				t.Fatal(err)
+			}
+			again := makeProfile("p").schedulerName("sched").obj()
+			again.UID = "uid-p-2"
+			tt.spec(again)
+			if err := r.client.Create(r.ctx, again); err != nil {
+				t.Fatal(err)
+			}
+			r.reconcileProfile("p")
+			if live := r.host.Profile("sched"); (live != nil) != tt.wantLive {
+				t.Errorf("live = %v, want live %v", live, tt.wantLive)
+			}
+			if !slices.Equal(r.host.removed, tt.wantRemoved) {
+				t.Errorf("removed = %v, want %v", r.host.removed, tt.wantRemoved)
+			}
+			if r.host.compiles != 2 {
+				t.Errorf("compiles = %d, want 2", r.host.compiles)
+			}
+		})
+	}
+}
