@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -180,14 +182,37 @@ func (e *Env) waitStarted(ctx context.Context, withWebhook bool) error {
 	for {
 		err := check(nil)
 		if err == nil {
+			err = e.probeWebhook(ctx)
+		}
+		if err == nil {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the webhook server did not start: %w", err)
+			return fmt.Errorf("the webhook is not serving: %w", err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// probeWebhook succeeds once the apiserver sends SchedulingProfiles to the
+// webhook: a dry-run create of an invalid profile must come back rejected.
+func (e *Env) probeWebhook(ctx context.Context) error {
+	const probe = "BerthtestWebhookProbe"
+	invalid := &v1alpha1.SchedulingProfile{
+		ObjectMeta: metav1.ObjectMeta{Name: "berthtest-webhook-probe"},
+		Spec: v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{
+			Score: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: probe}}},
+		}},
+	}
+	err := e.Client.Create(ctx, invalid, client.DryRunAll)
+	if err == nil {
+		return errors.New("the apiserver admitted an invalid SchedulingProfile")
+	}
+	if !strings.Contains(err.Error(), probe) {
+		return err
+	}
+	return nil
 }
 
 // Stop stops the manager (scheduler and controllers) and then the control
