@@ -21,8 +21,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
@@ -56,6 +60,12 @@ type ProfileReconciler struct {
 	live map[string]*liveProfile
 	// servedBy names, by schedulerName, the profile installed for it.
 	servedBy map[string]string
+
+	// elected is closed once this replica leads; nil means it always leads.
+	elected <-chan struct{}
+	// resync carries every profile to the reconciler when this replica
+	// starts leading, so that it writes the status it held back.
+	resync chan event.GenericEvent
 }
 
 // NewProfileReconciler returns a ProfileReconciler that installs into host.
@@ -66,7 +76,18 @@ func NewProfileReconciler(c client.Client, host ProfileHost, recorder events.Eve
 	}
 }
 
+// setupWithManager registers the reconciler. It runs on every replica, so
+// that a new leader's scheduler starts with its profiles compiled, but only
+// the leader writes status and events.
 func (r *ProfileReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidation bool) error {
+	r.elected = mgr.Elected()
+	r.resync = make(chan event.GenericEvent)
+	// A runnable without NeedLeaderElection starts only on the leader.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		return r.resyncAll(ctx, mgr.GetAPIReader())
+	})); err != nil {
+		return fmt.Errorf("adding the status resync on election: %w", err)
+	}
 	specOrLabels := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("schedulingprofile").
@@ -75,8 +96,45 @@ func (r *ProfileReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidatio
 		// may hand the name to another.
 		Watches(&v1alpha1.SchedulingProfile{}, oldAndNew(r.contenders), builder.WithPredicates(specOrLabels)).
 		Watches(&v1alpha1.PluginWeight{}, oldAndNew(r.targetsOf), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(skipNameValidation)}).
+		WatchesRawSource(source.Channel(r.resync, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(skipNameValidation), NeedLeaderElection: ptr.To(false)}).
 		Complete(r)
+}
+
+// resyncAll enqueues every profile once.
+func (r *ProfileReconciler) resyncAll(ctx context.Context, reader client.Reader) error {
+	var profiles v1alpha1.SchedulingProfileList
+	if err := reader.List(ctx, &profiles); err != nil {
+		return fmt.Errorf("listing SchedulingProfiles to resync their status: %w", err)
+	}
+	for i := range profiles.Items {
+		select {
+		case r.resync <- event.GenericEvent{Object: &profiles.Items[i]}:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return nil
+}
+
+// leading reports whether this replica writes status and events.
+func (r *ProfileReconciler) leading() bool {
+	if r.elected == nil {
+		return true
+	}
+	select {
+	case <-r.elected:
+		return true
+	default:
+		return false
+	}
+}
+
+// eventf records an event on the profile, on the leader only.
+func (r *ProfileReconciler) eventf(p *v1alpha1.SchedulingProfile, eventType, reason, action, note string, args ...any) {
+	if r.leading() {
+		r.recorder.Eventf(p, nil, eventType, reason, action, note, args...)
+	}
 }
 
 // Reconcile brings one profile's live framework and status up to date.
@@ -136,7 +194,7 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 			r.dropLocked(ctx, p.Name)
 		}
 		if !hasCondition(p, v1alpha1.ConditionStalled, v1alpha1.ReasonConflict) {
-			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventConflict, "Install",
+			r.eventf(p, corev1.EventTypeWarning, EventConflict, "Install",
 				"schedulerName %s is already served by SchedulingProfile %s", name, owner)
 		}
 		return out
@@ -155,7 +213,7 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 		out.compileErr, out.live = err, prev
 		logger.Info("SchedulingProfile is invalid", "generation", p.Generation, "err", err)
 		if p.Status.ObservedGeneration != p.Generation || !hasCondition(p, v1alpha1.ConditionStalled, v1alpha1.ReasonInvalid) {
-			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventInvalidProfile, "Compile",
+			r.eventf(p, corev1.EventTypeWarning, EventInvalidProfile, "Compile",
 				"%s", truncate(fmt.Sprintf("generation %d is invalid: %v", p.Generation, err)))
 		}
 		return out
@@ -167,7 +225,7 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 	}
 	r.live[p.Name], r.servedBy[name] = live, p.Name
 	out.live = live
-	r.recorder.Eventf(p, nil, corev1.EventTypeNormal, EventProfileActivated, "Install",
+	r.eventf(p, corev1.EventTypeNormal, EventProfileActivated, "Install",
 		"generation %d is live for schedulerName %s", p.Generation, name)
 	return out
 }
@@ -198,6 +256,9 @@ func (r *ProfileReconciler) dropLocked(ctx context.Context, profileName string) 
 
 // writeStatus patches the profile's status when it changed.
 func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.SchedulingProfile, out profileOutcome) error {
+	if !r.leading() {
+		return nil
+	}
 	st := profileStatus(p, out, metav1.NewTime(r.clock.Now()))
 	if equality.Semantic.DeepEqual(p.Status, st) {
 		return nil

@@ -357,3 +357,24 @@ func TestProfileRecreated(t *testing.T) {
 		})
 	}
 }
+
+func TestStandbyCompilesButWritesNothing(t *testing.T) {
+	r := newRig(t, makeProfile("p").schedulerName("sched").obj())
+	elected := make(chan struct{})
+	r.pr.elected = elected
+
+	r.reconcileProfile("p")
+	if live := r.host.Profile("sched"); live == nil {
+		t.Fatal("a standby did not compile and install the profile")
+	}
+	if p := r.profile("p"); len(p.Status.Conditions) != 0 || len(r.drainEvents()) != 0 {
+		t.Errorf("a standby wrote status %+v or events", p.Status)
+	}
+
+	close(elected)
+	r.reconcileProfile("p")
+	expectCondition(t, r.profile("p"), v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonActive, "")
+	if r.host.compiles != 1 {
+		t.Errorf("the new leader compiled again: %d compiles", r.host.compiles)
+	}
+}
