@@ -63,8 +63,8 @@ type Env struct {
 
 // Start starts the apiserver and etcd, installs Berth's CRDs, and runs the
 // scheduler and the SchedulingProfile and PluginWeight controllers in a
-// manager until Stop. ctx bounds the start only. The caller must call Stop,
-// also when Start fails after the control plane is up (Start cleans up itself).
+// manager until Stop. ctx bounds the start only. When Start fails it stops
+// whatever it had started; when it succeeds the caller must call Stop.
 func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	o := options{logger: logr.Discard(), waitTimeout: DefaultWaitTimeout, startTimeout: time.Minute}
 	for _, opt := range opts {

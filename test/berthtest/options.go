@@ -75,5 +75,6 @@ func WithWebhook() Option { return func(o *options) { o.webhook = true } }
 // no deadline (default DefaultWaitTimeout).
 func WithWaitTimeout(d time.Duration) Option { return func(o *options) { o.waitTimeout = d } }
 
-// WithStartTimeout bounds the start of the apiserver and etcd (default 1 minute).
+// WithStartTimeout bounds the start, and the stop, of the apiserver and etcd
+// (default 1 minute).
 func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
