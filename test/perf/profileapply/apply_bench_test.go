@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/test/berthtest"
@@ -27,6 +29,8 @@ const nodes = 16
 // one scheduling cycle and the bind. Besides ns/op it reports the median and
 // the slowest iteration.
 func BenchmarkApplyToFirstBind(b *testing.B) {
+	// envtest logs through controller-runtime's global logger.
+	ctrllog.SetLogger(logr.Discard())
 	ctx := b.Context()
 	env, err := berthtest.Start(ctx)
 	if err != nil {
