@@ -55,7 +55,6 @@ type Env struct {
 	Manager ctrl.Manager
 
 	control     *envtest.Environment
-	logger      logr.Logger
 	waitTimeout time.Duration
 	cancel      context.CancelFunc
 	done        chan error
@@ -101,9 +100,10 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	}
 	cfg, err := control.Start()
 	if err != nil {
-		return nil, fmt.Errorf("starting the control plane from %s: %w", assets, err)
+		// envtest leaves the processes running when a late step fails.
+		return nil, errors.Join(fmt.Errorf("starting the control plane from %s: %w", assets, err), control.Stop())
 	}
-	env := &Env{control: control, logger: o.logger, waitTimeout: o.waitTimeout}
+	env := &Env{control: control, waitTimeout: o.waitTimeout}
 	if err := env.start(ctx, cfg, &o); err != nil {
 		return nil, errors.Join(err, env.Stop())
 	}
