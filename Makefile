@@ -12,7 +12,9 @@ GINKGO := $(BIN)/ginkgo
 # Tests run against the control-plane binaries that hack/control-plane.sh builds.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
 
-UNIT_PACKAGES = $(shell go list ./... | grep -v /test/)
+# Everything but the envtest suites and the envtest benchmarks; the public
+# test helper's own unit tests (test/berthtest) are unit tests.
+UNIT_PACKAGES = $(shell go list ./... | grep -v -e /test/integration/ -e /test/perf/)
 
 .PHONY: all
 all: build
@@ -64,8 +66,9 @@ test-integration: control-plane $(GINKGO) ## Run the envtest + ginkgo integratio
 	$(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
 
 .PHONY: bench
-bench: ## Run the Go micro-benchmarks of the scheduler's hot paths.
+bench: control-plane ## Run the Go benchmarks: the scheduler's hot paths, then profile apply → first bind on envtest.
 	go test -run='^$$' -bench=. -benchmem ./scheduler/...
+	go test -run='^$$' -bench=ApplyToFirstBind -benchtime=20x ./test/perf/profileapply
 
 ##@ Build
 
