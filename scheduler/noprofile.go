@@ -15,10 +15,14 @@ func noProfileMessage(schedulerName string) string {
 
 // reportNoProfile tells each pod, parked when the profile serving
 // schedulerName was removed, why it waits: PodScheduled=False with reason
-// Unschedulable. Pods already saying so are not patched again.
+// Unschedulable. Pods already saying so are not patched again, and pods a
+// new profile took from the parked set meanwhile are left alone.
 func (s *Scheduler) reportNoProfile(ctx context.Context, schedulerName string, pods []*v1.Pod) {
 	msg := noProfileMessage(schedulerName)
 	for _, pod := range pods {
+		if !s.parked.Has(pod) {
+			continue
+		}
 		s.updatePodScheduledCondition(ctx, pod, v1.PodReasonUnschedulable, msg, "", false)
 	}
 }

@@ -221,16 +221,28 @@ func (s *Scheduler) InstallProfile(ctx context.Context, schedulerName string, p 
 }
 
 // RemoveProfile stops serving schedulerName; its pending pods are parked
-// until a profile for the name appears again.
+// until a profile for the name appears again, and each is told why it waits.
 func (s *Scheduler) RemoveProfile(ctx context.Context, schedulerName string) {
-	logger := klog.FromContext(ctx)
+	parked, removed := s.parkPodsOf(schedulerName)
+	if !removed {
+		return
+	}
+	// The status patches go out after the routing lock is released, so the
+	// informer handlers are not held up by one API call per parked pod.
+	s.reportNoProfile(ctx, schedulerName, parked)
+	klog.FromContext(ctx).Info("Profile removed", "schedulerName", schedulerName, "parkedPods", len(parked))
+}
+
+// parkPodsOf removes the live profile of schedulerName and moves its pending
+// pods from the queue to the parked set; removed is false when no profile
+// served the name.
+func (s *Scheduler) parkPodsOf(schedulerName string) (parked []*v1.Pod, removed bool) {
 	s.routeMu.Lock()
 	defer s.routeMu.Unlock()
 	if s.profiles.Delete(schedulerName) == nil {
-		return
+		return nil, false
 	}
 	pending, _ := s.queue.PendingPods()
-	var parked []*v1.Pod
 	for _, pod := range pending {
 		if pod.Spec.SchedulerName != schedulerName {
 			continue
@@ -239,8 +251,7 @@ func (s *Scheduler) RemoveProfile(ctx context.Context, schedulerName string) {
 		s.parked.Put(pod)
 		parked = append(parked, pod)
 	}
-	s.reportNoProfile(ctx, schedulerName, parked)
-	logger.Info("Profile removed", "schedulerName", schedulerName, "parkedPods", len(parked))
+	return parked, true
 }
 
 // Profile returns the live profile serving schedulerName, or nil.
