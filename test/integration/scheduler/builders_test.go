@@ -254,3 +254,15 @@ func (b *podBuilder) restartAllOnExit() *podBuilder {
 	}}
 	return b
 }
+
+// inNamespacesLabelled makes the pod's pod-affinity terms select pods in the
+// namespaces with label k=v instead of its own namespace.
+func (b *podBuilder) inNamespacesLabelled(k, v string) *podBuilder {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+	if a := b.pod.Spec.Affinity; a != nil && a.PodAffinity != nil {
+		for i := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i].NamespaceSelector = sel
+		}
+	}
+	return b
+}

@@ -160,6 +160,17 @@ var pluginCases = map[string][]pluginCase{
 		},
 		wantNode: "c",
 	}, {
+		// The matching pod lives in another namespace, found by its labels.
+		nodes: threeNodes(plain, plain, plain),
+		setup: func(ctx context.Context, _, prefix string) {
+			other := createLabelledNamespace(ctx, prefix+"-db", "team", prefix)
+			newPod(other, "db").label("app", "db").onNode(prefix + "-c").create(ctx)
+		},
+		pod: func(ns, prefix string) *podBuilder {
+			return newPod(ns, "p").podAffinity(false, corev1.LabelHostname, "app", "db").inNamespacesLabelled("team", prefix)
+		},
+		wantNode: "c",
+	}, {
 		nodes: threeNodes(plain, plain, plain),
 		pod: func(ns, _ string) *podBuilder {
 			return newPod(ns, "p").podAffinity(false, corev1.LabelHostname, "app", "db")

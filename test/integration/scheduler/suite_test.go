@@ -55,7 +55,17 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // createNamespace creates a namespace for one spec and deletes it after.
 func createNamespace(ctx context.Context, prefix string) string {
 	GinkgoHelper()
-	ns, err := clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}, metav1.CreateOptions{})
+	return createLabelledNamespace(ctx, prefix)
+}
+
+// createLabelledNamespace is createNamespace with labels given as key/value pairs.
+func createLabelledNamespace(ctx context.Context, prefix string, labelPairs ...string) string {
+	GinkgoHelper()
+	nsLabels := map[string]string{}
+	for i := 0; i+1 < len(labelPairs); i += 2 {
+		nsLabels[labelPairs[i]] = labelPairs[i+1]
+	}
+	ns, err := clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-", Labels: nsLabels}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx SpecContext) {
 		// envtest runs no namespace controller: delete the pods explicitly,
