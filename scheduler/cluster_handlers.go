@@ -39,6 +39,8 @@ func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
 	f.Core().V1().ReplicationControllers().Informer()
 	f.Apps().V1().ReplicaSets().Informer()
 	f.Apps().V1().StatefulSets().Informer()
+	// DefaultPreemption spares pods whose PodDisruptionBudget allows no disruption.
+	f.Policy().V1().PodDisruptionBudgets().Informer()
 	return nil
 }
 

@@ -119,10 +119,11 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleS
 		if postResult != nil {
 			nominating = postResult.NominatingInfo
 		}
+		// As upstream, the PostFilter message (a successful preemption's too)
+		// ends the pod's FailedScheduling message.
+		fitErr.Diagnosis.PostFilterMsg = st.Message()
 		if st.Code() == framework.Error {
 			logger.Error(st.AsError(), "PostFilter failed")
-		} else if msg := st.Message(); msg != "" && !st.IsSuccess() {
-			fitErr.Diagnosis.PostFilterMsg = msg
 		}
 		return result, nil, &schedulingFailure{err: fitErr, nominating: nominating}
 	}

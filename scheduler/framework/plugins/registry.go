@@ -4,6 +4,7 @@ package plugins
 import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
+	"github.com/berth-io/berth/scheduler/framework/plugins/defaultpreemption"
 	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/imagelocality"
 	"github.com/berth-io/berth/scheduler/framework/plugins/interpodaffinity"
@@ -47,5 +48,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.VolumeZone:                      volumezone.New,
 		names.NodeVolumeLimits:                nodevolumelimits.New,
 		names.VolumeBinding:                   volumebinding.New,
+		names.DefaultPreemption:               defaultpreemption.New,
 	}
 }

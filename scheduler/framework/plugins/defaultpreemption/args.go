@@ -1,0 +1,82 @@
+package defaultpreemption
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// Defaults of DefaultPreemptionArgs, as in kubescheduler.config.k8s.io/v1.
+const (
+	// DefaultMinCandidateNodesPercentage is the default share of nodes dry-run for candidates.
+	DefaultMinCandidateNodesPercentage int32 = 10
+	// DefaultMinCandidateNodesAbsolute is the default least number of candidates looked for.
+	DefaultMinCandidateNodesAbsolute int32 = 100
+)
+
+// argsKind is the kind a pluginConfig entry may name.
+const argsKind = "DefaultPreemptionArgs"
+
+// DefaultPreemptionArgs are the args of DefaultPreemption.
+type DefaultPreemptionArgs struct {
+	metav1.TypeMeta `json:",inline"`
+	// MinCandidateNodesPercentage is the least share of nodes, 0-100, to find candidates on.
+	MinCandidateNodesPercentage *int32 `json:"minCandidateNodesPercentage,omitempty"`
+	// MinCandidateNodesAbsolute is the least number of candidate nodes to find.
+	MinCandidateNodesAbsolute *int32 `json:"minCandidateNodesAbsolute,omitempty"`
+}
+
+// SetDefaults fills the fields the profile left unset.
+func SetDefaults(a *DefaultPreemptionArgs) {
+	if a.MinCandidateNodesPercentage == nil {
+		v := DefaultMinCandidateNodesPercentage
+		a.MinCandidateNodesPercentage = &v
+	}
+	if a.MinCandidateNodesAbsolute == nil {
+		v := DefaultMinCandidateNodesAbsolute
+		a.MinCandidateNodesAbsolute = &v
+	}
+}
+
+// DecodeArgs decodes raw args strictly, applies the defaults and validates them.
+func DecodeArgs(raw []byte) (*DefaultPreemptionArgs, error) {
+	a := &DefaultPreemptionArgs{}
+	if err := framework.DecodeArgs(Name, raw, a); err != nil {
+		return nil, err
+	}
+	SetDefaults(a)
+	if err := ValidateArgs(nil, a); err != nil {
+		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
+	}
+	return a, nil
+}
+
+// ValidateArgs checks defaulted args and reports every problem at once.
+func ValidateArgs(path *field.Path, a *DefaultPreemptionArgs) error {
+	var errs field.ErrorList
+	if a.Kind != "" && a.Kind != argsKind {
+		errs = append(errs, field.Invalid(path.Child("kind"), a.Kind, "must be "+argsKind))
+	}
+	pct, abs := int32(0), int32(0)
+	if a.MinCandidateNodesPercentage != nil {
+		pct = *a.MinCandidateNodesPercentage
+	}
+	if a.MinCandidateNodesAbsolute != nil {
+		abs = *a.MinCandidateNodesAbsolute
+	}
+	if pct < 0 || pct > 100 {
+		errs = append(errs, field.Invalid(path.Child("minCandidateNodesPercentage"), pct, "not in valid range [0, 100]"))
+	}
+	if abs < 0 {
+		errs = append(errs, field.Invalid(path.Child("minCandidateNodesAbsolute"), abs, "not in valid range [0, inf)"))
+	}
+	if pct == 0 && abs == 0 {
+		errs = append(errs,
+			field.Invalid(path.Child("minCandidateNodesPercentage"), pct, "cannot be zero at the same time as minCandidateNodesAbsolute"),
+			field.Invalid(path.Child("minCandidateNodesAbsolute"), abs, "cannot be zero at the same time as minCandidateNodesPercentage"))
+	}
+	return errs.ToAggregate()
+}

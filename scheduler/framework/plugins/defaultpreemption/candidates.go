@@ -1,0 +1,232 @@
+package defaultpreemption
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	policy "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// candidate is a node where the preemptor fits once its victims are gone.
+type candidate struct {
+	node string
+	// victims are ordered from the most to the least important.
+	victims []*v1.Pod
+	// pdbViolations counts the victims whose eviction a PodDisruptionBudget does not allow.
+	pdbViolations int
+}
+
+// findCandidates dry-runs preemption on the nodes whose rejection more room
+// may resolve, starting at a random node, until enough candidates are found.
+// It returns the candidates and each tried node's reason for not being one.
+func (p *DefaultPreemption) findCandidates(ctx context.Context, state *framework.CycleState, pod *v1.Pod, statuses framework.NodeToStatusReader, lister framework.NodeInfoLister) ([]*candidate, *framework.NodeToStatus, error) {
+	potential, err := statuses.NodesForStatusCode(lister, framework.Unschedulable)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing the nodes preemption may help on: %w", err)
+	}
+	if len(potential) == 0 {
+		klog.FromContext(ctx).V(3).Info("Preemption helps on no node")
+		return nil, framework.NewNodeToStatus(), nil
+	}
+	var pdbs []*policy.PodDisruptionBudget
+	if p.pdbLister != nil {
+		if pdbs, err = p.pdbLister.List(labels.Everything()); err != nil {
+			return nil, nil, fmt.Errorf("listing PodDisruptionBudgets: %w", err)
+		}
+	}
+	return p.dryRun(ctx, state, pod, potential, pdbs, p.rand(len(potential)), p.numCandidates(len(potential)))
+}
+
+// dryRun looks for victims on the potential nodes in parallel, starting at
+// offset, and stops once want candidates are found with at least one that
+// violates no PodDisruptionBudget. Candidates without violations come first.
+func (p *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleState, pod *v1.Pod, potential []*framework.NodeInfo, pdbs []*policy.PodDisruptionBudget, offset, want int) ([]*candidate, *framework.NodeToStatus, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu                  sync.Mutex
+		clean, violating    []*candidate
+		errs                []error
+		nodeStatuses        = framework.NewNodeToStatus()
+		preemptorPriority   = corev1helpers.PodPriority(pod)
+		logger              = klog.FromContext(ctx)
+		enoughCandidatesNow = func() bool { return len(clean) > 0 && len(clean)+len(violating) >= want }
+	)
+	check := func(i int) {
+		ni := potential[(offset+i)%len(potential)]
+		name := ni.Node().Name
+		victims, violations, st := p.selectVictimsOnNode(ctx, state.Clone(), pod, preemptorPriority, ni.Clone(), pdbs)
+		if st.IsSuccess() && len(victims) == 0 {
+			st = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", name))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !st.IsSuccess() {
+			if st.Code() == framework.Error {
+				errs = append(errs, st.AsError())
+			}
+			nodeStatuses.Set(name, st)
+			return
+		}
+		c := &candidate{node: name, victims: victims, pdbViolations: violations}
+		if violations == 0 {
+			if len(clean) < want {
+				clean = append(clean, c)
+			}
+		} else if len(violating) < want {
+			violating = append(violating, c)
+		}
+		logger.V(5).Info("Found a preemption candidate", "node", klog.KRef("", name), "victims", len(victims), "pdbViolations", violations)
+		if enoughCandidatesNow() {
+			cancel()
+		}
+	}
+	p.parallelism.Until(ctx, len(potential), check, Name)
+	return append(clean, violating...), nodeStatuses, errors.Join(errs...)
+}
+
+// selectVictimsOnNode finds the fewest, least important pods to remove from
+// nodeInfo (a copy the caller gives up) for the preemptor to fit: it removes
+// every lower-priority pod, checks that the preemptor then fits, and adds the
+// pods back from the most important down as long as it still fits, trying
+// PodDisruptionBudget-protected pods first. It returns the victims, most
+// important first, and how many of them violate a budget.
+func (p *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, preemptor *v1.Pod, priority int32, nodeInfo *framework.NodeInfo, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
+	var potential []*framework.PodInfo
+	for _, pi := range nodeInfo.Pods {
+		if corev1helpers.PodPriority(pi.Pod) < priority {
+			potential = append(potential, pi)
+		}
+	}
+	if len(potential) == 0 {
+		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims)
+	}
+	remove := func(pi *framework.PodInfo) error {
+		if err := nodeInfo.RemovePod(pi.Pod); err != nil {
+			return err
+		}
+		return p.runner.RunPreFilterExtensionRemovePod(ctx, state, preemptor, pi, nodeInfo).AsError()
+	}
+	add := func(pi *framework.PodInfo) error {
+		nodeInfo.AddPodInfo(pi)
+		return p.runner.RunPreFilterExtensionAddPod(ctx, state, preemptor, pi, nodeInfo).AsError()
+	}
+	for _, pi := range potential {
+		if err := remove(pi); err != nil {
+			return nil, 0, framework.AsStatus(err)
+		}
+	}
+	// Affinity of the preemptor to its own victims is not considered, as upstream:
+	// if it does not fit with all of them gone, the node is no candidate.
+	if st := p.runner.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, nodeInfo); !st.IsSuccess() {
+		return nil, 0, st
+	}
+
+	now := metav1.NewTime(p.clock.Now())
+	sort.SliceStable(potential, func(i, j int) bool { return moreImportant(potential[i].Pod, potential[j].Pod, now) })
+	violatingPods, cleanPods := splitByPDBViolation(potential, pdbs)
+
+	var victims []*v1.Pod
+	reprieve := func(pi *framework.PodInfo) (bool, error) {
+		if err := add(pi); err != nil {
+			return false, err
+		}
+		if p.runner.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, nodeInfo).IsSuccess() {
+			return true, nil
+		}
+		if err := remove(pi); err != nil {
+			return false, err
+		}
+		victims = append(victims, pi.Pod)
+		return false, nil
+	}
+	violations := 0
+	for _, pi := range violatingPods {
+		fits, err := reprieve(pi)
+		if err != nil {
+			return nil, 0, framework.AsStatus(err)
+		}
+		if !fits {
+			violations++
+		}
+	}
+	for _, pi := range cleanPods {
+		if _, err := reprieve(pi); err != nil {
+			return nil, 0, framework.AsStatus(err)
+		}
+	}
+	if len(violatingPods) > 0 && len(cleanPods) > 0 {
+		sort.SliceStable(victims, func(i, j int) bool { return moreImportant(victims[i], victims[j], now) })
+	}
+	return victims, violations, nil
+}
+
+// moreImportant orders victims: higher priority first, then the one that
+// started earlier.
+func moreImportant(a, b *v1.Pod, now metav1.Time) bool {
+	pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
+	if pa != pb {
+		return pa > pb
+	}
+	sa, sb := startTime(a, now), startTime(b, now)
+	return sa.Before(&sb)
+}
+
+// startTime is when the pod started, or now for a pod that has not.
+func startTime(pod *v1.Pod, now metav1.Time) metav1.Time {
+	if pod.Status.StartTime != nil {
+		return *pod.Status.StartTime
+	}
+	return now
+}
+
+// splitByPDBViolation splits the pods, in order, into those whose eviction
+// some PodDisruptionBudget does not allow and the rest. Each budget's allowed
+// disruptions are used up by the pods in order; pods the budget already
+// counts as disrupted use none.
+func splitByPDBViolation(pods []*framework.PodInfo, pdbs []*policy.PodDisruptionBudget) (violating, clean []*framework.PodInfo) {
+	allowed := make([]int32, len(pdbs))
+	selectors := make([]labels.Selector, len(pdbs))
+	for i, pdb := range pdbs {
+		allowed[i] = pdb.Status.DisruptionsAllowed
+		if s, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector); err == nil && !s.Empty() {
+			selectors[i] = s
+		}
+	}
+	violates := func(pod *v1.Pod) bool {
+		if len(pod.Labels) == 0 {
+			return false
+		}
+		for i, pdb := range pdbs {
+			if selectors[i] == nil || pdb.Namespace != pod.Namespace || !selectors[i].Matches(labels.Set(pod.Labels)) {
+				continue
+			}
+			if _, disrupted := pdb.Status.DisruptedPods[pod.Name]; disrupted {
+				continue
+			}
+			allowed[i]--
+			if allowed[i] < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pi := range pods {
+		if violates(pi.Pod) {
+			violating = append(violating, pi)
+		} else {
+			clean = append(clean, pi)
+		}
+	}
+	return violating, clean
+}

@@ -1,0 +1,129 @@
+package defaultpreemption
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+)
+
+// prepare carries out the chosen preemption: each victim gets the
+// DisruptionTarget condition and is deleted through the API (a victim held
+// at Permit is rejected in memory instead), and pods of lower priority than
+// the preemptor lose their nomination to the node. It returns once the
+// victims' deletions are accepted; the nominations are cleared best-effort.
+func (p *DefaultPreemption) prepare(ctx context.Context, c *candidate, preemptor *v1.Pod) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	p.parallelism.Until(ctx, len(c.victims), func(i int) {
+		if err := p.preemptVictim(ctx, c.node, preemptor, c.victims[i]); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			cancel()
+		}
+	}, Name)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := p.clearLowerNominations(ctx, c.node, corev1helpers.PodPriority(preemptor)); err != nil {
+		klog.FromContext(ctx).Error(err, "Clearing the nominations of lower-priority pods", "node", klog.KRef("", c.node))
+	}
+	return nil
+}
+
+// preemptVictim evicts one victim. A victim already being deleted, or gone,
+// needs nothing more.
+func (p *DefaultPreemption) preemptVictim(ctx context.Context, node string, preemptor, victim *v1.Pod) error {
+	logger := klog.FromContext(ctx)
+	if victim.DeletionTimestamp != nil {
+		logger.V(2).Info("Victim is already being deleted", "victim", klog.KObj(victim), "node", klog.KRef("", node))
+		return nil
+	}
+	msg := fmt.Sprintf("Preempted by pod %v on node %v", preemptor.UID, node)
+	if wp := p.handle.GetWaitingPod(victim.UID); wp != nil {
+		wp.Reject(Name, "preempted")
+		msg += " (in kube-scheduler memory)."
+		logger.V(2).Info("Preempted a pod waiting at Permit", "victim", klog.KObj(victim), "node", klog.KRef("", node))
+	} else {
+		gone, err := p.deleteVictim(ctx, preemptor, victim)
+		if err != nil {
+			return err
+		}
+		if gone {
+			logger.V(2).Info("Victim is already deleted", "victim", klog.KObj(victim), "node", klog.KRef("", node))
+			return nil
+		}
+		logger.V(2).Info("Preempted a victim", "victim", klog.KObj(victim), "node", klog.KRef("", node))
+	}
+	if r := p.handle.EventRecorder(); r != nil {
+		r.Eventf(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", msg)
+	}
+	return nil
+}
+
+// deleteVictim marks the victim with the DisruptionTarget condition and
+// deletes it, with its UID as a precondition. It reports whether the victim
+// was already gone.
+func (p *DefaultPreemption) deleteVictim(ctx context.Context, preemptor, victim *v1.Pod) (bool, error) {
+	pods := p.handle.ClientSet().CoreV1().Pods(victim.Namespace)
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"uid": victim.UID},
+		"status": map[string]any{"conditions": []v1.PodCondition{{
+			Type:               v1.DisruptionTarget,
+			Status:             v1.ConditionTrue,
+			ObservedGeneration: victim.Generation,
+			Reason:             v1.PodReasonPreemptionByScheduler,
+			Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority pod", preemptor.Spec.SchedulerName),
+			LastTransitionTime: metav1.NewTime(p.clock.Now()),
+		}}},
+	})
+	if err != nil {
+		return false, fmt.Errorf("building the DisruptionTarget patch of %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	if _, err := pods.Patch(ctx, victim.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("adding the DisruptionTarget condition to %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	err = pods.Delete(ctx, victim.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &victim.UID}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("deleting the victim %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	return false, nil
+}
+
+// clearLowerNominations removes nominatedNodeName from the pods nominated
+// to the node with a priority below the preemptor's: the room they were
+// promised there now goes to the preemptor.
+func (p *DefaultPreemption) clearLowerNominations(ctx context.Context, node string, priority int32) error {
+	var errs []error
+	for _, pi := range p.handle.NominatedPodsForNode(node) {
+		pod := pi.Pod
+		if corev1helpers.PodPriority(pod) >= priority || pod.Status.NominatedNodeName == "" {
+			continue
+		}
+		patch := []byte(fmt.Sprintf(`{"metadata":{"uid":%q},"status":{"nominatedNodeName":null}}`, pod.UID))
+		_, err := p.handle.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("clearing the nomination of %s/%s: %w", pod.Namespace, pod.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
