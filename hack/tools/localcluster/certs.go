@@ -1,0 +1,158 @@
+package localcluster
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// pki holds the files of the cluster's certificates and keys.
+type pki struct {
+	caCert, servingCert, servingKey, adminCert, adminKey, saPublic, saPrivate string
+	caPEM, adminCertPEM, adminKeyPEM                                          []byte
+}
+
+// certificateValidity is how long the local cluster's certificates last.
+const certificateValidity = 7 * 24 * time.Hour
+
+// writePKI creates a CA, an apiserver serving certificate for 127.0.0.1 and
+// localhost, an administrator client certificate (group system:masters) and
+// a service-account signing key, all under dir.
+func writePKI(dir string, now time.Time) (*pki, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generating the CA key: %w", err)
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "berth-local-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(certificateValidity),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
+	if err != nil {
+		return nil, fmt.Errorf("signing the CA certificate: %w", err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the CA certificate: %w", err)
+	}
+	p := &pki{
+		caCert:      filepath.Join(dir, "ca.crt"),
+		servingCert: filepath.Join(dir, "apiserver.crt"),
+		servingKey:  filepath.Join(dir, "apiserver.key"),
+		adminCert:   filepath.Join(dir, "admin.crt"),
+		adminKey:    filepath.Join(dir, "admin.key"),
+		saPublic:    filepath.Join(dir, "sa.pub"),
+		saPrivate:   filepath.Join(dir, "sa.key"),
+		caPEM:       pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+	}
+	if err := os.WriteFile(p.caCert, p.caPEM, 0o600); err != nil {
+		return nil, fmt.Errorf("writing the CA certificate: %w", err)
+	}
+
+	serving := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "kube-apiserver"},
+		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if _, _, err := issue(serving, ca, caKey, now, p.servingCert, p.servingKey); err != nil {
+		return nil, fmt.Errorf("issuing the serving certificate: %w", err)
+	}
+	admin := &x509.Certificate{
+		SerialNumber: big.NewInt(3),
+		Subject:      pkix.Name{CommonName: "berth-admin", Organization: []string{"system:masters"}},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if p.adminCertPEM, p.adminKeyPEM, err = issue(admin, ca, caKey, now, p.adminCert, p.adminKey); err != nil {
+		return nil, fmt.Errorf("issuing the administrator certificate: %w", err)
+	}
+
+	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generating the service-account key: %w", err)
+	}
+	if err := writeKey(p.saPrivate, saKey); err != nil {
+		return nil, err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(saKey.Public())
+	if err != nil {
+		return nil, fmt.Errorf("encoding the service-account public key: %w", err)
+	}
+	if err := os.WriteFile(p.saPublic, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600); err != nil {
+		return nil, fmt.Errorf("writing the service-account public key: %w", err)
+	}
+	return p, nil
+}
+
+// issue signs tmpl with the CA for a new key and writes both as PEM files.
+func issue(tmpl, ca *x509.Certificate, caKey crypto.Signer, now time.Time, certPath, keyPath string) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generating a key: %w", err)
+	}
+	tmpl.NotBefore, tmpl.NotAfter = now.Add(-time.Hour), now.Add(certificateValidity)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("signing: %w", err)
+	}
+	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if err := os.WriteFile(certPath, certPEM, 0o600); err != nil {
+		return nil, nil, fmt.Errorf("writing %s: %w", certPath, err)
+	}
+	if err := writeKey(keyPath, key); err != nil {
+		return nil, nil, err
+	}
+	keyPEM, err = os.ReadFile(keyPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s back: %w", keyPath, err)
+	}
+	return certPEM, keyPEM, nil
+}
+
+func writeKey(path string, key *ecdsa.PrivateKey) error {
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("encoding a key: %w", err)
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeKubeconfig writes an administrator kubeconfig for server with the
+// certificates embedded, so that it keeps working when copied elsewhere.
+func writeKubeconfig(path, server string, p *pki) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["berth-local"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: p.caPEM}
+	cfg.AuthInfos["berth-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: p.adminCertPEM, ClientKeyData: p.adminKeyPEM}
+	cfg.Contexts["berth-local"] = &clientcmdapi.Context{Cluster: "berth-local", AuthInfo: "berth-admin", Namespace: "default"}
+	cfg.CurrentContext = "berth-local"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package localcluster
+
+import (
+	"io"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// DefaultNodes is how many fake nodes a cluster gets unless WithNodes says otherwise.
+const DefaultNodes = 10
+
+type options struct {
+	runDir       string
+	k8sBinDir    string
+	kwokBin      string
+	kwokStages   string
+	nodes        int
+	logger       logr.Logger
+	output       io.Writer
+	startTimeout time.Duration
+}
+
+// Option configures Start.
+type Option func(*options)
+
+// WithRunDir keeps the cluster's data, certificates, kubeconfig and logs in dir
+// (created when missing, emptied first); the default is a new temporary directory.
+func WithRunDir(dir string) Option { return func(o *options) { o.runDir = dir } }
+
+// WithK8sBinDir names the directory holding etcd, kube-apiserver and kube-controller-manager.
+func WithK8sBinDir(dir string) Option { return func(o *options) { o.k8sBinDir = dir } }
+
+// WithKwok names the kwok binary and the file of kwok Stages it runs with.
+func WithKwok(binary, stages string) Option {
+	return func(o *options) { o.kwokBin, o.kwokStages = binary, stages }
+}
+
+// WithNodes sets how many fake nodes kwok runs; zero creates none.
+func WithNodes(n int) Option { return func(o *options) { o.nodes = n } }
+
+// WithLogger makes the cluster report its progress to logger.
+func WithLogger(logger logr.Logger) Option { return func(o *options) { o.logger = logger } }
+
+// WithComponentOutput copies every component's log to w as well as to its file
+// under the run directory's logs/ folder, each line prefixed by the component's name.
+func WithComponentOutput(w io.Writer) Option { return func(o *options) { o.output = w } }
+
+// WithStartTimeout bounds how long Start waits for the components to become ready.
+func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
