@@ -38,6 +38,9 @@ func (p *DefaultPreemption) findCandidates(ctx context.Context, state *framework
 		klog.FromContext(ctx).V(3).Info("Preemption helps on no node")
 		return nil, framework.NewNodeToStatus(), nil
 	}
+	// The statuses may come out in map order; a fixed order makes the
+	// random offset the only source of variation.
+	sort.Slice(potential, func(i, j int) bool { return potential[i].Node().Name < potential[j].Node().Name })
 	var pdbs []*policy.PodDisruptionBudget
 	if p.pdbLister != nil {
 		if pdbs, err = p.pdbLister.List(labels.Everything()); err != nil {

@@ -1,0 +1,537 @@
+package defaultpreemption
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policy "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	fwkruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+func TestPostFilter(t *testing.T) {
+	preemptor := func() podBuilder { return makePod("big").priority(100).cpu("2") }
+	tests := []struct {
+		name        string
+		cluster     cluster
+		pod         *v1.Pod
+		wantNode    string // "" with wantClear: the result clears the nomination
+		wantClear   bool
+		wantDeleted []string
+		wantCode    framework.Code
+		wantMsg     string
+	}{
+		{
+			name: "keeps the more important pods and evicts only what is needed",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3")}, pods: []*v1.Pod{
+				makePod("low").priority(1).cpu("1").on("n1").obj(),
+				makePod("mid").priority(5).cpu("1").on("n1").obj(),
+				makePod("high").priority(9).cpu("1").on("n1").obj(),
+			}},
+			pod:         makePod("big").priority(100).cpu("1").obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"low"},
+			wantCode:    framework.Success,
+			wantMsg:     "preemption: found a potential placement for pod on node n1, preempting 1 victims",
+		},
+		{
+			name: "among equal priorities the pod that started last is evicted",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3")}, pods: []*v1.Pod{
+				makePod("old").priority(1).cpu("1").on("n1").started(0).obj(),
+				makePod("new").priority(1).cpu("1").on("n1").started(time.Hour).obj(),
+				makePod("older").priority(1).cpu("1").on("n1").started(-time.Hour).obj(),
+			}},
+			pod:         makePod("big").priority(100).cpu("1").obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"new"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "a PDB-protected pod is reprieved before an unprotected one",
+			cluster: cluster{
+				nodes: []*v1.Node{makeNode("n1", "3")},
+				pods: []*v1.Pod{
+					makePod("protected").priority(1).cpu("1").on("n1").label("app", "db").started(time.Hour).obj(),
+					makePod("free").priority(1).cpu("1").on("n1").started(0).obj(),
+					makePod("keep").priority(1).cpu("1").on("n1").started(-time.Hour).obj(),
+				},
+				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 0)},
+			},
+			pod:         makePod("big").priority(100).cpu("1").obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"free"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "fewest PDB violations wins",
+			cluster: cluster{
+				nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
+				pods: []*v1.Pod{
+					makePod("a").priority(1).cpu("2").on("n1").label("app", "db").obj(),
+					makePod("b").priority(5).cpu("2").on("n2").obj(),
+				},
+				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 0)},
+			},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "a PDB with disruptions left is no violation",
+			cluster: cluster{
+				nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
+				pods: []*v1.Pod{
+					makePod("a").priority(1).cpu("2").on("n1").label("app", "db").obj(),
+					makePod("b").priority(5).cpu("2").on("n2").obj(),
+				},
+				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 1)},
+			},
+			pod:         preemptor().obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"a"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "lowest priority of the most important victim wins",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("a1").priority(5).cpu("1").on("n1").obj(),
+				makePod("a2").priority(1).cpu("1").on("n1").obj(),
+				makePod("b1").priority(4).cpu("1").on("n2").obj(),
+				makePod("b2").priority(4).cpu("1").on("n2").obj(),
+			}},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b1", "b2"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "then the smallest sum of priorities",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("a1").priority(5).cpu("1").on("n1").obj(),
+				makePod("a2").priority(3).cpu("1").on("n1").obj(),
+				makePod("b1").priority(5).cpu("1").on("n2").obj(),
+				makePod("b2").priority(2).cpu("1").on("n2").obj(),
+			}},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b1", "b2"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "then the fewest victims",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("a1").priority(5).cpu("1").on("n1").obj(),
+				makePod("a2").priority(5).cpu("1").on("n1").obj(),
+				makePod("b1").priority(5).cpu("2").on("n2").obj(),
+			}},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b1"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "then the latest start of the earliest top-priority victim",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("a").priority(5).cpu("2").on("n1").started(-time.Hour).obj(),
+				makePod("b").priority(5).cpu("2").on("n2").started(-time.Minute).obj(),
+			}},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "full ties go to the candidate found first",
+			cluster: cluster{offset: 1, nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("a").priority(5).cpu("2").on("n1").started(0).obj(),
+				makePod("b").priority(5).cpu("2").on("n2").started(0).obj(),
+			}},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "minCandidateNodesAbsolute 1 stops at the first candidate from the offset",
+			cluster: cluster{
+				args:   `{"minCandidateNodesPercentage":0,"minCandidateNodesAbsolute":1}`,
+				offset: 1,
+				nodes:  []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2"), makeNode("n3", "2")},
+				pods: []*v1.Pod{
+					makePod("a").priority(1).cpu("2").on("n1").obj(),
+					makePod("b").priority(9).cpu("2").on("n2").obj(),
+					makePod("c").priority(1).cpu("2").on("n3").obj(),
+				},
+			},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "the dry run goes on past candidates that violate PDBs",
+			cluster: cluster{
+				args:  `{"minCandidateNodesPercentage":0,"minCandidateNodesAbsolute":1}`,
+				nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
+				pods: []*v1.Pod{
+					makePod("a").priority(1).cpu("2").on("n1").label("app", "db").obj(),
+					makePod("b").priority(9).cpu("2").on("n2").obj(),
+				},
+				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 0)},
+			},
+			pod:         preemptor().obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"b"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "preemptionPolicy Never preempts nobody",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{
+				makePod("a").priority(1).cpu("2").on("n1").obj(),
+			}},
+			pod:      preemptor().never().obj(),
+			wantCode: framework.Unschedulable,
+			wantMsg:  "preemption: not eligible due to preemptionPolicy=Never.",
+		},
+		{
+			name: "victims still terminating on the nominated node stop a second preemption",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3")}, pods: []*v1.Pod{
+				makePod("gone").priority(1).cpu("1").on("n1").preemptedAndTerminating().obj(),
+				makePod("a").priority(1).cpu("2").on("n1").obj(),
+			}},
+			pod:      preemptor().nominated("n1").obj(),
+			wantCode: framework.Unschedulable,
+			wantMsg:  "preemption: not eligible due to a terminating pod on the nominated node.",
+		},
+		{
+			name: "terminating pods elsewhere do not stop it, and count as victims without an API call",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("gone").priority(1).cpu("1").on("n1").preemptedAndTerminating().obj(),
+				makePod("a").priority(1).cpu("2").on("n1").obj(),
+				makePod("b").priority(200).cpu("2").on("n2").obj(),
+			}},
+			pod:         preemptor().nominated("n2").obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"a"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "a nominated node that no longer suits the pod does not stop it",
+			cluster: cluster{nodes: []*v1.Node{plainCordoned("n1"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("gone").priority(1).cpu("1").on("n1").preemptedAndTerminating().obj(),
+				makePod("a").priority(1).cpu("2").on("n2").obj(),
+			}},
+			pod:         preemptor().nominated("n1").obj(),
+			wantNode:    "n2",
+			wantDeleted: []string{"a"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "no lower-priority pods: nobody to preempt",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
+				makePod("a").priority(100).cpu("2").on("n1").obj(),
+				makePod("b").priority(200).cpu("2").on("n2").obj(),
+			}},
+			pod:       preemptor().obj(),
+			wantClear: true,
+			wantCode:  framework.Unschedulable,
+			wantMsg:   "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
+		},
+		{
+			name: "unresolvable nodes are not tried",
+			cluster: cluster{nodes: []*v1.Node{plainCordoned("n1"), makeNode("n2", "2"), makeNode("n3", "1")}, pods: []*v1.Pod{
+				makePod("a").priority(1).cpu("2").on("n1").obj(),
+				makePod("b").priority(200).cpu("2").on("n2").obj(),
+			}},
+			pod:       preemptor().obj(),
+			wantClear: true,
+			wantCode:  framework.Unschedulable,
+			wantMsg:   "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+		},
+		{
+			name: "a node where higher-priority pods leave too little room reports the filter's reason",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{
+				makePod("a").priority(1).cpu("1").on("n1").obj(),
+				makePod("b").priority(200).cpu("1").on("n1").obj(),
+			}},
+			pod:       preemptor().obj(),
+			wantClear: true,
+			wantCode:  framework.Unschedulable,
+			wantMsg:   "preemption: 0/1 nodes are available: 1 Insufficient cpu.",
+		},
+		{
+			name: "a pod larger than any node is not helped",
+			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "1")}, pods: []*v1.Pod{
+				makePod("a").priority(1).cpu("1").on("n1").obj(),
+			}},
+			pod:       preemptor().obj(),
+			wantClear: true,
+			wantCode:  framework.Unschedulable,
+			wantMsg:   "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.cluster
+			c.pods = append(slices.Clone(c.pods), tt.pod)
+			e := newEnv(t, c)
+			result, st := e.schedule(t, tt.pod)
+			if st.Code() != tt.wantCode {
+				t.Fatalf("status %v, want code %v", st, tt.wantCode)
+			}
+			if tt.wantMsg != "" && st.Message() != tt.wantMsg {
+				t.Errorf("message\n got %q\nwant %q", st.Message(), tt.wantMsg)
+			}
+			switch {
+			case tt.wantNode != "" || tt.wantClear:
+				if result.Mode() != framework.ModeOverride || result.NominatedNodeName != tt.wantNode {
+					t.Errorf("result %+v, want nomination %q", result.NominatingInfo, tt.wantNode)
+				}
+			case result != nil && result.Mode() != framework.ModeNoop:
+				t.Errorf("result %+v, want none", result.NominatingInfo)
+			}
+			if got := e.deleted(); !slices.Equal(got, tt.wantDeleted) {
+				t.Errorf("deleted %v, want %v", got, tt.wantDeleted)
+			}
+			if got := e.statusPatches(); !slices.Equal(got, tt.wantDeleted) {
+				t.Errorf("DisruptionTarget patches %v, want %v", got, tt.wantDeleted)
+			}
+		})
+	}
+}
+
+// plainCordoned is a 2-CPU node marked unschedulable.
+func plainCordoned(name string) *v1.Node {
+	n := makeNode(name, "2")
+	n.Spec.Unschedulable = true
+	return n
+}
+
+func TestVictimGetsDisruptionTargetThenIsDeleted(t *testing.T) {
+	victim := makePod("v").priority(1).cpu("2").on("n1").obj()
+	victim.Generation = 3
+	pod := makePod("big").priority(100).cpu("2").obj()
+	pod.Spec.SchedulerName = "bin-packing"
+	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
+	if _, st := e.schedule(t, pod); !st.IsSuccess() {
+		t.Fatalf("PostFilter: %v", st)
+	}
+	actions := e.client.Actions()
+	if len(actions) != 2 {
+		t.Fatalf("actions %v, want a status patch and a delete", actions)
+	}
+	patch := actions[0].(clienttesting.PatchAction)
+	for _, want := range []string{`"type":"DisruptionTarget"`, `"status":"True"`, `"reason":"PreemptionByScheduler"`,
+		`"message":"bin-packing: preempting to accommodate a higher priority pod"`, `"observedGeneration":3`, `"uid":"v-uid"`} {
+		if !strings.Contains(string(patch.GetPatch()), want) {
+			t.Errorf("patch %s lacks %s", patch.GetPatch(), want)
+		}
+	}
+	del := actions[1].(clienttesting.DeleteAction)
+	if uid := del.GetDeleteOptions().Preconditions; uid == nil || *uid.UID != types.UID("v-uid") {
+		t.Errorf("delete preconditions %+v, want the victim's UID", uid)
+	}
+	got, err := e.client.CoreV1().Pods("default").Get(context.Background(), "v", metav1GetOptions())
+	if err == nil {
+		t.Errorf("victim still exists: %v", got.Status.Conditions)
+	}
+}
+
+func TestLowerPriorityNominationsAreCleared(t *testing.T) {
+	lower := makePod("lower").priority(5).cpu("1").nominated("n1").obj()
+	higher := makePod("higher").priority(500).cpu("1").nominated("n1").obj()
+	elsewhere := makePod("elsewhere").priority(5).cpu("1").nominated("n2").obj()
+	pod := makePod("big").priority(100).cpu("1").obj()
+	e := newEnv(t, cluster{
+		nodes:     []*v1.Node{makeNode("n1", "3"), makeNode("n2", "1")},
+		pods:      []*v1.Pod{makePod("v").priority(1).cpu("2").on("n1").obj(), makePod("w").priority(200).cpu("1").on("n2").obj(), lower, higher, elsewhere, pod},
+		nominated: []*v1.Pod{lower, higher, elsewhere},
+	})
+	result, st := e.schedule(t, pod)
+	if !st.IsSuccess() || result.NominatedNodeName != "n1" {
+		t.Fatalf("PostFilter: %v, %+v", st, result)
+	}
+	if got, want := e.statusPatches(), []string{"v", "lower"}; !slices.Equal(got, want) {
+		t.Errorf("status patches %v, want %v", got, want)
+	}
+	for _, a := range e.client.Actions() {
+		if p, ok := a.(clienttesting.PatchAction); ok && p.GetName() == "lower" && !strings.Contains(string(p.GetPatch()), `"nominatedNodeName":null`) {
+			t.Errorf("patch of lower %s does not clear the nomination", p.GetPatch())
+		}
+	}
+}
+
+func TestWaitingVictimIsRejectedInMemory(t *testing.T) {
+	victim := makePod("v").priority(1).cpu("2").on("n1").obj()
+	pod := makePod("big").priority(100).cpu("2").obj()
+	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
+	wp := &fakeWaitingPod{pod: victim}
+	p, err := NewWithArgs(&DefaultPreemptionArgs{}, waitingHandle{Framework: e.fwk, wp: wp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, statuses := e.filter(t, pod)
+	if _, st := p.PostFilter(context.Background(), state, pod, statuses); !st.IsSuccess() {
+		t.Fatalf("PostFilter: %v", st)
+	}
+	if got := e.deleted(); len(got) != 0 {
+		t.Errorf("deleted %v; a waiting victim is rejected in memory", got)
+	}
+	if wp.rejectedBy != Name {
+		t.Errorf("waiting victim rejected by %q, want %q", wp.rejectedBy, Name)
+	}
+}
+
+// waitingHandle is the framework with one pod waiting at Permit.
+type waitingHandle struct {
+	*fwkruntime.Framework
+	wp *fakeWaitingPod
+}
+
+func (h waitingHandle) GetWaitingPod(uid types.UID) framework.WaitingPod {
+	if uid == h.wp.pod.UID {
+		return h.wp
+	}
+	return nil
+}
+
+// fakeWaitingPod records its rejection.
+type fakeWaitingPod struct {
+	pod        *v1.Pod
+	rejectedBy string
+}
+
+func (w *fakeWaitingPod) GetPod() *v1.Pod             { return w.pod }
+func (w *fakeWaitingPod) GetPendingPlugins() []string { return nil }
+func (w *fakeWaitingPod) Allow(string)                {}
+func (w *fakeWaitingPod) Reject(plugin, _ string)     { w.rejectedBy = plugin }
+
+func TestPickCandidateOrder(t *testing.T) {
+	p := &DefaultPreemption{clock: fakeClock()}
+	pods := func(prios ...int32) []*v1.Pod {
+		out := make([]*v1.Pod, len(prios))
+		for i, pr := range prios {
+			out[i] = makePod("p").priority(pr).started(time.Duration(i) * time.Minute).obj()
+		}
+		return out
+	}
+	tests := []struct {
+		name       string
+		candidates []*candidate
+		want       string
+	}{
+		{"pdb violations first", []*candidate{
+			{node: "a", victims: pods(1), pdbViolations: 1},
+			{node: "b", victims: pods(50, 50, 50), pdbViolations: 0},
+		}, "b"},
+		{"then highest victim priority", []*candidate{
+			{node: "a", victims: pods(10)},
+			{node: "b", victims: pods(9, 9, 9)},
+		}, "b"},
+		{"negative priorities still count per victim", []*candidate{
+			{node: "a", victims: pods(-5, -5)},
+			{node: "b", victims: pods(-5)},
+		}, "b"},
+		{"then start time of the top victims", []*candidate{
+			{node: "a", victims: []*v1.Pod{makePod("x").priority(3).started(0).obj()}},
+			{node: "b", victims: []*v1.Pod{makePod("y").priority(3).started(time.Second).obj()}},
+		}, "b"},
+		{"a victim without start time counts as starting now", []*candidate{
+			{node: "a", victims: []*v1.Pod{makePod("x").priority(3).started(time.Hour).obj()}},
+			{node: "b", victims: []*v1.Pod{makePod("y").priority(3).obj()}},
+		}, "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.pickCandidate(tt.candidates); got.node != tt.want {
+				t.Errorf("picked %s (victim priorities %v), want %s", got.node, priorities(got.victims), tt.want)
+			}
+		})
+	}
+}
+
+func TestNumCandidates(t *testing.T) {
+	tests := []struct {
+		pct, abs int32
+		nodes    int
+		want     int
+	}{
+		{10, 100, 50, 50},
+		{10, 100, 5000, 500},
+		{10, 100, 500, 100},
+		{0, 1, 500, 1},
+		{100, 0, 30, 30},
+		{40, 3, 5, 3},
+	}
+	for _, tt := range tests {
+		p := &DefaultPreemption{percentage: tt.pct, absolute: tt.abs}
+		if got := p.numCandidates(tt.nodes); got != tt.want {
+			t.Errorf("pct %d abs %d over %d nodes: %d, want %d", tt.pct, tt.abs, tt.nodes, got, tt.want)
+		}
+	}
+}
+
+func TestDecodeArgs(t *testing.T) {
+	tests := []struct {
+		name            string
+		raw             string
+		wantPct, wantAb int32
+		wantErr         []string
+	}{
+		{name: "defaults", raw: ``, wantPct: 10, wantAb: 100},
+		{name: "set", raw: `{"kind":"DefaultPreemptionArgs","minCandidateNodesPercentage":50,"minCandidateNodesAbsolute":0}`, wantPct: 50, wantAb: 0},
+		{name: "percentage out of range", raw: `{"minCandidateNodesPercentage":101}`,
+			wantErr: []string{"minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]"}},
+		{name: "negative absolute and percentage", raw: `{"minCandidateNodesPercentage":-1,"minCandidateNodesAbsolute":-1}`,
+			wantErr: []string{"minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]", "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)"}},
+		{name: "both zero", raw: `{"minCandidateNodesPercentage":0,"minCandidateNodesAbsolute":0}`,
+			wantErr: []string{"cannot be zero at the same time as minCandidateNodesAbsolute", "cannot be zero at the same time as minCandidateNodesPercentage"}},
+		{name: "wrong kind", raw: `{"kind":"NodeAffinityArgs"}`, wantErr: []string{"kind: Invalid value: \"NodeAffinityArgs\": must be DefaultPreemptionArgs"}},
+		{name: "unknown field", raw: `{"minCandidateNodes":1}`, wantErr: []string{`unknown field "minCandidateNodes"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := DecodeArgs([]byte(tt.raw))
+			if len(tt.wantErr) > 0 {
+				if err == nil {
+					t.Fatal("want an error")
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q lacks %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *a.MinCandidateNodesPercentage != tt.wantPct || *a.MinCandidateNodesAbsolute != tt.wantAb {
+				t.Errorf("args %d/%d, want %d/%d", *a.MinCandidateNodesPercentage, *a.MinCandidateNodesAbsolute, tt.wantPct, tt.wantAb)
+			}
+		})
+	}
+}
+
+func TestNewWithoutRunnerFailsOnlyAtPreemption(t *testing.T) {
+	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "1")}})
+	p, err := NewWithArgs(&DefaultPreemptionArgs{}, handleOnly{e.fwk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st := p.PostFilter(context.Background(), framework.NewCycleState(), makePod("x").obj(), framework.NewNodeToStatus())
+	if st.Code() != framework.Error {
+		t.Errorf("status %v, want Error", st)
+	}
+}
+
+// handleOnly hides every method beyond framework.Handle.
+type handleOnly struct{ framework.Handle }
