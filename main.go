@@ -1,6 +1,6 @@
-// Command berth is Berth's single binary. Today it answers `berth version`;
-// the manager (`berth manager`) and the migration tool (`berth convert`)
-// join it as they are built.
+// Command berth is Berth's single binary: the manager that runs the
+// scheduler, the controllers and the webhook (`berth manager`), the
+// migration tool (`berth convert`) and `berth version`.
 package main
 
 import (
@@ -10,6 +10,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // gitVersion is Berth's version, set at build time with
@@ -27,6 +29,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch args[0] {
+	case "manager":
+		// The first SIGTERM or SIGINT stops the manager gracefully; a second
+		// one exits at once.
+		return runManager(ctrl.SetupSignalHandler(), args[1:], stderr)
 	case "convert":
 		return runConvert(context.Background(), args[1:], os.Stdin, stdout, stderr)
 	case "version":
@@ -60,6 +66,7 @@ Usage:
   berth <command> [flags]
 
 Commands:
+  manager   run the scheduler, the controllers and the webhook (berth manager -h)
   convert   write SchedulingProfiles for a KubeSchedulerConfiguration file
   version   print Berth's version
   help      show this text

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/profile"
+)
+
+// fakeSync is a scheduler whose informers have synced or not.
+type fakeSync bool
+
+func (s fakeSync) HasSynced() bool { return bool(s) }
+
+// fakeHost fails to compile the schedulerNames in invalid.
+type fakeHost struct{ invalid map[string]bool }
+
+func (h fakeHost) CompileProfile(_ context.Context, name string, _ *v1alpha1.SchedulingProfileSpec, _ ...runtime.Option) (*runtime.Framework, error) {
+	if h.invalid[name] {
+		return nil, errors.New("invalid")
+	}
+	return &runtime.Framework{}, nil
+}
+func (fakeHost) InstallProfile(context.Context, string, *profile.Profile) {}
+func (fakeHost) RemoveProfile(context.Context, string)                    {}
+
+func TestReadiness(t *testing.T) {
+	closed := make(chan struct{})
+	close(closed)
+	tests := []struct {
+		name     string
+		profiles []*v1alpha1.SchedulingProfile
+		// compileBefore and compileAfter are compiled before and after the listing.
+		compileBefore, compileAfter []string
+		invalid                     []string
+		skipList, leader, synced    bool
+		wantErr                     string
+	}{
+		{name: "not listed yet", skipList: true, wantErr: "not been listed"},
+		{name: "no profiles, standby", wantErr: ""},
+		{name: "no profiles, leader not synced", leader: true, wantErr: "informer caches have not synced"},
+		{name: "no profiles, leader synced", leader: true, synced: true},
+		{name: "profile not compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+			wantErr: "profiles not compiled yet for schedulerNames p1"},
+		{name: "profile compiled after listing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").schedulerName("s1").obj()},
+			compileAfter: []string{"s1"}},
+		{name: "profile compiled before listing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+			compileBefore: []string{"p1"}, leader: true, synced: true},
+		{name: "invalid profile counts as compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+			compileAfter: []string{"p1"}, invalid: []string{"p1"}},
+		{name: "contenders settle with one compile", profiles: []*v1alpha1.SchedulingProfile{
+			makeProfile("old").schedulerName("s").obj(), makeProfile("new").schedulerName("s").obj()},
+			compileAfter: []string{"s"}},
+		{name: "one of two compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("a").obj(), makeProfile("b").obj()},
+			compileAfter: []string{"a"}, wantErr: "schedulerNames b"},
+		{name: "deleting profile ignored", profiles: []*v1alpha1.SchedulingProfile{makeProfile("gone").deleting().obj()}},
+		{name: "compiled profiles pass, leader still waits for caches", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+			compileAfter: []string{"p1"}, leader: true, wantErr: "informer caches"},
+		{name: "many waiting are summarised", profiles: []*v1alpha1.SchedulingProfile{
+			makeProfile("a").obj(), makeProfile("b").obj(), makeProfile("c").obj(), makeProfile("d").obj(),
+			makeProfile("e").obj(), makeProfile("f").obj(), makeProfile("g").obj()},
+			wantErr: "a, b, c, d, e and 2 more"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			scheme, err := newScheme()
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := make([]client.Object, 0, len(tc.profiles))
+			for _, p := range tc.profiles {
+				objs = append(objs, p)
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+			elected := make(chan struct{})
+			if tc.leader {
+				elected = closed
+			}
+			r := newReadiness(fakeSync(tc.synced), elected, c)
+			invalid := map[string]bool{}
+			for _, n := range tc.invalid {
+				invalid[n] = true
+			}
+			host := trackingHost{ProfileHost: fakeHost{invalid: invalid}, ready: r}
+			ctx := context.Background()
+			compile := func(names []string) {
+				for _, n := range names {
+					_, _ = host.CompileProfile(ctx, n, &v1alpha1.SchedulingProfileSpec{})
+				}
+			}
+			compile(tc.compileBefore)
+			if !tc.skipList {
+				if err := r.Start(ctx); err != nil {
+					t.Fatalf("Start: %v", err)
+				}
+			}
+			compile(tc.compileAfter)
+			err = r.Check(nil)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Errorf("Check() = %v, want ready", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("Check() = %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
