@@ -20,7 +20,7 @@ func TestNewManagerOptionsDefaults(t *testing.T) {
 		t.Fatalf("newManagerOptions(nil): %v", err)
 	}
 	checks := []struct {
-		name     string
+		name      string
 		got, want any
 	}{
 		{"kubeconfig", o.kubeconfig, ""},

@@ -32,10 +32,10 @@ type syncChecker interface {
 // Standby replicas do not run the scheduler's informers, so they are ready
 // with their profiles compiled: a rolling update can then proceed.
 type readiness struct {
-	sched   syncChecker
-	elected <-chan struct{}
+	sched    syncChecker
+	elected  <-chan struct{}
 	profiles client.Reader
-	retry   time.Duration
+	retry    time.Duration
 
 	mu sync.Mutex
 	// compiled holds the schedulerNames the controllers have compiled.
