@@ -8,6 +8,13 @@ BIN := $(ROOT)/bin
 K8S_BIN := $(BIN)/k8s
 CONTROLLER_GEN := $(BIN)/controller-gen
 GINKGO := $(BIN)/ginkgo
+HELM := $(BIN)/helm
+K8S_VERSION := 1.37.1
+
+# The chart rendered with every optional object on; test/integration/helm
+# applies it to the test apiserver with server-side dry-run.
+CHART := charts/berth
+export BERTH_CHART_RENDERED := $(BIN)/chart/rendered.yaml
 
 # Tests run against the control-plane binaries that hack/control-plane.sh builds.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
@@ -55,7 +62,7 @@ verify: generate manifests ## Fail when generated files are stale or gofmt/go ve
 ##@ Test
 
 .PHONY: test
-test: verify test-unit test-integration ## Verify, then run unit and integration tests.
+test: verify helm-lint test-unit test-integration ## Verify, lint the Helm chart, then run unit and integration tests.
 
 .PHONY: test-unit
 test-unit: ## Run the unit tests.
@@ -64,6 +71,28 @@ test-unit: ## Run the unit tests.
 .PHONY: test-integration
 test-integration: control-plane $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
 	$(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
+
+.PHONY: test-e2e
+test-e2e: $(GINKGO) ## Run the end-to-end suite on a local cluster (kube-controller-manager, kwok fake nodes, berth manager processes).
+	hack/local-cluster.sh build
+	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=20m --poll-progress-after=120s -v test/e2e
+
+.PHONY: helm-lint
+helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC rules lag config/.
+	@diff -r -q config/crd/bases $(CHART)/files/crds && diff -q config/rbac/role.yaml $(CHART)/files/rbac/role.yaml \
+		|| { echo "charts/berth/files lags config/; run 'make helm-sync' and commit"; exit 1; }
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART)
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set replicas=1,leaderElection.enabled=false,webhook.enabled=false,metrics.enabled=false
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls
+	@mkdir -p $(dir $(BERTH_CHART_RENDERED))
+	$(HELM) template berth $(CHART) --namespace berth-system --kube-version $(K8S_VERSION) \
+		--set metrics.serviceMonitor.enabled=true > $(BERTH_CHART_RENDERED)
+
+.PHONY: helm-sync
+helm-sync: ## Copy the generated CRDs and ClusterRole rules from config/ into the Helm chart.
+	rm -f $(CHART)/files/crds/*.yaml
+	cp config/crd/bases/*.yaml $(CHART)/files/crds/
+	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 
 .PHONY: bench
 bench: control-plane ## Run the Go benchmarks: the scheduler's hot paths, then profile apply → first bind on envtest.
@@ -76,12 +105,19 @@ bench: control-plane ## Run the Go benchmarks: the scheduler's hot paths, then p
 build: ## Build the berth binary into bin/.
 	go build -o $(BIN)/berth .
 
+.PHONY: run
+run: ## Try Berth: a local cluster (NODES=10 kwok fake nodes), the samples and berth manager in the foreground; Ctrl-C stops it.
+	hack/local-cluster.sh
+
 .PHONY: control-plane
 control-plane: ## Build etcd and kube-apiserver v1.37.1 from Go modules into bin/k8s.
 	hack/control-plane.sh etcd kube-apiserver
 
 $(CONTROLLER_GEN): hack/tools/codegen/go.mod hack/tools/codegen/go.sum
 	cd hack/tools/codegen && go build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
+	cd hack/tools/helm && go build -trimpath -ldflags "-s -w" -o $(HELM) helm.sh/helm/v3/cmd/helm
 
 $(GINKGO): go.mod go.sum
 	go build -o $(GINKGO) github.com/onsi/ginkgo/v2/ginkgo

@@ -1,0 +1,189 @@
+package helm_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/berth-io/berth/hack/tools/localcluster"
+)
+
+// releaseNamespace is the namespace `make helm-lint` renders the chart for.
+const releaseNamespace = "berth-system"
+
+// needsCRD lists the kinds the chart renders whose APIs come from other
+// projects' CRDs (cert-manager, the Prometheus Operator), which the test
+// apiserver does not serve.
+var needsCRD = map[string]bool{
+	"cert-manager.io/Certificate":          true,
+	"cert-manager.io/Issuer":               true,
+	"monitoring.coreos.com/ServiceMonitor": true,
+}
+
+// warnings collects the apiserver's warning headers.
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
+}
+
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.list
+	w.list = nil
+	return out
+}
+
+func renderedObjects() []*unstructured.Unstructured {
+	raw, err := os.ReadFile(rendered)
+	Expect(err).NotTo(HaveOccurred())
+	objs, err := localcluster.DecodeManifests(bytes.NewReader(raw))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(objs).NotTo(BeEmpty())
+	return objs
+}
+
+func kindsOf(objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+	out := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		out[o.GetKind()+"/"+o.GetName()] = o
+	}
+	return out
+}
+
+var _ = Describe("the rendered chart", func() {
+	var (
+		dyn     dynamic.Interface
+		mapper  meta.RESTMapper
+		clients kubernetes.Interface
+		warn    *warnings
+		objs    []*unstructured.Unstructured
+	)
+
+	BeforeEach(func(ctx SpecContext) {
+		warn = &warnings{}
+		c := rest.CopyConfig(cfg)
+		c.WarningHandler = warn
+		httpClient, err := rest.HTTPClientFor(c)
+		Expect(err).NotTo(HaveOccurred())
+		mapper, err = apiutil.NewDynamicRESTMapper(c, httpClient)
+		Expect(err).NotTo(HaveOccurred())
+		dyn, err = dynamic.NewForConfigAndClient(c, httpClient)
+		Expect(err).NotTo(HaveOccurred())
+		clients, err = kubernetes.NewForConfigAndClient(c, httpClient)
+		Expect(err).NotTo(HaveOccurred())
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: releaseNamespace, Labels: map[string]string{
+			"pod-security.kubernetes.io/enforce": "restricted",
+			"pod-security.kubernetes.io/warn":    "restricted",
+		}}}
+		_, err = clients.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+		if err != nil {
+			Expect(clients.CoreV1().Namespaces().Get(ctx, releaseNamespace, metav1.GetOptions{})).NotTo(BeNil())
+		}
+		objs = renderedObjects()
+	})
+
+	It("is accepted object by object with server-side dry-run", func(ctx SpecContext) {
+		var skipped []string
+		for _, obj := range objs {
+			gvk := obj.GroupVersionKind()
+			mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if meta.IsNoMatchError(err) && needsCRD[gvk.Group+"/"+gvk.Kind] {
+				skipped = append(skipped, gvk.Kind+"/"+obj.GetName())
+				continue
+			}
+			Expect(err).NotTo(HaveOccurred(), "the apiserver serves no %s", gvk)
+			var res dynamic.ResourceInterface = dyn.Resource(mapping.Resource)
+			if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+				Expect(obj.GetNamespace()).To(Equal(releaseNamespace), "%s %s", gvk.Kind, obj.GetName())
+				res = dyn.Resource(mapping.Resource).Namespace(releaseNamespace)
+			}
+			_, err = res.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: "helm-chart-test", DryRun: []string{metav1.DryRunAll}})
+			Expect(err).NotTo(HaveOccurred(), "dry-run apply of %s %s", gvk.Kind, obj.GetName())
+			Expect(warn.take()).To(BeEmpty(), "warnings for %s %s", gvk.Kind, obj.GetName())
+		}
+		sort.Strings(skipped)
+		Expect(skipped).To(Equal([]string{"Certificate/berth-webhook", "Issuer/berth-selfsigned", "ServiceMonitor/berth"}),
+			"only the cert-manager and Prometheus Operator objects may be skipped")
+	})
+
+	It("runs the manager in a pod that Pod Security \"restricted\" admits", func(ctx SpecContext) {
+		dep, ok := kindsOf(objs)["Deployment/berth-manager"]
+		Expect(ok).To(BeTrue(), "the chart renders Deployment berth-manager")
+		tmpl, found, err := unstructured.NestedMap(dep.Object, "spec", "template")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(BeTrue())
+		pod := &corev1.Pod{}
+		Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl, pod)).To(Succeed())
+		pod.Name, pod.Namespace = "berth-manager-dry-run", releaseNamespace
+		pod.Spec.PriorityClassName = "" // system-cluster-critical is allowed only in kube-system
+		_, err = clients.CoreV1().Pods(releaseNamespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(warn.take()).To(BeEmpty())
+
+		c := pod.Spec.Containers[0]
+		Expect(c.SecurityContext.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()))
+		Expect(c.Args).To(ContainElements("manager", "--leader-elect=true", "--leader-elect-namespace="+releaseNamespace))
+	})
+
+	It("keeps Berth's CRDs on uninstall and carries config/crd/bases' schemas", func() {
+		bases, err := filepath.Glob(filepath.Join(repoRoot, "config", "crd", "bases", "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		byKind := kindsOf(objs)
+		for _, file := range bases {
+			raw, err := os.ReadFile(file)
+			Expect(err).NotTo(HaveOccurred())
+			want, err := localcluster.DecodeManifests(bytes.NewReader(raw))
+			Expect(err).NotTo(HaveOccurred())
+			got, ok := byKind["CustomResourceDefinition/"+want[0].GetName()]
+			Expect(ok).To(BeTrue(), "the chart has no CRD %s", want[0].GetName())
+			Expect(got.GetAnnotations()).To(HaveKeyWithValue("helm.sh/resource-policy", "keep"))
+			Expect(got.Object["spec"]).To(Equal(want[0].Object["spec"]), "CRD %s differs from %s", got.GetName(), file)
+		}
+	})
+
+	It("points the webhooks at the paths the manager serves", func() {
+		raw, err := os.ReadFile(filepath.Join(repoRoot, "config", "webhook", "manifests.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		generated, err := localcluster.DecodeManifests(bytes.NewReader(raw))
+		Expect(err).NotTo(HaveOccurred())
+		want := webhookPaths(generated[0])
+		Expect(want).NotTo(BeEmpty())
+		chart, ok := kindsOf(objs)["ValidatingWebhookConfiguration/berth-validating"]
+		Expect(ok).To(BeTrue())
+		Expect(webhookPaths(chart)).To(Equal(want))
+	})
+})
+
+// webhookPaths maps each webhook's name to its service path.
+func webhookPaths(cfg *unstructured.Unstructured) map[string]string {
+	out := map[string]string{}
+	hooks, _, _ := unstructured.NestedSlice(cfg.Object, "webhooks")
+	for _, h := range hooks {
+		m, _ := h.(map[string]any)
+		name, _, _ := unstructured.NestedString(m, "name")
+		path, _, _ := unstructured.NestedString(m, "clientConfig", "service", "path")
+		out[name] = path
+	}
+	return out
+}
