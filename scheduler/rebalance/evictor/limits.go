@@ -1,0 +1,61 @@
+package evictor
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// Limits counts the evictions of one run against the policy's limits.
+type Limits struct {
+	perNode, perNamespace, total int
+	byNode, byNamespace          map[string]int
+	all                          int
+}
+
+// NewLimits returns a counter for l; unset limits never bind.
+func NewLimits(l *v1alpha1.EvictionLimits) *Limits {
+	out := &Limits{perNode: -1, perNamespace: -1, total: -1, byNode: map[string]int{}, byNamespace: map[string]int{}}
+	if l == nil {
+		return out
+	}
+	set := func(dst *int, v *int32) {
+		if v != nil {
+			*dst = int(*v)
+		}
+	}
+	set(&out.perNode, l.MaxPodsToEvictPerNode)
+	set(&out.perNamespace, l.MaxPodsToEvictPerNamespace)
+	set(&out.total, l.MaxPodsToEvictTotal)
+	return out
+}
+
+func reached(limit, count int) bool { return limit >= 0 && count >= limit }
+
+// NodeReached reports whether nodeName or the run as a whole has used up its evictions.
+func (l *Limits) NodeReached(nodeName string) bool {
+	return reached(l.total, l.all) || reached(l.perNode, l.byNode[nodeName])
+}
+
+// Allow returns nil when one more eviction of pod stays within every limit,
+// or an error naming the limit reached.
+func (l *Limits) Allow(pod *v1.Pod) error {
+	switch {
+	case reached(l.total, l.all):
+		return fmt.Errorf("maxPodsToEvictTotal %d reached", l.total)
+	case reached(l.perNode, l.byNode[pod.Spec.NodeName]):
+		return fmt.Errorf("maxPodsToEvictPerNode %d reached on node %s", l.perNode, pod.Spec.NodeName)
+	case reached(l.perNamespace, l.byNamespace[pod.Namespace]):
+		return fmt.Errorf("maxPodsToEvictPerNamespace %d reached in namespace %s", l.perNamespace, pod.Namespace)
+	}
+	return nil
+}
+
+// Count records one eviction of pod.
+func (l *Limits) Count(pod *v1.Pod) {
+	l.all++
+	l.byNode[pod.Spec.NodeName]++
+	l.byNamespace[pod.Namespace]++
+}

@@ -1,0 +1,117 @@
+package rebalance
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+// DefaultProfileName is the SchedulingProfile whose filters decide nodeFit
+// when a policy names none.
+const DefaultProfileName = "default-scheduler"
+
+// compiledPolicy is a validated policy ready to run.
+type compiledPolicy struct {
+	name       string
+	generation int64
+	spec       *v1alpha1.RebalancePolicySpec
+	strategies []strategies.Strategy
+	// cron is the parsed cron schedule; nil for an interval.
+	cron cron.Schedule
+}
+
+// compile validates spec against the registry and returns every problem found.
+func compile(registry strategies.Registry, name string, generation int64, spec *v1alpha1.RebalancePolicySpec) (*compiledPolicy, error) {
+	c := &compiledPolicy{name: name, generation: generation, spec: spec.DeepCopy()}
+	var errs []error
+	switch sch := spec.Schedule; {
+	case sch.Interval != nil && sch.Cron != "":
+		errs = append(errs, errors.New("schedule: only one of interval or cron may be set"))
+	case sch.Interval != nil:
+		if sch.Interval.Duration <= 0 {
+			errs = append(errs, fmt.Errorf("schedule.interval %s must be positive", sch.Interval.Duration))
+		}
+	case sch.Cron != "":
+		parsed, err := cron.ParseStandard(sch.Cron)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("schedule.cron %q: %w", sch.Cron, err))
+		}
+		c.cron = parsed
+	default:
+		errs = append(errs, errors.New("schedule: one of interval or cron must be set"))
+	}
+	if len(spec.Strategies) == 0 {
+		errs = append(errs, errors.New("strategies: at least one strategy is required"))
+	}
+	seen := map[v1alpha1.StrategyName]bool{}
+	for _, s := range spec.Strategies {
+		if seen[s.Name] {
+			errs = append(errs, fmt.Errorf("strategy %s appears more than once", s.Name))
+			continue
+		}
+		seen[s.Name] = true
+		built, err := registry.Build(s.Name, s.Args.Raw)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.strategies = append(c.strategies, built)
+	}
+	if ev := spec.Evictor; ev != nil {
+		if ev.LabelSelector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(ev.LabelSelector); err != nil {
+				errs = append(errs, fmt.Errorf("evictor.labelSelector: %w", err))
+			}
+		}
+		if ev.MinPodAge != nil && ev.MinPodAge.Duration < 0 {
+			errs = append(errs, fmt.Errorf("evictor.minPodAge %s must not be negative", ev.MinPodAge.Duration))
+		}
+		if pt := ev.PriorityThreshold; pt != nil && pt.Value != nil && pt.Name != "" {
+			errs = append(errs, errors.New("evictor.priorityThreshold: only one of value or name may be set"))
+		}
+	}
+	if ns := spec.Namespaces; ns != nil && len(ns.Include) > 0 && len(ns.Exclude) > 0 {
+		errs = append(errs, errors.New("namespaces: only one of include or exclude may be set"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// dryRun reports whether runs of the policy make no eviction call; unset means dry run.
+func (c *compiledPolicy) dryRun() bool { return c.spec.DryRun == nil || *c.spec.DryRun }
+
+// profileName is the SchedulingProfile whose filters decide nodeFit.
+func (c *compiledPolicy) profileName() string {
+	if c.spec.ProfileRef != nil && c.spec.ProfileRef.Name != "" {
+		return c.spec.ProfileRef.Name
+	}
+	return DefaultProfileName
+}
+
+// nodeFit reports whether the policy asks for nodeFit.
+func (c *compiledPolicy) nodeFit() bool { return c.spec.Evictor != nil && c.spec.Evictor.NodeFit }
+
+// nextRun returns when the policy runs next: a policy that never ran runs
+// at once on an interval and at the next cron time otherwise; after a run
+// that ended at lastEnd, an interval later or at the cron time after it.
+func (c *compiledPolicy) nextRun(lastEnd, now time.Time) time.Time {
+	if c.cron != nil {
+		from := lastEnd
+		if from.IsZero() {
+			from = now
+		}
+		return c.cron.Next(from.UTC())
+	}
+	if lastEnd.IsZero() {
+		return now
+	}
+	return lastEnd.Add(c.spec.Schedule.Interval.Duration)
+}

@@ -1,0 +1,270 @@
+// Package rebalance runs RebalancePolicies: on each policy's schedule it
+// takes a consistent snapshot of nodes and pods, runs the policy's
+// descheduler-style strategies over it and evicts, through the Eviction
+// API, the pods they choose and the evictor lets go.
+package rebalance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+// EventReasonEvicted is the reason of the event recorded on an evicted pod.
+const EventReasonEvicted = "Rebalanced"
+
+// ProfileCompiler compiles a SchedulingProfile spec into a framework;
+// *scheduler.Scheduler is one.
+type ProfileCompiler interface {
+	// CompileProfile builds a framework from spec without installing it.
+	CompileProfile(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error)
+}
+
+// RunObserver is told, after each run, the name of the policy that ran.
+type RunObserver func(ctx context.Context, policyName string)
+
+// Rebalancer runs each RebalancePolicy on its schedule, one run at a time
+// per policy. It is a manager runnable that runs on the leader only.
+type Rebalancer struct {
+	client     kubernetes.Interface
+	profiles   client.Reader
+	compiler   ProfileCompiler
+	registry   strategies.Registry
+	clock      clock.WithTicker
+	recorder   events.EventRecorder
+	factory    informers.SharedInformerFactory
+	podLister  corelisters.PodLister
+	nodeLister corelisters.NodeLister
+
+	mu        sync.Mutex
+	policies  map[string]*policyState
+	observers []RunObserver
+	// runCtx is set by Start; policies set before it wait for it.
+	runCtx context.Context
+	wg     sync.WaitGroup
+}
+
+// policyState is one policy's spec, its worker and its last run.
+type policyState struct {
+	policy *compiledPolicy
+	// wake tells the worker the spec changed.
+	wake   chan struct{}
+	cancel context.CancelFunc
+	last   *RunResult
+	next   time.Time
+}
+
+var (
+	_ manager.Runnable               = (*Rebalancer)(nil)
+	_ manager.LeaderElectionRunnable = (*Rebalancer)(nil)
+)
+
+// Option configures a Rebalancer.
+type Option func(*Rebalancer)
+
+// WithClock injects the clock of schedules and pod ages.
+func WithClock(c clock.WithTicker) Option { return func(r *Rebalancer) { r.clock = c } }
+
+// WithRegistry replaces the in-tree strategies.
+func WithRegistry(reg strategies.Registry) Option { return func(r *Rebalancer) { r.registry = reg } }
+
+// WithEventRecorder records an event on every evicted pod.
+func WithEventRecorder(rec events.EventRecorder) Option {
+	return func(r *Rebalancer) { r.recorder = rec }
+}
+
+// WithInformerFactory shares an informer factory for pods and nodes; by
+// default the Rebalancer starts its own when it starts.
+func WithInformerFactory(f informers.SharedInformerFactory) Option {
+	return func(r *Rebalancer) { r.factory = f }
+}
+
+// New returns a Rebalancer that reads pods and nodes and evicts through c,
+// reads the SchedulingProfiles nodeFit names through profiles, and compiles
+// them with compiler.
+func New(c kubernetes.Interface, profiles client.Reader, compiler ProfileCompiler, opts ...Option) *Rebalancer {
+	r := &Rebalancer{
+		client: c, profiles: profiles, compiler: compiler,
+		registry: NewInTreeRegistry(), clock: clock.RealClock{},
+		policies: map[string]*policyState{},
+	}
+	for _, opt := range opts {
+		opt(r)
+	}
+	if r.factory == nil {
+		r.factory = informers.NewSharedInformerFactory(c, 0)
+	}
+	r.podLister = r.factory.Core().V1().Pods().Lister()
+	r.nodeLister = r.factory.Core().V1().Nodes().Lister()
+	return r
+}
+
+// NeedLeaderElection is true: only the leader evicts.
+func (r *Rebalancer) NeedLeaderElection() bool { return true }
+
+// OnRun adds an observer told after every run; call it before Start.
+func (r *Rebalancer) OnRun(o RunObserver) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.observers = append(r.observers, o)
+}
+
+// Validate reports every problem of spec, as SetPolicy would.
+func (r *Rebalancer) Validate(spec *v1alpha1.RebalancePolicySpec) error {
+	_, err := compile(r.registry, "", 0, spec)
+	return err
+}
+
+// SetPolicy validates spec and makes it the policy's spec from its next run
+// on. A policy that does not validate stops running and the error says why.
+func (r *Rebalancer) SetPolicy(name string, generation int64, spec *v1alpha1.RebalancePolicySpec) error {
+	compiled, err := compile(r.registry, name, generation, spec)
+	if err != nil {
+		r.RemovePolicy(name)
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.policies[name]
+	if st == nil {
+		st = &policyState{wake: make(chan struct{}, 1)}
+		r.policies[name] = st
+	}
+	st.policy = compiled
+	if r.runCtx != nil && st.cancel == nil {
+		r.startWorkerLocked(name, st)
+	}
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// RemovePolicy stops running the policy; a run in flight finishes.
+func (r *Rebalancer) RemovePolicy(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.policies[name]; st != nil {
+		if st.cancel != nil {
+			st.cancel()
+		}
+		delete(r.policies, name)
+	}
+}
+
+// LastRun returns the policy's most recent run, if it ran.
+func (r *Rebalancer) LastRun(name string) (RunResult, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.policies[name]
+	if st == nil || st.last == nil {
+		return RunResult{}, false
+	}
+	return *st.last, true
+}
+
+// NextRun returns when the policy runs next, if it is scheduled.
+func (r *Rebalancer) NextRun(name string) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.policies[name]
+	if st == nil || st.next.IsZero() {
+		return time.Time{}, false
+	}
+	return st.next, true
+}
+
+// Start runs the policies until ctx is done, then waits for runs in flight.
+func (r *Rebalancer) Start(ctx context.Context) error {
+	r.factory.Start(ctx.Done())
+	for typ, ok := range r.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("waiting for the %v informer to sync", typ)
+		}
+	}
+	r.mu.Lock()
+	r.runCtx = ctx
+	for name, st := range r.policies {
+		r.startWorkerLocked(name, st)
+	}
+	r.mu.Unlock()
+	<-ctx.Done()
+	r.wg.Wait()
+	return nil
+}
+
+// startWorkerLocked starts the goroutine that runs one policy.
+func (r *Rebalancer) startWorkerLocked(name string, st *policyState) {
+	ctx, cancel := context.WithCancel(r.runCtx)
+	st.cancel = cancel
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.work(ctx, name, st)
+	}()
+}
+
+// work runs one policy whenever it is due; a spec change reschedules it.
+func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
+	logger := klog.FromContext(ctx).WithValues("rebalancePolicy", klog.KRef("", name))
+	var lastEnd time.Time
+	for {
+		r.mu.Lock()
+		policy := st.policy
+		next := policy.nextRun(lastEnd, r.clock.Now())
+		st.next = next
+		r.mu.Unlock()
+
+		if wait := next.Sub(r.clock.Now()); wait > 0 {
+			timer := r.clock.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-st.wake:
+				timer.Stop()
+				continue
+			case <-timer.C():
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		// The spec may have changed while waiting; run the latest.
+		r.mu.Lock()
+		policy = st.policy
+		r.mu.Unlock()
+		logger.V(2).Info("Rebalance run starting", "generation", policy.generation)
+		result := r.execute(ctx, policy)
+		lastEnd = result.End
+
+		r.mu.Lock()
+		st.last = &result
+		st.next = st.policy.nextRun(lastEnd, r.clock.Now())
+		observers := append([]RunObserver(nil), r.observers...)
+		r.mu.Unlock()
+		// A wake during the run is consumed: the next turn reads the spec anyway.
+		select {
+		case <-st.wake:
+		default:
+		}
+		for _, o := range observers {
+			o(ctx, name)
+		}
+	}
+}

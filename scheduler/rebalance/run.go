@@ -1,0 +1,223 @@
+package rebalance
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/cache"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/rebalance/evictor"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+// MaxPlanEntries bounds the plan a run keeps, as the status does.
+const MaxPlanEntries = 100
+
+// RunResult is what one run of a policy did.
+type RunResult struct {
+	// Generation is the policy generation that ran.
+	Generation int64
+	// Start and End bound the run.
+	Start, End time.Time
+	// DryRun says whether the run made no eviction call.
+	DryRun bool
+	// Planned counts the evictions chosen within the limits.
+	Planned int32
+	// Evicted counts the evictions the Eviction API accepted.
+	Evicted int32
+	// Blocked counts the evictions a PodDisruptionBudget refused.
+	Blocked int32
+	// Failed counts the evictions that failed otherwise.
+	Failed int32
+	// Plan lists the first MaxPlanEntries evictions, including those a limit skipped.
+	Plan []v1alpha1.PlannedEviction
+	// Err says why the run could not start or a strategy stopped; nil when all went well.
+	Err error
+}
+
+// run is one run of a policy over one snapshot.
+type run struct {
+	r           *Rebalancer
+	policy      *compiledPolicy
+	start       time.Time
+	nodes       []*framework.NodeInfo
+	protections *evictor.Protections
+	limits      *evictor.Limits
+	nodeFit     *evictor.NodeFit
+	// done holds the pods already chosen in this run, whatever became of them.
+	done   map[types.UID]bool
+	result RunResult
+}
+
+// execute runs every strategy of policy once over a fresh snapshot.
+func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy) RunResult {
+	logger := klog.FromContext(ctx).WithValues("rebalancePolicy", klog.KRef("", policy.name))
+	ctx = klog.NewContext(ctx, logger)
+	ru := &run{
+		r: r, policy: policy, start: r.clock.Now(), done: map[types.UID]bool{},
+		limits: evictor.NewLimits(policy.spec.Limits),
+	}
+	ru.result = RunResult{Generation: policy.generation, Start: ru.start, DryRun: policy.dryRun()}
+	if err := ru.prepare(ctx); err != nil {
+		ru.result.Err = err
+	} else {
+		for _, s := range policy.strategies {
+			h := &strategyHandle{run: ru, strategy: s.Name()}
+			if err := s.Run(ctx, h); err != nil {
+				logger.Error(err, "Strategy failed", "strategy", s.Name())
+				ru.result.Err = fmt.Errorf("strategy %s: %w", s.Name(), err)
+			}
+		}
+	}
+	ru.result.End = r.clock.Now()
+	logger.V(2).Info("Rebalance run finished", "dryRun", ru.result.DryRun, "planned", ru.result.Planned,
+		"evicted", ru.result.Evicted, "blocked", ru.result.Blocked, "failed", ru.result.Failed)
+	return ru.result
+}
+
+// prepare takes the snapshot and builds the evictor of the run.
+func (ru *run) prepare(ctx context.Context) error {
+	r, spec := ru.r, ru.policy.spec
+	nodes, err := r.nodeLister.List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	pods, err := r.podLister.List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("listing pods: %w", err)
+	}
+	snapshot := cache.NewSnapshot(pods, nodes)
+	if ru.nodes, err = snapshot.List(); err != nil {
+		return fmt.Errorf("listing the snapshot's nodes: %w", err)
+	}
+	var threshold *int32
+	if spec.Evictor != nil {
+		if threshold, err = evictor.ResolvePriorityThreshold(ctx, r.client, spec.Evictor.PriorityThreshold); err != nil {
+			return err
+		}
+	}
+	if ru.protections, err = evictor.NewProtections(spec, threshold); err != nil {
+		return err
+	}
+	if !ru.policy.nodeFit() {
+		return nil
+	}
+	profileName := ru.policy.profileName()
+	var p v1alpha1.SchedulingProfile
+	if err := r.profiles.Get(ctx, types.NamespacedName{Name: profileName}, &p); err != nil {
+		return fmt.Errorf("reading SchedulingProfile %s for nodeFit: %w", profileName, err)
+	}
+	schedulerName := p.Spec.SchedulerName
+	if schedulerName == "" {
+		schedulerName = p.Name
+	}
+	// The framework reads this run's snapshot, never the scheduler's, and
+	// records no scheduler metrics.
+	fwk, err := r.compiler.CompileProfile(ctx, schedulerName, &p.Spec,
+		runtime.WithSnapshotSharedLister(snapshot), runtime.WithMetrics(nil))
+	if err != nil {
+		return fmt.Errorf("compiling SchedulingProfile %s for nodeFit: %w", profileName, err)
+	}
+	ru.nodeFit = evictor.NewNodeFit(fwk, ru.nodes)
+	return nil
+}
+
+// record appends an entry to the bounded plan.
+func (ru *run) record(pod *v1.Pod, strategy v1alpha1.StrategyName, reason string, result v1alpha1.EvictionResult) {
+	if result != v1alpha1.EvictionSkipped {
+		ru.result.Planned++
+	}
+	if len(ru.result.Plan) >= MaxPlanEntries {
+		return
+	}
+	if len(reason) > 1024 {
+		reason = reason[:1021] + "..."
+	}
+	ru.result.Plan = append(ru.result.Plan, v1alpha1.PlannedEviction{
+		Namespace: pod.Namespace, Pod: pod.Name, Node: pod.Spec.NodeName,
+		Strategy: strategy, Reason: reason, Result: result,
+	})
+}
+
+// strategyHandle is the run as one strategy sees it.
+type strategyHandle struct {
+	*run
+	strategy v1alpha1.StrategyName
+}
+
+var _ strategies.Handle = (*strategyHandle)(nil)
+
+// Nodes returns the snapshot's nodes.
+func (h *strategyHandle) Nodes() []*framework.NodeInfo { return h.nodes }
+
+// Now returns the time the run started.
+func (h *strategyHandle) Now() time.Time { return h.start }
+
+// LimitReached reports whether nodeName or the run has used up its evictions.
+func (h *strategyHandle) LimitReached(nodeName string) bool { return h.limits.NodeReached(nodeName) }
+
+// Evictable reports whether the protections let pod go and no strategy chose it yet.
+func (h *strategyHandle) Evictable(pod *v1.Pod) bool {
+	return !h.done[pod.UID] && h.protections.Check(pod, h.start) == nil
+}
+
+// Evict plans, and outside a dry run makes, the eviction of pod.
+func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) bool {
+	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
+	if h.done[pod.UID] {
+		return false
+	}
+	if err := h.protections.Check(pod, h.start); err != nil {
+		logger.V(4).Info("Pod is protected", "why", err.Error())
+		return false
+	}
+	if err := h.limits.Allow(pod); err != nil {
+		h.done[pod.UID] = true
+		h.record(pod, h.strategy, reason+"; skipped: "+err.Error(), v1alpha1.EvictionSkipped)
+		return false
+	}
+	if h.nodeFit != nil {
+		if err := h.nodeFit.Check(ctx, pod); err != nil {
+			logger.V(3).Info("Pod stays: nodeFit found no other node", "why", err.Error())
+			return false
+		}
+	}
+	h.done[pod.UID] = true
+	if h.result.DryRun {
+		h.limits.Count(pod)
+		h.record(pod, h.strategy, reason, v1alpha1.EvictionPlanned)
+		return true
+	}
+	result, err := evictor.Evict(ctx, h.r.client, pod)
+	note := reason
+	if err != nil {
+		note = reason + "; " + err.Error()
+	}
+	h.record(pod, h.strategy, note, result)
+	switch result {
+	case v1alpha1.EvictionEvicted:
+		h.result.Evicted++
+		h.limits.Count(pod)
+		logger.V(2).Info("Evicted pod", "node", pod.Spec.NodeName, "reason", reason)
+		if h.r.recorder != nil {
+			h.r.recorder.Eventf(pod, nil, v1.EventTypeNormal, EventReasonEvicted, "Evict",
+				"evicted from node %s by RebalancePolicy %s (%s): %s", pod.Spec.NodeName, h.policy.name, h.strategy, reason)
+		}
+		return true
+	case v1alpha1.EvictionBlocked:
+		h.result.Blocked++
+		logger.V(2).Info("Eviction blocked by a PodDisruptionBudget", "node", pod.Spec.NodeName)
+	default:
+		h.result.Failed++
+		logger.Error(err, "Eviction failed", "node", pod.Spec.NodeName)
+	}
+	return false
+}

@@ -1,0 +1,34 @@
+package strategies
+
+import (
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+)
+
+// MatchesNodeSelection reports whether pod's nodeSelector and required node
+// affinity select node.
+func MatchesNodeSelection(pod *v1.Pod, node *v1.Node) bool {
+	ok, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)
+	return err == nil && ok
+}
+
+// ToleratesHardTaints reports whether pod tolerates every NoSchedule and
+// NoExecute taint of node.
+func ToleratesHardTaints(pod *v1.Pod, node *v1.Node) bool {
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, hardTaint, true)
+	return !untolerated
+}
+
+func hardTaint(t *v1.Taint) bool {
+	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+}
+
+// CouldRunOn reports, without asking a profile, whether node could take pod:
+// it is schedulable, its labels satisfy the pod's node selection and the
+// pod tolerates its hard taints. Strategies use it to find target nodes; the
+// evictor's nodeFit asks the profile's filters.
+func CouldRunOn(pod *v1.Pod, node *v1.Node) bool {
+	return !node.Spec.Unschedulable && MatchesNodeSelection(pod, node) && ToleratesHardTaints(pod, node)
+}

@@ -1,0 +1,217 @@
+package lownodeutilization
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+type strategy struct {
+	args      Args
+	resources []v1.ResourceName
+	scope     strategies.PodScope
+}
+
+// New builds the strategy from its JSON arguments.
+func New(raw []byte) (strategies.Strategy, error) {
+	var a Args
+	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+		return nil, err
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	s := &strategy{args: a, resources: slices.Sorted(maps.Keys(a.Thresholds))}
+	s.scope.Namespaces = a.EvictableNamespaces
+	s.scope.Compile()
+	return s, nil
+}
+
+func (s *strategy) Name() v1alpha1.StrategyName { return Name }
+
+// usage is one node's requested amounts and bounds, per configured resource.
+type usage struct {
+	ni                     *framework.NodeInfo
+	alloc, used, low, high []float64
+}
+
+// percent returns the utilization of resource i in percent.
+func (u *usage) percent(i int) float64 {
+	if u.alloc[i] <= 0 {
+		if u.used[i] > 0 {
+			return 100
+		}
+		return 0
+	}
+	return u.used[i] * 100 / u.alloc[i]
+}
+
+func (u *usage) underutilized() bool {
+	if u.ni.Node().Spec.Unschedulable {
+		return false
+	}
+	for i := range u.used {
+		if u.used[i] > u.low[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (u *usage) overutilized() bool {
+	for i := range u.used {
+		if u.used[i] > u.high[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// amount reads resource r from a resource list: millicores for CPU, units otherwise.
+func amount(list v1.ResourceList, r v1.ResourceName) float64 {
+	q, ok := list[r]
+	if !ok {
+		return 0
+	}
+	if r == v1.ResourceCPU {
+		return float64(q.MilliValue())
+	}
+	return float64(q.Value())
+}
+
+// requests returns what pod requests of each configured resource.
+func (s *strategy) requests(pod *v1.Pod) []float64 {
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	out := make([]float64, len(s.resources))
+	for i, r := range s.resources {
+		if r == v1.ResourcePods {
+			out[i] = 1
+			continue
+		}
+		out[i] = amount(reqs, r)
+	}
+	return out
+}
+
+func (s *strategy) measure(ni *framework.NodeInfo) *usage {
+	n := len(s.resources)
+	u := &usage{ni: ni, alloc: make([]float64, n), used: make([]float64, n), low: make([]float64, n), high: make([]float64, n)}
+	for i, r := range s.resources {
+		u.alloc[i] = amount(ni.Node().Status.Allocatable, r)
+	}
+	for _, pod := range strategies.PodsOf(ni) {
+		if strategies.IsTerminal(pod) {
+			continue
+		}
+		for i, v := range s.requests(pod) {
+			u.used[i] += v
+		}
+	}
+	return u
+}
+
+// bounds sets each node's low and high amounts from the thresholds, read
+// as absolute percentages or as deviations from the mean.
+func (s *strategy) bounds(usages []*usage) {
+	for i, r := range s.resources {
+		low, high := float64(s.args.Thresholds[r]), float64(s.args.TargetThresholds[r])
+		if s.args.UseDeviationThresholds {
+			var mean float64
+			for _, u := range usages {
+				mean += u.percent(i)
+			}
+			mean /= float64(len(usages))
+			low, high = max(0, mean-low), min(100, mean+high)
+		}
+		for _, u := range usages {
+			u.low[i], u.high[i] = low*u.alloc[i]/100, high*u.alloc[i]/100
+		}
+	}
+}
+
+func (s *strategy) describe(u *usage) string {
+	parts := make([]string, len(s.resources))
+	for i, r := range s.resources {
+		parts[i] = fmt.Sprintf("%s %.0f%%", r, u.percent(i))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Run evicts pods from overutilized nodes, the busiest first, while they
+// stay above their target and the underutilized nodes have room.
+func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
+	nodes := h.Nodes()
+	if len(nodes) == 0 {
+		return nil
+	}
+	usages := make([]*usage, len(nodes))
+	for i, ni := range nodes {
+		usages[i] = s.measure(ni)
+	}
+	s.bounds(usages)
+	var under, over []*usage
+	for _, u := range usages {
+		switch {
+		case u.underutilized():
+			under = append(under, u)
+		case u.overutilized():
+			over = append(over, u)
+		}
+	}
+	if len(under) == 0 || len(under) <= s.args.NumberOfNodes || len(under) == len(usages) || len(over) == 0 {
+		return nil
+	}
+	room := make([]float64, len(s.resources))
+	for _, u := range under {
+		for i := range room {
+			room[i] += u.high[i] - u.used[i]
+		}
+	}
+	total := func(u *usage) float64 {
+		var t float64
+		for i := range s.resources {
+			t += u.percent(i)
+		}
+		return t
+	}
+	sort.SliceStable(over, func(i, j int) bool { return total(over[i]) > total(over[j]) })
+	for _, u := range over {
+		s.drain(ctx, h, u, room)
+	}
+	return nil
+}
+
+// drain evicts pods from one overutilized node.
+func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, room []float64) {
+	name := u.ni.Node().Name
+	var pods []*v1.Pod
+	for _, pod := range strategies.PodsOf(u.ni) {
+		if !strategies.IsTerminal(pod) && s.scope.Matches(pod) && h.Evictable(pod) {
+			pods = append(pods, pod)
+		}
+	}
+	strategies.SortForEviction(pods)
+	for _, pod := range pods {
+		if !u.overutilized() || slices.ContainsFunc(room, func(v float64) bool { return v <= 0 }) || h.LimitReached(name) {
+			return
+		}
+		reason := fmt.Sprintf("node is above targetThresholds (%s) and underutilized nodes have room", s.describe(u))
+		if !h.Evict(ctx, pod, reason) {
+			continue
+		}
+		for i, v := range s.requests(pod) {
+			u.used[i] -= v
+			room[i] -= v
+		}
+	}
+}

@@ -1,0 +1,110 @@
+// Package removepodsviolatingnodetaints evicts pods that do not tolerate a
+// NoSchedule taint of their node, as the descheduler's plugin of the same name.
+package removepodsviolatingnodetaints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+// Name is the strategy's descheduler name.
+const Name v1alpha1.StrategyName = "RemovePodsViolatingNodeTaints"
+
+// Args are the strategy's arguments.
+type Args struct {
+	strategies.PodScope `json:",inline"`
+	// IncludePreferNoSchedule also evicts pods that do not tolerate PreferNoSchedule taints.
+	IncludePreferNoSchedule bool `json:"includePreferNoSchedule,omitempty"`
+	// ExcludedTaints ignores taints given as "key" or "key=value".
+	ExcludedTaints []string `json:"excludedTaints,omitempty"`
+	// IncludedTaints, when set, considers only taints given as "key" or "key=value".
+	IncludedTaints []string `json:"includedTaints,omitempty"`
+}
+
+// Validate returns every problem of the arguments.
+func (a *Args) Validate() error {
+	errs := a.Compile()
+	if len(a.ExcludedTaints) > 0 && len(a.IncludedTaints) > 0 {
+		errs = append(errs, errors.New("only one of excludedTaints or includedTaints may be set"))
+	}
+	for _, list := range [][]string{a.ExcludedTaints, a.IncludedTaints} {
+		for _, t := range list {
+			if key, _, _ := strings.Cut(t, "="); key == "" {
+				errs = append(errs, fmt.Errorf("taint %q has no key", t))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+type strategy struct{ args Args }
+
+// New builds the strategy from its JSON arguments.
+func New(raw []byte) (strategies.Strategy, error) {
+	var a Args
+	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+		return nil, err
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return &strategy{args: a}, nil
+}
+
+func (s *strategy) Name() v1alpha1.StrategyName { return Name }
+
+// listed reports whether taint matches one of the "key" or "key=value" entries.
+func listed(taint *v1.Taint, entries []string) bool {
+	for _, e := range entries {
+		key, value, hasValue := strings.Cut(e, "=")
+		if key == taint.Key && (!hasValue || value == taint.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// considered reports whether the strategy enforces taint.
+func (s *strategy) considered(taint *v1.Taint) bool {
+	if taint.Effect != v1.TaintEffectNoSchedule && !(s.args.IncludePreferNoSchedule && taint.Effect == v1.TaintEffectPreferNoSchedule) {
+		return false
+	}
+	if len(s.args.IncludedTaints) > 0 {
+		return listed(taint, s.args.IncludedTaints)
+	}
+	return !listed(taint, s.args.ExcludedTaints)
+}
+
+func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
+	logger := klog.FromContext(ctx)
+	for _, ni := range h.Nodes() {
+		node := ni.Node()
+		if len(node.Spec.Taints) == 0 {
+			continue
+		}
+		for _, pod := range strategies.PodsOf(ni) {
+			if h.LimitReached(node.Name) {
+				break
+			}
+			if !s.args.Matches(pod) || !h.Evictable(pod) {
+				continue
+			}
+			taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logger, node.Spec.Taints, pod.Spec.Tolerations, s.considered, true)
+			if !untolerated {
+				continue
+			}
+			h.Evict(ctx, pod, fmt.Sprintf("pod does not tolerate taint %s=%s:%s of its node", taint.Key, taint.Value, taint.Effect))
+		}
+	}
+	return nil
+}

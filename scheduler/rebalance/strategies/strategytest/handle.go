@@ -1,0 +1,64 @@
+// Package strategytest helps test rebalance strategies: a recording Handle
+// over a snapshot and small builders of pods and nodes.
+package strategytest
+
+import (
+	"context"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/cache"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+// Handle records the evictions a strategy asks for. Every pod is evictable
+// unless Protected says otherwise; PerNodeLimit bounds evictions per node
+// when positive.
+type Handle struct {
+	nodes []*framework.NodeInfo
+	now   time.Time
+	// Protected, when set, keeps the pods it returns true for.
+	Protected func(*v1.Pod) bool
+	// PerNodeLimit bounds the evictions from one node when positive.
+	PerNodeLimit int
+	// Evicted lists the names of the evicted pods in order.
+	Evicted []string
+	// Reasons holds the reason given for each evicted pod by name.
+	Reasons  map[string]string
+	fromNode map[string]int
+}
+
+var _ strategies.Handle = (*Handle)(nil)
+
+// NewHandle returns a Handle over a snapshot of pods and nodes at now.
+func NewHandle(now time.Time, pods []*v1.Pod, nodes []*v1.Node) *Handle {
+	list, _ := cache.NewSnapshot(pods, nodes).List()
+	return &Handle{nodes: list, now: now, Reasons: map[string]string{}, fromNode: map[string]int{}}
+}
+
+// Nodes returns the snapshot's nodes.
+func (h *Handle) Nodes() []*framework.NodeInfo { return h.nodes }
+
+// Now returns the handle's time.
+func (h *Handle) Now() time.Time { return h.now }
+
+// Evictable reports whether Protected lets pod go.
+func (h *Handle) Evictable(pod *v1.Pod) bool { return h.Protected == nil || !h.Protected(pod) }
+
+// LimitReached reports whether PerNodeLimit pods left nodeName.
+func (h *Handle) LimitReached(nodeName string) bool {
+	return h.PerNodeLimit > 0 && h.fromNode[nodeName] >= h.PerNodeLimit
+}
+
+// Evict records the eviction.
+func (h *Handle) Evict(_ context.Context, pod *v1.Pod, reason string) bool {
+	if !h.Evictable(pod) || h.LimitReached(pod.Spec.NodeName) {
+		return false
+	}
+	h.fromNode[pod.Spec.NodeName]++
+	h.Evicted = append(h.Evicted, pod.Name)
+	h.Reasons[pod.Name] = reason
+	return true
+}
