@@ -37,7 +37,10 @@ func (b *PodBuilder) Owner(kind, name string) *PodBuilder {
 }
 
 // Image sets the container's image.
-func (b *PodBuilder) Image(image string) *PodBuilder { b.pod.Spec.Containers[0].Image = image; return b }
+func (b *PodBuilder) Image(image string) *PodBuilder {
+	b.pod.Spec.Containers[0].Image = image
+	return b
+}
 
 // Req sets the container's requests as name, quantity pairs.
 func (b *PodBuilder) Req(pairs ...string) *PodBuilder {
