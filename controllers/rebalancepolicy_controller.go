@@ -1,0 +1,288 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/rebalance"
+)
+
+// +kubebuilder:rbac:groups=scheduling.berth.io,resources=rebalancepolicies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.berth.io,resources=rebalancepolicies/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=pods;nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
+
+// Condition reasons and event reasons of the RebalancePolicy controller.
+const (
+	// ReasonScheduled means the policy is valid and runs on its schedule.
+	ReasonScheduled = "Scheduled"
+	// ReasonProfileNotFound means nodeFit names a SchedulingProfile that does not exist.
+	ReasonProfileNotFound = "ProfileNotFound"
+	// ReasonRunFailed means the last run could not complete.
+	ReasonRunFailed = "RunFailed"
+	// EventRebalanceRun is recorded on a policy after each run.
+	EventRebalanceRun = "RebalanceRun"
+	// EventInvalidPolicy is a Warning event: the policy does not validate.
+	EventInvalidPolicy = "InvalidPolicy"
+	// RebalanceEventRecorderName is the reporting controller of the rebalancer's events.
+	RebalanceEventRecorderName = "berth-rebalancer"
+)
+
+// PolicyRunner runs RebalancePolicies; *rebalance.Rebalancer is one.
+type PolicyRunner interface {
+	// SetPolicy validates spec and runs it from the policy's next run on.
+	SetPolicy(name string, generation int64, spec *v1alpha1.RebalancePolicySpec) error
+	// RemovePolicy stops running the policy.
+	RemovePolicy(name string)
+	// LastRun returns the policy's most recent run.
+	LastRun(name string) (rebalance.RunResult, bool)
+	// NextRun returns when the policy runs next.
+	NextRun(name string) (time.Time, bool)
+}
+
+var _ PolicyRunner = (*rebalance.Rebalancer)(nil)
+
+// RebalancePolicyReconciler validates RebalancePolicies, hands them to the
+// rebalancer and writes each policy's last run, plan and conditions.
+type RebalancePolicyReconciler struct {
+	client   client.Client
+	runner   PolicyRunner
+	recorder events.EventRecorder
+	clock    clock.PassiveClock
+}
+
+// NewRebalancePolicyReconciler returns a reconciler that hands policies to runner.
+func NewRebalancePolicyReconciler(c client.Client, runner PolicyRunner, recorder events.EventRecorder, clk clock.PassiveClock) *RebalancePolicyReconciler {
+	return &RebalancePolicyReconciler{client: c, runner: runner, recorder: recorder, clock: clk}
+}
+
+// SetupRebalanceWithManager adds the rebalancer to mgr (it runs on the
+// leader only) and registers the RebalancePolicy reconciler. When rb is nil
+// a Rebalancer is built that compiles nodeFit profiles with host and
+// records events on evicted pods.
+func SetupRebalanceWithManager(mgr ctrl.Manager, host rebalance.ProfileCompiler, rb *rebalance.Rebalancer, opts ...Option) error {
+	o := options{clock: clock.RealClock{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.recorder == nil {
+		o.recorder = mgr.GetEventRecorder(RebalanceEventRecorderName)
+	}
+	if rb == nil {
+		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+		if err != nil {
+			return fmt.Errorf("creating the rebalancer's clientset: %w", err)
+		}
+		rb = rebalance.New(cs, mgr.GetClient(), host, rebalance.WithEventRecorder(o.recorder))
+	}
+	runs := make(chan event.GenericEvent)
+	rb.OnRun(func(ctx context.Context, name string) {
+		select {
+		case runs <- event.GenericEvent{Object: &v1alpha1.RebalancePolicy{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
+		case <-ctx.Done():
+		}
+	})
+	if err := mgr.Add(rb); err != nil {
+		return fmt.Errorf("adding the rebalancer: %w", err)
+	}
+	r := NewRebalancePolicyReconciler(mgr.GetClient(), rb, o.recorder, o.clock)
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("rebalancepolicy").
+		For(&v1alpha1.RebalancePolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.SchedulingProfile{}, handler.EnqueueRequestsFromMapFunc(r.policiesOf)).
+		WatchesRawSource(source.Channel(runs, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(o.skipNameValidation)}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("setting up the RebalancePolicy controller: %w", err)
+	}
+	return nil
+}
+
+// policiesOf maps a SchedulingProfile to the policies whose nodeFit reads it.
+func (r *RebalancePolicyReconciler) policiesOf(ctx context.Context, obj client.Object) []ctrl.Request {
+	var policies v1alpha1.RebalancePolicyList
+	if err := r.client.List(ctx, &policies); err != nil {
+		log.FromContext(ctx).Error(err, "Listing RebalancePolicies")
+		return nil
+	}
+	var reqs []ctrl.Request
+	for i := range policies.Items {
+		if p := &policies.Items[i]; profileOf(p) == obj.GetName() {
+			reqs = append(reqs, requestFor(p.Name))
+		}
+	}
+	return reqs
+}
+
+// profileOf names the SchedulingProfile a policy's nodeFit reads.
+func profileOf(p *v1alpha1.RebalancePolicy) string {
+	if p.Spec.ProfileRef != nil && p.Spec.ProfileRef.Name != "" {
+		return p.Spec.ProfileRef.Name
+	}
+	return rebalance.DefaultProfileName
+}
+
+// Reconcile hands one policy to the rebalancer and writes its status.
+func (r *RebalancePolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx).WithValues("rebalancePolicy", klog.KRef("", req.Name))
+	ctx = log.IntoContext(ctx, logger)
+	var p v1alpha1.RebalancePolicy
+	if err := r.client.Get(ctx, req.NamespacedName, &p); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.runner.RemovePolicy(req.Name)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting RebalancePolicy %s: %w", req.Name, err)
+	}
+	if p.DeletionTimestamp != nil {
+		r.runner.RemovePolicy(p.Name)
+		return ctrl.Result{}, nil
+	}
+	reason, problem, err := r.admit(ctx, &p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if problem != "" {
+		logger.Info("RebalancePolicy does not run", "reason", reason, "problem", problem)
+		if p.Status.ObservedGeneration != p.Generation || !policyCondition(&p, v1alpha1.ConditionStalled, reason) {
+			r.recorder.Eventf(&p, nil, corev1.EventTypeWarning, EventInvalidPolicy, "Validate", "%s", truncate(problem))
+		}
+	}
+	return ctrl.Result{}, r.writeStatus(ctx, &p, reason, problem)
+}
+
+// admit validates the policy and hands it to the runner, or stops it. It
+// returns the Stalled reason and message when the policy cannot run.
+func (r *RebalancePolicyReconciler) admit(ctx context.Context, p *v1alpha1.RebalancePolicy) (reason, problem string, err error) {
+	if p.Spec.Evictor != nil && p.Spec.Evictor.NodeFit {
+		var profile v1alpha1.SchedulingProfile
+		switch err := r.client.Get(ctx, types.NamespacedName{Name: profileOf(p)}, &profile); {
+		case apierrors.IsNotFound(err):
+			r.runner.RemovePolicy(p.Name)
+			return ReasonProfileNotFound, fmt.Sprintf("nodeFit needs SchedulingProfile %s, which does not exist", profileOf(p)), nil
+		case err != nil:
+			return "", "", fmt.Errorf("getting SchedulingProfile %s: %w", profileOf(p), err)
+		}
+	}
+	if err := r.runner.SetPolicy(p.Name, p.Generation, &p.Spec); err != nil {
+		return v1alpha1.ReasonInvalid, fmt.Sprintf("generation %d is invalid: %v", p.Generation, err), nil
+	}
+	return "", "", nil
+}
+
+// writeStatus patches the policy's status when it changed, and records an
+// event for a run the status did not show yet.
+func (r *RebalancePolicyReconciler) writeStatus(ctx context.Context, p *v1alpha1.RebalancePolicy, reason, problem string) error {
+	now := metav1.NewTime(r.clock.Now())
+	st := v1alpha1.RebalancePolicyStatus{
+		ObservedGeneration: p.Generation,
+		LastRun:            p.Status.LastRun,
+		Plan:               p.Status.Plan,
+		Conditions:         slices.Clone(p.Status.Conditions),
+	}
+	last, ran := r.runner.LastRun(p.Name)
+	if ran {
+		st.LastRun, st.Plan = runStatus(last), last.Plan
+		if len(st.Plan) > rebalance.MaxPlanEntries {
+			st.Plan = st.Plan[:rebalance.MaxPlanEntries]
+		}
+		if p.Status.LastRun == nil || !p.Status.LastRun.StartTime.Equal(&st.LastRun.StartTime) {
+			r.recordRun(p, last)
+		}
+	}
+	if next, ok := r.runner.NextRun(p.Name); ok && problem == "" {
+		st.NextRunTime = ptr.To(seconds(next))
+	}
+
+	ready, stalled := metav1.ConditionTrue, metav1.ConditionFalse
+	msg := "the policy runs on its schedule"
+	switch {
+	case problem != "":
+		ready, stalled, msg = metav1.ConditionFalse, metav1.ConditionTrue, problem
+	case ran && last.Err != nil && last.Generation == p.Generation:
+		ready, reason, msg = metav1.ConditionFalse, ReasonRunFailed, "the last run failed: "+last.Err.Error()
+	default:
+		reason = ReasonScheduled
+		if st.NextRunTime != nil {
+			msg = "next run at " + st.NextRunTime.UTC().Format(time.RFC3339)
+		}
+	}
+	msg = truncate(msg)
+	for typ, status := range map[string]metav1.ConditionStatus{
+		v1alpha1.ConditionReady: ready, v1alpha1.ConditionStalled: stalled, v1alpha1.ConditionReconciling: metav1.ConditionFalse,
+	} {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: p.Generation, LastTransitionTime: now,
+		})
+	}
+	if equality.Semantic.DeepEqual(p.Status, st) {
+		return nil
+	}
+	patched := p.DeepCopy()
+	patched.Status = st
+	if err := r.client.Status().Patch(ctx, patched, client.MergeFrom(p)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patching the status of RebalancePolicy %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// recordRun records an event on the policy summarizing a run.
+func (r *RebalancePolicyReconciler) recordRun(p *v1alpha1.RebalancePolicy, run rebalance.RunResult) {
+	switch {
+	case run.Err != nil:
+		r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventRebalanceRun, "Run", "%s", truncate("run failed: "+run.Err.Error()))
+	case run.DryRun:
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, EventRebalanceRun, "Run", "dry run planned %d evictions", run.Planned)
+	case run.Blocked > 0 || run.Failed > 0:
+		r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventRebalanceRun, "Run",
+			"evicted %d pods; %d blocked by PodDisruptionBudgets, %d failed", run.Evicted, run.Blocked, run.Failed)
+	default:
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, EventRebalanceRun, "Run", "evicted %d pods", run.Evicted)
+	}
+}
+
+// runStatus is the status summary of a run.
+func runStatus(run rebalance.RunResult) *v1alpha1.RebalanceRun {
+	return &v1alpha1.RebalanceRun{
+		StartTime: seconds(run.Start), CompletionTime: ptr.To(seconds(run.End)),
+		DryRun: run.DryRun, Planned: run.Planned, Evicted: run.Evicted, Blocked: run.Blocked, Failed: run.Failed,
+	}
+}
+
+// policyCondition reports whether the policy's condition is True with reason.
+func policyCondition(p *v1alpha1.RebalancePolicy, typ, reason string) bool {
+	c := meta.FindStatusCondition(p.Status.Conditions, typ)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason
+}
+
+// seconds is t as the API stores it, so that a status read back compares equal.
+func seconds(t time.Time) metav1.Time { return metav1.NewTime(t.Truncate(time.Second)) }
