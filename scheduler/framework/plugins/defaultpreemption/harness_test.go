@@ -69,7 +69,7 @@ type env struct {
 	client *fake.Clientset
 }
 
-func newEnv(t *testing.T, c cluster) *env {
+func newEnv(t testing.TB, c cluster) *env {
 	t.Helper()
 	objs := make([]runtime.Object, 0, len(c.pods)+len(c.pdbs))
 	var running []*v1.Pod
@@ -140,7 +140,7 @@ func (e *env) schedule(t *testing.T, pod *v1.Pod) (*framework.PostFilterResult, 
 
 // filter runs PreFilter and Filter for the pod over every node and checks
 // that it fits nowhere.
-func (e *env) filter(t *testing.T, pod *v1.Pod) (*framework.CycleState, *framework.NodeToStatus) {
+func (e *env) filter(t testing.TB, pod *v1.Pod) (*framework.CycleState, *framework.NodeToStatus) {
 	t.Helper()
 	ctx := context.Background()
 	state := framework.NewCycleState()
