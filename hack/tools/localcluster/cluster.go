@@ -54,7 +54,7 @@ type Cluster struct {
 // installs Berth's CRDs and creates the fake nodes, and returns once the
 // nodes are Ready. ctx bounds the start only. When Start fails it stops what
 // it had started; when it succeeds the caller must call Stop.
-func Start(ctx context.Context, opts ...Option) (c *Cluster, err error) {
+func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 	o := options{nodes: DefaultNodes, logger: logr.Discard(), startTimeout: 2 * time.Minute}
 	for _, opt := range opts {
 		opt(&o)
@@ -62,7 +62,7 @@ func Start(ctx context.Context, opts ...Option) (c *Cluster, err error) {
 	if o.k8sBinDir == "" || o.kwokBin == "" || o.kwokStages == "" {
 		return nil, errors.New("localcluster: WithK8sBinDir and WithKwok are required")
 	}
-	c = &Cluster{Dir: o.runDir, Nodes: o.nodes, logger: o.logger}
+	c := &Cluster{Dir: o.runDir, Nodes: o.nodes, logger: o.logger}
 	if c.Dir == "" {
 		if c.Dir, err = os.MkdirTemp("", "berth-local-"); err != nil {
 			return nil, fmt.Errorf("creating a run directory: %w", err)
@@ -126,6 +126,8 @@ func Start(ctx context.Context, opts ...Option) (c *Cluster, err error) {
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--authorization-mode=RBAC",
 		"--allow-privileged=true",
+		// The default reconciler refuses a loopback address for the kubernetes Service.
+		"--endpoint-reconciler-type=none",
 		"--max-requests-inflight=1000", "--max-mutating-requests-inflight=500",
 	)
 	if err != nil {
@@ -236,11 +238,10 @@ func (c *Cluster) waitFor(ctx context.Context, what string, p *Process, cond wai
 		return cond(ctx)
 	})
 	if err != nil {
-		msg := fmt.Sprintf("waiting for %s: %v", what, err)
 		if p != nil {
-			msg += fmt.Sprintf("\nlast lines of %s:\n%s", p.LogFile, tailLog(p.LogFile, 20))
+			return fmt.Errorf("waiting for %s: %w\nlast lines of %s:\n%s", what, err, p.LogFile, tailLog(p.LogFile, 20))
 		}
-		return fmt.Errorf("%s: %w", msg, err)
+		return fmt.Errorf("waiting for %s: %w", what, err)
 	}
 	return nil
 }

@@ -149,6 +149,7 @@ func up(args []string, stdout, stderr io.Writer) error {
 			"--enable-webhook=false",
 			"--metrics-bind-address=0",
 			"--health-probe-bind-address=0",
+			"--zap-encoder=console",
 		}
 		margs = append(margs, strings.Fields(o.managerArgs)...)
 		logger.Info("Starting berth " + strings.Join(margs, " "))
