@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/berth-io/berth/scheduler/framework"
 )
 
 // BenchmarkFindCandidates dry-runs preemption for a pod that needs two of
@@ -35,6 +37,30 @@ func BenchmarkFindCandidates(b *testing.B) {
 		candidates, _, err := p.findCandidates(ctx, state, pod, statuses, lister)
 		if err != nil || len(candidates) != 100 {
 			b.Fatalf("%d candidates, err %v", len(candidates), err)
+		}
+	}
+}
+
+// BenchmarkPostFilterNoVictims is the common case of a cluster of equal
+// priorities: 1,000 full nodes, nothing to preempt, the whole PostFilter.
+func BenchmarkPostFilterNoVictims(b *testing.B) {
+	const numNodes = 1000
+	c := cluster{}
+	for i := range numNodes {
+		node := fmt.Sprintf("n%04d", i)
+		c.nodes = append(c.nodes, makeNode(node, "4"))
+		c.pods = append(c.pods, makePod(node+"-p").priority(0).cpu("4").on(node).obj())
+	}
+	pod := makePod("big").priority(0).cpu("2").obj()
+	c.pods = append(c.pods, pod)
+	e := newEnv(b, c)
+	state, statuses := e.filter(b, pod)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, st := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); st.Code() != framework.Unschedulable {
+			b.Fatalf("status %v", st)
 		}
 	}
 }

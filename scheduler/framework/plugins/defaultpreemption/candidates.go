@@ -65,10 +65,18 @@ func (p *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleSt
 		logger              = klog.FromContext(ctx)
 		enoughCandidatesNow = func() bool { return len(clean) > 0 && len(clean)+len(violating) >= want }
 	)
+	// One status serves every node without pods to preempt.
+	noVictims := framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims)
 	check := func(i int) {
 		ni := potential[(offset+i)%len(potential)]
 		name := ni.Node().Name
-		victims, violations, st := p.selectVictimsOnNode(ctx, state.Clone(), pod, preemptorPriority, ni.Clone(), pdbs)
+		if !hasLowerPriorityPod(ni, preemptorPriority) {
+			mu.Lock()
+			nodeStatuses.Set(name, noVictims)
+			mu.Unlock()
+			return
+		}
+		victims, violations, st := p.selectVictimsOnNode(ctx, state, pod, preemptorPriority, ni, pdbs)
 		if st.IsSuccess() && len(victims) == 0 {
 			st = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", name))
 		}
@@ -98,8 +106,19 @@ func (p *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleSt
 	return append(clean, violating...), nodeStatuses, errors.Join(errs...)
 }
 
+// hasLowerPriorityPod reports whether a pod on the node has a priority below priority.
+func hasLowerPriorityPod(ni *framework.NodeInfo, priority int32) bool {
+	for _, pi := range ni.Pods {
+		if corev1helpers.PodPriority(pi.Pod) < priority {
+			return true
+		}
+	}
+	return false
+}
+
 // selectVictimsOnNode finds the fewest, least important pods to remove from
-// nodeInfo (a copy the caller gives up) for the preemptor to fit: it removes
+// the node for the preemptor to fit, working on copies of the node and the
+// cycle state (made only when the node has pods to preempt): it removes
 // every lower-priority pod, checks that the preemptor then fits, and adds the
 // pods back from the most important down as long as it still fits, trying
 // PodDisruptionBudget-protected pods first. It returns the victims, most
@@ -114,6 +133,7 @@ func (p *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *fram
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims)
 	}
+	state, nodeInfo = state.Clone(), nodeInfo.Clone()
 	remove := func(pi *framework.PodInfo) error {
 		if err := nodeInfo.RemovePod(pi.Pod); err != nil {
 			return err
