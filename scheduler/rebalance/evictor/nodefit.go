@@ -46,7 +46,7 @@ func (n *NodeFit) Check(ctx context.Context, pod *v1.Pod) error {
 	if !status.IsSuccess() {
 		return fmt.Errorf("no other node fits: %s", status.Message())
 	}
-	checked := 0
+	checked, why := 0, ""
 	for _, ni := range n.nodes {
 		node := ni.Node()
 		if node == nil || node.Name == pod.Spec.NodeName {
@@ -56,9 +56,13 @@ func (n *NodeFit) Check(ctx context.Context, pod *v1.Pod) error {
 			continue
 		}
 		checked++
-		if s := n.filters.RunFilterPlugins(ctx, state, candidate, ni); s.IsSuccess() {
+		s := n.filters.RunFilterPlugins(ctx, state, candidate, ni)
+		if s.IsSuccess() {
 			return nil
 		}
+		if why == "" {
+			why = fmt.Sprintf("; node %s: %s", node.Name, s.Message())
+		}
 	}
-	return fmt.Errorf("none of the %d other candidate nodes passes the profile's filters", checked)
+	return fmt.Errorf("none of the %d other candidate nodes passes the profile's filters%s", checked, why)
 }

@@ -28,7 +28,9 @@ type Handle interface {
 	// or accepted by the Eviction API.
 	Evict(ctx context.Context, pod *v1.Pod, reason string) bool
 	// LimitReached reports whether no more pods may leave nodeName in this
-	// run, because of the per-node or the total limit.
+	// run, because of the per-node or the total limit. Strategies that
+	// account for each eviction stop with it; others keep calling Evict, so
+	// that the pods a limit holds back show in the plan as Skipped.
 	LimitReached(nodeName string) bool
 	// Now returns the time the run started.
 	Now() time.Time

@@ -86,9 +86,6 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 		return expired[i].CreationTimestamp.Before(&expired[j].CreationTimestamp)
 	})
 	for _, pod := range expired {
-		if h.LimitReached(pod.Spec.NodeName) {
-			continue
-		}
 		age := h.Now().Sub(pod.CreationTimestamp.Time).Truncate(time.Second)
 		h.Evict(ctx, pod, fmt.Sprintf("pod is %s old, beyond maxPodLifeTimeSeconds %d", age, *s.args.MaxPodLifeTimeSeconds))
 	}

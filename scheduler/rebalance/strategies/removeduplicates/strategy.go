@@ -114,9 +114,6 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 			pods := g.extra[name]
 			excess := len(pods) + 1 - share
 			for _, pod := range pods[:max(0, min(excess, len(pods)))] {
-				if h.LimitReached(name) {
-					break
-				}
 				h.Evict(ctx, pod, fmt.Sprintf("%d pods of %s on this node, above the balanced share %d over %d nodes",
 					len(pods)+1, ownerName(pod), share, targets))
 			}

@@ -63,11 +63,7 @@ func (s *strategy) Name() v1alpha1.StrategyName { return Name }
 
 func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	for _, ni := range h.Nodes() {
-		name := ni.Node().Name
 		for _, pod := range strategies.PodsOf(ni) {
-			if h.LimitReached(name) {
-				break
-			}
 			if pod.Status.Phase != v1.PodFailed || !s.args.Matches(pod) || strategies.OwnedByKind(pod, s.args.ExcludeOwnerKinds) {
 				continue
 			}

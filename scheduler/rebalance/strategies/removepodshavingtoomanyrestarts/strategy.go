@@ -64,11 +64,7 @@ func (s *strategy) Name() v1alpha1.StrategyName { return Name }
 
 func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	for _, ni := range h.Nodes() {
-		name := ni.Node().Name
 		for _, pod := range strategies.PodsOf(ni) {
-			if h.LimitReached(name) {
-				break
-			}
 			if !s.args.Matches(pod) || !h.Evictable(pod) {
 				continue
 			}

@@ -71,9 +71,6 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	for _, ni := range nodes {
 		node := ni.Node()
 		for _, pod := range strategies.PodsOf(ni) {
-			if h.LimitReached(node.Name) {
-				break
-			}
 			if !s.args.Matches(pod) || !h.Evictable(pod) {
 				continue
 			}

@@ -93,9 +93,6 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 			continue
 		}
 		for _, pod := range strategies.PodsOf(ni) {
-			if h.LimitReached(node.Name) {
-				break
-			}
 			if !s.args.Matches(pod) || !h.Evictable(pod) {
 				continue
 			}

@@ -1,0 +1,211 @@
+package rebalance_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// createNamespace creates a namespace for one spec and deletes it and its pods after.
+func createNamespace(ctx context.Context, prefix string) string {
+	GinkgoHelper()
+	ns, err := clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx SpecContext) {
+		// envtest runs no namespace controller: delete the pods explicitly.
+		Expect(clientset.CoreV1().Pods(ns.Name).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
+		Expect(clientset.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})).To(Succeed())
+	})
+	return ns.Name
+}
+
+// nodeBuilder builds a Ready node with room for 110 pods, 4 CPUs and 8Gi.
+type nodeBuilder struct{ node *corev1.Node }
+
+func makeNode(name string) *nodeBuilder {
+	return &nodeBuilder{node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Labels: map[string]string{corev1.LabelHostname: name},
+	}}}
+}
+
+func (b *nodeBuilder) label(k, v string) *nodeBuilder { b.node.Labels[k] = v; return b }
+
+func (b *nodeBuilder) taint(key string) *nodeBuilder {
+	b.node.Spec.Taints = append(b.node.Spec.Taints, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule})
+	return b
+}
+
+// create creates the node with its status and deletes it after the spec.
+func (b *nodeBuilder) create(ctx context.Context) {
+	GinkgoHelper()
+	nodes := clientset.CoreV1().Nodes()
+	created, err := nodes.Create(ctx, b.node, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	created.Status = corev1.NodeStatus{
+		Allocatable: corev1.ResourceList{
+			corev1.ResourcePods: resource.MustParse("110"), corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"),
+		},
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+	}
+	created.Status.Capacity = created.Status.Allocatable
+	created, err = nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	// The apiserver taints new nodes not-ready and envtest runs no node
+	// lifecycle controller to lift it: keep only the spec's taints.
+	created.Spec.Taints = b.node.Spec.Taints
+	_, err = nodes.Update(ctx, created, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	// The rebalancer's snapshot must see the node as it is now.
+	Eventually(func(g Gomega) {
+		seen, err := nodeLister.Get(b.node.Name)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(seen.Spec.Taints).To(HaveLen(len(b.node.Spec.Taints)))
+		g.Expect(seen.Status.Allocatable).NotTo(BeEmpty())
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(nodes.Delete(ctx, b.node.Name, metav1.DeleteOptions{})).To(Succeed())
+	})
+}
+
+// podBuilder builds a pod owned by a ReplicaSet and bound to a node.
+type podBuilder struct{ pod *corev1.Pod }
+
+func makePod(ns, name, node string) *podBuilder {
+	return &podBuilder{pod: &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: name, Labels: map[string]string{},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid"}},
+		},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "app"}}},
+	}}
+}
+
+func (b *podBuilder) label(k, v string) *podBuilder { b.pod.Labels[k] = v; return b }
+
+func (b *podBuilder) bare() *podBuilder { b.pod.OwnerReferences = nil; return b }
+
+func (b *podBuilder) daemonSet() *podBuilder {
+	b.pod.OwnerReferences[0].Kind = "DaemonSet"
+	return b
+}
+
+func (b *podBuilder) nodeSelector(k, v string) *podBuilder {
+	b.pod.Spec.NodeSelector = map[string]string{k: v}
+	return b
+}
+
+func (b *podBuilder) tolerate(key string) *podBuilder {
+	b.pod.Spec.Tolerations = append(b.pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists})
+	return b
+}
+
+// create creates the pod running and ready, as a kubelet would report it:
+// the Eviction API consults PodDisruptionBudgets only for such pods.
+func (b *podBuilder) create(ctx context.Context) {
+	GinkgoHelper()
+	pods := clientset.CoreV1().Pods(b.pod.Namespace)
+	created, err := pods.Create(ctx, b.pod, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	created.Status.Phase = corev1.PodRunning
+	created.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	_, err = pods.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// waitForPods blocks until the rebalancer's informer sees n pods in ns.
+func waitForPods(ns string, n int) {
+	GinkgoHelper()
+	Eventually(func() (int, error) {
+		pods, err := podLister.Pods(ns).List(everything())
+		return len(pods), err
+	}).WithTimeout(10 * time.Second).Should(Equal(n))
+}
+
+// taintPolicy evicts, from the namespace, the pods that do not tolerate taint.
+func taintPolicy(name, ns, taint string, dryRun bool) *v1alpha1.RebalancePolicy {
+	return &v1alpha1.RebalancePolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.RebalancePolicySpec{
+			Schedule:   v1alpha1.RebalanceSchedule{Interval: &metav1.Duration{Duration: time.Hour}},
+			DryRun:     ptr.To(dryRun),
+			Namespaces: &v1alpha1.NamespaceFilter{Include: []string{ns}},
+			Strategies: []v1alpha1.Strategy{{
+				Name: "RemovePodsViolatingNodeTaints",
+				Args: k8sruntime.RawExtension{Raw: fmt.Appendf(nil, `{"includedTaints":[%q]}`, taint)},
+			}},
+		},
+	}
+}
+
+// createPolicy creates the policy and deletes it after the spec.
+func createPolicy(ctx context.Context, p *v1alpha1.RebalancePolicy) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, p)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, p))).To(Succeed()) })
+}
+
+// lastRun waits for the policy's first run and returns its status.
+func lastRun(ctx context.Context, name string) v1alpha1.RebalancePolicyStatus {
+	GinkgoHelper()
+	var p v1alpha1.RebalancePolicy
+	Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
+		g.Expect(p.Status.LastRun).NotTo(BeNil())
+	}).WithTimeout(20 * time.Second).Should(Succeed())
+	return p.Status
+}
+
+// plan maps pod names to their result in a plan.
+func plan(st v1alpha1.RebalancePolicyStatus) map[string]v1alpha1.EvictionResult {
+	out := map[string]v1alpha1.EvictionResult{}
+	for _, e := range st.Plan {
+		out[e.Pod] = e.Result
+	}
+	return out
+}
+
+// terminating names the pods of ns that are being deleted or gone, of names.
+func terminating(ctx context.Context, ns string, names ...string) []string {
+	GinkgoHelper()
+	var out []string
+	for _, name := range names {
+		pod, err := clientset.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil || pod.DeletionTimestamp != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// blockingPDB creates a PodDisruptionBudget over app=label with no disruption allowed.
+func blockingPDB(ctx context.Context, ns, label string) {
+	GinkgoHelper()
+	pdbs := clientset.PolicyV1().PodDisruptionBudgets(ns)
+	pdb, err := pdbs.Create(ctx, &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "guard"},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MinAvailable: ptr.To(intstr.FromInt32(1)),
+			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": label}},
+		},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	// envtest runs no disruption controller: the status is the test's to set.
+	pdb.Status = policyv1.PodDisruptionBudgetStatus{
+		ObservedGeneration: pdb.Generation, DisruptionsAllowed: 0, CurrentHealthy: 1, DesiredHealthy: 1, ExpectedPods: 1,
+	}
+	_, err = pdbs.UpdateStatus(ctx, pdb, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}

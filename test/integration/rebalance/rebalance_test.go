@@ -1,0 +1,151 @@
+package rebalance_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+func everything() labels.Selector { return labels.Everything() }
+
+// tainted creates a node with taint and a clean node, named after prefix,
+// and returns their names.
+func tainted(ctx SpecContext, prefix, taint string) (string, string) {
+	GinkgoHelper()
+	makeNode(prefix + "-tainted").taint(taint).create(ctx)
+	makeNode(prefix + "-clean").create(ctx)
+	return prefix + "-tainted", prefix + "-clean"
+}
+
+var _ = Describe("RebalancePolicy", func() {
+	It("lists the expected evictions in a dry run and makes no eviction call", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "dry")
+		bad, good := tainted(ctx, "dry", "rebalance.test/dry")
+		makePod(ns, "p1", bad).create(ctx)
+		makePod(ns, "p2", bad).create(ctx)
+		makePod(ns, "stays-clean", good).create(ctx)
+		makePod(ns, "stays-bare", bad).bare().create(ctx)
+		makePod(ns, "stays-daemon", bad).daemonSet().create(ctx)
+		waitForPods(ns, 5)
+		before := evictionCalls.Load()
+
+		createPolicy(ctx, taintPolicy("dry", ns, "rebalance.test/dry", true))
+		st := lastRun(ctx, "dry")
+		Expect(st.LastRun.DryRun).To(BeTrue())
+		Expect(st.LastRun.Planned).To(BeEquivalentTo(2))
+		Expect(st.LastRun.Evicted).To(BeZero())
+		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionPlanned, "p2": v1alpha1.EvictionPlanned}))
+		Expect(st.Plan[0].Strategy).To(BeEquivalentTo("RemovePodsViolatingNodeTaints"))
+		Expect(st.Plan[0].Node).To(Equal(bad))
+		Expect(meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+		Expect(st.NextRunTime).NotTo(BeNil())
+		Expect(evictionCalls.Load()).To(Equal(before), "a dry run calls no Eviction API")
+		Expect(terminating(ctx, ns, "p1", "p2")).To(BeEmpty())
+	})
+
+	It("evicts exactly the planned pods in live mode", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "live")
+		bad, good := tainted(ctx, "live", "rebalance.test/live")
+		makePod(ns, "p1", bad).create(ctx)
+		makePod(ns, "p2", bad).create(ctx)
+		makePod(ns, "stays-clean", good).create(ctx)
+		makePod(ns, "stays-bare", bad).bare().create(ctx)
+		makePod(ns, "stays-daemon", bad).daemonSet().create(ctx)
+		waitForPods(ns, 5)
+
+		createPolicy(ctx, taintPolicy("live", ns, "rebalance.test/live", false))
+		st := lastRun(ctx, "live")
+		Expect(st.LastRun.DryRun).To(BeFalse())
+		Expect(st.LastRun.Evicted).To(BeEquivalentTo(2))
+		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionEvicted, "p2": v1alpha1.EvictionEvicted}))
+		Expect(terminating(ctx, ns, "p1", "p2", "stays-clean", "stays-bare", "stays-daemon")).To(ConsistOf("p1", "p2"))
+	})
+
+	It("records an eviction a PodDisruptionBudget refuses as blocked", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "pdb")
+		bad, _ := tainted(ctx, "pdb", "rebalance.test/pdb")
+		blockingPDB(ctx, ns, "guarded")
+		makePod(ns, "guarded", bad).label("app", "guarded").create(ctx)
+		makePod(ns, "free", bad).create(ctx)
+		waitForPods(ns, 2)
+
+		createPolicy(ctx, taintPolicy("pdb", ns, "rebalance.test/pdb", false))
+		st := lastRun(ctx, "pdb")
+		Expect(st.LastRun.Blocked).To(BeEquivalentTo(1))
+		Expect(st.LastRun.Evicted).To(BeEquivalentTo(1))
+		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"guarded": v1alpha1.EvictionBlocked, "free": v1alpha1.EvictionEvicted}))
+		Expect(terminating(ctx, ns, "guarded", "free")).To(ConsistOf("free"))
+	})
+
+	It("holds the limits of a run", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "limits")
+		bad, _ := tainted(ctx, "limits", "rebalance.test/limits")
+		names := []string{"p1", "p2", "p3", "p4", "p5"}
+		for _, n := range names {
+			makePod(ns, n, bad).create(ctx)
+		}
+		waitForPods(ns, len(names))
+
+		p := taintPolicy("limits", ns, "rebalance.test/limits", false)
+		p.Spec.Limits = &v1alpha1.EvictionLimits{MaxPodsToEvictPerNode: ptr.To[int32](3), MaxPodsToEvictTotal: ptr.To[int32](2)}
+		createPolicy(ctx, p)
+		st := lastRun(ctx, "limits")
+		Expect(st.LastRun.Evicted).To(BeEquivalentTo(2))
+		Expect(terminating(ctx, ns, names...)).To(HaveLen(2))
+		results := map[v1alpha1.EvictionResult]int{}
+		for _, e := range st.Plan {
+			results[e.Result]++
+		}
+		Expect(results).To(Equal(map[v1alpha1.EvictionResult]int{v1alpha1.EvictionEvicted: 2, v1alpha1.EvictionSkipped: 3}))
+	})
+
+	It("keeps a pod whose only other node the profile's filters exclude, with nodeFit on", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "fit")
+		makeNode("fit-tainted").label("rebalance.test/pool", "fit").taint("rebalance.test/fit").create(ctx)
+		makeNode("fit-other").label("rebalance.test/pool", "fit").taint("rebalance.test/other").create(ctx)
+		profile := &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: "fit-profile"}}
+		Expect(k8sClient.Create(ctx, profile)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, profile)).To(Succeed()) })
+		// Both pods may only run in the pool; only "moves" tolerates the other node's taint.
+		makePod(ns, "stays", "fit-tainted").nodeSelector("rebalance.test/pool", "fit").create(ctx)
+		makePod(ns, "moves", "fit-tainted").nodeSelector("rebalance.test/pool", "fit").tolerate("rebalance.test/other").create(ctx)
+		waitForPods(ns, 2)
+
+		p := taintPolicy("fit", ns, "rebalance.test/fit", true)
+		p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: "fit-profile"}
+		p.Spec.Evictor = &v1alpha1.EvictorOptions{NodeFit: true}
+		createPolicy(ctx, p)
+		st := lastRun(ctx, "fit")
+		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
+	})
+
+	It("reports a strategy Berth does not implement as Stalled/Invalid", func(ctx SpecContext) {
+		p := &v1alpha1.RebalancePolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "unknown"},
+			Spec: v1alpha1.RebalancePolicySpec{
+				Schedule:   v1alpha1.RebalanceSchedule{Interval: &metav1.Duration{Duration: time.Hour}},
+				Strategies: []v1alpha1.Strategy{{Name: "HighNodeUtilization", Args: k8sruntime.RawExtension{Raw: []byte(`{}`)}}},
+			},
+		}
+		createPolicy(ctx, p)
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ConditionStalled)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(c.Reason).To(Equal(v1alpha1.ReasonInvalid))
+			g.Expect(c.Message).To(ContainSubstring("HighNodeUtilization"))
+			g.Expect(meta.IsStatusConditionFalse(p.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+		Expect(p.Status.LastRun).To(BeNil())
+	})
+})

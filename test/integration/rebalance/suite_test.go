@@ -1,0 +1,122 @@
+// Package rebalance_test runs the rebalancer and the RebalancePolicy
+// controller with Berth's scheduler in one controller-runtime manager
+// against a real kube-apiserver (envtest), with the CRDs installed.
+package rebalance_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/controllers"
+	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/rebalance"
+)
+
+var (
+	clientset kubernetes.Interface
+	k8sClient client.Client
+	podLister corelisters.PodLister
+	// nodeLister reads the rebalancer's node informer.
+	nodeLister corelisters.NodeLister
+	// evictionCalls counts the eviction requests the rebalancer sent.
+	evictionCalls atomic.Int64
+)
+
+func TestRebalance(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Rebalance suite")
+}
+
+// countEvictions counts POSTs to the pods/eviction subresource.
+type countEvictions struct{ next http.RoundTripper }
+
+func (c countEvictions) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/eviction") {
+		evictionCalls.Add(1)
+	}
+	return c.next.RoundTrip(req)
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s.")
+	}
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
+		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
+	}
+	klog.SetLogger(GinkgoLogr)
+	ctrl.SetLogger(GinkgoLogr)
+
+	testEnv := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred(), "starting envtest")
+	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
+	cfg.QPS, cfg.Burst = -1, -1
+
+	scheme := k8sruntime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	counted := rest.CopyConfig(cfg)
+	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countEvictions{next: rt} })
+	rebalancerClient, err := kubernetes.NewForConfig(counted)
+	Expect(err).NotTo(HaveOccurred())
+
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), GinkgoLogr))
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	sched, err := scheduler.New(runCtx, clientset)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(mgr.Add(sched)).To(Succeed())
+
+	// The specs wait on the rebalancer's own informers before they create a
+	// policy, so that its first run sees their pods.
+	factory := informers.NewSharedInformerFactory(rebalancerClient, 0)
+	podLister = factory.Core().V1().Pods().Lister()
+	nodeLister = factory.Core().V1().Nodes().Lister()
+	rb := rebalance.New(rebalancerClient, mgr.GetClient(), sched,
+		rebalance.WithInformerFactory(factory),
+		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)))
+	Expect(controllers.SetupRebalanceWithManager(mgr, sched, rb)).To(Succeed())
+
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(runCtx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
+	})
+	Expect(sched.WaitForCacheSync(ctx)).To(BeTrue())
+}, NodeTimeout(3*time.Minute))
