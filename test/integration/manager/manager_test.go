@@ -41,7 +41,7 @@ var _ = Describe("berth manager", Ordered, func() {
 		Eventually(func() (int, error) { return m.probe(ctx, "/readyz") }).WithTimeout(60 * time.Second).Should(Equal(http.StatusOK))
 		Expect(k8s.Create(ctx, profile("preexisting", "preexisting"))).To(Succeed())
 		m.signal(syscall.SIGTERM)
-		Expect(m.waitExit(20 * time.Second)).To(Equal(0), m.logs.String())
+		Expect(m.waitExit(20*time.Second)).To(Equal(0), m.logs.String())
 		Expect(k8s.Create(ctx, pod("waits-for-preexisting", "preexisting"))).To(Succeed())
 	}, NodeTimeout(2*time.Minute))
 
