@@ -19,9 +19,9 @@ export BERTH_CHART_RENDERED := $(BIN)/chart/rendered.yaml
 # Tests run against the control-plane binaries that hack/control-plane.sh builds.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
 
-# Everything but the envtest suites and the envtest benchmarks; the public
+# Everything but the envtest suites, the envtest benchmarks and the e2e suite; the public
 # test helper's own unit tests (test/berthtest) are unit tests.
-UNIT_PACKAGES = $(shell go list ./... | grep -v -e /test/integration/ -e /test/perf/)
+UNIT_PACKAGES = $(shell go list ./... | grep -v -e /test/integration/ -e /test/perf/ -e /test/e2e)
 
 .PHONY: all
 all: build

@@ -69,7 +69,3 @@ var _ = Describe("leader failover", func() {
 		expectEachPodBoundOnce(ctx, ns, pods)
 	}, SpecTimeout(4*time.Minute))
 })
-
-var _ = Describe("rebalancing", func() {
-	PIt("evicts through the Eviction API and stops at a PodDisruptionBudget (needs issue 7: RebalancePolicy controller and rebalancer are not built yet)", func() {})
-})
