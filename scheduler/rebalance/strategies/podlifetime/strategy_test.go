@@ -1,0 +1,69 @@
+package podlifetime
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func TestArgs(t *testing.T) {
+	for args, wantErr := range map[string]bool{
+		`{"maxPodLifeTimeSeconds":60}`: false,
+		`{}`:                           true,
+		`{"maxPodLifeTimeSeconds":60,"states":["Running","CrashLoopBackOff"]}`: false,
+		`{"maxPodLifeTimeSeconds":60,"states":["Sleeping"]}`:                   true,
+		`{"maxPodLifeTimeSeconds":-1}`:                                         true,
+	} {
+		if _, err := New([]byte(args)); (err != nil) != wantErr {
+			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	nodes := []*v1.Node{st.Node("n1").Obj(), st.Node("n2").Obj()}
+	pods := []*v1.Pod{
+		st.Pod("old").Node("n2").Created(now.Add(-2 * time.Hour)).Obj(),
+		st.Pod("oldest").Node("n1").Created(now.Add(-3 * time.Hour)).Obj(),
+		st.Pod("young").Node("n1").Created(now.Add(-time.Minute)).Obj(),
+		st.Pod("old-pending").Node("n1").Created(now.Add(-2*time.Hour)).Phase(v1.PodPending, "").Obj(),
+		st.Pod("labelled").Node("n1").Created(now.Add(-2 * time.Hour)).Obj(),
+	}
+	pods[4].Labels = map[string]string{"tier": "batch"}
+	tests := []struct {
+		name      string
+		args      string
+		perNode   int
+		protected string
+		want      []string
+	}{
+		{name: "oldest first, then node order", args: `{"maxPodLifeTimeSeconds":3600}`, want: []string{"oldest", "old-pending", "labelled", "old"}},
+		{name: "states", args: `{"maxPodLifeTimeSeconds":3600,"states":["Pending"]}`, want: []string{"old-pending"}},
+		{name: "label selector", args: `{"maxPodLifeTimeSeconds":3600,"labelSelector":{"matchLabels":{"tier":"batch"}}}`, want: []string{"labelled"}},
+		{name: "per-node limit", args: `{"maxPodLifeTimeSeconds":3600}`, perNode: 1, want: []string{"oldest", "old"}},
+		{name: "protected pods stay", args: `{"maxPodLifeTimeSeconds":3600}`, protected: "oldest", want: []string{"old-pending", "labelled", "old"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New([]byte(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := st.NewHandle(now, pods, nodes)
+			h.PerNodeLimit = tt.perNode
+			h.Protected = func(p *v1.Pod) bool { return p.Name == tt.protected }
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(h.Evicted, tt.want) {
+				t.Errorf("evicted %v, want %v", h.Evicted, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package removeduplicates
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func TestArgs(t *testing.T) {
+	for args, wantErr := range map[string]bool{
+		`{}`:                            false,
+		`{"excludeOwnerKinds":["Job"]}`: false,
+		`{"excludeOwnerKinds":[""]}`:    true,
+		`{"unknown":true}`:              true,
+	} {
+		if _, err := New([]byte(args)); (err != nil) != wantErr {
+			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	two := []*v1.Node{st.Node("n1").Obj(), st.Node("n2").Obj()}
+	tests := []struct {
+		name  string
+		args  string
+		nodes []*v1.Node
+		pods  []*v1.Pod
+		want  []string
+	}{
+		{
+			name: "four on one node of two keep the share of two", nodes: two,
+			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj(), st.Pod("c").Node("n1").Obj(), st.Pod("d").Node("n1").Obj()},
+			want: []string{"b", "c"},
+		},
+		{
+			name: "already balanced", nodes: two,
+			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj(), st.Pod("c").Node("n2").Obj(), st.Pod("d").Node("n2").Obj()},
+		},
+		{
+			name: "different images are not duplicates", nodes: two,
+			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Image("other").Obj()},
+		},
+		{
+			name: "different owners are not duplicates", nodes: two,
+			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Owner("ReplicaSet", "other").Obj()},
+		},
+		{
+			name: "excluded owner kind", args: `{"excludeOwnerKinds":["ReplicaSet"]}`, nodes: two,
+			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj()},
+		},
+		{
+			name:  "no other node could run them",
+			nodes: []*v1.Node{st.Node("n1").Obj(), st.Node("n2").Taint("x", "", v1.TaintEffectNoSchedule).Obj()},
+			pods:  []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj()},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := tt.args
+			if args == "" {
+				args = "{}"
+			}
+			s, err := New([]byte(args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := st.NewHandle(time.Now(), tt.pods, tt.nodes)
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(h.Evicted, tt.want) {
+				t.Errorf("evicted %v, want %v", h.Evicted, tt.want)
+			}
+		})
+	}
+}

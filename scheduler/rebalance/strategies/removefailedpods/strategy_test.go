@@ -1,0 +1,68 @@
+package removefailedpods
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func exited(code int32, reason string) v1.ContainerStatus {
+	return v1.ContainerStatus{Name: "c", State: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{ExitCode: code, Reason: reason}}}
+}
+
+func TestArgs(t *testing.T) {
+	for args, wantErr := range map[string]bool{
+		`{}`:                            false,
+		`{"excludeOwnerKinds":["Job"]}`: false,
+		`{"excludeOwnerKinds":[""]}`:    true,
+		`{"exitCodes":["x"]}`:           true,
+		`{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Bad"}]}}`: true,
+	} {
+		if _, err := New([]byte(args)); (err != nil) != wantErr {
+			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	old := now.Add(-time.Hour)
+	nodes := []*v1.Node{st.Node("n1").Obj()}
+	pods := []*v1.Pod{
+		st.Pod("running").Node("n1").Created(old).Obj(),
+		st.Pod("evicted").Node("n1").Created(old).Phase(v1.PodFailed, "Evicted").Obj(),
+		st.Pod("oom").Node("n1").Created(old).Phase(v1.PodFailed, "").Container(exited(137, "OOMKilled")).Obj(),
+		st.Pod("job").Node("n1").Created(old).Owner("Job", "j").Phase(v1.PodFailed, "").Container(exited(1, "Error")).Obj(),
+		st.Pod("fresh").Node("n1").Created(now.Add(-time.Second)).Phase(v1.PodFailed, "").Obj(),
+	}
+	tests := []struct {
+		args string
+		want []string
+	}{
+		{args: `{}`, want: []string{"evicted", "oom", "job", "fresh"}},
+		{args: `{"excludeOwnerKinds":["Job"]}`, want: []string{"evicted", "oom", "fresh"}},
+		{args: `{"reasons":["OOMKilled","Evicted"]}`, want: []string{"evicted", "oom"}},
+		{args: `{"exitCodes":[1]}`, want: []string{"job"}},
+		{args: `{"minPodLifetimeSeconds":60}`, want: []string{"evicted", "oom", "job"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			s, err := New([]byte(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := st.NewHandle(now, pods, nodes)
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(h.Evicted, tt.want) {
+				t.Errorf("evicted %v, want %v", h.Evicted, tt.want)
+			}
+		})
+	}
+}

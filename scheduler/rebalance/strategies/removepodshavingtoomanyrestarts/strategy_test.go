@@ -1,0 +1,72 @@
+package removepodshavingtoomanyrestarts
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func restarts(n int32) v1.ContainerStatus { return v1.ContainerStatus{Name: "c", RestartCount: n} }
+
+func crashLooping(n int32) v1.ContainerStatus {
+	return v1.ContainerStatus{Name: "c", RestartCount: n, State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}
+}
+
+func TestArgs(t *testing.T) {
+	for args, wantErr := range map[string]bool{
+		`{"podRestartThreshold":3}`: false,
+		`{}`:                        true,
+		`{"podRestartThreshold":3,"states":["CrashLoopBackOff","Running"]}`:        false,
+		`{"podRestartThreshold":3,"states":["Pending"]}`:                           true,
+		`{"podRestartThreshold":3,"bogus":1}`:                                      true,
+		`{"podRestartThreshold":3,"namespaces":{"include":["a"],"exclude":["b"]}}`: true,
+	} {
+		if _, err := New([]byte(args)); (err != nil) != wantErr {
+			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	now := time.Now()
+	nodes := []*v1.Node{st.Node("n1").Obj()}
+	pods := []*v1.Pod{
+		st.Pod("many").Node("n1").Container(restarts(5)).Obj(),
+		st.Pod("few").Node("n1").Container(restarts(2)).Obj(),
+		st.Pod("init").Node("n1").Container(restarts(1)).InitContainer(restarts(3)).Obj(),
+		st.Pod("looping").Node("n1").Container(crashLooping(4)).Obj(),
+		st.Pod("other-ns").Namespace("kube-system").Node("n1").Container(restarts(9)).Obj(),
+	}
+	tests := []struct {
+		args string
+		want []string
+	}{
+		{args: `{"podRestartThreshold":3}`, want: []string{"many", "looping", "other-ns"}},
+		{args: `{"podRestartThreshold":3,"includingInitContainers":true}`, want: []string{"many", "init", "looping", "other-ns"}},
+		{args: `{"podRestartThreshold":3,"states":["CrashLoopBackOff"]}`, want: []string{"looping"}},
+		{args: `{"podRestartThreshold":3,"namespaces":{"exclude":["kube-system"]}}`, want: []string{"many", "looping"}},
+		{args: `{"podRestartThreshold":10}`, want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			s, err := New([]byte(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := st.NewHandle(now, pods, nodes)
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(h.Evicted)
+			slices.Sort(tt.want)
+			if !slices.Equal(h.Evicted, tt.want) {
+				t.Errorf("evicted %v, want %v", h.Evicted, tt.want)
+			}
+		})
+	}
+}

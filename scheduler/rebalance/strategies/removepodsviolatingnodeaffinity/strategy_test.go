@@ -1,0 +1,71 @@
+package removepodsviolatingnodeaffinity
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func preferZone(zone string) *v1.Affinity {
+	return &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{
+		Weight: 10, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{zone}}}},
+	}}}}
+}
+
+func TestArgs(t *testing.T) {
+	for args, wantErr := range map[string]bool{
+		`{"nodeAffinityType":["requiredDuringSchedulingIgnoredDuringExecution"]}`:  false,
+		`{"nodeAffinityType":["preferredDuringSchedulingIgnoredDuringExecution"]}`: false,
+		`{}`:                                 true,
+		`{"nodeAffinityType":["sometimes"]}`: true,
+	} {
+		if _, err := New([]byte(args)); (err != nil) != wantErr {
+			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	nodes := []*v1.Node{
+		st.Node("a").Label("zone", "a").Obj(),
+		st.Node("b").Label("zone", "b").Obj(),
+		st.Node("c").Label("zone", "c").Taint("x", "", v1.TaintEffectNoSchedule).Obj(),
+	}
+	pods := []*v1.Pod{
+		st.Pod("wants-b").Node("a").NodeSelector("zone", "b").Obj(),
+		st.Pod("wants-c").Node("a").NodeSelector("zone", "c").Obj(),
+		st.Pod("fine").Node("a").NodeSelector("zone", "a").Obj(),
+		st.Pod("prefers-b").Node("a").Affinity(preferZone("b")).Obj(),
+		st.Pod("prefers-a").Node("a").Affinity(preferZone("a")).Obj(),
+	}
+	tests := []struct {
+		args string
+		want []string
+	}{
+		{args: `{"nodeAffinityType":["requiredDuringSchedulingIgnoredDuringExecution"]}`, want: []string{"wants-b"}},
+		{args: `{"nodeAffinityType":["preferredDuringSchedulingIgnoredDuringExecution"]}`, want: []string{"prefers-b"}},
+		{args: `{"nodeAffinityType":["requiredDuringSchedulingIgnoredDuringExecution","preferredDuringSchedulingIgnoredDuringExecution"]}`,
+			want: []string{"prefers-b", "wants-b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			s, err := New([]byte(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := st.NewHandle(time.Now(), pods, nodes)
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(h.Evicted)
+			if !slices.Equal(h.Evicted, tt.want) {
+				t.Errorf("evicted %v, want %v", h.Evicted, tt.want)
+			}
+		})
+	}
+}
