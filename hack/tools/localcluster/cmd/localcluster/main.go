@@ -30,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/hack/tools/localcluster"
 )
@@ -114,7 +115,7 @@ func up(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	logger := funcr.New(func(prefix, args string) {
 		fmt.Fprintf(stdout, "%s local-cluster: %s %s\n", time.Now().Format("15:04:05"), prefix, args)
-	}, funcr.Options{})
+	}, funcr.Options{LogInfoLevel: ptr.To("")})
 
 	opts := []localcluster.Option{
 		localcluster.WithRunDir(runDir),
@@ -153,8 +154,8 @@ func up(args []string, stdout, stderr io.Writer) error {
 		}
 		margs = append(margs, strings.Fields(o.managerArgs)...)
 		logger.Info("Starting berth " + strings.Join(margs, " "))
-		// The manager's own logs go straight to the terminal.
-		if manager, err = localcluster.StartProcess("berth-manager", cluster.LogDir(), &plainWriter{w: stdout}, o.berth, margs...); err != nil {
+		// The manager's own logs go to the terminal, each line prefixed [berth-manager].
+		if manager, err = localcluster.StartProcess("berth-manager", cluster.LogDir(), stdout, o.berth, margs...); err != nil {
 			return err
 		}
 	}
@@ -191,17 +192,6 @@ func up(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-}
-
-// plainWriter passes the manager's output through unchanged.
-type plainWriter struct{ w io.Writer }
-
-func (p *plainWriter) Write(b []byte) (int, error) {
-	n, err := p.w.Write(b)
-	if err != nil {
-		return n, fmt.Errorf("writing the manager's output: %w", err)
-	}
-	return n, nil
 }
 
 // applySamples creates the namespaces the samples use and applies them.
