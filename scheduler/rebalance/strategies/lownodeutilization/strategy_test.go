@@ -1,0 +1,106 @@
+package lownodeutilization
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func TestArgs(t *testing.T) {
+	for args, wantErr := range map[string]bool{
+		`{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`:                               false,
+		`{"thresholds":{"cpu":20,"memory":20},"targetThresholds":{"cpu":50,"memory":50}}`:       false,
+		`{"thresholds":{},"targetThresholds":{"cpu":50}}`:                                       true,
+		`{"thresholds":{"cpu":60},"targetThresholds":{"cpu":50}}`:                               true,
+		`{"thresholds":{"cpu":60},"targetThresholds":{"cpu":50},"useDeviationThresholds":true}`: false,
+		`{"thresholds":{"cpu":20},"targetThresholds":{"memory":50}}`:                            true,
+		`{"thresholds":{"cpu":120},"targetThresholds":{"cpu":150}}`:                             true,
+		`{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"numberOfNodes":-1}`:            true,
+	} {
+		if _, err := New([]byte(args)); (err != nil) != wantErr {
+			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
+		}
+	}
+}
+
+// cluster puts pods of 500m CPU on nodes of 4 CPUs: counts[i] pods on node n<i>.
+func cluster(counts ...int) ([]*v1.Pod, []*v1.Node) {
+	var pods []*v1.Pod
+	var nodes []*v1.Node
+	for i, c := range counts {
+		name := fmt.Sprintf("n%d", i)
+		nodes = append(nodes, st.Node(name).Obj())
+		for j := range c {
+			pods = append(pods, st.Pod(fmt.Sprintf("%s-p%d", name, j)).Node(name).Req("cpu", "500m").Obj())
+		}
+	}
+	return pods, nodes
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    string
+		counts  []int
+		perNode int
+		want    int
+		from    string
+	}{
+		// n0 at 87.5% (7 pods), n1 at 12.5%: evict until n0 is at or below 50%.
+		{name: "drains the overutilized node to its target", args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`, counts: []int{7, 1}, want: 3, from: "n0"},
+		{name: "no underutilized node", args: `{"thresholds":{"cpu":10},"targetThresholds":{"cpu":50}}`, counts: []int{7, 1}, want: 0},
+		{name: "no overutilized node", args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":90}}`, counts: []int{7, 1}, want: 0},
+		{name: "numberOfNodes not exceeded", args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"numberOfNodes":1}`, counts: []int{7, 1}, want: 0},
+		{name: "per-node limit", args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`, counts: []int{7, 1}, perNode: 1, want: 1, from: "n0"},
+		// The room of n1 (up to 25% of 4 CPUs = 1 CPU, it uses 0.5) stops evictions after one pod.
+		{name: "stops when the underutilized nodes are full", args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":25}}`, counts: []int{7, 1}, want: 1, from: "n0"},
+		// Mean 50%: n0 (87.5%) drains to at most 60%, n1 (12.5%) is below 40%.
+		{name: "deviation thresholds", args: `{"thresholds":{"cpu":10},"targetThresholds":{"cpu":10},"useDeviationThresholds":true}`, counts: []int{7, 1}, want: 3, from: "n0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New([]byte(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pods, nodes := cluster(tt.counts...)
+			h := st.NewHandle(time.Now(), pods, nodes)
+			h.PerNodeLimit = tt.perNode
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if len(h.Evicted) != tt.want {
+				t.Fatalf("evicted %v, want %d pods", h.Evicted, tt.want)
+			}
+			if slices.ContainsFunc(h.Evicted, func(n string) bool { return !strings.HasPrefix(n, tt.from+"-") }) {
+				t.Errorf("evicted %v, want pods of %s only", h.Evicted, tt.from)
+			}
+		})
+	}
+}
+
+func TestRunEvictsLowPriorityFirst(t *testing.T) {
+	nodes := []*v1.Node{st.Node("busy").Obj(), st.Node("idle").Obj()}
+	pods := []*v1.Pod{
+		st.Pod("high").Node("busy").Req("cpu", "2").Priority(100).Obj(),
+		st.Pod("low").Node("busy").Req("cpu", "1500m").Priority(1).Obj(),
+	}
+	s, err := New([]byte(`{"thresholds":{"cpu":20},"targetThresholds":{"cpu":60}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := st.NewHandle(time.Now(), pods, nodes)
+	if err := s.Run(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h.Evicted, []string{"low"}) {
+		t.Errorf("evicted %v, want [low]", h.Evicted)
+	}
+}
