@@ -112,8 +112,8 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	return nil
 }
 
-// addRunnables adds the scheduler, the controllers, the webhook and the
-// health checks to mgr.
+// addRunnables adds the scheduler, the controllers, the rebalancer, the
+// webhook and the health checks to mgr.
 func addRunnables(mgr manager.Manager, sched *scheduler.Scheduler, registry schedruntime.Registry, enableWebhook bool) error {
 	// A plain RunnableFunc does not implement NeedLeaderElection, so the
 	// manager starts the scheduling loop only once this replica leads (at
@@ -128,6 +128,10 @@ func addRunnables(mgr manager.Manager, sched *scheduler.Scheduler, registry sche
 	}
 	if err := controllers.SetupWithManager(mgr, trackingHost{ProfileHost: sched, ready: ready}); err != nil {
 		return fmt.Errorf("setting up Berth's controllers: %w", err)
+	}
+	// The rebalancer, like the scheduling loop, runs on the leader only.
+	if err := controllers.SetupRebalanceWithManager(mgr, sched, nil); err != nil {
+		return fmt.Errorf("setting up the rebalancer: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return fmt.Errorf("adding the liveness check: %w", err)

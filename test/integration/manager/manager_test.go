@@ -73,9 +73,11 @@ var _ = Describe("berth manager", Ordered, func() {
 		Expect(err.Error()).To(ContainSubstring("NoSuchPlugin"))
 
 		By("refusing unauthenticated metrics requests")
-		code, _, err := m.metrics(ctx, "")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(code).To(Equal(http.StatusUnauthorized))
+		// The metrics server starts listening once its authn/authz filter is built.
+		Eventually(func() (int, error) {
+			code, _, err := m.metrics(ctx, "")
+			return code, err
+		}).WithTimeout(30 * time.Second).Should(Equal(http.StatusUnauthorized))
 
 		By("serving metrics to an authorized service account")
 		token := metricsReaderToken(ctx)

@@ -14,10 +14,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,8 +29,6 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/config/crd"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 var (
@@ -94,4 +95,4 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(os.WriteFile(kubeconfig, contents, 0o600)).To(Succeed())
 
 	Expect(k8s.Create(context.Background(), namespace(leaseNamespace))).To(Succeed())
-}, NodeTimeout(5*60e9))
+}, NodeTimeout(5*time.Minute))
