@@ -1,0 +1,193 @@
+package rebalance
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+
+// lifetimePolicy evicts pods older than a minute every interval.
+func lifetimePolicy(dryRun bool, schedule v1alpha1.RebalanceSchedule) *v1alpha1.RebalancePolicySpec {
+	return &v1alpha1.RebalancePolicySpec{
+		Schedule: schedule, DryRun: ptr.To(dryRun),
+		Strategies: []v1alpha1.Strategy{{Name: "PodLifeTime", Args: k8sruntime.RawExtension{Raw: []byte(`{"maxPodLifeTimeSeconds":60}`)}}},
+	}
+}
+
+func every(d time.Duration) v1alpha1.RebalanceSchedule {
+	return v1alpha1.RebalanceSchedule{Interval: &metav1.Duration{Duration: d}}
+}
+
+// start runs a Rebalancer over a fake clientset holding two old pods, one
+// guarded by a PodDisruptionBudget, and returns it with its clock and client.
+func start(t *testing.T) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
+	t.Helper()
+	old := t0.Add(-time.Hour)
+	c := fake.NewClientset(st.Node("n1").Obj(),
+		st.Pod("free").Node("n1").Created(old).Obj(), st.Pod("guarded").Node("n1").Created(old).Obj())
+	c.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if a.GetSubresource() == "eviction" && a.(k8stesting.CreateAction).GetObject().(metav1.Object).GetName() == "guarded" {
+			return true, nil, apierrors.NewTooManyRequests("disruption budget", 0)
+		}
+		return a.GetSubresource() == "eviction", nil, nil
+	})
+	clk := clocktesting.NewFakeClock(t0)
+	r := New(c, nil, nil, WithClock(clk))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return r, clk, c
+}
+
+func evictions(c *fake.Clientset) int {
+	n := 0
+	for _, a := range c.Actions() {
+		if a.GetSubresource() == "eviction" {
+			n++
+		}
+	}
+	return n
+}
+
+// waitRun waits until the policy's last run started at or after since.
+func waitRun(t *testing.T, r *Rebalancer, name string, since time.Time) RunResult {
+	t.Helper()
+	var got RunResult
+	err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		res, ok := r.LastRun(name)
+		got = res
+		return ok && !res.Start.Before(since), nil
+	})
+	if err != nil {
+		t.Fatalf("no run of %s since %s", name, since)
+	}
+	return got
+}
+
+func TestDryRunPlansWithoutEvicting(t *testing.T) {
+	r, _, c := start(t)
+	if err := r.SetPolicy("p", 1, lifetimePolicy(true, every(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	res := waitRun(t, r, "p", t0)
+	if !res.DryRun || res.Planned != 2 || res.Evicted != 0 || len(res.Plan) != 2 || res.Plan[0].Result != v1alpha1.EvictionPlanned {
+		t.Errorf("run = %+v, want a dry run planning two evictions", res)
+	}
+	if n := evictions(c); n != 0 {
+		t.Errorf("a dry run made %d eviction calls", n)
+	}
+}
+
+func TestLiveRunEvictsAndRecordsBlocked(t *testing.T) {
+	r, _, c := start(t)
+	if err := r.SetPolicy("p", 1, lifetimePolicy(false, every(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	res := waitRun(t, r, "p", t0)
+	if res.Planned != 2 || res.Evicted != 1 || res.Blocked != 1 || res.Failed != 0 {
+		t.Errorf("run = %+v, want one evicted and one blocked", res)
+	}
+	results := map[string]v1alpha1.EvictionResult{}
+	for _, e := range res.Plan {
+		results[e.Pod] = e.Result
+	}
+	if results["free"] != v1alpha1.EvictionEvicted || results["guarded"] != v1alpha1.EvictionBlocked {
+		t.Errorf("plan = %v", results)
+	}
+	if n := evictions(c); n != 2 {
+		t.Errorf("%d eviction calls, want 2 (a blocked eviction is not retried)", n)
+	}
+}
+
+func TestIntervalScheduleAndEdits(t *testing.T) {
+	r, clk, _ := start(t)
+	if err := r.SetPolicy("p", 1, lifetimePolicy(true, every(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	first := waitRun(t, r, "p", t0)
+	if next, _ := r.NextRun("p"); !next.Equal(first.End.Add(10 * time.Minute)) {
+		t.Errorf("next run at %s, want ten minutes after the first ended", next)
+	}
+	// An edit takes effect at the next run, which stays due on the schedule.
+	if err := r.SetPolicy("p", 2, lifetimePolicy(true, every(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(5 * time.Minute)
+	time.Sleep(20 * time.Millisecond)
+	if res, _ := r.LastRun("p"); res.Generation != 1 {
+		t.Fatalf("generation %d ran before the interval passed", res.Generation)
+	}
+	clk.Step(5 * time.Minute)
+	if res := waitRun(t, r, "p", t0.Add(10*time.Minute)); res.Generation != 2 {
+		t.Errorf("second run used generation %d, want 2", res.Generation)
+	}
+}
+
+func TestCronScheduleWaitsForItsTime(t *testing.T) {
+	r, clk, _ := start(t)
+	if err := r.SetPolicy("p", 1, lifetimePolicy(true, v1alpha1.RebalanceSchedule{Cron: "@hourly"})); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		next, ok := r.NextRun("p")
+		return ok && next.Equal(t0.Add(time.Hour)), nil
+	})
+	if err != nil {
+		t.Fatalf("cron policy not scheduled for the next hour")
+	}
+	if _, ran := r.LastRun("p"); ran {
+		t.Fatal("a cron policy ran before its time")
+	}
+	clk.Step(time.Hour)
+	waitRun(t, r, "p", t0.Add(time.Hour))
+}
+
+func TestValidate(t *testing.T) {
+	r := New(fake.NewClientset(), nil, nil)
+	bad := func(mutate func(*v1alpha1.RebalancePolicySpec)) *v1alpha1.RebalancePolicySpec {
+		s := lifetimePolicy(true, every(time.Minute))
+		mutate(s)
+		return s
+	}
+	tests := map[string]struct {
+		spec    *v1alpha1.RebalancePolicySpec
+		wantErr bool
+	}{
+		"valid":              {spec: lifetimePolicy(true, every(time.Minute))},
+		"not implemented":    {spec: bad(func(s *v1alpha1.RebalancePolicySpec) { s.Strategies[0].Name = "HighNodeUtilization" }), wantErr: true},
+		"bad args":           {spec: bad(func(s *v1alpha1.RebalancePolicySpec) { s.Strategies[0].Args.Raw = []byte(`{}`) }), wantErr: true},
+		"bad cron":           {spec: bad(func(s *v1alpha1.RebalancePolicySpec) { s.Schedule = v1alpha1.RebalanceSchedule{Cron: "61 * * * *"} }), wantErr: true},
+		"no schedule":        {spec: bad(func(s *v1alpha1.RebalancePolicySpec) { s.Schedule = v1alpha1.RebalanceSchedule{} }), wantErr: true},
+		"duplicate strategy": {spec: bad(func(s *v1alpha1.RebalancePolicySpec) { s.Strategies = append(s.Strategies, s.Strategies[0]) }), wantErr: true},
+		"bad evictor selector": {spec: bad(func(s *v1alpha1.RebalancePolicySpec) {
+			s.Evictor = &v1alpha1.EvictorOptions{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Nope"}}}}
+		}), wantErr: true},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if err := r.Validate(tt.spec); (err != nil) != tt.wantErr {
+				t.Errorf("Validate() = %v, want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
