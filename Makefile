@@ -69,7 +69,7 @@ test-unit: ## Run the unit tests.
 	go test -count=1 $(UNIT_PACKAGES)
 
 .PHONY: test-integration
-test-integration: control-plane $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
+test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
 	$(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
 
 .PHONY: test-e2e
