@@ -51,7 +51,11 @@ var _ = Describe("DefaultPreemption", func() {
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Message).To(HavePrefix("0/2 nodes are available: 2 Insufficient cpu. preemption: "))
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
-		Expect(terminatingPods(ctx, ns)).To(ConsistOf("low-a", "low-b"))
+		// The evictions run in the background, as upstream's.
+		Eventually(func() ([]string, error) { return terminatingPods(ctx, ns) }).
+			WithContext(ctx).WithTimeout(10 * time.Second).Should(ConsistOf("low-a", "low-b"))
+		Consistently(func() ([]string, error) { return terminatingPods(ctx, ns) }).
+			WithContext(ctx).WithTimeout(time.Second).Should(ConsistOf("low-a", "low-b"))
 		for _, name := range []string{"low-a", "low-b"} {
 			victim, err := getPod(ctx, ns, name)
 			Expect(err).NotTo(HaveOccurred())
@@ -99,6 +103,13 @@ var _ = Describe("DefaultPreemption", func() {
 		pod := newPod(ns, "urgent").requests("cpu", "2", "memory", "128Mi").priorityClass("pdb-high").create(ctx)
 		Eventually(func() ([]string, error) { return terminatingPods(ctx, ns) }).
 			WithContext(ctx).WithTimeout(20 * time.Second).Should(ConsistOf("plain"))
+		Eventually(func() (string, error) {
+			got, err := getPod(ctx, ns, pod.Name)
+			if err != nil {
+				return "", err
+			}
+			return got.Status.NominatedNodeName, nil
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal("pdb-2"))
 		finishTermination(ctx, ns)
 		Eventually(func() (string, error) {
 			got, err := getPod(ctx, ns, pod.Name)

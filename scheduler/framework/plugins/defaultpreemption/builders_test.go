@@ -1,12 +1,14 @@
 package defaultpreemption
 
 import (
+	"errors"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
@@ -76,3 +78,8 @@ func makePDB(app string, allowed int32) *policy.PodDisruptionBudget {
 func fakeClock() *testingclock.FakePassiveClock { return testingclock.NewFakePassiveClock(t0) }
 
 func metav1GetOptions() metav1.GetOptions { return metav1.GetOptions{} }
+
+// errInjected is the error of failing fake API calls.
+var errInjected = errors.New("injected failure")
+
+func (*DefaultPreemption) logger() klog.Logger { return klog.Background() }

@@ -54,9 +54,15 @@ type DefaultPreemption struct {
 	rand        func(n int) int
 	clock       clock.PassiveClock
 	parallelism framework.Parallelizer
+	async       bool
+	inflight    *inflight
 }
 
-var _ framework.PostFilterPlugin = (*DefaultPreemption)(nil)
+var (
+	_ framework.PostFilterPlugin  = (*DefaultPreemption)(nil)
+	_ framework.PreEnqueuePlugin  = (*DefaultPreemption)(nil)
+	_ framework.EnqueueExtensions = (*DefaultPreemption)(nil)
+)
 
 // Option configures the plugin.
 type Option func(*DefaultPreemption)
@@ -67,6 +73,11 @@ func WithRand(rnd func(n int) int) Option { return func(p *DefaultPreemption) { 
 
 // WithClock sets the clock that stands in for the start time of victims that have not started.
 func WithClock(c clock.PassiveClock) Option { return func(p *DefaultPreemption) { p.clock = c } }
+
+// WithAsyncPreemption chooses whether victims are evicted in the background
+// (true, the default, as upstream's SchedulerAsyncPreemption feature) or
+// within the scheduling cycle.
+func WithAsyncPreemption(async bool) Option { return func(p *DefaultPreemption) { p.async = async } }
 
 // NewFactory returns a factory that builds the plugin with the options.
 func NewFactory(opts ...Option) framework.PluginFactory {
@@ -104,6 +115,8 @@ func NewWithArgs(args *DefaultPreemptionArgs, h framework.Handle, opts ...Option
 		rand:        rand.IntN,
 		clock:       clock.RealClock{},
 		parallelism: h.Parallelizer(),
+		async:       true,
+		inflight:    newInflight(),
 	}
 	for _, opt := range opts {
 		opt(p)
@@ -170,7 +183,9 @@ func (p *DefaultPreemption) preempt(ctx context.Context, state *framework.CycleS
 
 	best := p.pickCandidate(candidates)
 	logger.V(2).Info("Chose the node to preempt on", "node", klog.KRef("", best.node), "victims", len(best.victims))
-	if err := p.prepare(ctx, best, pod); err != nil {
+	if p.async {
+		p.prepareAsync(ctx, best, pod)
+	} else if err := p.prepare(ctx, best, pod); err != nil {
 		return nil, framework.AsStatus(err)
 	}
 	nominate := &framework.NominatingInfo{NominatedNodeName: best.node, NominatingMode: framework.ModeOverride}
@@ -194,7 +209,7 @@ func (p *DefaultPreemption) eligible(pod *v1.Pod, lister framework.NodeInfoListe
 	if err != nil || ni == nil {
 		return true, ""
 	}
-	priority := corev1helpers.PodPriority(pod)
+	priority := priorityOf(pod)
 	for _, pi := range ni.Pods {
 		if corev1helpers.PodPriority(pi.Pod) < priority && terminatingByPreemption(pi.Pod) {
 			return false, msgTerminatingVictims
@@ -225,3 +240,6 @@ func (p *DefaultPreemption) numCandidates(numNodes int) int {
 	n = max(n, int(p.absolute))
 	return min(n, numNodes)
 }
+
+// priorityOf is the pod's priority, 0 when unset.
+func priorityOf(pod *v1.Pod) int32 { return corev1helpers.PodPriority(pod) }

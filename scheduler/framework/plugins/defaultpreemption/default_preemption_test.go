@@ -278,34 +278,47 @@ func TestPostFilter(t *testing.T) {
 			wantMsg:   "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := tt.cluster
-			c.pods = append(slices.Clone(c.pods), tt.pod)
-			e := newEnv(t, c)
-			result, st := e.schedule(t, tt.pod)
-			if st.Code() != tt.wantCode {
-				t.Fatalf("status %v, want code %v", st, tt.wantCode)
+	for _, sync := range []bool{false, true} {
+		for _, tt := range tests {
+			mode := "async"
+			if sync {
+				mode = "sync"
 			}
-			if tt.wantMsg != "" && st.Message() != tt.wantMsg {
-				t.Errorf("message\n got %q\nwant %q", st.Message(), tt.wantMsg)
-			}
-			switch {
-			case tt.wantNode != "" || tt.wantClear:
-				if result.Mode() != framework.ModeOverride || result.NominatedNodeName != tt.wantNode {
-					t.Errorf("result %+v, want nomination %q", result.NominatingInfo, tt.wantNode)
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				c := tt.cluster
+				c.sync = sync
+				c.pods = append(slices.Clone(c.pods), tt.pod)
+				e := newEnv(t, c)
+				result, st := e.schedule(t, tt.pod)
+				if st.Code() != tt.wantCode {
+					t.Fatalf("status %v, want code %v", st, tt.wantCode)
 				}
-			case result != nil && result.Mode() != framework.ModeNoop:
-				t.Errorf("result %+v, want none", result.NominatingInfo)
-			}
-			if got := e.deleted(); !slices.Equal(got, tt.wantDeleted) {
-				t.Errorf("deleted %v, want %v", got, tt.wantDeleted)
-			}
-			if got := e.statusPatches(); !slices.Equal(got, tt.wantDeleted) {
-				t.Errorf("DisruptionTarget patches %v, want %v", got, tt.wantDeleted)
-			}
-		})
+				if tt.wantMsg != "" && st.Message() != tt.wantMsg {
+					t.Errorf("message\n got %q\nwant %q", st.Message(), tt.wantMsg)
+				}
+				switch {
+				case tt.wantNode != "" || tt.wantClear:
+					if result.Mode() != framework.ModeOverride || result.NominatedNodeName != tt.wantNode {
+						t.Errorf("result %+v, want nomination %q", result.NominatingInfo, tt.wantNode)
+					}
+				case result != nil && result.Mode() != framework.ModeNoop:
+					t.Errorf("result %+v, want none", result.NominatingInfo)
+				}
+				if got := e.deleted(); !slices.Equal(got, tt.wantDeleted) {
+					t.Errorf("deleted %v, want %v", got, tt.wantDeleted)
+				}
+				if got := e.statusPatches(); !slices.Equal(sorted(got), tt.wantDeleted) {
+					t.Errorf("DisruptionTarget patches %v, want %v", got, tt.wantDeleted)
+				}
+			})
+		}
 	}
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
 }
 
 // plainCordoned is a 2-CPU node marked unschedulable.
@@ -359,7 +372,7 @@ func TestLowerPriorityNominationsAreCleared(t *testing.T) {
 	if !st.IsSuccess() || result.NominatedNodeName != "n1" {
 		t.Fatalf("PostFilter: %v, %+v", st, result)
 	}
-	if got, want := e.statusPatches(), []string{"v", "lower"}; !slices.Equal(got, want) {
+	if got, want := sorted(e.statusPatches()), []string{"lower", "v"}; !slices.Equal(got, want) {
 		t.Errorf("status patches %v, want %v", got, want)
 	}
 	for _, a := range e.client.Actions() {
@@ -382,6 +395,7 @@ func TestWaitingVictimIsRejectedInMemory(t *testing.T) {
 	if _, st := p.PostFilter(context.Background(), state, pod, statuses); !st.IsSuccess() {
 		t.Fatalf("PostFilter: %v", st)
 	}
+	p.inflight.wg.Wait()
 	if got := e.deleted(); len(got) != 0 {
 		t.Errorf("deleted %v; a waiting victim is rejected in memory", got)
 	}

@@ -58,7 +58,8 @@ type cluster struct {
 	pdbs      []*policy.PodDisruptionBudget
 	nominated []*v1.Pod // pods the nominator has on their status.nominatedNodeName
 	args      string
-	offset    int // the dry run's random offset
+	offset    int  // the dry run's random offset
+	sync      bool // evict within the cycle rather than in the background
 }
 
 // env is a compiled profile (NodeUnschedulable, NodeResourcesFit,
@@ -66,6 +67,7 @@ type cluster struct {
 // preemption's API calls.
 type env struct {
 	fwk    *fwkruntime.Framework
+	plugin *DefaultPreemption
 	client *fake.Clientset
 }
 
@@ -100,12 +102,20 @@ func newEnv(t testing.TB, c cluster) *env {
 		nominator.AddNominatedPod(pi, nil)
 	}
 	offset := c.offset
+	e := &env{client: client}
+	newPlugin := NewFactory(WithRand(func(n int) int { return offset % n }), WithClock(testingclock.NewFakePassiveClock(t0)), WithAsyncPreemption(!c.sync))
 	registry := fwkruntime.Registry{
 		names.PrioritySort:      queuesort.New,
 		names.DefaultBinder:     defaultbinder.New,
 		names.NodeUnschedulable: nodeunschedulable.New,
 		names.NodeResourcesFit:  noderesources.NewFit,
-		names.DefaultPreemption: NewFactory(WithRand(func(n int) int { return offset % n }), WithClock(testingclock.NewFakePassiveClock(t0))),
+		names.DefaultPreemption: func(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+			pl, err := newPlugin(ctx, raw, h)
+			if err == nil {
+				e.plugin = pl.(*DefaultPreemption)
+			}
+			return pl, err
+		},
 	}
 	spec := &v1alpha1.SchedulingProfileSpec{}
 	if c.args != "" {
@@ -127,7 +137,8 @@ func newEnv(t testing.TB, c cluster) *env {
 		t.Fatalf("building the framework: %v", err)
 	}
 	client.ClearActions()
-	return &env{fwk: fwk, client: client}
+	e.fwk = fwk
+	return e
 }
 
 // schedule runs PreFilter and Filter for the pod over every node, as a
@@ -135,7 +146,10 @@ func newEnv(t testing.TB, c cluster) *env {
 func (e *env) schedule(t *testing.T, pod *v1.Pod) (*framework.PostFilterResult, *framework.Status) {
 	t.Helper()
 	state, statuses := e.filter(t, pod)
-	return e.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses)
+	result, st := e.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses)
+	// Let a background preemption finish.
+	e.plugin.inflight.wg.Wait()
+	return result, st
 }
 
 // filter runs PreFilter and Filter for the pod over every node and checks

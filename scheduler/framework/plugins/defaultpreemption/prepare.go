@@ -15,7 +15,7 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// prepare carries out the chosen preemption: each victim gets the
+// prepare carries out the chosen preemption within the cycle: each victim gets the
 // DisruptionTarget condition and is deleted through the API (a victim held
 // at Permit is rejected in memory instead), and pods of lower priority than
 // the preemptor lose their nomination to the node. It returns once the

@@ -1,0 +1,138 @@
+package defaultpreemption
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// msgPreempting is PreEnqueue's reason while a pod's preemption runs, as upstream.
+const msgPreempting = "waiting for the preemption for this pod to be finished"
+
+// inflight tracks the preemptions running in the background, by preemptor.
+type inflight struct {
+	mu sync.Mutex
+	// lastVictim is the victim deleted last, once its turn has come; until
+	// then the preemption counts as running whatever the informer says.
+	running map[types.UID]*types.NamespacedName
+	wg      sync.WaitGroup
+}
+
+func newInflight() *inflight {
+	return &inflight{running: make(map[types.UID]*types.NamespacedName)}
+}
+
+func (f *inflight) start(uid types.UID) {
+	f.mu.Lock()
+	f.running[uid] = nil
+	f.mu.Unlock()
+}
+
+func (f *inflight) lastVictim(uid types.UID, victim *v1.Pod) {
+	f.mu.Lock()
+	f.running[uid] = &types.NamespacedName{Namespace: victim.Namespace, Name: victim.Name}
+	f.mu.Unlock()
+}
+
+func (f *inflight) finish(uid types.UID) {
+	f.mu.Lock()
+	delete(f.running, uid)
+	f.mu.Unlock()
+}
+
+// PreEnqueue keeps a pod out of the active queue while its preemption still
+// runs in the background: until the last victim's deletion has been accepted
+// (the informer shows it terminating or gone), another cycle would only
+// find the node still full.
+func (p *DefaultPreemption) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.Status {
+	if p.preemptionRunning(pod.UID) {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgPreempting)
+	}
+	return nil
+}
+
+func (p *DefaultPreemption) preemptionRunning(uid types.UID) bool {
+	p.inflight.mu.Lock()
+	last, ok := p.inflight.running[uid]
+	p.inflight.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if last == nil || p.podLister == nil {
+		return true
+	}
+	victim, err := p.podLister.Pods(last.Namespace).Get(last.Name)
+	return err == nil && victim.DeletionTimestamp == nil
+}
+
+// EventsToRegister registers the deletion of a bound pod, which may end a
+// gated pod's wait; the hint leaves the decision to the plugins that
+// rejected the pod, as upstream.
+func (p *DefaultPreemption) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
+	if !p.async {
+		return nil, nil
+	}
+	return []framework.ClusterEventWithHint{{
+		Event:          framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete},
+		QueueingHintFn: func(klog.Logger, *v1.Pod, any, any) (framework.QueueingHint, error) { return framework.QueueSkip, nil },
+	}}, nil
+}
+
+// prepareAsync carries out the preemption in the background, as upstream
+// does by default: nominations are cleared, all victims but one are evicted
+// in parallel, then the last one. PreEnqueue gates the preemptor meanwhile.
+// A failure is logged; the preemptor is retried on the next event that may
+// help it.
+func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, preemptor *v1.Pod) {
+	logger := klog.FromContext(ctx)
+	victims := make([]*v1.Pod, 0, len(c.victims))
+	for _, v := range c.victims {
+		if v.DeletionTimestamp == nil {
+			victims = append(victims, v)
+		}
+	}
+	if len(victims) == 0 {
+		return
+	}
+	uid := preemptor.UID
+	p.inflight.start(uid)
+	p.inflight.wg.Add(1)
+	go func() {
+		defer p.inflight.wg.Done()
+		defer p.inflight.finish(uid)
+		ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		if err := p.clearLowerNominations(ctx, c.node, priorityOf(preemptor)); err != nil {
+			logger.Error(err, "Clearing the nominations of lower-priority pods", "node", klog.KRef("", c.node))
+		}
+		var (
+			mu   sync.Mutex
+			errs []error
+		)
+		rest, last := victims[:len(victims)-1], victims[len(victims)-1]
+		p.parallelism.Until(ctx, len(rest), func(i int) {
+			if err := p.preemptVictim(ctx, c.node, preemptor, rest[i]); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				cancel()
+			}
+		}, Name)
+		if err := errors.Join(errs...); err != nil {
+			logger.Error(err, "Preempting victims in the background", "node", klog.KRef("", c.node))
+			return
+		}
+		p.inflight.lastVictim(uid, last)
+		if err := p.preemptVictim(ctx, c.node, preemptor, last); err != nil {
+			logger.Error(err, "Preempting the last victim in the background", "node", klog.KRef("", c.node))
+			return
+		}
+		logger.V(2).Info("Background preemption finished", "node", klog.KRef("", c.node), "victims", len(victims))
+	}()
+}

@@ -1,0 +1,104 @@
+package defaultpreemption
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// TestPreEnqueueGatesWhileVictimsAreEvicted holds the delete of the last
+// victim (the least important one, evicted after the others)
+// and checks the preemptor is gated until the informer shows that
+// victim terminating, and not after the background work ends.
+func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
+	first := makePod("first").priority(1).cpu("1").on("n1").started(0).obj()
+	last := makePod("last").priority(1).cpu("1").on("n1").started(time.Minute).obj()
+	pod := makePod("big").priority(100).cpu("2").obj()
+	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{first, last, pod}})
+	lastDeleting, release := make(chan struct{}), make(chan struct{})
+	e.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.(clienttesting.DeleteAction).GetName() == "last" {
+			close(lastDeleting)
+			<-release
+		}
+		return false, nil, nil
+	})
+	ctx := context.Background()
+	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
+		t.Fatalf("PreEnqueue before any preemption: %v", st)
+	}
+	state, statuses := e.filter(t, pod)
+	if _, st := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); !st.IsSuccess() {
+		t.Fatalf("PostFilter: %v", st)
+	}
+	<-lastDeleting
+	st := e.plugin.PreEnqueue(ctx, pod)
+	if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != msgPreempting {
+		t.Errorf("PreEnqueue while the last victim is being deleted: %v", st)
+	}
+	// The informer sees the last victim terminating: the wait is over.
+	terminating := last.DeepCopy()
+	now := metav1.NewTime(t0)
+	terminating.DeletionTimestamp = &now
+	if err := e.fwk.SharedInformerFactory().Core().V1().Pods().Informer().GetIndexer().Update(terminating); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
+		t.Errorf("PreEnqueue once the last victim terminates: %v", st)
+	}
+	close(release)
+	e.plugin.inflight.wg.Wait()
+	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
+		t.Errorf("PreEnqueue after the preemption: %v", st)
+	}
+	if got := e.deleted(); len(got) != 2 {
+		t.Errorf("deleted %v, want both victims", got)
+	}
+}
+
+func TestPreEnqueueUngatesAfterAFailure(t *testing.T) {
+	victim := makePod("v").priority(1).cpu("2").on("n1").obj()
+	pod := makePod("big").priority(100).cpu("2").obj()
+	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
+	e.client.PrependReactor("patch", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errInjected
+	})
+	if _, st := e.schedule(t, pod); !st.IsSuccess() {
+		t.Fatalf("PostFilter: %v", st)
+	}
+	if st := e.plugin.PreEnqueue(context.Background(), pod); !st.IsSuccess() {
+		t.Errorf("PreEnqueue after a failed preemption: %v", st)
+	}
+	if got := e.deleted(); len(got) != 0 {
+		t.Errorf("deleted %v although marking the victim failed", got)
+	}
+}
+
+func TestEventsToRegister(t *testing.T) {
+	for _, sync := range []bool{false, true} {
+		e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "1")}, sync: sync})
+		events, err := e.plugin.EventsToRegister(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sync {
+			if len(events) != 0 {
+				t.Errorf("sync mode registers %v", events)
+			}
+			continue
+		}
+		if len(events) != 1 || events[0].Event != (framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete}) {
+			t.Fatalf("events %v, want the deletion of bound pods", events)
+		}
+		if hint, err := events[0].QueueingHintFn(e.plugin.logger(), nil, nil, nil); err != nil || hint != framework.QueueSkip {
+			t.Errorf("hint %v, %v; want QueueSkip", hint, err)
+		}
+	}
+}
