@@ -102,7 +102,7 @@ func (p *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleSt
 			cancel()
 		}
 	}
-	p.parallelism.Until(ctx, len(potential), check, Name)
+	p.parallelizer.Until(ctx, len(potential), check, Name)
 	return append(clean, violating...), nodeStatuses, errors.Join(errs...)
 }
 

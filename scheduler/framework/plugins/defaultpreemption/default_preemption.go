@@ -3,7 +3,8 @@
 // lower priority: it dry-runs the profile's filters on each node without
 // those pods, keeps as many of them as still lets the pod fit (sparing
 // PodDisruptionBudget-protected pods first), picks the node whose victims
-// cost least, deletes the victims and nominates the node for the pod.
+// cost least, deletes the victims (in the background, with a PreEnqueue gate
+// holding the pod back meanwhile) and nominates the node for the pod.
 package defaultpreemption
 
 import (
@@ -43,19 +44,20 @@ type filterRunner interface {
 	RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status
 }
 
-// DefaultPreemption is the preemption PostFilter plugin.
+// DefaultPreemption is the preemption plugin: PostFilter preempts, PreEnqueue
+// holds a preemptor back while its victims are being evicted.
 type DefaultPreemption struct {
-	handle      framework.Handle
-	runner      filterRunner
-	percentage  int32
-	absolute    int32
-	podLister   corelisters.PodLister
-	pdbLister   policylisters.PodDisruptionBudgetLister
-	rand        func(n int) int
-	clock       clock.PassiveClock
-	parallelism framework.Parallelizer
-	async       bool
-	inflight    *inflight
+	handle       framework.Handle
+	runner       filterRunner
+	percentage   int32
+	absolute     int32
+	podLister    corelisters.PodLister
+	pdbLister    policylisters.PodDisruptionBudgetLister
+	rand         func(n int) int
+	clock        clock.PassiveClock
+	parallelizer framework.Parallelizer
+	async        bool
+	inflight     *inflight
 }
 
 var (
@@ -108,15 +110,18 @@ func NewWithArgs(args *DefaultPreemptionArgs, h framework.Handle, opts ...Option
 	runner, _ := h.(filterRunner)
 	SetDefaults(args)
 	p := &DefaultPreemption{
-		handle:      h,
-		runner:      runner,
-		percentage:  *args.MinCandidateNodesPercentage,
-		absolute:    *args.MinCandidateNodesAbsolute,
-		rand:        rand.IntN,
-		clock:       clock.RealClock{},
-		parallelism: h.Parallelizer(),
-		async:       true,
-		inflight:    newInflight(),
+		handle:       h,
+		runner:       runner,
+		percentage:   *args.MinCandidateNodesPercentage,
+		absolute:     *args.MinCandidateNodesAbsolute,
+		rand:         rand.IntN,
+		clock:        clock.RealClock{},
+		parallelizer: h.Parallelizer(),
+		async:        true,
+		inflight:     newInflight(),
+	}
+	if p.parallelizer == nil {
+		p.parallelizer = serial{}
 	}
 	for _, opt := range opts {
 		opt(p)
@@ -243,3 +248,12 @@ func (p *DefaultPreemption) numCandidates(numNodes int) int {
 
 // priorityOf is the pod's priority, 0 when unset.
 func priorityOf(pod *v1.Pod) int32 { return corev1helpers.PodPriority(pod) }
+
+// serial runs the pieces one by one, for handles without a parallelizer.
+type serial struct{}
+
+func (serial) Until(ctx context.Context, pieces int, do func(i int), _ string) {
+	for i := 0; i < pieces && ctx.Err() == nil; i++ {
+		do(i)
+	}
+}

@@ -116,7 +116,7 @@ func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, pree
 			errs []error
 		)
 		rest, last := victims[:len(victims)-1], victims[len(victims)-1]
-		p.parallelism.Until(ctx, len(rest), func(i int) {
+		p.parallelizer.Until(ctx, len(rest), func(i int) {
 			if err := p.preemptVictim(ctx, c.node, preemptor, rest[i]); err != nil {
 				mu.Lock()
 				errs = append(errs, err)

@@ -27,7 +27,7 @@ func (p *DefaultPreemption) prepare(ctx context.Context, c *candidate, preemptor
 		mu   sync.Mutex
 		errs []error
 	)
-	p.parallelism.Until(ctx, len(c.victims), func(i int) {
+	p.parallelizer.Until(ctx, len(c.victims), func(i int) {
 		if err := p.preemptVictim(ctx, c.node, preemptor, c.victims[i]); err != nil {
 			mu.Lock()
 			errs = append(errs, err)
