@@ -1,0 +1,29 @@
+# Berth's image: one static binary, `berth manager` by default.
+#
+#   docker build -t ghcr.io/berth-io/berth:dev --build-arg VERSION=dev .
+#
+# Builds for the platform of `docker buildx build --platform`.
+
+FROM --platform=$BUILDPLATFORM golang:1.26 AS builder
+ARG TARGETOS=linux
+ARG TARGETARCH
+ARG VERSION=""
+WORKDIR /workspace
+
+# Modules first, so that source edits reuse the download layer.
+COPY go.mod go.sum ./
+RUN go mod download
+
+# Only the packages the binary is built from (not bin/, test/ or docs/).
+COPY *.go ./
+COPY api/ api/
+COPY controllers/ controllers/
+COPY scheduler/ scheduler/
+RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
+    go build -trimpath -ldflags "-s -w -X main.gitVersion=${VERSION}" -o /berth .
+
+# distroless/static:nonroot: no shell, no package manager, user 65532.
+FROM gcr.io/distroless/static:nonroot
+COPY --from=builder /berth /berth
+USER 65532:65532
+ENTRYPOINT ["/berth", "manager"]
