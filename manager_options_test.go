@@ -206,3 +206,16 @@ func TestRunManagerExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestDocsListEveryFlag keeps docs/manager.md's flags table complete.
+func TestDocsListEveryFlag(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("docs", "manager.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	managerFlags(&managerOptions{}, io.Discard).VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(string(doc), "| `--"+f.Name+"` |") {
+			t.Errorf("docs/manager.md has no row for --%s", f.Name)
+		}
+	})
+}
