@@ -79,6 +79,11 @@ var _ = Describe("berth manager", Ordered, func() {
 			return code, err
 		}).WithTimeout(30 * time.Second).Should(Equal(http.StatusUnauthorized))
 
+		By("forbidding metrics to a service account without the permission")
+		code, _, err := m.metrics(ctx, serviceAccountToken(ctx, "nobody"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusForbidden))
+
 		By("serving metrics to an authorized service account")
 		token := metricsReaderToken(ctx)
 		code, body, err := m.metrics(ctx, token)
@@ -191,8 +196,7 @@ func hostname() string {
 // metricsReaderToken returns a token of a service account allowed to GET /metrics.
 func metricsReaderToken(ctx context.Context) string {
 	GinkgoHelper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "prometheus"}}
-	Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, sa))).To(Succeed())
+	token := serviceAccountToken(ctx, "prometheus")
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader"},
 		Rules:      []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}},
@@ -201,9 +205,18 @@ func metricsReaderToken(ctx context.Context) string {
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "prometheus-metrics-reader"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: sa.Namespace, Name: sa.Name}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "prometheus"}},
 	}
 	Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, binding))).To(Succeed())
+	return token
+}
+
+// serviceAccountToken creates the service account name in default and
+// returns a token of it.
+func serviceAccountToken(ctx context.Context, name string) string {
+	GinkgoHelper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
+	Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, sa))).To(Succeed())
 	tr, err := clientset.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
