@@ -129,6 +129,33 @@ var _ = Describe("berth manager", Ordered, func() {
 		Expect(m.logs.String()).To(ContainSubstring("leader election lost"))
 	}, SpecTimeout(2*time.Minute))
 
+	It("schedules as config/default's ServiceAccount, with only its RBAC", func(ctx SpecContext) {
+		Expect(takeLease(ctx, "", 1)).To(Succeed())
+		saKubeconfig := installRBAC(ctx)
+		m := startManager("--kubeconfig", saKubeconfig)
+		Eventually(func() (int, error) { return m.probe(ctx, "/readyz") }).WithTimeout(60 * time.Second).Should(Equal(http.StatusOK))
+		Eventually(func() (string, error) { return leaseHolder(ctx) }).WithTimeout(30 * time.Second).Should(HavePrefix(hostname()))
+
+		Expect(k8s.Create(ctx, pod("least-privilege", "applied"))).To(Succeed())
+		expectBound(ctx, "least-privilege")
+		// Metrics need TokenReviews and SubjectAccessReviews.
+		Eventually(func() (int, error) {
+			code, _, err := m.metrics(ctx, metricsReaderToken(ctx))
+			return code, err
+		}).WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
+		// A profile's status is written by the leader.
+		Expect(k8s.Create(ctx, profile("written-by-sa", "written-by-sa"))).To(Succeed())
+		Eventually(func(g Gomega) {
+			p := profile("written-by-sa", "")
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			g.Expect(p.Status.ObservedGeneration).To(Equal(p.Generation))
+		}).WithTimeout(30 * time.Second).Should(Succeed())
+
+		m.signal(syscall.SIGTERM)
+		Expect(m.waitExit(20*time.Second)).To(Equal(0), m.logs.String())
+		Expect(strings.ToLower(m.logs.String())).NotTo(ContainSubstring("forbidden"))
+	}, SpecTimeout(3*time.Minute))
+
 	It("rejects unknown flags with exit code 2", func(ctx SpecContext) {
 		m := startManager("--no-such-flag")
 		Expect(m.waitExit(10 * time.Second)).To(Equal(2))
