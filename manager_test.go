@@ -1,0 +1,121 @@
+package main
+
+import (
+	"crypto/tls"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+func TestManagerConfig(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, o *managerOptions)
+	}{
+		{"defaults", nil, func(t *testing.T, o *managerOptions) {
+			mo := managerConfig(o, nil, logr.Discard())
+			if !mo.LeaderElection || mo.LeaderElectionID != "berth.scheduling.berth.io" || !mo.LeaderElectionReleaseOnCancel {
+				t.Errorf("leader election: %v %q release on cancel %v", mo.LeaderElection, mo.LeaderElectionID, mo.LeaderElectionReleaseOnCancel)
+			}
+			if mo.LeaderElectionNamespace != o.leaderElectNamespace || *mo.LeaseDuration != o.leaseDuration ||
+				*mo.RenewDeadline != o.renewDeadline || *mo.RetryPeriod != o.retryPeriod {
+				t.Errorf("the Lease settings do not follow the flags: %+v", mo)
+			}
+			if *mo.GracefulShutdownTimeout != o.gracefulShutdownTimeout {
+				t.Errorf("GracefulShutdownTimeout = %s, want %s", *mo.GracefulShutdownTimeout, o.gracefulShutdownTimeout)
+			}
+			if !mo.Metrics.SecureServing || mo.Metrics.FilterProvider == nil || mo.Metrics.BindAddress != ":8443" {
+				t.Errorf("metrics are not served securely on :8443 with the authn/authz filter: %+v", mo.Metrics)
+			}
+			if mo.HealthProbeBindAddress != ":8081" || mo.PprofBindAddress != "0" {
+				t.Errorf("probes on %q, pprof on %q", mo.HealthProbeBindAddress, mo.PprofBindAddress)
+			}
+			if mo.WebhookServer == nil {
+				t.Error("no webhook server")
+			}
+			if len(mo.Metrics.TLSOpts) != 1 {
+				t.Fatalf("%d TLS options, want the one that turns HTTP/2 off", len(mo.Metrics.TLSOpts))
+			}
+			c := &tls.Config{}
+			mo.Metrics.TLSOpts[0](c)
+			if strings.Join(c.NextProtos, ",") != "http/1.1" {
+				t.Errorf("NextProtos = %v, want HTTP/1.1 only", c.NextProtos)
+			}
+			if mo.BaseContext == nil {
+				t.Error("no BaseContext: runnables would not find the logger")
+			}
+		}},
+		{"plain metrics, pprof, http2, no webhook, no election",
+			[]string{"--metrics-secure=false", "--pprof-bind-address=:6060", "--enable-http2", "--enable-webhook=false", "--leader-elect=false"},
+			func(t *testing.T, o *managerOptions) {
+				mo := managerConfig(o, nil, logr.Discard())
+				if mo.Metrics.SecureServing || mo.Metrics.FilterProvider != nil {
+					t.Errorf("metrics are secured: %+v", mo.Metrics)
+				}
+				if mo.PprofBindAddress != ":6060" || len(mo.Metrics.TLSOpts) != 0 || mo.WebhookServer != nil || mo.LeaderElection {
+					t.Errorf("managerConfig = %+v", mo)
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := newManagerOptions(tc.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, o)
+		})
+	}
+}
+
+func TestRestConfig(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: "https://apiserver.example:6443"}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "secret"}
+	cfg.Contexts["x"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = "x"
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		wantQPS   float32
+		wantBurst int
+	}{
+		{"no client-side limit by default", nil, -1, -1},
+		{"explicit limits", []string{"--kube-api-qps=50", "--kube-api-burst=80"}, 50, 80},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := newManagerOptions(append([]string{"--kubeconfig", kubeconfig}, tc.args...), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := restConfig(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rc.Host != "https://apiserver.example:6443" || rc.BearerToken != "secret" {
+				t.Errorf("restConfig did not load %s: host %q", kubeconfig, rc.Host)
+			}
+			if rc.QPS != tc.wantQPS || rc.Burst != tc.wantBurst {
+				t.Errorf("QPS, Burst = %v, %v, want %v, %v", rc.QPS, rc.Burst, tc.wantQPS, tc.wantBurst)
+			}
+			if !strings.HasPrefix(rc.UserAgent, "berth-manager/") {
+				t.Errorf("UserAgent = %q", rc.UserAgent)
+			}
+			pb := protobufConfig(rc)
+			if pb.ContentType != "application/vnd.kubernetes.protobuf" || rc.ContentType != "" {
+				t.Errorf("protobufConfig changed %q, its copy has %q", rc.ContentType, pb.ContentType)
+			}
+		})
+	}
+}
