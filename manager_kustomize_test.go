@@ -11,7 +11,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -67,7 +69,7 @@ func TestConfigDefaultRenders(t *testing.T) {
 	wantKinds := map[string]int{
 		"CustomResourceDefinition": 4, "Namespace": 1, "ServiceAccount": 1, "ClusterRole": 2, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1, "ValidatingWebhookConfiguration": 1,
-		"Certificate": 1, "Issuer": 1,
+		"Certificate": 1, "Issuer": 1, "PodDisruptionBudget": 1,
 	}
 	gotKinds := map[string]int{}
 	clusterScoped := map[string]bool{"CustomResourceDefinition": true, "Namespace": true, "ClusterRole": true,
@@ -107,6 +109,12 @@ func TestConfigDefaultRenders(t *testing.T) {
 	var deploy appsv1.Deployment
 	find(t, objs, "Deployment", &deploy)
 	checkManagerDeployment(t, &deploy)
+
+	var pdb policyv1.PodDisruptionBudget
+	find(t, objs, "PodDisruptionBudget", &pdb)
+	if sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector); err != nil || !sel.Matches(labels.Set(deploy.Spec.Template.Labels)) {
+		t.Errorf("the PodDisruptionBudget's selector %v does not match the pods' labels", pdb.Spec.Selector)
+	}
 
 	var sa corev1.ServiceAccount
 	saName := find(t, objs, "ServiceAccount", &sa)

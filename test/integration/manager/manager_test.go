@@ -105,7 +105,9 @@ var _ = Describe("berth manager", Ordered, func() {
 		m := startManager()
 		Eventually(func() (int, error) { return m.probe(ctx, "/readyz") }).WithTimeout(60 * time.Second).Should(Equal(http.StatusOK))
 
-		Expect(k8s.Create(ctx, pod("held-back", "applied"))).To(Succeed())
+		// Standbys serve the webhook too.
+		Expect(k8s.Create(ctx, profile("standby", "standby"))).To(Succeed())
+		Expect(k8s.Create(ctx, pod("held-back", "standby"))).To(Succeed())
 		Consistently(func(g Gomega) {
 			p := &corev1.Pod{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "default", Name: "held-back"}, p)).To(Succeed())
@@ -136,17 +138,17 @@ var _ = Describe("berth manager", Ordered, func() {
 		Eventually(func() (int, error) { return m.probe(ctx, "/readyz") }).WithTimeout(60 * time.Second).Should(Equal(http.StatusOK))
 		Eventually(func() (string, error) { return leaseHolder(ctx) }).WithTimeout(30 * time.Second).Should(HavePrefix(hostname()))
 
-		Expect(k8s.Create(ctx, pod("least-privilege", "applied"))).To(Succeed())
+		Expect(k8s.Create(ctx, profile("least-privilege", "least-privilege"))).To(Succeed())
+		Expect(k8s.Create(ctx, pod("least-privilege", "least-privilege"))).To(Succeed())
 		expectBound(ctx, "least-privilege")
 		// Metrics need TokenReviews and SubjectAccessReviews.
 		Eventually(func() (int, error) {
 			code, _, err := m.metrics(ctx, metricsReaderToken(ctx))
 			return code, err
 		}).WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
-		// A profile's status is written by the leader.
-		Expect(k8s.Create(ctx, profile("written-by-sa", "written-by-sa"))).To(Succeed())
+		// The leader writes the profile's status.
 		Eventually(func(g Gomega) {
-			p := profile("written-by-sa", "")
+			p := profile("least-privilege", "")
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
 			g.Expect(p.Status.ObservedGeneration).To(Equal(p.Generation))
 		}).WithTimeout(30 * time.Second).Should(Succeed())
