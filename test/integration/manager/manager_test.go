@@ -2,6 +2,7 @@ package manager_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -157,6 +158,26 @@ var _ = Describe("berth manager", Ordered, func() {
 		Expect(m.waitExit(20*time.Second)).To(Equal(0), m.logs.String())
 		Expect(strings.ToLower(m.logs.String())).NotTo(ContainSubstring("forbidden"))
 	}, SpecTimeout(3*time.Minute))
+
+	It("exits at once on a second signal while shutdown waits", func(ctx SpecContext) {
+		Expect(takeLease(ctx, "", 1)).To(Succeed())
+		m := startManager()
+		Eventually(func() (int, error) { return m.probe(ctx, "/readyz") }).WithTimeout(60 * time.Second).Should(Equal(http.StatusOK))
+
+		// A request that never finishes its headers keeps the probe server,
+		// and so the graceful shutdown, waiting for its 20 s timeout.
+		conn, err := net.Dial("tcp", m.probeAddr)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(conn.Close)
+		_, err = conn.Write([]byte("GET /healthz HTTP/1.1\r\nHost: x\r\n"))
+		Expect(err).NotTo(HaveOccurred())
+		time.Sleep(200 * time.Millisecond)
+
+		m.signal(syscall.SIGTERM)
+		Consistently(m.exited).WithTimeout(2*time.Second).Should(BeFalse(), "the first signal starts a graceful shutdown")
+		m.signal(syscall.SIGTERM)
+		Expect(m.waitExit(5 * time.Second)).To(Equal(1))
+	}, SpecTimeout(2*time.Minute))
 
 	It("rejects unknown flags with exit code 2", func(ctx SpecContext) {
 		m := startManager("--no-such-flag")
