@@ -43,6 +43,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs into config/crd/bases, RBAC and th
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=false rbac:roleName=berth-manager webhook paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac \
 		output:webhook:artifacts:config=config/webhook
+	$(MAKE) --no-print-directory helm-sync
 
 .PHONY: fmt
 fmt: ## Run gofmt on the code.
@@ -56,8 +57,8 @@ vet: ## Run go vet.
 verify: generate manifests ## Fail when generated files are stale or gofmt/go vet complain.
 	@out=$$(gofmt -s -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
 	go vet ./...
-	@if [ -n "$$(git status --porcelain -- api config)" ]; then \
-		echo "generated files are stale; run 'make generate manifests' and commit:"; git status --porcelain -- api config; git diff --stat -- api config; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
+		echo "generated files are stale; run 'make generate manifests' and commit:"; git status --porcelain -- api config charts; git diff --stat -- api config charts; exit 1; fi
 
 ##@ Test
 
@@ -78,7 +79,7 @@ test-e2e: $(GINKGO) ## Run the end-to-end suite on a local cluster (kube-control
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=20m --poll-progress-after=120s -v test/e2e
 
 .PHONY: helm-lint
-helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC rules lag config/.
+helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC rules lag config/ (make manifests syncs them).
 	@diff -r -q config/crd/bases $(CHART)/files/crds && diff -q config/rbac/role.yaml $(CHART)/files/rbac/role.yaml \
 		|| { echo "charts/berth/files lags config/; run 'make helm-sync' and commit"; exit 1; }
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART)
