@@ -2,6 +2,7 @@ package rebalance
 
 import (
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/highnodeutilization"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies/lownodeutilization"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies/podlifetime"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies/removeduplicates"
@@ -16,6 +17,7 @@ func NewInTreeRegistry() strategies.Registry {
 	return strategies.Registry{
 		removeduplicates.Name:                removeduplicates.New,
 		lownodeutilization.Name:              lownodeutilization.New,
+		highnodeutilization.Name:             highnodeutilization.New,
 		removepodsviolatingnodetaints.Name:   removepodsviolatingnodetaints.New,
 		removepodsviolatingnodeaffinity.Name: removepodsviolatingnodeaffinity.New,
 		podlifetime.Name:                     podlifetime.New,

@@ -1,0 +1,67 @@
+// Package highnodeutilization empties underutilized nodes onto the busier
+// ones, as the descheduler's HighNodeUtilization plugin, so that a cluster
+// autoscaler can remove them. Utilization is the pods' requests over the
+// node's allocatable; it is meant to run with a bin-packing profile.
+package highnodeutilization
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+// Name is the strategy's descheduler name.
+const Name v1alpha1.StrategyName = "HighNodeUtilization"
+
+// Percentage is a share of a node's allocatable, from 0 to 100.
+type Percentage float64
+
+// Args are the strategy's arguments.
+type Args struct {
+	// Thresholds: a node with every listed resource at or below them is
+	// underutilized; cpu, memory and pods default to 100.
+	Thresholds map[v1.ResourceName]Percentage `json:"thresholds"`
+	// NumberOfNodes: the strategy acts only when more nodes than this are underutilized.
+	NumberOfNodes int `json:"numberOfNodes,omitempty"`
+	// EvictableNamespaces keeps the pods of the excluded namespaces; as in
+	// the descheduler, only exclude is supported.
+	EvictableNamespaces *strategies.Namespaces `json:"evictableNamespaces,omitempty"`
+}
+
+// Validate returns every problem of the arguments.
+func (a *Args) Validate() error {
+	var errs []error
+	if len(a.Thresholds) == 0 {
+		errs = append(errs, errors.New("thresholds: no resource threshold is configured"))
+	}
+	for _, r := range slices.Sorted(maps.Keys(a.Thresholds)) {
+		if p := a.Thresholds[r]; p < 0 || p > 100 {
+			errs = append(errs, fmt.Errorf("thresholds[%s]: %v is not a percentage from 0 to 100", r, p))
+		}
+	}
+	if a.NumberOfNodes < 0 {
+		errs = append(errs, fmt.Errorf("numberOfNodes %d must not be negative", a.NumberOfNodes))
+	}
+	if ns := a.EvictableNamespaces; ns != nil && len(ns.Include) > 0 {
+		errs = append(errs, errors.New("evictableNamespaces: only exclude is supported"))
+	}
+	return errors.Join(errs...)
+}
+
+// defaulted returns the thresholds with cpu, memory and pods set to 100
+// when absent, so that they never keep a node from being underutilized.
+func (a *Args) defaulted() map[v1.ResourceName]Percentage {
+	out := maps.Clone(a.Thresholds)
+	for _, r := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods} {
+		if _, ok := out[r]; !ok {
+			out[r] = 100
+		}
+	}
+	return out
+}

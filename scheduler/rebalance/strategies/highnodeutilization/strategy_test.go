@@ -1,0 +1,126 @@
+package highnodeutilization
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func TestArgs(t *testing.T) {
+	tests := []struct {
+		args    string
+		wantErr string
+	}{
+		{args: `{"thresholds":{"cpu":20}}`},
+		{args: `{"thresholds":{"cpu":20,"memory":30},"numberOfNodes":2,"evictableNamespaces":{"exclude":["kube-system"]}}`},
+		{args: `{"thresholds":{}}`, wantErr: "no resource threshold"},
+		{args: `{}`, wantErr: "no resource threshold"},
+		{args: `{"thresholds":{"cpu":120}}`, wantErr: "not a percentage"},
+		{args: `{"thresholds":{"cpu":20},"numberOfNodes":-1}`, wantErr: "must not be negative"},
+		{args: `{"thresholds":{"cpu":20},"evictableNamespaces":{"include":["a"]}}`, wantErr: "only exclude"},
+		{args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`, wantErr: "unknown field"},
+	}
+	for _, tt := range tests {
+		_, err := New([]byte(tt.args))
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("New(%s) = %v, want error containing %q", tt.args, err, tt.wantErr)
+		}
+	}
+	// Every problem is reported, not only the first.
+	_, err := New([]byte(`{"thresholds":{"cpu":-1},"numberOfNodes":-2}`))
+	if err == nil || !strings.Contains(err.Error(), "percentage") || !strings.Contains(err.Error(), "negative") {
+		t.Errorf("New = %v, want both problems", err)
+	}
+}
+
+// cluster puts pods of 500m CPU on nodes of 4 CPUs: counts[i] pods on node n<i>.
+func cluster(counts ...int) ([]*v1.Pod, []*v1.Node) {
+	var pods []*v1.Pod
+	var nodes []*v1.Node
+	for i, c := range counts {
+		name := fmt.Sprintf("n%d", i)
+		nodes = append(nodes, st.Node(name).Obj())
+		for j := range c {
+			pods = append(pods, st.Pod(fmt.Sprintf("%s-p%d", name, j)).Node(name).Req("cpu", "500m").Obj())
+		}
+	}
+	return pods, nodes
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      string
+		counts    []int
+		cordon    string
+		perNode   int
+		protected string
+		want      []string
+	}{
+		// n1 at 12.5% is underutilized; n0 (50%) takes its pod.
+		{name: "drains the underutilized node", args: `{"thresholds":{"cpu":20}}`, counts: []int{4, 1}, want: []string{"n1-p0"}},
+		{name: "emptiest node first", args: `{"thresholds":{"cpu":30}}`, counts: []int{4, 2, 1}, want: []string{"n2-p0", "n1-p0", "n1-p1"}},
+		{name: "no underutilized node", args: `{"thresholds":{"cpu":10}}`, counts: []int{4, 1}},
+		{name: "every node underutilized", args: `{"thresholds":{"cpu":60}}`, counts: []int{4, 1}},
+		{name: "numberOfNodes not exceeded", args: `{"thresholds":{"cpu":20},"numberOfNodes":1}`, counts: []int{4, 1}},
+		{name: "numberOfNodes exceeded", args: `{"thresholds":{"cpu":20},"numberOfNodes":1}`, counts: []int{4, 1, 1}, want: []string{"n1-p0", "n2-p0"}},
+		// n0 has room for one 500m pod (3.5 of 4 CPUs used): the second eviction has nowhere to go.
+		{name: "stops when the target nodes are full", args: `{"thresholds":{"cpu":30}}`, counts: []int{7, 2}, want: []string{"n1-p0"}},
+		{name: "a cordoned node is no target", args: `{"thresholds":{"cpu":20}}`, counts: []int{4, 1}, cordon: "n0"},
+		{name: "per-node limit", args: `{"thresholds":{"cpu":30}}`, counts: []int{4, 2}, perNode: 1, want: []string{"n1-p0"}},
+		{name: "protected pods stay", args: `{"thresholds":{"cpu":30}}`, counts: []int{4, 2}, protected: "n1-p0", want: []string{"n1-p1"}},
+		// Memory is not measured by the thresholds given, so its default of 100 never holds a node back.
+		{name: "unset resources default to 100", args: `{"thresholds":{"cpu":20}}`, counts: []int{4, 1}, want: []string{"n1-p0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New([]byte(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pods, nodes := cluster(tt.counts...)
+			for _, n := range nodes {
+				n.Spec.Unschedulable = n.Name == tt.cordon
+			}
+			h := st.NewHandle(time.Now(), pods, nodes)
+			h.PerNodeLimit = tt.perNode
+			h.Protected = func(p *v1.Pod) bool { return p.Name == tt.protected }
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(h.Evicted, tt.want) {
+				t.Errorf("evicted %v, want %v", h.Evicted, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunExcludedNamespace(t *testing.T) {
+	nodes := []*v1.Node{st.Node("busy").Obj(), st.Node("idle").Obj()}
+	pods := []*v1.Pod{
+		st.Pod("big").Node("busy").Req("cpu", "2").Obj(),
+		st.Pod("sys").Namespace("kube-system").Node("idle").Req("cpu", "100m").Obj(),
+		st.Pod("app").Node("idle").Req("cpu", "100m").Priority(5).Obj(),
+	}
+	s, err := New([]byte(`{"thresholds":{"cpu":20},"evictableNamespaces":{"exclude":["kube-system"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := st.NewHandle(time.Now(), pods, nodes)
+	if err := s.Run(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h.Evicted, []string{"app"}) {
+		t.Errorf("evicted %v, want [app]", h.Evicted)
+	}
+	if r := h.Reasons["app"]; !strings.Contains(r, "cpu 5%") {
+		t.Errorf("reason %q, want the node's cpu utilization", r)
+	}
+}
