@@ -1,0 +1,32 @@
+package removepodsviolatinginterpodantiaffinity
+
+import (
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+// pod builds a pod on node labelled app=app, avoiding the apps listed
+// within topologyKey.
+func pod(name, node, app, topologyKey string, avoid ...string) *v1.Pod {
+	p := st.Pod(name).Node(node).Obj()
+	p.Labels = map[string]string{"app": app}
+	if len(avoid) > 0 {
+		p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				TopologyKey: topologyKey,
+				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+					Key: "app", Operator: metav1.LabelSelectorOpIn, Values: avoid,
+				}}},
+			}},
+		}}
+	}
+	return p
+}
+
+// inNamespace moves p to ns.
+func inNamespace(p *v1.Pod, ns string) *v1.Pod { p.Namespace = ns; return p }
+
+// withPriority sets p's priority.
+func withPriority(p *v1.Pod, prio int32) *v1.Pod { p.Spec.Priority = &prio; return p }
