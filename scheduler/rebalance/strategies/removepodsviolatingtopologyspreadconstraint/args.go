@@ -1,0 +1,54 @@
+// Package removepodsviolatingtopologyspreadconstraint evens out the
+// topology domains of pods' spread constraints, as the descheduler's
+// RemovePodsViolatingTopologySpreadConstraint plugin: for every constraint
+// whose skew exceeds maxSkew it evicts pods from the fullest domains so that
+// the scheduler can place them in the emptiest.
+package removepodsviolatingtopologyspreadconstraint
+
+import (
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+)
+
+// Name is the strategy's descheduler name.
+const Name v1alpha1.StrategyName = "RemovePodsViolatingTopologySpreadConstraint"
+
+// Args are the strategy's arguments.
+type Args struct {
+	// PodScope limits the constraints to the pods' namespaces and the
+	// evicted pods to those the label selector matches.
+	strategies.PodScope `json:",inline"`
+	// Constraints lists the whenUnsatisfiable values whose constraints are
+	// balanced; by default DoNotSchedule only.
+	Constraints []v1.UnsatisfiableConstraintAction `json:"constraints,omitempty"`
+	// TopologyBalanceNodeFit, by default true, evicts a pod only when some
+	// node outside its domain could run it.
+	TopologyBalanceNodeFit *bool `json:"topologyBalanceNodeFit,omitempty"`
+}
+
+// Default fills the unset arguments.
+func (a *Args) Default() {
+	if len(a.Constraints) == 0 {
+		a.Constraints = []v1.UnsatisfiableConstraintAction{v1.DoNotSchedule}
+	}
+	if a.TopologyBalanceNodeFit == nil {
+		fit := true
+		a.TopologyBalanceNodeFit = &fit
+	}
+}
+
+// Validate returns every problem of the arguments.
+func (a *Args) Validate() error {
+	errs := a.Compile()
+	for i, c := range a.Constraints {
+		if c != v1.DoNotSchedule && c != v1.ScheduleAnyway {
+			errs = append(errs, fmt.Errorf("constraints[%d]: %q is neither %s nor %s", i, c, v1.DoNotSchedule, v1.ScheduleAnyway))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,126 @@
+package removepodsviolatingtopologyspreadconstraint
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func TestArgs(t *testing.T) {
+	tests := []struct {
+		args    string
+		wantErr string
+	}{
+		{args: ``},
+		{args: `{"constraints":["DoNotSchedule","ScheduleAnyway"],"topologyBalanceNodeFit":false,"namespaces":{"include":["a"]}}`},
+		{args: `{"constraints":["Sometimes"]}`, wantErr: "neither"},
+		{args: `{"namespaces":{"include":["a"],"exclude":["b"]},"constraints":["x"]}`, wantErr: "only one of"},
+		{args: `{"includeSoftConstraints":true}`, wantErr: "unknown field"},
+	}
+	for _, tt := range tests {
+		_, err := New([]byte(tt.args))
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("New(%s) = %v, want error containing %q", tt.args, err, tt.wantErr)
+		}
+	}
+	s, _ := New(nil)
+	a := s.(*strategy).args
+	if len(a.Constraints) != 1 || a.Constraints[0] != v1.DoNotSchedule || !*a.TopologyBalanceNodeFit {
+		t.Errorf("defaults = %+v, want DoNotSchedule only and nodeFit on", a)
+	}
+}
+
+func TestRun(t *testing.T) {
+	hard, soft := v1.DoNotSchedule, v1.ScheduleAnyway
+	tests := []struct {
+		name    string
+		args    string
+		zones   []string
+		when    v1.UnsatisfiableConstraintAction
+		counts  []int
+		taint   string
+		perNode int
+		want    int
+		from    string
+	}{
+		{name: "balanced", zones: []string{"a", "b"}, when: hard, counts: []int{2, 1}},
+		// 4 and 0: average 2, half the excess skew (4-1)/2 rounds up to 2.
+		{name: "moves to the average", zones: []string{"a", "b"}, when: hard, counts: []int{4, 0}, want: 2, from: "a-"},
+		{name: "three domains", zones: []string{"a", "b", "c"}, when: hard, counts: []int{6, 0, 0}, want: 4, from: "a-"},
+		{name: "two full domains give to the empty one", zones: []string{"a", "b", "c"}, when: hard, counts: []int{3, 3, 0}, want: 2},
+		{name: "soft constraints ignored by default", zones: []string{"a", "b"}, when: soft, counts: []int{4, 0}},
+		{name: "soft constraints when asked", args: `{"constraints":["ScheduleAnyway"]}`, zones: []string{"a", "b"}, when: soft, counts: []int{4, 0}, want: 2, from: "a-"},
+		{name: "namespace out of scope", args: `{"namespaces":{"exclude":["default"]}}`, zones: []string{"a", "b"}, when: hard, counts: []int{4, 0}},
+		{name: "label selector out of scope", args: `{"labelSelector":{"matchLabels":{"app":"db"}}}`, zones: []string{"a", "b"}, when: hard, counts: []int{4, 0}},
+		// The emptier zone's only node has a taint the pods do not tolerate.
+		{name: "nodeFit keeps pods that cannot land", zones: []string{"a", "b"}, when: hard, counts: []int{4, 0}, taint: "b"},
+		{name: "nodeFit off", args: `{"topologyBalanceNodeFit":false}`, zones: []string{"a", "b"}, when: hard, counts: []int{4, 0}, taint: "b", want: 2},
+		{name: "per-node limit", zones: []string{"a", "b"}, when: hard, counts: []int{4, 0}, perNode: 1, want: 1, from: "a-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New([]byte(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes := zones(tt.zones...)
+			for _, n := range nodes {
+				if n.Name == tt.taint {
+					n.Spec.Taints = []v1.Taint{{Key: "dedicated", Effect: v1.TaintEffectNoSchedule}}
+				}
+			}
+			h := st.NewHandle(time.Now(), spread(nodes, tt.when, tt.counts...), nodes)
+			h.PerNodeLimit = tt.perNode
+			if err := s.Run(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if len(h.Evicted) != tt.want {
+				t.Fatalf("evicted %v, want %d pods", h.Evicted, tt.want)
+			}
+			for _, name := range h.Evicted {
+				if !strings.HasPrefix(name, tt.from) {
+					t.Errorf("evicted %s, want pods of %q", name, tt.from)
+				}
+				if !strings.Contains(h.Reasons[name], "maxSkew 1") {
+					t.Errorf("reason %q", h.Reasons[name])
+				}
+			}
+		})
+	}
+}
+
+func TestRunPrefersLowPriorityAndUnpinnedPods(t *testing.T) {
+	nodes := zones("a", "b")
+	pods := spread(nodes, v1.DoNotSchedule, 3, 0)
+	for _, n := range nodes {
+		n.Labels["disk"] = "ssd"
+	}
+	pods[0].Spec.NodeSelector = map[string]string{"disk": "ssd"}
+	pods[1].Spec.Priority = new(int32(100))
+	h := st.NewHandle(time.Now(), pods, nodes)
+	s, _ := New(nil)
+	if err := s.Run(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	// 3 and 0: one pod moves; a-2 is neither pinned nor of high priority.
+	if len(h.Evicted) != 1 || h.Evicted[0] != "a-2" {
+		t.Errorf("evicted %v, want [a-2]", h.Evicted)
+	}
+}
+
+func TestRunIgnoresNodesWithoutTheKey(t *testing.T) {
+	nodes := append(zones("a"), st.Node("plain").Obj())
+	h := st.NewHandle(time.Now(), spread(nodes, v1.DoNotSchedule, 4, 0), nodes)
+	s, _ := New(nil)
+	if err := s.Run(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Evicted) != 0 {
+		t.Errorf("evicted %v, want none: a single domain has no skew", h.Evicted)
+	}
+}
