@@ -128,12 +128,14 @@ var _ = Describe("RebalancePolicy", func() {
 		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
 	})
 
-	It("reports a strategy Berth does not implement as Stalled/Invalid", func(ctx SpecContext) {
+	// The schema admits only the descheduler's strategy names; what it cannot
+	// check, the args, the controller reports.
+	It("reports a strategy with invalid args as Stalled/Invalid", func(ctx SpecContext) {
 		p := &v1alpha1.RebalancePolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: "unknown"},
 			Spec: v1alpha1.RebalancePolicySpec{
 				Schedule:   v1alpha1.RebalanceSchedule{Interval: &metav1.Duration{Duration: time.Hour}},
-				Strategies: []v1alpha1.Strategy{{Name: "HighNodeUtilization", Args: k8sruntime.RawExtension{Raw: []byte(`{}`)}}},
+				Strategies: []v1alpha1.Strategy{{Name: "PodLifeTime", Args: k8sruntime.RawExtension{Raw: []byte(`{"states":["Running"]}`)}}},
 			},
 		}
 		createPolicy(ctx, p)
@@ -143,7 +145,7 @@ var _ = Describe("RebalancePolicy", func() {
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 			g.Expect(c.Reason).To(Equal(v1alpha1.ReasonInvalid))
-			g.Expect(c.Message).To(ContainSubstring("HighNodeUtilization"))
+			g.Expect(c.Message).To(ContainSubstring("maxPodLifeTimeSeconds"))
 			g.Expect(meta.IsStatusConditionFalse(p.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
 		}).WithTimeout(10 * time.Second).Should(Succeed())
 		Expect(p.Status.LastRun).To(BeNil())
