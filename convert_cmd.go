@@ -8,20 +8,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/berth-io/berth/api/convert"
 )
 
 // runConvert implements `berth convert -f file [-o out]`: it reads a
-// KubeSchedulerConfiguration and writes one SchedulingProfile per profile.
+// KubeSchedulerConfiguration and writes one SchedulingProfile per profile,
+// or a DeschedulerPolicy and writes one RebalancePolicy per profile.
 func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	in := fs.String("f", "", "the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) to read; - reads stdin")
-	out := fs.String("o", "", "where to write the SchedulingProfiles; default stdout")
+	in := fs.String("f", "", "the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) or DeschedulerPolicy (descheduler/v1alpha2) to read; - reads stdin")
+	out := fs.String("o", "", "where to write the SchedulingProfiles or RebalancePolicies; default stdout")
+	interval := fs.Duration("interval", convert.DefaultRebalanceInterval, "how often each converted RebalancePolicy runs (a DeschedulerPolicy has no schedule of its own)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: berth convert -f <file|-> [-o <file>]\n\n"+
-			"Writes one SchedulingProfile per profile of a KubeSchedulerConfiguration.\n\n")
+		fmt.Fprint(stderr, "Usage: berth convert -f <file|-> [-o <file>] [--interval 5m]\n\n"+
+			"Writes one SchedulingProfile per profile of a KubeSchedulerConfiguration,\n"+
+			"or one RebalancePolicy (dry run) per profile of a DeschedulerPolicy.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -39,18 +43,9 @@ func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "berth convert: %v\n", err)
 		return 1
 	}
-	res, err := convert.New().Convert(ctx, data)
-	if err != nil {
-		fmt.Fprintf(stderr, "berth convert: %s has no SchedulingProfile equivalent:\n%v\n", inputName(*in), err)
-		return 1
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "berth convert: warning: %s\n", w)
-	}
 	var buf bytes.Buffer
-	if err := convert.Write(&buf, res.Profiles); err != nil {
-		fmt.Fprintf(stderr, "berth convert: %v\n", err)
-		return 1
+	if code := convertInto(ctx, &buf, data, *in, *interval, stderr); code != 0 {
+		return code
 	}
 	if *out == "" {
 		_, err = stdout.Write(buf.Bytes())
@@ -60,6 +55,44 @@ func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		fmt.Fprintf(stderr, "berth convert: writing the profiles: %v\n", err)
 		return 1
+	}
+	return 0
+}
+
+// convertInto converts a KubeSchedulerConfiguration or a DeschedulerPolicy,
+// whichever data is, into buf, printing warnings and errors to stderr.
+func convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string, interval time.Duration, stderr io.Writer) int {
+	c := convert.New()
+	var warnings []string
+	if convert.IsDeschedulerPolicy(data) {
+		if interval <= 0 {
+			fmt.Fprintf(stderr, "berth convert: --interval must be positive, got %v\n", interval)
+			return 2
+		}
+		res, err := c.ConvertDeschedulerPolicy(data, interval)
+		if err != nil {
+			fmt.Fprintf(stderr, "berth convert: %s has no RebalancePolicy equivalent:\n%v\n", inputName(in), err)
+			return 1
+		}
+		warnings = res.Warnings
+		if err := convert.WritePolicies(buf, res.Policies); err != nil {
+			fmt.Fprintf(stderr, "berth convert: %v\n", err)
+			return 1
+		}
+	} else {
+		res, err := c.Convert(ctx, data)
+		if err != nil {
+			fmt.Fprintf(stderr, "berth convert: %s has no SchedulingProfile equivalent:\n%v\n", inputName(in), err)
+			return 1
+		}
+		warnings = res.Warnings
+		if err := convert.Write(buf, res.Profiles); err != nil {
+			fmt.Fprintf(stderr, "berth convert: %v\n", err)
+			return 1
+		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "berth convert: warning: %s\n", w)
 	}
 	return 0
 }

@@ -27,6 +27,12 @@ func TestRun(t *testing.T) {
 		{name: "convert missing file", args: []string{"convert", "-f", "testdata/none.yaml"}, wantCode: 1, wantStderr: "no such file"},
 		{name: "convert without equivalent", args: []string{"convert", "-f", "api/convert/testdata/extenders.yaml"}, wantCode: 1,
 			wantStderr: "has no SchedulingProfile equivalent:\nextenders[0]: Forbidden"},
+		{name: "convert a DeschedulerPolicy", args: []string{"convert", "-f", "api/convert/testdata/descheduler-policy.yaml", "--interval", "2m"}, wantCode: 0,
+			wantStdout: "kind: RebalancePolicy\nmetadata:\n  name: balance", wantStderr: "warning: every RebalancePolicy is written with dryRun: true"},
+		{name: "convert a DeschedulerPolicy with a bad interval", args: []string{"convert", "-f", "api/convert/testdata/descheduler-policy.yaml", "--interval", "0s"}, wantCode: 2,
+			wantStderr: "--interval must be positive"},
+		{name: "convert a DeschedulerPolicy without equivalent", args: []string{"convert", "-f", "api/convert/testdata/descheduler-unsupported.yaml"}, wantCode: 1,
+			wantStderr: "has no RebalancePolicy equivalent:\nnodeSelector: Forbidden"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

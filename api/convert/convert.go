@@ -1,6 +1,8 @@
 // Package convert turns an upstream KubeSchedulerConfiguration
 // (kubescheduler.config.k8s.io/v1) into Berth SchedulingProfiles, one per
-// upstream profile, and says clearly what has no equivalent in Berth.
+// upstream profile, and a descheduler DeschedulerPolicy
+// (descheduler/v1alpha2) into RebalancePolicies, one per descheduler
+// profile, and says clearly what has no equivalent in Berth.
 package convert
 
 import (
@@ -24,6 +26,8 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/rebalance"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
 // defaultSchedulerName is upstream's scheduler name for a profile that names none.
@@ -48,8 +52,9 @@ type Result struct {
 
 // Converter converts KubeSchedulerConfigurations against one plugin registry.
 type Converter struct {
-	registry  runtime.Registry
-	validator *webhook.Validator
+	registry   runtime.Registry
+	validator  *webhook.Validator
+	strategies strategies.Registry
 }
 
 // Option configures a Converter.
@@ -69,6 +74,7 @@ func New(opts ...Option) *Converter {
 		c.registry = runtime.Registry(plugins.NewInTreeRegistry())
 	}
 	c.validator = webhook.NewValidator(c.registry)
+	c.strategies = rebalance.NewInTreeRegistry()
 	return c
 }
 

@@ -1,0 +1,106 @@
+package convert
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/berth-io/berth/scheduler/rebalance"
+)
+
+func TestConvertDeschedulerPolicy(t *testing.T) {
+	tests := []struct {
+		name         string // testdata/<name>.yaml in, testdata/<name>.golden out (policies or the error)
+		wantErr      bool
+		wantWarnings []string
+	}{
+		{name: "descheduler-policy", wantWarnings: []string{
+			"gracePeriodSeconds is dropped",
+			"eviction limits are shared by all its profiles",
+			"RebalancePolicy balance: nodeFit asks the SchedulingProfile",
+			"dryRun: true",
+		}},
+		{name: "descheduler-unsupported", wantErr: true},
+		{name: "descheduler-bad-args", wantErr: true},
+		{name: "descheduler-typo", wantErr: true},
+		{name: "default", wantErr: true}, // a KubeSchedulerConfiguration is not a DeschedulerPolicy
+	}
+	c := New()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join("testdata", tc.name+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.ConvertDeschedulerPolicy(in, DefaultRebalanceInterval)
+			var got bytes.Buffer
+			switch {
+			case tc.wantErr && err == nil:
+				t.Fatalf("ConvertDeschedulerPolicy succeeded, want an error")
+			case tc.wantErr:
+				got.WriteString(err.Error() + "\n")
+			case err != nil:
+				t.Fatalf("ConvertDeschedulerPolicy: %v", err)
+			default:
+				if err := WritePolicies(&got, res.Policies); err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Warnings) != len(tc.wantWarnings) {
+					t.Fatalf("warnings %q, want %d", res.Warnings, len(tc.wantWarnings))
+				}
+				for i, w := range tc.wantWarnings {
+					if !strings.Contains(res.Warnings[i], w) {
+						t.Errorf("warning %d = %q, want it to contain %q", i, res.Warnings[i], w)
+					}
+				}
+			}
+			name := tc.name
+			if name == "default" {
+				name = "descheduler-wrong-kind"
+			}
+			compareGolden(t, filepath.Join("testdata", name+".golden"), got.Bytes())
+		})
+	}
+}
+
+// TestConvertedPoliciesValidate checks that every converted policy is one
+// the rebalancer accepts, with the interval asked for.
+func TestConvertedPoliciesValidate(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("testdata", "descheduler-policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := New().ConvertDeschedulerPolicy(in, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Policies) != 2 {
+		t.Fatalf("got %d policies, want 2", len(res.Policies))
+	}
+	for _, p := range res.Policies {
+		if err := rebalance.ValidateSpec(rebalance.NewInTreeRegistry(), &p.Spec); err != nil {
+			t.Errorf("policy %s: %v", p.Name, err)
+		}
+		if got := p.Spec.Schedule.Interval.Duration; got != 2*time.Minute {
+			t.Errorf("policy %s runs every %v, want 2m", p.Name, got)
+		}
+		if p.Spec.DryRun == nil || !*p.Spec.DryRun {
+			t.Errorf("policy %s is not a dry run", p.Name)
+		}
+	}
+}
+
+func TestIsDeschedulerPolicy(t *testing.T) {
+	for name, want := range map[string]bool{"descheduler-policy": true, "descheduler-typo": true, "default": false, "profiles": false} {
+		in, err := os.ReadFile(filepath.Join("testdata", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := IsDeschedulerPolicy(in); got != want {
+			t.Errorf("IsDeschedulerPolicy(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
