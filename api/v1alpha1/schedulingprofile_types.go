@@ -72,6 +72,14 @@ type SchedulingProfileSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:XValidation:rule="self.all(c, self.exists_one(d, d.name == c.name))",message="each plugin may appear at most once in pluginConfig"
 	PluginConfig []PluginConfig `json:"pluginConfig,omitempty"`
+
+	// extenders are HTTP scheduler extenders called after the profile's
+	// filter and score plugins, in upstream's extenders shape.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:XValidation:rule="self.filter(e, has(e.bindVerb) && e.bindVerb != '').size() <= 1",message="at most one extender may set bindVerb"
+	Extenders []Extender `json:"extenders,omitempty"`
 }
 
 // Plugins lists the plugins to enable or disable at each extension point, as

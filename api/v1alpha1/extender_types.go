@@ -1,0 +1,88 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Extender is an HTTP scheduler extender in the shape of upstream's
+// KubeSchedulerConfiguration v1 extenders entry.
+// +kubebuilder:validation:XValidation:rule="!has(self.prioritizeVerb) || self.prioritizeVerb == '' || (has(self.weight) && self.weight >= 1)",message="weight must be at least 1 when prioritizeVerb is set"
+type Extender struct {
+	// urlPrefix is the extender's base URL; each verb is POSTed to urlPrefix/verb.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	URLPrefix string `json:"urlPrefix"`
+	// filterVerb is the path of the filter call; empty means the extender does not filter.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	FilterVerb string `json:"filterVerb,omitempty"`
+	// preemptVerb is the path of the preempt call. Berth accepts it but does not call it yet.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	PreemptVerb string `json:"preemptVerb,omitempty"`
+	// prioritizeVerb is the path of the prioritize call; empty means the extender does not score.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	PrioritizeVerb string `json:"prioritizeVerb,omitempty"`
+	// weight multiplies the extender's scores (0–10, scaled to 0–100); required with prioritizeVerb.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
+	Weight int64 `json:"weight,omitempty"`
+	// bindVerb is the path of the bind call; when set, the extender binds the pods it is interested in.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	BindVerb string `json:"bindVerb,omitempty"`
+	// enableHTTPS makes the extender be called over https.
+	// +optional
+	EnableHTTPS bool `json:"enableHTTPS,omitempty"`
+	// tlsConfig configures the TLS client when enableHTTPS is set.
+	// +optional
+	TLSConfig *ExtenderTLSConfig `json:"tlsConfig,omitempty"`
+	// httpTimeout bounds each call to the extender; unset means 30s, as upstream.
+	// +optional
+	HTTPTimeout *metav1.Duration `json:"httpTimeout,omitempty"`
+	// nodeCacheCapable means the extender caches nodes, so calls carry node names only.
+	// +optional
+	NodeCacheCapable bool `json:"nodeCacheCapable,omitempty"`
+	// managedResources lists the extended resources the extender manages; when
+	// set, only pods requesting one of them are sent to the extender.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ManagedResources []ExtenderManagedResource `json:"managedResources,omitempty"`
+	// ignorable means a failing or unreachable extender is skipped instead of failing the cycle.
+	// +optional
+	Ignorable bool `json:"ignorable,omitempty"`
+}
+
+// ExtenderManagedResource names an extended resource an extender manages.
+type ExtenderManagedResource struct {
+	// name is the resource's name, for example example.com/gpu.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// ignoredByScheduler is accepted for compatibility; Berth's NodeResourcesFit does not read it yet.
+	// +optional
+	IgnoredByScheduler bool `json:"ignoredByScheduler,omitempty"`
+}
+
+// ExtenderTLSConfig is the TLS client configuration of an extender.
+type ExtenderTLSConfig struct {
+	// insecure skips verification of the extender's certificate.
+	// +optional
+	Insecure bool `json:"insecure,omitempty"`
+	// serverName is the name the extender's certificate is verified against.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ServerName string `json:"serverName,omitempty"`
+	// certData is a PEM client certificate.
+	// +optional
+	CertData []byte `json:"certData,omitempty"`
+	// keyData is the PEM key of certData.
+	// +optional
+	KeyData []byte `json:"keyData,omitempty"`
+	// caData is a PEM bundle of the authorities to trust instead of the system's.
+	// +optional
+	CAData []byte `json:"caData,omitempty"`
+}
