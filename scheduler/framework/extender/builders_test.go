@@ -1,0 +1,112 @@
+package extender
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+type podBuilder struct{ p *v1.Pod }
+
+func makePod(name string) *podBuilder {
+	return &podBuilder{p: &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)},
+		Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c"}}},
+	}}
+}
+
+func (b *podBuilder) req(name, qty string) *podBuilder {
+	c := &b.p.Spec.Containers[0]
+	if c.Resources.Requests == nil {
+		c.Resources.Requests = v1.ResourceList{}
+	}
+	c.Resources.Requests[v1.ResourceName(name)] = resource.MustParse(qty)
+	return b
+}
+
+func (b *podBuilder) initLimit(name, qty string) *podBuilder {
+	b.p.Spec.InitContainers = append(b.p.Spec.InitContainers, v1.Container{Name: "init",
+		Resources: v1.ResourceRequirements{Limits: v1.ResourceList{v1.ResourceName(name): resource.MustParse(qty)}}})
+	return b
+}
+
+func (b *podBuilder) obj() *v1.Pod { return b.p }
+
+func nodeInfos(names ...string) []*framework.NodeInfo {
+	out := make([]*framework.NodeInfo, len(names))
+	for i, n := range names {
+		ni := framework.NewNodeInfo()
+		ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}})
+		out[i] = ni
+	}
+	return out
+}
+
+func names(nis []*framework.NodeInfo) []string {
+	out := make([]string, 0, len(nis))
+	for _, ni := range nis {
+		out = append(out, ni.Node().Name)
+	}
+	return out
+}
+
+// server answers one verb with a handler and records the decoded bodies.
+type server struct {
+	*httptest.Server
+	bodies []map[string]json.RawMessage
+}
+
+func newServer(t *testing.T, verb string, answer func(body map[string]json.RawMessage) (int, any)) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/ext/"+verb {
+			http.NotFound(w, r)
+			return
+		}
+		var body map[string]json.RawMessage
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.bodies = append(s.bodies, body)
+		code, out := answer(body)
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+type cfgBuilder struct{ c v1alpha1.Extender }
+
+func makeCfg(url string) *cfgBuilder {
+	return &cfgBuilder{c: v1alpha1.Extender{URLPrefix: url + "/ext/"}}
+}
+
+func (b *cfgBuilder) filter() *cfgBuilder    { b.c.FilterVerb = "filter"; return b }
+func (b *cfgBuilder) bind() *cfgBuilder      { b.c.BindVerb = "bind"; return b }
+func (b *cfgBuilder) nodeCache() *cfgBuilder { b.c.NodeCacheCapable = true; return b }
+func (b *cfgBuilder) ignorable() *cfgBuilder { b.c.Ignorable = true; return b }
+func (b *cfgBuilder) obj() v1alpha1.Extender { return b.c }
+
+func (b *cfgBuilder) prioritize(weight int64) *cfgBuilder {
+	b.c.PrioritizeVerb, b.c.Weight = "prioritize", weight
+	return b
+}
+
+func (b *cfgBuilder) managed(names ...string) *cfgBuilder {
+	for _, n := range names {
+		b.c.ManagedResources = append(b.c.ManagedResources, v1alpha1.ExtenderManagedResource{Name: n})
+	}
+	return b
+}

@@ -1,0 +1,290 @@
+// Package extender calls upstream-compatible HTTP scheduler extenders: the
+// filter, prioritize and bind verbs of a SchedulingProfile's spec.extenders.
+package extender
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// DefaultTimeout bounds each call when the extender sets no httpTimeout, as upstream.
+const DefaultTimeout = 5 * time.Second
+
+// maxResponseBytes caps how much of an extender's answer is read.
+const maxResponseBytes = 64 << 20
+
+// Extender is the client of one HTTP extender. It is safe for concurrent use.
+type Extender struct {
+	urlPrefix      string
+	filterVerb     string
+	prioritizeVerb string
+	bindVerb       string
+	preemptVerb    string
+	weight         int64
+	nodeCache      bool
+	ignorable      bool
+	managed        sets.Set[string]
+	client         *http.Client
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	transport http.RoundTripper
+}
+
+// WithTransport replaces the HTTP transport built from the extender's TLS settings.
+func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.transport = rt } }
+
+// New builds the client of one extender from its profile configuration.
+func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if cfg.URLPrefix == "" {
+		return nil, errors.New("urlPrefix must be set")
+	}
+	if cfg.PrioritizeVerb != "" && cfg.Weight < 1 {
+		return nil, fmt.Errorf("extender %q: weight must be at least 1 when prioritizeVerb is set", cfg.URLPrefix)
+	}
+	timeout := DefaultTimeout
+	if cfg.HTTPTimeout != nil && cfg.HTTPTimeout.Duration > 0 {
+		timeout = cfg.HTTPTimeout.Duration
+	}
+	rt := o.transport
+	if rt == nil {
+		var err error
+		if rt, err = transportFor(cfg); err != nil {
+			return nil, fmt.Errorf("extender %q: %w", cfg.URLPrefix, err)
+		}
+	}
+	e := &Extender{
+		urlPrefix:      strings.TrimRight(cfg.URLPrefix, "/"),
+		filterVerb:     cfg.FilterVerb,
+		prioritizeVerb: cfg.PrioritizeVerb,
+		bindVerb:       cfg.BindVerb,
+		preemptVerb:    cfg.PreemptVerb,
+		weight:         cfg.Weight,
+		nodeCache:      cfg.NodeCacheCapable,
+		ignorable:      cfg.Ignorable,
+		managed:        sets.New[string](),
+		client:         &http.Client{Transport: rt, Timeout: timeout},
+	}
+	for _, r := range cfg.ManagedResources {
+		e.managed.Insert(r.Name)
+	}
+	return e, nil
+}
+
+// transportFor builds the TLS transport of an extender. As upstream, an
+// https extender without caData is not verified.
+func transportFor(cfg v1alpha1.Extender) (http.RoundTripper, error) {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c := cfg.TLSConfig; c != nil {
+		tc.InsecureSkipVerify = c.Insecure
+		tc.ServerName = c.ServerName
+		if len(c.CAData) > 0 {
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(c.CAData) {
+				return nil, errors.New("tlsConfig.caData holds no PEM certificate")
+			}
+			tc.RootCAs = pool
+		}
+		if len(c.CertData) > 0 || len(c.KeyData) > 0 {
+			cert, err := tls.X509KeyPair(c.CertData, c.KeyData)
+			if err != nil {
+				return nil, fmt.Errorf("tlsConfig client certificate: %w", err)
+			}
+			tc.Certificates = []tls.Certificate{cert}
+		}
+	}
+	if cfg.EnableHTTPS && tc.RootCAs == nil {
+		tc.InsecureSkipVerify = true
+	}
+	t.TLSClientConfig = tc
+	return t, nil
+}
+
+// Name identifies the extender by its URL prefix.
+func (e *Extender) Name() string { return e.urlPrefix }
+
+// String returns Name, for logs.
+func (e *Extender) String() string { return e.urlPrefix }
+
+// IsFilter reports whether the extender filters nodes.
+func (e *Extender) IsFilter() bool { return e.filterVerb != "" }
+
+// IsPrioritizer reports whether the extender scores nodes.
+func (e *Extender) IsPrioritizer() bool { return e.prioritizeVerb != "" }
+
+// IsBinder reports whether the extender binds pods.
+func (e *Extender) IsBinder() bool { return e.bindVerb != "" }
+
+// SupportsPreemption reports whether a preempt verb is configured; Berth does not call it yet.
+func (e *Extender) SupportsPreemption() bool { return e.preemptVerb != "" }
+
+// IsIgnorable reports whether the extender's failures are skipped rather than failing the cycle.
+func (e *Extender) IsIgnorable() bool { return e.ignorable }
+
+// Weight is the multiplier of the extender's scores.
+func (e *Extender) Weight() int64 { return e.weight }
+
+// IsInterested reports whether the pod concerns the extender: every pod does
+// when it manages no resources, else only pods whose containers request or
+// limit one of them.
+func (e *Extender) IsInterested(pod *v1.Pod) bool {
+	if e.managed.Len() == 0 {
+		return true
+	}
+	return e.usesManaged(pod.Spec.Containers) || e.usesManaged(pod.Spec.InitContainers)
+}
+
+func (e *Extender) usesManaged(containers []v1.Container) bool {
+	for i := range containers {
+		r := &containers[i].Resources
+		for name := range r.Requests {
+			if e.managed.Has(string(name)) {
+				return true
+			}
+		}
+		for name := range r.Limits {
+			if e.managed.Has(string(name)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Filter asks the extender which of the nodes may run the pod. It returns the
+// nodes that passed (a subset of nodes, in the extender's order) and the
+// reasons of the rejected ones, split into those preemption may help and
+// those it cannot. An extender that does not filter passes every node.
+func (e *Extender) Filter(ctx context.Context, pod *v1.Pod, nodes []*framework.NodeInfo) (feasible []*framework.NodeInfo, failed, failedUnresolvable map[string]string, err error) {
+	if !e.IsFilter() {
+		return nodes, nil, nil, nil
+	}
+	byName := make(map[string]*framework.NodeInfo, len(nodes))
+	for _, ni := range nodes {
+		byName[ni.Node().Name] = ni
+	}
+	var result FilterResult
+	if err := e.send(ctx, e.filterVerb, e.args(pod, nodes), &result); err != nil {
+		return nil, nil, nil, err
+	}
+	if result.Error != "" {
+		return nil, nil, nil, fmt.Errorf("extender %s: filter: %s", e.urlPrefix, result.Error)
+	}
+	switch {
+	case e.nodeCache && result.NodeNames != nil:
+		feasible = make([]*framework.NodeInfo, 0, len(*result.NodeNames))
+		for _, name := range *result.NodeNames {
+			if ni, ok := byName[name]; ok {
+				feasible = append(feasible, ni)
+			}
+		}
+	case result.Nodes != nil:
+		feasible = make([]*framework.NodeInfo, 0, len(result.Nodes.Items))
+		for i := range result.Nodes.Items {
+			if ni, ok := byName[result.Nodes.Items[i].Name]; ok {
+				feasible = append(feasible, ni)
+			}
+		}
+	}
+	return feasible, result.FailedNodes, result.FailedAndUnresolvableNodes, nil
+}
+
+// Prioritize asks the extender to score the nodes in [0, MaxPriority]; it
+// also returns the extender's weight. An extender that does not score returns
+// no scores.
+func (e *Extender) Prioritize(ctx context.Context, pod *v1.Pod, nodes []*framework.NodeInfo) (HostPriorityList, int64, error) {
+	if !e.IsPrioritizer() {
+		return nil, 0, nil
+	}
+	var result HostPriorityList
+	if err := e.send(ctx, e.prioritizeVerb, e.args(pod, nodes), &result); err != nil {
+		return nil, 0, err
+	}
+	return result, e.weight, nil
+}
+
+// Bind asks the extender to bind the pod to the node.
+func (e *Extender) Bind(ctx context.Context, pod *v1.Pod, nodeName string) error {
+	if !e.IsBinder() {
+		return fmt.Errorf("extender %s does not bind", e.urlPrefix)
+	}
+	args := &BindingArgs{PodName: pod.Name, PodNamespace: pod.Namespace, PodUID: pod.UID, Node: nodeName}
+	var result BindingResult
+	if err := e.send(ctx, e.bindVerb, args, &result); err != nil {
+		return err
+	}
+	if result.Error != "" {
+		return fmt.Errorf("extender %s: bind: %s", e.urlPrefix, result.Error)
+	}
+	return nil
+}
+
+// args builds the body of a filter or prioritize call: node names for an
+// extender that caches nodes, the nodes themselves otherwise.
+func (e *Extender) args(pod *v1.Pod, nodes []*framework.NodeInfo) *Args {
+	a := &Args{Pod: pod}
+	if e.nodeCache {
+		names := make([]string, len(nodes))
+		for i, ni := range nodes {
+			names[i] = ni.Node().Name
+		}
+		a.NodeNames = &names
+		return a
+	}
+	list := &v1.NodeList{Items: make([]v1.Node, len(nodes))}
+	for i, ni := range nodes {
+		list.Items[i] = *ni.Node()
+	}
+	a.Nodes = list
+	return a
+}
+
+// send POSTs args as JSON to urlPrefix/verb and decodes the answer into result.
+func (e *Extender) send(ctx context.Context, verb string, args, result any) error {
+	body, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("extender %s: encoding the %s request: %w", e.urlPrefix, verb, err)
+	}
+	url := e.urlPrefix + "/" + verb
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("extender %s: %w", e.urlPrefix, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("extender %s: %w", e.urlPrefix, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
+		return fmt.Errorf("extender %s: %s returned HTTP %d", e.urlPrefix, url, resp.StatusCode)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBytes)).Decode(result); err != nil {
+		return fmt.Errorf("extender %s: decoding the %s answer: %w", e.urlPrefix, verb, err)
+	}
+	return nil
+}

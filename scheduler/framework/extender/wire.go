@@ -1,0 +1,65 @@
+package extender
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// MaxPriority is the highest score an extender may give a node; scores are
+// scaled from [0, MaxPriority] to the framework's [0, MaxNodeScore].
+const MaxPriority int64 = 10
+
+// Args is the body of filter and prioritize calls. Like all wire types here it
+// has no JSON tags, so its fields travel under their Go names, as upstream's
+// k8s.io/kube-scheduler/extender/v1 types do; it matches ExtenderArgs.
+type Args struct {
+	// Pod is the pod being scheduled.
+	Pod *v1.Pod
+	// Nodes are the candidate nodes, sent when the extender does not cache nodes.
+	Nodes *v1.NodeList
+	// NodeNames are the candidate nodes' names, sent when the extender caches nodes.
+	NodeNames *[]string
+}
+
+// FilterResult is the answer to a filter call, as upstream's ExtenderFilterResult.
+type FilterResult struct {
+	// Nodes are the nodes that passed, for extenders that do not cache nodes.
+	Nodes *v1.NodeList
+	// NodeNames are the names of the nodes that passed, for extenders that cache nodes.
+	NodeNames *[]string
+	// FailedNodes maps rejected nodes to why; preemption may still help there.
+	FailedNodes map[string]string
+	// FailedAndUnresolvableNodes maps rejected nodes to why; preemption cannot help there.
+	FailedAndUnresolvableNodes map[string]string
+	// Error is a failure of the extender itself.
+	Error string
+}
+
+// HostPriority is one node's score from a prioritize call.
+type HostPriority struct {
+	// Host is the node's name.
+	Host string
+	// Score is in [0, MaxPriority].
+	Score int64
+}
+
+// HostPriorityList is the answer to a prioritize call.
+type HostPriorityList []HostPriority
+
+// BindingArgs is the body of a bind call, as upstream's ExtenderBindingArgs.
+type BindingArgs struct {
+	// PodName is the pod's name.
+	PodName string
+	// PodNamespace is the pod's namespace.
+	PodNamespace string
+	// PodUID is the pod's UID.
+	PodUID types.UID
+	// Node is the node to bind the pod to.
+	Node string
+}
+
+// BindingResult is the answer to a bind call.
+type BindingResult struct {
+	// Error is why the bind failed; empty on success.
+	Error string
+}
