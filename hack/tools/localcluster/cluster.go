@@ -59,7 +59,7 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.k8sBinDir == "" || o.kwokBin == "" || o.kwokStages == "" {
+	if o.k8sBinDir == "" || (!o.apiOnly && (o.kwokBin == "" || o.kwokStages == "")) {
 		return nil, errors.New("localcluster: WithK8sBinDir and WithKwok are required")
 	}
 	c := &Cluster{Dir: o.runDir, Nodes: o.nodes, logger: o.logger}
@@ -149,6 +149,10 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		return err == nil && string(raw) == "ok", nil
 	}); err != nil {
 		return nil, err
+	}
+
+	if o.apiOnly {
+		return c, c.finishControlPlaneOnly(ctx)
 	}
 
 	c.logger.Info("Starting kube-controller-manager")

@@ -19,6 +19,7 @@ type options struct {
 	logger       logr.Logger
 	output       io.Writer
 	startTimeout time.Duration
+	apiOnly      bool
 }
 
 // Option configures Start.
@@ -48,3 +49,8 @@ func WithComponentOutput(w io.Writer) Option { return func(o *options) { o.outpu
 
 // WithStartTimeout bounds how long Start waits for the components to become ready.
 func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
+
+// WithControlPlaneOnly starts etcd and kube-apiserver only (no controller
+// manager, no kwok, no nodes), for benchmarks that create their own nodes;
+// Start then creates the default ServiceAccount itself and WithKwok is not needed.
+func WithControlPlaneOnly() Option { return func(o *options) { o.apiOnly = true } }

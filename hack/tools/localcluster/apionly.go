@@ -1,0 +1,27 @@
+package localcluster
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// finishControlPlaneOnly does what the controller manager would have done
+// for pods to be admitted (the default ServiceAccount), then installs the CRDs.
+func (c *Cluster) finishControlPlaneOnly(ctx context.Context) error {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: metav1.NamespaceDefault}}
+	if err := c.waitFor(ctx, "the default ServiceAccount to be created", nil, func(ctx context.Context) (bool, error) {
+		_, err := c.Clientset.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Create(ctx, sa, metav1.CreateOptions{FieldManager: FieldManager})
+		return err == nil || apierrors.IsAlreadyExists(err), nil
+	}); err != nil {
+		return fmt.Errorf("creating the default ServiceAccount: %w", err)
+	}
+	if err := c.installCRDs(ctx); err != nil {
+		return err
+	}
+	c.logger.Info("Local control plane is up (etcd and kube-apiserver only)", "kubeconfig", c.Kubeconfig)
+	return nil
+}

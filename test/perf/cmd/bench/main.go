@@ -1,0 +1,213 @@
+// Command bench runs the scheduler throughput benchmark: for each scheduler
+// under test (Berth, upstream kube-scheduler, a null binder) it starts a fresh
+// etcd and kube-apiserver, creates nodes and pending pods, starts the
+// scheduler and measures binds per second, CPU time and peak RSS. It prints a
+// Markdown table and can write it and the raw results as JSON.
+//
+// `bench null-binder --kubeconfig=PATH` is the null binder's own process.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2/textlogger"
+
+	"github.com/berth-io/berth/test/perf/throughput"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := textlogger.NewLogger(textlogger.NewConfig())
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "null-binder" {
+		err = nullBinder(ctx, os.Args[2:], logger)
+	} else {
+		err = bench(ctx, os.Args[1:], logger)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// nullBinder runs throughput.NullBind until it is signalled.
+func nullBinder(ctx context.Context, args []string, logger logr.Logger) error {
+	fs := flag.NewFlagSet("null-binder", flag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "", "path of the kubeconfig")
+	workers := fs.Int("workers", 32, "concurrent binding calls")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		return fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	cfg.QPS, cfg.Burst = -1, -1
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("building a clientset: %w", err)
+	}
+	return throughput.NullBind(ctx, client, *workers, logger)
+}
+
+type benchFlags struct {
+	quick       bool
+	nodes, pods int
+	schedulers  string
+	berthBin    string
+	k8sBinDir   string
+	outJSON     string
+	outMD       string
+	timeout     time.Duration
+	verbose     bool
+	pprofFile   string
+	pprofSecs   int
+	berthArgs   string
+}
+
+func bench(ctx context.Context, args []string, logger logr.Logger) error {
+	var f benchFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.BoolVar(&f.quick, "quick", false, "a small run (100 nodes, 300 pods) that proves the harness works")
+	fs.IntVar(&f.nodes, "nodes", 1000, "nodes (ignored with --quick)")
+	fs.IntVar(&f.pods, "pods", 3000, "pending pods (ignored with --quick)")
+	fs.StringVar(&f.schedulers, "schedulers", "berth,kube-scheduler,null-binder", "comma-separated schedulers under test, run in this order")
+	fs.StringVar(&f.berthBin, "berth-bin", "bin/berth", "the berth binary")
+	fs.StringVar(&f.k8sBinDir, "k8s-bin-dir", "bin/k8s", "directory with etcd, kube-apiserver and kube-scheduler")
+	fs.StringVar(&f.outJSON, "out-json", "", "write the results as JSON to this file")
+	fs.StringVar(&f.outMD, "out-md", "", "write the Markdown table to this file")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "how long one scheduler may take to bind every pod")
+	fs.BoolVar(&f.verbose, "v", false, "copy the components' logs to stderr")
+	fs.StringVar(&f.pprofFile, "berth-cpu-profile", "", "write a CPU profile of Berth, taken from its start, to this file")
+	fs.IntVar(&f.pprofSecs, "berth-cpu-profile-seconds", 10, "length of Berth's CPU profile")
+	fs.StringVar(&f.berthArgs, "berth-args", "", "space-separated extra arguments of `berth manager`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if f.quick {
+		f.nodes, f.pods = 100, 300
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this executable: %w", err)
+	}
+	workload := throughput.SchedulingBasic(f.nodes, f.pods)
+	opts := []throughput.Option{
+		throughput.WithK8sBinDir(f.k8sBinDir), throughput.WithTimeout(f.timeout), throughput.WithLogger(logger),
+	}
+	if f.verbose {
+		opts = append(opts, throughput.WithComponentOutput(os.Stderr))
+	}
+	var results []throughput.Result
+	for name := range strings.SplitSeq(f.schedulers, ",") {
+		s, runOpts, err := scheduler(name, f, self)
+		if err != nil {
+			return err
+		}
+		r, err := throughput.Run(ctx, workload, s, append(opts, runOpts...)...)
+		if err != nil {
+			return fmt.Errorf("running %s: %w", name, err)
+		}
+		results = append(results, r)
+	}
+	table := throughput.Markdown(results)
+	fmt.Print(table)
+	if f.outMD != "" {
+		if err := os.WriteFile(f.outMD, []byte(table), 0o644); err != nil {
+			return fmt.Errorf("writing the table: %w", err)
+		}
+	}
+	if f.outJSON != "" {
+		raw, err := throughput.JSON(results)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.outJSON, raw, 0o644); err != nil {
+			return fmt.Errorf("writing the results: %w", err)
+		}
+	}
+	return nil
+}
+
+// scheduler returns the scheduler under test called name.
+func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []throughput.Option, error) {
+	switch name {
+	case "berth":
+		extra := strings.Fields(f.berthArgs)
+		if f.pprofFile == "" {
+			return throughput.Berth(f.berthBin, extra...), nil, nil
+		}
+		addr, err := freeAddr()
+		if err != nil {
+			return throughput.Scheduler{}, nil, err
+		}
+		s := throughput.Berth(f.berthBin, append(extra, "--pprof-bind-address="+addr)...)
+		return s, []throughput.Option{throughput.WithDuring(func(ctx context.Context) error {
+			return cpuProfile(ctx, addr, f.pprofSecs, f.pprofFile)
+		})}, nil
+	case "kube-scheduler":
+		return throughput.KubeScheduler(filepath.Join(f.k8sBinDir, "kube-scheduler")), nil, nil
+	case "null-binder":
+		return throughput.NullBinder(self, "null-binder"), nil, nil
+	default:
+		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, kube-scheduler or null-binder)", name)
+	}
+}
+
+// freeAddr returns a local address with a port nobody listens on.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("finding a free port: %w", err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String(), nil
+}
+
+// cpuProfile fetches a CPU profile of seconds from the pprof server at addr
+// (retrying until it listens) and writes it to path.
+func cpuProfile(ctx context.Context, addr string, seconds int, path string) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds)
+	for {
+		req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, url, nil)
+		if err != nil {
+			return fmt.Errorf("building the profile request: %w", err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			defer func() { _ = resp.Body.Close() }()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("profile request: %s", resp.Status)
+			}
+			raw, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return fmt.Errorf("reading the profile: %w", err)
+			}
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
+				return fmt.Errorf("writing the profile: %w", err)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

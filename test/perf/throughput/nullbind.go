@@ -1,0 +1,109 @@
+package throughput
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/klog/v2"
+)
+
+// NullBind binds every pending pod of SchedulerName to the nodes in turn,
+// with workers concurrent binding calls and no filtering or scoring, until
+// ctx ends: the apiserver's ceiling for a scheduler. The nodes are listed once.
+func NullBind(ctx context.Context, client kubernetes.Interface, workers int, logger logr.Logger) error {
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	if len(nodes.Items) == 0 {
+		return fmt.Errorf("no nodes to bind to")
+	}
+	names := make([]string, len(nodes.Items))
+	for i := range nodes.Items {
+		names[i] = nodes.Items[i].Name
+	}
+	selector := fields.AndSelectors(
+		fields.OneTermEqualSelector("spec.nodeName", ""),
+		fields.OneTermEqualSelector("spec.schedulerName", SchedulerName),
+	).String()
+	pods := client.CoreV1().Pods(metav1.NamespaceAll)
+	list, err := pods.List(ctx, metav1.ListOptions{FieldSelector: selector})
+	if err != nil {
+		return fmt.Errorf("listing pending pods: %w", err)
+	}
+	queue := make(chan *corev1.Pod, 1024)
+	var next atomic.Uint64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for pod := range queue {
+				node := names[(next.Add(1)-1)%uint64(len(names))]
+				binding := &corev1.Binding{
+					ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
+					Target:     corev1.ObjectReference{Kind: "Node", Name: node},
+				}
+				if err := client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
+					logger.Error(err, "Binding failed", "pod", klog.KObj(pod), "node", node)
+				}
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(queue)
+
+	seen := make(map[string]bool, len(list.Items))
+	enqueue := func(pod *corev1.Pod) bool {
+		key := pod.Namespace + "/" + pod.Name
+		if seen[key] || pod.Spec.NodeName != "" {
+			return true
+		}
+		seen[key] = true
+		select {
+		case queue <- pod:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.FieldSelector = selector
+			return pods.Watch(ctx, opts)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watching pending pods: %w", err)
+	}
+	defer w.Stop()
+	for i := range list.Items {
+		if !enqueue(&list.Items[i]) {
+			return nil
+		}
+	}
+	logger.Info("Binding pending pods", "listed", len(list.Items), "nodes", len(names), "workers", workers)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return nil
+			}
+			if pod, isPod := ev.Object.(*corev1.Pod); isPod && ev.Type == watch.Added {
+				if !enqueue(pod) {
+					return nil
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package throughput
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Markdown renders results as a Markdown table, one row per result, with
+// the ratios of Berth's overall throughput and CPU per pod to upstream's and
+// to the null binder's when those are among the results of the same workload.
+func Markdown(results []Result) string {
+	var b strings.Builder
+	b.WriteString("| Workload | Scheduler | Nodes | Pods | Pods/s (first→last) | 1-s avg | p50 | p90 | p99 | First bind | Total | CPU s | CPU ms/pod | Peak RSS MiB |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, r := range results {
+		t := r.Throughput
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.3f | %.0f |\n",
+			r.Workload.Name, r.Scheduler, r.Workload.Nodes, r.Workload.Pods,
+			t.Overall, t.Average, t.P50, t.P90, t.P99,
+			seconds(r.FirstBind), seconds(r.Total), r.Proc.CPU.Seconds(),
+			float64(r.CPUPerPod)/float64(time.Millisecond), float64(r.Proc.PeakRSS)/(1<<20))
+	}
+	if ratios := ratioLines(results); len(ratios) > 0 {
+		b.WriteString("\n")
+		for _, l := range ratios {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// ratioLines compares Berth with upstream and the null binder, per workload.
+func ratioLines(results []Result) []string {
+	byKey := make(map[string]Result, len(results))
+	var workloads []string
+	for _, r := range results {
+		if _, ok := byKey[r.Workload.Name+"/berth"]; !ok && r.Scheduler == "berth" {
+			workloads = append(workloads, r.Workload.Name)
+		}
+		byKey[r.Workload.Name+"/"+r.Scheduler] = r
+	}
+	var lines []string
+	for _, w := range workloads {
+		berth := byKey[w+"/berth"]
+		for _, other := range []string{"kube-scheduler", "null-binder"} {
+			o, ok := byKey[w+"/"+other]
+			if !ok || o.Throughput.Overall == 0 || o.CPUPerPod == 0 {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("- %s, Berth/%s: throughput %.2f× (1-s avg %.2f×), CPU per pod %.2f×, peak RSS %.2f×",
+				w, other, berth.Throughput.Overall/o.Throughput.Overall, ratio(berth.Throughput.Average, o.Throughput.Average),
+				float64(berth.CPUPerPod)/float64(o.CPUPerPod), ratio(float64(berth.Proc.PeakRSS), float64(o.Proc.PeakRSS))))
+		}
+	}
+	return lines
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// JSON renders results as indented JSON.
+func JSON(results []Result) ([]byte, error) {
+	raw, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding results: %w", err)
+	}
+	return append(raw, '\n'), nil
+}

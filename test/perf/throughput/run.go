@@ -1,0 +1,273 @@
+package throughput
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/berth-io/berth/hack/tools/localcluster"
+)
+
+// stopGrace is how long a scheduler may take to exit after SIGTERM.
+const stopGrace = 10 * time.Second
+
+// Result is one scheduler's run of one workload.
+type Result struct {
+	// Scheduler names the scheduler under test.
+	Scheduler string `json:"scheduler"`
+	// Workload is what was scheduled.
+	Workload Workload `json:"workload"`
+	// Throughput is measured from the pod watch.
+	Throughput Throughput `json:"throughput"`
+	// FirstBind is the time from starting the process to the first bind.
+	FirstBind time.Duration `json:"firstBindNs"`
+	// Total is the time from starting the process to the last bind.
+	Total time.Duration `json:"totalNs"`
+	// Proc is the process's CPU time and peak RSS, read after the last bind.
+	Proc ProcStats `json:"proc"`
+	// CPUPerPod is Proc.CPU divided by the pods bound.
+	CPUPerPod time.Duration `json:"cpuPerPodNs"`
+}
+
+type runOptions struct {
+	k8sBinDir string
+	timeout   time.Duration
+	workers   int
+	logger    logr.Logger
+	output    io.Writer
+	during    func(ctx context.Context) error
+}
+
+// Option configures Run.
+type Option func(*runOptions)
+
+// WithK8sBinDir names the directory holding etcd and kube-apiserver.
+func WithK8sBinDir(dir string) Option { return func(o *runOptions) { o.k8sBinDir = dir } }
+
+// WithTimeout bounds how long Run waits for every pod to be bound.
+func WithTimeout(d time.Duration) Option { return func(o *runOptions) { o.timeout = d } }
+
+// WithCreateWorkers sets how many nodes and pods are created at once.
+func WithCreateWorkers(n int) Option { return func(o *runOptions) { o.workers = n } }
+
+// WithLogger makes Run report its progress to logger.
+func WithLogger(logger logr.Logger) Option { return func(o *runOptions) { o.logger = logger } }
+
+// WithComponentOutput copies the components' and the scheduler's logs to w.
+func WithComponentOutput(w io.Writer) Option { return func(o *runOptions) { o.output = w } }
+
+// WithDuring runs f while the scheduler works, from its start until the
+// last bind (ctx is cancelled then), for example to take a CPU profile.
+func WithDuring(f func(ctx context.Context) error) Option {
+	return func(o *runOptions) { o.during = f }
+}
+
+// Run starts a fresh control plane, creates w's nodes and pending pods,
+// starts s and measures until every pod is bound, then stops everything.
+func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, error) {
+	o := runOptions{timeout: 10 * time.Minute, workers: 32, logger: logr.Discard()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	logger := o.logger.WithValues("scheduler", s.Name)
+	cluster, err := localcluster.Start(ctx, localcluster.WithControlPlaneOnly(),
+		localcluster.WithK8sBinDir(o.k8sBinDir), localcluster.WithLogger(logger))
+	if err != nil {
+		return Result{}, fmt.Errorf("starting the control plane: %w", err)
+	}
+	defer cluster.Stop()
+	client := cluster.Clientset
+
+	start := time.Now()
+	if err := parallel(ctx, w.Nodes, o.workers, func(ctx context.Context, i int) error {
+		if _, err := client.CoreV1().Nodes().Create(ctx, makeNode(i), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		// The TaintNodesByCondition admission plugin taints a new node
+		// not-ready; without a node lifecycle controller nothing would lift it.
+		_, err := client.CoreV1().Nodes().Patch(ctx, nodeName(i), types.MergePatchType, []byte(`{"spec":{"taints":null}}`), metav1.PatchOptions{})
+		return err
+	}); err != nil {
+		return Result{}, fmt.Errorf("creating nodes: %w", err)
+	}
+	if err := parallel(ctx, w.Pods, o.workers, func(ctx context.Context, i int) error {
+		_, err := client.CoreV1().Pods(Namespace).Create(ctx, makePod(i), metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return Result{}, fmt.Errorf("creating pods: %w", err)
+	}
+	logger.Info("Created the workload", "nodes", w.Nodes, "pods", w.Pods, "took", time.Since(start).Round(time.Millisecond))
+
+	env := Env{Kubeconfig: cluster.Kubeconfig, Dir: cluster.Dir, Cluster: cluster}
+	if s.Setup != nil {
+		if err := s.Setup(ctx, env); err != nil {
+			return Result{}, err
+		}
+	}
+	args, err := s.Args(env)
+	if err != nil {
+		return Result{}, err
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	binds, err := watchBinds(ctx, client, w.Pods)
+	if err != nil {
+		return Result{}, err
+	}
+	proc, err := localcluster.StartProcess(s.Name, cluster.LogDir(), o.output, s.Binary, args...)
+	if err != nil {
+		return Result{}, fmt.Errorf("starting %s: %w", s.Name, err)
+	}
+	started := time.Now()
+	defer proc.Stop(stopGrace)
+	logger.Info("Started the scheduler", "pid", proc.Pid())
+
+	duringCtx, stopDuring := context.WithCancel(ctx)
+	var during sync.WaitGroup
+	var duringErr error
+	if o.during != nil {
+		during.Go(func() { duringErr = o.during(duringCtx) })
+	}
+
+	times, err := binds.wait(ctx, proc)
+	stats, statErr := ReadProcStats(proc.Pid())
+	stopDuring()
+	during.Wait()
+	if err != nil {
+		return Result{}, fmt.Errorf("%s bound %d of %d pods: %w\nlast lines of its log:\n%s", s.Name, len(times), w.Pods, err, tail(proc.LogFile))
+	}
+	if statErr != nil {
+		return Result{}, statErr
+	}
+	if duringErr != nil {
+		logger.Error(duringErr, "The side task failed")
+	}
+	r := Result{Scheduler: s.Name, Workload: w, Throughput: Summarize(times), Proc: stats}
+	first, last := times[0], times[0]
+	for _, t := range times {
+		first, last = minTime(first, t), maxTime(last, t)
+	}
+	r.FirstBind, r.Total = first.Sub(started), last.Sub(started)
+	r.CPUPerPod = stats.CPU / time.Duration(len(times))
+	logger.Info("Every pod is bound", "podsPerSecond", fmt.Sprintf("%.1f", r.Throughput.Overall), "cpu", stats.CPU, "peakRSSMiB", stats.PeakRSS>>20)
+	return r, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// parallel calls f for 0..n-1 with workers calls at once and returns the first error.
+func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var once sync.Once
+	var first error
+	workqueue.ParallelizeUntil(ctx, workers, n, func(i int) {
+		if err := f(ctx, i); err != nil {
+			once.Do(func() { first = err; cancel() })
+		}
+	})
+	if first == nil {
+		return ctx.Err()
+	}
+	return first
+}
+
+// bindWatch records when each benchmark pod is first seen bound.
+type bindWatch struct {
+	w     watch.Interface
+	want  int
+	bound map[string]bool
+	times []time.Time
+}
+
+// watchBinds starts watching the benchmark's pods from a fresh list.
+func watchBinds(ctx context.Context, client kubernetes.Interface, want int) (*bindWatch, error) {
+	pods := client.CoreV1().Pods(Namespace)
+	sel := metav1.ListOptions{LabelSelector: WorkloadLabel}
+	list, err := pods.List(ctx, sel)
+	if err != nil {
+		return nil, fmt.Errorf("listing pods: %w", err)
+	}
+	b := &bindWatch{want: want, bound: make(map[string]bool, want), times: make([]time.Time, 0, want)}
+	for i := range list.Items {
+		if list.Items[i].Spec.NodeName != "" {
+			return nil, fmt.Errorf("pod %s is bound before the scheduler started", list.Items[i].Name)
+		}
+	}
+	b.w, err = watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.LabelSelector = sel.LabelSelector
+			return pods.Watch(ctx, opts)
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watching pods: %w", err)
+	}
+	return b, nil
+}
+
+// wait returns the bind times once want pods are bound; it fails when ctx
+// ends or the scheduler process exits first.
+func (b *bindWatch) wait(ctx context.Context, proc *localcluster.Process) ([]time.Time, error) {
+	defer b.w.Stop()
+	for len(b.times) < b.want {
+		select {
+		case <-ctx.Done():
+			return b.times, ctx.Err()
+		case <-proc.Done():
+			return b.times, fmt.Errorf("the scheduler exited: %w", errors.Join(proc.Err(), errors.New("exited early")))
+		case ev, ok := <-b.w.ResultChan():
+			if !ok {
+				return b.times, errors.New("the pod watch closed")
+			}
+			now := time.Now()
+			pod, isPod := ev.Object.(*corev1.Pod)
+			if !isPod || pod.Spec.NodeName == "" || b.bound[pod.Name] {
+				continue
+			}
+			b.bound[pod.Name] = true
+			b.times = append(b.times, now)
+		}
+	}
+	return b.times, nil
+}
+
+// tail returns the last lines of a log file.
+func tail(path string) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	const keep = 3000
+	if len(raw) > keep {
+		raw = raw[len(raw)-keep:]
+	}
+	return string(raw)
+}

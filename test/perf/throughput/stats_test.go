@@ -1,0 +1,53 @@
+package throughput
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSummarize(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name  string
+		binds []time.Time
+		want  Throughput
+	}{
+		{name: "no binds", want: Throughput{}},
+		{
+			name:  "one bind is one partial sample",
+			binds: bindsAt(0),
+			want:  Throughput{Bound: 1, Average: 1, P50: 1, P90: 1, P99: 1, Samples: 1},
+		},
+		{
+			name:  "101 binds over exactly 2 s: two full windows and the last bind's",
+			binds: bindsAt(evenly(101, 2*time.Second)...),
+			want:  Throughput{Bound: 101, Duration: 2 * time.Second, Overall: 50, Average: 101.0 / 3, P50: 50, P90: 50, P99: 50, Samples: 3},
+		},
+		{
+			name: "a partial last window is dropped; order does not matter",
+			// window 0: 3 binds, window 1: 1 bind, window 2 (partial, dropped): 1 bind.
+			binds: bindsAt(2500*ms, 0, 100*ms, 900*ms, 1500*ms),
+			want:  Throughput{Bound: 5, Duration: 2500 * ms, Overall: 4 / 2.5, Average: 2, P50: 1, P90: 3, P99: 3, Samples: 2},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Summarize(tt.binds)
+			if got != tt.want {
+				t.Errorf("Summarize() = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	sorted := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, tt := range []struct{ p, want float64 }{{50, 5}, {90, 9}, {99, 10}, {0, 1}, {100, 10}} {
+		if got := percentile(sorted, tt.p); got != tt.want {
+			t.Errorf("percentile(%v) = %v, want %v", tt.p, got, tt.want)
+		}
+	}
+	if got := percentile(nil, 50); got != 0 {
+		t.Errorf("percentile of nothing = %v, want 0", got)
+	}
+}

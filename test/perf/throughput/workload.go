@@ -1,0 +1,93 @@
+package throughput
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	// Namespace holds the benchmark's pods.
+	Namespace = metav1.NamespaceDefault
+	// SchedulerName is the spec.schedulerName of the benchmark's pods.
+	SchedulerName = corev1.DefaultSchedulerName
+	// Zones is how many zones the nodes are spread over.
+	Zones = 3
+	// WorkloadLabel marks the benchmark's pods.
+	WorkloadLabel = "berth.io/bench"
+)
+
+// Workload is a batch of pending pods to place on a set of nodes.
+type Workload struct {
+	// Name names the workload in reports (upstream scheduler_perf's test case).
+	Name string
+	// Nodes is how many nodes the cluster has.
+	Nodes int
+	// Pods is how many pending pods are created before the scheduler starts.
+	Pods int
+}
+
+// SchedulingBasic returns upstream scheduler_perf's SchedulingBasic shape:
+// plain pods (100m CPU, 500Mi) on identical nodes, without any init pods.
+func SchedulingBasic(nodes, pods int) Workload {
+	return Workload{Name: "SchedulingBasic", Nodes: nodes, Pods: pods}
+}
+
+// nodeName returns the name of the i-th node.
+func nodeName(i int) string { return fmt.Sprintf("bench-node-%d", i) }
+
+// podName returns the name of the i-th pod.
+func podName(i int) string { return fmt.Sprintf("bench-pod-%d", i) }
+
+// makeNode returns the i-th node: upstream scheduler_perf's default node
+// (4 CPU, 32Gi, 110 pods) with hostname and zone labels and a Ready status,
+// which the apiserver keeps on create.
+func makeNode(i int) *corev1.Node {
+	name := nodeName(i)
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("4"),
+		corev1.ResourceMemory: resource.MustParse("32Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			corev1.LabelHostname:       name,
+			corev1.LabelTopologyZone:   fmt.Sprintf("zone-%d", i%Zones),
+			corev1.LabelTopologyRegion: "region-0",
+		}},
+		Status: corev1.NodeStatus{
+			Capacity:    capacity,
+			Allocatable: capacity,
+			Phase:       corev1.NodeRunning,
+			Conditions: []corev1.NodeCondition{{
+				Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+				LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+			}},
+		},
+	}
+}
+
+// makePod returns the i-th pending pod: upstream scheduler_perf's default
+// pod, one pause container requesting and limited to 100m CPU and 500Mi.
+func makePod(i int) *corev1.Pod {
+	res := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("100m"),
+		corev1.ResourceMemory: resource.MustParse("500Mi"),
+	}
+	automount := false
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: podName(i), Namespace: Namespace, Labels: map[string]string{WorkloadLabel: "true"}},
+		Spec: corev1.PodSpec{
+			SchedulerName:                SchedulerName,
+			AutomountServiceAccountToken: &automount,
+			Containers: []corev1.Container{{
+				Name:      "pause",
+				Image:     "registry.k8s.io/pause:3.10.2",
+				Ports:     []corev1.ContainerPort{{ContainerPort: 80}},
+				Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
+			}},
+		},
+	}
+}
