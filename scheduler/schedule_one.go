@@ -192,6 +192,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	if !st.IsSuccess() {
 		return scheduleResult{}, st.AsError()
 	}
+	fwk.RunExtenderPrioritizers(ctx, pod, feasible, scores)
 	host, err := runtime.SelectHost(scores, s.rand)
 	if err != nil {
 		return scheduleResult{}, fmt.Errorf("selecting a node: %w", err)
@@ -224,7 +225,13 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 	if name := pod.Status.NominatedNodeName; name != "" && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
 		if ni, err := s.snapshot.NodeInfos().Get(name); err == nil {
 			if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); st.IsSuccess() {
-				return []*framework.NodeInfo{ni}, diagnosis, nil
+				passed, err := fwk.RunExtenderFilters(ctx, pod, []*framework.NodeInfo{ni}, diagnosis.NodeToStatus)
+				if err != nil {
+					return nil, diagnosis, err
+				}
+				if len(passed) == 1 {
+					return passed, diagnosis, nil
+				}
 			}
 		}
 	}
@@ -252,6 +259,17 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 	}
 	if statuses != nil {
 		diagnosis.NodeToStatus = statuses
+	}
+	beforeExtenders := len(feasible)
+	if feasible, err = fwk.RunExtenderFilters(ctx, pod, feasible, diagnosis.NodeToStatus); err != nil {
+		return nil, diagnosis, err
+	}
+	if len(feasible) != beforeExtenders {
+		// Extenders register no events; naming them lets any event requeue the pod.
+		if diagnosis.UnschedulablePlugins == nil {
+			diagnosis.UnschedulablePlugins = sets.New[string]()
+		}
+		diagnosis.UnschedulablePlugins.Insert(runtime.ExtenderName)
 	}
 	if len(nodes) < len(allNodes) {
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(framework.NewStatus(framework.UnschedulableAndUnresolvable,
@@ -283,7 +301,12 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 		fail(st)
 		return
 	}
-	if st := fwk.RunBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
+	if handled, st := fwk.RunExtenderBind(ctx, assumed, result.host); handled {
+		if !st.IsSuccess() {
+			fail(st)
+			return
+		}
+	} else if st := fwk.RunBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
 		fail(st)
 		return
 	}

@@ -295,7 +295,10 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 			f.pluginInfos = append(f.pluginInfos, info)
 		}
 	}
-	return f.collectQueueingHints(ctx, order, plugins)
+	if err := f.collectQueueingHints(ctx, order, plugins); err != nil {
+		return err
+	}
+	return f.buildExtenders(spec.Extenders)
 }
 
 func pluginName(p framework.Plugin) string {

@@ -13,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/metrics"
 )
 
@@ -53,6 +54,9 @@ type Framework struct {
 	preBind    []framework.PreBindPlugin
 	bind       []framework.BindPlugin
 	postBind   []framework.PostBindPlugin
+
+	// extenders are the profile's HTTP extenders, in their configured order.
+	extenders []*extender.Extender
 
 	// scoreWeights are the weights of score, index for index.
 	scoreWeights []int64

@@ -1,0 +1,221 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/extender"
+)
+
+// extenderServer serves one extender verb at /<verb> until the spec ends.
+func extenderServer(verb string, handle func(w http.ResponseWriter, r *http.Request)) string {
+	GinkgoHelper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /"+verb, handle)
+	srv := httptest.NewServer(mux)
+	DeferCleanup(srv.Close)
+	return srv.URL
+}
+
+// decodeArgs reads the body of a filter or prioritize call.
+func decodeArgs(r *http.Request) extender.Args {
+	var args extender.Args
+	Expect(json.NewDecoder(r.Body).Decode(&args)).To(Succeed())
+	return args
+}
+
+// argNodeNames lists the candidate nodes of a call, whichever way they came.
+func argNodeNames(args extender.Args) []string {
+	if args.NodeNames != nil {
+		return *args.NodeNames
+	}
+	var out []string
+	for _, n := range args.Nodes.Items {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+// limits sets the container's limits.
+func (b *podBuilder) limits(pairs ...string) *podBuilder {
+	b.pod.Spec.Containers[0].Resources.Limits = resources(pairs...)
+	return b
+}
+
+// stallingExtender answers nothing until the caller gives up.
+func stallingExtender(verb string) string {
+	GinkgoHelper()
+	return extenderServer(verb, func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+	})
+}
+
+// boundNode waits until the pod is bound and returns its node.
+func boundNode(ctx context.Context, ns, name string) string {
+	GinkgoHelper()
+	var node string
+	Eventually(func(g Gomega) {
+		p, err := getPod(ctx, ns, name)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s not bound yet", name)
+		node = p.Spec.NodeName
+	}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	return node
+}
+
+var _ = Describe("HTTP extenders", func() {
+	It("places a pod only on a node that a filtering extender passes, and records its reasons", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "ext-filter")
+		for _, n := range []string{"ext-filter-1", "ext-filter-2", "ext-filter-3"} {
+			newNode(n).label("berth-test", "ext-filter").create(ctx)
+		}
+		var allow atomic.Value
+		allow.Store("ext-filter-2")
+		url := extenderServer("filter", func(w http.ResponseWriter, r *http.Request) {
+			args := decodeArgs(r)
+			res := extender.FilterResult{Nodes: &corev1.NodeList{}, FailedNodes: map[string]string{}}
+			for _, n := range args.Nodes.Items {
+				if n.Name == allow.Load() {
+					res.Nodes.Items = append(res.Nodes.Items, n)
+				} else {
+					res.FailedNodes[n.Name] = "vetoed by the test extender"
+				}
+			}
+			_ = json.NewEncoder(w).Encode(res)
+		})
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{"ext-filter": {
+			Extenders: []v1alpha1.Extender{{URLPrefix: url, FilterVerb: "filter"}},
+		}})
+
+		for _, name := range []string{"a", "b", "c"} {
+			newPod(ns, name).scheduler("ext-filter").nodeSelector("berth-test", "ext-filter").create(ctx)
+		}
+		for _, name := range []string{"a", "b", "c"} {
+			Expect(boundNode(ctx, ns, name)).To(Equal("ext-filter-2"))
+		}
+
+		// With the only allowed node gone from the extender's list, the pod
+		// is unschedulable and the extender's reason is in its condition.
+		allow.Store("none")
+		newPod(ns, "d").scheduler("ext-filter").nodeSelector("berth-test", "ext-filter").create(ctx)
+		Eventually(func(g Gomega) {
+			p, err := getPod(ctx, ns, "d")
+			g.Expect(err).NotTo(HaveOccurred())
+			c := podScheduledCondition(p)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(corev1.PodReasonUnschedulable))
+			g.Expect(c.Message).To(ContainSubstring("3 vetoed by the test extender"))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+	}, SpecTimeout(2*time.Minute))
+
+	It("skips an ignorable extender that times out, and fails the cycle on a non-ignorable one", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "ext-timeout")
+		newNode("ext-timeout-1").label("berth-test", "ext-timeout").create(ctx)
+		url := stallingExtender("filter")
+		timeout := &metav1.Duration{Duration: 300 * time.Millisecond}
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{
+			"ext-ignorable": {Extenders: []v1alpha1.Extender{{URLPrefix: url, FilterVerb: "filter", HTTPTimeout: timeout, Ignorable: true}}},
+			"ext-required":  {Extenders: []v1alpha1.Extender{{URLPrefix: url, FilterVerb: "filter", HTTPTimeout: timeout}}},
+		})
+
+		newPod(ns, "ignored").scheduler("ext-ignorable").nodeSelector("berth-test", "ext-timeout").create(ctx)
+		newPod(ns, "blocked").scheduler("ext-required").nodeSelector("berth-test", "ext-timeout").create(ctx)
+		Expect(boundNode(ctx, ns, "ignored")).To(Equal("ext-timeout-1"))
+		Eventually(func(g Gomega) {
+			p, err := getPod(ctx, ns, "blocked")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Spec.NodeName).To(BeEmpty())
+			c := podScheduledCondition(p)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(corev1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(corev1.PodReasonSchedulerError))
+			g.Expect(c.Message).To(And(ContainSubstring("extender "+url), ContainSubstring("failed to filter nodes"), ContainSubstring("Timeout")))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+	}, SpecTimeout(2*time.Minute))
+
+	It("moves pods to the node a weighted prioritizing extender prefers", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "ext-score")
+		// The preferred node is the fuller one, which the default plugins rank lower.
+		newNode("ext-score-big").alloc("cpu", "16", "memory", "64Gi", "pods", "110").label("berth-test", "ext-score").create(ctx)
+		newNode("ext-score-small").alloc("cpu", "4", "memory", "16Gi", "pods", "110").label("berth-test", "ext-score").create(ctx)
+		sent := make(chan []string, 16)
+		url := extenderServer("prioritize", func(w http.ResponseWriter, r *http.Request) {
+			args := decodeArgs(r)
+			names := argNodeNames(args)
+			select {
+			case sent <- names:
+			default:
+			}
+			var list extender.HostPriorityList
+			for _, n := range names {
+				score := int64(0)
+				if n == "ext-score-small" {
+					score = extender.MaxPriority
+				}
+				list = append(list, extender.HostPriority{Host: n, Score: score})
+			}
+			_ = json.NewEncoder(w).Encode(list)
+		})
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{"ext-score": {
+			Extenders: []v1alpha1.Extender{{URLPrefix: url, PrioritizeVerb: "prioritize", Weight: 5, NodeCacheCapable: true}},
+		}})
+		for _, name := range []string{"a", "b", "c"} {
+			newPod(ns, name).scheduler("ext-score").nodeSelector("berth-test", "ext-score").create(ctx)
+			Expect(boundNode(ctx, ns, name)).To(Equal("ext-score-small"))
+		}
+		var first []string
+		Expect(sent).To(Receive(&first))
+		Expect(slices.Sorted(slices.Values(first))).To(Equal([]string{"ext-score-big", "ext-score-small"}))
+	}, SpecTimeout(2*time.Minute))
+
+	It("lets a binding extender bind the pods it manages", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "ext-bind")
+		newNode("ext-bind-1").alloc("cpu", "4", "memory", "16Gi", "pods", "110", "example.com/gpu", "2").label("berth-test", "ext-bind").create(ctx)
+		calls := make(chan extender.BindingArgs, 4)
+		url := extenderServer("bind", func(w http.ResponseWriter, r *http.Request) {
+			var args extender.BindingArgs
+			Expect(json.NewDecoder(r.Body).Decode(&args)).To(Succeed())
+			err := clientset.CoreV1().Pods(args.PodNamespace).Bind(r.Context(), &corev1.Binding{
+				ObjectMeta: metav1.ObjectMeta{Namespace: args.PodNamespace, Name: args.PodName, UID: args.PodUID},
+				Target:     corev1.ObjectReference{Kind: "Node", Name: args.Node},
+			}, metav1.CreateOptions{})
+			res := extender.BindingResult{}
+			if err != nil {
+				res.Error = err.Error()
+			}
+			calls <- args
+			_ = json.NewEncoder(w).Encode(res)
+		})
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{"ext-bind": {
+			Extenders: []v1alpha1.Extender{{URLPrefix: url, BindVerb: "bind",
+				ManagedResources: []v1alpha1.ExtenderManagedResource{{Name: "example.com/gpu"}}}},
+		}})
+
+		newPod(ns, "gpu").scheduler("ext-bind").requests("cpu", "100m", "example.com/gpu", "1").limits("example.com/gpu", "1").nodeSelector("berth-test", "ext-bind").create(ctx)
+		Expect(boundNode(ctx, ns, "gpu")).To(Equal("ext-bind-1"))
+		var got extender.BindingArgs
+		Eventually(calls).Should(Receive(&got))
+		Expect(got.PodName).To(Equal("gpu"))
+		Expect(got.PodNamespace).To(Equal(ns))
+		Expect(got.Node).To(Equal("ext-bind-1"))
+
+		// A pod without the managed resource is bound by DefaultBinder.
+		newPod(ns, "plain").scheduler("ext-bind").nodeSelector("berth-test", "ext-bind").create(ctx)
+		Expect(boundNode(ctx, ns, "plain")).To(Equal("ext-bind-1"))
+		Consistently(calls).WithTimeout(time.Second).ShouldNot(Receive())
+	}, SpecTimeout(2*time.Minute))
+})
