@@ -105,7 +105,7 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 		return Result{}, fmt.Errorf("creating nodes: %w", err)
 	}
 	if err := parallel(ctx, w.Pods, o.workers, func(ctx context.Context, i int) error {
-		_, err := client.CoreV1().Pods(Namespace).Create(ctx, makePod(i), metav1.CreateOptions{})
+		_, err := client.CoreV1().Pods(Namespace).Create(ctx, w.pod(i), metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		return Result{}, fmt.Errorf("creating pods: %w", err)

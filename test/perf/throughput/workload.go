@@ -35,6 +35,54 @@ func SchedulingBasic(nodes, pods int) Workload {
 	return Workload{Name: "SchedulingBasic", Nodes: nodes, Pods: pods}
 }
 
+// TopologySpreading returns upstream scheduler_perf's TopologySpreading
+// measured pods: the default pod with a hard zone spread (maxSkew 5,
+// DoNotSchedule) over the pods of its own label, without any init pods.
+func TopologySpreading(nodes, pods int) Workload {
+	return Workload{Name: "TopologySpreading", Nodes: nodes, Pods: pods}
+}
+
+// PodAntiAffinity returns upstream scheduler_perf's SchedulingPodAntiAffinity
+// measured pods: the default pod with required hostname anti-affinity to the
+// pods of its own label, so at most one lands on a node; without init pods.
+func PodAntiAffinity(nodes, pods int) Workload {
+	return Workload{Name: "PodAntiAffinity", Nodes: nodes, Pods: pods}
+}
+
+// WorkloadNamed returns the workload called name with the given size.
+func WorkloadNamed(name string, nodes, pods int) (Workload, error) {
+	for _, newWorkload := range []func(int, int) Workload{SchedulingBasic, TopologySpreading, PodAntiAffinity} {
+		if w := newWorkload(nodes, pods); w.Name == name {
+			return w, nil
+		}
+	}
+	return Workload{}, fmt.Errorf("unknown workload %q (want SchedulingBasic, TopologySpreading or PodAntiAffinity)", name)
+}
+
+// pod returns the workload's i-th pending pod.
+func (w Workload) pod(i int) *corev1.Pod {
+	p := makePod(i)
+	switch w.Name {
+	case "TopologySpreading":
+		p.Labels["color"] = "blue"
+		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew:           5,
+			TopologyKey:       corev1.LabelTopologyZone,
+			WhenUnsatisfiable: corev1.DoNotSchedule,
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"color": "blue"}},
+		}}
+	case "PodAntiAffinity":
+		p.Labels["color"] = "green"
+		p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "green"}},
+				TopologyKey:   corev1.LabelHostname,
+			}},
+		}}
+	}
+	return p
+}
+
 // nodeName returns the name of the i-th node.
 func nodeName(i int) string { return fmt.Sprintf("bench-node-%d", i) }
 

@@ -36,3 +36,40 @@ func TestMakePodIsUpstreamDefault(t *testing.T) {
 		t.Errorf("requests = %v, want 100m and 500Mi", req)
 	}
 }
+
+func TestWorkloadPods(t *testing.T) {
+	tests := []struct {
+		workload       string
+		wantSpread     bool
+		wantAntiAffine bool
+	}{
+		{workload: "SchedulingBasic"},
+		{workload: "TopologySpreading", wantSpread: true},
+		{workload: "PodAntiAffinity", wantAntiAffine: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.workload, func(t *testing.T) {
+			w, err := WorkloadNamed(tt.workload, 3, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := w.pod(1)
+			if got := len(p.Spec.TopologySpreadConstraints) == 1; got != tt.wantSpread {
+				t.Errorf("spread constraint = %v, want %v", got, tt.wantSpread)
+			}
+			if tt.wantSpread && p.Spec.TopologySpreadConstraints[0].LabelSelector.MatchLabels["color"] != p.Labels["color"] {
+				t.Errorf("the spread does not select the pod's own label %v", p.Labels)
+			}
+			anti := p.Spec.Affinity != nil && len(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 1
+			if anti != tt.wantAntiAffine {
+				t.Errorf("anti-affinity = %v, want %v", anti, tt.wantAntiAffine)
+			}
+			if tt.wantAntiAffine && p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey != corev1.LabelHostname {
+				t.Errorf("anti-affinity is not per host")
+			}
+		})
+	}
+	if _, err := WorkloadNamed("Nope", 1, 1); err == nil {
+		t.Error("WorkloadNamed(Nope) succeeded")
+	}
+}

@@ -79,6 +79,7 @@ type benchFlags struct {
 	pprofFile   string
 	pprofSecs   int
 	berthArgs   string
+	workloads   string
 }
 
 func bench(ctx context.Context, args []string, logger logr.Logger) error {
@@ -96,6 +97,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.BoolVar(&f.verbose, "v", false, "copy the components' logs to stderr")
 	fs.StringVar(&f.pprofFile, "berth-cpu-profile", "", "write a CPU profile of Berth, taken from its start, to this file")
 	fs.IntVar(&f.pprofSecs, "berth-cpu-profile-seconds", 10, "length of Berth's CPU profile")
+	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node)")
 	fs.StringVar(&f.berthArgs, "berth-args", "", "space-separated extra arguments of `berth manager`")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -107,7 +109,6 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	if err != nil {
 		return fmt.Errorf("finding this executable: %w", err)
 	}
-	workload := throughput.SchedulingBasic(f.nodes, f.pods)
 	opts := []throughput.Option{
 		throughput.WithK8sBinDir(f.k8sBinDir), throughput.WithTimeout(f.timeout), throughput.WithLogger(logger),
 	}
@@ -115,16 +116,26 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 		opts = append(opts, throughput.WithComponentOutput(os.Stderr))
 	}
 	var results []throughput.Result
-	for name := range strings.SplitSeq(f.schedulers, ",") {
-		s, runOpts, err := scheduler(name, f, self)
+	for wname := range strings.SplitSeq(f.workloads, ",") {
+		pods := f.pods
+		if wname == "PodAntiAffinity" {
+			pods = min(f.pods/5, f.nodes)
+		}
+		workload, err := throughput.WorkloadNamed(wname, f.nodes, pods)
 		if err != nil {
 			return err
 		}
-		r, err := throughput.Run(ctx, workload, s, append(opts, runOpts...)...)
-		if err != nil {
-			return fmt.Errorf("running %s: %w", name, err)
+		for name := range strings.SplitSeq(f.schedulers, ",") {
+			s, runOpts, err := scheduler(name, f, self)
+			if err != nil {
+				return err
+			}
+			r, err := throughput.Run(ctx, workload, s, append(opts, runOpts...)...)
+			if err != nil {
+				return fmt.Errorf("running %s on %s: %w", name, wname, err)
+			}
+			results = append(results, r)
 		}
-		results = append(results, r)
 	}
 	table := throughput.Markdown(results)
 	fmt.Print(table)
