@@ -114,10 +114,11 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 		}
 	}
 
-	var errs field.ErrorList
-	for i, e := range cfg.Extenders {
-		errs = append(errs, field.Forbidden(field.NewPath("extenders").Index(i),
-			fmt.Sprintf("extender %q: Berth does not support scheduler extenders yet; port it to a plugin or keep it on kube-scheduler", e.URLPrefix)))
+	extenders, errs, warnings := convertExtenders(cfg.Extenders)
+	res.Warnings = append(res.Warnings, warnings...)
+	if len(errs) > 0 {
+		// The webhook's checks of each profile would repeat these errors.
+		extenders = nil
 	}
 	profiles := cfg.Profiles
 	if len(profiles) == 0 {
@@ -126,7 +127,7 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 	seen := make(map[string]int, len(profiles))
 	for i, p := range profiles {
 		path := field.NewPath("profiles").Index(i)
-		out, perrs := c.convertProfile(ctx, cfg, &p, path)
+		out, perrs := c.convertProfile(ctx, cfg, &p, extenders, path)
 		if first, dup := seen[out.Name]; dup {
 			perrs = append(perrs, field.Duplicate(path.Child("schedulerName"),
 				fmt.Sprintf("%s (also the name of profiles[%d])", out.Name, first)))
@@ -172,7 +173,7 @@ func decode(data []byte) (*schedulerConfiguration, error) {
 }
 
 // convertProfile maps one upstream profile; its errors are under path.
-func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfiguration, p *profile, path *field.Path) (Profile, field.ErrorList) {
+func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfiguration, p *profile, extenders []v1alpha1.Extender, path *field.Path) (Profile, field.ErrorList) {
 	out := Profile{Name: ptr.Deref(p.SchedulerName, defaultSchedulerName)}
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Subdomain(out.Name) {
@@ -185,6 +186,7 @@ func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfigurat
 		PodInitialBackoffSeconds: cfg.PodInitialBackoffSeconds,
 		PodMaxBackoffSeconds:     cfg.PodMaxBackoffSeconds,
 		PluginConfig:             p.PluginConfig,
+		Extenders:                slices.Clone(extenders),
 	}
 	if out.Spec.PercentageOfNodesToScore == nil {
 		out.Spec.PercentageOfNodesToScore = cfg.PercentageOfNodesToScore
@@ -288,4 +290,61 @@ func Write(w io.Writer, profiles []Profile) error {
 		}
 	}
 	return nil
+}
+
+// maxExtenders is the most extenders a SchedulingProfile holds.
+const maxExtenders = 10
+
+// convertExtenders maps upstream's extenders, which apply to every profile,
+// into the spec.extenders each profile gets. TLS material must be inline
+// (certData, keyData, caData), since the scheduler reads no files.
+func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []string) {
+	var (
+		out      []v1alpha1.Extender
+		errs     field.ErrorList
+		warnings []string
+		binders  int
+	)
+	if len(in) > maxExtenders {
+		errs = append(errs, field.TooMany(field.NewPath("extenders"), len(in), maxExtenders))
+	}
+	for i, e := range in {
+		path := field.NewPath("extenders").Index(i)
+		x := e.Extender
+		if e.TLSConfig != nil {
+			tls := e.TLSConfig.ExtenderTLSConfig
+			x.TLSConfig = &tls
+			for _, f := range []struct{ name, value, inline string }{
+				{"certFile", e.TLSConfig.CertFile, "certData"},
+				{"keyFile", e.TLSConfig.KeyFile, "keyData"},
+				{"caFile", e.TLSConfig.CAFile, "caData"},
+			} {
+				if f.value != "" {
+					errs = append(errs, field.Forbidden(path.Child("tlsConfig", f.name),
+						fmt.Sprintf("the scheduler reads no files; put the PEM content (base64) in tlsConfig.%s instead", f.inline)))
+				}
+			}
+		}
+		if x.URLPrefix == "" {
+			errs = append(errs, field.Required(path.Child("urlPrefix"), ""))
+		}
+		if x.PrioritizeVerb != "" && x.Weight < 1 {
+			errs = append(errs, field.Invalid(path.Child("weight"), x.Weight, "must be at least 1 when prioritizeVerb is set"))
+		}
+		if x.BindVerb != "" {
+			if binders++; binders > 1 {
+				errs = append(errs, field.Invalid(path.Child("bindVerb"), x.BindVerb, "only one extender may bind"))
+			}
+		}
+		if x.PreemptVerb != "" {
+			warnings = append(warnings, fmt.Sprintf("extenders[%d].preemptVerb is kept but Berth does not call extenders during preemption yet", i))
+		}
+		for j, r := range x.ManagedResources {
+			if r.IgnoredByScheduler {
+				warnings = append(warnings, fmt.Sprintf("extenders[%d].managedResources[%d].ignoredByScheduler is kept but NodeResourcesFit still checks %s; set it in NodeResourcesFitArgs.ignoredResources", i, j, r.Name))
+			}
+		}
+		out = append(out, x)
+	}
+	return out, errs, warnings
 }

@@ -26,7 +26,8 @@ func TestConvert(t *testing.T) {
 		}},
 		{name: "typo", wantErr: true},
 		{name: "wrong-version", wantErr: true},
-		{name: "extenders", wantErr: true},
+		{name: "extenders", wantWarnings: []string{"extenders[0].preemptVerb is kept but Berth does not call extenders during preemption"}},
+		{name: "extenders-bad", wantErr: true},
 		{name: "unknown-plugins", wantErr: true},
 		{name: "queuesort", wantErr: true},
 		{name: "bad-args", wantErr: true},
@@ -74,17 +75,19 @@ func TestConvert(t *testing.T) {
 // Validator, so convert never writes a profile the webhook would reject.
 func TestConvertedProfilesPassTheWebhook(t *testing.T) {
 	c := New()
-	in, err := os.ReadFile(filepath.Join("testdata", "profiles.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Convert(t.Context(), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range res.Profiles {
-		if errs := c.validator.ValidateProfileSpec(t.Context(), p.Name, &p.Spec, nil); len(errs) > 0 {
-			t.Errorf("profile %q: %v", p.Name, errs)
+	for _, name := range []string{"profiles", "extenders"} {
+		in, err := os.ReadFile(filepath.Join("testdata", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Convert(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Profiles {
+			if errs := c.validator.ValidateProfileSpec(t.Context(), p.Name, &p.Spec, nil); len(errs) > 0 {
+				t.Errorf("%s: profile %q: %v", name, p.Name, errs)
+			}
 		}
 	}
 }

@@ -51,21 +51,22 @@ type upstreamPlugins struct {
 	PodGroupPostFilter *v1alpha1.PluginSet `json:"podGroupPostFilter,omitempty"`
 }
 
-// extender is upstream's Extender; only its name matters for the error, the
-// rest is kept raw so that any valid extender decodes.
+// extender is upstream's Extender: Berth's shape plus the TLS file paths,
+// which a cluster-scoped object cannot carry.
 type extender struct {
-	URLPrefix        string          `json:"urlPrefix"`
-	FilterVerb       string          `json:"filterVerb,omitempty"`
-	PreemptVerb      string          `json:"preemptVerb,omitempty"`
-	PrioritizeVerb   string          `json:"prioritizeVerb,omitempty"`
-	Weight           int64           `json:"weight,omitempty"`
-	BindVerb         string          `json:"bindVerb,omitempty"`
-	EnableHTTPS      bool            `json:"enableHTTPS,omitempty"`
-	TLSConfig        json.RawMessage `json:"tlsConfig,omitempty"`
-	HTTPTimeout      json.RawMessage `json:"httpTimeout,omitempty"`
-	NodeCacheCapable bool            `json:"nodeCacheCapable,omitempty"`
-	ManagedResources json.RawMessage `json:"managedResources,omitempty"`
-	Ignorable        bool            `json:"ignorable,omitempty"`
+	v1alpha1.Extender `json:",inline"`
+
+	// TLSConfig shadows the embedded field to read the file paths too.
+	TLSConfig *extenderTLSConfig `json:"tlsConfig,omitempty"`
+}
+
+// extenderTLSConfig is upstream's ExtenderTLSConfig.
+type extenderTLSConfig struct {
+	v1alpha1.ExtenderTLSConfig `json:",inline"`
+
+	CertFile string `json:"certFile,omitempty"`
+	KeyFile  string `json:"keyFile,omitempty"`
+	CAFile   string `json:"caFile,omitempty"`
 }
 
 // profileDocument is one SchedulingProfile as convert writes it: no status,

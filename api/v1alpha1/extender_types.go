@@ -6,7 +6,7 @@ import (
 
 // Extender is an HTTP scheduler extender in the shape of upstream's
 // KubeSchedulerConfiguration v1 extenders entry.
-// +kubebuilder:validation:XValidation:rule="!has(self.prioritizeVerb) || self.prioritizeVerb == '' || (has(self.weight) && self.weight >= 1)",message="weight must be at least 1 when prioritizeVerb is set"
+// +kubebuilder:validation:XValidation:rule="!has(self.prioritizeVerb) || size(self.prioritizeVerb) == 0 || (has(self.weight) && self.weight >= 1)",message="weight must be at least 1 when prioritizeVerb is set"
 type Extender struct {
 	// urlPrefix is the extender's base URL; each verb is POSTed to urlPrefix/verb.
 	// +kubebuilder:validation:MinLength=1

@@ -78,7 +78,7 @@ type SchedulingProfileSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=10
-	// +kubebuilder:validation:XValidation:rule="self.filter(e, has(e.bindVerb) && e.bindVerb != '').size() <= 1",message="at most one extender may set bindVerb"
+	// +kubebuilder:validation:XValidation:rule="self.filter(e, has(e.bindVerb) && size(e.bindVerb) > 0).size() <= 1",message="at most one extender may set bindVerb"
 	Extenders []Extender `json:"extenders,omitempty"`
 }
 
