@@ -96,12 +96,12 @@ helm-sync: ## Copy the generated CRDs and ClusterRole rules from config/ into th
 	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 
 .PHONY: bench
-bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth vs kube-scheduler vs a null binder (SchedulingBasic; BENCH_ARGS, e.g. --quick).
+bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth vs kube-scheduler vs a null binder (SchedulingBasic, 5,000 nodes / 10,000 pods, ~4 min; BENCH_ARGS=--quick: 100/300).
 	go test -run='^$$' -bench=. -benchmem ./scheduler/...
 	go test -run='^$$' -bench=ApplyToFirstBind -benchtime=20x ./test/perf/profileapply
 	hack/control-plane.sh kube-scheduler
 	go build -o $(BIN)/bench ./test/perf/cmd/bench
-	$(BIN)/bench --berth-bin=$(BIN)/berth --k8s-bin-dir=$(BIN)/k8s --nodes=1000 --pods=3000 \
+	$(BIN)/bench --berth-bin=$(BIN)/berth --k8s-bin-dir=$(BIN)/k8s --nodes=5000 --pods=10000 \
 		--out-json=$(BIN)/bench.json --out-md=$(BIN)/bench.md $(BENCH_ARGS)
 
 ##@ Build
