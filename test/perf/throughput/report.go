@@ -22,6 +22,7 @@ func Markdown(results []Result) string {
 			seconds(r.FirstBind), seconds(r.Total), r.Proc.CPU.Seconds(),
 			float64(r.CPUPerPod)/float64(time.Millisecond), float64(r.Proc.PeakRSS)/(1<<20))
 	}
+	b.WriteString(latencyTable(results))
 	if ratios := ratioLines(results); len(ratios) > 0 {
 		b.WriteString("\n")
 		for _, l := range ratios {
@@ -52,6 +53,9 @@ func ratioLines(results []Result) []string {
 			lines = append(lines, fmt.Sprintf("- %s, Berth/%s: throughput %.2f× (1-s avg %.2f×), CPU per pod %.2f×, peak RSS %.2f×",
 				w, other, berth.Throughput.Overall/o.Throughput.Overall, ratio(berth.Throughput.Average, o.Throughput.Average),
 				float64(berth.CPUPerPod)/float64(o.CPUPerPod), ratio(float64(berth.Proc.PeakRSS), float64(o.Proc.PeakRSS))))
+			if berth.Latency != nil && o.Latency != nil {
+				lines[len(lines)-1] += fmt.Sprintf(", latency p99 %.2f×", ratio(float64(berth.Latency.P99), float64(o.Latency.P99)))
+			}
 		}
 	}
 	return lines
@@ -73,4 +77,26 @@ func JSON(results []Result) ([]byte, error) {
 		return nil, fmt.Errorf("encoding results: %w", err)
 	}
 	return append(raw, '\n'), nil
+}
+
+// latencyTable renders the creation-to-bind latencies of the steady-arrival
+// results, or nothing when there are none.
+func latencyTable(results []Result) string {
+	var b strings.Builder
+	for _, r := range results {
+		if r.Latency == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n| Workload | Scheduler | Pods | Pods/s arriving | Latency p50 | p90 | p99 | max |\n|---|---|--:|--:|--:|--:|--:|--:|\n")
+		}
+		l := r.Latency
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s |\n", r.Workload.Name, r.Scheduler, r.Workload.Pods,
+			r.Workload.ArrivalRate, millis(l.P50), millis(l.P90), millis(l.P99), millis(l.Max))
+	}
+	return b.String()
+}
+
+func millis(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 }

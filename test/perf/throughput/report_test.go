@@ -61,3 +61,25 @@ func TestJSONRoundTrips(t *testing.T) {
 		t.Errorf("round trip = %+v, want %+v", out, in)
 	}
 }
+
+func TestMarkdownLatencyTable(t *testing.T) {
+	steady := result("berth", 100, time.Millisecond, 100)
+	steady.Workload = SteadyArrival(10, 100, 2*time.Second)
+	steady.Latency = &Latency{P50: 5 * time.Millisecond, P90: 8 * time.Millisecond, P99: 12500 * time.Microsecond, Max: 40 * time.Millisecond}
+	got := Markdown([]Result{steady, result("berth", 800, time.Millisecond, 100)})
+	if want := "| SteadyArrival | berth | 200 | 100 | 5.0 ms | 8.0 ms | 12.5 ms | 40.0 ms |"; !strings.Contains(got, want) {
+		t.Errorf("Markdown() lacks %q:\n%s", want, got)
+	}
+	upstream := steady
+	upstream.Scheduler = "kube-scheduler"
+	upstream.Latency = &Latency{P99: 25 * time.Millisecond}
+	if got := Markdown([]Result{steady, upstream}); !strings.Contains(got, "peak RSS 1.00×, latency p99 0.50×") {
+		t.Errorf("Markdown() lacks the latency ratio:\n%s", got)
+	}
+	if n := strings.Count(got, "Latency p50"); n != 1 {
+		t.Errorf("Markdown() has %d latency headers, want 1:\n%s", n, got)
+	}
+	if strings.Contains(Markdown([]Result{result("berth", 1, time.Millisecond, 1)}), "Latency") {
+		t.Error("Markdown() has a latency table without steady-arrival results")
+	}
+}

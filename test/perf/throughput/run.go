@@ -41,6 +41,8 @@ type Result struct {
 	Proc ProcStats `json:"proc"`
 	// CPUPerPod is Proc.CPU divided by the pods bound.
 	CPUPerPod time.Duration `json:"cpuPerPodNs"`
+	// Latency is the creation-to-bind latency under steady arrival.
+	Latency *Latency `json:"latency,omitempty"`
 }
 
 type runOptions struct {
@@ -104,11 +106,13 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	}); err != nil {
 		return Result{}, fmt.Errorf("creating nodes: %w", err)
 	}
-	if err := parallel(ctx, w.Pods, o.workers, func(ctx context.Context, i int) error {
-		_, err := client.CoreV1().Pods(Namespace).Create(ctx, w.pod(i), metav1.CreateOptions{})
-		return err
-	}); err != nil {
-		return Result{}, fmt.Errorf("creating pods: %w", err)
+	if w.ArrivalRate <= 0 {
+		if err := parallel(ctx, w.Pods, o.workers, func(ctx context.Context, i int) error {
+			_, err := client.CoreV1().Pods(Namespace).Create(ctx, w.pod(i), metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			return Result{}, fmt.Errorf("creating pods: %w", err)
+		}
 	}
 	logger.Info("Created the workload", "nodes", w.Nodes, "pods", w.Pods, "took", time.Since(start).Round(time.Millisecond))
 
@@ -138,12 +142,21 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	logger.Info("Started the scheduler", "pid", proc.Pid())
 
 	duringCtx, stopDuring := context.WithCancel(ctx)
+	defer stopDuring()
 	var during sync.WaitGroup
 	var duringErr error
 	if o.during != nil {
 		during.Go(func() { duringErr = o.during(duringCtx) })
 	}
 
+	var arrivals *arrival
+	if w.ArrivalRate > 0 {
+		if err := warmUp(ctx, client, proc); err != nil {
+			return Result{}, fmt.Errorf("%s: %w\nlast lines of its log:\n%s", s.Name, err, tail(proc.LogFile))
+		}
+		logger.Info("The scheduler bound a first pod; pods now arrive", "perSecond", w.ArrivalRate, "pods", w.Pods)
+		arrivals = startArrivals(ctx, client, w)
+	}
 	times, err := binds.wait(ctx, proc)
 	stats, statErr := ReadProcStats(proc.Pid())
 	stopDuring()
@@ -164,6 +177,18 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	}
 	r.FirstBind, r.Total = first.Sub(started), last.Sub(started)
 	r.CPUPerPod = stats.CPU / time.Duration(len(times))
+	if arrivals != nil {
+		created, err := arrivals.wait()
+		if err != nil {
+			return Result{}, err
+		}
+		latencies := make([]time.Duration, 0, len(created))
+		for i, c := range created {
+			latencies = append(latencies, binds.bound[podName(i)].Sub(c))
+		}
+		l := SummarizeLatency(latencies)
+		r.Latency = &l
+	}
 	logger.Info("Every pod is bound", "podsPerSecond", fmt.Sprintf("%.1f", r.Throughput.Overall), "cpu", stats.CPU, "peakRSSMiB", stats.PeakRSS>>20)
 	return r, nil
 }
@@ -203,7 +228,7 @@ func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 type bindWatch struct {
 	w     watch.Interface
 	want  int
-	bound map[string]bool
+	bound map[string]time.Time
 	times []time.Time
 }
 
@@ -215,7 +240,7 @@ func watchBinds(ctx context.Context, client kubernetes.Interface, want int) (*bi
 	if err != nil {
 		return nil, fmt.Errorf("listing pods: %w", err)
 	}
-	b := &bindWatch{want: want, bound: make(map[string]bool, want), times: make([]time.Time, 0, want)}
+	b := &bindWatch{want: want, bound: make(map[string]time.Time, want), times: make([]time.Time, 0, want)}
 	for i := range list.Items {
 		if list.Items[i].Spec.NodeName != "" {
 			return nil, fmt.Errorf("pod %s is bound before the scheduler started", list.Items[i].Name)
@@ -249,10 +274,13 @@ func (b *bindWatch) wait(ctx context.Context, proc *localcluster.Process) ([]tim
 			}
 			now := time.Now()
 			pod, isPod := ev.Object.(*corev1.Pod)
-			if !isPod || pod.Spec.NodeName == "" || b.bound[pod.Name] {
+			if !isPod || pod.Spec.NodeName == "" {
 				continue
 			}
-			b.bound[pod.Name] = true
+			if _, seen := b.bound[pod.Name]; seen {
+				continue
+			}
+			b.bound[pod.Name] = now
 			b.times = append(b.times, now)
 		}
 	}

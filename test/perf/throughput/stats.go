@@ -66,3 +66,26 @@ func percentile(sorted []float64, p float64) float64 {
 	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
 	return sorted[max(rank-1, 0)]
 }
+
+// Latency summarises the creation-to-bind latencies of pods.
+type Latency struct {
+	// P50, P90, P99 and Max are nearest-rank percentiles of the latencies.
+	P50 time.Duration `json:"p50Ns"`
+	P90 time.Duration `json:"p90Ns"`
+	P99 time.Duration `json:"p99Ns"`
+	Max time.Duration `json:"maxNs"`
+}
+
+// SummarizeLatency computes the percentiles of latencies (in any order).
+func SummarizeLatency(latencies []time.Duration) Latency {
+	if len(latencies) == 0 {
+		return Latency{}
+	}
+	sorted := slices.Clone(latencies)
+	slices.Sort(sorted)
+	at := func(p float64) time.Duration {
+		rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+		return sorted[max(rank-1, 0)]
+	}
+	return Latency{P50: at(50), P90: at(90), P99: at(99), Max: sorted[len(sorted)-1]}
+}

@@ -51,3 +51,27 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("percentile of nothing = %v, want 0", got)
 	}
 }
+
+func TestSummarizeLatency(t *testing.T) {
+	ms := time.Millisecond
+	var hundred []time.Duration
+	for i := 100; i >= 1; i-- {
+		hundred = append(hundred, time.Duration(i)*ms)
+	}
+	tests := []struct {
+		name string
+		in   []time.Duration
+		want Latency
+	}{
+		{name: "none", want: Latency{}},
+		{name: "one", in: []time.Duration{7 * ms}, want: Latency{P50: 7 * ms, P90: 7 * ms, P99: 7 * ms, Max: 7 * ms}},
+		{name: "1..100 ms in reverse", in: hundred, want: Latency{P50: 50 * ms, P90: 90 * ms, P99: 99 * ms, Max: 100 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SummarizeLatency(tt.in); got != tt.want {
+				t.Errorf("SummarizeLatency() = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package throughput
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,8 +26,12 @@ type Workload struct {
 	Name string
 	// Nodes is how many nodes the cluster has.
 	Nodes int
-	// Pods is how many pending pods are created before the scheduler starts.
+	// Pods is how many pods are created: all before the scheduler starts,
+	// or, with ArrivalRate, at that rate once the scheduler has bound a first pod.
 	Pods int
+	// ArrivalRate, when positive, is how many pods per second are created
+	// while the scheduler runs (steady arrival); Run then measures latency.
+	ArrivalRate int `json:"arrivalRate,omitempty"`
 }
 
 // SchedulingBasic returns upstream scheduler_perf's SchedulingBasic shape:
@@ -47,6 +52,13 @@ func TopologySpreading(nodes, pods int) Workload {
 // pods of its own label, so at most one lands on a node; without init pods.
 func PodAntiAffinity(nodes, pods int) Workload {
 	return Workload{Name: "PodAntiAffinity", Nodes: nodes, Pods: pods}
+}
+
+// SteadyArrival returns a steady-arrival workload: SchedulingBasic's pods
+// created at rate per second for d once the scheduler is up, measured for
+// creation-to-bind latency.
+func SteadyArrival(nodes, rate int, d time.Duration) Workload {
+	return Workload{Name: "SteadyArrival", Nodes: nodes, Pods: int(int64(rate) * int64(d) / int64(time.Second)), ArrivalRate: rate}
 }
 
 // WorkloadNamed returns the workload called name with the given size.

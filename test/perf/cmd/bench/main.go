@@ -80,6 +80,8 @@ type benchFlags struct {
 	pprofSecs   int
 	berthArgs   string
 	workloads   string
+	rate        int
+	arrivalFor  time.Duration
 }
 
 func bench(ctx context.Context, args []string, logger logr.Logger) error {
@@ -97,13 +99,15 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.BoolVar(&f.verbose, "v", false, "copy the components' logs to stderr")
 	fs.StringVar(&f.pprofFile, "berth-cpu-profile", "", "write a CPU profile of Berth, taken from its start, to this file")
 	fs.IntVar(&f.pprofSecs, "berth-cpu-profile-seconds", 10, "length of Berth's CPU profile")
-	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node)")
+	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node), SteadyArrival")
+	fs.IntVar(&f.rate, "arrival-rate", 100, "SteadyArrival: pods created per second")
+	fs.DurationVar(&f.arrivalFor, "arrival-duration", time.Minute, "SteadyArrival: how long pods arrive (10s with --quick)")
 	fs.StringVar(&f.berthArgs, "berth-args", "", "space-separated extra arguments of `berth manager`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if f.quick {
-		f.nodes, f.pods = 100, 300
+		f.nodes, f.pods, f.arrivalFor = 100, 300, 10*time.Second
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -122,6 +126,9 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 			pods = min(f.pods/5, f.nodes)
 		}
 		workload, err := throughput.WorkloadNamed(wname, f.nodes, pods)
+		if wname == "SteadyArrival" {
+			workload, err = throughput.SteadyArrival(f.nodes, f.rate, f.arrivalFor), nil
+		}
 		if err != nil {
 			return err
 		}
