@@ -3,6 +3,7 @@ package queue
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,6 +18,9 @@ type nominator struct {
 	mu     sync.RWMutex
 	byNode map[string][]*framework.PodInfo
 	nodeOf map[types.UID]string
+	// count is len(nodeOf), readable without the lock: Filter asks once per
+	// node and pod, and almost always nothing is nominated anywhere.
+	count atomic.Int64
 }
 
 func newNominator() *nominator {
@@ -51,6 +55,7 @@ func (n *nominator) addLocked(pi *framework.PodInfo, ni *framework.NominatingInf
 	own := *pi
 	n.nodeOf[pi.Pod.UID] = node
 	n.byNode[node] = append(n.byNode[node], &own)
+	n.count.Store(int64(len(n.nodeOf)))
 }
 
 // update moves the nomination from oldPod to newPI. A nomination made by
@@ -82,6 +87,7 @@ func (n *nominator) removeLocked(uid types.UID) {
 		return
 	}
 	delete(n.nodeOf, uid)
+	n.count.Store(int64(len(n.nodeOf)))
 	pods := n.byNode[node]
 	for i, pi := range pods {
 		if pi.Pod.UID == uid {
@@ -98,6 +104,9 @@ func (n *nominator) removeLocked(uid types.UID) {
 
 // forNode returns a copy of the pods nominated to the node.
 func (n *nominator) forNode(node string) []*framework.PodInfo {
+	if n.count.Load() == 0 {
+		return nil
+	}
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	return slices.Clone(n.byNode[node])
