@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -46,81 +45,21 @@ func New(raw []byte) (strategies.Strategy, error) {
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }
 
-// usage is one node's allocatable and requested amounts per measured resource.
-type usage struct {
-	ni          *framework.NodeInfo
-	alloc, used []float64
-}
-
-func (u *usage) percent(i int) float64 {
-	if u.alloc[i] <= 0 {
-		if u.used[i] > 0 {
-			return 100
-		}
-		return 0
-	}
-	return u.used[i] * 100 / u.alloc[i]
-}
-
-// amount reads resource r from list: millicores for CPU, units otherwise.
-func amount(list v1.ResourceList, r v1.ResourceName) float64 {
-	q, ok := list[r]
-	if !ok {
-		return 0
-	}
-	if r == v1.ResourceCPU {
-		return float64(q.MilliValue())
-	}
-	return float64(q.Value())
-}
-
-// requests returns what pod requests of each measured resource; a pod
-// counts as one of the "pods" resource.
-func (s *strategy) requests(pod *v1.Pod) []float64 {
-	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-	out := make([]float64, len(s.resources))
-	for i, r := range s.resources {
-		if r == v1.ResourcePods {
-			out[i] = 1
-			continue
-		}
-		out[i] = amount(reqs, r)
-	}
-	return out
-}
-
-func (s *strategy) measure(ni *framework.NodeInfo) *usage {
-	n := len(s.resources)
-	u := &usage{ni: ni, alloc: make([]float64, n), used: make([]float64, n)}
-	for i, r := range s.resources {
-		u.alloc[i] = amount(ni.Node().Status.Allocatable, r)
-	}
-	for _, pod := range strategies.PodsOf(ni) {
-		if strategies.IsTerminal(pod) {
-			continue
-		}
-		for i, v := range s.requests(pod) {
-			u.used[i] += v
-		}
-	}
-	return u
-}
-
 // underutilized reports whether every measured resource is at or below its threshold.
-func (s *strategy) underutilized(u *usage) bool {
+func (s *strategy) underutilized(u *strategies.Usage) bool {
 	for i := range s.resources {
-		if u.used[i] > s.limits[i]*u.alloc[i]/100 {
+		if u.Used[i] > s.limits[i]*u.Alloc[i]/100 {
 			return false
 		}
 	}
 	return true
 }
 
-func (s *strategy) describe(u *usage) string {
+func (s *strategy) describe(u *strategies.Usage) string {
 	parts := make([]string, 0, len(s.args.Thresholds))
 	for i, r := range s.resources {
 		if _, set := s.args.Thresholds[r]; set {
-			parts = append(parts, fmt.Sprintf("%s %.0f%%", r, u.percent(i)))
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", r, u.Percent(i)))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -130,28 +69,28 @@ func (s *strategy) describe(u *usage) string {
 // the other schedulable nodes have room left for every measured resource.
 func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	nodes := h.Nodes()
-	var under []*usage
+	var under []*strategies.Usage
 	room := make([]float64, len(s.resources))
 	targets := 0
 	for _, ni := range nodes {
-		u := s.measure(ni)
+		u := strategies.MeasureUsage(ni, s.resources)
 		switch {
 		case s.underutilized(u):
 			under = append(under, u)
 		case !ni.Node().Spec.Unschedulable:
 			targets++
 			for i := range room {
-				room[i] += max(0, u.alloc[i]-u.used[i])
+				room[i] += max(0, u.Alloc[i]-u.Used[i])
 			}
 		}
 	}
 	if len(under) == 0 || len(under) <= s.args.NumberOfNodes || len(under) == len(nodes) || targets == 0 {
 		return nil
 	}
-	total := func(u *usage) float64 {
+	total := func(u *strategies.Usage) float64 {
 		var t float64
 		for i := range s.resources {
-			t += u.percent(i)
+			t += u.Percent(i)
 		}
 		return t
 	}
@@ -166,10 +105,10 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 
 // drain evicts pods from one underutilized node; it returns false once the
 // target nodes are full.
-func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, room []float64) bool {
-	name := u.ni.Node().Name
+func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *strategies.Usage, room []float64) bool {
+	name := u.NodeInfo.Node().Name
 	var pods []*v1.Pod
-	for _, pod := range strategies.PodsOf(u.ni) {
+	for _, pod := range strategies.PodsOf(u.NodeInfo) {
 		if !strategies.IsTerminal(pod) && s.scope.Matches(pod) && h.Evictable(pod) {
 			pods = append(pods, pod)
 		}
@@ -186,7 +125,7 @@ func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, roo
 		if !h.Evict(ctx, pod, reason) {
 			continue
 		}
-		for i, v := range s.requests(pod) {
+		for i, v := range strategies.PodAmounts(pod, s.resources) {
 			room[i] -= v
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -41,27 +40,16 @@ func (s *strategy) Name() v1alpha1.StrategyName { return Name }
 
 // usage is one node's requested amounts and bounds, per configured resource.
 type usage struct {
-	ni                     *framework.NodeInfo
-	alloc, used, low, high []float64
-}
-
-// percent returns the utilization of resource i in percent.
-func (u *usage) percent(i int) float64 {
-	if u.alloc[i] <= 0 {
-		if u.used[i] > 0 {
-			return 100
-		}
-		return 0
-	}
-	return u.used[i] * 100 / u.alloc[i]
+	*strategies.Usage
+	low, high []float64
 }
 
 func (u *usage) underutilized() bool {
-	if u.ni.Node().Spec.Unschedulable {
+	if u.NodeInfo.Node().Spec.Unschedulable {
 		return false
 	}
-	for i := range u.used {
-		if u.used[i] > u.low[i] {
+	for i := range u.Used {
+		if u.Used[i] > u.low[i] {
 			return false
 		}
 	}
@@ -69,55 +57,18 @@ func (u *usage) underutilized() bool {
 }
 
 func (u *usage) overutilized() bool {
-	for i := range u.used {
-		if u.used[i] > u.high[i] {
+	for i := range u.Used {
+		if u.Used[i] > u.high[i] {
 			return true
 		}
 	}
 	return false
 }
 
-// amount reads resource r from a resource list: millicores for CPU, units otherwise.
-func amount(list v1.ResourceList, r v1.ResourceName) float64 {
-	q, ok := list[r]
-	if !ok {
-		return 0
-	}
-	if r == v1.ResourceCPU {
-		return float64(q.MilliValue())
-	}
-	return float64(q.Value())
-}
-
-// requests returns what pod requests of each configured resource.
-func (s *strategy) requests(pod *v1.Pod) []float64 {
-	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-	out := make([]float64, len(s.resources))
-	for i, r := range s.resources {
-		if r == v1.ResourcePods {
-			out[i] = 1
-			continue
-		}
-		out[i] = amount(reqs, r)
-	}
-	return out
-}
-
+// measure returns the node's amounts per configured resource, with room for its bounds.
 func (s *strategy) measure(ni *framework.NodeInfo) *usage {
 	n := len(s.resources)
-	u := &usage{ni: ni, alloc: make([]float64, n), used: make([]float64, n), low: make([]float64, n), high: make([]float64, n)}
-	for i, r := range s.resources {
-		u.alloc[i] = amount(ni.Node().Status.Allocatable, r)
-	}
-	for _, pod := range strategies.PodsOf(ni) {
-		if strategies.IsTerminal(pod) {
-			continue
-		}
-		for i, v := range s.requests(pod) {
-			u.used[i] += v
-		}
-	}
-	return u
+	return &usage{Usage: strategies.MeasureUsage(ni, s.resources), low: make([]float64, n), high: make([]float64, n)}
 }
 
 // bounds sets each node's low and high amounts from the thresholds, read
@@ -128,13 +79,13 @@ func (s *strategy) bounds(usages []*usage) {
 		if s.args.UseDeviationThresholds {
 			var mean float64
 			for _, u := range usages {
-				mean += u.percent(i)
+				mean += u.Percent(i)
 			}
 			mean /= float64(len(usages))
 			low, high = max(0, mean-low), min(100, mean+high)
 		}
 		for _, u := range usages {
-			u.low[i], u.high[i] = low*u.alloc[i]/100, high*u.alloc[i]/100
+			u.low[i], u.high[i] = low*u.Alloc[i]/100, high*u.Alloc[i]/100
 		}
 	}
 }
@@ -142,7 +93,7 @@ func (s *strategy) bounds(usages []*usage) {
 func (s *strategy) describe(u *usage) string {
 	parts := make([]string, len(s.resources))
 	for i, r := range s.resources {
-		parts[i] = fmt.Sprintf("%s %.0f%%", r, u.percent(i))
+		parts[i] = fmt.Sprintf("%s %.0f%%", r, u.Percent(i))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -174,13 +125,13 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	room := make([]float64, len(s.resources))
 	for _, u := range under {
 		for i := range room {
-			room[i] += u.high[i] - u.used[i]
+			room[i] += u.high[i] - u.Used[i]
 		}
 	}
 	total := func(u *usage) float64 {
 		var t float64
 		for i := range s.resources {
-			t += u.percent(i)
+			t += u.Percent(i)
 		}
 		return t
 	}
@@ -193,9 +144,9 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 
 // drain evicts pods from one overutilized node.
 func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, room []float64) {
-	name := u.ni.Node().Name
+	name := u.NodeInfo.Node().Name
 	var pods []*v1.Pod
-	for _, pod := range strategies.PodsOf(u.ni) {
+	for _, pod := range strategies.PodsOf(u.NodeInfo) {
 		if !strategies.IsTerminal(pod) && s.scope.Matches(pod) && h.Evictable(pod) {
 			pods = append(pods, pod)
 		}
@@ -209,8 +160,8 @@ func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, roo
 		if !h.Evict(ctx, pod, reason) {
 			continue
 		}
-		for i, v := range s.requests(pod) {
-			u.used[i] -= v
+		for i, v := range strategies.PodAmounts(pod, s.resources) {
+			u.Used[i] -= v
 			room[i] -= v
 		}
 	}

@@ -1,0 +1,50 @@
+package strategies_test
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+func TestMeasureUsage(t *testing.T) {
+	resources := []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods, "example.com/gpu"}
+	running := strategytest.Pod("a").Node("n").Req("cpu", "1", "memory", "2Gi").Obj()
+	gpu := strategytest.Pod("b").Node("n").Req("cpu", "500m", "example.com/gpu", "1").Obj()
+	done := strategytest.Pod("c").Node("n").Req("cpu", "2").Phase(v1.PodSucceeded, "").Obj()
+	ni := framework.NewNodeInfo()
+	ni.SetNode(strategytest.Node("n").Obj())
+	for _, p := range []*v1.Pod{running, gpu, done} {
+		pi, err := framework.NewPodInfo(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ni.AddPodInfo(pi)
+	}
+
+	u := strategies.MeasureUsage(ni, resources)
+	tests := []struct {
+		resource             v1.ResourceName
+		wantUsed, wantPercent float64
+	}{
+		// The terminal pod counts for nothing.
+		{resource: v1.ResourceCPU, wantUsed: 1500, wantPercent: 37.5},
+		{resource: v1.ResourceMemory, wantUsed: 2 << 30, wantPercent: 25},
+		{resource: v1.ResourcePods, wantUsed: 2, wantPercent: 200.0 / 110},
+		// Requested but not offered: the node is full of it.
+		{resource: "example.com/gpu", wantUsed: 1, wantPercent: 100},
+	}
+	for i, tt := range tests {
+		t.Run(string(tt.resource), func(t *testing.T) {
+			if u.Used[i] != tt.wantUsed {
+				t.Errorf("used = %v, want %v", u.Used[i], tt.wantUsed)
+			}
+			if got := u.Percent(i); got != tt.wantPercent {
+				t.Errorf("percent = %v, want %v", got, tt.wantPercent)
+			}
+		})
+	}
+}
