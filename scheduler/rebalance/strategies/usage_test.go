@@ -27,7 +27,7 @@ func TestMeasureUsage(t *testing.T) {
 
 	u := strategies.MeasureUsage(ni, resources)
 	tests := []struct {
-		resource             v1.ResourceName
+		resource              v1.ResourceName
 		wantUsed, wantPercent float64
 	}{
 		// The terminal pod counts for nothing.
