@@ -137,12 +137,7 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 		res.Profiles = append(res.Profiles, out)
 	}
 	if len(errs) > 0 {
-		// One problem a line, so a long list reads well in a terminal.
-		list := make([]error, len(errs))
-		for i, e := range errs {
-			list[i] = e
-		}
-		return nil, errors.Join(list...)
+		return nil, oneLineEach(errs)
 	}
 	return res, nil
 }
@@ -150,26 +145,52 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 // decode reads the configuration strictly: an unknown or repeated field is
 // an error naming its path.
 func decode(data []byte) (*schedulerConfiguration, error) {
-	js, err := yaml.YAMLToJSONStrict(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the configuration: %w", err)
-	}
-	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
-		return nil, errors.New("reading the configuration: the input is empty")
-	}
 	cfg := &schedulerConfiguration{}
-	strict, err := sigsjson.UnmarshalStrict(js, cfg, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
-	if err != nil {
-		return nil, fmt.Errorf("decoding the configuration: %w", err)
-	}
-	if cfg.APIVersion != upstreamAPIVersion || cfg.Kind != upstreamKind {
-		return nil, fmt.Errorf("the input has apiVersion %q and kind %q; convert reads kind %s of apiVersion %s (migrate older versions to v1 first)",
-			cfg.APIVersion, cfg.Kind, upstreamKind, upstreamAPIVersion)
-	}
-	if len(strict) > 0 {
-		return nil, fmt.Errorf("decoding the configuration: %w", errors.Join(strict...))
+	if err := decodeStrict(data, "configuration", upstreamAPIVersion, upstreamKind, " (migrate older versions to v1 first)", cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
+}
+
+func (c *schedulerConfiguration) header() (apiVersion, kind string) { return c.APIVersion, c.Kind }
+
+// document is an input whose apiVersion and kind convert checks.
+type document interface {
+	header() (apiVersion, kind string)
+}
+
+// decodeStrict reads YAML or JSON data into out, refusing empty input, a
+// different apiVersion or kind (hint follows that message), and unknown or
+// repeated fields, each named by its path; what names the input in errors.
+func decodeStrict(data []byte, what, wantVersion, wantKind, hint string, out document) error {
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return fmt.Errorf("reading the %s: %w", what, err)
+	}
+	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
+		return fmt.Errorf("reading the %s: the input is empty", what)
+	}
+	strict, err := sigsjson.UnmarshalStrict(js, out, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return fmt.Errorf("decoding the %s: %w", what, err)
+	}
+	if version, kind := out.header(); version != wantVersion || kind != wantKind {
+		return fmt.Errorf("the input has apiVersion %q and kind %q; convert reads kind %s of apiVersion %s%s",
+			version, kind, wantKind, wantVersion, hint)
+	}
+	if len(strict) > 0 {
+		return fmt.Errorf("decoding the %s: %w", what, errors.Join(strict...))
+	}
+	return nil
+}
+
+// oneLineEach joins errs so that each problem reads on its own line in a terminal.
+func oneLineEach(errs field.ErrorList) error {
+	list := make([]error, len(errs))
+	for i, e := range errs {
+		list[i] = e
+	}
+	return errors.Join(list...)
 }
 
 // convertProfile maps one upstream profile; its errors are under path.

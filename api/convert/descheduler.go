@@ -1,9 +1,7 @@
 package convert
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -173,11 +171,7 @@ func (c *Converter) ConvertDeschedulerPolicy(data []byte, interval time.Duration
 		res.Policies = append(res.Policies, out)
 	}
 	if len(errs) > 0 {
-		list := make([]error, len(errs))
-		for i, e := range errs {
-			list[i] = e
-		}
-		return nil, errors.Join(list...)
+		return nil, oneLineEach(errs)
 	}
 	res.Warnings = append(res.Warnings, "every RebalancePolicy is written with dryRun: true; read its status.plan, then set dryRun: false")
 	return res, nil
@@ -185,27 +179,14 @@ func (c *Converter) ConvertDeschedulerPolicy(data []byte, interval time.Duration
 
 // decodeDeschedulerPolicy reads the policy strictly.
 func decodeDeschedulerPolicy(data []byte) (*deschedulerPolicy, error) {
-	js, err := yaml.YAMLToJSONStrict(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the policy: %w", err)
-	}
-	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
-		return nil, errors.New("reading the policy: the input is empty")
-	}
 	policy := &deschedulerPolicy{}
-	strict, err := sigsjson.UnmarshalStrict(js, policy, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
-	if err != nil {
-		return nil, fmt.Errorf("decoding the policy: %w", err)
-	}
-	if policy.APIVersion != deschedulerAPIVersion || policy.Kind != deschedulerKind {
-		return nil, fmt.Errorf("the input has apiVersion %q and kind %q; convert reads kind %s of apiVersion %s",
-			policy.APIVersion, policy.Kind, deschedulerKind, deschedulerAPIVersion)
-	}
-	if len(strict) > 0 {
-		return nil, fmt.Errorf("decoding the policy: %w", errors.Join(strict...))
+	if err := decodeStrict(data, "policy", deschedulerAPIVersion, deschedulerKind, "", policy); err != nil {
+		return nil, err
 	}
 	return policy, nil
 }
+
+func (p *deschedulerPolicy) header() (apiVersion, kind string) { return p.APIVersion, p.Kind }
 
 // convertDeschedulerProfile maps one descheduler profile; its errors are under path.
 func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1alpha1.EvictionLimits, interval time.Duration, path *field.Path) (Policy, field.ErrorList) {
