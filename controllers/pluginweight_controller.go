@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -76,10 +75,7 @@ func (r *PluginWeightReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	patched := pw.DeepCopy()
 	patched.Status = st
-	if err := r.client.Status().Patch(ctx, patched, client.MergeFrom(&pw)); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("patching the status of PluginWeight %s: %w", pw.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, patchStatus(ctx, r.client, "PluginWeight", &pw, patched)
 }
 
 // weightsOf maps a profile to the PluginWeights that select it or are live in it.

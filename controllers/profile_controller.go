@@ -265,13 +265,7 @@ func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.Schedul
 	}
 	patched := p.DeepCopy()
 	patched.Status = st
-	if err := r.client.Status().Patch(ctx, patched, client.MergeFrom(p)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("patching the status of SchedulingProfile %s: %w", p.Name, err)
-	}
-	return nil
+	return patchStatus(ctx, r.client, "SchedulingProfile", p, patched)
 }
 
 // contenders maps a profile to every profile claiming the same schedulerName.

@@ -246,13 +246,7 @@ func (r *RebalancePolicyReconciler) writeStatus(ctx context.Context, p *v1alpha1
 	}
 	patched := p.DeepCopy()
 	patched.Status = st
-	if err := r.client.Status().Patch(ctx, patched, client.MergeFrom(p)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("patching the status of RebalancePolicy %s: %w", p.Name, err)
-	}
-	return nil
+	return patchStatus(ctx, r.client, "RebalancePolicy", p, patched)
 }
 
 // recordRun records an event on the policy summarizing a run.
