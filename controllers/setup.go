@@ -1,5 +1,6 @@
 // Package controllers reconciles SchedulingProfiles and PluginWeights into
-// the scheduler's live profiles, and reports what is live in their status.
+// the scheduler's live profiles, and reports what is live in their status;
+// it also keeps each PodGroup's status true to its member pods.
 package controllers
 
 import (
@@ -56,8 +57,8 @@ func WithSkipNameValidation() Option { return func(o *options) { o.skipNameValid
 // EventRecorderName is the reporting controller of the controllers' events.
 const EventRecorderName = "berth-profile-controller"
 
-// SetupWithManager registers the SchedulingProfile and PluginWeight
-// reconcilers with mgr; profiles are compiled and installed into host.
+// SetupWithManager registers the SchedulingProfile, PluginWeight and
+// PodGroup reconcilers with mgr; profiles are compiled and installed into host.
 func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error {
 	o := options{clock: clock.RealClock{}}
 	for _, opt := range opts {
@@ -73,6 +74,10 @@ func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error 
 	wr := NewPluginWeightReconciler(mgr.GetClient(), o.clock)
 	if err := wr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the PluginWeight controller: %w", err)
+	}
+	gr := NewPodGroupReconciler(mgr.GetClient(), o.clock)
+	if err := gr.setupWithManager(mgr, o.skipNameValidation); err != nil {
+		return fmt.Errorf("setting up the PodGroup controller: %w", err)
 	}
 	return nil
 }
