@@ -40,12 +40,14 @@ func makeMember(name, group string) *memberBuilder {
 }
 
 func (b *memberBuilder) namespace(ns string) *memberBuilder { b.pod.Namespace = ns; return b }
-func (b *memberBuilder) on(node string) *memberBuilder     { b.pod.Spec.NodeName = node; return b }
+func (b *memberBuilder) on(node string) *memberBuilder      { b.pod.Spec.NodeName = node; return b }
 func (b *memberBuilder) phase(p corev1.PodPhase) *memberBuilder {
 	b.pod.Status.Phase = p
 	return b
 }
-func (b *memberBuilder) running(node string) *memberBuilder { return b.on(node).phase(corev1.PodRunning) }
+func (b *memberBuilder) running(node string) *memberBuilder {
+	return b.on(node).phase(corev1.PodRunning)
+}
 func (b *memberBuilder) terminating() *memberBuilder {
 	now := metav1.NewTime(t0)
 	b.pod.DeletionTimestamp = &now
