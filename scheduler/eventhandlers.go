@@ -27,10 +27,7 @@ var nonTerminalPods = fields.ParseSelectorOrDie("status.phase!=" + string(v1.Pod
 func (s *Scheduler) addEventHandlers() error {
 	logger := klog.Background().WithName("scheduler")
 
-	podInformer := s.informerFactory.InformerFor(&v1.Pod{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return corev1informers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-			func(o *metav1.ListOptions) { o.FieldSelector = nonTerminalPods.String() })
-	})
+	podInformer := s.podInformer()
 	if _, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: func(obj any) bool { return assigned(obj) },
 		Handler: cache.ResourceEventHandlerFuncs{
@@ -60,7 +57,20 @@ func (s *Scheduler) addEventHandlers() error {
 	}); err != nil {
 		return fmt.Errorf("adding the node handler: %w", err)
 	}
+	if pg := s.groups.Informer(); pg != nil {
+		if _, err := pg.AddEventHandler(s.clusterEventHandler(logger, framework.PodGroup)); err != nil {
+			return fmt.Errorf("adding the PodGroup handler: %w", err)
+		}
+	}
 	return s.addClusterObjectHandlers(logger)
+}
+
+// podInformer returns the informer of non-terminal pods, assigned or not.
+func (s *Scheduler) podInformer() cache.SharedIndexInformer {
+	return s.informerFactory.InformerFor(&v1.Pod{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return corev1informers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+			func(o *metav1.ListOptions) { o.FieldSelector = nonTerminalPods.String() })
+	})
 }
 
 // assigned reports whether the object is a pod bound to a node.
@@ -143,6 +153,10 @@ func (s *Scheduler) onPendingPodAdd(logger klog.Logger, obj any) {
 		return
 	}
 	s.queue.Add(logger, pod)
+	if _, ok := framework.PodGroupOf(pod); ok {
+		// A new member may complete a gang whose other members wait for it.
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, nil, pod, nil)
+	}
 }
 
 func (s *Scheduler) onPendingPodUpdate(logger klog.Logger, oldObj, newObj any) {

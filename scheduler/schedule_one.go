@@ -68,17 +68,20 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		return
 	}
 
-	s.bindingSlots <- struct{}{}
+	// A pod held at Permit waits without a binding slot, so a gang larger
+	// than the binding concurrency cannot block itself; any other pod takes
+	// its slot here, which holds the loop back while every slot is busy.
+	waiting := s.waiting.Get(assumed.UID) != nil
+	if !waiting {
+		s.bindingSlots <- struct{}{}
+	}
 	s.bindings.Add(1)
 	go func() {
-		defer func() {
-			<-s.bindingSlots
-			s.bindings.Done()
-		}()
+		defer s.bindings.Done()
 		// Binding outlives the scheduling loop's context so that a bind in
 		// flight at shutdown completes rather than leaving an assumed pod.
 		bindCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
-		s.bindingCycle(bindCtx, state, prof, qpi, assumed, result, start, cycle)
+		s.bindingCycle(bindCtx, state, prof, qpi, assumed, result, start, cycle, waiting)
 	}()
 }
 
@@ -281,8 +284,9 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 	return feasible, diagnosis, nil
 }
 
-// bindingCycle waits for Permit, then runs PreBind, Bind and PostBind.
-func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64) {
+// bindingCycle waits for Permit if the pod is held there, then takes a
+// binding slot, and runs PreBind, Bind and PostBind.
+func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64, waiting bool) {
 	logger := klog.FromContext(ctx)
 	fwk := prof.Framework
 	fail := func(st *framework.Status) {
@@ -293,10 +297,14 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 		s.handleFailure(ctx, prof, qpi, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}, start, cycle)
 	}
 
-	if st := fwk.WaitOnPermit(ctx, assumed); !st.IsSuccess() {
-		fail(st)
-		return
+	if waiting {
+		if st := fwk.WaitOnPermit(ctx, assumed); !st.IsSuccess() {
+			fail(st)
+			return
+		}
+		s.bindingSlots <- struct{}{}
 	}
+	defer func() { <-s.bindingSlots }()
 	if st := fwk.RunPreBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
 		fail(st)
 		return

@@ -6,6 +6,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -27,6 +29,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/gang"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 	"github.com/berth-io/berth/scheduler/queue"
@@ -59,6 +62,7 @@ type Scheduler struct {
 	queue    *queue.PriorityQueue
 	snapshot *schedcache.Snapshot
 	waiting  *runtime.WaitingPods
+	groups   *gang.Groups
 	profiles *profile.Map
 	parked   *profile.Parked
 
@@ -85,6 +89,7 @@ type options struct {
 	parallelism        int
 	bindingConcurrency int
 	queueOptions       []queue.Option
+	podGroupSource     cache.ListerWatcher
 }
 
 // WithRegistry replaces the in-tree plugin registry, for example to add
@@ -109,6 +114,13 @@ func WithBindingConcurrency(n int) Option { return func(o *options) { o.bindingC
 // WithQueueOptions passes options to the scheduling queue.
 func WithQueueOptions(opts ...queue.Option) Option {
 	return func(o *options) { o.queueOptions = append(o.queueOptions, opts...) }
+}
+
+// WithPodGroupSource watches PodGroups through lw (see gang.NewListWatch),
+// which gang scheduling needs; without it pods that join a PodGroup stay
+// pending.
+func WithPodGroupSource(lw cache.ListerWatcher) Option {
+	return func(o *options) { o.podGroupSource = lw }
 }
 
 // New returns a Scheduler that watches pods and nodes through client. It
@@ -154,10 +166,24 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		parked:       profile.NewParked(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 	}
+	podInformer := s.podInformer()
+	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers}); err != nil {
+		return nil, fmt.Errorf("indexing pods by PodGroup: %w", err)
+	}
+	var gangOpts []gang.Option
+	if o.podGroupSource != nil {
+		gangOpts = append(gangOpts, gang.WithSource(o.podGroupSource))
+	}
+	s.groups = gang.New(podInformer.GetIndexer(), func(pod *v1.Pod) bool {
+		assumed, _ := s.cache.IsAssumedPod(pod)
+		return assumed
+	}, gangOpts...)
+
 	queueOpts := append([]queue.Option{queue.WithClock(o.clock)}, o.queueOptions...)
 	// Every profile shares one queue, so every profile sorts it with
-	// PrioritySort, as upstream requires of its profiles.
-	s.queue = queue.New((&queuesort.PrioritySort{}).Less, s.queueHooks, queueOpts...)
+	// PrioritySort, as upstream requires of its profiles; a gang's members
+	// sort side by side.
+	s.queue = queue.New(s.groups.Less((&queuesort.PrioritySort{}).Less), s.queueHooks, queueOpts...)
 	if err := s.addEventHandlers(); err != nil {
 		return nil, err
 	}
@@ -188,6 +214,8 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithClock(s.clock),
 		runtime.WithWaitingPods(s.waiting),
 		runtime.WithRand(s.rand),
+		runtime.WithPodGroups(s.groups),
+		runtime.WithActivator(s.queue),
 	}
 	return runtime.NewFramework(ctx, s.registry, schedulerName, spec, append(own, opts...)...)
 }
@@ -285,6 +313,15 @@ func (s *Scheduler) Start(ctx context.Context) error {
 			return fmt.Errorf("informer cache for %v did not sync", informerType)
 		}
 	}
+	if pg := s.groups.Informer(); pg != nil {
+		go pg.RunWithContext(ctx)
+		if !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return errors.New("informer cache for PodGroups did not sync")
+		}
+	}
 
 	s.queue.Run(logger)
 	go s.cache.Run(ctx)
@@ -313,6 +350,9 @@ func (s *Scheduler) WaitForCacheSync(ctx context.Context) bool {
 		if !ok {
 			return false
 		}
+	}
+	if pg := s.groups.Informer(); pg != nil {
+		return cache.WaitForCacheSync(ctx.Done(), pg.HasSynced)
 	}
 	return true
 }

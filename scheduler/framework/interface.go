@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -305,4 +306,8 @@ type Handle interface {
 	RejectWaitingPod(uid types.UID) bool
 	// ProfileName returns the scheduler name of the profile.
 	ProfileName() string
+	// PodGroups returns the gangs the scheduler watches; it is never nil.
+	PodGroups() PodGroupLister
+	// Activate moves pending pods, keyed by namespace/name, straight to activeQ.
+	Activate(logger logr.Logger, pods map[string]*v1.Pod)
 }

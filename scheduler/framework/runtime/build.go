@@ -154,6 +154,11 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		clock:                    o.clock,
 		waitingPods:              o.waitingPods,
 		rnd:                      o.rnd,
+		podGroups:                o.podGroups,
+		activator:                o.activator,
+	}
+	if f.podGroups == nil {
+		f.podGroups = unwatchedPodGroups{}
 	}
 	if err := f.build(ctx, r, spec, o.defaultPlugins, o.weightOverrides); err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profileName, err)

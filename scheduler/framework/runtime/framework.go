@@ -41,6 +41,8 @@ type Framework struct {
 	clock           clock.WithDelayedExecution
 	waitingPods     *WaitingPods
 	rnd             func(n int) int
+	podGroups       framework.PodGroupLister
+	activator       framework.PodActivator
 
 	preEnqueue []framework.PreEnqueuePlugin
 	queueSort  []framework.QueueSortPlugin

@@ -30,6 +30,8 @@ type options struct {
 	defaultPlugins  *v1alpha1.Plugins
 	rnd             func(n int) int
 	weightOverrides map[string]WeightOverride
+	podGroups       framework.PodGroupLister
+	activator       framework.PodActivator
 }
 
 // WithClientSet sets the Kubernetes client plugins use.
@@ -111,3 +113,9 @@ func (t *stoppableTimer) Stop() bool {
 	t.once.Do(func() { close(t.stop) })
 	return t.Timer.Stop()
 }
+
+// WithPodGroups gives plugins the scheduler's view of PodGroups.
+func WithPodGroups(l framework.PodGroupLister) Option { return func(o *options) { o.podGroups = l } }
+
+// WithActivator lets plugins move pending pods straight to the active queue.
+func WithActivator(a framework.PodActivator) Option { return func(o *options) { o.activator = a } }

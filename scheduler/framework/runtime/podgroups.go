@@ -1,0 +1,39 @@
+package runtime
+
+import (
+	"errors"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// errPodGroupsUnwatched is what a framework built without a PodGroup source
+// answers for every group.
+var errPodGroupsUnwatched = errors.New("this scheduler does not watch PodGroups")
+
+// unwatchedPodGroups is the PodGroupLister of a framework built without one:
+// it knows no group.
+type unwatchedPodGroups struct{}
+
+var _ framework.PodGroupLister = unwatchedPodGroups{}
+
+func (unwatchedPodGroups) PodGroup(string, string) (*v1alpha1.PodGroup, error) {
+	return nil, errPodGroupsUnwatched
+}
+
+func (unwatchedPodGroups) Members(string, string) []*v1.Pod { return nil }
+
+func (unwatchedPodGroups) IsPlaced(*v1.Pod) bool { return false }
+
+// PodGroups returns the gangs the scheduler watches.
+func (f *Framework) PodGroups() framework.PodGroupLister { return f.podGroups }
+
+// Activate moves pending pods straight to activeQ; without an activator it does nothing.
+func (f *Framework) Activate(logger logr.Logger, pods map[string]*v1.Pod) {
+	if f.activator != nil && len(pods) > 0 {
+		f.activator.Activate(logger, pods)
+	}
+}
