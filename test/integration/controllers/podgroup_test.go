@@ -1,0 +1,70 @@
+package controllers_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/controllers"
+)
+
+var _ = Describe("PodGroup", func() {
+	It("reports Pending, Scheduling, Scheduled and Running as members appear, are bound and run", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gang")
+		nodes := createNodes(ctx, "gang", 2, "cpu", "4", "memory", "16Gi")
+		newPodGroup(ns, "trainers", 3).create(ctx)
+		// No profile serves this schedulerName: the spec binds the members itself.
+		member := func(name string) *podBuilder { return newPod(ns, name, "gang-unserved").member("trainers") }
+		newPod(ns, "bystander", "gang-unserved").create(ctx)
+
+		a, b := member("a").create(ctx), member("b").create(ctx)
+		pg := waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupPending, 0, 0)
+		expectPodGroupCondition(pg, v1alpha1.ConditionReady, metav1.ConditionFalse, controllers.ReasonAwaitingMembers)
+		expectPodGroupCondition(pg, v1alpha1.ConditionReconciling, metav1.ConditionTrue, controllers.ReasonAwaitingMembers)
+
+		c := member("c").create(ctx)
+		waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupScheduling, 0, 0)
+
+		bind(ctx, a, nodes[0])
+		bind(ctx, b, nodes[1])
+		waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupScheduling, 2, 0)
+		bind(ctx, c, nodes[0])
+		pg = waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupScheduled, 3, 0)
+		expectPodGroupCondition(pg, v1alpha1.ConditionReady, metav1.ConditionTrue, controllers.ReasonGangScheduled)
+		expectPodGroupCondition(pg, v1alpha1.ConditionStalled, metav1.ConditionFalse, controllers.ReasonGangScheduled)
+
+		for _, p := range []*corev1.Pod{a, b, c} {
+			setPhase(ctx, ns, p.Name, corev1.PodRunning)
+		}
+		pg = waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupRunning, 3, 3)
+		expectPodGroupCondition(pg, v1alpha1.ConditionReady, metav1.ConditionTrue, controllers.ReasonGangRunning)
+
+		// A larger gang is short of a member again: the new generation is observed.
+		pg.Spec.MinMember = 4
+		Expect(k8sClient.Update(ctx, pg)).To(Succeed())
+		Expect(pg.Generation).To(BeEquivalentTo(2))
+		pg = waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupPending, 3, 3)
+		expectPodGroupCondition(pg, v1alpha1.ConditionReady, metav1.ConditionFalse, controllers.ReasonAwaitingMembers)
+	})
+
+	It("reports Failed when a member fails and too few others remain", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gangfail")
+		nodes := createNodes(ctx, "gangfail", 1, "cpu", "4", "memory", "16Gi")
+		newPodGroup(ns, "pair", 2).create(ctx)
+		a := newPod(ns, "a", "gang-unserved").member("pair").create(ctx)
+		b := newPod(ns, "b", "gang-unserved").member("pair").create(ctx)
+		bind(ctx, a, nodes[0])
+		bind(ctx, b, nodes[0])
+		waitPodGroup(ctx, ns, "pair", v1alpha1.PodGroupScheduled, 2, 0)
+
+		setPhase(ctx, ns, "b", corev1.PodFailed)
+		pg := waitPodGroup(ctx, ns, "pair", v1alpha1.PodGroupFailed, 1, 0)
+		expectPodGroupCondition(pg, v1alpha1.ConditionStalled, metav1.ConditionTrue, controllers.ReasonMemberFailed)
+
+		// A replacement brings the gang back.
+		newPod(ns, "b2", "gang-unserved").member("pair").create(ctx)
+		waitPodGroup(ctx, ns, "pair", v1alpha1.PodGroupScheduling, 1, 0)
+	})
+})
