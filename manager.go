@@ -9,13 +9,18 @@ import (
 	"io"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -31,6 +36,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/metrics"
+	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
 // Exit codes of `berth manager`.
@@ -103,7 +109,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
-	if err := addRunnables(mgr, sched, registry, o.enableWebhook); err != nil {
+	if err := addRunnables(mgr, sched, clientset, registry, o.enableWebhook); err != nil {
 		return err
 	}
 	if err := mgr.Start(ctx); err != nil {
@@ -114,7 +120,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 
 // addRunnables adds the scheduler, the controllers, the rebalancer, the
 // webhook and the health checks to mgr.
-func addRunnables(mgr manager.Manager, sched *scheduler.Scheduler, registry schedruntime.Registry, enableWebhook bool) error {
+func addRunnables(mgr manager.Manager, sched *scheduler.Scheduler, clientset kubernetes.Interface, registry schedruntime.Registry, enableWebhook bool) error {
 	// A plain RunnableFunc does not implement NeedLeaderElection, so the
 	// manager starts the scheduling loop only once this replica leads (at
 	// once without leader election) and stops it on shutdown before the
@@ -129,8 +135,13 @@ func addRunnables(mgr manager.Manager, sched *scheduler.Scheduler, registry sche
 	if err := controllers.SetupWithManager(mgr, trackingHost{ProfileHost: sched, ready: ready}); err != nil {
 		return fmt.Errorf("setting up Berth's controllers: %w", err)
 	}
-	// The rebalancer, like the scheduling loop, runs on the leader only.
-	if err := controllers.SetupRebalanceWithManager(mgr, sched, nil); err != nil {
+	// The rebalancer, like the scheduling loop, runs on the leader only. It
+	// reads pods and nodes from the scheduler's informers: a cache of its
+	// own would hold a second copy of every pod and node in the cluster.
+	rb := rebalance.New(clientset, mgr.GetClient(), sched,
+		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
+		rebalance.WithInformerFactory(sched.InformerFactory()))
+	if err := controllers.SetupRebalanceWithManager(mgr, sched, rb); err != nil {
 		return fmt.Errorf("setting up the rebalancer: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
@@ -186,11 +197,26 @@ func managerConfig(o *managerOptions, scheme *runtime.Scheme, logger logr.Logger
 		RetryPeriod:                   &o.retryPeriod,
 		GracefulShutdownTimeout:       &o.gracefulShutdownTimeout,
 		BaseContext:                   func() context.Context { return klog.NewContext(context.Background(), logger) },
+		Cache:                         cacheOptions(),
 	}
 	if o.enableWebhook {
 		opts.WebhookServer = webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir, TLSOpts: tlsOpts})
 	}
 	return opts
+}
+
+// cacheOptions keeps controller-runtime's cache small. The scheduler's own
+// informers hold every pod and node; this cache holds Berth's objects and,
+// of pods, only PodGroup members (the pods labelled with their group's name),
+// and no object keeps its managedFields, which no controller reads.
+func cacheOptions() cache.Options {
+	members, _ := labels.NewRequirement(v1alpha1.PodGroupLabel, selection.Exists, nil)
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Label: labels.NewSelector().Add(*members)},
+		},
+	}
 }
 
 // restConfig loads the kubeconfig and applies the client flags.

@@ -8,8 +8,13 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/berth-io/berth/api/v1alpha1"
 )
 
 func TestManagerConfig(t *testing.T) {
@@ -117,5 +122,47 @@ func TestRestConfig(t *testing.T) {
 				t.Errorf("protobufConfig changed %q, its copy has %q", rc.ContentType, pb.ContentType)
 			}
 		})
+	}
+}
+
+func TestCacheOptions(t *testing.T) {
+	opts := cacheOptions()
+	if opts.DefaultTransform == nil {
+		t.Error("no default transform: cached objects keep their managedFields")
+	}
+	var podSel labels.Selector
+	for obj, by := range opts.ByObject {
+		if _, ok := obj.(*corev1.Pod); ok {
+			podSel = by.Label
+		}
+	}
+	if podSel == nil {
+		t.Fatal("pods are cached without a label selector: the cache would hold every pod a second time")
+	}
+	tests := []struct {
+		name   string
+		labels labels.Set
+		want   bool
+	}{
+		{"a PodGroup member", labels.Set{v1alpha1.PodGroupLabel: "g1"}, true},
+		{"a member with an empty group name", labels.Set{v1alpha1.PodGroupLabel: ""}, true},
+		{"a plain pod", labels.Set{"app": "web"}, false},
+		{"a pod without labels", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := podSel.Matches(tc.labels); got != tc.want {
+				t.Errorf("selector %q matches %v = %v, want %v", podSel, tc.labels, got, tc.want)
+			}
+		})
+	}
+
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
+	out, err := opts.DefaultTransform(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf := out.(*corev1.Pod).ManagedFields; mf != nil {
+		t.Errorf("managedFields kept: %v", mf)
 	}
 }
