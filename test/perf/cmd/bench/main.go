@@ -78,6 +78,7 @@ type benchFlags struct {
 	verbose     bool
 	pprofFile   string
 	pprofSecs   int
+	heapFile    string
 	berthArgs   string
 	workloads   string
 	rate        int
@@ -99,6 +100,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.BoolVar(&f.verbose, "v", false, "copy the components' logs to stderr")
 	fs.StringVar(&f.pprofFile, "berth-cpu-profile", "", "write a CPU profile of Berth, taken from its start, to this file")
 	fs.IntVar(&f.pprofSecs, "berth-cpu-profile-seconds", 10, "length of Berth's CPU profile")
+	fs.StringVar(&f.heapFile, "berth-heap-profile", "", "write a heap profile of Berth, taken right after the last bind, to this file")
 	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node), SteadyArrival")
 	fs.IntVar(&f.rate, "arrival-rate", 100, "SteadyArrival: pods created per second")
 	fs.DurationVar(&f.arrivalFor, "arrival-duration", time.Minute, "SteadyArrival: how long pods arrive (10s with --quick)")
@@ -168,7 +170,7 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 	switch name {
 	case "berth":
 		extra := strings.Fields(f.berthArgs)
-		if f.pprofFile == "" {
+		if f.pprofFile == "" && f.heapFile == "" {
 			return throughput.Berth(f.berthBin, extra...), nil, nil
 		}
 		addr, err := freeAddr()
@@ -177,7 +179,19 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 		}
 		s := throughput.Berth(f.berthBin, append(extra, "--pprof-bind-address="+addr)...)
 		return s, []throughput.Option{throughput.WithDuring(func(ctx context.Context) error {
-			return cpuProfile(ctx, addr, f.pprofSecs, f.pprofFile)
+			var errs []error
+			if f.pprofFile != "" {
+				errs = append(errs, fetchProfile(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, f.pprofSecs), f.pprofFile))
+			}
+			if f.heapFile != "" {
+				// The heap as it is once every pod is bound: wait for the
+				// last bind, then ask the still running process.
+				<-ctx.Done()
+				heapCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+				errs = append(errs, fetchProfile(heapCtx, fmt.Sprintf("http://%s/debug/pprof/heap", addr), f.heapFile))
+				cancel()
+			}
+			return errors.Join(errs...)
 		})}, nil
 	case "kube-scheduler":
 		return throughput.KubeScheduler(filepath.Join(f.k8sBinDir, "kube-scheduler")), nil, nil
@@ -198,10 +212,9 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// cpuProfile fetches a CPU profile of seconds from the pprof server at addr
-// (retrying until it listens) and writes it to path.
-func cpuProfile(ctx context.Context, addr string, seconds int, path string) error {
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds)
+// fetchProfile fetches a profile from url, a pprof endpoint (retrying until
+// it listens), and writes it to path.
+func fetchProfile(ctx context.Context, url, path string) error {
 	for {
 		req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, url, nil)
 		if err != nil {
