@@ -35,6 +35,7 @@ import (
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/gang"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance"
 )
@@ -102,10 +103,15 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 		return fmt.Errorf("registering the scheduler's metrics: %w", err)
 	}
 	registry := schedruntime.Registry(plugins.NewInTreeRegistry())
+	podGroups, err := gang.NewListWatch(cfg)
+	if err != nil {
+		return fmt.Errorf("building the PodGroup watch: %w", err)
+	}
 	sched, err := scheduler.New(schedCtx, clientset,
 		scheduler.WithRegistry(registry),
 		scheduler.WithMetrics(schedMetrics),
-		scheduler.WithParallelism(o.parallelism))
+		scheduler.WithParallelism(o.parallelism),
+		scheduler.WithPodGroupSource(podGroups))
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/gang"
 )
 
 // Env is a running control plane with Berth's scheduler and controllers.
@@ -145,7 +146,11 @@ func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options) error {
 	// The scheduler and the manager live until Stop, not until ctx ends.
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), o.logger))
 	e.cancel = cancel
-	schedOpts := append([]scheduler.Option{scheduler.WithRegistry(o.registry)}, o.schedulerOptions...)
+	podGroups, err := gang.NewListWatch(cfg)
+	if err != nil {
+		return fmt.Errorf("building the PodGroup watch: %w", err)
+	}
+	schedOpts := append([]scheduler.Option{scheduler.WithRegistry(o.registry), scheduler.WithPodGroupSource(podGroups)}, o.schedulerOptions...)
 	if e.Scheduler, err = scheduler.New(runCtx, e.Clientset, schedOpts...); err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}

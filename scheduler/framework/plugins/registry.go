@@ -6,6 +6,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultpreemption"
 	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
+	"github.com/berth-io/berth/scheduler/framework/plugins/gangscheduling"
 	"github.com/berth-io/berth/scheduler/framework/plugins/imagelocality"
 	"github.com/berth-io/berth/scheduler/framework/plugins/interpodaffinity"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -49,5 +50,6 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.NodeVolumeLimits:                nodevolumelimits.New,
 		names.VolumeBinding:                   volumebinding.New,
 		names.DefaultPreemption:               defaultpreemption.New,
+		names.GangScheduling:                  gangscheduling.New,
 	}
 }

@@ -28,13 +28,17 @@ const (
 	ImageLocality                   = "ImageLocality"
 	DefaultBinder                   = "DefaultBinder"
 	NodeDeclaredFeatures            = "NodeDeclaredFeatures"
+	GangScheduling                  = "GangScheduling"
 )
 
 // DefaultPlugins returns upstream kube-scheduler v1.37's default profile with
 // its default feature gates: every plugin enabled through MultiPoint, in
 // upstream's order, with upstream's score weights. DynamicResources (GA,
 // locked on) sits before DefaultPreemption so that freeing a claim is tried
-// before evicting a pod; NodeDeclaredFeatures (GA in 1.37) comes last.
+// before evicting a pod; NodeDeclaredFeatures (GA in 1.37) comes next.
+// Berth adds GangScheduling, its PodGroup plugin, last: its PostFilter then
+// runs after DefaultPreemption's, so a gang is released only when preemption
+// cannot help.
 func DefaultPlugins() *v1alpha1.Plugins {
 	w := func(n int32) *int32 { return ptr.To(n) }
 	return &v1alpha1.Plugins{MultiPoint: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{
@@ -58,5 +62,6 @@ func DefaultPlugins() *v1alpha1.Plugins {
 		{Name: ImageLocality, Weight: w(1)},
 		{Name: DefaultBinder},
 		{Name: NodeDeclaredFeatures},
+		{Name: GangScheduling},
 	}}}
 }

@@ -40,7 +40,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	// Logs go to the GinkgoWriter, which shows them for failed specs only.
 	klog.SetLogger(GinkgoLogr)
-	testEnv = &envtest.Environment{}
+	// PodGroups are a Berth CRD; gang scheduling needs them served.
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
 	var err error
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred(), "starting envtest")

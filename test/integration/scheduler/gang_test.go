@@ -1,0 +1,149 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/gang"
+)
+
+var _ = Describe("Gang scheduling with PodGroups", func() {
+	It("binds nobody of a gang of 8 with room for 7, and all 8 once a node is added", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gang")
+		newPodGroup(ns, "train", 8).timeout(3).create(ctx)
+		newNode("gang-1").alloc("cpu", "4", "memory", "16Gi", "pods", "110").create(ctx)
+		newNode("gang-2").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
+		startGangScheduler(ctx)
+
+		for i := range 8 {
+			newPod(ns, fmt.Sprintf("worker-%d", i)).requests("cpu", "1", "memory", "128Mi").label(v1alpha1.PodGroupLabel, "train").create(ctx)
+		}
+		// Seven members fit; the gang is released rather than bound in part,
+		// across more than one Permit timeout (3 s).
+		Eventually(func(g Gomega) {
+			msgs := schedulingMessages(ctx, g, ns)
+			g.Expect(msgs).To(ContainElement(ContainSubstring("Insufficient cpu")))
+			g.Expect(msgs).To(ContainElement(ContainSubstring("pod group " + ns + "/train")))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Consistently(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(8 * time.Second).WithPolling(100 * time.Millisecond).Should(BeEmpty())
+
+		newNode("gang-3").alloc("cpu", "4", "memory", "16Gi", "pods", "110").create(ctx)
+		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(60 * time.Second).Should(HaveLen(8))
+	})
+
+	It("keeps members pending while the gang has fewer than minMember pods", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gang-few")
+		newPodGroup(ns, "trio", 3).create(ctx)
+		newNode("gang-few-1").create(ctx)
+		startGangScheduler(ctx)
+
+		for i := range 2 {
+			newPod(ns, fmt.Sprintf("m-%d", i)).label(v1alpha1.PodGroupLabel, "trio").create(ctx)
+		}
+		Eventually(func(g Gomega) {
+			g.Expect(schedulingMessages(ctx, g, ns)).To(HaveEach(ContainSubstring("pod group " + ns + "/trio has 2 of the 3 pods it needs")))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Expect(boundMembers(ctx, ns)).To(BeEmpty())
+
+		newPod(ns, "m-2").label(v1alpha1.PodGroupLabel, "trio").create(ctx)
+		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(30 * time.Second).Should(HaveLen(3))
+	})
+
+	It("binds a gang larger than the binding concurrency", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gang-wide")
+		newPodGroup(ns, "wide", 6).create(ctx)
+		newNode("gang-wide-1").create(ctx)
+		// Members waiting at Permit must not hold the two binding slots.
+		startGangScheduler(ctx, scheduler.WithBindingConcurrency(2))
+
+		for i := range 6 {
+			newPod(ns, fmt.Sprintf("w-%d", i)).label(v1alpha1.PodGroupLabel, "wide").create(ctx)
+		}
+		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(30 * time.Second).Should(HaveLen(6))
+	})
+})
+
+// startGangScheduler runs a scheduler with the default profile that watches PodGroups.
+func startGangScheduler(ctx context.Context, opts ...scheduler.Option) {
+	GinkgoHelper()
+	lw, err := gang.NewListWatch(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()},
+		append([]scheduler.Option{scheduler.WithPodGroupSource(lw)}, opts...)...)
+}
+
+// podGroupBuilder builds a PodGroup.
+type podGroupBuilder struct{ pg *v1alpha1.PodGroup }
+
+// newPodGroup is a PodGroup that needs minMember pods.
+func newPodGroup(namespace, name string, minMember int32) *podGroupBuilder {
+	return &podGroupBuilder{pg: &v1alpha1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       v1alpha1.PodGroupSpec{MinMember: minMember},
+	}}
+}
+
+// timeout sets scheduleTimeoutSeconds.
+func (b *podGroupBuilder) timeout(seconds int32) *podGroupBuilder {
+	b.pg.Spec.ScheduleTimeoutSeconds = &seconds
+	return b
+}
+
+// create creates the PodGroup; its namespace's deletion removes it.
+func (b *podGroupBuilder) create(ctx context.Context) *v1alpha1.PodGroup {
+	GinkgoHelper()
+	scheme := runtime.NewScheme()
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	pg := b.pg.DeepCopy()
+	Expect(c.Create(ctx, pg)).To(Succeed(), "creating PodGroup %s/%s", pg.Namespace, pg.Name)
+	return pg
+}
+
+// boundMembers lists the names of the namespace's pods that have a node.
+func boundMembers(ctx context.Context, ns string) ([]string, error) {
+	pods, err := clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var bound []string
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			bound = append(bound, p.Name)
+		}
+	}
+	return bound, nil
+}
+
+// schedulingMessages returns the PodScheduled=False messages of the
+// namespace's pods; every pod must have one.
+func schedulingMessages(ctx context.Context, g Gomega, ns string) []string {
+	pods, err := clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	var msgs []string
+	for _, p := range pods.Items {
+		cond := podScheduledCondition(&p)
+		g.Expect(cond).NotTo(BeNil(), "pod %s has no PodScheduled condition", p.Name)
+		if cond.Status == corev1.ConditionFalse {
+			msgs = append(msgs, p.Name+": "+cond.Message)
+		}
+	}
+	GinkgoWriter.Println(strings.Join(msgs, "\n"))
+	return msgs
+}
