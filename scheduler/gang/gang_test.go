@@ -1,0 +1,161 @@
+package gang
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+
+// pod builds a pod in namespace "default".
+type podBuilder struct{ p *v1.Pod }
+
+func pod(name string) *podBuilder {
+	return &podBuilder{p: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(name), Labels: map[string]string{}}}}
+}
+func (b *podBuilder) group(g string) *podBuilder      { b.p.Labels[v1alpha1.PodGroupLabel] = g; return b }
+func (b *podBuilder) ns(ns string) *podBuilder        { b.p.Namespace = ns; return b }
+func (b *podBuilder) node(n string) *podBuilder       { b.p.Spec.NodeName = n; return b }
+func (b *podBuilder) priority(p int32) *podBuilder    { b.p.Spec.Priority = ptr.To(p); return b }
+func (b *podBuilder) phase(p v1.PodPhase) *podBuilder { b.p.Status.Phase = p; return b }
+func (b *podBuilder) deleting() *podBuilder {
+	b.p.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+	return b
+}
+func (b *podBuilder) queued(at time.Time) *framework.QueuedPodInfo {
+	return &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: b.p}, Timestamp: at}
+}
+
+func podGroup(name string, created time.Time) *v1alpha1.PodGroup {
+	return &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, CreationTimestamp: metav1.NewTime(created)}}
+}
+
+// idleLW is a ListerWatcher that is never run: the tests fill the store.
+type idleLW struct{}
+
+func (idleLW) List(metav1.ListOptions) (runtime.Object, error)   { return &v1alpha1.PodGroupList{}, nil }
+func (idleLW) Watch(metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil }
+
+// newGroups returns Groups over the pods and PodGroups; assumed lists the
+// UIDs the scheduler holds as assumed.
+func newGroups(t *testing.T, pods []*v1.Pod, groups []*v1alpha1.PodGroup, assumed ...string) *Groups {
+	t.Helper()
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{MemberIndex: IndexMembers})
+	for _, p := range pods {
+		if err := idx.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isAssumed := func(p *v1.Pod) bool {
+		for _, uid := range assumed {
+			if string(p.UID) == uid {
+				return true
+			}
+		}
+		return false
+	}
+	g := New(idx, isAssumed, WithSource(idleLW{}))
+	for _, pg := range groups {
+		if err := g.Informer().GetStore().Add(pg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func TestMembers(t *testing.T) {
+	pods := []*v1.Pod{
+		pod("a").group("g").p,
+		pod("b").group("g").node("n1").p,
+		pod("gone").group("g").deleting().p,
+		pod("done").group("g").phase(v1.PodSucceeded).p,
+		pod("failed").group("g").phase(v1.PodFailed).p,
+		pod("elsewhere").group("g").ns("other").p,
+		pod("other-group").group("h").p,
+		pod("solo").p,
+	}
+	g := newGroups(t, pods, nil, "a")
+	var names []string
+	for _, p := range g.Members("default", "g") {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "a,b" && got != "b,a" {
+		t.Errorf("Members = %v, want a and b", names)
+	}
+	for name, want := range map[string]bool{"a": true, "b": true, "other-group": false} {
+		for _, p := range pods {
+			if p.Name == name && g.IsPlaced(p) != want {
+				t.Errorf("IsPlaced(%s) = %v, want %v", name, !want, want)
+			}
+		}
+	}
+}
+
+func TestPodGroup(t *testing.T) {
+	g := newGroups(t, nil, []*v1alpha1.PodGroup{podGroup("g", t0)})
+	if pg, err := g.PodGroup("default", "g"); err != nil || pg.Name != "g" {
+		t.Errorf("PodGroup(g) = %v, %v", pg, err)
+	}
+	if _, err := g.PodGroup("default", "missing"); err == nil || err.Error() != "PodGroup default/missing does not exist" {
+		t.Errorf("PodGroup(missing) error = %v", err)
+	}
+	unwatched := New(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{MemberIndex: IndexMembers}), func(*v1.Pod) bool { return false })
+	if _, err := unwatched.PodGroup("default", "g"); err == nil || !strings.Contains(err.Error(), "does not watch PodGroups") {
+		t.Errorf("PodGroup without a source: error = %v", err)
+	}
+}
+
+func TestLess(t *testing.T) {
+	g := newGroups(t, nil, []*v1alpha1.PodGroup{podGroup("early", t0), podGroup("late", t0.Add(time.Hour))})
+	byTimestamp := func(a, b *framework.QueuedPodInfo) bool { return a.Timestamp.Before(b.Timestamp) }
+	less := g.Less(byTimestamp)
+	tests := []struct {
+		name string
+		a, b *framework.QueuedPodInfo
+		want bool
+	}{
+		{name: "priority first", a: pod("a").priority(10).group("late").queued(t0.Add(2 * time.Hour)), b: pod("b").priority(1).queued(t0), want: true},
+		{name: "plain pods by queue time", a: pod("a").queued(t0), b: pod("b").queued(t0.Add(time.Second)), want: true},
+		{name: "a member takes its group's creation time", a: pod("a").group("early").queued(t0.Add(2 * time.Hour)), b: pod("b").queued(t0.Add(time.Minute)), want: true},
+		{name: "an older group's members go first", a: pod("a").group("late").queued(t0), b: pod("b").group("early").queued(t0.Add(3 * time.Hour)), want: false},
+		{name: "an unknown group sorts like a plain pod", a: pod("a").group("ghost").queued(t0.Add(time.Minute)), b: pod("b").queued(t0), want: false},
+		{name: "members of one group tie-break by the base order", a: pod("a").group("early").queued(t0.Add(time.Second)), b: pod("b").group("early").queued(t0), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := less(tt.a, tt.b); got != tt.want {
+				t.Errorf("Less = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIndexMembers(t *testing.T) {
+	tests := []struct {
+		obj  any
+		want []string
+	}{
+		{obj: pod("a").group("g").p, want: []string{"default/g"}},
+		{obj: pod("a").group("").p},
+		{obj: pod("a").p},
+		{obj: podGroup("g", t0)},
+	}
+	for _, tt := range tests {
+		got, err := IndexMembers(tt.obj)
+		if err != nil || strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("IndexMembers(%T) = %v, %v; want %v", tt.obj, got, err, tt.want)
+		}
+	}
+}
