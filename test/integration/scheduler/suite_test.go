@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 var (
@@ -40,6 +41,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	// Logs go to the GinkgoWriter, which shows them for failed specs only.
 	klog.SetLogger(GinkgoLogr)
+	ctrllog.SetLogger(GinkgoLogr)
 	// PodGroups are a Berth CRD; gang scheduling needs them served.
 	testEnv = &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
