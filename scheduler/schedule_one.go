@@ -197,6 +197,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	}
 	fwk.RunExtenderPrioritizers(ctx, pod, feasible, scores)
 	host, err := runtime.SelectHost(scores, s.rand)
+	fwk.ReleaseScores(scores)
 	if err != nil {
 		return scheduleResult{}, fmt.Errorf("selecting a node: %w", err)
 	}

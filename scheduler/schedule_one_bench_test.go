@@ -89,6 +89,7 @@ func BenchmarkSchedulePod(b *testing.B) {
 			pod := benchPod("incoming")
 			b.ReportAllocs()
 			b.ResetTimer()
+			defer reportCPUPerOp(b)()
 			for b.Loop() {
 				if _, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod); err != nil {
 					b.Fatal(err)

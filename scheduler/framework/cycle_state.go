@@ -3,6 +3,7 @@ package framework
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 )
@@ -20,10 +21,13 @@ type StateData interface {
 }
 
 // CycleState is the state plugins share during one scheduling cycle. It is
-// safe for concurrent use: Filter and Score run in parallel over nodes.
+// safe for concurrent use: Filter and Score run in parallel over nodes and
+// read it once per node and plugin, so reads take no lock. Writes, a few
+// per cycle from PreFilter and PreScore, copy the map and publish the copy.
 type CycleState struct {
-	mu      sync.RWMutex
-	storage map[StateKey]StateData
+	// mu serialises writers.
+	mu      sync.Mutex
+	storage atomic.Pointer[map[StateKey]StateData]
 
 	// SkipFilterPlugins are plugins whose PreFilter returned Skip.
 	SkipFilterPlugins sets.Set[string]
@@ -33,31 +37,45 @@ type CycleState struct {
 
 // NewCycleState returns an empty CycleState.
 func NewCycleState() *CycleState {
-	return &CycleState{storage: make(map[StateKey]StateData)}
+	return &CycleState{}
 }
 
 // Read returns the data stored under key, or ErrNotFound.
 func (c *CycleState) Read(key StateKey) (StateData, error) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if v, ok := c.storage[key]; ok {
-		return v, nil
+	if m := c.storage.Load(); m != nil {
+		if v, ok := (*m)[key]; ok {
+			return v, nil
+		}
 	}
 	return nil, ErrNotFound
 }
 
 // Write stores data under key.
 func (c *CycleState) Write(key StateKey, data StateData) {
-	c.mu.Lock()
-	c.storage[key] = data
-	c.mu.Unlock()
+	c.update(func(m map[StateKey]StateData) { m[key] = data })
 }
 
 // Delete removes the data stored under key.
 func (c *CycleState) Delete(key StateKey) {
+	c.update(func(m map[StateKey]StateData) { delete(m, key) })
+}
+
+// update applies change to a copy of the stored map and publishes the copy;
+// readers holding the previous map keep reading it unchanged.
+func (c *CycleState) update(change func(m map[StateKey]StateData)) {
 	c.mu.Lock()
-	delete(c.storage, key)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	var next map[StateKey]StateData
+	if m := c.storage.Load(); m != nil {
+		next = make(map[StateKey]StateData, len(*m)+1)
+		for k, v := range *m {
+			next[k] = v
+		}
+	} else {
+		next = make(map[StateKey]StateData, 1)
+	}
+	change(next)
+	c.storage.Store(&next)
 }
 
 // Clone returns a deep copy: every StateData is cloned.
@@ -66,11 +84,13 @@ func (c *CycleState) Clone() *CycleState {
 		return nil
 	}
 	out := NewCycleState()
-	c.mu.RLock()
-	for k, v := range c.storage {
-		out.storage[k] = v.Clone()
+	if m := c.storage.Load(); m != nil {
+		cloned := make(map[StateKey]StateData, len(*m))
+		for k, v := range *m {
+			cloned[k] = v.Clone()
+		}
+		out.storage.Store(&cloned)
 	}
-	c.mu.RUnlock()
 	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
 	return out

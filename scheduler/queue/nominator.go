@@ -111,3 +111,10 @@ func (n *nominator) forNode(node string) []*framework.PodInfo {
 	defer n.mu.RUnlock()
 	return slices.Clone(n.byNode[node])
 }
+
+// HasNominatedPods reports, without taking a lock, whether any pod is
+// nominated to any node. The framework asks once per scheduling cycle and
+// skips the per-node nominated-pods lookup when the answer is no.
+func (q *PriorityQueue) HasNominatedPods() bool {
+	return q.nominator.count.Load() > 0
+}

@@ -5,15 +5,74 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/berth-io/berth/scheduler/framework"
 )
 
 // DefaultParallelism is the number of goroutines a Parallelizer uses unless told otherwise.
 const DefaultParallelism = 16
 
 // Parallelizer runs a function over pieces [0, n) in chunks on a bounded
-// number of goroutines. It implements framework.Parallelizer.
+// number of goroutines. It implements framework.Parallelizer. It also lends
+// the framework the per-node score buffers of its parallel work, so a
+// cycle's scores reuse the memory of earlier cycles.
 type Parallelizer struct {
 	parallelism int
+	// nodeScores holds *[]framework.NodeScore and scores holds
+	// *scoreBuffers, returned by earlier cycles.
+	nodeScores sync.Pool
+	scores     sync.Pool
+	// lent is the last score buffers handed out, which releaseScores
+	// takes back when given its result.
+	lent atomic.Pointer[scoreBuffers]
+}
+
+// scoreBuffers is the memory of one RunScorePlugins result: a total per
+// node and the weighted score of each plugin on each node.
+type scoreBuffers struct {
+	result   []framework.NodePluginScores
+	weighted []framework.PluginScore
+}
+
+// borrowNodeScores returns a slice of n node scores, its contents undefined.
+func (p *Parallelizer) borrowNodeScores(n int) *[]framework.NodeScore {
+	if buf, ok := p.nodeScores.Get().(*[]framework.NodeScore); ok && cap(*buf) >= n {
+		*buf = (*buf)[:n]
+		return buf
+	}
+	buf := make([]framework.NodeScore, n)
+	return &buf
+}
+
+// borrowScores returns buffers for nodes × plugins scores, contents undefined.
+func (p *Parallelizer) borrowScores(nodes, plugins int) *scoreBuffers {
+	b, ok := p.scores.Get().(*scoreBuffers)
+	if !ok {
+		b = &scoreBuffers{}
+	}
+	if cap(b.result) < nodes {
+		b.result = make([]framework.NodePluginScores, nodes)
+	}
+	if cap(b.weighted) < nodes*plugins {
+		b.weighted = make([]framework.PluginScore, nodes*plugins)
+	}
+	b.result, b.weighted = b.result[:nodes], b.weighted[:nodes*plugins]
+	p.lent.Store(b)
+	return b
+}
+
+// releaseScores takes back the buffers of result if they are the last lent;
+// any other result is left to the garbage collector.
+func (p *Parallelizer) releaseScores(result []framework.NodePluginScores) {
+	b := p.lent.Load()
+	if b == nil || len(result) == 0 || len(b.result) == 0 || &b.result[0] != &result[0] {
+		return
+	}
+	if !p.lent.CompareAndSwap(b, nil) {
+		return
+	}
+	clear(b.result)
+	p.scores.Put(b)
 }
 
 // NewParallelizer returns a Parallelizer with the given parallelism (at least 1).

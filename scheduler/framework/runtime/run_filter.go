@@ -110,16 +110,58 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 		if state.SkipFilterPlugins.Has(pl.Name()) {
 			continue
 		}
-		s := pl.Filter(ctx, state, pod, nodeInfo)
-		if s.IsSuccess() {
-			continue
+		if s := runFilter(ctx, pl, state, pod, nodeInfo); s != nil {
+			return s
 		}
-		if !s.IsRejected() {
-			s = framework.AsStatus(fmt.Errorf("running Filter plugin %q: %w", pl.Name(), s.AsError()))
-		}
-		return s.WithPlugin(pl.Name())
 	}
 	return nil
+}
+
+// runFilter runs one Filter plugin and returns nil when the node passes,
+// otherwise the status RunFilterPlugins returns for it.
+func runFilter(ctx context.Context, pl framework.FilterPlugin, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	s := pl.Filter(ctx, state, pod, nodeInfo)
+	if s.IsSuccess() {
+		return nil
+	}
+	if !s.IsRejected() {
+		s = framework.AsStatus(fmt.Errorf("running Filter plugin %q: %w", pl.Name(), s.AsError()))
+	}
+	return s.WithPlugin(pl.Name())
+}
+
+// activeFilters returns the Filter plugins that PreFilter did not skip in
+// this cycle, in order, so the search over nodes does not look each plugin
+// up in state.SkipFilterPlugins once per node.
+func (f *Framework) activeFilters(state *framework.CycleState) []framework.FilterPlugin {
+	if len(state.SkipFilterPlugins) == 0 {
+		return f.filter
+	}
+	active := make([]framework.FilterPlugin, 0, len(f.filter))
+	for _, pl := range f.filter {
+		if !state.SkipFilterPlugins.Has(pl.Name()) {
+			active = append(active, pl)
+		}
+	}
+	return active
+}
+
+// nominationChecker is implemented by nominators that can say cheaply
+// whether any pod is nominated anywhere (the scheduling queue can).
+type nominationChecker interface {
+	HasNominatedPods() bool
+}
+
+// mayHaveNominatedPods is false when the nominator says no pod is
+// nominated to any node, so no node needs the nominated-pods pass.
+func (f *Framework) mayHaveNominatedPods() bool {
+	if f.nominator == nil {
+		return false
+	}
+	if c, ok := f.nominator.(nominationChecker); ok {
+		return c.HasNominatedPods()
+	}
+	return true
 }
 
 // RunFilterPluginsWithNominatedPods filters a node as if the pods nominated
@@ -216,7 +258,14 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 
 	began := f.clock.Now()
 	feasible = make([]*framework.NodeInfo, want)
-	rejected := make([]*framework.Status, n)
+	// Rejections are recorded as they happen, under a lock, rather than in
+	// a slot per node: most nodes usually pass, and a cycle over thousands
+	// of nodes then allocates nothing per node.
+	var rejectedMu sync.Mutex
+	filters := f.activeFilters(state)
+	// Nominations are looked up per node only when some pod holds one;
+	// otherwise every node runs the cycle's filters directly.
+	withNominated := f.mayHaveNominatedPods()
 	var found atomic.Int32
 	var firstErr error
 	var errOnce sync.Once
@@ -225,7 +274,16 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 	defer cancel()
 	check := func(i int) {
 		ni := nodes[(start+i)%n]
-		s := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		var s *framework.Status
+		if withNominated {
+			s = f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		} else {
+			for _, pl := range filters {
+				if s = runFilter(ctx, pl, state, pod, ni); s != nil {
+					break
+				}
+			}
+		}
 		switch {
 		case s.IsSuccess():
 			k := int(found.Add(1))
@@ -239,17 +297,14 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 			errOnce.Do(func() { firstErr = s.AsError() })
 			cancel()
 		default:
-			rejected[i] = s
+			rejectedMu.Lock()
+			statuses.Set(ni.Node().Name, s)
+			rejectedMu.Unlock()
 		}
 	}
 	f.parallelizer.Until(ctx, n, check, "Filter")
 
 	feasible = feasible[:found.Load()]
-	for i, s := range rejected {
-		if s != nil {
-			statuses.Set(nodes[(start+i)%n].Node().Name, s)
-		}
-	}
 	next = (start + len(feasible) + statuses.Len()) % n
 	if firstErr == nil && parent.Err() != nil {
 		firstErr = fmt.Errorf("filtering nodes: %w", parent.Err())

@@ -59,7 +59,8 @@ func (e *firstError) result(ctx context.Context) error {
 // PreScore (in parallel over nodes), lets each plugin normalize its scores,
 // checks they are within [MinNodeScore, MaxNodeScore], weights them and sums
 // them per node. The result is in the order of nodes. Its memory is
-// allocated per plugin, not per node.
+// allocated per plugin, not per node, and reused across cycles: a caller
+// done with the result may hand it back with ReleaseScores.
 func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (result []framework.NodePluginScores, status *framework.Status) {
 	start := f.clock.Now()
 	defer func() { f.observe("Score", status, start) }()
@@ -72,8 +73,8 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 			weights = append(weights, f.scoreWeights[i])
 		}
 	}
-	result = make([]framework.NodePluginScores, len(nodes))
 	if len(plugins) == 0 {
+		result = make([]framework.NodePluginScores, len(nodes))
 		for i, ni := range nodes {
 			result[i].Name = ni.Node().Name
 		}
@@ -81,8 +82,11 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	}
 
 	nodeCount, pluginCount := len(nodes), len(plugins)
+	// The raw scores live only in this call; their memory is reused.
+	rawBuf := f.parallelizer.borrowNodeScores(pluginCount * nodeCount)
+	defer f.parallelizer.nodeScores.Put(rawBuf)
+	rawBacking := *rawBuf
 	raw := make([]framework.NodeScoreList, pluginCount)
-	rawBacking := make([]framework.NodeScore, pluginCount*nodeCount)
 	for j := range raw {
 		raw[j] = rawBacking[j*nodeCount : (j+1)*nodeCount : (j+1)*nodeCount]
 	}
@@ -118,7 +122,8 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		return nil, framework.AsStatus(err)
 	}
 
-	weighted := make([]framework.PluginScore, pluginCount*nodeCount)
+	bufs := f.parallelizer.borrowScores(nodeCount, pluginCount)
+	result, weighted := bufs.result, bufs.weighted
 	f.parallelizer.Until(ctx, nodeCount, func(i int) {
 		scores := weighted[i*pluginCount : (i+1)*pluginCount : (i+1)*pluginCount]
 		var total int64
@@ -138,6 +143,13 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		return nil, framework.AsStatus(err)
 	}
 	return result, nil
+}
+
+// ReleaseScores hands back the memory of a RunScorePlugins result for a
+// later cycle to reuse. The caller must not read result, or any Scores
+// slice in it, afterwards. Releasing is optional.
+func (f *Framework) ReleaseScores(result []framework.NodePluginScores) {
+	f.parallelizer.releaseScores(result)
 }
 
 // SelectHost returns the node with the highest total score. Ties are broken

@@ -1,0 +1,66 @@
+package framework
+
+import (
+	"errors"
+	"sync"
+	"testing"
+)
+
+// counter is test state data whose Clone copies the count.
+type counter struct{ n int }
+
+func (c *counter) Clone() StateData { return &counter{n: c.n} }
+
+func TestCycleState(t *testing.T) {
+	c := NewCycleState()
+	if _, err := c.Read("missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Read of a missing key: %v, want ErrNotFound", err)
+	}
+	a := &counter{n: 1}
+	c.Write("a", a)
+	c.Write("b", &counter{n: 2})
+	if got, err := ReadState[*counter](c, "a"); err != nil || got != a {
+		t.Fatalf("ReadState(a) = %v, %v; want the stored value", got, err)
+	}
+
+	clone := c.Clone()
+	a.n = 10
+	c.Delete("b")
+	if _, err := c.Read("b"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Read after Delete: %v, want ErrNotFound", err)
+	}
+	if got, err := ReadState[*counter](clone, "a"); err != nil || got.n != 1 {
+		t.Errorf("the clone's a = %v, %v; want a deep copy holding 1", got, err)
+	}
+	if got, err := ReadState[*counter](clone, "b"); err != nil || got.n != 2 {
+		t.Errorf("the clone lost b after the original deleted it: %v, %v", got, err)
+	}
+	if _, err := ReadState[*counter](c, "missing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ReadState of a missing key: %v", err)
+	}
+	var empty *CycleState
+	if empty.Clone() != nil {
+		t.Error("Clone of nil is not nil")
+	}
+}
+
+func TestCycleStateConcurrentReadsAndWrites(t *testing.T) {
+	c := NewCycleState()
+	c.Write("stable", &counter{n: 7})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				if w == 0 {
+					c.Write(StateKey(rune('a'+i%26)), &counter{n: i})
+					continue
+				}
+				if got, err := ReadState[*counter](c, "stable"); err != nil || got.n != 7 {
+					t.Errorf("a concurrent read saw %v, %v", got, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
