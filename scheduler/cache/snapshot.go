@@ -112,6 +112,15 @@ func (s *Snapshot) Get(nodeName string) (*framework.NodeInfo, error) {
 	return ni, nil
 }
 
+// ImageNumNodes returns how many of the snapshot's nodes have the image
+// (its name normalized as nodes report it); 0 when none has it.
+func (s *Snapshot) ImageNumNodes(name string) int {
+	if img := s.images[name]; img != nil {
+		return img.NumNodes
+	}
+	return 0
+}
+
 // IsPVCUsedByPods reports whether a pod in the snapshot uses the namespace/name claim.
 func (s *Snapshot) IsPVCUsedByPods(key string) bool { return s.usedPVCRefCounts[key] > 0 }
 

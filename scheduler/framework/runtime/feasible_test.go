@@ -214,11 +214,13 @@ func TestSelectHost(t *testing.T) {
 func TestParallelizerVisitsEveryPieceOnce(t *testing.T) {
 	for _, tc := range []struct{ parallelism, pieces int }{{1, 10}, {4, 1}, {4, 7}, {16, 5000}, {3, 0}} {
 		p := NewParallelizer(tc.parallelism)
-		counts := make([]atomic.Int32, tc.pieces)
-		p.Until(context.Background(), tc.pieces, func(i int) { counts[i].Add(1) }, "test")
-		for i := range counts {
-			if c := counts[i].Load(); c != 1 {
-				t.Fatalf("parallelism %d, pieces %d: piece %d ran %d times", tc.parallelism, tc.pieces, i, c)
+		for name, until := range map[string]func(context.Context, int, func(int), string){"Until": p.Until, "untilCPU": p.untilCPU} {
+			counts := make([]atomic.Int32, tc.pieces)
+			until(context.Background(), tc.pieces, func(i int) { counts[i].Add(1) }, "test")
+			for i := range counts {
+				if c := counts[i].Load(); c != 1 {
+					t.Fatalf("%s, parallelism %d, pieces %d: piece %d ran %d times", name, tc.parallelism, tc.pieces, i, c)
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"math"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 
@@ -100,12 +101,26 @@ func chunkSize(pieces, parallelism int) int {
 // profiling and future metrics.
 func (p *Parallelizer) Until(ctx context.Context, pieces int, do func(i int), operation string) {
 	_ = operation
+	p.until(ctx, pieces, do, p.parallelism)
+}
+
+// untilCPU is Until for work that only computes, such as Filter and Score
+// over nodes: it uses no more goroutines than can run at once
+// (GOMAXPROCS), since more would only add start-up and switching costs.
+// Plugins' own Until calls, which may wait on the API, keep the full
+// parallelism.
+func (p *Parallelizer) untilCPU(ctx context.Context, pieces int, do func(i int), operation string) {
+	_ = operation
+	p.until(ctx, pieces, do, min(p.parallelism, goruntime.GOMAXPROCS(0)))
+}
+
+func (p *Parallelizer) until(ctx context.Context, pieces int, do func(i int), parallelism int) {
 	if pieces <= 0 {
 		return
 	}
-	size := chunkSize(pieces, p.parallelism)
+	size := chunkSize(pieces, parallelism)
 	chunks := (pieces + size - 1) / size
-	workers := min(p.parallelism, chunks)
+	workers := min(parallelism, chunks)
 	done := ctx.Done()
 	var next atomic.Int64
 	work := func() {

@@ -93,7 +93,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := &firstError{cancel: cancel}
-	f.parallelizer.Until(ctx, nodeCount, func(i int) {
+	f.parallelizer.untilCPU(ctx, nodeCount, func(i int) {
 		ni := nodes[i]
 		name := ni.Node().Name
 		for j, pl := range plugins {
@@ -109,7 +109,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		return nil, framework.AsStatus(err)
 	}
 
-	f.parallelizer.Until(ctx, pluginCount, func(j int) {
+	f.parallelizer.untilCPU(ctx, pluginCount, func(j int) {
 		ext := plugins[j].ScoreExtensions()
 		if ext == nil {
 			return
@@ -124,7 +124,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 
 	bufs := f.parallelizer.borrowScores(nodeCount, pluginCount)
 	result, weighted := bufs.result, bufs.weighted
-	f.parallelizer.Until(ctx, nodeCount, func(i int) {
+	f.parallelizer.untilCPU(ctx, nodeCount, func(i int) {
 		scores := weighted[i*pluginCount : (i+1)*pluginCount : (i+1)*pluginCount]
 		var total int64
 		for j, pl := range plugins {

@@ -18,6 +18,9 @@ type snapshotHandle struct {
 
 func (h snapshotHandle) SnapshotSharedLister() framework.SharedLister { return h.snapshot }
 
+// listerOnly hides every method of a snapshot but the SharedLister ones.
+type listerOnly struct{ framework.SharedLister }
+
 // img is an image a node reports, with its names and size in MiB.
 func img(mib int64, names ...string) v1.ContainerImage {
 	return v1.ContainerImage{Names: names, SizeBytes: mib * mb}

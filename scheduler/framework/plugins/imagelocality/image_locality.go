@@ -56,10 +56,20 @@ func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, 
 func (*ImageLocality) Name() string { return Name }
 
 // imageState is the pod's image names, normalized, and the size of the
-// cluster, computed once per cycle.
+// cluster, computed once per cycle. present lists the images that some
+// node in the snapshot has: only those can add to a node's score, so when
+// there are none Score does not look at the node at all.
 type imageState struct {
 	images     []string
+	present    []string
 	totalNodes int
+}
+
+// imageCounter is implemented by snapshots that know on how many nodes an
+// image is (the scheduler cache's snapshot does).
+type imageCounter interface {
+	// ImageNumNodes returns how many nodes have the normalized image.
+	ImageNumNodes(name string) int
 }
 
 // Clone returns the state itself: it is never changed after PreScore.
@@ -104,7 +114,17 @@ func (pl *ImageLocality) newState(pod *v1.Pod) (*imageState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
 	}
-	return &imageState{images: podImages(pod), totalNodes: len(nodes)}, nil
+	st := &imageState{images: podImages(pod), totalNodes: len(nodes)}
+	st.present = st.images
+	if counter, ok := lister.(imageCounter); ok {
+		st.present = nil
+		for _, name := range st.images {
+			if counter.ImageNumNodes(name) > 0 {
+				st.present = append(st.present, name)
+			}
+		}
+	}
+	return st, nil
 }
 
 // PreScore normalizes the pod's image names and counts the snapshot's nodes.
@@ -136,7 +156,7 @@ func localBytes(nodeInfo *framework.NodeInfo, s *imageState) int64 {
 		return 0
 	}
 	var sum int64
-	for _, name := range s.images {
+	for _, name := range s.present {
 		if img, ok := nodeInfo.ImageStates[name]; ok {
 			spread := float64(img.NumNodes) / float64(s.totalNodes)
 			sum += int64(float64(img.Size) * spread)

@@ -67,6 +67,7 @@ func TestScore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl, snap := pluginFor(tt.nodes...)
+			uncounted := &ImageLocality{handle: snapshotHandle{snapshot: listerOnly{snap}}}
 			state := framework.NewCycleState()
 			if s := pl.PreScore(ctx, state, tt.pod, nil); !s.IsSuccess() {
 				t.Fatalf("PreScore = %v", s)
@@ -83,6 +84,10 @@ func TestScore(t *testing.T) {
 				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, ni); fallback != got {
 					t.Errorf("Score(%s) without PreScore = %d, want %d", n.Name, fallback, got)
 				}
+				// A snapshot that cannot count images per node gives the same scores.
+				if plain, _ := uncounted.Score(ctx, framework.NewCycleState(), tt.pod, ni); plain != got {
+					t.Errorf("Score(%s) without image counts = %d, want %d", n.Name, plain, got)
+				}
 			}
 		})
 	}
@@ -91,6 +96,22 @@ func TestScore(t *testing.T) {
 	}
 	if pl := (&ImageLocality{handle: snapshotHandle{}}); pl.PreScore(ctx, framework.NewCycleState(), makePod().obj(), nil).Code() != framework.Error {
 		t.Error("PreScore without a snapshot: want Error")
+	}
+}
+
+func TestPreScoreKeepsOnlyImagesSomeNodeHas(t *testing.T) {
+	pl, _ := pluginFor(node("a", img(500, "half:v1")), node("b"))
+	state := framework.NewCycleState()
+	pod := makePod().container("half:v1").container("nowhere").init("big").obj()
+	if s := pl.PreScore(context.Background(), state, pod, nil); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	st, err := framework.ReadState[*imageState](state, preScoreKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.images) != 3 || len(st.present) != 1 || st.present[0] != "half:v1" {
+		t.Errorf("images %v, present %v; want 3 images of which half:v1 present", st.images, st.present)
 	}
 }
 
