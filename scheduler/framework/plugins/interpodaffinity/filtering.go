@@ -90,6 +90,11 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 	if err != nil {
 		return nil, framework.AsStatus(fmt.Errorf("listing nodes with required anti-affinity pods: %w", err))
 	}
+	if len(withAnti) == 0 && !hasRequiredTerms(pod) {
+		// No existing pod's anti-affinity and no term of its own can
+		// reject the pod; skip without parsing it.
+		return nil, framework.NewStatus(framework.Skip)
+	}
 	pi, err := framework.NewPodInfo(pod)
 	if err != nil {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %v", err))
@@ -114,6 +119,17 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 	}
 	state.Write(preFilterKey, s)
 	return nil, nil
+}
+
+// hasRequiredTerms reports whether the pod has required pod affinity or
+// anti-affinity terms.
+func hasRequiredTerms(pod *v1.Pod) bool {
+	a := pod.Spec.Affinity
+	if a == nil {
+		return false
+	}
+	return (a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0) ||
+		(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
 // countExistingAnti scans the pods with required anti-affinity on nodes.

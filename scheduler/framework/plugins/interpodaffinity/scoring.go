@@ -127,6 +127,10 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("listing nodes: %w", err))
 	}
+	if len(nodes) == 0 {
+		// Nothing to scan: no domain can get a weight.
+		return framework.NewStatus(framework.Skip)
+	}
 	pi, err := framework.NewPodInfo(pod)
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("parsing pod: %w", err))

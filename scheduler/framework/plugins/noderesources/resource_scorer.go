@@ -39,6 +39,15 @@ func newResourceScorer(specs []ResourceSpec, nonZero bool) resourceScorer {
 
 // podRequests returns the pod's request of each scored resource, in order.
 func (s *resourceScorer) podRequests(pod *v1.Pod) []int64 {
+	if out, ok := s.plainPodRequests(pod); ok {
+		return out
+	}
+	return s.helperPodRequests(pod)
+}
+
+// helperPodRequests computes podRequests with component-helpers, which
+// handles every kind of pod.
+func (s *resourceScorer) helperPodRequests(pod *v1.Pod) []int64 {
 	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true}
 	if s.nonZero {
 		opts.NonMissingContainerRequests = v1.ResourceList{
@@ -59,6 +68,42 @@ func (s *resourceScorer) podRequests(pod *v1.Pod) []int64 {
 		}
 	}
 	return out
+}
+
+// plainPodRequests sums the containers' requests directly, without the
+// maps the general helper builds, for the common pod whose requests are
+// just that sum: no init containers, overhead, pod-level resources,
+// resource claims or status resources (a pending pod not being resized).
+// ok is false for any other pod. The sums are the helper's: quantities are
+// added before converting, and with nonZero a container that requests no
+// CPU or memory counts the defaults.
+func (s *resourceScorer) plainPodRequests(pod *v1.Pod) (out []int64, ok bool) {
+	spec, status := &pod.Spec, &pod.Status
+	if len(spec.InitContainers) > 0 || spec.Overhead != nil || spec.Resources != nil || len(spec.ResourceClaims) > 0 ||
+		len(status.ContainerStatuses) > 0 || len(status.InitContainerStatuses) > 0 || status.Resources != nil || status.AllocatedResources != nil {
+		return nil, false
+	}
+	out = make([]int64, len(s.names))
+	for i, n := range s.names {
+		var sum resource.Quantity
+		for c := range spec.Containers {
+			q, found := spec.Containers[c].Resources.Requests[n]
+			switch {
+			case found:
+				sum.Add(q)
+			case s.nonZero && n == v1.ResourceCPU:
+				sum.Add(*resource.NewMilliQuantity(framework.DefaultMilliCPURequest, resource.DecimalSI))
+			case s.nonZero && n == v1.ResourceMemory:
+				sum.Add(*resource.NewQuantity(framework.DefaultMemoryRequest, resource.DecimalSI))
+			}
+		}
+		if n == v1.ResourceCPU {
+			out[i] = sum.MilliValue()
+		} else {
+			out[i] = sum.Value()
+		}
+	}
+	return out, true
 }
 
 // nodeAmounts returns the node's allocatable amount of resource i and what
