@@ -44,6 +44,30 @@ var _ = Describe("Gang scheduling with PodGroups", func() {
 			WithContext(ctx).WithTimeout(60 * time.Second).Should(HaveLen(8))
 	})
 
+	It("binds one of two gangs that compete for room, and none of the other", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gang-race")
+		newPodGroup(ns, "blue", 4).timeout(2).create(ctx)
+		newPodGroup(ns, "green", 4).timeout(2).create(ctx)
+		newNode("gang-race-1").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
+		newNode("gang-race-2").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
+		for i := range 4 {
+			for _, group := range []string{"blue", "green"} {
+				newPod(ns, fmt.Sprintf("%s-%d", group, i)).requests("cpu", "1", "memory", "128Mi").label(v1alpha1.PodGroupLabel, group).create(ctx)
+			}
+		}
+		startGangScheduler(ctx)
+
+		// Room for six: one whole gang of four binds; the other, which would
+		// need two more CPUs, binds nobody.
+		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(30 * time.Second).Should(HaveLen(4))
+		bound, err := boundMembers(ctx, ns)
+		Expect(err).NotTo(HaveOccurred())
+		winner := strings.Split(bound[0], "-")[0]
+		Consistently(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(5 * time.Second).Should(And(HaveLen(4), HaveEach(HavePrefix(winner+"-"))))
+	})
+
 	It("keeps members pending while the gang has fewer than minMember pods", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gang-few")
 		newPodGroup(ns, "trio", 3).create(ctx)
