@@ -88,7 +88,7 @@ type benchFlags struct {
 func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	var f benchFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.BoolVar(&f.quick, "quick", false, "a small run (100 nodes, 300 pods) that proves the harness works")
+	fs.BoolVar(&f.quick, "quick", false, "a small run that proves the harness works (make test runs it): 1,000 nodes, 1,000 pods, SchedulingBasic and 5 s of SteadyArrival, 2 minutes per scheduler at most")
 	fs.IntVar(&f.nodes, "nodes", 1000, "nodes (ignored with --quick)")
 	fs.IntVar(&f.pods, "pods", 3000, "pending pods (ignored with --quick)")
 	fs.StringVar(&f.schedulers, "schedulers", "berth,kube-scheduler,null-binder", "comma-separated schedulers under test, run in this order")
@@ -103,13 +103,13 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.StringVar(&f.heapFile, "berth-heap-profile", "", "write a heap profile of Berth, taken right after the last bind, to this file")
 	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node), SteadyArrival")
 	fs.IntVar(&f.rate, "arrival-rate", 100, "SteadyArrival: pods created per second")
-	fs.DurationVar(&f.arrivalFor, "arrival-duration", time.Minute, "SteadyArrival: how long pods arrive (10s with --quick)")
+	fs.DurationVar(&f.arrivalFor, "arrival-duration", time.Minute, "SteadyArrival: how long pods arrive (5s with --quick)")
 	fs.StringVar(&f.berthArgs, "berth-args", "", "space-separated extra arguments of `berth manager`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if f.quick {
-		f.nodes, f.pods, f.arrivalFor = 100, 300, 10*time.Second
+		applyQuick(&f, fs)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -163,6 +163,30 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 		}
 	}
 	return nil
+}
+
+// Sizes of a --quick run.
+const (
+	quickNodes   = 1000
+	quickPods    = 1000
+	quickArrival = 5 * time.Second
+	quickTimeout = 2 * time.Minute
+)
+
+// applyQuick sets a --quick run's sizes. Workloads and the timeout keep the
+// values given on the command line; by default a quick run is
+// SchedulingBasic and a short SteadyArrival, and fails if a scheduler has
+// not bound every pod within quickTimeout.
+func applyQuick(f *benchFlags, fs *flag.FlagSet) {
+	f.nodes, f.pods, f.arrivalFor = quickNodes, quickPods, quickArrival
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["workloads"] {
+		f.workloads = "SchedulingBasic,SteadyArrival"
+	}
+	if !set["timeout"] {
+		f.timeout = quickTimeout
+	}
 }
 
 // scheduler returns the scheduler under test called name.

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"testing"
+	"time"
+)
+
+func TestApplyQuick(t *testing.T) {
+	tests := []struct {
+		name          string
+		args          []string
+		wantWorkloads string
+		wantTimeout   time.Duration
+	}{
+		{"defaults", []string{"--quick"}, "SchedulingBasic,SteadyArrival", quickTimeout},
+		{"explicit workloads and timeout win", []string{"--quick", "--workloads=PodAntiAffinity", "--timeout=30s"}, "PodAntiAffinity", 30 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var f benchFlags
+			fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			fs.BoolVar(&f.quick, "quick", false, "")
+			fs.IntVar(&f.nodes, "nodes", 5000, "")
+			fs.IntVar(&f.pods, "pods", 10000, "")
+			fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "")
+			fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "")
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			applyQuick(&f, fs)
+			if f.nodes != quickNodes || f.pods != quickPods || f.arrivalFor != quickArrival {
+				t.Errorf("sizes %d nodes, %d pods, %s arrival; want %d, %d, %s", f.nodes, f.pods, f.arrivalFor, quickNodes, quickPods, quickArrival)
+			}
+			if f.workloads != tc.wantWorkloads || f.timeout != tc.wantTimeout {
+				t.Errorf("workloads %q, timeout %s; want %q, %s", f.workloads, f.timeout, tc.wantWorkloads, tc.wantTimeout)
+			}
+		})
+	}
+}
