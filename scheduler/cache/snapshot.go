@@ -14,7 +14,11 @@ import (
 // changed one is replaced by a fresh clone, so NodeInfos handed out earlier
 // never change underneath their holder. The exception is ImageStates: the
 // summaries are shared across the snapshot's NodeInfos and their node counts
-// are refreshed in place.
+// are refreshed in place. The NodeInfos live in an arena in list order,
+// which a cycle walks far faster than scattered objects; once enough of
+// them were cloned outside it, UpdateSnapshot copies every NodeInfo into a
+// fresh arena (compact), so then unchanged NodeInfos get new pointers too,
+// with the same contents.
 type Snapshot struct {
 	nodeInfoMap map[string]*framework.NodeInfo
 	// nodeInfoList is in zone round-robin order; listPos indexes it by node name.
@@ -31,6 +35,10 @@ type Snapshot struct {
 	images map[string]*framework.ImageStateSummary
 	// generation is the cache generation the snapshot reflects.
 	generation int64
+	// arena holds the NodeInfos in list order as of the last compaction;
+	// relocated counts the NodeInfos cloned outside it since.
+	arena     []nodeSlot
+	relocated int
 }
 
 var (
@@ -138,6 +146,7 @@ func (s *Snapshot) rebuildLists(order []string) {
 		s.nodeInfoList = append(s.nodeInfoList, ni)
 		s.countPVCs(ni, 1)
 	}
+	s.compact()
 	s.rebuildAffinityLists()
 }
 

@@ -407,3 +407,54 @@ func TestSnapshotRandomOperations(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotCompactsIntoListOrder(t *testing.T) {
+	l := logr.Discard()
+	c := New(context.Background())
+	const nodes = 2 * compactMin
+	for i := range nodes {
+		c.AddNode(l, makeNode(fmt.Sprintf("n%03d", i)).zone(fmt.Sprintf("z%d", i%3)).obj())
+	}
+	s := NewEmptySnapshot()
+	update(t, c, s)
+	inArena := func() bool {
+		list, _ := s.List()
+		for i, ni := range list {
+			if &s.arena[i].info != ni {
+				return false
+			}
+		}
+		return len(s.arena) == len(list)
+	}
+	if !inArena() {
+		t.Fatal("a fresh snapshot is not laid out in list order")
+	}
+	held := mustGet(t, s, "n000")
+	// Changing fewer than compactMin NodeInfos clones them outside the arena.
+	for i := range compactMin - 1 {
+		if err := c.AddPod(l, makePod(fmt.Sprintf("p%d", i)).on(fmt.Sprintf("n%03d", i)).req(v1.ResourceCPU, "1").obj()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(t, c, s)
+	if inArena() || s.relocated != compactMin-1 {
+		t.Fatalf("compacted after %d changes, want after %d", s.relocated, compactMin)
+	}
+	if held.Requested.MilliCPU != 0 || len(held.Pods) != 0 {
+		t.Fatalf("a held NodeInfo changed: %v", held)
+	}
+	if err := c.AddPod(l, makePod("last").on("n100").req(v1.ResourceCPU, "1").obj()); err != nil {
+		t.Fatal(err)
+	}
+	update(t, c, s)
+	if !inArena() || s.relocated != 0 {
+		t.Fatalf("not compacted after %d changes", compactMin)
+	}
+	if got := mustGet(t, s, "n000").Requested.MilliCPU; got != 1000 {
+		t.Errorf("n000 requests %dm after compaction, want 1000m", got)
+	}
+	if held.Requested.MilliCPU != 0 || len(held.Pods) != 0 {
+		t.Errorf("a held NodeInfo changed by compaction: %v", held)
+	}
+	assertMatchesRebuild(t, c, s)
+}

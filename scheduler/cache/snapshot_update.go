@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/go-logr/logr"
-	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
 )
@@ -36,6 +35,7 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 			relist = true
 			continue
 		}
+		s.relocated++
 		s.countPVCs(old, -1)
 		s.countPVCs(fresh, 1)
 		if pos, ok := s.listPos[e.name]; ok {
@@ -63,6 +63,9 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 			}
 		}
 		s.rebuildLists(c.zones.order())
+	case s.needsCompaction():
+		s.compact()
+		s.rebuildAffinityLists()
 	case reaffinity:
 		s.rebuildAffinityLists()
 	}
@@ -94,31 +97,11 @@ func (c *Cache) rebuildSnapshot(s *Snapshot) {
 	*s = *fresh
 }
 
-// nodeSlot is a snapshot NodeInfo laid out in one allocation with what
-// Filter and Score read on every node: its resource sums and a shallow copy
-// of its Node. A cycle visits hundreds of nodes, each once, so the cache
-// misses per node, not the instructions, bound the cycle; adjacent memory
-// turns several scattered misses per node into a few neighbouring ones.
-type nodeSlot struct {
-	info                                     framework.NodeInfo
-	requested, nonZeroRequested, allocatable framework.Resource
-	node                                     v1.Node
-}
-
 // cloneShared clones a cache NodeInfo into a fresh nodeSlot, pointing its
-// image summaries at the snapshot's shared ones. The Node is copied
-// shallowly: its maps and slices are the informer's, which nobody changes.
+// image summaries at the snapshot's shared ones.
 func (s *Snapshot) cloneShared(ni *framework.NodeInfo) *framework.NodeInfo {
-	clone := ni.Clone()
-	slot := &nodeSlot{
-		requested:        *clone.Requested,
-		nonZeroRequested: *clone.NonZeroRequested,
-		allocatable:      *clone.Allocatable,
-		node:             *clone.Node(),
-	}
-	slot.info = *clone
-	slot.info.SetNode(&slot.node)
-	slot.info.Requested, slot.info.NonZeroRequested, slot.info.Allocatable = &slot.requested, &slot.nonZeroRequested, &slot.allocatable
+	slot := &nodeSlot{}
+	slot.fill(ni.Clone())
 	out := &slot.info
 	for name, own := range out.ImageStates {
 		shared := s.images[name]
