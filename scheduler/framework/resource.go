@@ -142,12 +142,40 @@ func IsScalarResourceName(name v1.ResourceName) bool {
 // PodRequests returns what the pod requests, counting init containers,
 // restartable (sidecar) init containers and pod overhead as upstream does.
 func PodRequests(pod *v1.Pod) *Resource {
+	if c := onlyPlainContainer(pod); c != nil {
+		return NewResource(c.Resources.Requests)
+	}
 	return NewResource(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+}
+
+// onlyPlainContainer returns the pod's container when the pod's requests
+// are exactly that one container's: no other containers, no overhead,
+// pod-level resources, resource claims or status resources. The scheduler
+// derives the requests of every pod it sees, and for such pods (most) the
+// general helper's maps are wasted work.
+func onlyPlainContainer(pod *v1.Pod) *v1.Container {
+	spec, status := &pod.Spec, &pod.Status
+	if len(spec.Containers) != 1 || len(spec.InitContainers) > 0 || spec.Overhead != nil || spec.Resources != nil ||
+		len(spec.ResourceClaims) > 0 || len(status.ContainerStatuses) > 0 || len(status.InitContainerStatuses) > 0 ||
+		status.Resources != nil || status.AllocatedResources != nil {
+		return nil
+	}
+	return &spec.Containers[0]
 }
 
 // PodNonZeroRequests is PodRequests with DefaultMilliCPURequest and
 // DefaultMemoryRequest counted for containers that request no CPU or memory.
 func PodNonZeroRequests(pod *v1.Pod) *Resource {
+	if c := onlyPlainContainer(pod); c != nil {
+		r := &Resource{MilliCPU: DefaultMilliCPURequest, Memory: DefaultMemoryRequest}
+		if q, ok := c.Resources.Requests[v1.ResourceCPU]; ok {
+			r.MilliCPU = q.MilliValue()
+		}
+		if q, ok := c.Resources.Requests[v1.ResourceMemory]; ok {
+			r.Memory = q.Value()
+		}
+		return r
+	}
 	defaults := v1.ResourceList{
 		v1.ResourceCPU:    *resource.NewMilliQuantity(DefaultMilliCPURequest, resource.DecimalSI),
 		v1.ResourceMemory: *resource.NewQuantity(DefaultMemoryRequest, resource.BinarySI),
