@@ -23,16 +23,24 @@ type StateData interface {
 // CycleState is the state plugins share during one scheduling cycle. It is
 // safe for concurrent use: Filter and Score run in parallel over nodes and
 // read it once per node and plugin, so reads take no lock. Writes, a few
-// per cycle from PreFilter and PreScore, copy the map and publish the copy.
+// per cycle from PreFilter and PreScore, copy the entries and publish the
+// copy. The entries are a short slice searched in order: with the dozen
+// keys of a cycle, comparing constant key strings beats hashing them.
 type CycleState struct {
 	// mu serialises writers.
 	mu      sync.Mutex
-	storage atomic.Pointer[map[StateKey]StateData]
+	storage atomic.Pointer[[]stateEntry]
 
 	// SkipFilterPlugins are plugins whose PreFilter returned Skip.
 	SkipFilterPlugins sets.Set[string]
 	// SkipScorePlugins are plugins whose PreScore returned Skip.
 	SkipScorePlugins sets.Set[string]
+}
+
+// stateEntry is one key and its data.
+type stateEntry struct {
+	key  StateKey
+	data StateData
 }
 
 // NewCycleState returns an empty CycleState.
@@ -42,9 +50,11 @@ func NewCycleState() *CycleState {
 
 // Read returns the data stored under key, or ErrNotFound.
 func (c *CycleState) Read(key StateKey) (StateData, error) {
-	if m := c.storage.Load(); m != nil {
-		if v, ok := (*m)[key]; ok {
-			return v, nil
+	if entries := c.storage.Load(); entries != nil {
+		for i := range *entries {
+			if e := &(*entries)[i]; e.key == key {
+				return e.data, nil
+			}
 		}
 	}
 	return nil, ErrNotFound
@@ -52,29 +62,44 @@ func (c *CycleState) Read(key StateKey) (StateData, error) {
 
 // Write stores data under key.
 func (c *CycleState) Write(key StateKey, data StateData) {
-	c.update(func(m map[StateKey]StateData) { m[key] = data })
+	c.update(key, func(entries []stateEntry, i int) []stateEntry {
+		if i < 0 {
+			return append(entries, stateEntry{key: key, data: data})
+		}
+		entries[i].data = data
+		return entries
+	})
 }
 
 // Delete removes the data stored under key.
 func (c *CycleState) Delete(key StateKey) {
-	c.update(func(m map[StateKey]StateData) { delete(m, key) })
+	c.update(key, func(entries []stateEntry, i int) []stateEntry {
+		if i < 0 {
+			return entries
+		}
+		return append(entries[:i], entries[i+1:]...)
+	})
 }
 
-// update applies change to a copy of the stored map and publishes the copy;
-// readers holding the previous map keep reading it unchanged.
-func (c *CycleState) update(change func(m map[StateKey]StateData)) {
+// update applies change to a copy of the stored entries, telling it where
+// key is (-1 when absent), and publishes the copy; readers holding the
+// previous entries keep reading them unchanged.
+func (c *CycleState) update(key StateKey, change func(entries []stateEntry, i int) []stateEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var next map[StateKey]StateData
-	if m := c.storage.Load(); m != nil {
-		next = make(map[StateKey]StateData, len(*m)+1)
-		for k, v := range *m {
-			next[k] = v
-		}
-	} else {
-		next = make(map[StateKey]StateData, 1)
+	var next []stateEntry
+	if old := c.storage.Load(); old != nil {
+		next = make([]stateEntry, len(*old), len(*old)+1)
+		copy(next, *old)
 	}
-	change(next)
+	at := -1
+	for i := range next {
+		if next[i].key == key {
+			at = i
+			break
+		}
+	}
+	next = change(next, at)
 	c.storage.Store(&next)
 }
 
@@ -84,10 +109,10 @@ func (c *CycleState) Clone() *CycleState {
 		return nil
 	}
 	out := NewCycleState()
-	if m := c.storage.Load(); m != nil {
-		cloned := make(map[StateKey]StateData, len(*m))
-		for k, v := range *m {
-			cloned[k] = v.Clone()
+	if entries := c.storage.Load(); entries != nil {
+		cloned := make([]stateEntry, len(*entries))
+		for i, e := range *entries {
+			cloned[i] = stateEntry{key: e.key, data: e.data.Clone()}
 		}
 		out.storage.Store(&cloned)
 	}
