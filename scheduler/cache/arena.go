@@ -32,12 +32,14 @@ type nodeSlot struct {
 
 // fill makes the slot a copy of src that points at the slot's own resource
 // sums and Node. The copy is shallow: src's pods, ports, images and the
-// Node's maps and slices are shared, and nothing in a snapshot changes them.
-func (slot *nodeSlot) fill(src *framework.NodeInfo) {
+// Node's slices and maps are shared, and nothing in a snapshot changes
+// them; the exception is the Node's labels, which labels copies.
+func (slot *nodeSlot) fill(src *framework.NodeInfo, labels *labelTable) {
 	slot.requested = *src.Requested
 	slot.nonZeroRequested = *src.NonZeroRequested
 	slot.allocatable = *src.Allocatable
 	slot.node = *src.Node()
+	slot.node.Labels = labels.copyOf(src.Node().Labels)
 	slot.info = *src
 	slot.info.SetNode(&slot.node)
 	slot.info.Requested, slot.info.NonZeroRequested, slot.info.Allocatable = &slot.requested, &slot.nonZeroRequested, &slot.allocatable
@@ -50,11 +52,47 @@ func (slot *nodeSlot) fill(src *framework.NodeInfo) {
 // len/compactAfter changed NodeInfos (or node set change).
 func (s *Snapshot) compact() {
 	arena := make([]nodeSlot, len(s.nodeInfoList))
+	s.labels = newLabelTable()
 	for i, ni := range s.nodeInfoList {
-		arena[i].fill(ni)
+		arena[i].fill(ni, s.labels)
 		moved := &arena[i].info
 		s.nodeInfoList[i] = moved
 		s.nodeInfoMap[moved.Node().Name] = moved
 	}
 	s.arena, s.relocated = arena, 0
+}
+
+// labelTable copies node labels for the snapshot with every key and value
+// string interned. Plugins such as PodTopologySpread read a label of every
+// node in every cycle: with the informer's maps and strings that is several
+// scattered cache misses per node, with the copies the maps are allocated
+// in list order and the strings shared (topology keys and zones are the
+// same few strings on every node) and already cached. The table starts
+// afresh with each compaction, so it holds only labels of current nodes.
+type labelTable struct {
+	strings map[string]string
+}
+
+func newLabelTable() *labelTable {
+	return &labelTable{strings: map[string]string{}}
+}
+
+// copyOf returns a copy of labels whose strings are the table's.
+func (t *labelTable) copyOf(labels map[string]string) map[string]string {
+	if labels == nil {
+		return nil
+	}
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		out[t.intern(k)] = t.intern(v)
+	}
+	return out
+}
+
+func (t *labelTable) intern(s string) string {
+	if own, ok := t.strings[s]; ok {
+		return own
+	}
+	t.strings[s] = s
+	return s
 }

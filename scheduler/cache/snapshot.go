@@ -39,6 +39,8 @@ type Snapshot struct {
 	// relocated counts the NodeInfos cloned outside it since.
 	arena     []nodeSlot
 	relocated int
+	// labels interns the label strings of the NodeInfos' Node copies.
+	labels *labelTable
 }
 
 var (

@@ -3,9 +3,12 @@ package cache
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -457,4 +460,28 @@ func TestSnapshotCompactsIntoListOrder(t *testing.T) {
 		t.Errorf("a held NodeInfo changed by compaction: %v", held)
 	}
 	assertMatchesRebuild(t, c, s)
+}
+
+func TestSnapshotNodeLabelsAreInternedCopies(t *testing.T) {
+	l := logr.Discard()
+	c := New(context.Background())
+	// Distinct string data for equal values, as two decoded objects have.
+	a := makeNode("a").zone(strings.Clone("zone-x")).obj()
+	b := makeNode("b").zone(strings.Clone("zone-x")).obj()
+	c.AddNode(l, a)
+	c.AddNode(l, b)
+	s := NewEmptySnapshot()
+	update(t, c, s)
+	na, nb := mustGet(t, s, "a").Node(), mustGet(t, s, "b").Node()
+	if !maps.Equal(na.Labels, a.Labels) || !maps.Equal(nb.Labels, b.Labels) {
+		t.Fatalf("labels differ from the node's: %v, %v", na.Labels, nb.Labels)
+	}
+	za, zb := na.Labels[v1.LabelTopologyZone], nb.Labels[v1.LabelTopologyZone]
+	if unsafe.StringData(za) != unsafe.StringData(zb) {
+		t.Error("equal label values are not shared")
+	}
+	na.Labels["extra"] = "x"
+	if _, leaked := a.Labels["extra"]; leaked {
+		t.Error("the snapshot's labels are the informer's map")
+	}
 }

@@ -101,7 +101,10 @@ func (c *Cache) rebuildSnapshot(s *Snapshot) {
 // image summaries at the snapshot's shared ones.
 func (s *Snapshot) cloneShared(ni *framework.NodeInfo) *framework.NodeInfo {
 	slot := &nodeSlot{}
-	slot.fill(ni.Clone())
+	if s.labels == nil {
+		s.labels = newLabelTable()
+	}
+	slot.fill(ni.Clone(), s.labels)
 	out := &slot.info
 	for name, own := range out.ImageStates {
 		shared := s.images[name]

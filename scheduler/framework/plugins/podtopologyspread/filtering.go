@@ -128,19 +128,17 @@ func (pl *PodTopologySpread) countHard(ctx context.Context, pod *v1.Pod, cs []co
 		s.counts[i] = make(map[string]int, size)
 	}
 	// perNode[n*k+i] is node n's count for constraint i, or -1 when the node
-	// is not eligible for it.
+	// is not eligible for it, and domains[n*k+i] its domain: the parallel
+	// pass reads each node once, the sums below touch no node.
 	perNode := make([]int32, len(nodes)*k)
+	domains := make([]string, len(nodes)*k)
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	pl.parallelizer.Until(ctx, len(nodes), func(n int) {
-		slots := perNode[n*k : (n+1)*k]
-		countNode(logger, pod, cs, required, nodes[n], slots)
+		countNode(logger, pod, cs, required, nodes[n], perNode[n*k:(n+1)*k], domains[n*k:(n+1)*k])
 	}, Name)
-	for n, ni := range nodes {
-		slots := perNode[n*k : (n+1)*k]
-		for i := range cs {
-			if slots[i] >= 0 {
-				s.counts[i][ni.Node().Labels[cs[i].topologyKey]] += int(slots[i])
-			}
+	for j, c := range perNode {
+		if c >= 0 {
+			s.counts[j%k][domains[j]] += int(c)
 		}
 	}
 	for i := range cs {
@@ -153,14 +151,23 @@ func (pl *PodTopologySpread) countHard(ctx context.Context, pod *v1.Pod, cs []co
 }
 
 // countNode fills slots with the node's matching pods per constraint, -1
-// where the node does not take part.
-func countNode(logger logr.Logger, pod *v1.Pod, cs []constraint, required nodeaffinity.RequiredNodeAffinity, ni *framework.NodeInfo, slots []int32) {
+// where the node does not take part, and domains with the node's domain of
+// each constraint.
+func countNode(logger logr.Logger, pod *v1.Pod, cs []constraint, required nodeaffinity.RequiredNodeAffinity, ni *framework.NodeInfo, slots []int32, domains []string) {
 	for i := range slots {
 		slots[i] = -1
 	}
 	node := ni.Node()
-	if node == nil || !hasAllTopologyKeys(node.Labels, cs) {
+	if node == nil {
 		return
+	}
+	// The node takes part only if it has every constraint's topology key.
+	for i := range cs {
+		d, ok := node.Labels[cs[i].topologyKey]
+		if !ok {
+			return
+		}
+		domains[i] = d
 	}
 	for i := range cs {
 		c := &cs[i]
