@@ -39,12 +39,15 @@ func (c *domainCounts) add(node *v1.Node, key string, delta int64) {
 }
 
 func (c *domainCounts) addDomain(d domain, delta int64) {
-	n := c.counts[d] + delta
+	old, seen := c.counts[d]
+	n := old + delta
 	if n == 0 {
-		delete(c.counts, d)
+		if seen {
+			delete(c.counts, d)
+		}
 		return
 	}
-	if _, seen := c.counts[d]; !seen && !c.hasKey(d.key) {
+	if !seen && !c.hasKey(d.key) {
 		c.keys = append(c.keys, d.key)
 	}
 	c.counts[d] = n
