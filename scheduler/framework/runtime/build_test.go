@@ -33,6 +33,7 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
+// TestDefaultPlugins pins the default profile: upstream v1.37's set and weights, then Berth's GangScheduling.
 func TestDefaultPlugins(t *testing.T) {
 	d := DefaultPlugins()
 	var got []string
@@ -46,7 +47,7 @@ func TestDefaultPlugins(t *testing.T) {
 	want := []string{SchedulingGates, PrioritySort, NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts,
 		NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread,
 		InterPodAffinity, DynamicResources, DefaultPreemption, NodeResourcesBalancedAllocation, ImageLocality,
-		DefaultBinder, NodeDeclaredFeatures}
+		DefaultBinder, NodeDeclaredFeatures, GangScheduling}
 	if !slices.Equal(got, want) {
 		t.Errorf("default MultiPoint = %v\nwant %v", got, want)
 	}
@@ -143,7 +144,7 @@ func TestNewFrameworkBuildsProfiles(t *testing.T) {
 			wantWeights: map[string]int32{TaintToleration: 3},
 			wantSkipped: []string{SchedulingGates, NodeName, NodeUnschedulable, NodeAffinity, NodePorts, NodeResourcesFit,
 				VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity,
-				DynamicResources, DefaultPreemption, NodeResourcesBalancedAllocation, ImageLocality, NodeDeclaredFeatures},
+				DynamicResources, DefaultPreemption, NodeResourcesBalancedAllocation, ImageLocality, NodeDeclaredFeatures, GangScheduling},
 		},
 		{
 			name:     "multiPoint adds a plugin and re-weights a default in place",
