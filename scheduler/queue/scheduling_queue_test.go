@@ -424,7 +424,10 @@ func TestRunFlushesPeriodically(t *testing.T) {
 	// Backoff of one second ends at the first backoff tick.
 	q.clock.Step(time.Second)
 	waitFor(t, func() bool { return q.where(backedOff) == "activeQ" })
-	for elapsed := time.Second; elapsed <= DefaultUnschedulableTimeout; elapsed += time.Second {
+	// The clock stops exactly at the timeout (the pod was parked a second
+	// before the backoff step): a flush that reads the clock late must still
+	// leave it.
+	for elapsed := 2 * time.Second; elapsed <= DefaultUnschedulableTimeout; elapsed += time.Second {
 		q.clock.Step(time.Second)
 	}
 	if got := q.where(parked); got != "unschedulable" {
