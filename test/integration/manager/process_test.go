@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -52,8 +53,12 @@ func (b *syncBuffer) String() string {
 // killed when the spec ends, if it still runs.
 func startManager(extra ...string) *manager {
 	GinkgoHelper()
-	m := &manager{probeAddr: freeAddr(), metricsAddr: freeAddr(), done: make(chan struct{}), logs: &syncBuffer{}}
 	wo := &testEnv.WebhookInstallOptions
+	// The webhook port is envtest's; it is free while no manager runs, so
+	// the other two must be kept off it explicitly.
+	webhookAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(wo.LocalServingPort))
+	probeAddr := freeAddr(webhookAddr)
+	m := &manager{probeAddr: probeAddr, metricsAddr: freeAddr(webhookAddr, probeAddr), done: make(chan struct{}), logs: &syncBuffer{}}
 	args := append([]string{"manager",
 		"--kubeconfig", kubeconfig,
 		"--health-probe-bind-address", m.probeAddr,
@@ -160,11 +165,19 @@ func get(ctx context.Context, c *http.Client, url, token string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// freeAddr returns a loopback address with a port nobody listens on now.
-func freeAddr() string {
+// freeAddr returns a loopback address with a port nobody listens on now,
+// other than the addresses to avoid (ports handed out but not yet bound).
+func freeAddr(avoid ...string) string {
 	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().String()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		addr := l.Addr().String()
+		Expect(l.Close()).To(Succeed())
+		if !slices.Contains(avoid, addr) {
+			return addr
+		}
+	}
+	Fail("found no free loopback port")
+	return ""
 }
