@@ -10,9 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -216,11 +214,10 @@ func managerConfig(o *managerOptions, scheme *runtime.Scheme, logger logr.Logger
 // of pods, only PodGroup members (the pods labelled with their group's name),
 // and no object keeps its managedFields, which no controller reads.
 func cacheOptions() cache.Options {
-	members, _ := labels.NewRequirement(v1alpha1.PodGroupLabel, selection.Exists, nil)
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}: {Label: labels.NewSelector().Add(*members)},
+			&corev1.Pod{}: {Label: controllers.MemberPodSelector()},
 		},
 	}
 }

@@ -29,8 +29,8 @@ var _ = Describe("Gang scheduling with PodGroups", func() {
 		for i := range 8 {
 			newPod(ns, fmt.Sprintf("worker-%d", i)).requests("cpu", "1", "memory", "128Mi").label(v1alpha1.PodGroupLabel, "train").create(ctx)
 		}
-		// Seven members fit; the gang is released rather than bound in part,
-		// across more than one Permit timeout (3 s).
+		// Seven members fit; the eighth fits nowhere and releases them, again
+		// each time they are retried, so nobody binds.
 		Eventually(func(g Gomega) {
 			msgs := schedulingMessages(ctx, g, ns)
 			g.Expect(msgs).To(ContainElement(ContainSubstring("Insufficient cpu")))
@@ -42,6 +42,38 @@ var _ = Describe("Gang scheduling with PodGroups", func() {
 		newNode("gang-3").alloc("cpu", "4", "memory", "16Gi", "pods", "110").create(ctx)
 		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
 			WithContext(ctx).WithTimeout(60 * time.Second).Should(HaveLen(8))
+	})
+
+	It("releases waiting members at the timeout, and binds the gang once its last member can be scheduled", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gang-timeout")
+		newPodGroup(ns, "trio", 3).timeout(2).create(ctx)
+		newNode("gang-timeout-1").create(ctx)
+		startGangScheduler(ctx)
+
+		// The third member exists, so the gang passes PreFilter, but its
+		// scheduling gate keeps it from ever reaching Permit: the two placed
+		// members wait there until the first to time out releases the other
+		// (or both time out together).
+		newPod(ns, "m-0").label(v1alpha1.PodGroupLabel, "trio").create(ctx)
+		newPod(ns, "m-1").label(v1alpha1.PodGroupLabel, "trio").create(ctx)
+		gated := newPod(ns, "m-2").label(v1alpha1.PodGroupLabel, "trio").gate("test.berth.io/hold").create(ctx)
+		Eventually(func(g Gomega) {
+			const timedOut = "rejected due to timeout after waiting 2s at plugin GangScheduling"
+			released := "pod group " + ns + "/trio was released: member m-"
+			msgs := schedulingMessages(ctx, g, ns)
+			g.Expect(msgs).To(ContainElement(ContainSubstring(timedOut)))
+			for _, m := range []string{"m-0: ", "m-1: "} {
+				g.Expect(msgs).To(ContainElement(And(HavePrefix(m+"0/1 nodes are available: 1 "),
+					Or(ContainSubstring(timedOut), ContainSubstring(released)))))
+			}
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Expect(boundMembers(ctx, ns)).To(BeEmpty())
+
+		gated.Spec.SchedulingGates = nil
+		_, err := clientset.CoreV1().Pods(ns).Update(ctx, gated, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(30 * time.Second).Should(HaveLen(3))
 	})
 
 	It("binds one of two gangs that compete for room, and none of the other", func(ctx SpecContext) {
