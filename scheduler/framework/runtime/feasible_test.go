@@ -214,9 +214,10 @@ func TestSelectHost(t *testing.T) {
 func TestParallelizerVisitsEveryPieceOnce(t *testing.T) {
 	for _, tc := range []struct{ parallelism, pieces int }{{1, 10}, {4, 1}, {4, 7}, {16, 5000}, {3, 0}} {
 		p := NewParallelizer(tc.parallelism)
-		for name, until := range map[string]func(context.Context, int, func(int), string){"Until": p.Until, "untilCPU": p.untilCPU} {
+		withOp := func(ctx context.Context, pieces int, do func(int)) { p.Until(ctx, pieces, do, "test") }
+		for name, until := range map[string]func(context.Context, int, func(int)){"Until": withOp, "untilCPU": p.untilCPU} {
 			counts := make([]atomic.Int32, tc.pieces)
-			until(context.Background(), tc.pieces, func(i int) { counts[i].Add(1) }, "test")
+			until(context.Background(), tc.pieces, func(i int) { counts[i].Add(1) })
 			for i := range counts {
 				if c := counts[i].Load(); c != 1 {
 					t.Fatalf("%s, parallelism %d, pieces %d: piece %d ran %d times", name, tc.parallelism, tc.pieces, i, c)

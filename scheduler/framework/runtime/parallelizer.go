@@ -109,8 +109,7 @@ func (p *Parallelizer) Until(ctx context.Context, pieces int, do func(i int), op
 // (GOMAXPROCS), since more would only add start-up and switching costs.
 // Plugins' own Until calls, which may wait on the API, keep the full
 // parallelism.
-func (p *Parallelizer) untilCPU(ctx context.Context, pieces int, do func(i int), operation string) {
-	_ = operation
+func (p *Parallelizer) untilCPU(ctx context.Context, pieces int, do func(i int)) {
 	p.until(ctx, pieces, do, min(p.parallelism, goruntime.GOMAXPROCS(0)))
 }
 

@@ -302,7 +302,7 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 			rejectedMu.Unlock()
 		}
 	}
-	f.parallelizer.untilCPU(ctx, n, check, "Filter")
+	f.parallelizer.untilCPU(ctx, n, check)
 
 	feasible = feasible[:found.Load()]
 	next = (start + len(feasible) + statuses.Len()) % n

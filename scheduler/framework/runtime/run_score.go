@@ -104,7 +104,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 			}
 			raw[j][i] = framework.NodeScore{Name: name, Score: score}
 		}
-	}, "Score")
+	})
 	if err := errs.result(ctx); err != nil {
 		return nil, framework.AsStatus(err)
 	}
@@ -117,7 +117,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		if s := ext.NormalizeScore(ctx, state, pod, raw[j]); !s.IsSuccess() {
 			errs.set(fmt.Errorf("running NormalizeScore of plugin %q: %w", plugins[j].Name(), s.AsError()))
 		}
-	}, "Score")
+	})
 	if err := errs.result(ctx); err != nil {
 		return nil, framework.AsStatus(err)
 	}
@@ -138,7 +138,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 			total += s * weights[j]
 		}
 		result[i] = framework.NodePluginScores{Name: raw[0][i].Name, Scores: scores, TotalScore: total}
-	}, "Score")
+	})
 	if err := errs.result(ctx); err != nil {
 		return nil, framework.AsStatus(err)
 	}
