@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/berth-io/berth/hack/tools/localcluster"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times; it is 100
@@ -39,6 +41,19 @@ func ReadProcStats(pid int) (ProcStats, error) {
 		return ProcStats{}, err
 	}
 	return ProcStats{CPU: cpu, PeakRSS: rss}, nil
+}
+
+// componentsCPU sums the CPU time the processes have used so far.
+func componentsCPU(procs []*localcluster.Process) (time.Duration, error) {
+	var total time.Duration
+	for _, p := range procs {
+		s, err := ReadProcStats(p.Pid())
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", p.Name, err)
+		}
+		total += s.CPU
+	}
+	return total, nil
 }
 
 // parseStatCPU returns utime+stime from the text of /proc/<pid>/stat.

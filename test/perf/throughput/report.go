@@ -12,15 +12,16 @@ import (
 // to the null binder's when those are among the results of the same workload.
 func Markdown(results []Result) string {
 	var b strings.Builder
-	b.WriteString("| Workload | Scheduler | Nodes | Pods | Pods/s (first→last) | 1-s avg | p50 | p90 | p99 | First bind | Total | CPU s | CPU ms/pod | Peak RSS MiB |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| Workload | Scheduler | Nodes | Pods | Pods/s (first→last) | 1-s avg | p50 | p90 | p99 | First bind | Total | CPU s | CPU ms/pod | Peak RSS MiB | API+etcd CPU ms/pod |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range results {
 		t := r.Throughput
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.3f | %.0f |\n",
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.3f | %.0f | %.3f |\n",
 			r.Workload.Name, r.Scheduler, r.Workload.Nodes, r.Workload.Pods,
 			t.Overall, t.Average, t.P50, t.P90, t.P99,
 			seconds(r.FirstBind), seconds(r.Total), r.Proc.CPU.Seconds(),
-			float64(r.CPUPerPod)/float64(time.Millisecond), float64(r.Proc.PeakRSS)/(1<<20))
+			float64(r.CPUPerPod)/float64(time.Millisecond), float64(r.Proc.PeakRSS)/(1<<20),
+			perPod(r.ControlPlaneCPU, r.Workload.Pods))
 	}
 	b.WriteString(latencyTable(results))
 	if ratios := ratioLines(results); len(ratios) > 0 {
@@ -66,6 +67,14 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// perPod returns d per pod in milliseconds.
+func perPod(d time.Duration, pods int) float64 {
+	if pods == 0 {
+		return 0
+	}
+	return float64(d) / float64(pods) / float64(time.Millisecond)
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }

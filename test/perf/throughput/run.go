@@ -41,6 +41,9 @@ type Result struct {
 	Proc ProcStats `json:"proc"`
 	// CPUPerPod is Proc.CPU divided by the pods bound.
 	CPUPerPod time.Duration `json:"cpuPerPodNs"`
+	// ControlPlaneCPU is the CPU time etcd and kube-apiserver used from the
+	// scheduler's start to the last bind.
+	ControlPlaneCPU time.Duration `json:"controlPlaneCPUNs"`
 	// Latency is the creation-to-bind latency under steady arrival.
 	Latency *Latency `json:"latency,omitempty"`
 }
@@ -133,6 +136,10 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	controlPlaneBefore, err := componentsCPU(cluster.Components())
+	if err != nil {
+		return Result{}, err
+	}
 	proc, err := localcluster.StartProcess(s.Name, cluster.LogDir(), o.output, s.Binary, args...)
 	if err != nil {
 		return Result{}, fmt.Errorf("starting %s: %w", s.Name, err)
@@ -159,6 +166,8 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	}
 	times, err := binds.wait(ctx, proc)
 	stats, statErr := ReadProcStats(proc.Pid())
+	controlPlaneAfter, cpErr := componentsCPU(cluster.Components())
+	statErr = errors.Join(statErr, cpErr)
 	stopDuring()
 	during.Wait()
 	if err != nil {
@@ -177,6 +186,7 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	}
 	r.FirstBind, r.Total = first.Sub(started), last.Sub(started)
 	r.CPUPerPod = stats.CPU / time.Duration(len(times))
+	r.ControlPlaneCPU = controlPlaneAfter - controlPlaneBefore
 	if arrivals != nil {
 		created, err := arrivals.wait()
 		if err != nil {
