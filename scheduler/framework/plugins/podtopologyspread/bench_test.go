@@ -72,6 +72,50 @@ func BenchmarkPodTopologySpreadPreFilter(b *testing.B) {
 	}
 }
 
+// BenchmarkPodTopologySpreadPreFilterOneChange is PreFilter as the
+// scheduler runs it: between two cycles one node got a pod (a fresh NodeInfo
+// with a new Generation), so the count cache recounts that node only.
+func BenchmarkPodTopologySpreadPreFilterOneChange(b *testing.B) {
+	nis := benchCluster(b)
+	for i, ni := range nis {
+		ni.Generation = int64(i + 1)
+	}
+	pl := benchPlugin(b, nil, nis)
+	pod := hardPod()
+	ctx := context.Background()
+	gen := int64(len(nis))
+	b.ReportAllocs()
+	for b.Loop() {
+		gen++
+		n := int(gen) % len(nis)
+		changed := nis[n].Clone()
+		changed.AddPodInfo(makePod(fmt.Sprintf("new-%d", gen)).labels("app", "web").on(changed.Node().Name).info())
+		changed.Generation = gen
+		nis[n] = changed
+		if _, s := pl.PreFilter(ctx, framework.NewCycleState(), pod, nis); !s.IsSuccess() {
+			b.Fatal(s)
+		}
+	}
+}
+
+// BenchmarkPodTopologySpreadPreFilterFullRecount counts every node, as
+// PreFilter does for pods the count cache does not take (and did for all
+// before it).
+func BenchmarkPodTopologySpreadPreFilterFullRecount(b *testing.B) {
+	nis := benchCluster(b)
+	pl := benchPlugin(b, nil, nis)
+	pod := hardPod()
+	cs, err := pl.constraintsFor(pod, v1.DoNotSchedule)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		pl.countHard(ctx, pod, cs, nis)
+	}
+}
+
 func BenchmarkPodTopologySpreadFilter(b *testing.B) {
 	nis := benchCluster(b)
 	pl := benchPlugin(b, nil, nis)

@@ -65,6 +65,9 @@ type filterState struct {
 	counts []map[string]int
 	// lowest[i] holds the smallest counts of constraint i.
 	lowest []lowestTwo
+	// sharedCounts is set when counts belong to the count cache: they are
+	// copied before AddPod or RemovePod changes them.
+	sharedCounts bool
 }
 
 // Clone copies the counts, which AddPod and RemovePod change.
@@ -101,8 +104,32 @@ func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.Cyc
 	if len(cs) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
+	if pl.hard != nil && cacheable(pod, cs) {
+		state.Write(preFilterKey, pl.cachedHard(ctx, pod, cs, nodes))
+		return nil, nil
+	}
 	state.Write(preFilterKey, pl.countHard(ctx, pod, cs, nodes))
 	return nil, nil
+}
+
+// cachedHard builds the filter state from the count cache, which recounts
+// only the nodes that changed since it last counted these constraints.
+func (pl *PodTopologySpread) cachedHard(ctx context.Context, pod *v1.Pod, cs []constraint, nodes []*framework.NodeInfo) *filterState {
+	counts, lowest := pl.hard.lookup(ctx, klog.FromContext(ctx), pl.parallelizer, pod.Namespace, cs, nodes)
+	s := &filterState{
+		constraints:  cs,
+		selfMatch:    make([]int, len(cs)),
+		counts:       counts,
+		lowest:       lowest,
+		sharedCounts: true,
+	}
+	podLabels := labels.Set(pod.Labels)
+	for i := range cs {
+		if cs[i].selector.Matches(podLabels) {
+			s.selfMatch[i] = 1
+		}
+	}
+	return s
 }
 
 // countHard builds the filter state over the nodes in parallel: each node's
@@ -220,6 +247,12 @@ func (pl *PodTopologySpread) RemovePod(ctx context.Context, state *framework.Cyc
 func (s *filterState) adjust(logger logr.Logger, incoming, other *v1.Pod, node *v1.Node, delta int) {
 	if node == nil || other.Namespace != incoming.Namespace || !hasAllTopologyKeys(node.Labels, s.constraints) {
 		return
+	}
+	if s.sharedCounts {
+		for i := range s.counts {
+			s.counts[i] = maps.Clone(s.counts[i])
+		}
+		s.sharedCounts = false
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(incoming)
 	otherLabels := labels.Set(other.Labels)

@@ -46,6 +46,8 @@ type PodTopologySpread struct {
 	defaults []v1.TopologySpreadConstraint
 	// systemDefaulted is set when defaults are the built-in System ones.
 	systemDefaulted bool
+	// hard keeps PreFilter's counts across cycles.
+	hard *countCache
 
 	services               corelisters.ServiceLister
 	replicationControllers corelisters.ReplicationControllerLister
@@ -83,7 +85,7 @@ func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
 	if err := ValidateArgs(args); err != nil {
 		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
 	}
-	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints}
+	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints, hard: &countCache{}}
 	if pl.parallelizer == nil {
 		pl.parallelizer = serial{}
 	}

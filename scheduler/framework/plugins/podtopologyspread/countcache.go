@@ -1,0 +1,275 @@
+package podtopologyspread
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"sync"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// maxCountEntries bounds how many distinct constraint sets the count cache
+// remembers; the least recently used one makes room for a new one.
+const maxCountEntries = 8
+
+// parallelRecount is the number of changed nodes from which a refresh
+// counts them in parallel rather than one after another.
+const parallelRecount = 64
+
+// countCache keeps PreFilter's per-domain counts of recently seen hard
+// constraint sets from one cycle to the next. A cycle only recounts the
+// nodes whose NodeInfo changed since the last cycle that used the same set,
+// instead of every node of the snapshot; the result is always what a full
+// recount over the same nodes gives.
+//
+// Only constraint sets whose node inclusion is the same for every pod are
+// cached: no constraint honours taints, and none honours node affinity
+// unless the pod has no required node affinity. Then whether a node takes
+// part depends on its labels alone.
+type countCache struct {
+	mu      sync.Mutex
+	entries []*countEntry
+	// tick orders the entries by last use.
+	tick uint64
+}
+
+// countEntry is the counts of one constraint set over a node list,
+// remembered per list position so that a changed node's old share can be
+// taken out and its new one added.
+type countEntry struct {
+	key      string
+	lastUsed uint64
+	// cs are the constraints, inclusion policies dropped (they always hold).
+	cs []constraint
+	// probe stands in for the pods: only its namespace is read.
+	probe *v1.Pod
+	// nodes[n] is the NodeInfo counted at position n and gens[n] its Generation then.
+	nodes []*framework.NodeInfo
+	gens  []int64
+	// slots[n*k+i] is position n's count for constraint i, -1 when the node
+	// does not take part, and domains[n*k+i] its domain.
+	slots   []int32
+	domains []string
+	// counts[i] maps the domains of constraint i to their matching pods and
+	// members[i] to their nodes that take part; a domain leaves both maps
+	// when its last such node goes.
+	counts  []map[string]int
+	members []map[string]int
+	lowest  []lowestTwo
+	// shared is set once counts were handed to a cycle: they are then
+	// copied before they change.
+	shared bool
+	// changed, freshSlots and freshDomains are scratch space for refresh.
+	changed      []int
+	freshSlots   []int32
+	freshDomains []string
+}
+
+// cacheable reports whether the pod's hard constraints can use the count
+// cache: node inclusion must not depend on the pod.
+func cacheable(pod *v1.Pod, cs []constraint) bool {
+	for i := range cs {
+		if cs[i].honorTaints {
+			return false
+		}
+		if cs[i].honorAffinity && hasRequiredNodeAffinity(pod) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasRequiredNodeAffinity reports whether the pod restricts its nodes by a
+// node selector or required node affinity.
+func hasRequiredNodeAffinity(pod *v1.Pod) bool {
+	if len(pod.Spec.NodeSelector) > 0 {
+		return true
+	}
+	a := pod.Spec.Affinity
+	return a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+}
+
+// cacheKey identifies a constraint set within a namespace: the topology keys
+// and selectors in order. Selectors that select nothing and ones that select
+// everything may share a key; both count no pods.
+func cacheKey(ns string, cs []constraint) string {
+	var b strings.Builder
+	b.WriteString(ns)
+	for i := range cs {
+		b.WriteByte(0)
+		b.WriteString(cs[i].topologyKey)
+		b.WriteByte(1)
+		b.WriteString(cs[i].selector.String())
+	}
+	return b.String()
+}
+
+// lookup brings the entry for the constraints up to date with nodes and
+// returns its count maps, which the caller must not change, and a copy of its
+// lowest counts.
+func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framework.Parallelizer, ns string, cs []constraint, nodes []*framework.NodeInfo) ([]map[string]int, []lowestTwo) {
+	key := cacheKey(ns, cs)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.tick++
+	e := cc.entry(key, ns, cs)
+	e.lastUsed = cc.tick
+	e.refresh(ctx, logger, par, nodes)
+	e.shared = true
+	return append([]map[string]int(nil), e.counts...), append([]lowestTwo(nil), e.lowest...)
+}
+
+// entry finds the entry with the key, or makes one, evicting the least
+// recently used entry when the cache is full.
+func (cc *countCache) entry(key, ns string, cs []constraint) *countEntry {
+	for _, e := range cc.entries {
+		if e.key == key {
+			return e
+		}
+	}
+	own := make([]constraint, len(cs))
+	for i := range cs {
+		own[i] = cs[i]
+		own[i].honorAffinity, own[i].honorTaints = false, false
+	}
+	e := &countEntry{key: key, cs: own, probe: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}}
+	if len(cc.entries) < maxCountEntries {
+		cc.entries = append(cc.entries, e)
+		return e
+	}
+	oldest := 0
+	for i, o := range cc.entries {
+		if o.lastUsed < cc.entries[oldest].lastUsed {
+			oldest = i
+		}
+	}
+	cc.entries[oldest] = e
+	return e
+}
+
+// reset forgets every position and sizes the entry for n nodes.
+func (e *countEntry) reset(n int) {
+	k := len(e.cs)
+	e.nodes = make([]*framework.NodeInfo, n)
+	e.gens = make([]int64, n)
+	e.slots = make([]int32, n*k)
+	for i := range e.slots {
+		e.slots[i] = -1
+	}
+	e.domains = make([]string, n*k)
+	e.counts = make([]map[string]int, k)
+	e.members = make([]map[string]int, k)
+	for i := range e.cs {
+		size := 0
+		if e.cs[i].topologyKey == v1.LabelHostname {
+			size = n
+		}
+		e.counts[i] = make(map[string]int, size)
+		e.members[i] = make(map[string]int, size)
+	}
+	e.shared = false
+	e.lowest = make([]lowestTwo, k)
+	for i := range e.lowest {
+		e.lowest[i] = newLowestTwo()
+	}
+}
+
+// unchanged reports whether position n still holds what was counted there:
+// the same NodeInfo at the same Generation, or a copy of it (the snapshot
+// re-lays out NodeInfos without changing them), which the cache's
+// generations, unique per change, identify by node name and Generation.
+func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
+	old := e.nodes[n]
+	if old == nil || ni.Generation != e.gens[n] {
+		return false
+	}
+	if old == ni {
+		return true
+	}
+	if ni.Generation == 0 {
+		return false
+	}
+	a, b := old.Node(), ni.Node()
+	return a != nil && b != nil && a.Name == b.Name
+}
+
+// refresh recounts the positions whose NodeInfo changed and patches the
+// per-domain counts with the difference.
+func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framework.Parallelizer, nodes []*framework.NodeInfo) {
+	if len(e.nodes) != len(nodes) || e.counts == nil {
+		e.reset(len(nodes))
+	}
+	e.changed = e.changed[:0]
+	for n, ni := range nodes {
+		if e.unchanged(n, ni) {
+			e.nodes[n] = ni
+			continue
+		}
+		e.changed = append(e.changed, n)
+	}
+	if len(e.changed) == 0 {
+		return
+	}
+	k := len(e.cs)
+	if cap(e.freshSlots) < len(e.changed)*k {
+		e.freshSlots = make([]int32, len(e.changed)*k)
+		e.freshDomains = make([]string, len(e.changed)*k)
+	}
+	fresh, freshDomains := e.freshSlots[:len(e.changed)*k], e.freshDomains[:len(e.changed)*k]
+	count := func(j int) {
+		countNode(logger, e.probe, e.cs, nodeaffinity.RequiredNodeAffinity{}, nodes[e.changed[j]], fresh[j*k:(j+1)*k], freshDomains[j*k:(j+1)*k])
+	}
+	if len(e.changed) >= parallelRecount {
+		par.Until(ctx, len(e.changed), count, Name)
+	} else {
+		for j := range e.changed {
+			count(j)
+		}
+	}
+	if e.shared {
+		for i := range e.counts {
+			e.counts[i] = maps.Clone(e.counts[i])
+		}
+		e.shared = false
+	}
+	for j, n := range e.changed {
+		e.apply(n, -1)
+		copy(e.slots[n*k:(n+1)*k], fresh[j*k:(j+1)*k])
+		copy(e.domains[n*k:(n+1)*k], freshDomains[j*k:(j+1)*k])
+		e.apply(n, 1)
+		e.nodes[n], e.gens[n] = nodes[n], nodes[n].Generation
+	}
+	clear(freshDomains)
+	for i := range e.cs {
+		e.lowest[i] = newLowestTwo()
+		for domain, pods := range e.counts[i] {
+			e.lowest[i].set(domain, pods)
+		}
+	}
+}
+
+// apply adds (sign 1) or takes out (sign -1) position n's share.
+func (e *countEntry) apply(n, sign int) {
+	k := len(e.cs)
+	for i := range k {
+		c := e.slots[n*k+i]
+		if c < 0 {
+			continue
+		}
+		d := e.domains[n*k+i]
+		members := e.members[i][d] + sign
+		if members <= 0 {
+			delete(e.members[i], d)
+			delete(e.counts[i], d)
+			continue
+		}
+		e.members[i][d] = members
+		e.counts[i][d] += sign * int(c)
+	}
+}

@@ -1,0 +1,305 @@
+package podtopologyspread
+
+import (
+	"context"
+	"maps"
+	"math/rand"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// fakeCluster mimics the snapshot: a changed node gets a fresh NodeInfo with
+// a new Generation, unchanged ones keep theirs, and a compaction copies every
+// NodeInfo keeping its Generation.
+type fakeCluster struct {
+	rng   *rand.Rand
+	gen   int64
+	nodes []*framework.NodeInfo
+	seq   int
+}
+
+var (
+	randZones      = []string{"z1", "z2", "z3", "z4"}
+	randNamespaces = []string{"default", "other"}
+	randColors     = []string{"blue", "green", "red"}
+)
+
+func newFakeCluster(seed int64, n int) *fakeCluster {
+	c := &fakeCluster{rng: rand.New(rand.NewSource(seed))}
+	for range n {
+		c.nodes = append(c.nodes, c.stamp(framework.NewNodeInfo()))
+		c.nodes[len(c.nodes)-1].SetNode(c.randomNode())
+	}
+	return c
+}
+
+func (c *fakeCluster) stamp(ni *framework.NodeInfo) *framework.NodeInfo {
+	c.gen++
+	ni.Generation = c.gen
+	return ni
+}
+
+// randomNode is a node in a random zone; a few lack the zone label.
+func (c *fakeCluster) randomNode() *v1.Node {
+	c.seq++
+	name := "n" + itoa(c.seq)
+	if c.rng.Intn(8) == 0 {
+		return node(name, hostKey, name)
+	}
+	return zoned(name, randZones[c.rng.Intn(len(randZones))])
+}
+
+func (c *fakeCluster) randomPod(nodeName string) *framework.PodInfo {
+	c.seq++
+	b := makePod("p"+itoa(c.seq)).ns(randNamespaces[c.rng.Intn(2)]).
+		labels("color", randColors[c.rng.Intn(len(randColors))], "tier", itoa(c.rng.Intn(2))).on(nodeName)
+	if c.rng.Intn(10) == 0 {
+		b = b.terminating()
+	}
+	b.pod.UID = types.UID(b.pod.Name)
+	return b.info()
+}
+
+// step changes the cluster at random, as the cache between two cycles does.
+func (c *fakeCluster) step() string {
+	i := c.rng.Intn(len(c.nodes))
+	old := c.nodes[i]
+	switch op := c.rng.Intn(20); {
+	case op < 8:
+		ni := c.stamp(old.Clone())
+		ni.AddPodInfo(c.randomPod(old.Node().Name))
+		c.nodes[i] = ni
+		return "add pod"
+	case op < 13:
+		if len(old.Pods) == 0 {
+			return "nothing"
+		}
+		ni := c.stamp(old.Clone())
+		if err := ni.RemovePod(old.Pods[c.rng.Intn(len(old.Pods))].Pod); err != nil {
+			panic(err)
+		}
+		c.nodes[i] = ni
+		return "remove pod"
+	case op < 15:
+		ni := c.stamp(old.Clone())
+		n := old.Node().DeepCopy()
+		if c.rng.Intn(3) == 0 {
+			delete(n.Labels, zoneKey)
+		} else {
+			n.Labels[zoneKey] = randZones[c.rng.Intn(len(randZones))]
+		}
+		ni.SetNode(n)
+		c.nodes[i] = ni
+		return "relabel node"
+	case op == 15:
+		ni := c.stamp(framework.NewNodeInfo())
+		ni.SetNode(c.randomNode())
+		c.nodes = append(c.nodes, ni)
+		return "add node"
+	case op == 16 && len(c.nodes) > 2:
+		c.nodes = append(c.nodes[:i:i], c.nodes[i+1:]...)
+		return "remove node"
+	case op == 17:
+		j := c.rng.Intn(len(c.nodes))
+		c.nodes = append([]*framework.NodeInfo(nil), c.nodes...)
+		c.nodes[i], c.nodes[j] = c.nodes[j], c.nodes[i]
+		return "swap nodes"
+	case op == 18:
+		out := make([]*framework.NodeInfo, len(c.nodes))
+		for j, ni := range c.nodes {
+			out[j] = ni.Clone()
+		}
+		c.nodes = out
+		return "compact"
+	default:
+		return "nothing"
+	}
+}
+
+// incomingPods are pods whose hard constraints the count cache takes.
+func incomingPods() []*v1.Pod {
+	blue := match("color", "blue")
+	return []*v1.Pod{
+		makePod("zone").labels("color", "blue").spread(1, zoneKey, hard, blue).obj(),
+		makePod("zone-host").labels("color", "blue").spread(2, zoneKey, hard, blue).spread(1, hostKey, hard, blue).obj(),
+		makePod("other-ns").ns("other").labels("color", "green").spread(1, zoneKey, hard, match("color", "green")).obj(),
+		makePod("two-selectors").labels("color", "red", "tier", "1").
+			spread(1, zoneKey, hard, match("color", "red")).spread(1, hostKey, hard, match("tier", "1")).obj(),
+		makePod("min-domains").labels("color", "blue").spread(1, zoneKey, hard, blue).minDomains(5).obj(),
+		makePod("label-keys").labels("color", "blue", "tier", "0").spread(1, zoneKey, hard, blue).matchLabelKeys("tier").obj(),
+		makePod("ignore-affinity").labels("color", "blue").nodeSelector(zoneKey, "z1").
+			spread(1, zoneKey, hard, blue).affinityPolicy(ignore).obj(),
+		makePod("exists").labels("color", "blue").spread(1, hostKey, hard, exists("color")).obj(),
+	}
+}
+
+// uncachedPods are pods whose node inclusion depends on the pod.
+func uncachedPods() []*v1.Pod {
+	blue := match("color", "blue")
+	return []*v1.Pod{
+		makePod("node-selector").labels("color", "blue").nodeSelector(zoneKey, "z1").spread(1, zoneKey, hard, blue).obj(),
+		makePod("taints").labels("color", "blue").spread(1, zoneKey, hard, blue).taintsPolicy(honor).obj(),
+	}
+}
+
+func TestCacheable(t *testing.T) {
+	for _, p := range incomingPods() {
+		cs, err := parseConstraints(p.Spec.TopologySpreadConstraints, p.Labels, v1.DoNotSchedule)
+		if err != nil || !cacheable(p, cs) {
+			t.Errorf("pod %s: cacheable = false (err %v), want true", p.Name, err)
+		}
+	}
+	for _, p := range uncachedPods() {
+		cs, err := parseConstraints(p.Spec.TopologySpreadConstraints, p.Labels, v1.DoNotSchedule)
+		if err != nil || cacheable(p, cs) {
+			t.Errorf("pod %s: cacheable = true (err %v), want false", p.Name, err)
+		}
+	}
+}
+
+// fullRecount is PreFilter's state counted over every node, without the cache.
+func fullRecount(t *testing.T, pl *PodTopologySpread, pod *v1.Pod, nodes []*framework.NodeInfo) *filterState {
+	t.Helper()
+	cs, err := pl.constraintsFor(pod, v1.DoNotSchedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.countHard(context.Background(), pod, cs, nodes)
+}
+
+func preFilterState(t *testing.T, pl *PodTopologySpread, pod *v1.Pod, nodes []*framework.NodeInfo) *filterState {
+	t.Helper()
+	state := framework.NewCycleState()
+	if _, s := pl.PreFilter(context.Background(), state, pod, nodes); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	s, err := readFilterState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// sameState reports how got differs from want in what Filter reads: the
+// counts, the global minimums and selfMatch.
+func sameState(got, want *filterState) string {
+	for i := range want.counts {
+		if !maps.Equal(got.counts[i], want.counts[i]) {
+			return "counts of constraint " + itoa(i) + " differ"
+		}
+		if got.globalMin(i) != want.globalMin(i) {
+			return "global minimum of constraint " + itoa(i) + " differs"
+		}
+		if got.selfMatch[i] != want.selfMatch[i] {
+			return "selfMatch differs"
+		}
+		if l := got.lowest[i]; len(got.counts[i]) > 0 && got.counts[i][l[0].domain] != l[0].pods {
+			return "lowest domain of constraint " + itoa(i) + " is stale"
+		}
+	}
+	return ""
+}
+
+// TestCountCacheMatchesFullRecount patches the cached counts over many
+// random changes of the cluster and compares them, after every change, with
+// a full recount over the same nodes.
+func TestCountCacheMatchesFullRecount(t *testing.T) {
+	pods := append(incomingPods(), uncachedPods()...)
+	for seed := range int64(6) {
+		c := newFakeCluster(seed, 30)
+		for range 200 {
+			c.nodes[0].AddPodInfo(c.randomPod(c.nodes[0].Node().Name))
+		}
+		c.nodes[0] = c.stamp(c.nodes[0].Clone())
+		h := newHandle(t, c.nodes)
+		h.parallel = seed%2 == 0
+		pl := newPlugin(t, nil, h)
+		for step := range 400 {
+			what := c.step()
+			h.nodes = c.nodes
+			// Not every pod runs every cycle, so entries lag several changes behind.
+			for _, pod := range pods {
+				if c.rng.Intn(3) == 0 {
+					continue
+				}
+				got := preFilterState(t, pl, pod, c.nodes)
+				want := fullRecount(t, pl, pod, c.nodes)
+				if diff := sameState(got, want); diff != "" {
+					t.Fatalf("seed %d, step %d (%s), pod %s: %s\ngot  %v\nwant %v", seed, step, what, pod.Name, diff, got.counts, want.counts)
+				}
+			}
+		}
+	}
+}
+
+// TestCountCacheCopiesOnWrite checks that AddPod on one cycle's state leaves
+// the cache and other cycles' states alone, and that a later refresh leaves
+// an earlier state alone.
+func TestCountCacheCopiesOnWrite(t *testing.T) {
+	nodes := []*v1.Node{zoned("a1", "a"), zoned("b1", "b")}
+	nis := nodeInfos(nodes, placed(2, "a1", "color", "blue")...)
+	for i, ni := range nis {
+		ni.Generation = int64(i + 1)
+	}
+	h := newHandle(t, nis)
+	pl := newPlugin(t, nil, h)
+	pod := makePod("p").labels("color", "blue").spread(1, zoneKey, hard, match("color", "blue")).obj()
+	ctx := context.Background()
+
+	state := framework.NewCycleState()
+	pl.PreFilter(ctx, state, pod, nis)
+	first, _ := readFilterState(state)
+	added := makePod("x").labels("color", "blue").on("b1").info()
+	if s := pl.AddPod(ctx, state, pod, added, nis[1]); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if first.counts[0]["b"] != 1 {
+		t.Fatalf("after AddPod: counts %v, want b=1", first.counts[0])
+	}
+	second := preFilterState(t, pl, pod, nis)
+	if second.counts[0]["b"] != 0 || second.counts[0]["a"] != 2 {
+		t.Errorf("AddPod leaked into the cache: counts %v", second.counts[0])
+	}
+
+	changed := nis[0].Clone()
+	changed.AddPodInfo(makePod("y").labels("color", "blue").on("a1").info())
+	changed.Generation = 10
+	third := preFilterState(t, pl, pod, []*framework.NodeInfo{changed, nis[1]})
+	if third.counts[0]["a"] != 3 {
+		t.Errorf("refresh missed the change: counts %v", third.counts[0])
+	}
+	if second.counts[0]["a"] != 2 {
+		t.Errorf("refresh changed an earlier cycle's counts: %v", second.counts[0])
+	}
+}
+
+func TestCountCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	nis := nodeInfos([]*v1.Node{zoned("a1", "a")})
+	pl := newPlugin(t, nil, newHandle(t, nis))
+	for i := range maxCountEntries + 3 {
+		pod := makePod("p").labels("color", "c"+itoa(i)).spread(1, zoneKey, hard, match("color", "c"+itoa(i))).obj()
+		preFilterState(t, pl, pod, nis)
+	}
+	if len(pl.hard.entries) != maxCountEntries {
+		t.Fatalf("entries = %d, want %d", len(pl.hard.entries), maxCountEntries)
+	}
+	for _, e := range pl.hard.entries {
+		if e.key == cacheKey("default", []constraint{{topologyKey: zoneKey, selector: mustSelector(t, "color", "c0")}}) {
+			t.Errorf("the least recently used entry was kept")
+		}
+	}
+}
+
+func mustSelector(t *testing.T, pairs ...string) labels.Selector {
+	t.Helper()
+	cs, err := parseConstraints([]v1.TopologySpreadConstraint{{TopologyKey: zoneKey, WhenUnsatisfiable: hard, LabelSelector: match(pairs...)}}, nil, hard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs[0].selector
+}
