@@ -12,15 +12,43 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/klog/v2"
 )
 
+// NullBindOption configures NullBind.
+type NullBindOption func(*nullBindOptions)
+
+type nullBindOptions struct {
+	workers int
+	events  bool
+}
+
+// WithBindWorkers sets the number of concurrent binding calls (32 by default).
+func WithBindWorkers(n int) NullBindOption { return func(o *nullBindOptions) { o.workers = n } }
+
+// WithScheduledEvents makes NullBind record a Scheduled event for every pod
+// it binds, as kube-scheduler and Berth do.
+func WithScheduledEvents() NullBindOption { return func(o *nullBindOptions) { o.events = true } }
+
 // NullBind binds every pending pod of SchedulerName to the nodes in turn,
-// with workers concurrent binding calls and no filtering or scoring, until
-// ctx ends: the apiserver's ceiling for a scheduler. The nodes are listed once.
-func NullBind(ctx context.Context, client kubernetes.Interface, workers int, logger logr.Logger) error {
+// with concurrent binding calls and no filtering or scoring, until ctx ends:
+// the apiserver's ceiling for a scheduler. The nodes are listed once.
+func NullBind(ctx context.Context, client kubernetes.Interface, logger logr.Logger, opts ...NullBindOption) error {
+	o := nullBindOptions{workers: 32}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var recorder events.EventRecorder
+	if o.events {
+		broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+		broadcaster.StartRecordingToSink(ctx.Done())
+		defer broadcaster.Shutdown()
+		recorder = broadcaster.NewRecorder(scheme.Scheme, "null-binder")
+	}
 	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing nodes: %w", err)
@@ -44,7 +72,7 @@ func NullBind(ctx context.Context, client kubernetes.Interface, workers int, log
 	queue := make(chan *corev1.Pod, 1024)
 	var next atomic.Uint64
 	var wg sync.WaitGroup
-	for range workers {
+	for range o.workers {
 		wg.Go(func() {
 			for pod := range queue {
 				node := names[(next.Add(1)-1)%uint64(len(names))]
@@ -52,8 +80,12 @@ func NullBind(ctx context.Context, client kubernetes.Interface, workers int, log
 					ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
 					Target:     corev1.ObjectReference{Kind: "Node", Name: node},
 				}
-				if err := client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
+				err := client.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
+				switch {
+				case err != nil && ctx.Err() == nil:
 					logger.Error(err, "Binding failed", "pod", klog.KObj(pod), "node", node)
+				case err == nil && recorder != nil:
+					recorder.Eventf(pod, nil, corev1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
 				}
 			}
 		})
@@ -90,7 +122,7 @@ func NullBind(ctx context.Context, client kubernetes.Interface, workers int, log
 			return nil
 		}
 	}
-	logger.Info("Binding pending pods", "listed", len(list.Items), "nodes", len(names), "workers", workers)
+	logger.Info("Binding pending pods", "listed", len(list.Items), "nodes", len(names), "workers", o.workers, "events", o.events)
 	for {
 		select {
 		case <-ctx.Done():

@@ -46,7 +46,7 @@ func ratioLines(results []Result) []string {
 	var lines []string
 	for _, w := range workloads {
 		berth := byKey[w+"/berth"]
-		for _, other := range []string{"kube-scheduler", "null-binder"} {
+		for _, other := range []string{"kube-scheduler", "null-binder", "null-binder-events"} {
 			o, ok := byKey[w+"/"+other]
 			if !ok || o.Throughput.Overall == 0 || o.CPUPerPod == 0 {
 				continue

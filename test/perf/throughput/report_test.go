@@ -85,3 +85,13 @@ func TestMarkdownLatencyTable(t *testing.T) {
 		t.Error("Markdown() has a latency table without steady-arrival results")
 	}
 }
+
+func TestMarkdownComparesWithTheNullBinderWithEvents(t *testing.T) {
+	got := Markdown([]Result{
+		result("berth", 600, time.Millisecond, 100),
+		result("null-binder-events", 750, time.Millisecond/5, 50),
+	})
+	if want := "Berth/null-binder-events: throughput 0.80× (1-s avg 0.80×), CPU per pod 5.00×, peak RSS 2.00×"; !strings.Contains(got, want) {
+		t.Errorf("Markdown() lacks %q:\n%s", want, got)
+	}
+}

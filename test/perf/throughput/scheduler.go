@@ -97,11 +97,12 @@ func KubeScheduler(binary string) Scheduler {
 	}
 }
 
-// NullBinder runs binary with args followed by --kubeconfig: a process that
-// calls NullBind, binding pods round-robin without filtering or scoring.
-func NullBinder(binary string, args ...string) Scheduler {
+// NullBinder runs binary with args followed by --kubeconfig, reported as
+// name: a process that calls NullBind, binding pods round-robin without
+// filtering or scoring.
+func NullBinder(name, binary string, args ...string) Scheduler {
 	return Scheduler{
-		Name:   "null-binder",
+		Name:   name,
 		Binary: binary,
 		Args: func(env Env) ([]string, error) {
 			return append(append([]string(nil), args...), "--kubeconfig="+env.Kubeconfig), nil

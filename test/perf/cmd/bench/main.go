@@ -1,10 +1,11 @@
 // Command bench runs the scheduler throughput benchmark: for each scheduler
-// under test (Berth, upstream kube-scheduler, a null binder) it starts a fresh
+// under test (Berth, upstream kube-scheduler, a null binder without and with
+// Scheduled events) it starts a fresh
 // etcd and kube-apiserver, creates nodes and pending pods, starts the
 // scheduler and measures binds per second, CPU time and peak RSS. It prints a
 // Markdown table and can write it and the raw results as JSON.
 //
-// `bench null-binder --kubeconfig=PATH` is the null binder's own process.
+// `bench null-binder --kubeconfig=PATH [--events]` is the null binder's own process.
 package main
 
 import (
@@ -51,6 +52,7 @@ func nullBinder(ctx context.Context, args []string, logger logr.Logger) error {
 	fs := flag.NewFlagSet("null-binder", flag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "", "path of the kubeconfig")
 	workers := fs.Int("workers", 32, "concurrent binding calls")
+	scheduledEvents := fs.Bool("events", false, "record a Scheduled event for every bound pod")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,11 +61,18 @@ func nullBinder(ctx context.Context, args []string, logger logr.Logger) error {
 		return fmt.Errorf("loading the kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = -1, -1
+	// Protobuf, as kube-scheduler and Berth use: the cheapest encoding for the apiserver.
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("building a clientset: %w", err)
 	}
-	return throughput.NullBind(ctx, client, *workers, logger)
+	opts := []throughput.NullBindOption{throughput.WithBindWorkers(*workers)}
+	if *scheduledEvents {
+		opts = append(opts, throughput.WithScheduledEvents())
+	}
+	return throughput.NullBind(ctx, client, logger, opts...)
 }
 
 type benchFlags struct {
@@ -91,7 +100,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.BoolVar(&f.quick, "quick", false, "a small run that proves the harness works (make test runs it): 1,000 nodes, 1,000 pods, SchedulingBasic and 5 s of SteadyArrival, 2 minutes per scheduler at most")
 	fs.IntVar(&f.nodes, "nodes", 1000, "nodes (ignored with --quick)")
 	fs.IntVar(&f.pods, "pods", 3000, "pending pods (ignored with --quick)")
-	fs.StringVar(&f.schedulers, "schedulers", "berth,kube-scheduler,null-binder", "comma-separated schedulers under test, run in this order")
+	fs.StringVar(&f.schedulers, "schedulers", "berth,kube-scheduler,null-binder,null-binder-events", "comma-separated schedulers under test, run in this order")
 	fs.StringVar(&f.berthBin, "berth-bin", "bin/berth", "the berth binary")
 	fs.StringVar(&f.k8sBinDir, "k8s-bin-dir", "bin/k8s", "directory with etcd, kube-apiserver and kube-scheduler")
 	fs.StringVar(&f.outJSON, "out-json", "", "write the results as JSON to this file")
@@ -220,9 +229,11 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 	case "kube-scheduler":
 		return throughput.KubeScheduler(filepath.Join(f.k8sBinDir, "kube-scheduler")), nil, nil
 	case "null-binder":
-		return throughput.NullBinder(self, "null-binder"), nil, nil
+		return throughput.NullBinder("null-binder", self, "null-binder"), nil, nil
+	case "null-binder-events":
+		return throughput.NullBinder("null-binder-events", self, "null-binder", "--events"), nil, nil
 	default:
-		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, kube-scheduler or null-binder)", name)
+		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, kube-scheduler, null-binder or null-binder-events)", name)
 	}
 }
 
