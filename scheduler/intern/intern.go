@@ -1,0 +1,445 @@
+// Package intern makes the informer's pods and nodes share the parts that
+// many of them hold in equal copies: the replicas of one workload carry the
+// same labels, resource lists, tolerations and strings, and nodes of one
+// machine shape the same capacity. Decoding gives every object its own
+// copies, several kilobytes per pod; a Table replaces each by the first
+// equal value it saw, so the decoded copies become garbage at once.
+//
+// The shared values must never be changed. Informer objects are read-only
+// anyway (every reader of the cache shares them), and a DeepCopy still
+// gets copies of its own.
+package intern
+
+import (
+	"hash/maphash"
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+	"unsafe"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DefaultMaxEntries bounds each of a Table's kinds of values; a full kind
+// starts afresh.
+const DefaultMaxEntries = 4096
+
+// Table is a set of canonical values, safe for concurrent use. Each kind
+// (strings, resource lists, label maps, ...) holds at most its maximum of
+// entries; when one is full it is emptied, so a cluster of many distinct
+// values costs a bounded table and a little less sharing, never a leak:
+// objects keep the values they were given.
+type Table struct {
+	mu          sync.Mutex
+	seed        maphash.Seed
+	max         int
+	strings     map[string]string
+	lists       map[uint64]v1.ResourceList
+	labels      map[uint64]map[string]string
+	tolerations map[uint64][]v1.Toleration
+	ports       map[uint64][]v1.ContainerPort
+	owners      map[uint64][]metav1.OwnerReference
+	int64s      map[int64]*int64
+	int32s      map[int32]*int32
+	bools       [2]*bool
+	emptyPodSC  *v1.PodSecurityContext
+	preempt     *v1.PreemptionPolicy
+}
+
+// Option configures a Table.
+type Option func(*Table)
+
+// WithMaxEntries bounds each kind of value to n entries (n ≥ 1).
+func WithMaxEntries(n int) Option {
+	return func(t *Table) {
+		if n >= 1 {
+			t.max = n
+		}
+	}
+}
+
+// New returns an empty Table.
+func New(opts ...Option) *Table {
+	f, tr := false, true
+	preempt := v1.PreemptLowerPriority
+	t := &Table{
+		seed:        maphash.MakeSeed(),
+		max:         DefaultMaxEntries,
+		strings:     map[string]string{},
+		lists:       map[uint64]v1.ResourceList{},
+		labels:      map[uint64]map[string]string{},
+		tolerations: map[uint64][]v1.Toleration{},
+		ports:       map[uint64][]v1.ContainerPort{},
+		owners:      map[uint64][]metav1.OwnerReference{},
+		int64s:      map[int64]*int64{},
+		int32s:      map[int32]*int32{},
+		bools:       [2]*bool{&f, &tr},
+		emptyPodSC:  &v1.PodSecurityContext{},
+		preempt:     &preempt,
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Transform shares the parts of a *v1.Pod or *v1.Node with earlier objects
+// and returns it; other objects are returned as they are. It has the shape
+// of client-go's cache.TransformFunc. It is idempotent, and a field already
+// holding its canonical value is not written again.
+func (t *Table) Transform(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		t.Pod(o)
+	case *v1.Node:
+		t.Node(o)
+	}
+	return obj, nil
+}
+
+// Pod makes pod share its labels, owner references, resource lists,
+// tolerations, ports, common strings and scalar pointers with earlier pods.
+func (t *Table) Pod(pod *v1.Pod) {
+	if pod == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	setStr(&pod.Namespace, t.str(pod.Namespace))
+	setStr(&pod.GenerateName, t.str(pod.GenerateName))
+	setMap(&pod.Labels, t.labelMap(pod.Labels))
+	if s := t.ownerRefs(pod.OwnerReferences); !sameSlice(s, pod.OwnerReferences) {
+		pod.OwnerReferences = s
+	}
+	spec := &pod.Spec
+	for i := range spec.InitContainers {
+		t.container(&spec.InitContainers[i])
+	}
+	for i := range spec.Containers {
+		t.container(&spec.Containers[i])
+	}
+	if s := t.tolerationList(spec.Tolerations); !sameSlice(s, spec.Tolerations) {
+		spec.Tolerations = s
+	}
+	if spec.SecurityContext != nil && spec.SecurityContext != t.emptyPodSC && reflect.ValueOf(*spec.SecurityContext).IsZero() {
+		spec.SecurityContext = t.emptyPodSC
+	}
+	setStr((*string)(&spec.RestartPolicy), t.str(string(spec.RestartPolicy)))
+	setStr((*string)(&spec.DNSPolicy), t.str(string(spec.DNSPolicy)))
+	setStr(&spec.ServiceAccountName, t.str(spec.ServiceAccountName))
+	setStr(&spec.DeprecatedServiceAccount, t.str(spec.DeprecatedServiceAccount))
+	setStr(&spec.NodeName, t.str(spec.NodeName))
+	setStr(&spec.SchedulerName, t.str(spec.SchedulerName))
+	setStr(&spec.PriorityClassName, t.str(spec.PriorityClassName))
+	setPtr(&spec.TerminationGracePeriodSeconds, t.int64Ptr(spec.TerminationGracePeriodSeconds))
+	setPtr(&spec.ActiveDeadlineSeconds, t.int64Ptr(spec.ActiveDeadlineSeconds))
+	setPtr(&spec.AutomountServiceAccountToken, t.boolPtr(spec.AutomountServiceAccountToken))
+	setPtr(&spec.EnableServiceLinks, t.boolPtr(spec.EnableServiceLinks))
+	setPtr(&spec.Priority, t.int32Ptr(spec.Priority))
+	if p := spec.PreemptionPolicy; p != nil && *p == v1.PreemptLowerPriority {
+		// The apiserver's default, the one policy most pods have.
+		setPtr(&spec.PreemptionPolicy, t.preempt)
+	}
+	st := &pod.Status
+	setStr((*string)(&st.Phase), t.str(string(st.Phase)))
+	setStr((*string)(&st.QOSClass), t.str(string(st.QOSClass)))
+	setStr(&st.NominatedNodeName, t.str(st.NominatedNodeName))
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		setStr((*string)(&c.Type), t.str(string(c.Type)))
+		setStr((*string)(&c.Status), t.str(string(c.Status)))
+		setStr(&c.Reason, t.str(c.Reason))
+	}
+}
+
+// container shares one container's strings, resource lists and ports.
+func (t *Table) container(c *v1.Container) {
+	setStr(&c.Name, t.str(c.Name))
+	setStr(&c.Image, t.str(c.Image))
+	setStr((*string)(&c.ImagePullPolicy), t.str(string(c.ImagePullPolicy)))
+	setStr(&c.TerminationMessagePath, t.str(c.TerminationMessagePath))
+	setStr((*string)(&c.TerminationMessagePolicy), t.str(string(c.TerminationMessagePolicy)))
+	setMap(&c.Resources.Requests, t.resourceList(c.Resources.Requests))
+	setMap(&c.Resources.Limits, t.resourceList(c.Resources.Limits))
+	if s := t.portList(c.Ports); !sameSlice(s, c.Ports) {
+		c.Ports = s
+	}
+}
+
+// Node makes node share its capacity, allocatable resources and the
+// strings of its system info and conditions with earlier nodes. Labels stay
+// the node's own (the hostname differs on every node).
+func (t *Table) Node(node *v1.Node) {
+	if node == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := &node.Status
+	setMap(&st.Capacity, t.resourceList(st.Capacity))
+	setMap(&st.Allocatable, t.resourceList(st.Allocatable))
+	setStr((*string)(&st.Phase), t.str(string(st.Phase)))
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		setStr((*string)(&c.Type), t.str(string(c.Type)))
+		setStr((*string)(&c.Status), t.str(string(c.Status)))
+		setStr(&c.Reason, t.str(c.Reason))
+		setStr(&c.Message, t.str(c.Message))
+	}
+	ni := &st.NodeInfo
+	for _, s := range []*string{&ni.KernelVersion, &ni.OSImage, &ni.ContainerRuntimeVersion, &ni.KubeletVersion, &ni.KubeProxyVersion, &ni.OperatingSystem, &ni.Architecture} {
+		setStr(s, t.str(*s))
+	}
+}
+
+// full empties m when it holds the table's maximum.
+func full[K comparable, V any](t *Table, m map[K]V) {
+	if len(m) >= t.max {
+		clear(m)
+	}
+}
+
+// str returns the canonical copy of s.
+func (t *Table) str(s string) string {
+	if s == "" {
+		return s
+	}
+	if c, ok := t.strings[s]; ok {
+		return c
+	}
+	full(t, t.strings)
+	t.strings[s] = s
+	return s
+}
+
+func (t *Table) boolPtr(p *bool) *bool {
+	if p == nil {
+		return nil
+	}
+	if *p {
+		return t.bools[1]
+	}
+	return t.bools[0]
+}
+
+func (t *Table) int64Ptr(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	if c, ok := t.int64s[*p]; ok {
+		return c
+	}
+	full(t, t.int64s)
+	t.int64s[*p] = p
+	return p
+}
+
+func (t *Table) int32Ptr(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	if c, ok := t.int32s[*p]; ok {
+		return c
+	}
+	full(t, t.int32s)
+	t.int32s[*p] = p
+	return p
+}
+
+// labelMap returns the canonical map equal to m.
+func (t *Table) labelMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	var h uint64
+	for k, v := range m {
+		// The sum does not depend on the map's iteration order.
+		h += mix(maphash.String(t.seed, k), maphash.String(t.seed, v))
+	}
+	if c, ok := t.labels[h]; ok {
+		if maps.Equal(c, m) {
+			return c
+		}
+		return m
+	}
+	full(t, t.labels)
+	t.labels[h] = m
+	return m
+}
+
+// resourceList returns the canonical list equal to l: the same names, and
+// quantities equal in value and format, which print the same.
+func (t *Table) resourceList(l v1.ResourceList) v1.ResourceList {
+	if len(l) == 0 {
+		return l
+	}
+	var h uint64
+	for name, q := range l {
+		h += mix(maphash.String(t.seed, string(name)), quantityHash(t.seed, q))
+	}
+	if c, ok := t.lists[h]; ok {
+		if equalLists(c, l) {
+			return c
+		}
+		return l
+	}
+	full(t, t.lists)
+	t.lists[h] = l
+	return l
+}
+
+func quantityHash(seed maphash.Seed, q resource.Quantity) uint64 {
+	return maphash.Comparable(seed, q.MilliValue()) ^ maphash.String(seed, string(q.Format))
+}
+
+func equalLists(a, b v1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a {
+		qb, ok := b[name]
+		if !ok || qa.Format != qb.Format || qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// tolerationList returns the canonical slice equal to ts.
+func (t *Table) tolerationList(ts []v1.Toleration) []v1.Toleration {
+	if len(ts) == 0 {
+		return ts
+	}
+	var hs maphash.Hash
+	hs.SetSeed(t.seed)
+	for i := range ts {
+		tol := &ts[i]
+		hs.WriteString(tol.Key)
+		hs.WriteByte(0)
+		hs.WriteString(string(tol.Operator))
+		hs.WriteByte(0)
+		hs.WriteString(tol.Value)
+		hs.WriteByte(0)
+		hs.WriteString(string(tol.Effect))
+		hs.WriteByte(0)
+	}
+	h := hs.Sum64()
+	if c, ok := t.tolerations[h]; ok {
+		if slices.EqualFunc(c, ts, equalTolerations) {
+			return c
+		}
+		return ts
+	}
+	full(t, t.tolerations)
+	for i := range ts {
+		tol := &ts[i]
+		setStr(&tol.Key, t.str(tol.Key))
+		setStr((*string)(&tol.Operator), t.str(string(tol.Operator)))
+		setStr(&tol.Value, t.str(tol.Value))
+		setStr((*string)(&tol.Effect), t.str(string(tol.Effect)))
+	}
+	t.tolerations[h] = ts
+	return ts
+}
+
+func equalTolerations(a, b v1.Toleration) bool {
+	if a.Key != b.Key || a.Operator != b.Operator || a.Value != b.Value || a.Effect != b.Effect {
+		return false
+	}
+	if (a.TolerationSeconds == nil) != (b.TolerationSeconds == nil) {
+		return false
+	}
+	return a.TolerationSeconds == nil || *a.TolerationSeconds == *b.TolerationSeconds
+}
+
+// ownerRefs returns the canonical slice equal to refs: the pods of one
+// ReplicaSet or Job name the same owner.
+func (t *Table) ownerRefs(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	if len(refs) == 0 {
+		return refs
+	}
+	var hs maphash.Hash
+	hs.SetSeed(t.seed)
+	for i := range refs {
+		hs.WriteString(string(refs[i].UID))
+		hs.WriteByte(0)
+		hs.WriteString(refs[i].Name)
+		hs.WriteByte(0)
+	}
+	h := hs.Sum64()
+	if c, ok := t.owners[h]; ok {
+		if slices.EqualFunc(c, refs, equalOwners) {
+			return c
+		}
+		return refs
+	}
+	full(t, t.owners)
+	t.owners[h] = refs
+	return refs
+}
+
+func equalOwners(a, b metav1.OwnerReference) bool {
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		equalBoolPtrs(a.Controller, b.Controller) && equalBoolPtrs(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func equalBoolPtrs(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// portList returns the canonical slice equal to ps.
+func (t *Table) portList(ps []v1.ContainerPort) []v1.ContainerPort {
+	if len(ps) == 0 {
+		return ps
+	}
+	var h uint64
+	for i, p := range ps {
+		h = h*31 + maphash.Comparable(t.seed, p) + uint64(i)
+	}
+	if c, ok := t.ports[h]; ok {
+		if slices.Equal(c, ps) {
+			return c
+		}
+		return ps
+	}
+	full(t, t.ports)
+	t.ports[h] = ps
+	return ps
+}
+
+// mix combines two hashes so that (a, b) and (b, a) differ.
+func mix(a, b uint64) uint64 {
+	return (a ^ (b * 0x9e3779b97f4a7c15)) * 0xbf58476d1ce4e5b9
+}
+
+// setStr writes c to *p unless *p is already that very string.
+func setStr(p *string, c string) {
+	if len(*p) != len(c) || unsafe.StringData(*p) != unsafe.StringData(c) {
+		*p = c
+	}
+}
+
+// setMap writes c to *p unless *p is already that map.
+func setMap[M ~map[K]V, K comparable, V any](p *M, c M) {
+	if reflect.ValueOf(*p).UnsafePointer() != reflect.ValueOf(c).UnsafePointer() {
+		*p = c
+	}
+}
+
+// sameSlice reports whether a and b are the very same slice.
+func sameSlice[S ~[]E, E any](a, b S) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// setPtr writes c to *p unless *p already is c.
+func setPtr[T any](p **T, c *T) {
+	if *p != c {
+		*p = c
+	}
+}

@@ -1,0 +1,205 @@
+package intern
+
+import (
+	"reflect"
+	"testing"
+	"unsafe"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// sharing lists what two pods have in common after the table saw both.
+type sharing struct {
+	labels, requests, limits, tolerations, ports, owners, securityContext, image bool
+}
+
+func sharedParts(a, b *v1.Pod) sharing {
+	ca, cb := &a.Spec.Containers[0], &b.Spec.Containers[0]
+	return sharing{
+		labels:          a.Labels != nil && sameMapPtr(a.Labels, b.Labels),
+		requests:        ca.Resources.Requests != nil && sameMapPtr(ca.Resources.Requests, cb.Resources.Requests),
+		limits:          ca.Resources.Limits != nil && sameMapPtr(ca.Resources.Limits, cb.Resources.Limits),
+		tolerations:     len(a.Spec.Tolerations) > 0 && sameSlice(a.Spec.Tolerations, b.Spec.Tolerations),
+		ports:           len(ca.Ports) > 0 && sameSlice(ca.Ports, cb.Ports),
+		owners:          len(a.OwnerReferences) > 0 && sameSlice(a.OwnerReferences, b.OwnerReferences),
+		securityContext: a.Spec.SecurityContext != nil && a.Spec.SecurityContext == b.Spec.SecurityContext,
+		image:           unsafe.StringData(ca.Image) == unsafe.StringData(cb.Image),
+	}
+}
+
+func sameMapPtr[M ~map[K]V, K comparable, V any](a, b M) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+func replica(name string) *v1.Pod {
+	return makePod(name).label("app", "web").label("pod-template-hash", "5d8f").
+		req(v1.ResourceCPU, "100m").req(v1.ResourceMemory, "500Mi").
+		limit(v1.ResourceCPU, "100m").limit(v1.ResourceMemory, "500Mi").
+		port(80).toleration(v1.TaintNodeNotReady, 300).toleration(v1.TaintNodeUnreachable, 300).
+		owner("ReplicaSet", "web-5d8f").obj()
+}
+
+func TestPodSharing(t *testing.T) {
+	all := sharing{labels: true, requests: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true}
+	tests := []struct {
+		name   string
+		second *v1.Pod
+		want   sharing
+	}{
+		{name: "replicas share everything", second: replica("web-2"), want: all},
+		{name: "other labels", second: func() *v1.Pod { p := replica("web-2"); p.Labels["app"] = "db"; return p }(),
+			want: sharing{requests: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true}},
+		{name: "a request differs", second: func() *v1.Pod {
+			return makePod("web-2").label("app", "web").label("pod-template-hash", "5d8f").
+				req(v1.ResourceCPU, "200m").req(v1.ResourceMemory, "500Mi").limit(v1.ResourceCPU, "100m").limit(v1.ResourceMemory, "500Mi").
+				port(80).toleration(v1.TaintNodeNotReady, 300).toleration(v1.TaintNodeUnreachable, 300).owner("ReplicaSet", "web-5d8f").obj()
+		}(), want: sharing{labels: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true}},
+		{name: "equal value, same canonical form", second: func() *v1.Pod {
+			p := replica("web-2")
+			p.Spec.Containers[0].Resources.Requests = makePod("x").req(v1.ResourceCPU, "0.1").req(v1.ResourceMemory, "500Mi").obj().Spec.Containers[0].Resources.Requests
+			return p
+		}(), want: all},
+		{name: "equal value in another format", second: func() *v1.Pod {
+			p := replica("web-2")
+			p.Spec.Containers[0].Resources.Requests = makePod("x").req(v1.ResourceCPU, "100m").req(v1.ResourceMemory, "524288000").obj().Spec.Containers[0].Resources.Requests
+			return p
+		}(), want: func() sharing { s := all; s.requests = false; return s }()},
+		{name: "other toleration seconds", second: func() *v1.Pod {
+			p := replica("web-2")
+			s := int64(60)
+			p.Spec.Tolerations[1].TolerationSeconds = &s
+			return p
+		}(), want: func() sharing { s := all; s.tolerations = false; return s }()},
+		{name: "other owner", second: func() *v1.Pod { p := replica("web-2"); p.OwnerReferences[0].UID = "other"; return p }(),
+			want: func() sharing { s := all; s.owners = false; return s }()},
+		{name: "a non-empty security context stays the pod's own", second: func() *v1.Pod {
+			user := int64(1000)
+			return makePod("web-2").securityContext(&v1.PodSecurityContext{RunAsUser: &user}).obj()
+		}(), want: sharing{image: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table := New()
+			first := replica("web-1")
+			second := tt.second
+			wantFirst, wantSecond := first.DeepCopy(), second.DeepCopy()
+			for _, p := range []*v1.Pod{first, second} {
+				got, err := table.Transform(p)
+				if err != nil || got != p {
+					t.Fatalf("Transform = %p, %v; want the same pod, nil", got, err)
+				}
+			}
+			if !equality.Semantic.DeepEqual(first, wantFirst) || !equality.Semantic.DeepEqual(second, wantSecond) {
+				t.Fatalf("interning changed a pod's content")
+			}
+			if got := sharedParts(first, second); got != tt.want {
+				t.Errorf("shared parts = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPodSharesScalarPointersAndStrings(t *testing.T) {
+	table := New()
+	a, b := replica("a"), replica("b")
+	table.Pod(a)
+	table.Pod(b)
+	for name, same := range map[string]bool{
+		"namespace":          unsafe.StringData(a.Namespace) == unsafe.StringData(b.Namespace),
+		"scheduler name":     unsafe.StringData(a.Spec.SchedulerName) == unsafe.StringData(b.Spec.SchedulerName),
+		"termination path":   unsafe.StringData(a.Spec.Containers[0].TerminationMessagePath) == unsafe.StringData(b.Spec.Containers[0].TerminationMessagePath),
+		"grace period":       a.Spec.TerminationGracePeriodSeconds == b.Spec.TerminationGracePeriodSeconds,
+		"priority":           a.Spec.Priority == b.Spec.Priority,
+		"service links":      a.Spec.EnableServiceLinks == b.Spec.EnableServiceLinks,
+		"preemption policy":  a.Spec.PreemptionPolicy == b.Spec.PreemptionPolicy,
+		"toleration key":     unsafe.StringData(a.Spec.Tolerations[0].Key) == unsafe.StringData(b.Spec.Tolerations[0].Key),
+		"name stays its own": unsafe.StringData(a.Name) != unsafe.StringData(b.Name),
+	} {
+		if !same {
+			t.Errorf("%s: not as expected", name)
+		}
+	}
+	if *a.Spec.TerminationGracePeriodSeconds != 30 || *a.Spec.PreemptionPolicy != v1.PreemptLowerPriority {
+		t.Errorf("shared scalars changed value")
+	}
+}
+
+func TestTransformIsIdempotent(t *testing.T) {
+	table := New()
+	first, second := replica("a"), replica("b")
+	table.Pod(first)
+	table.Pod(second)
+	before := *second
+	beforeSpec := second.Spec.Containers[0]
+	if _, err := table.Transform(second); err != nil {
+		t.Fatal(err)
+	}
+	if !sameMapPtr(before.Labels, second.Labels) || !sameSlice(before.Spec.Tolerations, second.Spec.Tolerations) ||
+		!sameMapPtr(beforeSpec.Resources.Requests, second.Spec.Containers[0].Resources.Requests) {
+		t.Errorf("a second Transform changed the pod's fields")
+	}
+}
+
+func TestTableStartsAfreshWhenFull(t *testing.T) {
+	table := New(WithMaxEntries(1))
+	a := makePod("a").label("app", "a").obj()
+	b := makePod("b").label("app", "b").obj()
+	a2 := makePod("a2").label("app", "a").obj()
+	for _, p := range []*v1.Pod{a, b, a2} {
+		table.Pod(p)
+	}
+	if len(table.labels) != 1 {
+		t.Errorf("label maps held = %d, want at most 1", len(table.labels))
+	}
+	// a's map was dropped when b's came in, so a2 keeps its own.
+	if sameMapPtr(a.Labels, a2.Labels) {
+		t.Errorf("a2 shares a map the full table had dropped")
+	}
+	if a2.Labels["app"] != "a" || b.Labels["app"] != "b" {
+		t.Errorf("labels changed: %v %v", a2.Labels, b.Labels)
+	}
+}
+
+func TestNodeSharing(t *testing.T) {
+	table := New()
+	a := makeNode("n1").capacity("4", "32Gi").obj()
+	b := makeNode("n2").capacity("4", "32Gi").obj()
+	c := makeNode("n3").capacity("8", "32Gi").obj()
+	want := []*v1.Node{a.DeepCopy(), b.DeepCopy(), c.DeepCopy()}
+	for _, n := range []*v1.Node{a, b, c} {
+		if _, err := table.Transform(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, n := range []*v1.Node{a, b, c} {
+		if !equality.Semantic.DeepEqual(n, want[i]) {
+			t.Errorf("node %s changed", n.Name)
+		}
+	}
+	if !sameMapPtr(a.Status.Capacity, b.Status.Capacity) || !sameMapPtr(a.Status.Allocatable, b.Status.Capacity) {
+		t.Errorf("equal capacities are not shared")
+	}
+	if sameMapPtr(a.Status.Capacity, c.Status.Capacity) {
+		t.Errorf("different capacities are shared")
+	}
+	if sameMapPtr(a.Labels, b.Labels) {
+		t.Errorf("node labels are shared")
+	}
+	if unsafe.StringData(a.Status.Conditions[0].Message) != unsafe.StringData(c.Status.Conditions[0].Message) ||
+		unsafe.StringData(a.Status.NodeInfo.KubeletVersion) != unsafe.StringData(b.Status.NodeInfo.KubeletVersion) {
+		t.Errorf("node strings are not shared")
+	}
+}
+
+func TestTransformPassesOtherObjects(t *testing.T) {
+	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default", Labels: map[string]string{"a": "b"}}}
+	got, err := New().Transform(ns)
+	if err != nil || got != ns {
+		t.Errorf("Transform(namespace) = %v, %v; want it unchanged", got, err)
+	}
+	if got, err := New().Transform((*v1.Pod)(nil)); err != nil || got != (*v1.Pod)(nil) {
+		t.Errorf("Transform(nil pod) = %v, %v", got, err)
+	}
+}
