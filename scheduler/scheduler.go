@@ -142,7 +142,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		return nil, fmt.Errorf("parallelism (%d) and binding concurrency (%d) must be positive", o.parallelism, o.bindingConcurrency)
 	}
 
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(stripManagedFields))
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(newInformerTransform()))
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
 	var randMu sync.Mutex
 	s := &Scheduler{
