@@ -82,6 +82,48 @@ func BenchmarkInterPodAffinityPreFilter(b *testing.B) {
 	}
 }
 
+// BenchmarkInterPodAffinityPreFilterOneChange is PreFilter as the scheduler
+// runs it: between two cycles one node got a pod (a fresh NodeInfo with a
+// new Generation), so the count cache recounts that node only.
+func BenchmarkInterPodAffinityPreFilterOneChange(b *testing.B) {
+	nodes := benchCluster(b)
+	for i, ni := range nodes {
+		ni.Generation = int64(i + 1)
+	}
+	h := newHandle(b, pool{}, nodes, namespace("default"))
+	pl := newPlugin(b, "", h)
+	pod, ctx := benchPod(), context.Background()
+	gen := int64(len(nodes))
+	b.ReportAllocs()
+	for b.Loop() {
+		gen++
+		n := int(gen) % len(nodes)
+		changed := nodes[n].Clone()
+		changed.AddPodInfo(info(makePod("new"+strconv.FormatInt(gen, 10), "app", "a2").
+			anti(sel(hostKey, "app", "a4")).on(changed.Node().Name).obj()))
+		changed.Generation = gen
+		nodes[n] = changed
+		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+	}
+}
+
+// BenchmarkInterPodAffinityPreFilterFullRecount counts every node, as
+// PreFilter did before the count cache.
+func BenchmarkInterPodAffinityPreFilterFullRecount(b *testing.B) {
+	nodes := benchCluster(b)
+	pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
+	pl.counts = nil
+	pod, ctx := benchPod(), context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+	}
+}
+
 // BenchmarkInterPodAffinityFilter filters all nodes per op. In "Mixed" some
 // nodes are rejected, and each rejection allocates its Status (the runtime
 // annotates it, so it cannot be shared); in "Feasible" every node passes the

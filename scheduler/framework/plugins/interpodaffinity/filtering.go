@@ -41,6 +41,9 @@ type filterState struct {
 	affinity *domainCounts
 	// antiAffinity counts, per domain of each anti-affinity term, existing pods matching that term.
 	antiAffinity *domainCounts
+	// shared is set when the counts belong to the count cache: they are
+	// copied before AddPod or RemovePod changes them.
+	shared bool
 }
 
 // Clone deep-copies the counts; the pod and its terms never change.
@@ -49,6 +52,7 @@ func (s *filterState) Clone() framework.StateData {
 	out.existingAnti = s.existingAnti.clone()
 	out.affinity = s.affinity.clone()
 	out.antiAffinity = s.antiAffinity.clone()
+	out.shared = false
 	return &out
 }
 
@@ -112,13 +116,33 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 		antiAffinityTerms: pi.RequiredAntiAffinityTerms,
 		selfMatch:         matchesAll(pi.RequiredAffinityTerms, pod),
 	}
-	s.existingAnti = pl.countExistingAnti(ctx, s, withAnti)
-	s.affinity, s.antiAffinity = pl.countIncoming(ctx, s, nodes)
+	if pl.counts != nil {
+		pl.cachedCounts(ctx, s, nodes)
+	} else {
+		s.existingAnti = pl.countExistingAnti(ctx, s, withAnti)
+		s.affinity, s.antiAffinity = pl.countIncoming(ctx, s, nodes)
+	}
 	if len(s.existingAnti.counts) == 0 && len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	state.Write(preFilterKey, s)
 	return nil, nil
+}
+
+// cachedCounts fills the state's counts from the count cache, which
+// recounts only the nodes that changed since it last made the same counts.
+// The counts are the cache's: the state copies them before changing them.
+func (pl *InterPodAffinity) cachedCounts(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) {
+	par := pl.handle.Parallelizer()
+	s.existingAnti = pl.counts.lookup(ctx, par, existingAntiKey(s.pod, s.nsLabels), nodes, existingAntiShares(s.pod, s.nsLabels))
+	s.affinity, s.antiAffinity = newDomainCounts(), newDomainCounts()
+	if len(s.affinityTerms) > 0 {
+		s.affinity = pl.counts.lookup(ctx, par, termsKey("affinity", s.affinityTerms), nodes, affinityShares(s.affinityTerms))
+	}
+	if len(s.antiAffinityTerms) > 0 {
+		s.antiAffinity = pl.counts.lookup(ctx, par, termsKey("anti-affinity", s.antiAffinityTerms), nodes, antiAffinityShares(s.antiAffinityTerms))
+	}
+	s.shared = true
 }
 
 // hasRequiredTerms reports whether the pod has required pod affinity or
@@ -213,6 +237,12 @@ func (pl *InterPodAffinity) updateState(state *framework.CycleState, pi *framewo
 	node := nodeInfo.Node()
 	if node == nil {
 		return framework.AsStatus(fmt.Errorf("updating %s state: node not found", Name))
+	}
+	if s.shared {
+		s.existingAnti = s.existingAnti.clone()
+		s.affinity = s.affinity.clone()
+		s.antiAffinity = s.antiAffinity.clone()
+		s.shared = false
 	}
 	s.countPod(pi, node, delta)
 	return nil

@@ -26,6 +26,8 @@ type InterPodAffinity struct {
 	args     Args
 	handle   framework.Handle
 	nsLister listersv1.NamespaceLister
+	// counts keeps PreFilter's counts across cycles.
+	counts *countCache
 }
 
 var (
@@ -61,7 +63,7 @@ func NewWithArgs(args *Args, h framework.Handle) (*InterPodAffinity, error) {
 	if h.SnapshotSharedLister() == nil {
 		return nil, fmt.Errorf("plugin %s: %w", Name, errNoSnapshot)
 	}
-	pl := &InterPodAffinity{args: *args, handle: h}
+	pl := &InterPodAffinity{args: *args, handle: h, counts: &countCache{}}
 	if f := h.SharedInformerFactory(); f != nil {
 		pl.nsLister = f.Core().V1().Namespaces().Lister()
 	}

@@ -2,6 +2,7 @@ package interpodaffinity
 
 import (
 	"context"
+	"maps"
 	"math"
 
 	v1 "k8s.io/api/core/v1"
@@ -96,11 +97,7 @@ func (c *domainCounts) anyInNodeDomains(node *v1.Node) bool {
 }
 
 func (c *domainCounts) clone() *domainCounts {
-	out := &domainCounts{counts: make(map[domain]int64, len(c.counts)), keys: append([]string(nil), c.keys...)}
-	for d, n := range c.counts {
-		out.counts[d] = n
-	}
-	return out
+	return &domainCounts{counts: maps.Clone(c.counts), keys: append([]string(nil), c.keys...)}
 }
 
 // matchesAll reports whether pod matches every term; no terms match nothing.

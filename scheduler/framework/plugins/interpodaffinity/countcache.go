@@ -1,0 +1,288 @@
+package interpodaffinity
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// maxCountEntries bounds how many count sets the count cache remembers; the
+// least recently used one makes room for a new one.
+const maxCountEntries = 8
+
+// parallelRecount is the number of changed nodes from which a refresh
+// recounts them in parallel rather than one after another.
+const parallelRecount = 64
+
+// share is what one node adds to one topology domain.
+type share struct {
+	d domain
+	n int64
+}
+
+// contributeFunc appends to out what the node adds to each domain.
+type contributeFunc func(ni *framework.NodeInfo, out []share) []share
+
+// countCache keeps PreFilter's per-domain counts from one cycle to the next:
+// a cycle recounts only the nodes whose NodeInfo changed since the last
+// cycle that asked for the same counts, and patches the totals with the
+// difference, which always gives what a full recount over the same nodes
+// gives. Counts are identified by a key that captures everything their
+// contribution function reads besides the nodes.
+type countCache struct {
+	mu      sync.Mutex
+	entries []*countEntry
+	// tick orders the entries by last use.
+	tick uint64
+}
+
+// countEntry is one set of counts over a node list, with each position's share.
+type countEntry struct {
+	key      string
+	lastUsed uint64
+	// nodes[n] is the NodeInfo counted at position n and gens[n] its Generation then.
+	nodes  []*framework.NodeInfo
+	gens   []int64
+	shares [][]share
+	counts *domainCounts
+	// shared is set once counts were handed to a cycle: they are then
+	// copied before they change.
+	shared bool
+	// changed and fresh are scratch space for refresh.
+	changed []int
+	fresh   [][]share
+}
+
+// lookup brings the counts with the key up to date with nodes, computing a
+// changed node's share with contribute, and returns them; the caller must
+// not change them.
+func (cc *countCache) lookup(ctx context.Context, par framework.Parallelizer, key string, nodes []*framework.NodeInfo, contribute contributeFunc) *domainCounts {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.tick++
+	e := cc.entry(key)
+	e.lastUsed = cc.tick
+	e.refresh(ctx, par, nodes, contribute)
+	e.shared = true
+	return e.counts
+}
+
+// entry finds the entry with the key, or makes one, evicting the least
+// recently used entry when the cache is full.
+func (cc *countCache) entry(key string) *countEntry {
+	for _, e := range cc.entries {
+		if e.key == key {
+			return e
+		}
+	}
+	e := &countEntry{key: key}
+	if len(cc.entries) < maxCountEntries {
+		cc.entries = append(cc.entries, e)
+		return e
+	}
+	oldest := 0
+	for i, o := range cc.entries {
+		if o.lastUsed < cc.entries[oldest].lastUsed {
+			oldest = i
+		}
+	}
+	cc.entries[oldest] = e
+	return e
+}
+
+// unchanged reports whether position n still holds what was counted there:
+// the same NodeInfo at the same Generation, or a copy of it (the snapshot
+// re-lays out NodeInfos without changing them), which the cache's
+// generations, unique per change, identify by node name and Generation.
+func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
+	old := e.nodes[n]
+	if old == nil || ni.Generation != e.gens[n] {
+		return false
+	}
+	if old == ni {
+		return true
+	}
+	if ni.Generation == 0 {
+		return false
+	}
+	a, b := old.Node(), ni.Node()
+	return a != nil && b != nil && a.Name == b.Name
+}
+
+// refresh recounts the positions whose NodeInfo changed and patches the
+// totals with the difference.
+func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, nodes []*framework.NodeInfo, contribute contributeFunc) {
+	if len(e.nodes) != len(nodes) || e.counts == nil {
+		e.nodes = make([]*framework.NodeInfo, len(nodes))
+		e.gens = make([]int64, len(nodes))
+		e.shares = make([][]share, len(nodes))
+		e.counts = newDomainCounts()
+		e.shared = false
+	}
+	e.changed = e.changed[:0]
+	for n, ni := range nodes {
+		if e.unchanged(n, ni) {
+			e.nodes[n] = ni
+			continue
+		}
+		e.changed = append(e.changed, n)
+	}
+	if len(e.changed) == 0 {
+		return
+	}
+	if cap(e.fresh) < len(e.changed) {
+		e.fresh = make([][]share, len(e.changed))
+	}
+	fresh := e.fresh[:len(e.changed)]
+	count := func(j int) {
+		if ni := nodes[e.changed[j]]; ni.Node() != nil {
+			fresh[j] = contribute(ni, nil)
+		}
+	}
+	if len(e.changed) >= parallelRecount {
+		par.Until(ctx, len(e.changed), count, Name)
+	} else {
+		for j := range e.changed {
+			count(j)
+		}
+	}
+	if e.shared {
+		e.counts = e.counts.clone()
+		e.shared = false
+	}
+	for j, n := range e.changed {
+		for _, s := range e.shares[n] {
+			e.counts.addDomain(s.d, -s.n)
+		}
+		for _, s := range fresh[j] {
+			e.counts.addDomain(s.d, s.n)
+		}
+		e.shares[n] = fresh[j]
+		e.nodes[n], e.gens[n] = nodes[n], nodes[n].Generation
+	}
+	clear(fresh)
+}
+
+// addShare appends one more pod or term to the node's domain for key,
+// merging it into the last share when that is the same domain.
+func addShare(out []share, node *v1.Node, key string) []share {
+	value, ok := node.Labels[key]
+	if !ok {
+		return out
+	}
+	d := domain{key: key, value: value}
+	if last := len(out) - 1; last >= 0 && out[last].d == d {
+		out[last].n++
+		return out
+	}
+	return append(out, share{d: d, n: 1})
+}
+
+// existingAntiKey identifies the existing-anti-affinity counts of a pod:
+// existing pods' terms read only its namespace, its labels and its
+// namespace's labels.
+func existingAntiKey(pod *v1.Pod, nsLabels labels.Set) string {
+	var b strings.Builder
+	b.WriteString("existing\x00")
+	b.WriteString(pod.Namespace)
+	b.WriteByte(0)
+	b.WriteString(labels.Set(pod.Labels).String())
+	b.WriteByte(0)
+	b.WriteString(nsLabels.String())
+	return b.String()
+}
+
+// termsKey identifies counts over the incoming pod's own terms (their
+// namespace selectors resolved): per term its topology key, selector,
+// namespaces and what is left of its namespace selector.
+func termsKey(kind string, terms []framework.AffinityTerm) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	for i := range terms {
+		t := &terms[i]
+		b.WriteByte(0)
+		b.WriteString(t.TopologyKey)
+		b.WriteByte(1)
+		writeSelector(&b, t.Selector)
+		b.WriteByte(1)
+		names := t.Namespaces.UnsortedList()
+		slices.Sort(names)
+		for _, ns := range names {
+			b.WriteString(ns)
+			b.WriteByte(2)
+		}
+		b.WriteByte(1)
+		writeSelector(&b, t.NamespaceSelector)
+	}
+	return b.String()
+}
+
+// writeSelector writes a selector so that selecting everything and selecting
+// nothing, both printed empty, differ.
+func writeSelector(b *strings.Builder, sel labels.Selector) {
+	switch {
+	case sel == nil:
+		b.WriteString("nil")
+	case sel.Empty():
+		b.WriteString("*")
+	default:
+		b.WriteString("=")
+		b.WriteString(sel.String())
+	}
+}
+
+// existingAntiShares is the contribution function of the existing pods'
+// required anti-affinity terms that the incoming pod matches.
+func existingAntiShares(pod *v1.Pod, nsLabels labels.Set) contributeFunc {
+	return func(ni *framework.NodeInfo, out []share) []share {
+		node := ni.Node()
+		for _, existing := range ni.PodsWithRequiredAntiAffinity {
+			for i := range existing.RequiredAntiAffinityTerms {
+				t := &existing.RequiredAntiAffinityTerms[i]
+				if t.Matches(pod, nsLabels) {
+					out = addShare(out, node, t.TopologyKey)
+				}
+			}
+		}
+		return out
+	}
+}
+
+// affinityShares is the contribution function of existing pods that match
+// every one of the incoming pod's required affinity terms.
+func affinityShares(terms []framework.AffinityTerm) contributeFunc {
+	return func(ni *framework.NodeInfo, out []share) []share {
+		node := ni.Node()
+		for _, existing := range ni.Pods {
+			if !matchesAll(terms, existing.Pod) {
+				continue
+			}
+			for i := range terms {
+				out = addShare(out, node, terms[i].TopologyKey)
+			}
+		}
+		return out
+	}
+}
+
+// antiAffinityShares is the contribution function of existing pods that
+// match one of the incoming pod's required anti-affinity terms, per term.
+func antiAffinityShares(terms []framework.AffinityTerm) contributeFunc {
+	return func(ni *framework.NodeInfo, out []share) []share {
+		node := ni.Node()
+		for _, existing := range ni.Pods {
+			for i := range terms {
+				if terms[i].Matches(existing.Pod, nil) {
+					out = addShare(out, node, terms[i].TopologyKey)
+				}
+			}
+		}
+		return out
+	}
+}

@@ -1,0 +1,262 @@
+package interpodaffinity
+
+import (
+	"context"
+	"maps"
+	"math/rand"
+	"strconv"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// fakeCluster mimics the snapshot: a changed node gets a fresh NodeInfo with
+// a new Generation, unchanged ones keep theirs, and a compaction copies every
+// NodeInfo keeping its Generation.
+type fakeCluster struct {
+	rng   *rand.Rand
+	gen   int64
+	seq   int
+	nodes []*framework.NodeInfo
+}
+
+var (
+	randZones  = []string{"z1", "z2", "z3"}
+	randColors = []string{"blue", "green", "red"}
+	randNS     = []string{"default", "team"}
+)
+
+func newFakeCluster(seed int64, n int) *fakeCluster {
+	c := &fakeCluster{rng: rand.New(rand.NewSource(seed))}
+	for range n {
+		c.nodes = append(c.nodes, c.freshNode())
+	}
+	return c
+}
+
+func (c *fakeCluster) stamp(ni *framework.NodeInfo) *framework.NodeInfo {
+	c.gen++
+	ni.Generation = c.gen
+	return ni
+}
+
+func (c *fakeCluster) pick(list []string) string { return list[c.rng.Intn(len(list))] }
+
+// freshNode is a new node in a random zone; a few lack the zone label.
+func (c *fakeCluster) freshNode() *framework.NodeInfo {
+	c.seq++
+	name := "n" + strconv.Itoa(c.seq)
+	n := node(name, zoneKey, c.pick(randZones))
+	if c.rng.Intn(8) == 0 {
+		n = node(name)
+	}
+	ni := framework.NewNodeInfo()
+	ni.SetNode(n)
+	return c.stamp(ni)
+}
+
+// randomPod is a pod with a random color and namespace, and sometimes
+// required affinity or anti-affinity of its own.
+func (c *fakeCluster) randomPod(nodeName string) *framework.PodInfo {
+	c.seq++
+	b := makePod("p"+strconv.Itoa(c.seq), "color", c.pick(randColors)).ns(c.pick(randNS)).on(nodeName)
+	switch c.rng.Intn(6) {
+	case 0:
+		b = b.anti(sel(hostKey, "color", c.pick(randColors)))
+	case 1:
+		b = b.anti(sel(zoneKey, "color", c.pick(randColors)).nsSel("team", "yes"))
+	case 2:
+		b = b.affinity(sel(zoneKey, "color", c.pick(randColors)))
+	}
+	b.pod.UID = types.UID(b.pod.Name)
+	return info(b.obj())
+}
+
+// step changes the cluster at random, as the cache between two cycles does.
+func (c *fakeCluster) step() string {
+	i := c.rng.Intn(len(c.nodes))
+	old := c.nodes[i]
+	switch op := c.rng.Intn(20); {
+	case op < 8:
+		ni := c.stamp(old.Clone())
+		ni.AddPodInfo(c.randomPod(old.Node().Name))
+		c.nodes[i] = ni
+		return "add pod"
+	case op < 13:
+		if len(old.Pods) == 0 {
+			return "nothing"
+		}
+		ni := c.stamp(old.Clone())
+		if err := ni.RemovePod(old.Pods[c.rng.Intn(len(old.Pods))].Pod); err != nil {
+			panic(err)
+		}
+		c.nodes[i] = ni
+		return "remove pod"
+	case op < 15:
+		ni := c.stamp(old.Clone())
+		n := old.Node().DeepCopy()
+		if c.rng.Intn(3) == 0 {
+			delete(n.Labels, zoneKey)
+		} else {
+			n.Labels[zoneKey] = c.pick(randZones)
+		}
+		ni.SetNode(n)
+		c.nodes[i] = ni
+		return "relabel node"
+	case op == 15:
+		c.nodes = append(c.nodes, c.freshNode())
+		return "add node"
+	case op == 16 && len(c.nodes) > 2:
+		c.nodes = append(c.nodes[:i:i], c.nodes[i+1:]...)
+		return "remove node"
+	case op == 17:
+		j := c.rng.Intn(len(c.nodes))
+		c.nodes = append([]*framework.NodeInfo(nil), c.nodes...)
+		c.nodes[i], c.nodes[j] = c.nodes[j], c.nodes[i]
+		return "swap nodes"
+	case op == 18:
+		out := make([]*framework.NodeInfo, len(c.nodes))
+		for j, ni := range c.nodes {
+			out[j] = ni.Clone()
+		}
+		c.nodes = out
+		return "compact"
+	default:
+		return "nothing"
+	}
+}
+
+// incomingPods cover the counts the cache keeps: existing pods' anti-affinity
+// only, own anti-affinity, own affinity, both, and namespace selectors.
+func incomingPods() []*v1.Pod {
+	return []*v1.Pod{
+		makePod("plain", "color", "blue").obj(),
+		makePod("plain-team", "color", "red").ns("team").obj(),
+		makePod("anti-host", "color", "green").anti(sel(hostKey, "color", "green")).obj(),
+		makePod("anti-zone-all-ns", "color", "blue").anti(sel(zoneKey, "color", "red").nsSel()).obj(),
+		makePod("affinity-zone", "color", "blue").affinity(sel(zoneKey, "color", "blue")).obj(),
+		makePod("affinity-team", "color", "red").affinity(sel(zoneKey, "color", "red").nsSel("team", "yes")).
+			anti(sel(hostKey, "color", "green").in("default", "team")).obj(),
+		makePod("two-affinity", "color", "green").affinity(sel(zoneKey, "color", "green")).affinity(sel(hostKey, "color", "green")).obj(),
+	}
+}
+
+func readState(t *testing.T, state *framework.CycleState) *filterState {
+	t.Helper()
+	s, err := framework.ReadState[*filterState](state, preFilterKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestCountCacheMatchesFullRecount patches the cached counts over many
+// random changes of the cluster and compares PreFilter's state and every
+// node's Filter verdict, after every change, with a plugin that recounts
+// everything.
+func TestCountCacheMatchesFullRecount(t *testing.T) {
+	ctx := context.Background()
+	pods := incomingPods()
+	for seed := range int64(6) {
+		c := newFakeCluster(seed, 25)
+		var par framework.Parallelizer = serial{}
+		if seed%2 == 1 {
+			par = concurrent{}
+		}
+		h := newHandle(t, par, c.nodes, namespace("default"), namespace("team", "team", "yes"))
+		cached := newPlugin(t, "", h)
+		full := newPlugin(t, "", h)
+		full.counts = nil
+		for step := range 300 {
+			what := c.step()
+			h.snapshot.nodes = c.nodes
+			for _, pod := range pods {
+				if c.rng.Intn(3) == 0 {
+					continue
+				}
+				gotState, wantState := framework.NewCycleState(), framework.NewCycleState()
+				_, gotStatus := cached.PreFilter(ctx, gotState, pod, c.nodes)
+				_, wantStatus := full.PreFilter(ctx, wantState, pod, c.nodes)
+				if gotStatus.Code() != wantStatus.Code() {
+					t.Fatalf("seed %d, step %d (%s), pod %s: PreFilter %v, want %v", seed, step, what, pod.Name, gotStatus, wantStatus)
+				}
+				if !wantStatus.IsSuccess() {
+					continue
+				}
+				got, want := readState(t, gotState), readState(t, wantState)
+				for name, pair := range map[string][2]*domainCounts{
+					"existingAnti": {got.existingAnti, want.existingAnti},
+					"affinity":     {got.affinity, want.affinity},
+					"antiAffinity": {got.antiAffinity, want.antiAffinity},
+				} {
+					if !maps.Equal(pair[0].counts, pair[1].counts) {
+						t.Fatalf("seed %d, step %d (%s), pod %s: %s counts %v, want %v", seed, step, what, pod.Name, name, pair[0].counts, pair[1].counts)
+					}
+				}
+				for _, ni := range c.nodes {
+					g, w := cached.Filter(ctx, gotState, pod, ni), full.Filter(ctx, wantState, pod, ni)
+					if g.Code() != w.Code() || g.Message() != w.Message() {
+						t.Fatalf("seed %d, step %d (%s), pod %s, node %s: Filter %v, want %v", seed, step, what, pod.Name, ni.Node().Name, g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCountCacheCopiesOnWrite checks that AddPod on one cycle's state
+// leaves the cache alone, and that a refresh leaves an earlier state alone.
+func TestCountCacheCopiesOnWrite(t *testing.T) {
+	ctx := context.Background()
+	nis := cluster([]*v1.Node{node("a"), node("b")}, makePod("x", "color", "green").on("a").obj())
+	for i, ni := range nis {
+		ni.Generation = int64(i + 1)
+	}
+	h := newHandle(t, serial{}, nis)
+	pl := newPlugin(t, "", h)
+	pod := makePod("p", "color", "green").anti(sel(hostKey, "color", "green")).obj()
+
+	first := framework.NewCycleState()
+	pl.PreFilter(ctx, first, pod, nis)
+	if s := pl.AddPod(ctx, first, pod, info(makePod("y", "color", "green").on("b").obj()), nis[1]); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if got := readState(t, first).antiAffinity.counts[domain{hostKey, "b"}]; got != 1 {
+		t.Fatalf("after AddPod: b counts %d, want 1", got)
+	}
+	second := framework.NewCycleState()
+	pl.PreFilter(ctx, second, pod, nis)
+	if got := readState(t, second).antiAffinity.counts; len(got) != 1 {
+		t.Errorf("AddPod leaked into the cache: %v", got)
+	}
+
+	changed := nis[1].Clone()
+	changed.AddPodInfo(info(makePod("z", "color", "green").on("b").obj()))
+	changed.Generation = 10
+	third := framework.NewCycleState()
+	pl.PreFilter(ctx, third, pod, []*framework.NodeInfo{nis[0], changed})
+	if got := readState(t, third).antiAffinity.counts; len(got) != 2 {
+		t.Errorf("refresh missed the change: %v", got)
+	}
+	if got := readState(t, second).antiAffinity.counts; len(got) != 1 {
+		t.Errorf("refresh changed an earlier cycle's counts: %v", got)
+	}
+}
+
+func TestTermsKeyTellsSelectorsApart(t *testing.T) {
+	everything := info(makePod("e").affinity(&term{TopologyKey: zoneKey, LabelSelector: nil}).obj())
+	all := info(makePod("a").affinity(sel(zoneKey)).obj())
+	one := info(makePod("o").affinity(sel(zoneKey, "color", "blue")).obj())
+	other := info(makePod("n").ns("team").affinity(sel(zoneKey, "color", "blue")).obj())
+	keys := map[string]string{}
+	for name, pi := range map[string]*framework.PodInfo{"nil selector": everything, "empty selector": all, "one label": one, "other namespace": other} {
+		k := termsKey("affinity", pi.RequiredAffinityTerms)
+		if prev, ok := keys[k]; ok {
+			t.Errorf("%s and %s share the key %q", name, prev, k)
+		}
+		keys[k] = name
+	}
+}
