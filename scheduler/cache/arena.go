@@ -33,16 +33,28 @@ type nodeSlot struct {
 // fill makes the slot a copy of src that points at the slot's own resource
 // sums and Node. The copy is shallow: src's pods, ports, images and the
 // Node's slices and maps are shared, and nothing in a snapshot changes
-// them; the exception is the Node's labels, which labels copies.
-func (slot *nodeSlot) fill(src *framework.NodeInfo, labels *labelTable) {
+// them; the exception is the Node's labels, which labels copies, or which
+// are taken from prev, an earlier snapshot copy, when it holds the same
+// version of the Node (a pod change clones a NodeInfo, not its Node).
+func (slot *nodeSlot) fill(src, prev *framework.NodeInfo, labels *labelTable) {
 	slot.requested = *src.Requested
 	slot.nonZeroRequested = *src.NonZeroRequested
 	slot.allocatable = *src.Allocatable
 	slot.node = *src.Node()
-	slot.node.Labels = labels.copyOf(src.Node().Labels)
+	if prev != nil && sameNodeVersion(prev.Node(), src.Node()) {
+		slot.node.Labels = prev.Node().Labels
+	} else {
+		slot.node.Labels = labels.copyOf(src.Node().Labels)
+	}
 	slot.info = *src
 	slot.info.SetNode(&slot.node)
 	slot.info.Requested, slot.info.NonZeroRequested, slot.info.Allocatable = &slot.requested, &slot.nonZeroRequested, &slot.allocatable
+}
+
+// sameNodeVersion reports whether a and b are the same version of one Node
+// object; without a resource version nothing is known to be the same.
+func sameNodeVersion(a, b *v1.Node) bool {
+	return a != nil && b != nil && a.UID == b.UID && a.ResourceVersion != "" && a.ResourceVersion == b.ResourceVersion
 }
 
 // compact copies every listed NodeInfo into a fresh arena in list order and
@@ -54,7 +66,7 @@ func (s *Snapshot) compact() {
 	arena := make([]nodeSlot, len(s.nodeInfoList))
 	s.labels = newLabelTable()
 	for i, ni := range s.nodeInfoList {
-		arena[i].fill(ni, s.labels)
+		arena[i].fill(ni, nil, s.labels)
 		moved := &arena[i].info
 		s.nodeInfoList[i] = moved
 		s.nodeInfoMap[moved.Node().Name] = moved

@@ -103,4 +103,8 @@ func (b *nodeBuilder) image(size int64, names ...string) *nodeBuilder {
 	return b
 }
 
+func (b *nodeBuilder) rv(v string) *nodeBuilder { b.node.ResourceVersion = v; return b }
+
+func (b *nodeBuilder) label(k, v string) *nodeBuilder { b.node.Labels[k] = v; return b }
+
 func (b *nodeBuilder) obj() *v1.Node { return b.node }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -483,5 +484,48 @@ func TestSnapshotNodeLabelsAreInternedCopies(t *testing.T) {
 	na.Labels["extra"] = "x"
 	if _, leaked := a.Labels["extra"]; leaked {
 		t.Error("the snapshot's labels are the informer's map")
+	}
+}
+
+func TestSnapshotReusesLabelCopiesOfAnUnchangedNode(t *testing.T) {
+	l := logr.Discard()
+	tests := []struct {
+		name string
+		// next is the node's object after the first snapshot, or nil when
+		// only a pod changes.
+		next      *v1.Node
+		wantLabel string
+		wantReuse bool
+	}{
+		{name: "a pod added to the same node version", wantLabel: "blue", wantReuse: true},
+		{name: "a new node version", next: makeNode("a").rv("2").label("color", "green").obj(), wantLabel: "green"},
+		{name: "no resource version", next: makeNode("a").label("color", "green").obj(), wantLabel: "green"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(context.Background())
+			first := makeNode("a").rv("1").label("color", "blue").obj()
+			c.AddNode(l, first)
+			s := NewEmptySnapshot()
+			update(t, c, s)
+			before := mustGet(t, s, "a").Node().Labels
+			if tt.next != nil {
+				c.UpdateNode(l, first, tt.next)
+			}
+			if err := c.AddPod(l, makePod("p").on("a").obj()); err != nil {
+				t.Fatal(err)
+			}
+			update(t, c, s)
+			after := mustGet(t, s, "a")
+			if len(after.Pods) != 1 {
+				t.Fatalf("the snapshot's node has %d pods, want 1", len(after.Pods))
+			}
+			if got := after.Node().Labels["color"]; got != tt.wantLabel {
+				t.Errorf("color = %q, want %q", got, tt.wantLabel)
+			}
+			if reused := reflect.ValueOf(after.Node().Labels).UnsafePointer() == reflect.ValueOf(before).UnsafePointer(); reused != tt.wantReuse {
+				t.Errorf("labels map reused = %v, want %v", reused, tt.wantReuse)
+			}
+		})
 	}
 }

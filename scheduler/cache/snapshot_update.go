@@ -29,7 +29,7 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 			}
 			continue
 		}
-		fresh := s.cloneShared(e.info)
+		fresh := s.cloneShared(e.info, old)
 		s.nodeInfoMap[e.name] = fresh
 		if old == nil {
 			relist = true
@@ -89,7 +89,7 @@ func (c *Cache) rebuildSnapshot(s *Snapshot) {
 	fresh := NewEmptySnapshot()
 	for name, e := range c.nodes {
 		if e.info.Node() != nil {
-			fresh.nodeInfoMap[name] = fresh.cloneShared(e.info)
+			fresh.nodeInfoMap[name] = fresh.cloneShared(e.info, nil)
 		}
 	}
 	fresh.rebuildLists(c.zones.order())
@@ -98,13 +98,14 @@ func (c *Cache) rebuildSnapshot(s *Snapshot) {
 }
 
 // cloneShared clones a cache NodeInfo into a fresh nodeSlot, pointing its
-// image summaries at the snapshot's shared ones.
-func (s *Snapshot) cloneShared(ni *framework.NodeInfo) *framework.NodeInfo {
+// image summaries at the snapshot's shared ones; prev, when not nil, is the
+// snapshot's copy being replaced.
+func (s *Snapshot) cloneShared(ni, prev *framework.NodeInfo) *framework.NodeInfo {
 	slot := &nodeSlot{}
 	if s.labels == nil {
 		s.labels = newLabelTable()
 	}
-	slot.fill(ni.Clone(), s.labels)
+	slot.fill(ni.Clone(), prev, s.labels)
 	out := &slot.info
 	for name, own := range out.ImageStates {
 		shared := s.images[name]
