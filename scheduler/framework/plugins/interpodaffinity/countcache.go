@@ -35,12 +35,22 @@ type contributeFunc func(ni *framework.NodeInfo, out []share) []share
 // difference, which always gives what a full recount over the same nodes
 // gives. Counts are identified by a key that captures everything their
 // contribution function reads besides the nodes.
+//
+// A key gets an entry only when it is asked for the second time within the
+// last maxMissedKeys misses: counts that a single pod needs, or that keys
+// taking turns would evict before their next use, are cheaper to count
+// directly than to keep per node.
 type countCache struct {
 	mu      sync.Mutex
 	entries []*countEntry
 	// tick orders the entries by last use.
 	tick uint64
+	// missed are the latest keys asked for without an entry, oldest first.
+	missed []string
 }
+
+// maxMissedKeys is how many keys without an entry the cache remembers.
+const maxMissedKeys = 16
 
 // countEntry is one set of counts over a node list, with each position's share.
 type countEntry struct {
@@ -61,26 +71,52 @@ type countEntry struct {
 
 // lookup brings the counts with the key up to date with nodes, computing a
 // changed node's share with contribute, and returns them; the caller must
-// not change them.
+// not change them. It returns nil when the key has no entry yet and is not
+// admitted (see countCache): the caller counts itself.
 func (cc *countCache) lookup(ctx context.Context, par framework.Parallelizer, key string, nodes []*framework.NodeInfo, contribute contributeFunc) *domainCounts {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	cc.tick++
-	e := cc.entry(key)
+	e := cc.find(key)
+	if e == nil {
+		if !cc.admit(key) {
+			return nil
+		}
+		e = cc.add(key)
+	}
 	e.lastUsed = cc.tick
 	e.refresh(ctx, par, nodes, contribute)
 	e.shared = true
 	return e.counts
 }
 
-// entry finds the entry with the key, or makes one, evicting the least
-// recently used entry when the cache is full.
-func (cc *countCache) entry(key string) *countEntry {
+// find returns the entry with the key, or nil.
+func (cc *countCache) find(key string) *countEntry {
 	for _, e := range cc.entries {
 		if e.key == key {
 			return e
 		}
 	}
+	return nil
+}
+
+// admit reports whether a key without an entry was missed recently, and
+// otherwise remembers it as missed.
+func (cc *countCache) admit(key string) bool {
+	if i := slices.Index(cc.missed, key); i >= 0 {
+		cc.missed = slices.Delete(cc.missed, i, i+1)
+		return true
+	}
+	if len(cc.missed) == maxMissedKeys {
+		cc.missed = slices.Delete(cc.missed, 0, 1)
+	}
+	cc.missed = append(cc.missed, key)
+	return false
+}
+
+// add makes an entry for the key, evicting the least recently used entry
+// when the cache is full.
+func (cc *countCache) add(key string) *countEntry {
 	e := &countEntry{key: key}
 	if len(cc.entries) < maxCountEntries {
 		cc.entries = append(cc.entries, e)
@@ -97,18 +133,16 @@ func (cc *countCache) entry(key string) *countEntry {
 }
 
 // unchanged reports whether position n still holds what was counted there:
-// the same NodeInfo at the same Generation, or a copy of it (the snapshot
-// re-lays out NodeInfos without changing them), which the cache's
-// generations, unique per change, identify by node name and Generation.
+// the same NodeInfo (the snapshot never changes a NodeInfo it handed out,
+// it replaces it), or a copy of it (the snapshot re-lays out NodeInfos
+// without changing them), which the cache's generations, unique per change,
+// identify by node name and Generation.
 func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
 	old := e.nodes[n]
-	if old == nil || ni.Generation != e.gens[n] {
-		return false
-	}
 	if old == ni {
-		return true
+		return old != nil
 	}
-	if ni.Generation == 0 {
+	if old == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
 		return false
 	}
 	a, b := old.Node(), ni.Node()
@@ -127,6 +161,9 @@ func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, no
 	}
 	e.changed = e.changed[:0]
 	for n, ni := range nodes {
+		if e.nodes[n] == ni && ni != nil {
+			continue
+		}
 		if e.unchanged(n, ni) {
 			e.nodes[n] = ni
 			continue

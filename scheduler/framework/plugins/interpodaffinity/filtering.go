@@ -116,11 +116,10 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 		antiAffinityTerms: pi.RequiredAntiAffinityTerms,
 		selfMatch:         matchesAll(pi.RequiredAffinityTerms, pod),
 	}
-	if pl.counts != nil {
-		pl.cachedCounts(ctx, s, nodes)
-	} else {
+	if pl.counts == nil || !pl.cachedCounts(ctx, s, nodes) {
 		s.existingAnti = pl.countExistingAnti(ctx, s, withAnti)
 		s.affinity, s.antiAffinity = pl.countIncoming(ctx, s, nodes)
+		s.shared = false
 	}
 	if len(s.existingAnti.counts) == 0 && len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
@@ -132,10 +131,12 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 // cachedCounts fills the state's counts from the count cache, which
 // recounts only the nodes that changed since it last made the same counts.
 // The counts are the cache's: the state copies them before changing them.
-func (pl *InterPodAffinity) cachedCounts(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) {
+// It reports false, leaving the counts to the caller, when the cache does
+// not keep one of them yet.
+func (pl *InterPodAffinity) cachedCounts(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) bool {
 	par := pl.handle.Parallelizer()
-	s.existingAnti = pl.counts.lookup(ctx, par, existingAntiKey(s.pod, s.nsLabels), nodes, existingAntiShares(s.pod, s.nsLabels))
 	s.affinity, s.antiAffinity = newDomainCounts(), newDomainCounts()
+	s.existingAnti = pl.counts.lookup(ctx, par, existingAntiKey(s.pod, s.nsLabels), nodes, existingAntiShares(s.pod, s.nsLabels))
 	if len(s.affinityTerms) > 0 {
 		s.affinity = pl.counts.lookup(ctx, par, termsKey("affinity", s.affinityTerms), nodes, affinityShares(s.affinityTerms))
 	}
@@ -143,6 +144,7 @@ func (pl *InterPodAffinity) cachedCounts(ctx context.Context, s *filterState, no
 		s.antiAffinity = pl.counts.lookup(ctx, par, termsKey("anti-affinity", s.antiAffinityTerms), nodes, antiAffinityShares(s.antiAffinityTerms))
 	}
 	s.shared = true
+	return s.existingAnti != nil && s.affinity != nil && s.antiAffinity != nil
 }
 
 // hasRequiredTerms reports whether the pod has required pod affinity or

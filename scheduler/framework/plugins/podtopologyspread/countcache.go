@@ -3,6 +3,7 @@ package podtopologyspread
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,13 +32,21 @@ const parallelRecount = 64
 // Only constraint sets whose node inclusion is the same for every pod are
 // cached: no constraint honours taints, and none honours node affinity
 // unless the pod has no required node affinity. Then whether a node takes
-// part depends on its labels alone.
+// part depends on its labels alone. A set gets an entry only when it is
+// asked for the second time within the last maxMissedKeys misses: a set
+// that one pod uses, or sets taking turns faster than the cache holds them,
+// are cheaper to count directly than to keep per node.
 type countCache struct {
 	mu      sync.Mutex
 	entries []*countEntry
 	// tick orders the entries by last use.
 	tick uint64
+	// missed are the latest keys asked for without an entry, oldest first.
+	missed []string
 }
+
+// maxMissedKeys is how many keys without an entry the cache remembers.
+const maxMissedKeys = 16
 
 // countEntry is the counts of one constraint set over a node list,
 // remembered per list position so that a changed node's old share can be
@@ -112,27 +121,53 @@ func cacheKey(ns string, cs []constraint) string {
 
 // lookup brings the entry for the constraints up to date with nodes and
 // returns its count maps, which the caller must not change, and a copy of its
-// lowest counts.
+// lowest counts. It returns nils when the constraints have no entry yet and
+// are not admitted (see countCache): the caller counts itself.
 func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framework.Parallelizer, ns string, cs []constraint, nodes []*framework.NodeInfo) ([]map[string]int, []lowestTwo) {
 	key := cacheKey(ns, cs)
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	cc.tick++
-	e := cc.entry(key, ns, cs)
+	e := cc.find(key)
+	if e == nil {
+		if !cc.admit(key) {
+			return nil, nil
+		}
+		e = cc.add(key, ns, cs)
+	}
 	e.lastUsed = cc.tick
 	e.refresh(ctx, logger, par, nodes)
 	e.shared = true
 	return append([]map[string]int(nil), e.counts...), append([]lowestTwo(nil), e.lowest...)
 }
 
-// entry finds the entry with the key, or makes one, evicting the least
-// recently used entry when the cache is full.
-func (cc *countCache) entry(key, ns string, cs []constraint) *countEntry {
+// find returns the entry with the key, or nil.
+func (cc *countCache) find(key string) *countEntry {
 	for _, e := range cc.entries {
 		if e.key == key {
 			return e
 		}
 	}
+	return nil
+}
+
+// admit reports whether a key without an entry was missed recently, and
+// otherwise remembers it as missed.
+func (cc *countCache) admit(key string) bool {
+	if i := slices.Index(cc.missed, key); i >= 0 {
+		cc.missed = slices.Delete(cc.missed, i, i+1)
+		return true
+	}
+	if len(cc.missed) == maxMissedKeys {
+		cc.missed = slices.Delete(cc.missed, 0, 1)
+	}
+	cc.missed = append(cc.missed, key)
+	return false
+}
+
+// add makes an entry for the constraints, evicting the least recently used
+// entry when the cache is full.
+func (cc *countCache) add(key, ns string, cs []constraint) *countEntry {
 	own := make([]constraint, len(cs))
 	for i := range cs {
 		own[i] = cs[i]
@@ -181,18 +216,16 @@ func (e *countEntry) reset(n int) {
 }
 
 // unchanged reports whether position n still holds what was counted there:
-// the same NodeInfo at the same Generation, or a copy of it (the snapshot
-// re-lays out NodeInfos without changing them), which the cache's
-// generations, unique per change, identify by node name and Generation.
+// the same NodeInfo (the snapshot never changes a NodeInfo it handed out,
+// it replaces it), or a copy of it (the snapshot re-lays out NodeInfos
+// without changing them), which the cache's generations, unique per change,
+// identify by node name and Generation.
 func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
 	old := e.nodes[n]
-	if old == nil || ni.Generation != e.gens[n] {
-		return false
-	}
 	if old == ni {
-		return true
+		return old != nil
 	}
-	if ni.Generation == 0 {
+	if old == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
 		return false
 	}
 	a, b := old.Node(), ni.Node()
@@ -207,6 +240,9 @@ func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framew
 	}
 	e.changed = e.changed[:0]
 	for n, ni := range nodes {
+		if e.nodes[n] == ni && ni != nil {
+			continue
+		}
 		if e.unchanged(n, ni) {
 			e.nodes[n] = ni
 			continue

@@ -284,6 +284,10 @@ func TestCountCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	for i := range maxCountEntries + 3 {
 		pod := makePod("p").labels("color", "c"+itoa(i)).spread(1, zoneKey, hard, match("color", "c"+itoa(i))).obj()
 		preFilterState(t, pl, pod, nis)
+		if len(pl.hard.entries) != min(i, maxCountEntries) {
+			t.Fatalf("a key asked for once got an entry: %d entries after %d keys", len(pl.hard.entries), i+1)
+		}
+		preFilterState(t, pl, pod, nis)
 	}
 	if len(pl.hard.entries) != maxCountEntries {
 		t.Fatalf("entries = %d, want %d", len(pl.hard.entries), maxCountEntries)

@@ -105,17 +105,23 @@ func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.Cyc
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	if pl.hard != nil && cacheable(pod, cs) {
-		state.Write(preFilterKey, pl.cachedHard(ctx, pod, cs, nodes))
-		return nil, nil
+		if s := pl.cachedHard(ctx, pod, cs, nodes); s != nil {
+			state.Write(preFilterKey, s)
+			return nil, nil
+		}
 	}
 	state.Write(preFilterKey, pl.countHard(ctx, pod, cs, nodes))
 	return nil, nil
 }
 
 // cachedHard builds the filter state from the count cache, which recounts
-// only the nodes that changed since it last counted these constraints.
+// only the nodes that changed since it last counted these constraints; nil
+// when the cache does not keep them yet.
 func (pl *PodTopologySpread) cachedHard(ctx context.Context, pod *v1.Pod, cs []constraint, nodes []*framework.NodeInfo) *filterState {
 	counts, lowest := pl.hard.lookup(ctx, klog.FromContext(ctx), pl.parallelizer, pod.Namespace, cs, nodes)
+	if counts == nil {
+		return nil
+	}
 	s := &filterState{
 		constraints:  cs,
 		selfMatch:    make([]int, len(cs)),
