@@ -180,6 +180,8 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	if err != nil {
 		return scheduleResult{}, err
 	}
+	// Nothing keeps the feasible list past the cycle's search.
+	defer fwk.ReleaseFeasible(feasible)
 	if len(feasible) == 0 {
 		return scheduleResult{}, &framework.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: diagnosis}
 	}

@@ -26,6 +26,10 @@ type Parallelizer struct {
 	// lent is the last score buffers handed out, which releaseScores
 	// takes back when given its result.
 	lent atomic.Pointer[scoreBuffers]
+	// feasible holds *[]*framework.NodeInfo returned by earlier cycles;
+	// lentFeasible is the last one handed out.
+	feasible     sync.Pool
+	lentFeasible atomic.Pointer[[]*framework.NodeInfo]
 }
 
 // scoreBuffers is the memory of one RunScorePlugins result: a total per
@@ -74,6 +78,34 @@ func (p *Parallelizer) releaseScores(result []framework.NodePluginScores) {
 	}
 	clear(b.result)
 	p.scores.Put(b)
+}
+
+// borrowFeasible returns a slice of n nil NodeInfo pointers for the
+// feasible nodes of a cycle.
+func (p *Parallelizer) borrowFeasible(n int) []*framework.NodeInfo {
+	buf, ok := p.feasible.Get().(*[]*framework.NodeInfo)
+	if !ok || cap(*buf) < n {
+		fresh := make([]*framework.NodeInfo, n)
+		buf = &fresh
+	}
+	*buf = (*buf)[:n]
+	p.lentFeasible.Store(buf)
+	return *buf
+}
+
+// releaseFeasible takes back nodes if it is the last slice borrowFeasible
+// lent (or a prefix of it); any other slice is left to the garbage collector.
+func (p *Parallelizer) releaseFeasible(nodes []*framework.NodeInfo) {
+	buf := p.lentFeasible.Load()
+	if buf == nil || len(nodes) == 0 || len(*buf) == 0 || &(*buf)[0] != &nodes[0] {
+		return
+	}
+	if !p.lentFeasible.CompareAndSwap(buf, nil) {
+		return
+	}
+	// The pointers would keep old snapshots' NodeInfos alive.
+	clear((*buf)[:cap(*buf)])
+	p.feasible.Put(buf)
 }
 
 // NewParallelizer returns a Parallelizer with the given parallelism (at least 1).

@@ -236,7 +236,8 @@ func NumFeasibleNodesToFind(percentageOfNodesToScore *int32, numAllNodes int32) 
 // profile does not score) or all were checked. It returns the feasible
 // nodes, the index the next cycle should start at (so every node gets its
 // turn), and the status of each rejected node. A Filter Error cancels the
-// search and is returned.
+// search and is returned. The caller may hand the feasible slice back with
+// ReleaseFeasible once it is done with it.
 func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, start int) (feasible []*framework.NodeInfo, next int, statuses *framework.NodeToStatus, err error) {
 	statuses = framework.NewNodeToStatus()
 	n := len(nodes)
@@ -257,7 +258,7 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 	}
 
 	began := f.clock.Now()
-	feasible = make([]*framework.NodeInfo, want)
+	feasible = f.parallelizer.borrowFeasible(want)
 	// Rejections are recorded as they happen, under a lock, rather than in
 	// a slot per node: most nodes usually pass, and a cycle over thousands
 	// of nodes then allocates nothing per node.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -110,4 +111,49 @@ func TestRunScorePluginsReusesReleasedResults(t *testing.T) {
 	}
 	check(fourth, "hhhh")
 	check(fifth, "i")
+}
+
+func TestFindFeasibleNodesReusesReleasedLists(t *testing.T) {
+	f := newFw(t, []framework.Plugin{filterPlugin{&fake{name: "Fits"}}, scorePlugin{&fake{name: "Score"}}})
+	find := func(names ...string) []*framework.NodeInfo {
+		t.Helper()
+		feasible, _, _, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), makePod("p").obj(), makeNodes(names...), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return feasible
+	}
+	names := func(nodes []*framework.NodeInfo) []string {
+		var out []string
+		for _, ni := range nodes {
+			out = append(out, ni.Node().Name)
+		}
+		return out
+	}
+
+	first := find("a", "b", "c")
+	// Unreleased, the first list is not touched by the next cycle.
+	second := find("d", "e")
+	if got := names(first); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("first list = %v after another cycle", got)
+	}
+	f.ReleaseFeasible(second)
+	third := find("f")
+	if &third[0] != &second[0] {
+		t.Error("the released list's memory was not reused")
+	}
+	if got := names(third); !slices.Equal(got, []string{"f"}) {
+		t.Errorf("third list = %v, want [f]", got)
+	}
+	if second[1] != nil {
+		t.Error("a released list still points at its NodeInfos")
+	}
+	// Releasing twice, or a list that is not the last lent, is a no-op.
+	f.ReleaseFeasible(third)
+	f.ReleaseFeasible(third)
+	f.ReleaseFeasible(first)
+	fourth, fifth := find("g"), find("h")
+	if &fourth[0] == &fifth[0] {
+		t.Error("one list's memory was lent twice")
+	}
 }

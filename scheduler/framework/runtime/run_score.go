@@ -152,6 +152,12 @@ func (f *Framework) ReleaseScores(result []framework.NodePluginScores) {
 	f.parallelizer.releaseScores(result)
 }
 
+// ReleaseFeasible hands the feasible nodes FindFeasibleNodes returned back
+// for a later cycle to reuse; the caller must not use them afterwards.
+func (f *Framework) ReleaseFeasible(nodes []*framework.NodeInfo) {
+	f.parallelizer.releaseFeasible(nodes)
+}
+
 // SelectHost returns the node with the highest total score. Ties are broken
 // uniformly at random by reservoir sampling: the k-th node seen with the best
 // score so far replaces the choice with probability 1/k. rnd(n) must return
