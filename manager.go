@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,10 @@ func runManager(ctx context.Context, args []string, stderr io.Writer) int {
 	klog.SetLogger(logger)
 
 	logger.Info("Starting Berth", "version", version(), "leaderElection", o.leaderElect, "leaderElectionNamespace", o.leaderElectNamespace)
+	if o.memoryLimit > 0 {
+		debug.SetMemoryLimit(o.memoryLimit)
+		logger.Info("Set the Go runtime's soft memory limit", "bytes", o.memoryLimit)
+	}
 	if err := startManager(ctx, o, logger); err != nil {
 		logger.Error(err, "Berth's manager failed")
 		return exitFailed

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/berth-io/berth/scheduler"
@@ -49,6 +50,10 @@ type managerOptions struct {
 	webhookCertDir string
 
 	parallelism int
+
+	// memoryLimit is the Go runtime's soft memory limit in bytes; 0 keeps
+	// the runtime's default (GOMEMLIMIT, or none).
+	memoryLimit int64
 
 	zap zap.Options
 }
@@ -98,6 +103,19 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 
 	fs.IntVar(&o.parallelism, "parallelism", scheduler.DefaultParallelism,
 		"How many nodes are filtered and scored at once in a scheduling cycle.")
+	fs.Func("memory-limit",
+		"Soft limit of the Go runtime's memory, a quantity such as 512Mi: the garbage collector works harder as the process nears it (default: GOMEMLIMIT, or none).",
+		func(v string) error {
+			q, err := resource.ParseQuantity(v)
+			if err != nil {
+				return fmt.Errorf("not a quantity: %w", err)
+			}
+			if q.Sign() <= 0 {
+				return fmt.Errorf("must be positive, not %s", v)
+			}
+			o.memoryLimit = q.Value()
+			return nil
+		})
 
 	o.zap.BindFlags(fs)
 	return fs

@@ -40,6 +40,7 @@ func TestNewManagerOptionsDefaults(t *testing.T) {
 		{"enable-webhook", o.enableWebhook, true},
 		{"webhook-port", o.webhookPort, 9443},
 		{"parallelism", o.parallelism, 16},
+		{"memory-limit", o.memoryLimit, int64(0)},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -85,6 +86,8 @@ func TestNewManagerOptionsFlags(t *testing.T) {
 			return o.zap.Development && o.zap.Level != nil
 		}},
 		{"single dash", []string{"-parallelism", "8"}, func(o *managerOptions) bool { return o.parallelism == 8 }},
+		{"memory limit", []string{"--memory-limit=128Mi"}, func(o *managerOptions) bool { return o.memoryLimit == 128<<20 }},
+		{"memory limit in decimal units", []string{"--memory-limit=1G"}, func(o *managerOptions) bool { return o.memoryLimit == 1e9 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +118,8 @@ func TestNewManagerOptionsErrors(t *testing.T) {
 		{"bad port", []string{"--webhook-port=70000"}, "is not a port"},
 		{"negative shutdown", []string{"--graceful-shutdown-timeout=-1s"}, "must not be negative"},
 		{"bad zap level", []string{"--zap-log-level=loud"}, "invalid value"},
+		{"memory limit not a quantity", []string{"--memory-limit=lots"}, "not a quantity"},
+		{"zero memory limit", []string{"--memory-limit=0"}, "must be positive"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
