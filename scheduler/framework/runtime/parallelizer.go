@@ -19,17 +19,16 @@ const DefaultParallelism = 16
 // cycle's scores reuse the memory of earlier cycles.
 type Parallelizer struct {
 	parallelism int
-	// nodeScores holds *[]framework.NodeScore and scores holds
-	// *scoreBuffers, returned by earlier cycles.
+	// nodeScores holds *[]framework.NodeScore returned by earlier cycles.
 	nodeScores sync.Pool
-	scores     sync.Pool
-	// lent is the last score buffers handed out, which releaseScores
-	// takes back when given its result.
-	lent atomic.Pointer[scoreBuffers]
-	// feasible holds *[]*framework.NodeInfo returned by earlier cycles;
-	// lentFeasible is the last one handed out.
-	feasible     sync.Pool
-	lentFeasible atomic.Pointer[[]*framework.NodeInfo]
+	// Cycles run one at a time, so one spare of each per-cycle buffer is
+	// enough: spareScores and spareFeasible were handed back by the last
+	// cycle; lent and lentFeasible are the last handed out, which the
+	// release methods take back when given them.
+	spareScores   atomic.Pointer[scoreBuffers]
+	lent          atomic.Pointer[scoreBuffers]
+	spareFeasible atomic.Pointer[[]*framework.NodeInfo]
+	lentFeasible  atomic.Pointer[[]*framework.NodeInfo]
 }
 
 // scoreBuffers is the memory of one RunScorePlugins result: a total per
@@ -51,8 +50,8 @@ func (p *Parallelizer) borrowNodeScores(n int) *[]framework.NodeScore {
 
 // borrowScores returns buffers for nodes × plugins scores, contents undefined.
 func (p *Parallelizer) borrowScores(nodes, plugins int) *scoreBuffers {
-	b, ok := p.scores.Get().(*scoreBuffers)
-	if !ok {
+	b := p.spareScores.Swap(nil)
+	if b == nil {
 		b = &scoreBuffers{}
 	}
 	if cap(b.result) < nodes {
@@ -77,14 +76,14 @@ func (p *Parallelizer) releaseScores(result []framework.NodePluginScores) {
 		return
 	}
 	clear(b.result)
-	p.scores.Put(b)
+	p.spareScores.Store(b)
 }
 
 // borrowFeasible returns a slice of n nil NodeInfo pointers for the
 // feasible nodes of a cycle.
 func (p *Parallelizer) borrowFeasible(n int) []*framework.NodeInfo {
-	buf, ok := p.feasible.Get().(*[]*framework.NodeInfo)
-	if !ok || cap(*buf) < n {
+	buf := p.spareFeasible.Swap(nil)
+	if buf == nil || cap(*buf) < n {
 		fresh := make([]*framework.NodeInfo, n)
 		buf = &fresh
 	}
@@ -105,7 +104,7 @@ func (p *Parallelizer) releaseFeasible(nodes []*framework.NodeInfo) {
 	}
 	// The pointers would keep old snapshots' NodeInfos alive.
 	clear((*buf)[:cap(*buf)])
-	p.feasible.Put(buf)
+	p.spareFeasible.Store(buf)
 }
 
 // NewParallelizer returns a Parallelizer with the given parallelism (at least 1).
