@@ -114,6 +114,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 		scheduler.WithRegistry(registry),
 		scheduler.WithMetrics(schedMetrics),
 		scheduler.WithParallelism(o.parallelism),
+		scheduler.WithScheduledEvents(o.scheduledEvents),
 		scheduler.WithPodGroupSource(podGroups))
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)

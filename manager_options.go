@@ -54,6 +54,8 @@ type managerOptions struct {
 	// memoryLimit is the Go runtime's soft memory limit in bytes; 0 keeps
 	// the runtime's default (GOMEMLIMIT, or none).
 	memoryLimit int64
+	// scheduledEvents says whether a Scheduled event is recorded per bound pod.
+	scheduledEvents bool
 
 	zap zap.Options
 }
@@ -103,6 +105,8 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 
 	fs.IntVar(&o.parallelism, "parallelism", scheduler.DefaultParallelism,
 		"How many nodes are filtered and scored at once in a scheduling cycle.")
+	fs.BoolVar(&o.scheduledEvents, "scheduled-events", true,
+		"Record a Scheduled event for every pod bound, as kube-scheduler does; false saves the apiserver one write per pod. FailedScheduling and other events are recorded either way.")
 	fs.Func("memory-limit",
 		"Soft limit of the Go runtime's memory, a quantity such as 512Mi: the garbage collector works harder as the process nears it (default: GOMEMLIMIT, or none).",
 		func(v string) error {

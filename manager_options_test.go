@@ -41,6 +41,7 @@ func TestNewManagerOptionsDefaults(t *testing.T) {
 		{"webhook-port", o.webhookPort, 9443},
 		{"parallelism", o.parallelism, 16},
 		{"memory-limit", o.memoryLimit, int64(0)},
+		{"scheduled-events", o.scheduledEvents, true},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -86,6 +87,7 @@ func TestNewManagerOptionsFlags(t *testing.T) {
 			return o.zap.Development && o.zap.Level != nil
 		}},
 		{"single dash", []string{"-parallelism", "8"}, func(o *managerOptions) bool { return o.parallelism == 8 }},
+		{"no scheduled events", []string{"--scheduled-events=false"}, func(o *managerOptions) bool { return !o.scheduledEvents }},
 		{"memory limit", []string{"--memory-limit=128Mi"}, func(o *managerOptions) bool { return o.memoryLimit == 128<<20 }},
 		{"memory limit in decimal units", []string{"--memory-limit=1G"}, func(o *managerOptions) bool { return o.memoryLimit == 1e9 }},
 	}

@@ -76,6 +76,8 @@ type Scheduler struct {
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
+	// scheduledEvents says whether binding a pod records a Scheduled event.
+	scheduledEvents bool
 }
 
 // Option configures a Scheduler.
@@ -90,6 +92,7 @@ type options struct {
 	bindingConcurrency int
 	queueOptions       []queue.Option
 	podGroupSource     cache.ListerWatcher
+	scheduledEvents    bool
 }
 
 // WithRegistry replaces the in-tree plugin registry, for example to add
@@ -111,6 +114,12 @@ func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n
 // WithBindingConcurrency bounds the binding cycles in flight.
 func WithBindingConcurrency(n int) Option { return func(o *options) { o.bindingConcurrency = n } }
 
+// WithScheduledEvents sets whether a Scheduled event is recorded for every
+// pod bound, as kube-scheduler does (the default). Without them the
+// apiserver has one write less per pod; FailedScheduling and the other
+// events are recorded either way.
+func WithScheduledEvents(record bool) Option { return func(o *options) { o.scheduledEvents = record } }
+
 // WithQueueOptions passes options to the scheduling queue.
 func WithQueueOptions(opts ...queue.Option) Option {
 	return func(o *options) { o.queueOptions = append(o.queueOptions, opts...) }
@@ -131,6 +140,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		seed:               uint64(time.Now().UnixNano()),
 		parallelism:        DefaultParallelism,
 		bindingConcurrency: DefaultBindingConcurrency,
+		scheduledEvents:    true,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -165,6 +175,8 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
+
+		scheduledEvents: o.scheduledEvents,
 	}
 	podInformer := s.podInformer()
 	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers}); err != nil {
