@@ -3,6 +3,7 @@ package podtopologyspread
 import (
 	"context"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -70,7 +71,8 @@ type countEntry struct {
 	// when its last such node goes.
 	counts  []map[string]int
 	members []map[string]int
-	lowest  []lowestTwo
+	// histogram[i] maps each count of constraint i to its number of domains.
+	histogram []map[int]int
 	// shared is set once counts were handed to a cycle: they are then
 	// copied before they change.
 	shared bool
@@ -120,10 +122,11 @@ func cacheKey(ns string, cs []constraint) string {
 }
 
 // lookup brings the entry for the constraints up to date with nodes and
-// returns its count maps, which the caller must not change, and a copy of its
-// lowest counts. It returns nils when the constraints have no entry yet and
+// returns its count maps, which the caller must not change, and each
+// constraint's smallest count (math.MaxInt32 without domains, as
+// lowestTwo). It returns nils when the constraints have no entry yet and
 // are not admitted (see countCache): the caller counts itself.
-func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framework.Parallelizer, ns string, cs []constraint, nodes []*framework.NodeInfo) ([]map[string]int, []lowestTwo) {
+func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framework.Parallelizer, ns string, cs []constraint, nodes []*framework.NodeInfo) ([]map[string]int, []int) {
 	key := cacheKey(ns, cs)
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
@@ -138,7 +141,14 @@ func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framew
 	e.lastUsed = cc.tick
 	e.refresh(ctx, logger, par, nodes)
 	e.shared = true
-	return append([]map[string]int(nil), e.counts...), append([]lowestTwo(nil), e.lowest...)
+	minimums := make([]int, len(e.cs))
+	for i, h := range e.histogram {
+		minimums[i] = math.MaxInt32
+		for n := range h {
+			minimums[i] = min(minimums[i], n)
+		}
+	}
+	return append([]map[string]int(nil), e.counts...), minimums
 }
 
 // find returns the entry with the key, or nil.
@@ -200,6 +210,7 @@ func (e *countEntry) reset(n int) {
 	e.domains = make([]string, n*k)
 	e.counts = make([]map[string]int, k)
 	e.members = make([]map[string]int, k)
+	e.histogram = make([]map[int]int, k)
 	for i := range e.cs {
 		size := 0
 		if e.cs[i].topologyKey == v1.LabelHostname {
@@ -207,12 +218,9 @@ func (e *countEntry) reset(n int) {
 		}
 		e.counts[i] = make(map[string]int, size)
 		e.members[i] = make(map[string]int, size)
+		e.histogram[i] = map[int]int{}
 	}
 	e.shared = false
-	e.lowest = make([]lowestTwo, k)
-	for i := range e.lowest {
-		e.lowest[i] = newLowestTwo()
-	}
 }
 
 // unchanged reports whether position n still holds what was counted there:
@@ -282,12 +290,6 @@ func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framew
 		e.nodes[n], e.gens[n] = nodes[n], nodes[n].Generation
 	}
 	clear(freshDomains)
-	for i := range e.cs {
-		e.lowest[i] = newLowestTwo()
-		for domain, pods := range e.counts[i] {
-			e.lowest[i].set(domain, pods)
-		}
-	}
 }
 
 // apply adds (sign 1) or takes out (sign -1) position n's share.
@@ -299,13 +301,27 @@ func (e *countEntry) apply(n, sign int) {
 			continue
 		}
 		d := e.domains[n*k+i]
+		before, had := e.counts[i][d]
+		if had {
+			e.count(i, before, -1)
+		}
 		members := e.members[i][d] + sign
 		if members <= 0 {
 			delete(e.members[i], d)
 			delete(e.counts[i], d)
 			continue
 		}
+		after := before + sign*int(c)
 		e.members[i][d] = members
-		e.counts[i][d] += sign * int(c)
+		e.counts[i][d] = after
+		e.count(i, after, 1)
+	}
+}
+
+// count adds delta domains with n matching pods to constraint i's histogram.
+func (e *countEntry) count(i, n, delta int) {
+	h := e.histogram[i]
+	if h[n] += delta; h[n] == 0 {
+		delete(h, n)
 	}
 }

@@ -2,6 +2,8 @@ package podtopologyspread
 
 import (
 	"context"
+
+	"github.com/go-logr/logr"
 	"maps"
 	"math/rand"
 	"testing"
@@ -198,6 +200,9 @@ func sameState(got, want *filterState) string {
 		if got.selfMatch[i] != want.selfMatch[i] {
 			return "selfMatch differs"
 		}
+		if got.lowest == nil {
+			continue
+		}
 		if l := got.lowest[i]; len(got.counts[i]) > 0 && got.counts[i][l[0].domain] != l[0].pods {
 			return "lowest domain of constraint " + itoa(i) + " is stale"
 		}
@@ -231,6 +236,16 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 				want := fullRecount(t, pl, pod, c.nodes)
 				if diff := sameState(got, want); diff != "" {
 					t.Fatalf("seed %d, step %d (%s), pod %s: %s\ngot  %v\nwant %v", seed, step, what, pod.Name, diff, got.counts, want.counts)
+				}
+				// Preemption adds a pod to the state: the cached state
+				// copies its counts, finds its lowest domains and then
+				// agrees with the recount again.
+				ni := c.nodes[c.rng.Intn(len(c.nodes))]
+				added := c.randomPod(ni.Node().Name)
+				got.adjust(logr.Discard(), pod, added.Pod, ni.Node(), 1)
+				want.adjust(logr.Discard(), pod, added.Pod, ni.Node(), 1)
+				if diff := sameState(got, want); diff != "" {
+					t.Fatalf("seed %d, step %d (%s), pod %s, after adding a pod: %s\ngot  %v\nwant %v", seed, step, what, pod.Name, diff, got.counts, want.counts)
 				}
 			}
 		}

@@ -63,8 +63,11 @@ type filterState struct {
 	selfMatch []int
 	// counts[i] maps each eligible domain of constraint i to its matching pods.
 	counts []map[string]int
-	// lowest[i] holds the smallest counts of constraint i.
-	lowest []lowestTwo
+	// lowest[i] holds the smallest counts of constraint i. It is nil when
+	// the counts come from the count cache until AddPod or RemovePod needs
+	// it; minimums[i] is then constraint i's smallest count.
+	lowest   []lowestTwo
+	minimums []int
 	// sharedCounts is set when counts belong to the count cache: they are
 	// copied before AddPod or RemovePod changes them.
 	sharedCounts bool
@@ -77,6 +80,7 @@ func (s *filterState) Clone() framework.StateData {
 		selfMatch:   s.selfMatch,
 		counts:      make([]map[string]int, len(s.counts)),
 		lowest:      append([]lowestTwo(nil), s.lowest...),
+		minimums:    s.minimums,
 	}
 	for i, m := range s.counts {
 		out.counts[i] = maps.Clone(m)
@@ -90,7 +94,21 @@ func (s *filterState) globalMin(i int) int {
 	if len(s.counts[i]) < int(s.constraints[i].minDomains) {
 		return 0
 	}
+	if s.lowest == nil {
+		return s.minimums[i]
+	}
 	return s.lowest[i][0].pods
+}
+
+// findLowest fills lowest from the counts.
+func (s *filterState) findLowest() {
+	s.lowest = make([]lowestTwo, len(s.counts))
+	for i, m := range s.counts {
+		s.lowest[i] = newLowestTwo()
+		for domain, n := range m {
+			s.lowest[i].set(domain, n)
+		}
+	}
 }
 
 // PreFilter counts, for each of the pod's hard constraints, the matching pods
@@ -118,7 +136,7 @@ func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.Cyc
 // only the nodes that changed since it last counted these constraints; nil
 // when the cache does not keep them yet.
 func (pl *PodTopologySpread) cachedHard(ctx context.Context, pod *v1.Pod, cs []constraint, nodes []*framework.NodeInfo) *filterState {
-	counts, lowest := pl.hard.lookup(ctx, klog.FromContext(ctx), pl.parallelizer, pod.Namespace, cs, nodes)
+	counts, minimums := pl.hard.lookup(ctx, klog.FromContext(ctx), pl.parallelizer, pod.Namespace, cs, nodes)
 	if counts == nil {
 		return nil
 	}
@@ -126,7 +144,7 @@ func (pl *PodTopologySpread) cachedHard(ctx context.Context, pod *v1.Pod, cs []c
 		constraints:  cs,
 		selfMatch:    make([]int, len(cs)),
 		counts:       counts,
-		lowest:       lowest,
+		minimums:     minimums,
 		sharedCounts: true,
 	}
 	podLabels := labels.Set(pod.Labels)
@@ -147,7 +165,6 @@ func (pl *PodTopologySpread) countHard(ctx context.Context, pod *v1.Pod, cs []co
 		constraints: cs,
 		selfMatch:   make([]int, k),
 		counts:      make([]map[string]int, k),
-		lowest:      make([]lowestTwo, k),
 	}
 	podLabels := labels.Set(pod.Labels)
 	for i := range cs {
@@ -174,12 +191,7 @@ func (pl *PodTopologySpread) countHard(ctx context.Context, pod *v1.Pod, cs []co
 			s.counts[j%k][domains[j]] += int(c)
 		}
 	}
-	for i := range cs {
-		s.lowest[i] = newLowestTwo()
-		for domain, n := range s.counts[i] {
-			s.lowest[i].set(domain, n)
-		}
-	}
+	s.findLowest()
 	return s
 }
 
@@ -259,6 +271,9 @@ func (s *filterState) adjust(logger logr.Logger, incoming, other *v1.Pod, node *
 			s.counts[i] = maps.Clone(s.counts[i])
 		}
 		s.sharedCounts = false
+	}
+	if s.lowest == nil {
+		s.findLowest()
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(incoming)
 	otherLabels := labels.Set(other.Labels)
