@@ -33,26 +33,33 @@ func Markdown(results []Result) string {
 	return b.String()
 }
 
-// ratioLines compares Berth with upstream and the null binder, per workload.
+// ratioLines compares each Berth run (berth, berth-no-events) with
+// upstream and the null binders, per workload.
 func ratioLines(results []Result) []string {
 	byKey := make(map[string]Result, len(results))
-	var workloads []string
+	type berthRun struct{ workload, name string }
+	var berths []berthRun
 	for _, r := range results {
-		if _, ok := byKey[r.Workload.Name+"/berth"]; !ok && r.Scheduler == "berth" {
-			workloads = append(workloads, r.Workload.Name)
+		key := r.Workload.Name + "/" + r.Scheduler
+		if _, seen := byKey[key]; !seen && strings.HasPrefix(r.Scheduler, "berth") {
+			berths = append(berths, berthRun{r.Workload.Name, r.Scheduler})
 		}
-		byKey[r.Workload.Name+"/"+r.Scheduler] = r
+		byKey[key] = r
 	}
 	var lines []string
-	for _, w := range workloads {
-		berth := byKey[w+"/berth"]
+	for _, b := range berths {
+		berth := byKey[b.workload+"/"+b.name]
+		label := "Berth"
+		if b.name != "berth" {
+			label = b.name
+		}
 		for _, other := range []string{"kube-scheduler", "null-binder", "null-binder-events"} {
-			o, ok := byKey[w+"/"+other]
+			o, ok := byKey[b.workload+"/"+other]
 			if !ok || o.Throughput.Overall == 0 || o.CPUPerPod == 0 {
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("- %s, Berth/%s: throughput %.2f× (1-s avg %.2f×), CPU per pod %.2f×, peak RSS %.2f×",
-				w, other, berth.Throughput.Overall/o.Throughput.Overall, ratio(berth.Throughput.Average, o.Throughput.Average),
+			lines = append(lines, fmt.Sprintf("- %s, %s/%s: throughput %.2f× (1-s avg %.2f×), CPU per pod %.2f×, peak RSS %.2f×",
+				b.workload, label, other, berth.Throughput.Overall/o.Throughput.Overall, ratio(berth.Throughput.Average, o.Throughput.Average),
 				float64(berth.CPUPerPod)/float64(o.CPUPerPod), ratio(float64(berth.Proc.PeakRSS), float64(o.Proc.PeakRSS))))
 			if berth.Latency != nil && o.Latency != nil {
 				lines[len(lines)-1] += fmt.Sprintf(", latency p99 %.2f×", ratio(float64(berth.Latency.P99), float64(o.Latency.P99)))

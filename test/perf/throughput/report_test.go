@@ -95,3 +95,19 @@ func TestMarkdownComparesWithTheNullBinderWithEvents(t *testing.T) {
 		t.Errorf("Markdown() lacks %q:\n%s", want, got)
 	}
 }
+
+func TestMarkdownComparesBerthWithoutEvents(t *testing.T) {
+	got := Markdown([]Result{
+		result("berth", 500, time.Millisecond, 100),
+		result("berth-no-events", 800, time.Millisecond, 100),
+		result("null-binder", 1000, time.Millisecond/4, 25),
+	})
+	for _, want := range []string{
+		"- SchedulingBasic, Berth/null-binder: throughput 0.50×",
+		"- SchedulingBasic, berth-no-events/null-binder: throughput 0.80×",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Markdown() lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -33,11 +33,12 @@ type Scheduler struct {
 	Setup func(ctx context.Context, env Env) error
 }
 
-// Berth runs `berth manager` from binary with a SchedulingProfile named
-// default-scheduler (all defaults) applied first. extraArgs are appended.
-func Berth(binary string, extraArgs ...string) Scheduler {
+// Berth runs `berth manager` from binary, reported as name, with a
+// SchedulingProfile named default-scheduler (all defaults) applied first.
+// extraArgs are appended.
+func Berth(name, binary string, extraArgs ...string) Scheduler {
 	return Scheduler{
-		Name:   "berth",
+		Name:   name,
 		Binary: binary,
 		Args: func(env Env) ([]string, error) {
 			return append([]string{"manager",
