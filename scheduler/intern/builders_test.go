@@ -83,6 +83,34 @@ func (b *podBuilder) securityContext(sc *v1.PodSecurityContext) *podBuilder {
 	return b
 }
 
+func (b *podBuilder) annotation(k, v string) *podBuilder {
+	if b.pod.Annotations == nil {
+		b.pod.Annotations = map[string]string{}
+	}
+	b.pod.Annotations[clone(k)] = clone(v)
+	return b
+}
+
+func (b *podBuilder) command(args ...string) *podBuilder {
+	c := &b.pod.Spec.Containers[0]
+	for _, a := range args {
+		c.Command = append(c.Command, clone(a))
+	}
+	return b
+}
+
+func (b *podBuilder) env(name, value string) *podBuilder {
+	c := &b.pod.Spec.Containers[0]
+	c.Env = append(c.Env, v1.EnvVar{Name: clone(name), Value: clone(value)})
+	return b
+}
+
+func (b *podBuilder) envFromField(name, path string) *podBuilder {
+	c := &b.pod.Spec.Containers[0]
+	c.Env = append(c.Env, v1.EnvVar{Name: clone(name), ValueFrom: &v1.EnvVarSource{FieldRef: &v1.ObjectFieldSelector{FieldPath: path}}})
+	return b
+}
+
 func (b *podBuilder) obj() *v1.Pod { return b.pod }
 
 // nodeBuilder builds a test node.
@@ -104,6 +132,20 @@ func (b *nodeBuilder) capacity(cpu, mem string) *nodeBuilder {
 		return v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem)}
 	}
 	b.node.Status.Capacity, b.node.Status.Allocatable = list(), list()
+	return b
+}
+
+func (b *nodeBuilder) label(k, v string) *nodeBuilder {
+	b.node.Labels[clone(k)] = clone(v)
+	return b
+}
+
+func (b *nodeBuilder) image(size int64, names ...string) *nodeBuilder {
+	img := v1.ContainerImage{SizeBytes: size}
+	for _, n := range names {
+		img.Names = append(img.Names, clone(n))
+	}
+	b.node.Status.Images = append(b.node.Status.Images, img)
 	return b
 }
 

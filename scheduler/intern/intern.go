@@ -41,6 +41,8 @@ type Table struct {
 	labels      map[uint64]map[string]string
 	tolerations map[uint64][]v1.Toleration
 	ports       map[uint64][]v1.ContainerPort
+	stringLists map[uint64][]string
+	envs        map[uint64][]v1.EnvVar
 	owners      map[uint64][]metav1.OwnerReference
 	int64s      map[int64]*int64
 	int32s      map[int32]*int32
@@ -73,6 +75,8 @@ func New(opts ...Option) *Table {
 		labels:      map[uint64]map[string]string{},
 		tolerations: map[uint64][]v1.Toleration{},
 		ports:       map[uint64][]v1.ContainerPort{},
+		stringLists: map[uint64][]string{},
+		envs:        map[uint64][]v1.EnvVar{},
 		owners:      map[uint64][]metav1.OwnerReference{},
 		int64s:      map[int64]*int64{},
 		int32s:      map[int32]*int32{},
@@ -100,8 +104,9 @@ func (t *Table) Transform(obj any) (any, error) {
 	return obj, nil
 }
 
-// Pod makes pod share its labels, owner references, resource lists,
-// tolerations, ports, common strings and scalar pointers with earlier pods.
+// Pod makes pod share its labels, annotations, owner references, resource
+// lists, tolerations, ports, commands, plain environment, common strings and
+// scalar pointers with earlier pods.
 func (t *Table) Pod(pod *v1.Pod) {
 	if pod == nil {
 		return
@@ -111,6 +116,7 @@ func (t *Table) Pod(pod *v1.Pod) {
 	setStr(&pod.Namespace, t.str(pod.Namespace))
 	setStr(&pod.GenerateName, t.str(pod.GenerateName))
 	setMap(&pod.Labels, t.labelMap(pod.Labels))
+	setMap(&pod.Annotations, t.labelMap(pod.Annotations))
 	if s := t.ownerRefs(pod.OwnerReferences); !sameSlice(s, pod.OwnerReferences) {
 		pod.OwnerReferences = s
 	}
@@ -167,11 +173,22 @@ func (t *Table) container(c *v1.Container) {
 	if s := t.portList(c.Ports); !sameSlice(s, c.Ports) {
 		c.Ports = s
 	}
+	if s := t.stringList(c.Command); !sameSlice(s, c.Command) {
+		c.Command = s
+	}
+	if s := t.stringList(c.Args); !sameSlice(s, c.Args) {
+		c.Args = s
+	}
+	if s := t.envList(c.Env); !sameSlice(s, c.Env) {
+		c.Env = s
+	}
 }
 
 // Node makes node share its capacity, allocatable resources and the
-// strings of its system info and conditions with earlier nodes. Labels stay
-// the node's own (the hostname differs on every node).
+// strings of its labels, images, system info and conditions with earlier
+// nodes. The label map stays the node's own (the hostname differs on every
+// node); its strings are shared, as are the names of its images, which
+// nodes of a cluster largely have in common and which are long (digests).
 func (t *Table) Node(node *v1.Node) {
 	if node == nil {
 		return
@@ -188,6 +205,13 @@ func (t *Table) Node(node *v1.Node) {
 		setStr((*string)(&c.Status), t.str(string(c.Status)))
 		setStr(&c.Reason, t.str(c.Reason))
 		setStr(&c.Message, t.str(c.Message))
+	}
+	setMap(&node.Labels, t.ownStrings(node.Labels))
+	for i := range st.Images {
+		names := st.Images[i].Names
+		for j := range names {
+			setStr(&names[j], t.str(names[j]))
+		}
 	}
 	ni := &st.NodeInfo
 	for _, s := range []*string{&ni.KernelVersion, &ni.OSImage, &ni.ContainerRuntimeVersion, &ni.KubeletVersion, &ni.KubeProxyVersion, &ni.OperatingSystem, &ni.Architecture} {
@@ -247,6 +271,84 @@ func (t *Table) int32Ptr(p *int32) *int32 {
 	full(t, t.int32s)
 	t.int32s[*p] = p
 	return p
+}
+
+// ownStrings returns m, or, when some of its keys or values are not the
+// table's strings yet, a copy of m made of the table's strings: the map
+// stays one object's own, its strings are shared.
+func (t *Table) ownStrings(m map[string]string) map[string]string {
+	interned := true
+	for k, v := range m {
+		if !sameString(k, t.str(k)) || !sameString(v, t.str(v)) {
+			interned = false
+			break
+		}
+	}
+	if interned {
+		return m
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[t.str(k)] = t.str(v)
+	}
+	return out
+}
+
+// stringList returns the canonical slice equal to ss (commands, arguments).
+func (t *Table) stringList(ss []string) []string {
+	if len(ss) == 0 {
+		return ss
+	}
+	var hs maphash.Hash
+	hs.SetSeed(t.seed)
+	for _, s := range ss {
+		hs.WriteString(s)
+		hs.WriteByte(0)
+	}
+	h := hs.Sum64()
+	if c, ok := t.stringLists[h]; ok {
+		if slices.Equal(c, ss) {
+			return c
+		}
+		return ss
+	}
+	full(t, t.stringLists)
+	t.stringLists[h] = ss
+	return ss
+}
+
+// envList returns the canonical slice equal to env when every variable is
+// a plain name and value; variables read from elsewhere (valueFrom) leave
+// env the container's own.
+func (t *Table) envList(env []v1.EnvVar) []v1.EnvVar {
+	if len(env) == 0 {
+		return env
+	}
+	var hs maphash.Hash
+	hs.SetSeed(t.seed)
+	for i := range env {
+		if env[i].ValueFrom != nil {
+			return env
+		}
+		hs.WriteString(env[i].Name)
+		hs.WriteByte(0)
+		hs.WriteString(env[i].Value)
+		hs.WriteByte(0)
+	}
+	h := hs.Sum64()
+	if c, ok := t.envs[h]; ok {
+		if slices.EqualFunc(c, env, equalPlainEnv) {
+			return c
+		}
+		return env
+	}
+	full(t, t.envs)
+	t.envs[h] = env
+	return env
+}
+
+func equalPlainEnv(a, b v1.EnvVar) bool {
+	return a.Name == b.Name && a.Value == b.Value && a.ValueFrom == nil && b.ValueFrom == nil
 }
 
 // labelMap returns the canonical map equal to m.
@@ -420,9 +522,14 @@ func mix(a, b uint64) uint64 {
 
 // setStr writes c to *p unless *p is already that very string.
 func setStr(p *string, c string) {
-	if len(*p) != len(c) || unsafe.StringData(*p) != unsafe.StringData(c) {
+	if !sameString(*p, c) {
 		*p = c
 	}
+}
+
+// sameString reports whether a and b are the very same string in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
 }
 
 // setMap writes c to *p unless *p is already that map.

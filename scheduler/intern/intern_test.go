@@ -203,3 +203,81 @@ func TestTransformPassesOtherObjects(t *testing.T) {
 		t.Errorf("Transform(nil pod) = %v, %v", got, err)
 	}
 }
+
+func TestPodSharesAnnotationsCommandsAndPlainEnv(t *testing.T) {
+	build := func(name string) *podBuilder {
+		return makePod(name).annotation("prometheus.io/scrape", "true").command("/app", "--port=80").env("MODE", "prod")
+	}
+	tests := []struct {
+		name                          string
+		first, second                 *v1.Pod
+		annotations, command, envVars bool
+	}{
+		{name: "replicas", first: build("a").obj(), second: build("b").obj(), annotations: true, command: true, envVars: true},
+		{name: "other annotation", first: build("a").obj(), second: build("b").annotation("extra", "1").obj(), command: true, envVars: true},
+		{name: "other command", first: build("a").obj(), second: build("b").command("--debug").obj(), annotations: true, envVars: true},
+		{name: "env read from a field stays the pod's own", first: build("a").envFromField("NODE", "spec.nodeName").obj(),
+			second: build("b").envFromField("NODE", "spec.nodeName").obj(), annotations: true, command: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table := New()
+			want := tt.second.DeepCopy()
+			table.Pod(tt.first)
+			table.Pod(tt.second)
+			if !equality.Semantic.DeepEqual(tt.second, want) {
+				t.Fatalf("interning changed the pod")
+			}
+			ca, cb := tt.first.Spec.Containers[0], tt.second.Spec.Containers[0]
+			if got := sameMapPtr(tt.first.Annotations, tt.second.Annotations); got != tt.annotations {
+				t.Errorf("annotations shared = %v, want %v", got, tt.annotations)
+			}
+			if got := sameSlice(ca.Command, cb.Command); got != tt.command {
+				t.Errorf("command shared = %v, want %v", got, tt.command)
+			}
+			if got := sameSlice(ca.Env, cb.Env); got != tt.envVars {
+				t.Errorf("env shared = %v, want %v", got, tt.envVars)
+			}
+		})
+	}
+}
+
+func TestNodeSharesLabelStringsAndImageNames(t *testing.T) {
+	const digest = "registry.k8s.io/pause@sha256:ee6521f290b2168b6e0935a181d4cff9be1ac3f505666ef0e3c98fae8199917a"
+	table := New()
+	a := makeNode("n1").label(v1.LabelArchStable, "amd64").image(300, digest, "registry.k8s.io/pause:3.10.2").obj()
+	b := makeNode("n2").label(v1.LabelArchStable, "amd64").image(300, digest, "registry.k8s.io/pause:3.10.2").obj()
+	want := b.DeepCopy()
+	table.Node(a)
+	table.Node(b)
+	if !equality.Semantic.DeepEqual(b, want) {
+		t.Fatalf("interning changed the node")
+	}
+	if sameMapPtr(a.Labels, b.Labels) {
+		t.Errorf("nodes share one label map")
+	}
+	for k, v := range b.Labels {
+		ka, va := keyOf(a.Labels, k)
+		if k == v1.LabelArchStable && (!sameString(k, ka) || !sameString(v, va)) {
+			t.Errorf("label %s: strings not shared", k)
+		}
+	}
+	if !sameString(a.Status.Images[0].Names[0], b.Status.Images[0].Names[0]) {
+		t.Errorf("image names not shared")
+	}
+	labels := b.Labels
+	table.Node(b)
+	if !sameMapPtr(labels, b.Labels) {
+		t.Errorf("a second Node call replaced the interned label map")
+	}
+}
+
+// keyOf returns m's own copies of key k and its value.
+func keyOf(m map[string]string, k string) (string, string) {
+	for key, v := range m {
+		if key == k {
+			return key, v
+		}
+	}
+	return "", ""
+}
