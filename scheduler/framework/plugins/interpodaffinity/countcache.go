@@ -3,6 +3,7 @@ package interpodaffinity
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -209,16 +210,22 @@ func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, no
 // addShare appends one more pod or term to the node's domain for key,
 // merging it into the last share when that is the same domain.
 func addShare(out []share, node *v1.Node, key string) []share {
+	return addWeight(out, node, key, 1)
+}
+
+// addWeight appends w to the node's domain for key, merging it into the
+// last share when that is the same domain.
+func addWeight(out []share, node *v1.Node, key string, w int64) []share {
 	value, ok := node.Labels[key]
 	if !ok {
 		return out
 	}
 	d := domain{key: key, value: value}
 	if last := len(out) - 1; last >= 0 && out[last].d == d {
-		out[last].n++
+		out[last].n += w
 		return out
 	}
-	return append(out, share{d: d, n: 1})
+	return append(out, share{d: d, n: w})
 }
 
 // existingAntiKey identifies the existing-anti-affinity counts of a pod:
@@ -317,6 +324,57 @@ func antiAffinityShares(terms []framework.AffinityTerm) contributeFunc {
 			for i := range terms {
 				if terms[i].Matches(existing.Pod, nil) {
 					out = addShare(out, node, terms[i].TopologyKey)
+				}
+			}
+		}
+		return out
+	}
+}
+
+// existingTermsKey identifies the scoring counts of existing pods' terms
+// for a pod without preferred terms of its own: they read its namespace,
+// labels and namespace labels, and the weight of required affinity.
+func existingTermsKey(kind string, pod *v1.Pod, nsLabels labels.Set, hardWeight int64) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	b.WriteByte(0)
+	b.WriteString(existingAntiKey(pod, nsLabels))
+	b.WriteByte(0)
+	b.WriteString(strconv.FormatInt(hardWeight, 10))
+	return b.String()
+}
+
+// existingTermsShares is the contribution function of the existing pods'
+// terms that select the incoming pod, as PreScore weighs them: required
+// affinity by hardWeight (when positive), preferred affinity by its weight
+// and preferred anti-affinity by minus its weight. With countOnly each
+// matching term adds 1 instead, which tells the domains that got a weight,
+// even one that sums to 0.
+func existingTermsShares(pod *v1.Pod, nsLabels labels.Set, hardWeight int64, countOnly bool) contributeFunc {
+	weight := func(w int64) int64 {
+		if countOnly {
+			return 1
+		}
+		return w
+	}
+	return func(ni *framework.NodeInfo, out []share) []share {
+		node := ni.Node()
+		for _, existing := range ni.PodsWithAffinity {
+			if hardWeight > 0 {
+				for i := range existing.RequiredAffinityTerms {
+					if t := &existing.RequiredAffinityTerms[i]; t.Matches(pod, nsLabels) {
+						out = addWeight(out, node, t.TopologyKey, weight(hardWeight))
+					}
+				}
+			}
+			for i := range existing.PreferredAffinityTerms {
+				if t := &existing.PreferredAffinityTerms[i]; t.Matches(pod, nsLabels) {
+					out = addWeight(out, node, t.TopologyKey, weight(int64(t.Weight)))
+				}
+			}
+			for i := range existing.PreferredAntiAffinityTerms {
+				if t := &existing.PreferredAntiAffinityTerms[i]; t.Matches(pod, nsLabels) {
+					out = addWeight(out, node, t.TopologyKey, weight(-int64(t.Weight)))
 				}
 			}
 		}

@@ -63,13 +63,18 @@ func (c *fakeCluster) freshNode() *framework.NodeInfo {
 func (c *fakeCluster) randomPod(nodeName string) *framework.PodInfo {
 	c.seq++
 	b := makePod("p"+strconv.Itoa(c.seq), "color", c.pick(randColors)).ns(c.pick(randNS)).on(nodeName)
-	switch c.rng.Intn(6) {
+	switch c.rng.Intn(8) {
 	case 0:
 		b = b.anti(sel(hostKey, "color", c.pick(randColors)))
 	case 1:
 		b = b.anti(sel(zoneKey, "color", c.pick(randColors)).nsSel("team", "yes"))
 	case 2:
 		b = b.affinity(sel(zoneKey, "color", c.pick(randColors)))
+	case 3:
+		b = b.prefer(int32(1+c.rng.Intn(3)), sel(zoneKey, "color", c.pick(randColors)))
+	case 4:
+		b = b.avoid(int32(1+c.rng.Intn(3)), sel(zoneKey, "color", c.pick(randColors))).
+			prefer(int32(1+c.rng.Intn(3)), sel(hostKey, "color", c.pick(randColors)))
 	}
 	b.pod.UID = types.UID(b.pod.Name)
 	return info(b.obj())
@@ -177,6 +182,7 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 				if c.rng.Intn(3) == 0 {
 					continue
 				}
+				comparePreScore(t, cached, full, pod, c.nodes)
 				gotState, wantState := framework.NewCycleState(), framework.NewCycleState()
 				_, gotStatus := cached.PreFilter(ctx, gotState, pod, c.nodes)
 				_, wantStatus := full.PreFilter(ctx, wantState, pod, c.nodes)
@@ -204,6 +210,37 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// comparePreScore runs PreScore with and without the count cache and
+// compares the status and the weights per domain.
+func comparePreScore(t *testing.T, cached, full *InterPodAffinity, pod *v1.Pod, nodes []*framework.NodeInfo) {
+	t.Helper()
+	ctx := context.Background()
+	gotState, wantState := framework.NewCycleState(), framework.NewCycleState()
+	got, want := cached.PreScore(ctx, gotState, pod, nodes), full.PreScore(ctx, wantState, pod, nodes)
+	if got.Code() != want.Code() {
+		t.Fatalf("pod %s: PreScore %v, want %v", pod.Name, got, want)
+	}
+	if !want.IsSuccess() {
+		return
+	}
+	weights := func(state *framework.CycleState) map[domain]int64 {
+		s, err := framework.ReadState[*scoreState](state, preScoreKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[domain]int64{}
+		for _, ks := range s.domains {
+			for v, w := range ks.values {
+				out[domain{ks.key, v}] = w
+			}
+		}
+		return out
+	}
+	if g, w := weights(gotState), weights(wantState); !maps.Equal(g, w) {
+		t.Fatalf("pod %s: PreScore weights %v, want %v", pod.Name, g, w)
 	}
 }
 

@@ -135,6 +135,19 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("parsing pod: %w", err))
 	}
+	if !own && pl.counts != nil {
+		all, err := lister.List()
+		if err != nil {
+			return framework.AsStatus(fmt.Errorf("listing nodes: %w", err))
+		}
+		if s, ok := pl.cachedExistingScores(ctx, pod, all); ok {
+			if s == nil {
+				return framework.NewStatus(framework.Skip)
+			}
+			state.Write(preScoreKey, s)
+			return nil
+		}
+	}
 	for _, terms := range [][]framework.WeightedAffinityTerm{pi.PreferredAffinityTerms, pi.PreferredAntiAffinityTerms} {
 		for i := range terms {
 			if err := resolveNamespaces(&terms[i].AffinityTerm, pl.namespacesSelected); err != nil {
@@ -182,6 +195,44 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 	}
 	state.Write(preScoreKey, s)
 	return nil
+}
+
+// cachedExistingScores builds PreScore's state for a pod without preferred
+// terms of its own from the count cache: the weights of existing pods' terms
+// per domain, over the domains where any such term selects the pod. It
+// returns nil when no domain got a weight, and false when the cache does not
+// keep these counts yet.
+func (pl *InterPodAffinity) cachedExistingScores(ctx context.Context, pod *v1.Pod, all []*framework.NodeInfo) (*scoreState, bool) {
+	nsLabels := pl.namespaceLabels(klog.FromContext(ctx), pod.Namespace)
+	hardWeight := int64(pl.args.HardPodAffinityWeight)
+	par := pl.handle.Parallelizer()
+	matched := pl.counts.lookup(ctx, par, existingTermsKey("score-terms", pod, nsLabels, hardWeight), all,
+		existingTermsShares(pod, nsLabels, hardWeight, true))
+	if matched == nil {
+		return nil, false
+	}
+	if len(matched.counts) == 0 {
+		return nil, true
+	}
+	weights := pl.counts.lookup(ctx, par, existingTermsKey("score-weights", pod, nsLabels, hardWeight), all,
+		existingTermsShares(pod, nsLabels, hardWeight, false))
+	if weights == nil {
+		return nil, false
+	}
+	byKey := map[string]map[string]int64{}
+	for d := range matched.counts {
+		values := byKey[d.key]
+		if values == nil {
+			values = map[string]int64{}
+			byKey[d.key] = values
+		}
+		values[d.value] = weights.counts[d]
+	}
+	s := &scoreState{domains: make([]keyScores, 0, len(byKey))}
+	for key, values := range byKey {
+		s.domains = append(s.domains, keyScores{key: key, values: values})
+	}
+	return s, true
 }
 
 // Score sums the weights of the node's domains; it may be negative.
