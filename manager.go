@@ -35,6 +35,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/gang"
+	"github.com/berth-io/berth/scheduler/intern"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance"
 )
@@ -218,10 +219,18 @@ func managerConfig(o *managerOptions, scheme *runtime.Scheme, logger logr.Logger
 // cacheOptions keeps controller-runtime's cache small. The scheduler's own
 // informers hold every pod and node; this cache holds Berth's objects and,
 // of pods, only PodGroup members (the pods labelled with their group's name),
-// and no object keeps its managedFields, which no controller reads.
+// no object keeps its managedFields, which no controller reads, and a
+// gang's member pods share their equal parts (intern).
 func cacheOptions() cache.Options {
+	strip, table := cache.TransformStripManagedFields(), intern.New()
 	return cache.Options{
-		DefaultTransform: cache.TransformStripManagedFields(),
+		DefaultTransform: func(obj any) (any, error) {
+			obj, err := strip(obj)
+			if err != nil {
+				return nil, err
+			}
+			return table.Transform(obj)
+		},
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Pod{}: {Label: controllers.MemberPodSelector()},
 		},

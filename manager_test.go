@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"io"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -128,7 +129,25 @@ func TestRestConfig(t *testing.T) {
 func TestCacheOptions(t *testing.T) {
 	opts := cacheOptions()
 	if opts.DefaultTransform == nil {
-		t.Error("no default transform: cached objects keep their managedFields")
+		t.Fatal("no default transform: cached objects keep their managedFields")
+	}
+	member := func(name string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1alpha1.PodGroupLabel: "g1"},
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+		}
+	}
+	a, b := member("a"), member("b")
+	for _, p := range []*corev1.Pod{a, b} {
+		if _, err := opts.DefaultTransform(p); err != nil {
+			t.Fatalf("DefaultTransform: %v", err)
+		}
+	}
+	if a.ManagedFields != nil || b.ManagedFields != nil {
+		t.Error("the transform keeps managedFields")
+	}
+	if reflect.ValueOf(a.Labels).UnsafePointer() != reflect.ValueOf(b.Labels).UnsafePointer() {
+		t.Error("two members with equal labels keep a label map each")
 	}
 	var podSel labels.Selector
 	for obj, by := range opts.ByObject {
