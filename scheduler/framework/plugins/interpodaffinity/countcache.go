@@ -143,7 +143,7 @@ func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
 	if old == ni {
 		return old != nil
 	}
-	if old == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
+	if old == nil || ni == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
 		return false
 	}
 	a, b := old.Node(), ni.Node()
@@ -202,7 +202,7 @@ func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, no
 			e.counts.addDomain(s.d, s.n)
 		}
 		e.shares[n] = fresh[j]
-		e.nodes[n], e.gens[n] = nodes[n], nodes[n].Generation
+		e.nodes[n], e.gens[n] = nodes[n], generation(nodes[n])
 	}
 	clear(fresh)
 }
@@ -380,4 +380,12 @@ func existingTermsShares(pod *v1.Pod, nsLabels labels.Set, hardWeight int64, cou
 		}
 		return out
 	}
+}
+
+// generation is the NodeInfo's Generation, 0 for none.
+func generation(ni *framework.NodeInfo) int64 {
+	if ni == nil {
+		return 0
+	}
+	return ni.Generation
 }

@@ -233,7 +233,7 @@ func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
 	if old == ni {
 		return old != nil
 	}
-	if old == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
+	if old == nil || ni == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
 		return false
 	}
 	a, b := old.Node(), ni.Node()
@@ -287,7 +287,7 @@ func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framew
 		copy(e.slots[n*k:(n+1)*k], fresh[j*k:(j+1)*k])
 		copy(e.domains[n*k:(n+1)*k], freshDomains[j*k:(j+1)*k])
 		e.apply(n, 1)
-		e.nodes[n], e.gens[n] = nodes[n], nodes[n].Generation
+		e.nodes[n], e.gens[n] = nodes[n], generation(nodes[n])
 	}
 	clear(freshDomains)
 }
@@ -324,4 +324,12 @@ func (e *countEntry) count(i, n, delta int) {
 	if h[n] += delta; h[n] == 0 {
 		delete(h, n)
 	}
+}
+
+// generation is the NodeInfo's Generation, 0 for none.
+func generation(ni *framework.NodeInfo) int64 {
+	if ni == nil {
+		return 0
+	}
+	return ni.Generation
 }
