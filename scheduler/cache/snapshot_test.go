@@ -334,7 +334,8 @@ func describe(s *Snapshot) string {
 	}
 	aff, _ := s.HavePodsWithAffinityList()
 	anti, _ := s.HavePodsWithRequiredAntiAffinityList()
-	out += fmt.Sprintf(" aff=%v anti=%v pvcs=%v map=%v", names(aff), names(anti), s.usedPVCRefCounts, keys(s.nodeInfoMap))
+	// The affinity lists' order is unspecified.
+	out += fmt.Sprintf(" aff=%v anti=%v pvcs=%v map=%v", slices.Sorted(slices.Values(names(aff))), slices.Sorted(slices.Values(names(anti))), s.usedPVCRefCounts, keys(s.nodeInfoMap))
 	return out
 }
 

@@ -11,15 +11,14 @@ import (
 // UpdateSnapshot brings s up to the cache's current generation. It clones only
 // the NodeInfos changed since s was last updated, walking the recency list
 // from its head, and rebuilds the node list only when nodes were added,
-// removed or moved between zones, and the affinity lists only when a node
-// started or stopped having pods with affinity.
+// removed or moved between zones; a node that starts or stops having pods
+// with affinity joins or leaves the affinity lists on its own.
 func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 
 	since := s.generation
 	relist := c.nodeSetChangedAt > since
-	reaffinity := false
 	for e := c.recent.head; e != nil && e.info.Generation > since; e = e.older {
 		old := s.nodeInfoMap[e.name]
 		if e.info.Node() == nil {
@@ -41,18 +40,8 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 		if pos, ok := s.listPos[e.name]; ok {
 			s.nodeInfoList[pos] = fresh
 		}
-		oldAff, freshAff := len(old.PodsWithAffinity) > 0, len(fresh.PodsWithAffinity) > 0
-		oldAnti, freshAnti := len(old.PodsWithRequiredAntiAffinity) > 0, len(fresh.PodsWithRequiredAntiAffinity) > 0
-		if oldAff != freshAff || oldAnti != freshAnti {
-			reaffinity = true
-			continue
-		}
-		if pos, ok := s.affinityPos[e.name]; ok {
-			s.withAffinity[pos] = fresh
-		}
-		if pos, ok := s.antiAffinityPos[e.name]; ok {
-			s.withRequiredAntiAffinity[pos] = fresh
-		}
+		updateAffinityList(&s.withAffinity, s.affinityPos, e.name, len(fresh.PodsWithAffinity) > 0, fresh)
+		updateAffinityList(&s.withRequiredAntiAffinity, s.antiAffinityPos, e.name, len(fresh.PodsWithRequiredAntiAffinity) > 0, fresh)
 	}
 
 	switch {
@@ -65,8 +54,6 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 		s.rebuildLists(c.zones.order())
 	case s.needsCompaction():
 		s.compact()
-		s.rebuildAffinityLists()
-	case reaffinity:
 		s.rebuildAffinityLists()
 	}
 	if c.images.changedAt > since {
@@ -82,6 +69,30 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 		return err
 	}
 	return nil
+}
+
+// updateAffinityList keeps one affinity list and its positions in step with
+// a node's new NodeInfo ni: it replaces the node's entry, appends one when
+// the node now has such pods (has), or takes the entry out by moving the
+// list's last one into its place. The lists' order is therefore not the
+// node list's; nothing reads them in order.
+func updateAffinityList(list *[]*framework.NodeInfo, pos map[string]int, name string, has bool, ni *framework.NodeInfo) {
+	i, listed := pos[name]
+	switch {
+	case has && listed:
+		(*list)[i] = ni
+	case has:
+		pos[name] = len(*list)
+		*list = append(*list, ni)
+	case listed:
+		last := len(*list) - 1
+		moved := (*list)[last]
+		(*list)[i] = moved
+		pos[moved.Node().Name] = i
+		(*list)[last] = nil
+		*list = (*list)[:last]
+		delete(pos, name)
+	}
 }
 
 // rebuildSnapshot refills s from scratch. The caller holds the lock.
