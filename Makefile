@@ -96,7 +96,7 @@ helm-sync: ## Copy the generated CRDs and ClusterRole rules from config/ into th
 	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 
 .PHONY: bench
-bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth vs kube-scheduler vs a null binder (SchedulingBasic, 5,000 nodes / 10,000 pods, ~4 min; BENCH_ARGS=--quick: 1,000/1,000).
+bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth (with and without Scheduled events) vs kube-scheduler vs the null binders (SchedulingBasic, 5,000 nodes / 10,000 pods, ~6 min; BENCH_ARGS=--quick: 1,000/1,000).
 	go test -run='^$$' -bench=. -benchmem ./scheduler/...
 	go test -run='^$$' -bench=ApplyToFirstBind -benchtime=20x ./test/perf/profileapply
 	hack/control-plane.sh kube-scheduler
@@ -105,7 +105,7 @@ bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply 
 		--out-json=$(BIN)/bench.json --out-md=$(BIN)/bench.md $(BENCH_ARGS)
 
 .PHONY: bench-quick
-bench-quick: control-plane build ## Prove the throughput harness works (make test runs it): Berth, kube-scheduler and the null binder each bind 1,000 pods on 1,000 nodes and 5 s of steady arrival; fails if any pod is left unbound. No timing is asserted.
+bench-quick: control-plane build ## Prove the throughput harness works (make test runs it): every scheduler under test (Berth with and without Scheduled events, kube-scheduler, the null binder with and without them) binds 1,000 pods on 1,000 nodes and 5 s of steady arrival; fails if any pod is left unbound. No timing is asserted.
 	hack/control-plane.sh kube-scheduler
 	go build -o $(BIN)/bench ./test/perf/cmd/bench
 	$(BIN)/bench --quick --berth-bin=$(BIN)/berth --k8s-bin-dir=$(K8S_BIN) \
