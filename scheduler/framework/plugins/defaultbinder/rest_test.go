@@ -1,0 +1,125 @@
+package defaultbinder
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+)
+
+// TestBindOverHTTP binds through a real REST client against a server that
+// records the request, as the typed client would send it.
+func TestBindOverHTTP(t *testing.T) {
+	tests := []struct {
+		name        string
+		contentType string
+		status      int
+		want        framework.Code
+	}{
+		{name: "protobuf", contentType: runtime.ContentTypeProtobuf, status: http.StatusCreated, want: framework.Success},
+		{name: "json", contentType: runtime.ContentTypeJSON, status: http.StatusCreated, want: framework.Success},
+		{name: "conflict", contentType: runtime.ContentTypeJSON, status: http.StatusConflict, want: framework.Error},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var method, path, query, gotType string
+			var body []byte
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				method, path, query, gotType = r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Content-Type")
+				body, _ = io.ReadAll(r.Body)
+				w.Header().Set("Content-Type", runtime.ContentTypeJSON)
+				w.WriteHeader(tt.status)
+				st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess, Code: int32(tt.status)}
+				if tt.status != http.StatusCreated {
+					st.Status, st.Reason, st.Message = metav1.StatusFailure, metav1.StatusReasonConflict, "uid mismatch"
+				}
+				raw, _ := runtime.Encode(scheme.Codecs.LegacyCodec(v1.SchemeGroupVersion), &st)
+				_, _ = w.Write(raw)
+			}))
+			defer srv.Close()
+			client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: tt.contentType}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := NewBinder(client)
+			if b.rest == nil {
+				t.Fatal("a real client set's REST client was not used")
+			}
+			pod := pt.Pod("p").Namespace("ns").UID("uid-123").Obj()
+
+			st := b.Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
+			if st.Code() != tt.want {
+				t.Fatalf("Bind = %v, want %v", st, tt.want)
+			}
+			if tt.want != framework.Success && !apierrors.IsConflict(errors.Unwrap(st.AsError())) {
+				t.Errorf("error %v does not wrap the API conflict", st.AsError())
+			}
+			if method != http.MethodPost || path != "/api/v1/namespaces/ns/pods/p/binding" || query != "" {
+				t.Errorf("request = %s %s?%s, want POST /api/v1/namespaces/ns/pods/p/binding with no query", method, path, query)
+			}
+			if gotType != tt.contentType {
+				t.Errorf("content type = %q, want %q", gotType, tt.contentType)
+			}
+			obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+			if err != nil {
+				t.Fatalf("decoding the posted body: %v", err)
+			}
+			got, ok := obj.(*v1.Binding)
+			if !ok {
+				t.Fatalf("posted a %T, want a Binding", obj)
+			}
+			if got.Namespace != "ns" || got.Name != "p" || got.UID != "uid-123" || got.Target.Kind != "Node" || got.Target.Name != "node-1" {
+				t.Errorf("posted binding = %s/%s uid %s target %+v", got.Namespace, got.Name, got.UID, got.Target)
+			}
+		})
+	}
+}
+
+// BenchmarkBind measures the client side of one bind against a local
+// server: the typed client's Bind against the plain REST request.
+func BenchmarkBind(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", runtime.ContentTypeJSON)
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success","code":201}`))
+	}))
+	defer srv.Close()
+	// No client-side rate limit: the manager's default.
+	client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: -1, ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pod := pt.Pod("p").Namespace("ns").UID("uid-123").Obj()
+	for _, typed := range []bool{true, false} {
+		name := "rest-request"
+		if typed {
+			name = "typed-client"
+		}
+		b.Run(name, func(b *testing.B) {
+			binder := NewBinder(client)
+			if typed {
+				binder.rest = nil
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if st := binder.Bind(context.Background(), nil, pod, "node-1"); !st.IsSuccess() {
+					b.Fatal(st)
+				}
+			}
+		})
+	}
+}
