@@ -74,7 +74,7 @@ type countEntry struct {
 // changed node's share with contribute, and returns them; the caller must
 // not change them. It returns nil when the key has no entry yet and is not
 // admitted (see countCache): the caller counts itself.
-func (cc *countCache) lookup(ctx context.Context, par framework.Parallelizer, key string, nodes []*framework.NodeInfo, contribute contributeFunc) *domainCounts {
+func (cc *countCache) lookup(ctx context.Context, par framework.Parallelizer, key string, idx *nodeIndex, nodes []*framework.NodeInfo, contribute contributeFunc) *domainCounts {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	cc.tick++
@@ -86,7 +86,7 @@ func (cc *countCache) lookup(ctx context.Context, par framework.Parallelizer, ke
 		e = cc.add(key)
 	}
 	e.lastUsed = cc.tick
-	e.refresh(ctx, par, nodes, contribute)
+	e.refresh(ctx, par, idx, nodes, contribute)
 	e.shared = true
 	return e.counts
 }
@@ -151,13 +151,14 @@ func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
 }
 
 // refresh recounts the positions whose NodeInfo changed and patches the
-// totals with the difference.
-func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, nodes []*framework.NodeInfo, contribute contributeFunc) {
-	if len(e.nodes) != len(nodes) || e.counts == nil {
+// totals with the difference. Counts over another node index than idx
+// (nodes were added, removed, moved or updated) start again from nothing.
+func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, idx *nodeIndex, nodes []*framework.NodeInfo, contribute contributeFunc) {
+	if len(e.nodes) != len(nodes) || e.counts == nil || e.counts.idx != idx {
 		e.nodes = make([]*framework.NodeInfo, len(nodes))
 		e.gens = make([]int64, len(nodes))
 		e.shares = make([][]share, len(nodes))
-		e.counts = newDomainCounts()
+		e.counts = newDomainCounts(idx)
 		e.shared = false
 	}
 	e.changed = e.changed[:0]
@@ -191,7 +192,7 @@ func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, no
 		}
 	}
 	if e.shared {
-		e.counts = e.counts.clone()
+		e.counts = e.counts.share()
 		e.shared = false
 	}
 	for j, n := range e.changed {

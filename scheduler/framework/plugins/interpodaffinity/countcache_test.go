@@ -198,8 +198,8 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 					"affinity":     {got.affinity, want.affinity},
 					"antiAffinity": {got.antiAffinity, want.antiAffinity},
 				} {
-					if !maps.Equal(pair[0].counts, pair[1].counts) {
-						t.Fatalf("seed %d, step %d (%s), pod %s: %s counts %v, want %v", seed, step, what, pod.Name, name, pair[0].counts, pair[1].counts)
+					if !maps.Equal(pair[0].asMap(), pair[1].asMap()) {
+						t.Fatalf("seed %d, step %d (%s), pod %s: %s counts %v, want %v", seed, step, what, pod.Name, name, pair[0].asMap(), pair[1].asMap())
 					}
 				}
 				for _, ni := range c.nodes {
@@ -261,12 +261,12 @@ func TestCountCacheCopiesOnWrite(t *testing.T) {
 	if s := pl.AddPod(ctx, first, pod, info(makePod("y", "color", "green").on("b").obj()), nis[1]); !s.IsSuccess() {
 		t.Fatal(s)
 	}
-	if got := readState(t, first).antiAffinity.counts[domain{hostKey, "b"}]; got != 1 {
+	if got := readState(t, first).antiAffinity.get(domain{hostKey, "b"}); got != 1 {
 		t.Fatalf("after AddPod: b counts %d, want 1", got)
 	}
 	second := framework.NewCycleState()
 	pl.PreFilter(ctx, second, pod, nis)
-	if got := readState(t, second).antiAffinity.counts; len(got) != 1 {
+	if got := readState(t, second).antiAffinity.asMap(); len(got) != 1 {
 		t.Errorf("AddPod leaked into the cache: %v", got)
 	}
 
@@ -275,10 +275,10 @@ func TestCountCacheCopiesOnWrite(t *testing.T) {
 	changed.Generation = 10
 	third := framework.NewCycleState()
 	pl.PreFilter(ctx, third, pod, []*framework.NodeInfo{nis[0], changed})
-	if got := readState(t, third).antiAffinity.counts; len(got) != 2 {
+	if got := readState(t, third).antiAffinity.asMap(); len(got) != 2 {
 		t.Errorf("refresh missed the change: %v", got)
 	}
-	if got := readState(t, second).antiAffinity.counts; len(got) != 1 {
+	if got := readState(t, second).antiAffinity.asMap(); len(got) != 1 {
 		t.Errorf("refresh changed an earlier cycle's counts: %v", got)
 	}
 }

@@ -25,6 +25,8 @@ const preFilterKey framework.StateKey = "PreFilter" + Name
 
 // filterState is what PreFilter learns once and Filter looks up per node.
 type filterState struct {
+	// idx numbers the nodes and domains of the cycle's node list; the counts are kept over it.
+	idx *nodeIndex
 	pod *v1.Pod
 	// nsLabels are the labels of the pod's namespace, for existing pods' terms.
 	nsLabels labels.Set
@@ -46,12 +48,17 @@ type filterState struct {
 	shared bool
 }
 
-// Clone deep-copies the counts; the pod and its terms never change.
+// Clone copies the counts (counts the cache owns, which never change, are
+// shared until they change); the pod and its terms never change.
 func (s *filterState) Clone() framework.StateData {
 	out := *s
-	out.existingAnti = s.existingAnti.clone()
-	out.affinity = s.affinity.clone()
-	out.antiAffinity = s.antiAffinity.clone()
+	copyCounts := (*domainCounts).clone
+	if s.shared {
+		copyCounts = (*domainCounts).share
+	}
+	out.existingAnti = copyCounts(s.existingAnti)
+	out.affinity = copyCounts(s.affinity)
+	out.antiAffinity = copyCounts(s.antiAffinity)
 	out.shared = false
 	return &out
 }
@@ -69,14 +76,21 @@ func (s *filterState) countPod(pi *framework.PodInfo, node *v1.Node, delta int64
 
 // countIncoming counts an existing pod against the incoming pod's own terms.
 func (s *filterState) countIncoming(pod *v1.Pod, node *v1.Node, delta int64) {
-	if matchesAll(s.affinityTerms, pod) {
-		for i := range s.affinityTerms {
-			s.affinity.add(node, s.affinityTerms[i].TopologyKey, delta)
+	countOwnTerms(s.affinityTerms, s.antiAffinityTerms, pod, node, delta, s.affinity, s.antiAffinity)
+}
+
+// countOwnTerms counts an existing pod on node against the incoming pod's
+// required affinity terms (into aff, when it matches them all) and
+// anti-affinity terms (into anti, per matching term).
+func countOwnTerms(affTerms, antiTerms []framework.AffinityTerm, pod *v1.Pod, node *v1.Node, delta int64, aff, anti counter) {
+	if matchesAll(affTerms, pod) {
+		for i := range affTerms {
+			aff.add(node, affTerms[i].TopologyKey, delta)
 		}
 	}
-	for i := range s.antiAffinityTerms {
-		if s.antiAffinityTerms[i].Matches(pod, nil) {
-			s.antiAffinity.add(node, s.antiAffinityTerms[i].TopologyKey, delta)
+	for i := range antiTerms {
+		if antiTerms[i].Matches(pod, nil) {
+			anti.add(node, antiTerms[i].TopologyKey, delta)
 		}
 	}
 }
@@ -110,6 +124,7 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 		return nil, framework.AsStatus(fmt.Errorf("resolving anti-affinity namespaces: %w", err))
 	}
 	s := &filterState{
+		idx:               pl.index.current(nodes),
 		pod:               pod,
 		nsLabels:          pl.namespaceLabels(klog.FromContext(ctx), pod.Namespace),
 		affinityTerms:     pi.RequiredAffinityTerms,
@@ -121,7 +136,7 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 		s.affinity, s.antiAffinity = pl.countIncoming(ctx, s, nodes)
 		s.shared = false
 	}
-	if len(s.existingAnti.counts) == 0 && len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
+	if s.existingAnti.empty() && len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	state.Write(preFilterKey, s)
@@ -135,13 +150,13 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 // not keep one of them yet.
 func (pl *InterPodAffinity) cachedCounts(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) bool {
 	par := pl.handle.Parallelizer()
-	s.affinity, s.antiAffinity = newDomainCounts(), newDomainCounts()
-	s.existingAnti = pl.counts.lookup(ctx, par, existingAntiKey(s.pod, s.nsLabels), nodes, existingAntiShares(s.pod, s.nsLabels))
+	s.affinity, s.antiAffinity = newDomainCounts(s.idx), newDomainCounts(s.idx)
+	s.existingAnti = pl.counts.lookup(ctx, par, existingAntiKey(s.pod, s.nsLabels), s.idx, nodes, existingAntiShares(s.pod, s.nsLabels))
 	if len(s.affinityTerms) > 0 {
-		s.affinity = pl.counts.lookup(ctx, par, termsKey("affinity", s.affinityTerms), nodes, affinityShares(s.affinityTerms))
+		s.affinity = pl.counts.lookup(ctx, par, termsKey("affinity", s.affinityTerms), s.idx, nodes, affinityShares(s.affinityTerms))
 	}
 	if len(s.antiAffinityTerms) > 0 {
-		s.antiAffinity = pl.counts.lookup(ctx, par, termsKey("anti-affinity", s.antiAffinityTerms), nodes, antiAffinityShares(s.antiAffinityTerms))
+		s.antiAffinity = pl.counts.lookup(ctx, par, termsKey("anti-affinity", s.antiAffinityTerms), s.idx, nodes, antiAffinityShares(s.antiAffinityTerms))
 	}
 	s.shared = true
 	return s.existingAnti != nil && s.affinity != nil && s.antiAffinity != nil
@@ -160,9 +175,9 @@ func hasRequiredTerms(pod *v1.Pod) bool {
 
 // countExistingAnti scans the pods with required anti-affinity on nodes.
 func (pl *InterPodAffinity) countExistingAnti(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) *domainCounts {
-	parts := make([]*domainCounts, min(len(nodes), maxChunks))
+	parts := make([]tally, min(len(nodes), maxChunks))
 	n := chunked(ctx, pl.handle.Parallelizer(), len(nodes), func(piece, lo, hi int) {
-		var part *domainCounts
+		var part tally
 		for _, ni := range nodes[lo:hi] {
 			node := ni.Node()
 			if node == nil {
@@ -175,7 +190,7 @@ func (pl *InterPodAffinity) countExistingAnti(ctx context.Context, s *filterStat
 						continue
 					}
 					if part == nil {
-						part = newDomainCounts()
+						part = tally{}
 					}
 					part.add(node, t.TopologyKey, 1)
 				}
@@ -183,35 +198,35 @@ func (pl *InterPodAffinity) countExistingAnti(ctx context.Context, s *filterStat
 		}
 		parts[piece] = part
 	}, Name)
-	return mergeParts(parts[:n])
+	return mergeParts(s.idx, parts[:n])
 }
 
 // countIncoming scans every pod on nodes against the pod's own required terms.
 func (pl *InterPodAffinity) countIncoming(ctx context.Context, s *filterState, nodes []*framework.NodeInfo) (affinity, anti *domainCounts) {
 	if len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
-		return newDomainCounts(), newDomainCounts()
+		return newDomainCounts(s.idx), newDomainCounts(s.idx)
 	}
-	affParts := make([]*domainCounts, min(len(nodes), maxChunks))
-	antiParts := make([]*domainCounts, len(affParts))
+	affParts := make([]tally, min(len(nodes), maxChunks))
+	antiParts := make([]tally, len(affParts))
 	n := chunked(ctx, pl.handle.Parallelizer(), len(nodes), func(piece, lo, hi int) {
-		part := &filterState{affinityTerms: s.affinityTerms, antiAffinityTerms: s.antiAffinityTerms,
-			affinity: newDomainCounts(), antiAffinity: newDomainCounts()}
+		aff, anti := tally{}, tally{}
 		for _, ni := range nodes[lo:hi] {
 			node := ni.Node()
 			if node == nil {
 				continue
 			}
 			for _, existing := range ni.Pods {
-				part.countIncoming(existing.Pod, node, 1)
+				countOwnTerms(s.affinityTerms, s.antiAffinityTerms, existing.Pod, node, 1, aff, anti)
 			}
 		}
-		affParts[piece], antiParts[piece] = part.affinity, part.antiAffinity
+		affParts[piece], antiParts[piece] = aff, anti
 	}, Name)
-	return mergeParts(affParts[:n]), mergeParts(antiParts[:n])
+	return mergeParts(s.idx, affParts[:n]), mergeParts(s.idx, antiParts[:n])
 }
 
-func mergeParts(parts []*domainCounts) *domainCounts {
-	out := newDomainCounts()
+// mergeParts sums the pieces' tallies into counts over idx.
+func mergeParts(idx *nodeIndex, parts []tally) *domainCounts {
+	out := newDomainCounts(idx)
 	for _, p := range parts {
 		out.merge(p)
 	}
@@ -241,9 +256,9 @@ func (pl *InterPodAffinity) updateState(state *framework.CycleState, pi *framewo
 		return framework.AsStatus(fmt.Errorf("updating %s state: node not found", Name))
 	}
 	if s.shared {
-		s.existingAnti = s.existingAnti.clone()
-		s.affinity = s.affinity.clone()
-		s.antiAffinity = s.antiAffinity.clone()
+		s.existingAnti = s.existingAnti.share()
+		s.affinity = s.affinity.share()
+		s.antiAffinity = s.antiAffinity.share()
 		s.shared = false
 	}
 	s.countPod(pi, node, delta)
@@ -264,13 +279,14 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
 	}
-	if !s.affinitySatisfied(node) {
+	pos := s.idx.position(node)
+	if !s.affinitySatisfied(node, pos) {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
 	}
-	if s.antiAffinityViolated(node) {
+	if s.antiAffinityViolated(node, pos) {
 		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
 	}
-	if s.existingAnti.anyInNodeDomains(node) {
+	if s.existingAnti.anyInNodeDomains(node, pos) {
 		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
 	}
 	return nil
@@ -280,10 +296,10 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 // topology key and, in each such domain, a matching pod. A pod that is the
 // first of its group (nothing matches anywhere, but it matches its own terms)
 // may go to any node with all the keys.
-func (s *filterState) affinitySatisfied(node *v1.Node) bool {
+func (s *filterState) affinitySatisfied(node *v1.Node, pos int32) bool {
 	found := true
 	for i := range s.affinityTerms {
-		n, ok := s.affinity.inDomain(node, s.affinityTerms[i].TopologyKey)
+		n, ok := s.affinity.inDomain(node, pos, s.affinityTerms[i].TopologyKey)
 		if !ok {
 			return false
 		}
@@ -294,16 +310,16 @@ func (s *filterState) affinitySatisfied(node *v1.Node) bool {
 	if found {
 		return true
 	}
-	return len(s.affinity.counts) == 0 && s.selfMatch
+	return s.affinity.empty() && s.selfMatch
 }
 
 // antiAffinityViolated reports whether some anti-affinity term's domain of the node holds a matching pod.
-func (s *filterState) antiAffinityViolated(node *v1.Node) bool {
-	if len(s.antiAffinity.counts) == 0 {
+func (s *filterState) antiAffinityViolated(node *v1.Node, pos int32) bool {
+	if s.antiAffinity.empty() {
 		return false
 	}
 	for i := range s.antiAffinityTerms {
-		if n, _ := s.antiAffinity.inDomain(node, s.antiAffinityTerms[i].TopologyKey); n > 0 {
+		if n, _ := s.antiAffinity.inDomain(node, pos, s.antiAffinityTerms[i].TopologyKey); n > 0 {
 			return true
 		}
 	}

@@ -386,8 +386,8 @@ func TestPreFilterParallel(t *testing.T) {
 		{states[0].affinity, states[1].affinity},
 		{states[0].antiAffinity, states[1].antiAffinity},
 	} {
-		if len(pair[0].counts) == 0 || !mapsEqual(pair[0].counts, pair[1].counts) {
-			t.Errorf("serial %v, concurrent %v", pair[0].counts, pair[1].counts)
+		if len(pair[0].asMap()) == 0 || !mapsEqual(pair[0].asMap(), pair[1].asMap()) {
+			t.Errorf("serial %v, concurrent %v", pair[0].asMap(), pair[1].asMap())
 		}
 	}
 }

@@ -28,6 +28,8 @@ type InterPodAffinity struct {
 	nsLister listersv1.NamespaceLister
 	// counts keeps PreFilter's counts across cycles.
 	counts *countCache
+	// index numbers the nodes of the latest node list.
+	index *indexer
 }
 
 var (
@@ -63,7 +65,7 @@ func NewWithArgs(args *Args, h framework.Handle) (*InterPodAffinity, error) {
 	if h.SnapshotSharedLister() == nil {
 		return nil, fmt.Errorf("plugin %s: %w", Name, errNoSnapshot)
 	}
-	pl := &InterPodAffinity{args: *args, handle: h, counts: &countCache{}}
+	pl := &InterPodAffinity{args: *args, handle: h, counts: &countCache{}, index: &indexer{}}
 	if f := h.SharedInformerFactory(); f != nil {
 		pl.nsLister = f.Core().V1().Namespaces().Lister()
 	}

@@ -140,7 +140,7 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 		if err != nil {
 			return framework.AsStatus(fmt.Errorf("listing nodes: %w", err))
 		}
-		if s, ok := pl.cachedExistingScores(ctx, pod, all); ok {
+		if s, ok := pl.cachedExistingScores(ctx, pod, pl.index.current(all), all); ok {
 			if s == nil {
 				return framework.NewStatus(framework.Skip)
 			}
@@ -202,32 +202,32 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 // per domain, over the domains where any such term selects the pod. It
 // returns nil when no domain got a weight, and false when the cache does not
 // keep these counts yet.
-func (pl *InterPodAffinity) cachedExistingScores(ctx context.Context, pod *v1.Pod, all []*framework.NodeInfo) (*scoreState, bool) {
+func (pl *InterPodAffinity) cachedExistingScores(ctx context.Context, pod *v1.Pod, idx *nodeIndex, all []*framework.NodeInfo) (*scoreState, bool) {
 	nsLabels := pl.namespaceLabels(klog.FromContext(ctx), pod.Namespace)
 	hardWeight := int64(pl.args.HardPodAffinityWeight)
 	par := pl.handle.Parallelizer()
-	matched := pl.counts.lookup(ctx, par, existingTermsKey("score-terms", pod, nsLabels, hardWeight), all,
+	matched := pl.counts.lookup(ctx, par, existingTermsKey("score-terms", pod, nsLabels, hardWeight), idx, all,
 		existingTermsShares(pod, nsLabels, hardWeight, true))
 	if matched == nil {
 		return nil, false
 	}
-	if len(matched.counts) == 0 {
+	if matched.empty() {
 		return nil, true
 	}
-	weights := pl.counts.lookup(ctx, par, existingTermsKey("score-weights", pod, nsLabels, hardWeight), all,
+	weights := pl.counts.lookup(ctx, par, existingTermsKey("score-weights", pod, nsLabels, hardWeight), idx, all,
 		existingTermsShares(pod, nsLabels, hardWeight, false))
 	if weights == nil {
 		return nil, false
 	}
 	byKey := map[string]map[string]int64{}
-	for d := range matched.counts {
+	matched.each(func(d domain, _ int64) {
 		values := byKey[d.key]
 		if values == nil {
 			values = map[string]int64{}
 			byKey[d.key] = values
 		}
-		values[d.value] = weights.counts[d]
-	}
+		values[d.value] = weights.get(d)
+	})
 	s := &scoreState{domains: make([]keyScores, 0, len(byKey))}
 	for key, values := range byKey {
 		s.domains = append(s.domains, keyScores{key: key, values: values})

@@ -17,17 +17,36 @@ type domain struct {
 }
 
 // domainCounts counts matching pods (or matched terms) per topology domain.
-// Entries never hold 0: a count that drops to 0 is deleted, so an empty map
-// means nothing matched anywhere.
+// The counts of the domains a node index numbers are kept in one slice per
+// topology key; a domain outside the index (a node the index does not
+// hold) is kept in extra. A count of 0 is no count: empty reports whether
+// nothing matched anywhere.
 type domainCounts struct {
-	counts map[domain]int64
-	// keys lists the topology keys that occur in counts, each once; it may
-	// keep a key whose domains all dropped to 0.
-	keys []string
+	idx *nodeIndex
+	// keys holds, per topology key that occurs, its counts by domain
+	// number; it may keep a key whose domains all dropped to 0.
+	keys []keyCounts
+	// extra counts domains outside the index; entries never hold 0.
+	extra map[domain]int64
+	// nonzero is the number of domains with a count, extra included.
+	nonzero int
 }
 
-func newDomainCounts() *domainCounts {
-	return &domainCounts{counts: make(map[domain]int64)}
+func newDomainCounts(idx *nodeIndex) *domainCounts {
+	return &domainCounts{idx: idx}
+}
+
+// empty reports whether no domain has a count.
+func (c *domainCounts) empty() bool { return c.nonzero == 0 }
+
+// keyCounts returns the counts of key, nil when the key does not occur.
+func (c *domainCounts) keyCounts(key string) *keyCounts {
+	for i := range c.keys {
+		if c.keys[i].dom.key == key {
+			return &c.keys[i]
+		}
+	}
+	return nil
 }
 
 // add adds delta to the node's domain for key; a node without the label has no such domain.
@@ -40,64 +59,174 @@ func (c *domainCounts) add(node *v1.Node, key string, delta int64) {
 }
 
 func (c *domainCounts) addDomain(d domain, delta int64) {
-	old, seen := c.counts[d]
-	n := old + delta
-	if n == 0 {
-		if seen {
-			delete(c.counts, d)
-		}
+	if delta == 0 {
 		return
 	}
-	if !seen && !c.hasKey(d.key) {
-		c.keys = append(c.keys, d.key)
+	kc := c.keyCounts(d.key)
+	if kc == nil {
+		kd := c.idx.domains(d.key)
+		c.keys = append(c.keys, newKeyCounts(kd))
+		kc = &c.keys[len(c.keys)-1]
 	}
-	c.counts[d] = n
+	id, ok := kc.dom.byValue[d.value]
+	if !ok {
+		c.addExtra(d, delta)
+		return
+	}
+	old := kc.at(id)
+	kc.set(id, old+delta)
+	c.tally(old, old+delta)
 }
 
-func (c *domainCounts) hasKey(key string) bool {
-	for _, k := range c.keys {
-		if k == key {
-			return true
-		}
+func (c *domainCounts) addExtra(d domain, delta int64) {
+	if c.extra == nil {
+		c.extra = map[domain]int64{}
 	}
-	return false
+	old := c.extra[d]
+	n := old + delta
+	if n == 0 {
+		delete(c.extra, d)
+	} else {
+		c.extra[d] = n
+	}
+	c.tally(old, n)
+}
+
+// tally keeps nonzero up to date with a domain going from old to n.
+func (c *domainCounts) tally(old, n int64) {
+	switch {
+	case old == 0 && n != 0:
+		c.nonzero++
+	case old != 0 && n == 0:
+		c.nonzero--
+	}
 }
 
 // merge adds every count of o.
-func (c *domainCounts) merge(o *domainCounts) {
-	if o == nil {
-		return
-	}
-	for d, n := range o.counts {
+func (c *domainCounts) merge(o map[domain]int64) {
+	for d, n := range o {
 		c.addDomain(d, n)
 	}
 }
 
+// get returns the count of a domain.
+func (c *domainCounts) get(d domain) int64 {
+	if kc := c.keyCounts(d.key); kc != nil {
+		if id, ok := kc.dom.byValue[d.value]; ok {
+			return kc.at(id)
+		}
+	}
+	return c.extra[d]
+}
+
+// each calls fn with every domain that has a count.
+func (c *domainCounts) each(fn func(d domain, n int64)) {
+	for i := range c.keys {
+		kc := &c.keys[i]
+		for id := range kc.dom.values {
+			if n := kc.at(int32(id)); n != 0 {
+				fn(domain{key: kc.dom.key, value: kc.dom.values[id]}, n)
+			}
+		}
+	}
+	for d, n := range c.extra {
+		fn(d, n)
+	}
+}
+
+// asMap returns the counts as a map of the domains that have one.
+func (c *domainCounts) asMap() map[domain]int64 {
+	out := make(map[domain]int64, c.nonzero)
+	c.each(func(d domain, n int64) { out[d] = n })
+	return out
+}
+
 // inDomain returns the count of the node's domain for key; ok is false when
-// the node lacks the label.
-func (c *domainCounts) inDomain(node *v1.Node, key string) (n int64, ok bool) {
+// the node lacks the label. pos is the node's position in c's index, or -1
+// when the index does not hold it (its label is then looked up).
+func (c *domainCounts) inDomain(node *v1.Node, pos int32, key string) (n int64, ok bool) {
+	kc := c.keyCounts(key)
+	if pos >= 0 && kc != nil {
+		id := kc.dom.ids[pos]
+		if id < 0 {
+			return 0, false
+		}
+		return kc.at(id), true
+	}
 	value, ok := node.Labels[key]
 	if !ok {
 		return 0, false
 	}
-	return c.counts[domain{key: key, value: value}], true
+	return c.get(domain{key: key, value: value}), true
 }
 
-// anyInNodeDomains reports whether any of the node's domains has a count.
-func (c *domainCounts) anyInNodeDomains(node *v1.Node) bool {
-	if len(c.counts) == 0 {
+// anyInNodeDomains reports whether any of the node's domains has a count;
+// pos is as for inDomain.
+func (c *domainCounts) anyInNodeDomains(node *v1.Node, pos int32) bool {
+	if c.nonzero == 0 {
 		return false
 	}
-	for _, key := range c.keys {
-		if value, ok := node.Labels[key]; ok && c.counts[domain{key: key, value: value}] > 0 {
+	for i := range c.keys {
+		kc := &c.keys[i]
+		if pos >= 0 {
+			if id := kc.dom.ids[pos]; id >= 0 && kc.at(id) > 0 {
+				return true
+			}
+			continue
+		}
+		if value, ok := node.Labels[kc.dom.key]; ok {
+			if id, ok := kc.dom.byValue[value]; ok && kc.at(id) > 0 {
+				return true
+			}
+		}
+	}
+	if len(c.extra) == 0 {
+		return false
+	}
+	for d, n := range c.extra {
+		if value, has := node.Labels[d.key]; has && value == d.value && n > 0 {
 			return true
 		}
 	}
 	return false
 }
 
+// clone returns a copy that owns its counts.
 func (c *domainCounts) clone() *domainCounts {
-	return &domainCounts{counts: maps.Clone(c.counts), keys: append([]string(nil), c.keys...)}
+	out := c.share()
+	for i := range out.keys {
+		out.keys[i].own()
+	}
+	return out
+}
+
+// share returns a copy whose per-key counts are shared with c and copied
+// before they change; c must not change afterwards.
+func (c *domainCounts) share() *domainCounts {
+	out := &domainCounts{idx: c.idx, keys: append([]keyCounts(nil), c.keys...), nonzero: c.nonzero}
+	for i := range out.keys {
+		out.keys[i].baseOwned, out.keys[i].overOwned = false, false
+	}
+	if len(c.extra) > 0 {
+		out.extra = maps.Clone(c.extra)
+	}
+	return out
+}
+
+// tally counts per domain while a piece of a parallel scan runs; the
+// pieces' tallies are merged into a domainCounts afterwards.
+type tally map[domain]int64
+
+// add adds delta to the node's domain for key, if the node has the label.
+func (t tally) add(node *v1.Node, key string, delta int64) {
+	if value, ok := node.Labels[key]; ok {
+		t[domain{key: key, value: value}] += delta
+	}
+}
+
+// counter is what counting adds to: a domainCounts or a tally.
+type counter interface {
+	add(node *v1.Node, key string, delta int64)
 }
 
 // matchesAll reports whether pod matches every term; no terms match nothing.

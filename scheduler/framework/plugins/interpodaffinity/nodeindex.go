@@ -1,0 +1,129 @@
+package interpodaffinity
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// nodeIndex numbers the nodes of one node list by position and, per
+// topology key, the domains of that key, so that counts are kept in slices
+// indexed by domain number and Filter finds a node's count with one pointer
+// lookup and two slice loads instead of hashing label values. Its node
+// positions never change once built; a different node list (a node added,
+// removed, moved or replaced by an updated object) gets a new index.
+type nodeIndex struct {
+	// nodes[p] is the node at position p.
+	nodes []*v1.Node
+	// pos is the position of each node.
+	pos map[*v1.Node]int32
+
+	// mu guards keys, which grows as topology keys are asked for; a
+	// keyDomains never changes once made.
+	mu   sync.Mutex
+	keys map[string]*keyDomains
+}
+
+// keyDomains numbers the values one topology key takes on an index's nodes.
+type keyDomains struct {
+	key string
+	// ids[p] is the domain number of the node at position p, -1 when it
+	// lacks the label.
+	ids []int32
+	// values[id] is the label value of domain id, and byValue its inverse.
+	values  []string
+	byValue map[string]int32
+}
+
+// newNodeIndex indexes the nodes of a node list; a position without a node
+// holds nil.
+func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
+	idx := &nodeIndex{
+		nodes: make([]*v1.Node, len(nodes)),
+		pos:   make(map[*v1.Node]int32, len(nodes)),
+		keys:  map[string]*keyDomains{},
+	}
+	for p, ni := range nodes {
+		node := ni.Node()
+		idx.nodes[p] = node
+		if node != nil {
+			idx.pos[node] = int32(p)
+		}
+	}
+	return idx
+}
+
+// position returns the node's position, -1 when the index does not hold it.
+func (idx *nodeIndex) position(node *v1.Node) int32 {
+	if p, ok := idx.pos[node]; ok {
+		return p
+	}
+	return -1
+}
+
+// domains returns the numbering of key's domains, making it on first use.
+func (idx *nodeIndex) domains(key string) *keyDomains {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	if kd := idx.keys[key]; kd != nil {
+		return kd
+	}
+	kd := &keyDomains{key: key, ids: make([]int32, len(idx.nodes)), byValue: map[string]int32{}}
+	for p, node := range idx.nodes {
+		kd.ids[p] = -1
+		if node == nil {
+			continue
+		}
+		value, ok := node.Labels[key]
+		if !ok {
+			continue
+		}
+		id, seen := kd.byValue[value]
+		if !seen {
+			id = int32(len(kd.values))
+			kd.values = append(kd.values, value)
+			kd.byValue[value] = id
+		}
+		kd.ids[p] = id
+	}
+	idx.keys[key] = kd
+	return kd
+}
+
+// indexer keeps the node index of the latest node list PreFilter saw.
+type indexer struct {
+	mu  sync.Mutex
+	idx *nodeIndex
+	// infos[p] is the NodeInfo last seen at position p, whose node the
+	// index holds: a position whose NodeInfo pointer is unchanged needs no
+	// look at its node.
+	infos []*framework.NodeInfo
+}
+
+// current returns an index of nodes: the previous one when every position
+// still holds the same node object, a new one otherwise.
+func (ix *indexer) current(nodes []*framework.NodeInfo) *nodeIndex {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.idx != nil && len(ix.infos) == len(nodes) {
+		same := true
+		for p, ni := range nodes {
+			if ix.infos[p] == ni && ni != nil {
+				continue
+			}
+			if ni.Node() != ix.idx.nodes[p] {
+				same = false
+				break
+			}
+			ix.infos[p] = ni
+		}
+		if same {
+			return ix.idx
+		}
+	}
+	ix.idx = newNodeIndex(nodes)
+	ix.infos = append(ix.infos[:0], nodes...)
+	return ix.idx
+}
