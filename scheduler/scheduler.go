@@ -159,7 +159,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		client:          client,
 		informerFactory: factory,
 		podLister:       factory.Core().V1().Pods().Lister(),
-		broadcaster:     events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()}),
+		broadcaster:     events.NewBroadcaster(newEventSink(client)),
 		registry:        o.registry,
 		metrics:         o.metrics,
 		clock:           o.clock,

@@ -1,0 +1,99 @@
+package scheduler
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+)
+
+func TestEventSinkCreate(t *testing.T) {
+	event := &eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p.1"},
+		Reason:     "Scheduled", Action: "Binding", Type: v1.EventTypeNormal,
+		Regarding: v1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p"},
+	}
+	tests := []struct {
+		name        string
+		contentType string
+		status      int
+		wantErr     bool
+	}{
+		{name: "protobuf", contentType: runtime.ContentTypeProtobuf, status: http.StatusCreated},
+		{name: "json", contentType: runtime.ContentTypeJSON, status: http.StatusCreated},
+		{name: "rejected", contentType: runtime.ContentTypeJSON, status: http.StatusForbidden, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var method, path, query string
+			var posted runtime.Object
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				method, path, query = r.Method, r.URL.Path, r.URL.RawQuery
+				body, _ := io.ReadAll(r.Body)
+				posted, _, _ = scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+				w.Header().Set("Content-Type", runtime.ContentTypeJSON)
+				w.WriteHeader(tt.status)
+				var reply runtime.Object = &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+					Status: metav1.StatusFailure, Code: int32(tt.status), Reason: metav1.StatusReasonForbidden}
+				gv := metav1.SchemeGroupVersion
+				if !tt.wantErr {
+					created := event.DeepCopy()
+					created.ResourceVersion = "42"
+					reply, gv = created, eventsv1.SchemeGroupVersion
+				}
+				raw, _ := runtime.Encode(scheme.Codecs.LegacyCodec(gv), reply)
+				_, _ = w.Write(raw)
+			}))
+			defer srv.Close()
+			client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: -1, ContentConfig: rest.ContentConfig{ContentType: tt.contentType}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sink := newEventSink(client)
+			if sink.rest == nil {
+				t.Fatal("a real client set's REST client was not used")
+			}
+
+			got, err := sink.Create(context.Background(), event)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Create error = %v, want error %v", err, tt.wantErr)
+			}
+			if method != http.MethodPost || path != "/apis/events.k8s.io/v1/namespaces/ns/events" || query != "" {
+				t.Errorf("request = %s %s?%s, want POST /apis/events.k8s.io/v1/namespaces/ns/events with no query", method, path, query)
+			}
+			if p, ok := posted.(*eventsv1.Event); !ok || p.Name != "p.1" || p.Reason != "Scheduled" || p.Regarding.Name != "p" {
+				t.Errorf("posted %#v, want the event", posted)
+			}
+			if tt.wantErr {
+				if got != nil {
+					t.Errorf("Create returned %v with an error", got)
+				}
+				return
+			}
+			if got == nil || got.ResourceVersion != "42" || got.Reason != "Scheduled" {
+				t.Errorf("Create returned %+v, want the server's copy", got)
+			}
+		})
+	}
+}
+
+func TestEventSinkWithoutNamespace(t *testing.T) {
+	for name, client := range map[string]kubernetes.Interface{
+		"fake": fake.NewClientset(),
+		"rest": kubernetes.NewForConfigOrDie(&rest.Config{Host: "http://127.0.0.1:1"}),
+	} {
+		if _, err := newEventSink(client).Create(context.Background(), &eventsv1.Event{}); err == nil {
+			t.Errorf("%s: Create of an event without a namespace: want error", name)
+		}
+	}
+}
