@@ -14,8 +14,9 @@ import (
 )
 
 // fakeCluster mimics the snapshot: a changed node gets a fresh NodeInfo with
-// a new Generation, unchanged ones keep theirs, and a compaction copies every
-// NodeInfo keeping its Generation.
+// a new Generation and a copy of its Node object, unchanged ones keep
+// theirs, and a compaction copies every NodeInfo and Node keeping the
+// Generation.
 type fakeCluster struct {
 	rng   *rand.Rand
 	gen   int64
@@ -40,6 +41,16 @@ func newFakeCluster(seed int64, n int) *fakeCluster {
 func (c *fakeCluster) stamp(ni *framework.NodeInfo) *framework.NodeInfo {
 	c.gen++
 	ni.Generation = c.gen
+	return ni
+}
+
+// relocate gives the NodeInfo a copy of its Node, as the snapshot does when
+// it copies a NodeInfo.
+func relocate(ni *framework.NodeInfo) *framework.NodeInfo {
+	if n := ni.Node(); n != nil {
+		moved := *n
+		ni.SetNode(&moved)
+	}
 	return ni
 }
 
@@ -86,7 +97,7 @@ func (c *fakeCluster) step() string {
 	old := c.nodes[i]
 	switch op := c.rng.Intn(20); {
 	case op < 8:
-		ni := c.stamp(old.Clone())
+		ni := relocate(c.stamp(old.Clone()))
 		ni.AddPodInfo(c.randomPod(old.Node().Name))
 		c.nodes[i] = ni
 		return "add pod"
@@ -94,7 +105,7 @@ func (c *fakeCluster) step() string {
 		if len(old.Pods) == 0 {
 			return "nothing"
 		}
-		ni := c.stamp(old.Clone())
+		ni := relocate(c.stamp(old.Clone()))
 		if err := ni.RemovePod(old.Pods[c.rng.Intn(len(old.Pods))].Pod); err != nil {
 			panic(err)
 		}
@@ -125,7 +136,7 @@ func (c *fakeCluster) step() string {
 	case op == 18:
 		out := make([]*framework.NodeInfo, len(c.nodes))
 		for j, ni := range c.nodes {
-			out[j] = ni.Clone()
+			out[j] = relocate(ni.Clone())
 		}
 		c.nodes = out
 		return "compact"

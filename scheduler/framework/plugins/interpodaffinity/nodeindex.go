@@ -10,15 +10,17 @@ import (
 
 // nodeIndex numbers the nodes of one node list by position and, per
 // topology key, the domains of that key, so that counts are kept in slices
-// indexed by domain number and Filter finds a node's count with one pointer
-// lookup and two slice loads instead of hashing label values. Its node
-// positions never change once built; a different node list (a node added,
-// removed, moved or replaced by an updated object) gets a new index.
+// indexed by domain number and Filter finds a node's count with one lookup
+// of its name and two slice loads instead of hashing a label value per
+// count. An index never changes its positions once built and serves every
+// later node list with the same node names in the same order and the same
+// labels on each (the snapshot gives a node a new object whenever its pods
+// change, so objects cannot identify nodes); another list gets a new index.
 type nodeIndex struct {
-	// nodes[p] is the node at position p.
+	// nodes[p] is the node at position p when the index was built.
 	nodes []*v1.Node
-	// pos is the position of each node.
-	pos map[*v1.Node]int32
+	// pos is the position of each node name.
+	pos map[string]int32
 
 	// mu guards keys, which grows as topology keys are asked for; a
 	// keyDomains never changes once made.
@@ -42,22 +44,24 @@ type keyDomains struct {
 func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
 	idx := &nodeIndex{
 		nodes: make([]*v1.Node, len(nodes)),
-		pos:   make(map[*v1.Node]int32, len(nodes)),
+		pos:   make(map[string]int32, len(nodes)),
 		keys:  map[string]*keyDomains{},
 	}
 	for p, ni := range nodes {
 		node := ni.Node()
 		idx.nodes[p] = node
 		if node != nil {
-			idx.pos[node] = int32(p)
+			idx.pos[node.Name] = int32(p)
 		}
 	}
 	return idx
 }
 
-// position returns the node's position, -1 when the index does not hold it.
+// position returns the node's position, -1 when the index does not hold
+// its name. The node must be the one of that name in a node list the index
+// serves.
 func (idx *nodeIndex) position(node *v1.Node) int32 {
-	if p, ok := idx.pos[node]; ok {
+	if p, ok := idx.pos[node.Name]; ok {
 		return p
 	}
 	return -1
@@ -103,7 +107,7 @@ type indexer struct {
 }
 
 // current returns an index of nodes: the previous one when every position
-// still holds the same node object, a new one otherwise.
+// still holds a node of the same name and labels, a new one otherwise.
 func (ix *indexer) current(nodes []*framework.NodeInfo) *nodeIndex {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -113,7 +117,7 @@ func (ix *indexer) current(nodes []*framework.NodeInfo) *nodeIndex {
 			if ix.infos[p] == ni && ni != nil {
 				continue
 			}
-			if ni.Node() != ix.idx.nodes[p] {
+			if !sameNode(ni.Node(), ix.idx.nodes[p]) {
 				same = false
 				break
 			}
@@ -126,4 +130,21 @@ func (ix *indexer) current(nodes []*framework.NodeInfo) *nodeIndex {
 	ix.idx = newNodeIndex(nodes)
 	ix.infos = append(ix.infos[:0], nodes...)
 	return ix.idx
+}
+
+// sameNode reports whether a and b (either may be nil) have the same name
+// and labels.
+func sameNode(a, b *v1.Node) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.Name != b.Name || len(a.Labels) != len(b.Labels) {
+		return false
+	}
+	for k, v := range a.Labels {
+		if w, ok := b.Labels[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
