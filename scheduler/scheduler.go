@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/informers"
@@ -397,9 +396,4 @@ func stripManagedFields(obj any) (any, error) {
 		accessor.SetManagedFields(nil)
 	}
 	return obj, nil
-}
-
-// loggerFor returns the context's logger with the pod's key.
-func loggerFor(ctx context.Context, pod *v1.Pod) logr.Logger {
-	return klog.FromContext(ctx).WithValues("pod", klog.KObj(pod))
 }

@@ -1,0 +1,75 @@
+package scheduler
+
+import (
+	"context"
+	"slices"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// loggerFor returns the context's logger with the pod's key. The key is
+// attached lazily: a structured sink such as zap encodes values as soon as
+// they are attached, and at the default verbosity a cycle usually logs
+// nothing, so the encoding would be spent on every pod for no line.
+func loggerFor(ctx context.Context, pod *v1.Pod) logr.Logger {
+	return withDeferredValues(klog.FromContext(ctx), "pod", klog.KObj(pod))
+}
+
+// withDeferredValues returns logger with keysAndValues attached only when a
+// line is written.
+func withDeferredValues(logger logr.Logger, keysAndValues ...any) logr.Logger {
+	sink := logger.GetSink()
+	if sink == nil {
+		return logger
+	}
+	// The wrapper is one more frame between the caller and the sink.
+	if cd, ok := sink.(logr.CallDepthLogSink); ok {
+		sink = cd.WithCallDepth(1)
+	}
+	return logger.WithSink(&deferredSink{parent: sink, kv: keysAndValues})
+}
+
+// deferredSink holds key/value pairs for its parent sink and attaches them
+// when it writes a line.
+type deferredSink struct {
+	parent logr.LogSink
+	kv     []any
+}
+
+var _ logr.LogSink = &deferredSink{}
+
+// Init is a no-op: the parent sink was initialized by its own logger.
+func (*deferredSink) Init(logr.RuntimeInfo) {}
+
+// Enabled asks the parent.
+func (d *deferredSink) Enabled(level int) bool { return d.parent.Enabled(level) }
+
+// Info writes a line through the parent with the held pairs attached.
+func (d *deferredSink) Info(level int, msg string, keysAndValues ...any) {
+	d.parent.WithValues(d.kv...).Info(level, msg, keysAndValues...)
+}
+
+// Error writes an error line through the parent with the held pairs attached.
+func (d *deferredSink) Error(err error, msg string, keysAndValues ...any) {
+	d.parent.WithValues(d.kv...).Error(err, msg, keysAndValues...)
+}
+
+// WithValues holds more pairs, after the ones it has.
+func (d *deferredSink) WithValues(keysAndValues ...any) logr.LogSink {
+	return &deferredSink{parent: d.parent, kv: append(slices.Clip(d.kv), keysAndValues...)}
+}
+
+// WithName names the parent.
+func (d *deferredSink) WithName(name string) logr.LogSink {
+	return &deferredSink{parent: d.parent.WithName(name), kv: d.kv}
+}
+
+// WithCallDepth offsets the parent's caller information, when it has any.
+func (d *deferredSink) WithCallDepth(depth int) logr.LogSink {
+	if cd, ok := d.parent.(logr.CallDepthLogSink); ok {
+		return &deferredSink{parent: cd.WithCallDepth(depth), kv: d.kv}
+	}
+	return d
+}
