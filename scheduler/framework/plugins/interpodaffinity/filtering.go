@@ -279,7 +279,7 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
 	}
-	pos := s.idx.position(node)
+	pos := s.idx.position(nodeInfo, node)
 	if !s.affinitySatisfied(node, pos) {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
 	}

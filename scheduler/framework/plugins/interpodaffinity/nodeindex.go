@@ -21,6 +21,12 @@ type nodeIndex struct {
 	nodes []*v1.Node
 	// pos is the position of each node name.
 	pos map[string]int32
+	// infoPos is the position of each NodeInfo of the latest node list the
+	// index served; the indexer changes it before a cycle as NodeInfos are
+	// replaced (cycles do not overlap), so a NodeInfo not in it, one of an
+	// earlier list, is looked up by name. Hashing a pointer is much cheaper
+	// than hashing a name.
+	infoPos map[*framework.NodeInfo]int32
 
 	// mu guards keys, which grows as topology keys are asked for; a
 	// keyDomains never changes once made.
@@ -44,7 +50,8 @@ type keyDomains struct {
 func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
 	idx := &nodeIndex{
 		nodes: make([]*v1.Node, len(nodes)),
-		pos:   make(map[string]int32, len(nodes)),
+		pos:     make(map[string]int32, len(nodes)),
+		infoPos: make(map[*framework.NodeInfo]int32, len(nodes)),
 		keys:  map[string]*keyDomains{},
 	}
 	for p, ni := range nodes {
@@ -52,15 +59,19 @@ func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
 		idx.nodes[p] = node
 		if node != nil {
 			idx.pos[node.Name] = int32(p)
+			idx.infoPos[ni] = int32(p)
 		}
 	}
 	return idx
 }
 
-// position returns the node's position, -1 when the index does not hold
-// its name. The node must be the one of that name in a node list the index
-// serves.
-func (idx *nodeIndex) position(node *v1.Node) int32 {
+// position returns the position of ni's node, -1 when the index does not
+// hold its name. The node must be the one of that name in a node list the
+// index serves.
+func (idx *nodeIndex) position(ni *framework.NodeInfo, node *v1.Node) int32 {
+	if p, ok := idx.infoPos[ni]; ok {
+		return p
+	}
 	if p, ok := idx.pos[node.Name]; ok {
 		return p
 	}
@@ -120,6 +131,12 @@ func (ix *indexer) current(nodes []*framework.NodeInfo) *nodeIndex {
 			if !sameNode(ni.Node(), ix.idx.nodes[p]) {
 				same = false
 				break
+			}
+			if old := ix.infos[p]; old != nil && ix.idx.infoPos[old] == int32(p) {
+				delete(ix.idx.infoPos, old)
+			}
+			if ni != nil && ni.Node() != nil {
+				ix.idx.infoPos[ni] = int32(p)
 			}
 			ix.infos[p] = ni
 		}
