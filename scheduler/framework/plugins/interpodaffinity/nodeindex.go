@@ -49,10 +49,10 @@ type keyDomains struct {
 // holds nil.
 func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
 	idx := &nodeIndex{
-		nodes: make([]*v1.Node, len(nodes)),
+		nodes:   make([]*v1.Node, len(nodes)),
 		pos:     make(map[string]int32, len(nodes)),
 		infoPos: make(map[*framework.NodeInfo]int32, len(nodes)),
-		keys:  map[string]*keyDomains{},
+		keys:    map[string]*keyDomains{},
 	}
 	for p, ni := range nodes {
 		node := ni.Node()
