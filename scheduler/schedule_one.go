@@ -330,9 +330,9 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 	if qpi.InitialAttemptTimestamp != nil {
 		s.metrics.ObservePodSchedulingSLI(qpi.Attempts, s.clock.Since(*qpi.InitialAttemptTimestamp))
 	}
-	if s.scheduledEvents {
-		fwk.EventRecorder().Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding",
-			"Successfully assigned %s/%s to %s (profile %s, generation %d)", assumed.Namespace, assumed.Name, result.host, prof.Source, prof.Generation)
+	if s.scheduledEvents != nil {
+		s.scheduledEvents.record(ctx, fwk.ProfileName(), assumed, fmt.Sprintf("Successfully assigned %s/%s to %s (profile %s, generation %d)",
+			assumed.Namespace, assumed.Name, result.host, prof.Source, prof.Generation))
 	}
 	logger.V(2).Info("Bound pod", "node", klog.KRef("", result.host), "evaluatedNodes", result.evaluatedNodes,
 		"feasibleNodes", result.feasibleNodes, "profile", prof.Source, "generation", prof.Generation)

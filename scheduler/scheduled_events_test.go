@@ -2,16 +2,25 @@ package scheduler
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 )
@@ -48,9 +57,14 @@ func TestScheduledEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.broadcaster.StartRecordingToSink(ctx.Done())
+			if s.scheduledEvents != nil {
+				go s.scheduledEvents.run(ctx)
+			} else if tt.wantScheduled > 0 {
+				t.Fatal("no Scheduled-event writer")
+			}
 
-			// The pod that fits is bound first; the one that fits nowhere
-			// then records FailedScheduling, after any Scheduled event.
+			// The pod that fits is bound; the one that fits nowhere records
+			// FailedScheduling through the broadcaster.
 			s.queue.Add(logr.Discard(), fits)
 			s.scheduleOne(ctx)
 			s.bindings.Wait()
@@ -68,14 +82,114 @@ func TestScheduledEvents(t *testing.T) {
 				for _, ev := range list.Items {
 					reasons[ev.Reason]++
 				}
-				return reasons["FailedScheduling"] > 0, nil
+				return reasons["FailedScheduling"] > 0 && reasons["Scheduled"] >= tt.wantScheduled, nil
 			})
 			if err != nil {
-				t.Fatalf("no FailedScheduling event for the pod that fits nowhere: %v (events by reason: %v)", err, reasons)
+				t.Fatalf("waiting for the events: %v (events by reason: %v)", err, reasons)
+			}
+			switch {
+			case tt.wantScheduled == 0 && s.scheduledEvents != nil:
+				t.Error("Scheduled events are off, but a writer exists")
+			case s.scheduledEvents != nil && s.scheduledEvents.queued.Load() != int64(tt.wantScheduled):
+				t.Errorf("queued Scheduled events = %d, want %d", s.scheduledEvents.queued.Load(), tt.wantScheduled)
 			}
 			if reasons["Scheduled"] != tt.wantScheduled {
 				t.Errorf("Scheduled events = %d, want %d (events by reason: %v)", reasons["Scheduled"], tt.wantScheduled, reasons)
 			}
 		})
+	}
+}
+
+// scriptedSink answers creates with errs in turn, then succeeds, and keeps
+// what was created.
+type scriptedSink struct {
+	events.EventSinkImpl
+	mu       sync.Mutex
+	errs     []error
+	attempts int
+	created  []*eventsv1.Event
+}
+
+func (s *scriptedSink) Create(_ context.Context, ev *eventsv1.Event) (*eventsv1.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.attempts++
+	if len(s.errs) > 0 {
+		err := s.errs[0]
+		s.errs = s.errs[1:]
+		return nil, err
+	}
+	s.created = append(s.created, ev)
+	return ev, nil
+}
+
+func TestScheduledEventWriterWrite(t *testing.T) {
+	unavailable := apierrors.NewServiceUnavailable("busy")
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "e", errors.New("no"))
+	tests := []struct {
+		name         string
+		errs         []error
+		wantAttempts int
+		wantCreated  int
+	}{
+		{name: "first try", wantAttempts: 1, wantCreated: 1},
+		{name: "after a transient failure", errs: []error{unavailable}, wantAttempts: 2, wantCreated: 1},
+		{name: "gives up after three transient failures", errs: []error{unavailable, unavailable, unavailable}, wantAttempts: 3},
+		{name: "a refusal is not retried", errs: []error{forbidden}, wantAttempts: 1},
+		{name: "an existing event is done", errs: []error{apierrors.NewAlreadyExists(schema.GroupResource{Resource: "events"}, "e")}, wantAttempts: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clocktesting.NewFakeClock(time.Unix(1700000000, 0))
+			sink := &scriptedSink{errs: tt.errs}
+			w := newScheduledEventWriter(sink, clk)
+			pod := benchPod("p")
+			pod.ResourceVersion = "7"
+			w.record(context.Background(), "default-scheduler", pod, strings.Repeat("x", 2000))
+			ev := <-w.queue
+			done := make(chan struct{})
+			go func() { defer close(done); w.write(context.Background(), ev) }()
+			for finished := false; !finished; {
+				select {
+				case <-done:
+					finished = true
+				case <-time.After(time.Millisecond):
+					if clk.HasWaiters() {
+						clk.Step(time.Minute)
+					}
+				}
+			}
+			if sink.attempts != tt.wantAttempts || len(sink.created) != tt.wantCreated {
+				t.Fatalf("attempts %d, created %d; want %d, %d", sink.attempts, len(sink.created), tt.wantAttempts, tt.wantCreated)
+			}
+			if tt.wantCreated == 0 {
+				return
+			}
+			got := sink.created[0]
+			want := v1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "bench", Name: "p", UID: "p", ResourceVersion: "7"}
+			if got.Regarding != want || got.Reason != "Scheduled" || got.Action != "Binding" || got.Type != v1.EventTypeNormal {
+				t.Errorf("event = %+v", got)
+			}
+			if wantName := fmt.Sprintf("p.%x", time.Unix(1700000000, 0).UnixNano()); got.Namespace != "bench" || got.Name != wantName {
+				t.Errorf("event name %s/%s", got.Namespace, got.Name)
+			}
+			if got.ReportingController != "default-scheduler" || !strings.HasPrefix(got.ReportingInstance, "default-scheduler-") {
+				t.Errorf("reporting %q, %q", got.ReportingController, got.ReportingInstance)
+			}
+			if len(got.Note) != maxEventNote {
+				t.Errorf("note of %d bytes, want it cut to %d", len(got.Note), maxEventNote)
+			}
+		})
+	}
+}
+
+func TestScheduledEventWriterDropsWhenFull(t *testing.T) {
+	w := newScheduledEventWriter(&scriptedSink{}, clocktesting.NewFakeClock(time.Now()))
+	w.queue = make(chan *eventsv1.Event, 2)
+	for i := range 5 {
+		w.record(context.Background(), "s", benchPod(fmt.Sprintf("p%d", i)), "bound")
+	}
+	if w.queued.Load() != 2 || w.dropped.Load() != 3 {
+		t.Errorf("queued %d, dropped %d; want 2, 3", w.queued.Load(), w.dropped.Load())
 	}
 }

@@ -75,8 +75,9 @@ type Scheduler struct {
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
-	// scheduledEvents says whether binding a pod records a Scheduled event.
-	scheduledEvents bool
+	// scheduledEvents writes the Scheduled event of every bound pod; nil
+	// when those are turned off.
+	scheduledEvents *scheduledEventWriter
 }
 
 // Option configures a Scheduler.
@@ -174,8 +175,9 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
-
-		scheduledEvents: o.scheduledEvents,
+	}
+	if o.scheduledEvents {
+		s.scheduledEvents = newScheduledEventWriter(newEventSink(client), o.clock)
 	}
 	podInformer := s.podInformer()
 	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers}); err != nil {
@@ -313,6 +315,11 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 	s.broadcaster.StartRecordingToSink(ctx.Done())
 	defer s.broadcaster.Shutdown()
+	if s.scheduledEvents != nil {
+		var writer sync.WaitGroup
+		writer.Go(func() { s.scheduledEvents.run(ctx) })
+		defer writer.Wait()
+	}
 
 	s.informerFactory.Start(ctx.Done())
 	defer s.informerFactory.Shutdown()
