@@ -11,11 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/internal/keyedcache"
 )
 
 // maxCountEntries bounds how many count sets the count cache remembers; the
 // least recently used one makes room for a new one.
 const maxCountEntries = 8
+
+// maxMissedKeys is how many keys without an entry the cache remembers.
+const maxMissedKeys = 16
 
 // parallelRecount is the number of changed nodes from which a refresh
 // recounts them in parallel rather than one after another.
@@ -43,20 +47,17 @@ type contributeFunc func(ni *framework.NodeInfo, out []share) []share
 // directly than to keep per node.
 type countCache struct {
 	mu      sync.Mutex
-	entries []*countEntry
-	// tick orders the entries by last use.
-	tick uint64
-	// missed are the latest keys asked for without an entry, oldest first.
-	missed []string
+	entries *keyedcache.Cache[*countEntry]
 }
 
-// maxMissedKeys is how many keys without an entry the cache remembers.
-const maxMissedKeys = 16
+// newCountCache returns an empty count cache.
+func newCountCache() *countCache {
+	return &countCache{entries: keyedcache.New[*countEntry](maxCountEntries, maxMissedKeys)}
+}
 
 // countEntry is one set of counts over a node list, with each position's share.
 type countEntry struct {
-	key      string
-	lastUsed uint64
+	key string
 	// nodes[n] is the NodeInfo counted at position n and gens[n] its Generation then.
 	nodes  []*framework.NodeInfo
 	gens   []int64
@@ -77,60 +78,13 @@ type countEntry struct {
 func (cc *countCache) lookup(ctx context.Context, par framework.Parallelizer, key string, idx *nodeIndex, nodes []*framework.NodeInfo, contribute contributeFunc) *domainCounts {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	cc.tick++
-	e := cc.find(key)
-	if e == nil {
-		if !cc.admit(key) {
-			return nil
-		}
-		e = cc.add(key)
+	e, ok := cc.entries.Get(key, func() *countEntry { return &countEntry{key: key} })
+	if !ok {
+		return nil
 	}
-	e.lastUsed = cc.tick
 	e.refresh(ctx, par, idx, nodes, contribute)
 	e.shared = true
 	return e.counts
-}
-
-// find returns the entry with the key, or nil.
-func (cc *countCache) find(key string) *countEntry {
-	for _, e := range cc.entries {
-		if e.key == key {
-			return e
-		}
-	}
-	return nil
-}
-
-// admit reports whether a key without an entry was missed recently, and
-// otherwise remembers it as missed.
-func (cc *countCache) admit(key string) bool {
-	if i := slices.Index(cc.missed, key); i >= 0 {
-		cc.missed = slices.Delete(cc.missed, i, i+1)
-		return true
-	}
-	if len(cc.missed) == maxMissedKeys {
-		cc.missed = slices.Delete(cc.missed, 0, 1)
-	}
-	cc.missed = append(cc.missed, key)
-	return false
-}
-
-// add makes an entry for the key, evicting the least recently used entry
-// when the cache is full.
-func (cc *countCache) add(key string) *countEntry {
-	e := &countEntry{key: key}
-	if len(cc.entries) < maxCountEntries {
-		cc.entries = append(cc.entries, e)
-		return e
-	}
-	oldest := 0
-	for i, o := range cc.entries {
-		if o.lastUsed < cc.entries[oldest].lastUsed {
-			oldest = i
-		}
-	}
-	cc.entries[oldest] = e
-	return e
 }
 
 // unchanged reports whether position n still holds what was counted there:

@@ -65,7 +65,7 @@ func NewWithArgs(args *Args, h framework.Handle) (*InterPodAffinity, error) {
 	if h.SnapshotSharedLister() == nil {
 		return nil, fmt.Errorf("plugin %s: %w", Name, errNoSnapshot)
 	}
-	pl := &InterPodAffinity{args: *args, handle: h, counts: &countCache{}, index: &indexer{}}
+	pl := &InterPodAffinity{args: *args, handle: h, counts: newCountCache(), index: &indexer{}}
 	if f := h.SharedInformerFactory(); f != nil {
 		pl.nsLister = f.Core().V1().Namespaces().Lister()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/internal/keyedcache"
 )
 
 // maxCountEntries bounds how many distinct constraint sets the count cache
@@ -39,11 +39,12 @@ const parallelRecount = 64
 // are cheaper to count directly than to keep per node.
 type countCache struct {
 	mu      sync.Mutex
-	entries []*countEntry
-	// tick orders the entries by last use.
-	tick uint64
-	// missed are the latest keys asked for without an entry, oldest first.
-	missed []string
+	entries *keyedcache.Cache[*countEntry]
+}
+
+// newCountCache returns an empty count cache.
+func newCountCache() *countCache {
+	return &countCache{entries: keyedcache.New[*countEntry](maxCountEntries, maxMissedKeys)}
 }
 
 // maxMissedKeys is how many keys without an entry the cache remembers.
@@ -53,8 +54,7 @@ const maxMissedKeys = 16
 // remembered per list position so that a changed node's old share can be
 // taken out and its new one added.
 type countEntry struct {
-	key      string
-	lastUsed uint64
+	key string
 	// cs are the constraints, inclusion policies dropped (they always hold).
 	cs []constraint
 	// probe stands in for the pods: only its namespace is read.
@@ -130,15 +130,10 @@ func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framew
 	key := cacheKey(ns, cs)
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	cc.tick++
-	e := cc.find(key)
-	if e == nil {
-		if !cc.admit(key) {
-			return nil, nil
-		}
-		e = cc.add(key, ns, cs)
+	e, ok := cc.entries.Get(key, func() *countEntry { return newCountEntry(key, ns, cs) })
+	if !ok {
+		return nil, nil
 	}
-	e.lastUsed = cc.tick
 	e.refresh(ctx, logger, par, nodes)
 	e.shared = true
 	minimums := make([]int, len(e.cs))
@@ -151,51 +146,14 @@ func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framew
 	return append([]map[string]int(nil), e.counts...), minimums
 }
 
-// find returns the entry with the key, or nil.
-func (cc *countCache) find(key string) *countEntry {
-	for _, e := range cc.entries {
-		if e.key == key {
-			return e
-		}
-	}
-	return nil
-}
-
-// admit reports whether a key without an entry was missed recently, and
-// otherwise remembers it as missed.
-func (cc *countCache) admit(key string) bool {
-	if i := slices.Index(cc.missed, key); i >= 0 {
-		cc.missed = slices.Delete(cc.missed, i, i+1)
-		return true
-	}
-	if len(cc.missed) == maxMissedKeys {
-		cc.missed = slices.Delete(cc.missed, 0, 1)
-	}
-	cc.missed = append(cc.missed, key)
-	return false
-}
-
-// add makes an entry for the constraints, evicting the least recently used
-// entry when the cache is full.
-func (cc *countCache) add(key, ns string, cs []constraint) *countEntry {
+// newCountEntry makes an empty entry for the constraints, which it copies.
+func newCountEntry(key, ns string, cs []constraint) *countEntry {
 	own := make([]constraint, len(cs))
 	for i := range cs {
 		own[i] = cs[i]
 		own[i].honorAffinity, own[i].honorTaints = false, false
 	}
-	e := &countEntry{key: key, cs: own, probe: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}}
-	if len(cc.entries) < maxCountEntries {
-		cc.entries = append(cc.entries, e)
-		return e
-	}
-	oldest := 0
-	for i, o := range cc.entries {
-		if o.lastUsed < cc.entries[oldest].lastUsed {
-			oldest = i
-		}
-	}
-	cc.entries[oldest] = e
-	return e
+	return &countEntry{key: key, cs: own, probe: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}}
 }
 
 // reset forgets every position and sizes the entry for n nodes.

@@ -299,18 +299,16 @@ func TestCountCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	for i := range maxCountEntries + 3 {
 		pod := makePod("p").labels("color", "c"+itoa(i)).spread(1, zoneKey, hard, match("color", "c"+itoa(i))).obj()
 		preFilterState(t, pl, pod, nis)
-		if len(pl.hard.entries) != min(i, maxCountEntries) {
-			t.Fatalf("a key asked for once got an entry: %d entries after %d keys", len(pl.hard.entries), i+1)
+		if pl.hard.entries.Len() != min(i, maxCountEntries) {
+			t.Fatalf("a key asked for once got an entry: %d entries after %d keys", pl.hard.entries.Len(), i+1)
 		}
 		preFilterState(t, pl, pod, nis)
 	}
-	if len(pl.hard.entries) != maxCountEntries {
-		t.Fatalf("entries = %d, want %d", len(pl.hard.entries), maxCountEntries)
+	if pl.hard.entries.Len() != maxCountEntries {
+		t.Fatalf("entries = %d, want %d", pl.hard.entries.Len(), maxCountEntries)
 	}
-	for _, e := range pl.hard.entries {
-		if e.key == cacheKey("default", []constraint{{topologyKey: zoneKey, selector: mustSelector(t, "color", "c0")}}) {
-			t.Errorf("the least recently used entry was kept")
-		}
+	if pl.hard.entries.Has(cacheKey("default", []constraint{{topologyKey: zoneKey, selector: mustSelector(t, "color", "c0")}})) {
+		t.Errorf("the least recently used entry was kept")
 	}
 }
 

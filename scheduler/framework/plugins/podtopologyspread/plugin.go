@@ -85,7 +85,7 @@ func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
 	if err := ValidateArgs(args); err != nil {
 		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
 	}
-	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints, hard: &countCache{}}
+	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints, hard: newCountCache()}
 	if pl.parallelizer == nil {
 		pl.parallelizer = serial{}
 	}
