@@ -12,6 +12,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/internal/keyedcache"
+	"github.com/berth-io/berth/scheduler/framework/plugins/internal/nodechanges"
 )
 
 // maxCountEntries bounds how many count sets the count cache remembers; the
@@ -58,17 +59,15 @@ func newCountCache() *countCache {
 // countEntry is one set of counts over a node list, with each position's share.
 type countEntry struct {
 	key string
-	// nodes[n] is the NodeInfo counted at position n and gens[n] its Generation then.
-	nodes  []*framework.NodeInfo
-	gens   []int64
-	shares [][]share
-	counts *domainCounts
+	// tracker knows the NodeInfo counted at each position.
+	tracker nodechanges.Tracker
+	shares  [][]share
+	counts  *domainCounts
 	// shared is set once counts were handed to a cycle: they are then
 	// copied before they change.
 	shared bool
-	// changed and fresh are scratch space for refresh.
-	changed []int
-	fresh   [][]share
+	// fresh is scratch space for refresh.
+	fresh [][]share
 }
 
 // lookup brings the counts with the key up to date with nodes, computing a
@@ -87,61 +86,33 @@ func (cc *countCache) lookup(ctx context.Context, par framework.Parallelizer, ke
 	return e.counts
 }
 
-// unchanged reports whether position n still holds what was counted there:
-// the same NodeInfo (the snapshot never changes a NodeInfo it handed out,
-// it replaces it), or a copy of it (the snapshot re-lays out NodeInfos
-// without changing them), which the cache's generations, unique per change,
-// identify by node name and Generation.
-func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
-	old := e.nodes[n]
-	if old == ni {
-		return old != nil
-	}
-	if old == nil || ni == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
-		return false
-	}
-	a, b := old.Node(), ni.Node()
-	return a != nil && b != nil && a.Name == b.Name
-}
-
 // refresh recounts the positions whose NodeInfo changed and patches the
 // totals with the difference. Counts over another node index than idx
 // (nodes were added, removed, moved or updated) start again from nothing.
 func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, idx *nodeIndex, nodes []*framework.NodeInfo, contribute contributeFunc) {
-	if len(e.nodes) != len(nodes) || e.counts == nil || e.counts.idx != idx {
-		e.nodes = make([]*framework.NodeInfo, len(nodes))
-		e.gens = make([]int64, len(nodes))
+	if e.tracker.Len() != len(nodes) || e.counts == nil || e.counts.idx != idx {
+		e.tracker.Reset(len(nodes))
 		e.shares = make([][]share, len(nodes))
 		e.counts = newDomainCounts(idx)
 		e.shared = false
 	}
-	e.changed = e.changed[:0]
-	for n, ni := range nodes {
-		if e.nodes[n] == ni && ni != nil {
-			continue
-		}
-		if e.unchanged(n, ni) {
-			e.nodes[n] = ni
-			continue
-		}
-		e.changed = append(e.changed, n)
-	}
-	if len(e.changed) == 0 {
+	changed := e.tracker.Changed(nodes)
+	if len(changed) == 0 {
 		return
 	}
-	if cap(e.fresh) < len(e.changed) {
-		e.fresh = make([][]share, len(e.changed))
+	if cap(e.fresh) < len(changed) {
+		e.fresh = make([][]share, len(changed))
 	}
-	fresh := e.fresh[:len(e.changed)]
+	fresh := e.fresh[:len(changed)]
 	count := func(j int) {
-		if ni := nodes[e.changed[j]]; ni.Node() != nil {
+		if ni := nodes[changed[j]]; ni.Node() != nil {
 			fresh[j] = contribute(ni, nil)
 		}
 	}
-	if len(e.changed) >= parallelRecount {
-		par.Until(ctx, len(e.changed), count, Name)
+	if len(changed) >= parallelRecount {
+		par.Until(ctx, len(changed), count, Name)
 	} else {
-		for j := range e.changed {
+		for j := range changed {
 			count(j)
 		}
 	}
@@ -149,7 +120,7 @@ func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, id
 		e.counts = e.counts.share()
 		e.shared = false
 	}
-	for j, n := range e.changed {
+	for j, n := range changed {
 		for _, s := range e.shares[n] {
 			e.counts.addDomain(s.d, -s.n)
 		}
@@ -157,7 +128,7 @@ func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, id
 			e.counts.addDomain(s.d, s.n)
 		}
 		e.shares[n] = fresh[j]
-		e.nodes[n], e.gens[n] = nodes[n], generation(nodes[n])
+		e.tracker.Record(n, nodes[n])
 	}
 	clear(fresh)
 }
@@ -335,12 +306,4 @@ func existingTermsShares(pod *v1.Pod, nsLabels labels.Set, hardWeight int64, cou
 		}
 		return out
 	}
-}
-
-// generation is the NodeInfo's Generation, 0 for none.
-func generation(ni *framework.NodeInfo) int64 {
-	if ni == nil {
-		return 0
-	}
-	return ni.Generation
 }

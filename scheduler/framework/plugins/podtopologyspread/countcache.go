@@ -14,6 +14,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/internal/keyedcache"
+	"github.com/berth-io/berth/scheduler/framework/plugins/internal/nodechanges"
 )
 
 // maxCountEntries bounds how many distinct constraint sets the count cache
@@ -59,9 +60,8 @@ type countEntry struct {
 	cs []constraint
 	// probe stands in for the pods: only its namespace is read.
 	probe *v1.Pod
-	// nodes[n] is the NodeInfo counted at position n and gens[n] its Generation then.
-	nodes []*framework.NodeInfo
-	gens  []int64
+	// tracker knows the NodeInfo counted at each position.
+	tracker nodechanges.Tracker
 	// slots[n*k+i] is position n's count for constraint i, -1 when the node
 	// does not take part, and domains[n*k+i] its domain.
 	slots   []int32
@@ -76,8 +76,7 @@ type countEntry struct {
 	// shared is set once counts were handed to a cycle: they are then
 	// copied before they change.
 	shared bool
-	// changed, freshSlots and freshDomains are scratch space for refresh.
-	changed      []int
+	// freshSlots and freshDomains are scratch space for refresh.
 	freshSlots   []int32
 	freshDomains []string
 }
@@ -159,8 +158,7 @@ func newCountEntry(key, ns string, cs []constraint) *countEntry {
 // reset forgets every position and sizes the entry for n nodes.
 func (e *countEntry) reset(n int) {
 	k := len(e.cs)
-	e.nodes = make([]*framework.NodeInfo, n)
-	e.gens = make([]int64, n)
+	e.tracker.Reset(n)
 	e.slots = make([]int32, n*k)
 	for i := range e.slots {
 		e.slots[i] = -1
@@ -181,56 +179,29 @@ func (e *countEntry) reset(n int) {
 	e.shared = false
 }
 
-// unchanged reports whether position n still holds what was counted there:
-// the same NodeInfo (the snapshot never changes a NodeInfo it handed out,
-// it replaces it), or a copy of it (the snapshot re-lays out NodeInfos
-// without changing them), which the cache's generations, unique per change,
-// identify by node name and Generation.
-func (e *countEntry) unchanged(n int, ni *framework.NodeInfo) bool {
-	old := e.nodes[n]
-	if old == ni {
-		return old != nil
-	}
-	if old == nil || ni == nil || ni.Generation == 0 || ni.Generation != e.gens[n] {
-		return false
-	}
-	a, b := old.Node(), ni.Node()
-	return a != nil && b != nil && a.Name == b.Name
-}
-
 // refresh recounts the positions whose NodeInfo changed and patches the
 // per-domain counts with the difference.
 func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framework.Parallelizer, nodes []*framework.NodeInfo) {
-	if len(e.nodes) != len(nodes) || e.counts == nil {
+	if e.tracker.Len() != len(nodes) || e.counts == nil {
 		e.reset(len(nodes))
 	}
-	e.changed = e.changed[:0]
-	for n, ni := range nodes {
-		if e.nodes[n] == ni && ni != nil {
-			continue
-		}
-		if e.unchanged(n, ni) {
-			e.nodes[n] = ni
-			continue
-		}
-		e.changed = append(e.changed, n)
-	}
-	if len(e.changed) == 0 {
+	changed := e.tracker.Changed(nodes)
+	if len(changed) == 0 {
 		return
 	}
 	k := len(e.cs)
-	if cap(e.freshSlots) < len(e.changed)*k {
-		e.freshSlots = make([]int32, len(e.changed)*k)
-		e.freshDomains = make([]string, len(e.changed)*k)
+	if cap(e.freshSlots) < len(changed)*k {
+		e.freshSlots = make([]int32, len(changed)*k)
+		e.freshDomains = make([]string, len(changed)*k)
 	}
-	fresh, freshDomains := e.freshSlots[:len(e.changed)*k], e.freshDomains[:len(e.changed)*k]
+	fresh, freshDomains := e.freshSlots[:len(changed)*k], e.freshDomains[:len(changed)*k]
 	count := func(j int) {
-		countNode(logger, e.probe, e.cs, nodeaffinity.RequiredNodeAffinity{}, nodes[e.changed[j]], fresh[j*k:(j+1)*k], freshDomains[j*k:(j+1)*k])
+		countNode(logger, e.probe, e.cs, nodeaffinity.RequiredNodeAffinity{}, nodes[changed[j]], fresh[j*k:(j+1)*k], freshDomains[j*k:(j+1)*k])
 	}
-	if len(e.changed) >= parallelRecount {
-		par.Until(ctx, len(e.changed), count, Name)
+	if len(changed) >= parallelRecount {
+		par.Until(ctx, len(changed), count, Name)
 	} else {
-		for j := range e.changed {
+		for j := range changed {
 			count(j)
 		}
 	}
@@ -240,12 +211,12 @@ func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framew
 		}
 		e.shared = false
 	}
-	for j, n := range e.changed {
+	for j, n := range changed {
 		e.apply(n, -1)
 		copy(e.slots[n*k:(n+1)*k], fresh[j*k:(j+1)*k])
 		copy(e.domains[n*k:(n+1)*k], freshDomains[j*k:(j+1)*k])
 		e.apply(n, 1)
-		e.nodes[n], e.gens[n] = nodes[n], generation(nodes[n])
+		e.tracker.Record(n, nodes[n])
 	}
 	clear(freshDomains)
 }
@@ -282,12 +253,4 @@ func (e *countEntry) count(i, n, delta int) {
 	if h[n] += delta; h[n] == 0 {
 		delete(h, n)
 	}
-}
-
-// generation is the NodeInfo's Generation, 0 for none.
-func generation(ni *framework.NodeInfo) int64 {
-	if ni == nil {
-		return 0
-	}
-	return ni.Generation
 }

@@ -1,0 +1,64 @@
+// Package nodechanges tells plugins that keep per-node work across
+// scheduling cycles which positions of the snapshot's node list changed.
+package nodechanges
+
+import "github.com/berth-io/berth/scheduler/framework"
+
+// Tracker remembers, per position of a node list, the NodeInfo last
+// recorded there and its Generation.
+type Tracker struct {
+	nodes   []*framework.NodeInfo
+	gens    []int64
+	changed []int
+}
+
+// Reset forgets every position and sizes the tracker for n of them.
+func (t *Tracker) Reset(n int) {
+	t.nodes = make([]*framework.NodeInfo, n)
+	t.gens = make([]int64, n)
+}
+
+// Len returns the number of positions tracked.
+func (t *Tracker) Len() int { return len(t.nodes) }
+
+// Changed returns the positions of nodes whose NodeInfo is not the one
+// recorded there, in order; the slice is reused by the next call. A
+// position holding the same NodeInfo is unchanged: the snapshot never
+// changes a NodeInfo it handed out, it replaces it. So is one holding a
+// copy of it (the snapshot re-lays NodeInfos out without changing them),
+// which the cache's generations, unique per change, identify by node name
+// and Generation; the tracker then keeps the copy. nodes must have Len
+// positions.
+func (t *Tracker) Changed(nodes []*framework.NodeInfo) []int {
+	t.changed = t.changed[:0]
+	for n, ni := range nodes {
+		old := t.nodes[n]
+		if old == ni && ni != nil {
+			continue
+		}
+		if sameVersion(old, ni, t.gens[n]) {
+			t.nodes[n] = ni
+			continue
+		}
+		t.changed = append(t.changed, n)
+	}
+	return t.changed
+}
+
+// Record notes that position n now holds ni, whose work is done.
+func (t *Tracker) Record(n int, ni *framework.NodeInfo) {
+	t.nodes[n] = ni
+	t.gens[n] = 0
+	if ni != nil {
+		t.gens[n] = ni.Generation
+	}
+}
+
+// sameVersion reports whether ni is a copy of old, which had generation gen.
+func sameVersion(old, ni *framework.NodeInfo, gen int64) bool {
+	if old == nil || ni == nil || ni.Generation == 0 || ni.Generation != gen {
+		return false
+	}
+	a, b := old.Node(), ni.Node()
+	return a != nil && b != nil && a.Name == b.Name
+}

@@ -1,0 +1,76 @@
+package nodechanges
+
+import (
+	"slices"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// info returns a NodeInfo of node name at generation gen.
+func info(name string, gen int64) *framework.NodeInfo {
+	ni := framework.NewNodeInfo()
+	ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	ni.Generation = gen
+	return ni
+}
+
+// copyOf returns a copy of ni, as the snapshot's re-lay makes.
+func copyOf(ni *framework.NodeInfo) *framework.NodeInfo {
+	c := *ni
+	return &c
+}
+
+func TestTracker(t *testing.T) {
+	a, b, c := info("a", 1), info("b", 2), info("c", 3)
+	tests := []struct {
+		name string
+		next func() []*framework.NodeInfo
+		want []int
+	}{
+		{name: "the same NodeInfos", next: func() []*framework.NodeInfo { return []*framework.NodeInfo{a, b, c} }},
+		{name: "a copy of the same version", next: func() []*framework.NodeInfo { return []*framework.NodeInfo{copyOf(a), b, c} }},
+		{name: "a new version", next: func() []*framework.NodeInfo { return []*framework.NodeInfo{a, info("b", 4), c} }, want: []int{1}},
+		{name: "another node with the same generation", next: func() []*framework.NodeInfo { return []*framework.NodeInfo{a, b, info("x", 3)} }, want: []int{2}},
+		{name: "a copy without a generation", next: func() []*framework.NodeInfo {
+			z := copyOf(a)
+			z.Generation = 0
+			return []*framework.NodeInfo{z, b, c}
+		}, want: []int{0}},
+		{name: "a position emptied", next: func() []*framework.NodeInfo { return []*framework.NodeInfo{a, nil, c} }, want: []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tr Tracker
+			tr.Reset(3)
+			first := []*framework.NodeInfo{a, b, c}
+			if got := tr.Changed(first); !slices.Equal(got, []int{0, 1, 2}) {
+				t.Fatalf("a fresh tracker: changed %v, want every position", got)
+			}
+			for n, ni := range first {
+				tr.Record(n, ni)
+			}
+			if got := tr.Changed(tt.next()); !slices.Equal(got, tt.want) {
+				t.Errorf("changed %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTrackerKeepsACopy(t *testing.T) {
+	a := info("a", 1)
+	var tr Tracker
+	tr.Reset(1)
+	tr.Record(0, a)
+	c := copyOf(a)
+	tr.Changed([]*framework.NodeInfo{c})
+	if tr.nodes[0] != c {
+		t.Error("the copy was not kept: the next cycle would compare generations again")
+	}
+	if tr.Len() != 1 {
+		t.Errorf("Len = %d", tr.Len())
+	}
+}
