@@ -34,7 +34,7 @@ type scheduleResult struct {
 }
 
 // scheduleOne takes one pod from the queue and runs its scheduling cycle; on
-// success it starts the binding cycle in the background.
+// success it hands the binding cycle to a binding goroutine.
 func (s *Scheduler) scheduleOne(ctx context.Context) {
 	qpi, err := s.queue.Pop(klog.FromContext(ctx))
 	if err != nil || qpi == nil {
@@ -76,13 +76,13 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		s.bindingSlots <- struct{}{}
 	}
 	s.bindings.Add(1)
-	go func() {
+	s.bindingPool.run(func() {
 		defer s.bindings.Done()
 		// Binding outlives the scheduling loop's context so that a bind in
 		// flight at shutdown completes rather than leaving an assumed pod.
 		bindCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
 		s.bindingCycle(bindCtx, state, prof, qpi, assumed, result, start, cycle, waiting)
-	}()
+	})
 }
 
 // schedulingFailure is why a scheduling or binding cycle did not bind a pod.

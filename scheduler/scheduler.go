@@ -75,6 +75,8 @@ type Scheduler struct {
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
+	// bindingPool runs the binding cycles on reused goroutines.
+	bindingPool *bindingPool
 	// scheduledEvents writes the Scheduled event of every bound pod; nil
 	// when those are turned off.
 	scheduledEvents *scheduledEventWriter
@@ -175,6 +177,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
+		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 	}
 	if o.scheduledEvents {
 		s.scheduledEvents = newScheduledEventWriter(newEventSink(client), o.clock)
