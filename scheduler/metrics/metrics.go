@@ -46,6 +46,9 @@ type Metrics struct {
 	podSchedulingSLISeconds  *prometheus.HistogramVec
 	pluginExecutionSeconds   *prometheus.HistogramVec
 	permitWaitSeconds        *prometheus.HistogramVec
+
+	// cached holds the series observed per pod, resolved once.
+	cached observerCaches
 }
 
 // New creates the metrics and registers them with reg; a nil reg creates
@@ -93,6 +96,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Buckets:   prometheus.ExponentialBuckets(0.001, 2, 15),
 		}, []string{"result"}),
 	}
+	m.cached = m.newObserverCaches()
 	if reg == nil {
 		return m, nil
 	}
@@ -121,8 +125,9 @@ func (m *Metrics) ObserveScheduleAttempt(result, profile string, d time.Duration
 	if m == nil {
 		return
 	}
-	m.scheduleAttempts.WithLabelValues(result, profile).Inc()
-	m.schedulingAttemptSeconds.WithLabelValues(result, profile).Observe(d.Seconds())
+	series := m.cached.attempt.get(attemptKey{result: result, profile: profile})
+	series.count.Inc()
+	series.duration.Observe(d.Seconds())
 }
 
 // SetPendingPods sets the number of pods in a queue (QueueActive, ...).
@@ -147,7 +152,7 @@ func (m *Metrics) ObserveExtensionPoint(extensionPoint, status, profile string, 
 	if m == nil {
 		return
 	}
-	m.extensionPointSeconds.WithLabelValues(extensionPoint, status, profile).Observe(d.Seconds())
+	m.cached.extensionPoint.get(extensionPointKey{extensionPoint: extensionPoint, status: status, profile: profile}).Observe(d.Seconds())
 }
 
 // ObservePodSchedulingSLI records the time from a pod's first entry into the
@@ -156,7 +161,7 @@ func (m *Metrics) ObservePodSchedulingSLI(attempts int, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.podSchedulingSLISeconds.WithLabelValues(attemptsLabel(attempts)).Observe(d.Seconds())
+	m.cached.sli.get(min(attempts, maxAttemptsLabel)).Observe(d.Seconds())
 }
 
 // ObservePluginExecution records one plugin call at an extension point.
@@ -164,7 +169,7 @@ func (m *Metrics) ObservePluginExecution(plugin, extensionPoint, status string, 
 	if m == nil {
 		return
 	}
-	m.pluginExecutionSeconds.WithLabelValues(plugin, extensionPoint, status).Observe(d.Seconds())
+	m.cached.plugin.get(pluginKey{plugin: plugin, extensionPoint: extensionPoint, status: status}).Observe(d.Seconds())
 }
 
 // ObservePermitWait records how long a pod waited at Permit and how it ended.
@@ -172,13 +177,17 @@ func (m *Metrics) ObservePermitWait(result string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.permitWaitSeconds.WithLabelValues(result).Observe(d.Seconds())
+	m.cached.permitWait.get(result).Observe(d.Seconds())
 }
+
+// maxAttemptsLabel is the number of attempts from which the attempts label
+// reads "15+".
+const maxAttemptsLabel = 15
 
 // attemptsLabel caps the attempts label at 15+, as upstream does, to bound
 // the label's cardinality.
 func attemptsLabel(attempts int) string {
-	if attempts >= 15 {
+	if attempts >= maxAttemptsLabel {
 		return "15+"
 	}
 	return strconv.Itoa(attempts)
