@@ -167,6 +167,9 @@ func TestBindingPoolHasNoCap(t *testing.T) {
 	}
 	close(release)
 	h.wg.Wait()
+	for id := range secondRound {
+		waitForState(t, id, "select")
+	}
 	clk.Step(testIdle)
 	for id := range firstRound {
 		waitForState(t, id, "")
