@@ -96,7 +96,7 @@ helm-sync: ## Copy the generated CRDs and ClusterRole rules from config/ into th
 	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 
 .PHONY: bench
-bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth (with and without Scheduled events) vs kube-scheduler vs the null binders (SchedulingBasic, 5,000 nodes / 10,000 pods, ~6 min; BENCH_ARGS=--quick: 1,000/1,000).
+bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth (with and without Scheduled events) vs kube-scheduler vs the null binders (SchedulingBasic, 5,000 nodes / 10,000 pods, ~5 min; BENCH_ARGS=--quick: 1,000/1,000).
 	go test -run='^$$' -bench=. -benchmem ./scheduler/...
 	go test -run='^$$' -bench=ApplyToFirstBind -benchtime=20x ./test/perf/profileapply
 	hack/control-plane.sh kube-scheduler
