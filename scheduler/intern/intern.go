@@ -226,6 +226,25 @@ func full[K comparable, V any](t *Table, m map[K]V) {
 	}
 }
 
+// shared returns the value m keeps under hash h when it equals v, and v
+// itself when an unequal value holds h (a collision leaves v its own).
+// Otherwise v becomes the value kept under h, after keep, when not nil, has
+// made v's own parts canonical.
+func shared[V any](t *Table, m map[uint64]V, h uint64, v V, equal func(a, b V) bool, keep func(V)) V {
+	if c, ok := m[h]; ok {
+		if equal(c, v) {
+			return c
+		}
+		return v
+	}
+	full(t, m)
+	if keep != nil {
+		keep(v)
+	}
+	m[h] = v
+	return v
+}
+
 // str returns the canonical copy of s.
 func (t *Table) str(s string) string {
 	if s == "" {
@@ -305,16 +324,7 @@ func (t *Table) stringList(ss []string) []string {
 		hs.WriteString(s)
 		hs.WriteByte(0)
 	}
-	h := hs.Sum64()
-	if c, ok := t.stringLists[h]; ok {
-		if slices.Equal(c, ss) {
-			return c
-		}
-		return ss
-	}
-	full(t, t.stringLists)
-	t.stringLists[h] = ss
-	return ss
+	return shared(t, t.stringLists, hs.Sum64(), ss, slices.Equal[[]string], nil)
 }
 
 // envList returns the canonical slice equal to env when every variable is
@@ -335,16 +345,7 @@ func (t *Table) envList(env []v1.EnvVar) []v1.EnvVar {
 		hs.WriteString(env[i].Value)
 		hs.WriteByte(0)
 	}
-	h := hs.Sum64()
-	if c, ok := t.envs[h]; ok {
-		if slices.EqualFunc(c, env, equalPlainEnv) {
-			return c
-		}
-		return env
-	}
-	full(t, t.envs)
-	t.envs[h] = env
-	return env
+	return shared(t, t.envs, hs.Sum64(), env, func(a, b []v1.EnvVar) bool { return slices.EqualFunc(a, b, equalPlainEnv) }, nil)
 }
 
 func equalPlainEnv(a, b v1.EnvVar) bool {
@@ -361,15 +362,7 @@ func (t *Table) labelMap(m map[string]string) map[string]string {
 		// The sum does not depend on the map's iteration order.
 		h += mix(maphash.String(t.seed, k), maphash.String(t.seed, v))
 	}
-	if c, ok := t.labels[h]; ok {
-		if maps.Equal(c, m) {
-			return c
-		}
-		return m
-	}
-	full(t, t.labels)
-	t.labels[h] = m
-	return m
+	return shared(t, t.labels, h, m, maps.Equal[map[string]string], nil)
 }
 
 // resourceList returns the canonical list equal to l: the same names, and
@@ -382,15 +375,7 @@ func (t *Table) resourceList(l v1.ResourceList) v1.ResourceList {
 	for name, q := range l {
 		h += mix(maphash.String(t.seed, string(name)), quantityHash(t.seed, q))
 	}
-	if c, ok := t.lists[h]; ok {
-		if equalLists(c, l) {
-			return c
-		}
-		return l
-	}
-	full(t, t.lists)
-	t.lists[h] = l
-	return l
+	return shared(t, t.lists, h, l, equalLists, nil)
 }
 
 func quantityHash(seed maphash.Seed, q resource.Quantity) uint64 {
@@ -428,23 +413,16 @@ func (t *Table) tolerationList(ts []v1.Toleration) []v1.Toleration {
 		hs.WriteString(string(tol.Effect))
 		hs.WriteByte(0)
 	}
-	h := hs.Sum64()
-	if c, ok := t.tolerations[h]; ok {
-		if slices.EqualFunc(c, ts, equalTolerations) {
-			return c
+	equal := func(a, b []v1.Toleration) bool { return slices.EqualFunc(a, b, equalTolerations) }
+	return shared(t, t.tolerations, hs.Sum64(), ts, equal, func(ts []v1.Toleration) {
+		for i := range ts {
+			tol := &ts[i]
+			setStr(&tol.Key, t.str(tol.Key))
+			setStr((*string)(&tol.Operator), t.str(string(tol.Operator)))
+			setStr(&tol.Value, t.str(tol.Value))
+			setStr((*string)(&tol.Effect), t.str(string(tol.Effect)))
 		}
-		return ts
-	}
-	full(t, t.tolerations)
-	for i := range ts {
-		tol := &ts[i]
-		setStr(&tol.Key, t.str(tol.Key))
-		setStr((*string)(&tol.Operator), t.str(string(tol.Operator)))
-		setStr(&tol.Value, t.str(tol.Value))
-		setStr((*string)(&tol.Effect), t.str(string(tol.Effect)))
-	}
-	t.tolerations[h] = ts
-	return ts
+	})
 }
 
 func equalTolerations(a, b v1.Toleration) bool {
@@ -471,16 +449,7 @@ func (t *Table) ownerRefs(refs []metav1.OwnerReference) []metav1.OwnerReference 
 		hs.WriteString(refs[i].Name)
 		hs.WriteByte(0)
 	}
-	h := hs.Sum64()
-	if c, ok := t.owners[h]; ok {
-		if slices.EqualFunc(c, refs, equalOwners) {
-			return c
-		}
-		return refs
-	}
-	full(t, t.owners)
-	t.owners[h] = refs
-	return refs
+	return shared(t, t.owners, hs.Sum64(), refs, func(a, b []metav1.OwnerReference) bool { return slices.EqualFunc(a, b, equalOwners) }, nil)
 }
 
 func equalOwners(a, b metav1.OwnerReference) bool {
@@ -504,15 +473,7 @@ func (t *Table) portList(ps []v1.ContainerPort) []v1.ContainerPort {
 	for i, p := range ps {
 		h = h*31 + maphash.Comparable(t.seed, p) + uint64(i)
 	}
-	if c, ok := t.ports[h]; ok {
-		if slices.Equal(c, ps) {
-			return c
-		}
-		return ps
-	}
-	full(t, t.ports)
-	t.ports[h] = ps
-	return ps
+	return shared(t, t.ports, h, ps, slices.Equal[[]v1.ContainerPort], nil)
 }
 
 // mix combines two hashes so that (a, b) and (b, a) differ.
