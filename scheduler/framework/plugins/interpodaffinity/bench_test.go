@@ -90,17 +90,23 @@ func BenchmarkInterPodAffinityPreFilterOneChange(b *testing.B) {
 	for i, ni := range nodes {
 		ni.Generation = int64(i + 1)
 	}
-	h := newHandle(b, pool{}, nodes, namespace("default"))
-	pl := newPlugin(b, "", h)
-	pod, ctx := benchPod(), context.Background()
+	benchPreFilterOneChange(b, nodes, benchPod(), func(name string) *podBuilder {
+		return makePod(name, "app", "a2").anti(sel(hostKey, "app", "a4"))
+	})
+}
+
+// benchPreFilterOneChange runs PreFilter of pod over nodes, each cycle
+// after one more node (in turn) got a pod from arriving.
+func benchPreFilterOneChange(b *testing.B, nodes []*framework.NodeInfo, pod *v1.Pod, arriving func(name string) *podBuilder) {
+	pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
+	ctx := context.Background()
 	gen := int64(len(nodes))
 	b.ReportAllocs()
 	for b.Loop() {
 		gen++
 		n := int(gen) % len(nodes)
 		changed := nodes[n].Clone()
-		changed.AddPodInfo(info(makePod("new"+strconv.FormatInt(gen, 10), "app", "a2").
-			anti(sel(hostKey, "app", "a4")).on(changed.Node().Name).obj()))
+		changed.AddPodInfo(info(arriving("new" + strconv.FormatInt(gen, 10)).on(changed.Node().Name).obj()))
 		changed.Generation = gen
 		nodes[n] = changed
 		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
@@ -289,21 +295,7 @@ func BenchmarkInterPodAffinityAntiFilter(b *testing.B) {
 // on a free node (which grows the hostname counts), with the count cache.
 func BenchmarkInterPodAffinityAntiPreFilterOneChange(b *testing.B) {
 	nodes, pod := antiCluster(b, 2000)
-	h := newHandle(b, pool{}, nodes, namespace("default"))
-	pl := newPlugin(b, "", h)
-	ctx := context.Background()
-	gen := int64(len(nodes))
-	b.ReportAllocs()
-	for b.Loop() {
-		gen++
-		n := int(gen) % len(nodes)
-		changed := nodes[n].Clone()
-		changed.AddPodInfo(info(makePod("new"+strconv.FormatInt(gen, 10), "color", "green").
-			anti(sel(hostKey, "color", "green")).on(changed.Node().Name).obj()))
-		changed.Generation = gen
-		nodes[n] = changed
-		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
-			b.Fatal(st)
-		}
-	}
+	benchPreFilterOneChange(b, nodes, pod, func(name string) *podBuilder {
+		return makePod(name, "color", "green").anti(sel(hostKey, "color", "green"))
+	})
 }
