@@ -22,10 +22,6 @@ const maxCountEntries = 8
 // maxMissedKeys is how many keys without an entry the cache remembers.
 const maxMissedKeys = 16
 
-// parallelRecount is the number of changed nodes from which a refresh
-// recounts them in parallel rather than one after another.
-const parallelRecount = 64
-
 // share is what one node adds to one topology domain.
 type share struct {
 	d domain
@@ -109,13 +105,7 @@ func (e *countEntry) refresh(ctx context.Context, par framework.Parallelizer, id
 			fresh[j] = contribute(ni, nil)
 		}
 	}
-	if len(changed) >= parallelRecount {
-		par.Until(ctx, len(changed), count, Name)
-	} else {
-		for j := range changed {
-			count(j)
-		}
-	}
+	nodechanges.Recount(ctx, par, Name, len(changed), count)
 	if e.shared {
 		e.counts = e.counts.share()
 		e.shared = false

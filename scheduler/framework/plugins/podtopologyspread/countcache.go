@@ -21,10 +21,6 @@ import (
 // remembers; the least recently used one makes room for a new one.
 const maxCountEntries = 8
 
-// parallelRecount is the number of changed nodes from which a refresh
-// counts them in parallel rather than one after another.
-const parallelRecount = 64
-
 // countCache keeps PreFilter's per-domain counts of recently seen hard
 // constraint sets from one cycle to the next. A cycle only recounts the
 // nodes whose NodeInfo changed since the last cycle that used the same set,
@@ -198,13 +194,7 @@ func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framew
 	count := func(j int) {
 		countNode(logger, e.probe, e.cs, nodeaffinity.RequiredNodeAffinity{}, nodes[changed[j]], fresh[j*k:(j+1)*k], freshDomains[j*k:(j+1)*k])
 	}
-	if len(changed) >= parallelRecount {
-		par.Until(ctx, len(changed), count, Name)
-	} else {
-		for j := range changed {
-			count(j)
-		}
-	}
+	nodechanges.Recount(ctx, par, Name, len(changed), count)
 	if e.shared {
 		for i := range e.counts {
 			e.counts[i] = maps.Clone(e.counts[i])

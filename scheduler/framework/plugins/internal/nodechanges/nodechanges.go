@@ -2,7 +2,17 @@
 // scheduling cycles which positions of the snapshot's node list changed.
 package nodechanges
 
-import "github.com/berth-io/berth/scheduler/framework"
+import (
+	"context"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// parallelFrom is the number of changed positions from which Recount works
+// on the parallelizer rather than one position after another: a cycle
+// usually sees one change, and a goroutine hand-off would cost more than
+// the count.
+const parallelFrom = 64
 
 // Tracker remembers, per position of a node list, the NodeInfo last
 // recorded there and its Generation.
@@ -61,4 +71,16 @@ func sameVersion(old, ni *framework.NodeInfo, gen int64) bool {
 	}
 	a, b := old.Node(), ni.Node()
 	return a != nil && b != nil && a.Name == b.Name
+}
+
+// Recount runs count for each of the changed positions' indexes 0..n-1,
+// on par (as operation) once there are enough of them to be worth it.
+func Recount(ctx context.Context, par framework.Parallelizer, operation string, n int, count func(j int)) {
+	if n >= parallelFrom {
+		par.Until(ctx, n, count, operation)
+		return
+	}
+	for j := range n {
+		count(j)
+	}
 }

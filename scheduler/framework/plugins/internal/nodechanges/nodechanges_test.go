@@ -1,6 +1,7 @@
 package nodechanges
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -72,5 +73,34 @@ func TestTrackerKeepsACopy(t *testing.T) {
 	}
 	if tr.Len() != 1 {
 		t.Errorf("Len = %d", tr.Len())
+	}
+}
+
+// countingParallelizer runs Until's pieces in order and counts its calls.
+type countingParallelizer struct{ calls int }
+
+func (p *countingParallelizer) Until(_ context.Context, pieces int, do func(int), _ string) {
+	p.calls++
+	for i := range pieces {
+		do(i)
+	}
+}
+
+func TestRecount(t *testing.T) {
+	for _, tc := range []struct {
+		n            int
+		wantParallel bool
+	}{{n: 0}, {n: 1}, {n: parallelFrom - 1}, {n: parallelFrom, wantParallel: true}, {n: 3 * parallelFrom, wantParallel: true}} {
+		par := &countingParallelizer{}
+		seen := make([]int, tc.n)
+		Recount(context.Background(), par, "test", tc.n, func(j int) { seen[j]++ })
+		for j, c := range seen {
+			if c != 1 {
+				t.Errorf("n=%d: index %d counted %d times", tc.n, j, c)
+			}
+		}
+		if (par.calls > 0) != tc.wantParallel {
+			t.Errorf("n=%d: parallelizer used %d times, want parallel %v", tc.n, par.calls, tc.wantParallel)
+		}
 	}
 }
