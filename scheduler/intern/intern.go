@@ -140,11 +140,11 @@ func (t *Table) Pod(pod *v1.Pod) {
 	setStr(&spec.NodeName, t.str(spec.NodeName))
 	setStr(&spec.SchedulerName, t.str(spec.SchedulerName))
 	setStr(&spec.PriorityClassName, t.str(spec.PriorityClassName))
-	setPtr(&spec.TerminationGracePeriodSeconds, t.int64Ptr(spec.TerminationGracePeriodSeconds))
-	setPtr(&spec.ActiveDeadlineSeconds, t.int64Ptr(spec.ActiveDeadlineSeconds))
+	setPtr(&spec.TerminationGracePeriodSeconds, sharedPtr(t, t.int64s, spec.TerminationGracePeriodSeconds))
+	setPtr(&spec.ActiveDeadlineSeconds, sharedPtr(t, t.int64s, spec.ActiveDeadlineSeconds))
 	setPtr(&spec.AutomountServiceAccountToken, t.boolPtr(spec.AutomountServiceAccountToken))
 	setPtr(&spec.EnableServiceLinks, t.boolPtr(spec.EnableServiceLinks))
-	setPtr(&spec.Priority, t.int32Ptr(spec.Priority))
+	setPtr(&spec.Priority, sharedPtr(t, t.int32s, spec.Priority))
 	if p := spec.PreemptionPolicy; p != nil && *p == v1.PreemptLowerPriority {
 		// The apiserver's default, the one policy most pods have.
 		setPtr(&spec.PreemptionPolicy, t.preempt)
@@ -268,27 +268,17 @@ func (t *Table) boolPtr(p *bool) *bool {
 	return t.bools[0]
 }
 
-func (t *Table) int64Ptr(p *int64) *int64 {
+// sharedPtr returns the pointer m keeps to a value equal to *p, keeping p
+// when it has none.
+func sharedPtr[V comparable](t *Table, m map[V]*V, p *V) *V {
 	if p == nil {
 		return nil
 	}
-	if c, ok := t.int64s[*p]; ok {
+	if c, ok := m[*p]; ok {
 		return c
 	}
-	full(t, t.int64s)
-	t.int64s[*p] = p
-	return p
-}
-
-func (t *Table) int32Ptr(p *int32) *int32 {
-	if p == nil {
-		return nil
-	}
-	if c, ok := t.int32s[*p]; ok {
-		return c
-	}
-	full(t, t.int32s)
-	t.int32s[*p] = p
+	full(t, m)
+	m[*p] = p
 	return p
 }
 
