@@ -44,10 +44,11 @@ func New(_ context.Context, args []byte, _ framework.Handle) (framework.Plugin, 
 // Name returns the plugin's name.
 func (*NodeName) Name() string { return Name }
 
-// PreFilter narrows the candidate nodes to spec.nodeName when it is set.
+// PreFilter narrows the candidate nodes to spec.nodeName when it is set,
+// and otherwise skips Filter, which would pass every node.
 func (*NodeName) PreFilter(_ context.Context, _ *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if pod.Spec.NodeName == "" {
-		return nil, nil
+		return nil, framework.NewStatus(framework.Skip)
 	}
 	return &framework.PreFilterResult{NodeNames: sets.New(pod.Spec.NodeName)}, nil
 }

@@ -41,8 +41,8 @@ func TestFilter(t *testing.T) {
 func TestPreFilter(t *testing.T) {
 	pl := &NodeName{}
 	res, st := pl.PreFilter(context.Background(), framework.NewCycleState(), pt.Pod("p").Obj(), nil)
-	if !st.IsSuccess() || !res.AllNodes() {
-		t.Errorf("no node name: result %v, status %v", res, st)
+	if !st.IsSkip() || !res.AllNodes() {
+		t.Errorf("no node name: result %v, status %v, want every node and Skip", res, st)
 	}
 	res, st = pl.PreFilter(context.Background(), framework.NewCycleState(), pt.Pod("p").NodeName("n1").Obj(), nil)
 	if !st.IsSuccess() || res.AllNodes() || !res.NodeNames.Equal(sets.New("n1")) {

@@ -15,7 +15,7 @@ import (
 // allocating, so Score stays allocation-free.
 type resourceScorer struct {
 	names   []v1.ResourceName
-	scalar  []bool
+	kinds   []resourceKind
 	weights []int64
 	// nonZero counts default CPU and memory for containers that request none
 	// (NodeResourcesFit); BalancedAllocation counts only real requests.
@@ -25,16 +25,46 @@ type resourceScorer struct {
 func newResourceScorer(specs []ResourceSpec, nonZero bool) resourceScorer {
 	s := resourceScorer{
 		names:   make([]v1.ResourceName, len(specs)),
-		scalar:  make([]bool, len(specs)),
+		kinds:   make([]resourceKind, len(specs)),
 		weights: make([]int64, len(specs)),
 		nonZero: nonZero,
 	}
 	for i, r := range specs {
 		s.names[i] = v1.ResourceName(r.Name)
-		s.scalar[i] = framework.IsScalarResourceName(s.names[i])
+		s.kinds[i] = kindOf(s.names[i])
 		s.weights[i] = r.Weight
 	}
 	return s
+}
+
+// resourceKind says where a NodeInfo keeps a scored resource, worked out
+// once so that scoring a node compares no resource names.
+type resourceKind uint8
+
+const (
+	kindCPU resourceKind = iota
+	kindMemory
+	kindEphemeralStorage
+	// kindScalar is an extended resource or hugepages: ScalarResources,
+	// left out of the score when the pod does not request it.
+	kindScalar
+	// kindOther is any other name, also looked up in ScalarResources.
+	kindOther
+)
+
+func kindOf(name v1.ResourceName) resourceKind {
+	switch {
+	case name == v1.ResourceCPU:
+		return kindCPU
+	case name == v1.ResourceMemory:
+		return kindMemory
+	case name == v1.ResourceEphemeralStorage:
+		return kindEphemeralStorage
+	case framework.IsScalarResourceName(name):
+		return kindScalar
+	default:
+		return kindOther
+	}
 }
 
 // podRequests returns the pod's request of each scored resource, in order.
@@ -111,21 +141,23 @@ func (s *resourceScorer) plainPodRequests(pod *v1.Pod) (out []int64, ok bool) {
 // out of the node's score: the node lacks it, or it is an extended resource
 // the pod does not request.
 func (s *resourceScorer) nodeAmounts(ni *framework.NodeInfo, i int, podRequest int64) (allocatable, used int64) {
-	if podRequest == 0 && s.scalar[i] {
+	kind := s.kinds[i]
+	if podRequest == 0 && kind == kindScalar {
 		return 0, 0
 	}
 	requested := ni.Requested
 	if s.nonZero {
 		requested = ni.NonZeroRequested
 	}
-	switch n := s.names[i]; n {
-	case v1.ResourceCPU:
+	switch kind {
+	case kindCPU:
 		return ni.Allocatable.MilliCPU, requested.MilliCPU
-	case v1.ResourceMemory:
+	case kindMemory:
 		return ni.Allocatable.Memory, requested.Memory
-	case v1.ResourceEphemeralStorage:
+	case kindEphemeralStorage:
 		return ni.Allocatable.EphemeralStorage, ni.Requested.EphemeralStorage
 	default:
+		n := s.names[i]
 		a, ok := ni.Allocatable.ScalarResources[n]
 		if !ok {
 			return 0, 0

@@ -76,8 +76,12 @@ func (*TaintToleration) Filter(ctx context.Context, _ *framework.CycleState, pod
 	if node == nil {
 		return framework.AsStatus(fmt.Errorf("filtering pod %s: node not found", framework.PodKey(pod)))
 	}
+	taints := node.Spec.Taints
+	if len(taints) == 0 {
+		return nil
+	}
 	logger := klog.FromContext(ctx)
-	i := firstUntolerated(logger, node.Spec.Taints, pod.Spec.Tolerations)
+	i := firstUntolerated(logger, taints, pod.Spec.Tolerations)
 	if i < 0 {
 		return nil
 	}
@@ -123,9 +127,12 @@ func (*TaintToleration) Score(ctx context.Context, state *framework.CycleState, 
 	if err != nil {
 		return 0, framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
 	}
+	taints := node.Spec.Taints
+	if len(taints) == 0 {
+		return 0, nil
+	}
 	logger := klog.FromContext(ctx)
 	var count int64
-	taints := node.Spec.Taints
 	for i := range taints {
 		if taints[i].Effect == v1.TaintEffectPreferNoSchedule &&
 			!corev1helpers.TolerationsTolerateTaint(logger, s.tolerations, &taints[i], comparisonOperators) {
