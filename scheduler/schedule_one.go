@@ -131,8 +131,7 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleS
 		return result, nil, &schedulingFailure{err: fitErr, nominating: nominating}
 	}
 
-	assumed := pod.DeepCopy()
-	assumed.Spec.NodeName = result.host
+	assumed := assumedCopy(pod, result.host)
 	if err := s.cache.AssumePod(logger, assumed); err != nil {
 		return result, nil, &schedulingFailure{err: fmt.Errorf("assuming pod on node %s: %w", result.host, err)}
 	}
@@ -150,6 +149,16 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleS
 		return result, nil, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}
 	}
 	return result, assumed, nil
+}
+
+// assumedCopy returns the pod as assumed on host. The copy is shallow: it
+// shares the informer's maps and slices, which nobody writes (the cache, the
+// plugins and the binder only read a pod), so only spec.nodeName differs and
+// no deep copy of every container is made per pod scheduled.
+func assumedCopy(pod *v1.Pod, host string) *v1.Pod {
+	assumed := *pod
+	assumed.Spec.NodeName = host
+	return &assumed
 }
 
 // statusError turns a rejection at Reserve, Permit or binding into a FitError
