@@ -44,6 +44,7 @@ type Table struct {
 	stringLists map[uint64][]string
 	envs        map[uint64][]v1.EnvVar
 	owners      map[uint64][]metav1.OwnerReference
+	containers  map[uint64][]v1.Container
 	int64s      map[int64]*int64
 	int32s      map[int32]*int32
 	bools       [2]*bool
@@ -78,6 +79,7 @@ func New(opts ...Option) *Table {
 		stringLists: map[uint64][]string{},
 		envs:        map[uint64][]v1.EnvVar{},
 		owners:      map[uint64][]metav1.OwnerReference{},
+		containers:  map[uint64][]v1.Container{},
 		int64s:      map[int64]*int64{},
 		int32s:      map[int32]*int32{},
 		bools:       [2]*bool{&f, &tr},
@@ -106,7 +108,8 @@ func (t *Table) Transform(obj any) (any, error) {
 
 // Pod makes pod share its labels, annotations, owner references, resource
 // lists, tolerations, ports, commands, plain environment, common strings and
-// scalar pointers with earlier pods.
+// scalar pointers with earlier pods, and then its whole container slices
+// when they are equal to a replica's.
 func (t *Table) Pod(pod *v1.Pod) {
 	if pod == nil {
 		return
@@ -126,6 +129,12 @@ func (t *Table) Pod(pod *v1.Pod) {
 	}
 	for i := range spec.Containers {
 		t.container(&spec.Containers[i])
+	}
+	if s := t.containerList(spec.InitContainers); !sameSlice(s, spec.InitContainers) {
+		spec.InitContainers = s
+	}
+	if s := t.containerList(spec.Containers); !sameSlice(s, spec.Containers) {
+		spec.Containers = s
 	}
 	if s := t.tolerationList(spec.Tolerations); !sameSlice(s, spec.Tolerations) {
 		spec.Tolerations = s
@@ -182,6 +191,29 @@ func (t *Table) container(c *v1.Container) {
 	if s := t.envList(c.Env); !sameSlice(s, c.Env) {
 		c.Env = s
 	}
+}
+
+// containerList returns the canonical slice equal to cs, whose containers
+// container has already made share their parts: replicas then hold the
+// same strings, maps and slices, so their containers are equal byte for
+// byte, pointers included, and the whole slice (about 400 bytes a
+// container) can be shared. A container with a part of its own (a probe, a
+// security context, volume mounts, environment read from elsewhere)
+// differs from every other in those pointers and keeps its own slice:
+// comparing bytes never takes two different containers for equal.
+func (t *Table) containerList(cs []v1.Container) []v1.Container {
+	if len(cs) == 0 {
+		return cs
+	}
+	h := maphash.Bytes(t.seed, containerBytes(cs))
+	return shared(t, t.containers, h, cs, func(a, b []v1.Container) bool {
+		return len(a) == len(b) && string(containerBytes(a)) == string(containerBytes(b))
+	}, nil)
+}
+
+// containerBytes returns the memory of cs's containers as bytes.
+func containerBytes(cs []v1.Container) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(cs))), len(cs)*int(unsafe.Sizeof(v1.Container{})))
 }
 
 // Node makes node share its capacity, allocatable resources and the

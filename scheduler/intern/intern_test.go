@@ -12,7 +12,7 @@ import (
 
 // sharing lists what two pods have in common after the table saw both.
 type sharing struct {
-	labels, requests, limits, tolerations, ports, owners, securityContext, image bool
+	labels, requests, limits, tolerations, ports, owners, securityContext, image, containers bool
 }
 
 func sharedParts(a, b *v1.Pod) sharing {
@@ -26,6 +26,7 @@ func sharedParts(a, b *v1.Pod) sharing {
 		owners:          len(a.OwnerReferences) > 0 && sameSlice(a.OwnerReferences, b.OwnerReferences),
 		securityContext: a.Spec.SecurityContext != nil && a.Spec.SecurityContext == b.Spec.SecurityContext,
 		image:           unsafe.StringData(ca.Image) == unsafe.StringData(cb.Image),
+		containers:      sameSlice(a.Spec.Containers, b.Spec.Containers),
 	}
 }
 
@@ -42,7 +43,7 @@ func replica(name string) *v1.Pod {
 }
 
 func TestPodSharing(t *testing.T) {
-	all := sharing{labels: true, requests: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true}
+	all := sharing{labels: true, requests: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true, containers: true}
 	tests := []struct {
 		name   string
 		second *v1.Pod
@@ -50,7 +51,7 @@ func TestPodSharing(t *testing.T) {
 	}{
 		{name: "replicas share everything", second: replica("web-2"), want: all},
 		{name: "other labels", second: func() *v1.Pod { p := replica("web-2"); p.Labels["app"] = "db"; return p }(),
-			want: sharing{requests: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true}},
+			want: sharing{requests: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true, containers: true}},
 		{name: "a request differs", second: func() *v1.Pod {
 			return makePod("web-2").label("app", "web").label("pod-template-hash", "5d8f").
 				req(v1.ResourceCPU, "200m").req(v1.ResourceMemory, "500Mi").limit(v1.ResourceCPU, "100m").limit(v1.ResourceMemory, "500Mi").
@@ -65,7 +66,7 @@ func TestPodSharing(t *testing.T) {
 			p := replica("web-2")
 			p.Spec.Containers[0].Resources.Requests = makePod("x").req(v1.ResourceCPU, "100m").req(v1.ResourceMemory, "524288000").obj().Spec.Containers[0].Resources.Requests
 			return p
-		}(), want: func() sharing { s := all; s.requests = false; return s }()},
+		}(), want: func() sharing { s := all; s.requests, s.containers = false, false; return s }()},
 		{name: "other toleration seconds", second: func() *v1.Pod {
 			p := replica("web-2")
 			s := int64(60)
@@ -280,4 +281,49 @@ func keyOf(m map[string]string, k string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+func TestContainersShared(t *testing.T) {
+	withProbe := func(p *v1.Pod) *v1.Pod {
+		p.Spec.Containers[0].LivenessProbe = &v1.Probe{PeriodSeconds: 10}
+		return p
+	}
+	withInit := func(p *v1.Pod) *v1.Pod {
+		p.Spec.InitContainers = []v1.Container{{Name: clone("init"), Image: clone("busybox:1")}}
+		return p
+	}
+	tests := []struct {
+		name           string
+		a, b           *v1.Pod
+		wantContainers bool
+		wantInit       bool
+	}{
+		{name: "replicas", a: replica("a"), b: replica("b"), wantContainers: true},
+		{name: "replicas with init containers", a: withInit(replica("a")), b: withInit(replica("b")), wantContainers: true, wantInit: true},
+		{name: "equal probes of their own", a: withProbe(replica("a")), b: withProbe(replica("b"))},
+		{name: "another image", a: replica("a"), b: func() *v1.Pod { p := replica("b"); p.Spec.Containers[0].Image = "other:2"; return p }()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table := New()
+			wantA, wantB := tt.a.DeepCopy(), tt.b.DeepCopy()
+			table.Pod(tt.a)
+			table.Pod(tt.b)
+			if !equality.Semantic.DeepEqual(tt.a, wantA) || !equality.Semantic.DeepEqual(tt.b, wantB) {
+				t.Fatal("interning changed a pod's content")
+			}
+			if got := sameSlice(tt.a.Spec.Containers, tt.b.Spec.Containers); got != tt.wantContainers {
+				t.Errorf("containers shared = %v, want %v", got, tt.wantContainers)
+			}
+			if got := len(tt.a.Spec.InitContainers) > 0 && sameSlice(tt.a.Spec.InitContainers, tt.b.Spec.InitContainers); got != tt.wantInit {
+				t.Errorf("init containers shared = %v, want %v", got, tt.wantInit)
+			}
+			// A second pass writes nothing: the shared slice stays.
+			before := tt.b.Spec.Containers
+			table.Pod(tt.b)
+			if !sameSlice(before, tt.b.Spec.Containers) {
+				t.Error("a second transform replaced the containers")
+			}
+		})
+	}
 }
