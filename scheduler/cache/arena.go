@@ -31,24 +31,28 @@ type nodeSlot struct {
 }
 
 // fill makes the slot a copy of src that points at the slot's own resource
-// sums and Node. The copy is shallow: src's pods, ports, images and the
-// Node's slices and maps are shared, and nothing in a snapshot changes
-// them; the exception is the Node's labels, which labels copies, or which
-// are taken from prev, an earlier snapshot copy, when it holds the same
-// version of the Node (a pod change clones a NodeInfo, not its Node).
-func (slot *nodeSlot) fill(src, prev *framework.NodeInfo, labels *labelTable) {
+// sums and Node, whose labels are labels. The copy is shallow: src's pods,
+// ports, images and the Node's slices and maps are shared, and nothing in
+// a snapshot changes them.
+func (slot *nodeSlot) fill(src *framework.NodeInfo, labels map[string]string) {
 	slot.requested = *src.Requested
 	slot.nonZeroRequested = *src.NonZeroRequested
 	slot.allocatable = *src.Allocatable
 	slot.node = *src.Node()
-	if prev != nil && sameNodeVersion(prev.Node(), src.Node()) {
-		slot.node.Labels = prev.Node().Labels
-	} else {
-		slot.node.Labels = labels.copyOf(src.Node().Labels)
-	}
+	slot.node.Labels = labels
 	slot.info = *src
 	slot.info.SetNode(&slot.node)
 	slot.info.Requested, slot.info.NonZeroRequested, slot.info.Allocatable = &slot.requested, &slot.nonZeroRequested, &slot.allocatable
+}
+
+// labelsFor returns the labels of a snapshot copy of src: those of prev, an
+// earlier snapshot copy, when it holds the same version of the Node (a pod
+// change clones a NodeInfo, not its Node), or else a copy made by labels.
+func labelsFor(src, prev *framework.NodeInfo, labels *labelTable) map[string]string {
+	if prev != nil && sameNodeVersion(prev.Node(), src.Node()) {
+		return prev.Node().Labels
+	}
+	return labels.copyOf(src.Node().Labels)
 }
 
 // sameNodeVersion reports whether a and b are the same version of one Node
@@ -57,21 +61,48 @@ func sameNodeVersion(a, b *v1.Node) bool {
 	return a != nil && b != nil && a.UID == b.UID && a.ResourceVersion != "" && a.ResourceVersion == b.ResourceVersion
 }
 
-// compact copies every listed NodeInfo into a fresh arena in list order and
-// points the map and the list at the copies; the caller rebuilds the
+// arenaChunk is the number of slots allocated together. A NodeInfo handed
+// out keeps its whole allocation alive (a binding in flight holds its
+// cycle's NodeInfos, for example), so one arena of every node would keep
+// every replaced slot in memory for as long as one of them is held;
+// chunks of this size keep the list order a cycle walks, and a held
+// NodeInfo keeps about 130 KB alive, not the whole node list.
+const arenaChunk = 128
+
+// compact copies every listed NodeInfo into fresh arena chunks in list order
+// and points the map and the list at the copies; the caller rebuilds the
 // affinity lists. The copies are new objects, so NodeInfos handed out
 // before stay as they were. Its cost, one copy per node, is paid once per
-// len/compactAfter changed NodeInfos (or node set change).
-func (s *Snapshot) compact() {
-	arena := make([]nodeSlot, len(s.nodeInfoList))
+// len/compactAfter changed NodeInfos (or node set change). copyLabels makes
+// the copies' labels fresh copies too, laid out in list order; otherwise
+// each copy keeps the label map of the NodeInfo it copies, which is already
+// the snapshot's own (made by an earlier compaction or clone) and never
+// changes, so a compaction allocates no labels.
+func (s *Snapshot) compact(copyLabels bool) {
+	n := len(s.nodeInfoList)
+	arena := make([][]nodeSlot, 0, (n+arenaChunk-1)/arenaChunk)
 	s.labels = newLabelTable()
-	for i, ni := range s.nodeInfoList {
-		arena[i].fill(ni, nil, s.labels)
-		moved := &arena[i].info
-		s.nodeInfoList[i] = moved
-		s.nodeInfoMap[moved.Node().Name] = moved
+	for start := 0; start < n; start += arenaChunk {
+		chunk := make([]nodeSlot, min(arenaChunk, n-start))
+		for j := range chunk {
+			ni := s.nodeInfoList[start+j]
+			labels := ni.Node().Labels
+			if copyLabels {
+				labels = s.labels.copyOf(labels)
+			}
+			chunk[j].fill(ni, labels)
+			moved := &chunk[j].info
+			s.nodeInfoList[start+j] = moved
+			s.nodeInfoMap[moved.Node().Name] = moved
+		}
+		arena = append(arena, chunk)
 	}
 	s.arena, s.relocated = arena, 0
+}
+
+// slot returns the arena slot of list position i; the arena must hold it.
+func (s *Snapshot) slot(i int) *nodeSlot {
+	return &s.arena[i/arenaChunk][i%arenaChunk]
 }
 
 // labelTable copies node labels for the snapshot with every key and value

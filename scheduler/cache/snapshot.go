@@ -35,9 +35,10 @@ type Snapshot struct {
 	images map[string]*framework.ImageStateSummary
 	// generation is the cache generation the snapshot reflects.
 	generation int64
-	// arena holds the NodeInfos in list order as of the last compaction;
-	// relocated counts the NodeInfos cloned outside it since.
-	arena     []nodeSlot
+	// arena holds the NodeInfos in list order as of the last compaction,
+	// in chunks of arenaChunk; relocated counts the NodeInfos cloned
+	// outside it since.
+	arena     [][]nodeSlot
 	relocated int
 	// labels interns the label strings of the NodeInfos' Node copies.
 	labels *labelTable
@@ -148,7 +149,7 @@ func (s *Snapshot) rebuildLists(order []string) {
 		s.nodeInfoList = append(s.nodeInfoList, ni)
 		s.countPVCs(ni, 1)
 	}
-	s.compact()
+	s.compact(true)
 	s.rebuildAffinityLists()
 }
 

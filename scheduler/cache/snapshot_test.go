@@ -416,7 +416,7 @@ func TestSnapshotRandomOperations(t *testing.T) {
 func TestSnapshotCompactsIntoListOrder(t *testing.T) {
 	l := logr.Discard()
 	c := New(context.Background())
-	const nodes = 2 * compactMin
+	const nodes = 3 * compactMin // more than one arena chunk
 	for i := range nodes {
 		c.AddNode(l, makeNode(fmt.Sprintf("n%03d", i)).zone(fmt.Sprintf("z%d", i%3)).obj())
 	}
@@ -424,17 +424,25 @@ func TestSnapshotCompactsIntoListOrder(t *testing.T) {
 	update(t, c, s)
 	inArena := func() bool {
 		list, _ := s.List()
+		slots := 0
+		for _, chunk := range s.arena {
+			slots += len(chunk)
+		}
+		if slots != len(list) {
+			return false
+		}
 		for i, ni := range list {
-			if &s.arena[i].info != ni {
+			if &s.slot(i).info != ni {
 				return false
 			}
 		}
-		return len(s.arena) == len(list)
+		return true
 	}
 	if !inArena() {
 		t.Fatal("a fresh snapshot is not laid out in list order")
 	}
 	held := mustGet(t, s, "n000")
+	heldLabels := mustGet(t, s, "n127").Node().Labels
 	// Changing fewer than compactMin NodeInfos clones them outside the arena.
 	for i := range compactMin - 1 {
 		if err := c.AddPod(l, makePod(fmt.Sprintf("p%d", i)).on(fmt.Sprintf("n%03d", i)).req(v1.ResourceCPU, "1").obj()); err != nil {
@@ -457,6 +465,10 @@ func TestSnapshotCompactsIntoListOrder(t *testing.T) {
 	}
 	if got := mustGet(t, s, "n000").Requested.MilliCPU; got != 1000 {
 		t.Errorf("n000 requests %dm after compaction, want 1000m", got)
+	}
+	// The snapshot's label copies are never changed, so a compaction keeps them.
+	if !sameMap(mustGet(t, s, "n127").Node().Labels, heldLabels) {
+		t.Error("compaction copied the labels of an unchanged node")
 	}
 	if held.Requested.MilliCPU != 0 || len(held.Pods) != 0 {
 		t.Errorf("a held NodeInfo changed by compaction: %v", held)
@@ -529,4 +541,8 @@ func TestSnapshotReusesLabelCopiesOfAnUnchangedNode(t *testing.T) {
 			}
 		})
 	}
+}
+
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

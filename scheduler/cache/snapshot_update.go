@@ -53,7 +53,7 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 		}
 		s.rebuildLists(c.zones.order())
 	case s.needsCompaction():
-		s.compact()
+		s.compact(false)
 		s.rebuildAffinityLists()
 	}
 	if c.images.changedAt > since {
@@ -116,7 +116,8 @@ func (s *Snapshot) cloneShared(ni, prev *framework.NodeInfo) *framework.NodeInfo
 	if s.labels == nil {
 		s.labels = newLabelTable()
 	}
-	slot.fill(ni.Clone(), prev, s.labels)
+	clone := ni.Clone()
+	slot.fill(clone, labelsFor(clone, prev, s.labels))
 	out := &slot.info
 	for name, own := range out.ImageStates {
 		shared := s.images[name]
