@@ -28,12 +28,15 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 			}
 			continue
 		}
-		fresh := s.cloneShared(e.info, old)
-		s.nodeInfoMap[e.name] = fresh
 		if old == nil {
+			// A new node: the node list is laid out again below, which
+			// copies every NodeInfo into the arena, so a plain clone will do.
+			s.nodeInfoMap[e.name] = s.cloneImages(e.info.Clone())
 			relist = true
 			continue
 		}
+		fresh := s.cloneShared(e.info, old)
+		s.nodeInfoMap[e.name] = fresh
 		s.relocated++
 		s.countPVCs(old, -1)
 		s.countPVCs(fresh, 1)
@@ -100,7 +103,7 @@ func (c *Cache) rebuildSnapshot(s *Snapshot) {
 	fresh := NewEmptySnapshot()
 	for name, e := range c.nodes {
 		if e.info.Node() != nil {
-			fresh.nodeInfoMap[name] = fresh.cloneShared(e.info, nil)
+			fresh.nodeInfoMap[name] = fresh.cloneImages(e.info.Clone())
 		}
 	}
 	fresh.rebuildLists(c.zones.order())
@@ -109,26 +112,31 @@ func (c *Cache) rebuildSnapshot(s *Snapshot) {
 }
 
 // cloneShared clones a cache NodeInfo into a fresh nodeSlot, pointing its
-// image summaries at the snapshot's shared ones; prev, when not nil, is the
-// snapshot's copy being replaced.
+// image summaries at the snapshot's shared ones; prev is the snapshot's
+// copy being replaced.
 func (s *Snapshot) cloneShared(ni, prev *framework.NodeInfo) *framework.NodeInfo {
 	slot := &nodeSlot{}
 	if s.labels == nil {
 		s.labels = newLabelTable()
 	}
-	clone := ni.Clone()
+	clone := s.cloneImages(ni.Clone())
 	slot.fill(clone, labelsFor(clone, prev, s.labels))
-	out := &slot.info
-	for name, own := range out.ImageStates {
+	return &slot.info
+}
+
+// cloneImages points the image summaries of clone, a clone of a cache
+// NodeInfo, at the snapshot's shared ones and returns it.
+func (s *Snapshot) cloneImages(clone *framework.NodeInfo) *framework.NodeInfo {
+	for name, own := range clone.ImageStates {
 		shared := s.images[name]
 		if shared == nil {
 			s.images[name] = own
 			continue
 		}
 		*shared = *own
-		out.ImageStates[name] = shared
+		clone.ImageStates[name] = shared
 	}
-	return out
+	return clone
 }
 
 // refreshImages copies the cache's node counts into the shared summaries and
