@@ -1,6 +1,8 @@
 package intern
 
 import (
+	"time"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,3 +155,13 @@ func (b *nodeBuilder) obj() *v1.Node { return b.node }
 
 // clone returns a copy of s in memory of its own, as a decoder would.
 func clone(s string) string { return string([]byte(s)) }
+
+// scheduled adds a PodScheduled=True condition from the given second, with
+// strings of its own as a decoded object has.
+func (b *podBuilder) scheduled(sec int64) *podBuilder {
+	b.pod.Status.Conditions = append(b.pod.Status.Conditions, v1.PodCondition{
+		Type: v1.PodConditionType(clone(string(v1.PodScheduled))), Status: v1.ConditionStatus(clone(string(v1.ConditionTrue))),
+		LastTransitionTime: metav1.NewTime(time.Unix(sec, 0)),
+	})
+	return b
+}

@@ -45,6 +45,7 @@ type Table struct {
 	envs        map[uint64][]v1.EnvVar
 	owners      map[uint64][]metav1.OwnerReference
 	containers  map[uint64][]v1.Container
+	conditions  map[uint64][]v1.PodCondition
 	int64s      map[int64]*int64
 	int32s      map[int32]*int32
 	bools       [2]*bool
@@ -80,6 +81,7 @@ func New(opts ...Option) *Table {
 		envs:        map[uint64][]v1.EnvVar{},
 		owners:      map[uint64][]metav1.OwnerReference{},
 		containers:  map[uint64][]v1.Container{},
+		conditions:  map[uint64][]v1.PodCondition{},
 		int64s:      map[int64]*int64{},
 		int32s:      map[int32]*int32{},
 		bools:       [2]*bool{&f, &tr},
@@ -130,10 +132,10 @@ func (t *Table) Pod(pod *v1.Pod) {
 	for i := range spec.Containers {
 		t.container(&spec.Containers[i])
 	}
-	if s := t.containerList(spec.InitContainers); !sameSlice(s, spec.InitContainers) {
+	if s := identical(t, t.containers, spec.InitContainers); !sameSlice(s, spec.InitContainers) {
 		spec.InitContainers = s
 	}
-	if s := t.containerList(spec.Containers); !sameSlice(s, spec.Containers) {
+	if s := identical(t, t.containers, spec.Containers); !sameSlice(s, spec.Containers) {
 		spec.Containers = s
 	}
 	if s := t.tolerationList(spec.Tolerations); !sameSlice(s, spec.Tolerations) {
@@ -168,6 +170,10 @@ func (t *Table) Pod(pod *v1.Pod) {
 		setStr((*string)(&c.Status), t.str(string(c.Status)))
 		setStr(&c.Reason, t.str(c.Reason))
 	}
+	// Pods bound in the same second carry equal PodScheduled conditions.
+	if s := identical(t, t.conditions, st.Conditions); !sameSlice(s, st.Conditions) {
+		st.Conditions = s
+	}
 }
 
 // container shares one container's strings, resource lists and ports.
@@ -193,27 +199,28 @@ func (t *Table) container(c *v1.Container) {
 	}
 }
 
-// containerList returns the canonical slice equal to cs, whose containers
-// container has already made share their parts: replicas then hold the
-// same strings, maps and slices, so their containers are equal byte for
-// byte, pointers included, and the whole slice (about 400 bytes a
-// container) can be shared. A container with a part of its own (a probe, a
-// security context, volume mounts, environment read from elsewhere)
-// differs from every other in those pointers and keeps its own slice:
-// comparing bytes never takes two different containers for equal.
-func (t *Table) containerList(cs []v1.Container) []v1.Container {
-	if len(cs) == 0 {
-		return cs
+// identical returns the slice m keeps that is equal to es byte for byte,
+// pointers included, or es when none is. It serves slices of structs whose
+// parts the table has already made shared (containers, conditions):
+// replicas then hold the very same strings, maps and slices, and the
+// whole slice (about 400 bytes a container) can be shared. An element
+// with a part of its own (a probe, a security context, volume mounts,
+// environment read from elsewhere) differs from every other in that
+// pointer and keeps its own slice: comparing bytes never takes two
+// different values for equal.
+func identical[E any](t *Table, m map[uint64][]E, es []E) []E {
+	if len(es) == 0 {
+		return es
 	}
-	h := maphash.Bytes(t.seed, containerBytes(cs))
-	return shared(t, t.containers, h, cs, func(a, b []v1.Container) bool {
-		return len(a) == len(b) && string(containerBytes(a)) == string(containerBytes(b))
+	return shared(t, m, maphash.Bytes(t.seed, rawBytes(es)), es, func(a, b []E) bool {
+		return len(a) == len(b) && string(rawBytes(a)) == string(rawBytes(b))
 	}, nil)
 }
 
-// containerBytes returns the memory of cs's containers as bytes.
-func containerBytes(cs []v1.Container) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(cs))), len(cs)*int(unsafe.Sizeof(v1.Container{})))
+// rawBytes returns the memory of es's elements as bytes.
+func rawBytes[E any](es []E) []byte {
+	var zero E
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(es))), len(es)*int(unsafe.Sizeof(zero)))
 }
 
 // Node makes node share its capacity, allocatable resources and the

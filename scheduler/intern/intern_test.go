@@ -327,3 +327,33 @@ func TestContainersShared(t *testing.T) {
 		})
 	}
 }
+
+func TestConditionsShared(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b *v1.Pod
+		want bool
+	}{
+		{name: "bound in the same second", a: makePod("a").scheduled(100).obj(), b: makePod("b").scheduled(100).obj(), want: true},
+		{name: "bound in another second", a: makePod("a").scheduled(100).obj(), b: makePod("b").scheduled(101).obj()},
+		{name: "another reason", a: makePod("a").scheduled(100).obj(), b: func() *v1.Pod {
+			p := makePod("b").scheduled(100).obj()
+			p.Status.Conditions[0].Reason = "Other"
+			return p
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table := New()
+			wantA, wantB := tt.a.DeepCopy(), tt.b.DeepCopy()
+			table.Pod(tt.a)
+			table.Pod(tt.b)
+			if !equality.Semantic.DeepEqual(tt.a, wantA) || !equality.Semantic.DeepEqual(tt.b, wantB) {
+				t.Fatal("interning changed a pod's content")
+			}
+			if got := sameSlice(tt.a.Status.Conditions, tt.b.Status.Conditions); got != tt.want {
+				t.Errorf("conditions shared = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
