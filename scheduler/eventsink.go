@@ -5,9 +5,12 @@ import (
 	"errors"
 
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/berth-io/berth/scheduler/apipost"
 )
 
 // eventSink writes the scheduler's events through the events.k8s.io/v1 API.
@@ -46,3 +49,36 @@ func (s *eventSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv
 	}
 	return created, nil
 }
+
+// postingEventSink creates events with plain POSTs that read nothing back,
+// for the Scheduled-event writer, which never looks at the created event.
+// Updates and patches go through the typed client.
+type postingEventSink struct {
+	events.EventSinkImpl
+	poster *apipost.Poster
+}
+
+// newScheduledEventSink returns the Scheduled-event writer's sink: a
+// postingEventSink over client's real REST client, or an eventSink when the
+// client set has none (a fake).
+func newScheduledEventSink(client kubernetes.Interface) events.EventSink {
+	if rc, ok := client.EventsV1().RESTClient().(*rest.RESTClient); ok {
+		if p, err := apipost.New(rc); err == nil && p != nil {
+			return &postingEventSink{EventSinkImpl: events.EventSinkImpl{Interface: client.EventsV1()}, poster: p}
+		}
+	}
+	return newEventSink(client)
+}
+
+// Create posts event and returns it as given: the server's copy is not read.
+func (s *postingEventSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
+	if event.Namespace == "" {
+		return nil, errors.New("can't create an event without a namespace")
+	}
+	if err := s.poster.Post(ctx, "namespaces/"+event.Namespace+"/events", event, eventsResource, event.Name); err != nil {
+		return nil, err
+	}
+	return event, nil
+}
+
+var eventsResource = schema.GroupResource{Group: eventsv1.GroupName, Resource: "events"}

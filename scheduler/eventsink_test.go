@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
 )
 
 func TestEventSinkCreate(t *testing.T) {
@@ -28,10 +29,16 @@ func TestEventSinkCreate(t *testing.T) {
 		contentType string
 		status      int
 		wantErr     bool
+		// scheduled uses the Scheduled-event writer's sink, which returns
+		// the event it posted rather than the server's copy.
+		scheduled bool
 	}{
 		{name: "protobuf", contentType: runtime.ContentTypeProtobuf, status: http.StatusCreated},
 		{name: "json", contentType: runtime.ContentTypeJSON, status: http.StatusCreated},
 		{name: "rejected", contentType: runtime.ContentTypeJSON, status: http.StatusForbidden, wantErr: true},
+		{name: "scheduled, protobuf", contentType: runtime.ContentTypeProtobuf, status: http.StatusCreated, scheduled: true},
+		{name: "scheduled, json client set", contentType: runtime.ContentTypeJSON, status: http.StatusCreated, scheduled: true},
+		{name: "scheduled, rejected", contentType: runtime.ContentTypeJSON, status: http.StatusForbidden, wantErr: true, scheduled: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,9 +66,18 @@ func TestEventSinkCreate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sink := newEventSink(client)
-			if sink.rest == nil {
-				t.Fatal("a real client set's REST client was not used")
+			var sink events.EventSink
+			if tt.scheduled {
+				sink = newScheduledEventSink(client)
+				if _, ok := sink.(*postingEventSink); !ok {
+					t.Fatalf("the Scheduled-event sink is a %T, want a postingEventSink", sink)
+				}
+			} else {
+				s := newEventSink(client)
+				if s.rest == nil {
+					t.Fatal("a real client set's REST client was not used")
+				}
+				sink = s
 			}
 
 			got, err := sink.Create(context.Background(), event)
@@ -80,6 +96,12 @@ func TestEventSinkCreate(t *testing.T) {
 				}
 				return
 			}
+			if tt.scheduled {
+				if got != event {
+					t.Errorf("Create returned %+v, want the event it was given", got)
+				}
+				return
+			}
 			if got == nil || got.ResourceVersion != "42" || got.Reason != "Scheduled" {
 				t.Errorf("Create returned %+v, want the server's copy", got)
 			}
@@ -94,6 +116,9 @@ func TestEventSinkWithoutNamespace(t *testing.T) {
 	} {
 		if _, err := newEventSink(client).Create(context.Background(), &eventsv1.Event{}); err == nil {
 			t.Errorf("%s: Create of an event without a namespace: want error", name)
+		}
+		if _, err := newScheduledEventSink(client).Create(context.Background(), &eventsv1.Event{}); err == nil {
+			t.Errorf("%s: the Scheduled-event sink's Create of an event without a namespace: want error", name)
 		}
 	}
 }
