@@ -255,6 +255,10 @@ func restConfig(o *managerOptions) (*rest.Config, error) {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	// Like kube-scheduler, take responses uncompressed by default: a gzip
+	// reader per watch holds about 40 KB, and decompressing every pod
+	// event costs the scheduler CPU, compressing it the apiserver's.
+	cfg.DisableCompression = !o.kubeAPICompression
 	cfg.UserAgent = "berth-manager/" + version()
 	return cfg, nil
 }

@@ -31,6 +31,8 @@ type managerOptions struct {
 	kubeAPIQPS float64
 	// kubeAPIBurst is the client's burst; with a negative QPS it is unused.
 	kubeAPIBurst int
+	// kubeAPICompression lets the apiserver gzip responses, watch streams included.
+	kubeAPICompression bool
 
 	leaderElect             bool
 	leaderElectNamespace    string
@@ -72,6 +74,8 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 		"Queries per second to the apiserver; negative means no client-side limit (the apiserver's priority and fairness applies).")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", -1,
 		"Burst of queries to the apiserver; used only with a positive --kube-api-qps.")
+	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false,
+		"Accept gzip-compressed responses and watch streams from the apiserver: less traffic, more CPU and memory on both ends (kube-scheduler turns it off too).")
 
 	fs.BoolVar(&o.leaderElect, "leader-elect", true,
 		"Elect one replica on a Lease to run the scheduling loop; the others compile profiles and stand by.")

@@ -26,6 +26,7 @@ func TestNewManagerOptionsDefaults(t *testing.T) {
 		{"kubeconfig", o.kubeconfig, ""},
 		{"kube-api-qps", o.kubeAPIQPS, -1.0},
 		{"kube-api-burst", o.kubeAPIBurst, -1},
+		{"kube-api-compression", o.kubeAPICompression, false},
 		{"leader-elect", o.leaderElect, true},
 		{"leader-elect-namespace", o.leaderElectNamespace, podNamespace(serviceAccountNamespaceFile)},
 		{"leader-elect-lease-duration", o.leaseDuration, 15 * time.Second},
@@ -60,6 +61,7 @@ func TestNewManagerOptionsFlags(t *testing.T) {
 		{"client limits", []string{"--kube-api-qps=50", "--kube-api-burst=100"}, func(o *managerOptions) bool {
 			return o.kubeAPIQPS == 50 && o.kubeAPIBurst == 100
 		}},
+		{"compression", []string{"--kube-api-compression"}, func(o *managerOptions) bool { return o.kubeAPICompression }},
 		{"no leader election", []string{"--leader-elect=false"}, func(o *managerOptions) bool { return !o.leaderElect }},
 		{"lease namespace", []string{"--leader-elect-namespace=kube-system"}, func(o *managerOptions) bool {
 			return o.leaderElectNamespace == "kube-system"

@@ -95,9 +95,12 @@ func TestRestConfig(t *testing.T) {
 		args      []string
 		wantQPS   float32
 		wantBurst int
+		// wantCompression is whether gzip responses are accepted.
+		wantCompression bool
 	}{
-		{"no client-side limit by default", nil, -1, -1},
-		{"explicit limits", []string{"--kube-api-qps=50", "--kube-api-burst=80"}, 50, 80},
+		{"no client-side limit by default", nil, -1, -1, false},
+		{"explicit limits", []string{"--kube-api-qps=50", "--kube-api-burst=80"}, 50, 80, false},
+		{"compression on", []string{"--kube-api-compression"}, -1, -1, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +117,9 @@ func TestRestConfig(t *testing.T) {
 			}
 			if rc.QPS != tc.wantQPS || rc.Burst != tc.wantBurst {
 				t.Errorf("QPS, Burst = %v, %v, want %v, %v", rc.QPS, rc.Burst, tc.wantQPS, tc.wantBurst)
+			}
+			if rc.DisableCompression == tc.wantCompression {
+				t.Errorf("DisableCompression = %v, want %v", rc.DisableCompression, !tc.wantCompression)
 			}
 			if !strings.HasPrefix(rc.UserAgent, "berth-manager/") {
 				t.Errorf("UserAgent = %q", rc.UserAgent)
