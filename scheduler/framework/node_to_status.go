@@ -1,11 +1,31 @@
 package framework
 
+import "sync/atomic"
+
 // NodeToStatus holds the statuses of the nodes a pod did not fit on in one
 // cycle. Nodes never filtered (for example because PreFilter narrowed or
 // rejected them all) share one "absent nodes" status.
+//
+// Writes (Set, Record, SetAbsentNodesStatus) must not run concurrently
+// with each other or with reads; reads may run concurrently with each
+// other.
 type NodeToStatus struct {
+	// statuses holds Set's statuses and recorded Record's, whose names
+	// are in neither statuses nor elsewhere in recorded: a search that
+	// rejects each node once records them in a slice, and a cycle whose
+	// pod fits never needs them by name.
 	statuses map[string]*Status
-	absent   *Status
+	recorded []nodeStatus
+	// byName is every explicit status by node name, built by the first
+	// Get after a Record; nil when not built or stale.
+	byName atomic.Pointer[map[string]*Status]
+	absent *Status
+}
+
+// nodeStatus is one recorded node's status.
+type nodeStatus struct {
+	name   string
+	status *Status
 }
 
 var _ NodeToStatusReader = (*NodeToStatus)(nil)
@@ -27,20 +47,59 @@ func NewNodeToStatusWith(statuses map[string]*Status, absent *Status) *NodeToSta
 
 // Get returns the node's status, or the absent-nodes status.
 func (m *NodeToStatus) Get(nodeName string) *Status {
-	if s, ok := m.statuses[nodeName]; ok {
+	if s, ok := m.index()[nodeName]; ok {
 		return s
 	}
 	return m.absent
 }
 
+// index returns every explicit status by node name.
+func (m *NodeToStatus) index() map[string]*Status {
+	if len(m.recorded) == 0 {
+		return m.statuses
+	}
+	if idx := m.byName.Load(); idx != nil {
+		return *idx
+	}
+	idx := make(map[string]*Status, len(m.statuses)+len(m.recorded))
+	for name, s := range m.statuses {
+		idx[name] = s
+	}
+	for _, r := range m.recorded {
+		idx[r.name] = r.status
+	}
+	// Concurrent readers may each build the index; one of them is kept.
+	if !m.byName.CompareAndSwap(nil, &idx) {
+		return *m.byName.Load()
+	}
+	return idx
+}
+
 // Set records a node's status.
 func (m *NodeToStatus) Set(nodeName string, s *Status) {
+	if len(m.recorded) > 0 {
+		for _, r := range m.recorded {
+			m.statuses[r.name] = r.status
+		}
+		m.recorded = nil
+		m.byName.Store(nil)
+	}
 	m.statuses[nodeName] = s
+}
+
+// Record records the status of a node that has none yet; it is Set for a
+// search that rejects each node at most once, and costs no map insertion
+// until a status is asked for by name.
+func (m *NodeToStatus) Record(nodeName string, s *Status) {
+	m.recorded = append(m.recorded, nodeStatus{name: nodeName, status: s})
+	if m.byName.Load() != nil {
+		m.byName.Store(nil)
+	}
 }
 
 // Len counts the nodes with an explicit status; absent nodes are not counted.
 func (m *NodeToStatus) Len() int {
-	return len(m.statuses)
+	return len(m.statuses) + len(m.recorded)
 }
 
 // AbsentNodesStatus returns the status of nodes without an explicit one.
@@ -58,6 +117,9 @@ func (m *NodeToStatus) ForEachExplicitNode(fn func(nodeName string, s *Status)) 
 	for name, s := range m.statuses {
 		fn(name, s)
 	}
+	for _, r := range m.recorded {
+		fn(r.name, r.status)
+	}
 }
 
 // NodesForStatusCode lists the nodes whose status has the code. When the
@@ -65,21 +127,21 @@ func (m *NodeToStatus) ForEachExplicitNode(fn func(nodeName string, s *Status)) 
 func (m *NodeToStatus) NodesForStatusCode(lister NodeInfoLister, code Code) ([]*NodeInfo, error) {
 	if m.absent.Code() != code {
 		var out []*NodeInfo
-		for name, s := range m.statuses {
+		m.ForEachExplicitNode(func(name string, s *Status) {
 			if s.Code() != code {
-				continue
+				return
 			}
 			if ni, err := lister.Get(name); err == nil {
 				out = append(out, ni)
 			}
-		}
+		})
 		return out, nil
 	}
 	all, err := lister.List()
 	if err != nil {
 		return nil, err
 	}
-	if len(m.statuses) == 0 {
+	if m.Len() == 0 {
 		return all, nil
 	}
 	out := make([]*NodeInfo, 0, len(all))

@@ -98,8 +98,10 @@ func (s *Status) Plugin() string {
 }
 
 // WithPlugin records the plugin that produced the status and returns it.
+// A status that already names the plugin is not written to, so that a
+// plugin may return one status, made once, from concurrent calls.
 func (s *Status) WithPlugin(name string) *Status {
-	if s != nil {
+	if s != nil && s.plugin != name {
 		s.plugin = name
 	}
 	return s

@@ -261,7 +261,9 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 	feasible = f.parallelizer.borrowFeasible(want)
 	// Rejections are recorded as they happen, under a lock, rather than in
 	// a slot per node: most nodes usually pass, and a cycle over thousands
-	// of nodes then allocates nothing per node.
+	// of nodes then allocates nothing per node. Each node is checked once,
+	// so Record appends to a list and the map by name is only built if
+	// the pod fails and someone asks.
 	var rejectedMu sync.Mutex
 	filters := f.activeFilters(state)
 	// Nominations are looked up per node only when some pod holds one;
@@ -299,7 +301,7 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 			cancel()
 		default:
 			rejectedMu.Lock()
-			statuses.Set(ni.Node().Name, s)
+			statuses.Record(ni.Node().Name, s)
 			rejectedMu.Unlock()
 		}
 	}

@@ -148,6 +148,47 @@ func BenchmarkPodTopologySpreadFilter(b *testing.B) {
 	}
 }
 
+// BenchmarkPodTopologySpreadFilterCached is Filter on every node with the
+// state the scheduler has from the second cycle of a constraint set on: the
+// count cache's, whose counts Filter finds by node position. Zone-00's
+// nodes hold extra matching pods, so the zone constraint rejects them.
+func BenchmarkPodTopologySpreadFilterCached(b *testing.B) {
+	nis := benchCluster(b)
+	for i := 0; i < len(nis); i += benchZones {
+		nis[i].AddPodInfo(makePod(fmt.Sprintf("extra-%d", i)).labels("app", "web").on(nis[i].Node().Name).info())
+	}
+	pl := benchPlugin(b, nil, nis)
+	web := match("app", "web")
+	for _, bc := range []struct {
+		name string
+		pod  *v1.Pod
+	}{
+		{"zone", makePod("incoming").labels("app", "web").spread(1, zoneKey, hard, web).obj()},
+		{"zone+hostname", makePod("incoming").labels("app", "web").spread(1, zoneKey, hard, web).spread(200, hostKey, hard, web).obj()},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx, state := context.Background(), framework.NewCycleState()
+			for range 2 {
+				if _, s := pl.PreFilter(ctx, state, bc.pod, nis); !s.IsSuccess() {
+					b.Fatal(s)
+				}
+			}
+			rejected := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, ni := range nis {
+					if s := pl.Filter(ctx, state, bc.pod, ni); !s.IsSuccess() {
+						rejected++
+					}
+				}
+			}
+			if rejected == 0 {
+				b.Fatal("no node was rejected")
+			}
+		})
+	}
+}
+
 // scoreCycle runs PreScore, Score on every node and NormalizeScore.
 func scoreCycle(b *testing.B, pl *PodTopologySpread, pod *v1.Pod, nis []*framework.NodeInfo, scores framework.NodeScoreList) {
 	ctx, state := context.Background(), framework.NewCycleState()

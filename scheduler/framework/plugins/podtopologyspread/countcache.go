@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,12 +70,33 @@ type countEntry struct {
 	members []map[string]int
 	// histogram[i] maps each count of constraint i to its number of domains.
 	histogram []map[int]int
+	// numbers[i] numbers the values of constraint i's topology key, ids[n*k+i]
+	// is the number of position n's value, -1 when its node lacks the key,
+	// and byID[i][id] is counts[i] of the value numbered id (0 when no node
+	// of it takes part): Filter reads a node's counts from these by
+	// position, see domainView.
+	numbers []domainNumbers
+	ids     []int32
+	byID    [][]int
 	// shared is set once counts were handed to a cycle: they are then
 	// copied before they change.
 	shared bool
 	// freshSlots and freshDomains are scratch space for refresh.
 	freshSlots   []int32
 	freshDomains []string
+}
+
+// domainNumbers numbers the values of one topology key.
+type domainNumbers map[string]int32
+
+// domainView gives Filter the counts of a node's domains by the node's
+// position in the node list of the cycle's PreFilter, without reading the
+// node's labels or hashing a domain. It is valid until the count cache's
+// next lookup, that is for the cycle that made it: cycles do not overlap.
+type domainView struct {
+	tracker *nodechanges.Tracker
+	ids     []int32
+	byID    [][]int
 }
 
 // cacheable reports whether the pod's hard constraints can use the count
@@ -117,17 +139,18 @@ func cacheKey(ns string, cs []constraint) string {
 }
 
 // lookup brings the entry for the constraints up to date with nodes and
-// returns its count maps, which the caller must not change, and each
+// returns its count maps, which the caller must not change, each
 // constraint's smallest count (math.MaxInt32 without domains, as
-// lowestTwo). It returns nils when the constraints have no entry yet and
-// are not admitted (see countCache): the caller counts itself.
-func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framework.Parallelizer, ns string, cs []constraint, nodes []*framework.NodeInfo) ([]map[string]int, []int) {
+// lowestTwo) and the same counts by node position. It returns nils when
+// the constraints have no entry yet and are not admitted (see countCache):
+// the caller counts itself.
+func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framework.Parallelizer, ns string, cs []constraint, nodes []*framework.NodeInfo) ([]map[string]int, []int, *domainView) {
 	key := cacheKey(ns, cs)
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	e, ok := cc.entries.Get(key, func() *countEntry { return newCountEntry(key, ns, cs) })
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	e.refresh(ctx, logger, par, nodes)
 	e.shared = true
@@ -138,7 +161,8 @@ func (cc *countCache) lookup(ctx context.Context, logger logr.Logger, par framew
 			minimums[i] = min(minimums[i], n)
 		}
 	}
-	return append([]map[string]int(nil), e.counts...), minimums
+	view := &domainView{tracker: &e.tracker, ids: e.ids, byID: append([][]int(nil), e.byID...)}
+	return append([]map[string]int(nil), e.counts...), minimums, view
 }
 
 // newCountEntry makes an empty entry for the constraints, which it copies.
@@ -148,7 +172,9 @@ func newCountEntry(key, ns string, cs []constraint) *countEntry {
 		own[i] = cs[i]
 		own[i].honorAffinity, own[i].honorTaints = false, false
 	}
-	return &countEntry{key: key, cs: own, probe: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}}
+	e := &countEntry{key: key, cs: own, probe: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}}
+	e.tracker.IndexPositions()
+	return e
 }
 
 // reset forgets every position and sizes the entry for n nodes.
@@ -163,7 +189,14 @@ func (e *countEntry) reset(n int) {
 	e.counts = make([]map[string]int, k)
 	e.members = make([]map[string]int, k)
 	e.histogram = make([]map[int]int, k)
+	e.ids = make([]int32, n*k)
+	for i := range e.ids {
+		e.ids[i] = -1
+	}
+	e.numbers = make([]domainNumbers, k)
+	e.byID = make([][]int, k)
 	for i := range e.cs {
+		e.numbers[i] = domainNumbers{}
 		size := 0
 		if e.cs[i].topologyKey == v1.LabelHostname {
 			size = n
@@ -198,6 +231,7 @@ func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framew
 	if e.shared {
 		for i := range e.counts {
 			e.counts[i] = maps.Clone(e.counts[i])
+			e.byID[i] = slices.Clone(e.byID[i])
 		}
 		e.shared = false
 	}
@@ -205,10 +239,37 @@ func (e *countEntry) refresh(ctx context.Context, logger logr.Logger, par framew
 		e.apply(n, -1)
 		copy(e.slots[n*k:(n+1)*k], fresh[j*k:(j+1)*k])
 		copy(e.domains[n*k:(n+1)*k], freshDomains[j*k:(j+1)*k])
+		e.number(n, nodes[n])
 		e.apply(n, 1)
 		e.tracker.Record(n, nodes[n])
 	}
 	clear(freshDomains)
+}
+
+// number sets the domain numbers of position n, which now holds ni.
+func (e *countEntry) number(n int, ni *framework.NodeInfo) {
+	k := len(e.cs)
+	var node *v1.Node
+	if ni != nil {
+		node = ni.Node()
+	}
+	for i := range e.cs {
+		e.ids[n*k+i] = -1
+		if node == nil {
+			continue
+		}
+		value, ok := node.Labels[e.cs[i].topologyKey]
+		if !ok {
+			continue
+		}
+		id, seen := e.numbers[i][value]
+		if !seen {
+			id = int32(len(e.byID[i]))
+			e.numbers[i][value] = id
+			e.byID[i] = append(e.byID[i], 0)
+		}
+		e.ids[n*k+i] = id
+	}
 }
 
 // apply adds (sign 1) or takes out (sign -1) position n's share.
@@ -220,6 +281,7 @@ func (e *countEntry) apply(n, sign int) {
 			continue
 		}
 		d := e.domains[n*k+i]
+		e.byID[i][e.ids[n*k+i]] += sign * int(c)
 		before, had := e.counts[i][d]
 		if had {
 			e.count(i, before, -1)

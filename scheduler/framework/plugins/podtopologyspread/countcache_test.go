@@ -215,6 +215,7 @@ func sameState(got, want *filterState) string {
 // a full recount over the same nodes.
 func TestCountCacheMatchesFullRecount(t *testing.T) {
 	pods := append(incomingPods(), uncachedPods()...)
+	viewed := 0
 	for seed := range int64(6) {
 		c := newFakeCluster(seed, 30)
 		for range 200 {
@@ -237,6 +238,12 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 				if diff := sameState(got, want); diff != "" {
 					t.Fatalf("seed %d, step %d (%s), pod %s: %s\ngot  %v\nwant %v", seed, step, what, pod.Name, diff, got.counts, want.counts)
 				}
+				if got.view != nil {
+					viewed++
+				}
+				if diff := sameFilter(pl, pod, c.nodes, got, want); diff != "" {
+					t.Fatalf("seed %d, step %d (%s), pod %s: %s", seed, step, what, pod.Name, diff)
+				}
 				// Preemption adds a pod to the state: the cached state
 				// copies its counts, finds its lowest domains and then
 				// agrees with the recount again.
@@ -247,9 +254,31 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 				if diff := sameState(got, want); diff != "" {
 					t.Fatalf("seed %d, step %d (%s), pod %s, after adding a pod: %s\ngot  %v\nwant %v", seed, step, what, pod.Name, diff, got.counts, want.counts)
 				}
+				if diff := sameFilter(pl, pod, c.nodes, got, want); diff != "" {
+					t.Fatalf("seed %d, step %d (%s), pod %s, after adding a pod: %s", seed, step, what, pod.Name, diff)
+				}
 			}
 		}
 	}
+	if viewed == 0 {
+		t.Error("no cycle filtered through the count cache's view")
+	}
+}
+
+// sameFilter reports the first node that Filter judges differently with
+// the state got than with want.
+func sameFilter(pl *PodTopologySpread, pod *v1.Pod, nodes []*framework.NodeInfo, got, want *filterState) string {
+	gotState, wantState := framework.NewCycleState(), framework.NewCycleState()
+	gotState.Write(preFilterKey, got)
+	wantState.Write(preFilterKey, want)
+	for _, ni := range nodes {
+		g := pl.Filter(context.Background(), gotState, pod, ni)
+		w := pl.Filter(context.Background(), wantState, pod, ni)
+		if !g.Equal(w) {
+			return "node " + ni.Node().Name + ": Filter = " + g.String() + ", a full recount gives " + w.String()
+		}
+	}
+	return ""
 }
 
 // TestCountCacheCopiesOnWrite checks that AddPod on one cycle's state leaves

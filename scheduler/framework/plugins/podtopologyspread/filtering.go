@@ -71,6 +71,19 @@ type filterState struct {
 	// sharedCounts is set when counts belong to the count cache: they are
 	// copied before AddPod or RemovePod changes them.
 	sharedCounts bool
+	// view holds the same counts by node position when they come from the
+	// count cache; AddPod and RemovePod drop it.
+	view *domainView
+	// v5 is the cycle's logger at verbosity 5, looked up once; Filter logs
+	// why it rejects a node only when verbose is set.
+	v5      logr.Logger
+	verbose bool
+}
+
+// setLogger keeps the verbosity-5 logger of ctx.
+func (s *filterState) setLogger(ctx context.Context) {
+	s.v5 = klog.FromContext(ctx).V(5)
+	s.verbose = s.v5.Enabled()
 }
 
 // Clone copies the counts, which AddPod and RemovePod change.
@@ -81,6 +94,9 @@ func (s *filterState) Clone() framework.StateData {
 		counts:      make([]map[string]int, len(s.counts)),
 		lowest:      append([]lowestTwo(nil), s.lowest...),
 		minimums:    s.minimums,
+		view:        s.view,
+		v5:          s.v5,
+		verbose:     s.verbose,
 	}
 	for i, m := range s.counts {
 		out.counts[i] = maps.Clone(m)
@@ -136,7 +152,7 @@ func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.Cyc
 // only the nodes that changed since it last counted these constraints; nil
 // when the cache does not keep them yet.
 func (pl *PodTopologySpread) cachedHard(ctx context.Context, pod *v1.Pod, cs []constraint, nodes []*framework.NodeInfo) *filterState {
-	counts, minimums := pl.hard.lookup(ctx, klog.FromContext(ctx), pl.parallelizer, pod.Namespace, cs, nodes)
+	counts, minimums, view := pl.hard.lookup(ctx, klog.FromContext(ctx), pl.parallelizer, pod.Namespace, cs, nodes)
 	if counts == nil {
 		return nil
 	}
@@ -146,7 +162,9 @@ func (pl *PodTopologySpread) cachedHard(ctx context.Context, pod *v1.Pod, cs []c
 		counts:       counts,
 		minimums:     minimums,
 		sharedCounts: true,
+		view:         view,
 	}
+	s.setLogger(ctx)
 	podLabels := labels.Set(pod.Labels)
 	for i := range cs {
 		if cs[i].selector.Matches(podLabels) {
@@ -166,6 +184,7 @@ func (pl *PodTopologySpread) countHard(ctx context.Context, pod *v1.Pod, cs []co
 		selfMatch:   make([]int, k),
 		counts:      make([]map[string]int, k),
 	}
+	s.setLogger(ctx)
 	podLabels := labels.Set(pod.Labels)
 	for i := range cs {
 		if cs[i].selector.Matches(podLabels) {
@@ -266,6 +285,7 @@ func (s *filterState) adjust(logger logr.Logger, incoming, other *v1.Pod, node *
 	if node == nil || other.Namespace != incoming.Namespace || !hasAllTopologyKeys(node.Labels, s.constraints) {
 		return
 	}
+	s.view = nil
 	if s.sharedCounts {
 		for i := range s.counts {
 			s.counts[i] = maps.Clone(s.counts[i])
@@ -290,8 +310,9 @@ func (s *filterState) adjust(logger logr.Logger, incoming, other *v1.Pod, node *
 
 // Filter rejects the node when placing the pod there would make a domain
 // exceed its constraint's maxSkew over the global minimum, and, unresolvably,
-// when the node lacks a topology key. It only looks up PreFilter's counts.
-func (pl *PodTopologySpread) Filter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+// when the node lacks a topology key. It only looks up PreFilter's counts:
+// by the node's position when the count cache gave them, else by its labels.
+func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
 	node := nodeInfo.Node()
 	if node == nil {
 		return framework.AsStatus(fmt.Errorf("filtering pod %s: node not found", framework.PodKey(pod)))
@@ -300,23 +321,44 @@ func (pl *PodTopologySpread) Filter(ctx context.Context, state *framework.CycleS
 	if err != nil {
 		return framework.AsStatus(err)
 	}
+	if s.view != nil && !s.verbose {
+		if p := s.view.tracker.Position(nodeInfo); p >= 0 {
+			return pl.filterAt(s, p)
+		}
+	}
 	for i := range s.constraints {
 		c := &s.constraints[i]
 		domain, ok := node.Labels[c.topologyKey]
 		if !ok {
-			if v := klog.FromContext(ctx).V(5); v.Enabled() {
-				v.Info("node lacks a topology key", "pod", klog.KObj(pod), "node", klog.KObj(node), "topologyKey", c.topologyKey)
+			if s.verbose {
+				s.v5.Info("node lacks a topology key", "pod", klog.KObj(pod), "node", klog.KObj(node), "topologyKey", c.topologyKey)
 			}
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+			return pl.missingLabel
 		}
 		minimum := s.globalMin(i)
 		skew := s.counts[i][domain] + s.selfMatch[i] - minimum
 		if skew > int(c.maxSkew) {
-			if v := klog.FromContext(ctx).V(5); v.Enabled() {
-				v.Info("placing the pod would exceed maxSkew", "pod", klog.KObj(pod), "node", klog.KObj(node),
+			if s.verbose {
+				s.v5.Info("placing the pod would exceed maxSkew", "pod", klog.KObj(pod), "node", klog.KObj(node),
 					"topologyKey", c.topologyKey, "matching", s.counts[i][domain], "minimum", minimum, "maxSkew", c.maxSkew)
 			}
-			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+			return pl.tooSkewed
+		}
+	}
+	return nil
+}
+
+// filterAt is Filter for the node at position p of the count cache's view,
+// which has the node's domain numbers and their counts.
+func (pl *PodTopologySpread) filterAt(s *filterState, p int) *framework.Status {
+	v, k := s.view, len(s.constraints)
+	ids := v.ids[p*k : (p+1)*k]
+	for i, id := range ids {
+		if id < 0 {
+			return pl.missingLabel
+		}
+		if v.byID[i][id]+s.selfMatch[i]-s.globalMin(i) > int(s.constraints[i].maxSkew) {
+			return pl.tooSkewed
 		}
 	}
 	return nil

@@ -9,9 +9,11 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 )
 
+// Filter's rejections name the plugin already: they are made once and the
+// runtime's WithPlugin then leaves them alone.
 var (
-	skewFail  = framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
-	labelFail = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+	skewFail  = framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch).WithPlugin(Name)
+	labelFail = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch).WithPlugin(Name)
 )
 
 // filterAll runs PreFilter, then Filter on every node, returning the

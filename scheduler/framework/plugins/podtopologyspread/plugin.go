@@ -48,6 +48,9 @@ type PodTopologySpread struct {
 	systemDefaulted bool
 	// hard keeps PreFilter's counts across cycles.
 	hard *countCache
+	// missingLabel and tooSkewed are Filter's two rejections, made once:
+	// the runtime and its readers never change a rejection's status.
+	missingLabel, tooSkewed *framework.Status
 
 	services               corelisters.ServiceLister
 	replicationControllers corelisters.ReplicationControllerLister
@@ -85,7 +88,10 @@ func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
 	if err := ValidateArgs(args); err != nil {
 		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
 	}
-	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints, hard: newCountCache()}
+	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints, hard: newCountCache(),
+		missingLabel: framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch).WithPlugin(Name),
+		tooSkewed:    framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch).WithPlugin(Name),
+	}
 	if pl.parallelizer == nil {
 		pl.parallelizer = serial{}
 	}

@@ -20,12 +20,49 @@ type Tracker struct {
 	nodes   []*framework.NodeInfo
 	gens    []int64
 	changed []int
+	// indexed is set by IndexPositions; positions then maps each NodeInfo
+	// held at a position to that position.
+	indexed   bool
+	positions map[*framework.NodeInfo]int32
 }
+
+// IndexPositions makes the tracker answer Position from the next Reset on.
+func (t *Tracker) IndexPositions() { t.indexed = true }
 
 // Reset forgets every position and sizes the tracker for n of them.
 func (t *Tracker) Reset(n int) {
 	t.nodes = make([]*framework.NodeInfo, n)
 	t.gens = make([]int64, n)
+	if t.indexed {
+		t.positions = make(map[*framework.NodeInfo]int32, n)
+	}
+}
+
+// Position returns the position that holds ni, or -1 when none does or the
+// tracker does not index positions. A NodeInfo that Changed reported is
+// found at its position only once recorded there. Hashing a pointer is much
+// cheaper than reading the node's labels, and the map is only changed by
+// Changed, Record and Reset, which the owner calls between cycles.
+func (t *Tracker) Position(ni *framework.NodeInfo) int {
+	if p, ok := t.positions[ni]; ok {
+		return int(p)
+	}
+	return -1
+}
+
+// hold puts ni at position n.
+func (t *Tracker) hold(n int, ni *framework.NodeInfo) {
+	if t.positions != nil {
+		if old := t.nodes[n]; old != nil && old != ni {
+			if p, ok := t.positions[old]; ok && int(p) == n {
+				delete(t.positions, old)
+			}
+		}
+		if ni != nil {
+			t.positions[ni] = int32(n)
+		}
+	}
+	t.nodes[n] = ni
 }
 
 // Len returns the number of positions tracked.
@@ -47,7 +84,7 @@ func (t *Tracker) Changed(nodes []*framework.NodeInfo) []int {
 			continue
 		}
 		if sameVersion(old, ni, t.gens[n]) {
-			t.nodes[n] = ni
+			t.hold(n, ni)
 			continue
 		}
 		t.changed = append(t.changed, n)
@@ -57,7 +94,7 @@ func (t *Tracker) Changed(nodes []*framework.NodeInfo) []int {
 
 // Record notes that position n now holds ni, whose work is done.
 func (t *Tracker) Record(n int, ni *framework.NodeInfo) {
-	t.nodes[n] = ni
+	t.hold(n, ni)
 	t.gens[n] = 0
 	if ni != nil {
 		t.gens[n] = ni.Generation

@@ -76,6 +76,41 @@ func TestTrackerKeepsACopy(t *testing.T) {
 	}
 }
 
+func TestTrackerPosition(t *testing.T) {
+	a, b := info("a", 1), info("b", 2)
+	a2, bCopy := info("a", 3), copyOf(b)
+	steps := []struct {
+		name string
+		do   func(tr *Tracker)
+		want map[*framework.NodeInfo]int
+	}{
+		{name: "recorded", do: func(tr *Tracker) { tr.Record(0, a); tr.Record(1, b) }, want: map[*framework.NodeInfo]int{a: 0, b: 1, a2: -1, bCopy: -1}},
+		{name: "a change is found once recorded", do: func(tr *Tracker) {
+			tr.Changed([]*framework.NodeInfo{a2, bCopy})
+		}, want: map[*framework.NodeInfo]int{a: 0, a2: -1, b: -1, bCopy: 1}},
+		{name: "the old NodeInfo is gone", do: func(tr *Tracker) { tr.Record(0, a2) }, want: map[*framework.NodeInfo]int{a: -1, a2: 0, bCopy: 1}},
+		{name: "an emptied position", do: func(tr *Tracker) { tr.Record(1, nil) }, want: map[*framework.NodeInfo]int{a2: 0, bCopy: -1, b: -1}},
+		{name: "reset", do: func(tr *Tracker) { tr.Reset(2) }, want: map[*framework.NodeInfo]int{a2: -1}},
+	}
+	var tr Tracker
+	tr.IndexPositions()
+	tr.Reset(2)
+	for _, st := range steps {
+		st.do(&tr)
+		for ni, want := range st.want {
+			if got := tr.Position(ni); got != want {
+				t.Errorf("%s: Position(%s gen %d) = %d, want %d", st.name, ni.Node().Name, ni.Generation, got, want)
+			}
+		}
+	}
+	var plain Tracker
+	plain.Reset(1)
+	plain.Record(0, a)
+	if got := plain.Position(a); got != -1 {
+		t.Errorf("a tracker without IndexPositions: Position = %d, want -1", got)
+	}
+}
+
 // countingParallelizer runs Until's pieces in order and counts its calls.
 type countingParallelizer struct{ calls int }
 
