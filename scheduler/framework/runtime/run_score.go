@@ -67,10 +67,13 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 
 	plugins := make([]framework.ScorePlugin, 0, len(f.score))
 	weights := make([]int64, 0, len(f.score))
+	// names are looked up once here rather than per node below.
+	names := make([]string, 0, len(f.score))
 	for i, pl := range f.score {
-		if !state.SkipScorePlugins.Has(pl.Name()) {
+		if name := pl.Name(); !state.SkipScorePlugins.Has(name) {
 			plugins = append(plugins, pl)
 			weights = append(weights, f.scoreWeights[i])
+			names = append(names, name)
 		}
 	}
 	if len(plugins) == 0 {
@@ -127,15 +130,16 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	f.parallelizer.untilCPU(ctx, nodeCount, func(i int) {
 		scores := weighted[i*pluginCount : (i+1)*pluginCount : (i+1)*pluginCount]
 		var total int64
-		for j, pl := range plugins {
+		for j, name := range names {
 			s := raw[j][i].Score
 			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
 				errs.set(fmt.Errorf("plugin %q scored node %q %d after normalization, outside [%d, %d]",
-					pl.Name(), raw[j][i].Name, s, framework.MinNodeScore, framework.MaxNodeScore))
+					name, raw[j][i].Name, s, framework.MinNodeScore, framework.MaxNodeScore))
 				return
 			}
-			scores[j] = framework.PluginScore{Name: pl.Name(), Score: s * weights[j]}
-			total += s * weights[j]
+			weighted := s * weights[j]
+			scores[j] = framework.PluginScore{Name: name, Score: weighted}
+			total += weighted
 		}
 		result[i] = framework.NodePluginScores{Name: raw[0][i].Name, Scores: scores, TotalScore: total}
 	})
