@@ -3,6 +3,7 @@ package throughput
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -10,20 +11,35 @@ import (
 // Markdown renders results as a Markdown table, one row per result, with
 // the ratios of Berth's overall throughput and CPU per pod to upstream's and
 // to the null binder's when those are among the results of the same workload.
+// When schedulers ran in several rounds, the rows name their round, a second
+// table gives each scheduler's medians, and the ratios are of medians, with
+// the range of the ratios within each round.
 func Markdown(results []Result) string {
 	var b strings.Builder
-	b.WriteString("| Workload | Scheduler | Nodes | Pods | Pods/s (first→last) | 1-s avg | p50 | p90 | p99 | First bind | Total | CPU s | CPU ms/pod | Peak RSS MiB | API+etcd CPU ms/pod |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	rounds := maxRound(results) > 0
+	roundHead, roundRule := "", ""
+	if rounds {
+		roundHead, roundRule = " Round |", "--:|"
+	}
+	b.WriteString("| Workload | Scheduler |" + roundHead + " Nodes | Pods | Pods/s (first→last) | 1-s avg | p50 | p90 | p99 | First bind | Total | CPU s | CPU ms/pod | Peak RSS MiB | API+etcd CPU ms/pod |\n")
+	b.WriteString("|---|---|" + roundRule + "--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range results {
 		t := r.Throughput
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.3f | %.0f | %.3f |\n",
-			r.Workload.Name, r.Scheduler, r.Workload.Nodes, r.Workload.Pods,
+		round := ""
+		if rounds {
+			round = fmt.Sprintf(" %d |", r.Round)
+		}
+		fmt.Fprintf(&b, "| %s | %s |%s %d | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.3f | %.0f | %.3f |\n",
+			r.Workload.Name, r.Scheduler, round, r.Workload.Nodes, r.Workload.Pods,
 			t.Overall, t.Average, t.P50, t.P90, t.P99,
 			seconds(r.FirstBind), seconds(r.Total), r.Proc.CPU.Seconds(),
 			float64(r.CPUPerPod)/float64(time.Millisecond), float64(r.Proc.PeakRSS)/(1<<20),
 			perPod(r.ControlPlaneCPU, r.Workload.Pods))
 	}
 	b.WriteString(latencyTable(results))
+	if rounds {
+		b.WriteString(medianTable(results))
+	}
 	if ratios := ratioLines(results); len(ratios) > 0 {
 		b.WriteString("\n")
 		for _, l := range ratios {
@@ -34,39 +50,153 @@ func Markdown(results []Result) string {
 }
 
 // ratioLines compares each Berth run (berth, berth-no-events) with
-// upstream and the null binders, per workload.
+// upstream and the null binders, per workload; over several rounds it
+// compares medians and adds the range of the per-round ratios.
 func ratioLines(results []Result) []string {
-	byKey := make(map[string]Result, len(results))
-	type berthRun struct{ workload, name string }
-	var berths []berthRun
-	for _, r := range results {
-		key := r.Workload.Name + "/" + r.Scheduler
-		if _, seen := byKey[key]; !seen && strings.HasPrefix(r.Scheduler, "berth") {
-			berths = append(berths, berthRun{r.Workload.Name, r.Scheduler})
-		}
-		byKey[key] = r
-	}
+	groups, order := groupRuns(results)
 	var lines []string
-	for _, b := range berths {
-		berth := byKey[b.workload+"/"+b.name]
+	for _, key := range order {
+		if !strings.HasPrefix(key.scheduler, "berth") {
+			continue
+		}
+		berth := groups[key]
 		label := "Berth"
-		if b.name != "berth" {
-			label = b.name
+		if key.scheduler != "berth" {
+			label = key.scheduler
 		}
 		for _, other := range []string{"kube-scheduler", "null-binder", "null-binder-events"} {
-			o, ok := byKey[b.workload+"/"+other]
-			if !ok || o.Throughput.Overall == 0 || o.CPUPerPod == 0 {
+			o, ok := groups[runKey{key.workload, other}]
+			if !ok {
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("- %s, %s/%s: throughput %.2f× (1-s avg %.2f×), CPU per pod %.2f×, peak RSS %.2f×",
-				b.workload, label, other, berth.Throughput.Overall/o.Throughput.Overall, ratio(berth.Throughput.Average, o.Throughput.Average),
-				float64(berth.CPUPerPod)/float64(o.CPUPerPod), ratio(float64(berth.Proc.PeakRSS), float64(o.Proc.PeakRSS))))
-			if berth.Latency != nil && o.Latency != nil {
-				lines[len(lines)-1] += fmt.Sprintf(", latency p99 %.2f×", ratio(float64(berth.Latency.P99), float64(o.Latency.P99)))
+			bm, om := berth.medians(), o.medians()
+			if om.overall == 0 || om.cpuPerPod == 0 {
+				continue
 			}
+			line := fmt.Sprintf("- %s, %s/%s: throughput %.2f× (1-s avg %.2f×), CPU per pod %.2f×, peak RSS %.2f×",
+				key.workload, label, other, bm.overall/om.overall, ratio(bm.average, om.average),
+				bm.cpuPerPod/om.cpuPerPod, ratio(bm.rss, om.rss))
+			if bm.p99Latency > 0 && om.p99Latency > 0 {
+				line += fmt.Sprintf(", latency p99 %.2f×", bm.p99Latency/om.p99Latency)
+			}
+			if lo, hi, n := roundRatios(berth, o); n > 1 {
+				line += fmt.Sprintf("; medians of %d rounds, throughput ratio %.2f–%.2f× within a round", n, lo, hi)
+			}
+			lines = append(lines, line)
 		}
 	}
 	return lines
+}
+
+// runKey names one scheduler's runs of one workload.
+type runKey struct{ workload, scheduler string }
+
+// runs are one scheduler's results for one workload, in round order.
+type runs []Result
+
+// groupRuns groups results by workload and scheduler, keeping the order in
+// which each group first appears.
+func groupRuns(results []Result) (map[runKey]runs, []runKey) {
+	groups := map[runKey]runs{}
+	var order []runKey
+	for _, r := range results {
+		key := runKey{r.Workload.Name, r.Scheduler}
+		if _, seen := groups[key]; !seen {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], r)
+	}
+	return groups, order
+}
+
+// summary holds the medians of a group of runs.
+type summary struct {
+	overall, average, cpuPerPod, rss, p99Latency float64
+	overallMin, overallMax                       float64
+}
+
+func (rs runs) medians() summary {
+	pick := func(f func(Result) float64) []float64 {
+		out := make([]float64, 0, len(rs))
+		for _, r := range rs {
+			out = append(out, f(r))
+		}
+		return out
+	}
+	overall := pick(func(r Result) float64 { return r.Throughput.Overall })
+	return summary{
+		overall:    median(overall),
+		overallMin: slices.Min(overall),
+		overallMax: slices.Max(overall),
+		average:    median(pick(func(r Result) float64 { return r.Throughput.Average })),
+		cpuPerPod:  median(pick(func(r Result) float64 { return float64(r.CPUPerPod) })),
+		rss:        median(pick(func(r Result) float64 { return float64(r.Proc.PeakRSS) })),
+		p99Latency: median(pick(func(r Result) float64 {
+			if r.Latency == nil {
+				return 0
+			}
+			return float64(r.Latency.P99)
+		})),
+	}
+}
+
+// roundRatios returns the lowest and highest ratio of a's throughput to b's
+// within a round, over the n rounds both ran.
+func roundRatios(a, b runs) (lo, hi float64, n int) {
+	byRound := map[int]Result{}
+	for _, r := range b {
+		byRound[r.Round] = r
+	}
+	for _, r := range a {
+		o, ok := byRound[r.Round]
+		if !ok || o.Throughput.Overall == 0 {
+			continue
+		}
+		q := r.Throughput.Overall / o.Throughput.Overall
+		if n == 0 || q < lo {
+			lo = q
+		}
+		if n == 0 || q > hi {
+			hi = q
+		}
+		n++
+	}
+	return lo, hi, n
+}
+
+// median returns the middle value of xs, the mean of the two middle ones
+// for an even count, 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func maxRound(results []Result) int {
+	highest := 0
+	for _, r := range results {
+		highest = max(highest, r.Round)
+	}
+	return highest
+}
+
+// medianTable renders each scheduler's medians over its rounds.
+func medianTable(results []Result) string {
+	groups, order := groupRuns(results)
+	var b strings.Builder
+	b.WriteString("\n| Workload | Scheduler | Rounds | Pods/s median | min–max | CPU ms/pod median | Peak RSS MiB median |\n|---|---|--:|--:|--:|--:|--:|\n")
+	for _, key := range order {
+		m := groups[key].medians()
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.0f–%.0f | %.3f | %.0f |\n", key.workload, key.scheduler, len(groups[key]),
+			m.overall, m.overallMin, m.overallMax, m.cpuPerPod/float64(time.Millisecond), m.rss/(1<<20))
+	}
+	return b.String()
 }
 
 func ratio(a, b float64) float64 {

@@ -111,3 +111,47 @@ func TestMarkdownComparesBerthWithoutEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownRounds(t *testing.T) {
+	inRound := func(r Result, round int) Result {
+		r.Round = round
+		return r
+	}
+	got := Markdown([]Result{
+		inRound(result("berth", 700, time.Millisecond, 100), 1),
+		inRound(result("null-binder", 1000, time.Millisecond/4, 50), 1),
+		inRound(result("berth", 900, 2*time.Millisecond, 120), 2),
+		inRound(result("null-binder", 1000, time.Millisecond/4, 50), 2),
+		inRound(result("berth", 800, 3*time.Millisecond, 110), 3),
+		inRound(result("null-binder", 800, time.Millisecond/4, 50), 3),
+	})
+	for _, want := range []string{
+		"| Workload | Scheduler | Round | Nodes |",
+		"| SchedulingBasic | berth | 2 | 10 | 20 | 900 |",
+		"| SchedulingBasic | berth | 3 | 800 | 700–900 | 2.000 | 110 |",
+		"| SchedulingBasic | null-binder | 3 | 1000 | 800–1000 | 0.250 | 50 |",
+		// Medians 800 and 1000; per round 0.70, 0.90 and 1.00.
+		"Berth/null-binder: throughput 0.80× (1-s avg 0.80×), CPU per pod 8.00×, peak RSS 2.20×; medians of 3 rounds, throughput ratio 0.70–1.00× within a round",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Markdown() lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	}
+	for _, tc := range tests {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}

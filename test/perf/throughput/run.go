@@ -29,6 +29,9 @@ const stopGrace = 10 * time.Second
 type Result struct {
 	// Scheduler names the scheduler under test.
 	Scheduler string `json:"scheduler"`
+	// Round numbers the run from 1 when each scheduler ran the workload
+	// several times; 0 for a single run.
+	Round int `json:"round,omitempty"`
 	// Workload is what was scheduled.
 	Workload Workload `json:"workload"`
 	// Throughput is measured from the pod watch.

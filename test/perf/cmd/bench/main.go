@@ -92,6 +92,7 @@ type benchFlags struct {
 	workloads   string
 	rate        int
 	arrivalFor  time.Duration
+	repeat      int
 }
 
 func bench(ctx context.Context, args []string, logger logr.Logger) error {
@@ -114,8 +115,12 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.IntVar(&f.rate, "arrival-rate", 100, "SteadyArrival: pods created per second")
 	fs.DurationVar(&f.arrivalFor, "arrival-duration", time.Minute, "SteadyArrival: how long pods arrive (5s with --quick)")
 	fs.StringVar(&f.berthArgs, "berth-args", "", "space-separated extra arguments of `berth manager`")
+	fs.IntVar(&f.repeat, "repeat", 1, "rounds: every scheduler runs each workload this many times, the schedulers taking turns, and the ratios compare medians (profiles are of the last round)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if f.repeat < 1 {
+		return fmt.Errorf("--repeat must be at least 1, not %d", f.repeat)
 	}
 	if f.quick {
 		applyQuick(&f, fs)
@@ -143,16 +148,21 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 		if err != nil {
 			return err
 		}
-		for name := range strings.SplitSeq(f.schedulers, ",") {
-			s, runOpts, err := scheduler(name, f, self)
-			if err != nil {
-				return err
+		for round := 1; round <= f.repeat; round++ {
+			for name := range strings.SplitSeq(f.schedulers, ",") {
+				s, runOpts, err := scheduler(name, f, self)
+				if err != nil {
+					return err
+				}
+				r, err := throughput.Run(ctx, workload, s, append(opts, runOpts...)...)
+				if err != nil {
+					return fmt.Errorf("running %s on %s: %w", name, wname, err)
+				}
+				if f.repeat > 1 {
+					r.Round = round
+				}
+				results = append(results, r)
 			}
-			r, err := throughput.Run(ctx, workload, s, append(opts, runOpts...)...)
-			if err != nil {
-				return fmt.Errorf("running %s on %s: %w", name, wname, err)
-			}
-			results = append(results, r)
 		}
 	}
 	table := throughput.Markdown(results)
