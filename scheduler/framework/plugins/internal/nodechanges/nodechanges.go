@@ -23,7 +23,7 @@ type Tracker struct {
 	// indexed is set by IndexPositions; positions then maps each NodeInfo
 	// held at a position to that position.
 	indexed   bool
-	positions map[*framework.NodeInfo]int32
+	positions *positionTable
 }
 
 // IndexPositions makes the tracker answer Position from the next Reset on.
@@ -34,32 +34,30 @@ func (t *Tracker) Reset(n int) {
 	t.nodes = make([]*framework.NodeInfo, n)
 	t.gens = make([]int64, n)
 	if t.indexed {
-		t.positions = make(map[*framework.NodeInfo]int32, n)
+		t.positions = newPositionTable(n)
 	}
 }
 
 // Position returns the position that holds ni, or -1 when none does or the
 // tracker does not index positions. A NodeInfo that Changed reported is
 // found at its position only once recorded there. Hashing a pointer is much
-// cheaper than reading the node's labels, and the map is only changed by
+// cheaper than reading the node's labels, and the table is only changed by
 // Changed, Record and Reset, which the owner calls between cycles.
 func (t *Tracker) Position(ni *framework.NodeInfo) int {
-	if p, ok := t.positions[ni]; ok {
-		return int(p)
+	if t.positions == nil || ni == nil {
+		return -1
 	}
-	return -1
+	return t.positions.get(ni)
 }
 
 // hold puts ni at position n.
 func (t *Tracker) hold(n int, ni *framework.NodeInfo) {
 	if t.positions != nil {
-		if old := t.nodes[n]; old != nil && old != ni {
-			if p, ok := t.positions[old]; ok && int(p) == n {
-				delete(t.positions, old)
-			}
+		if old := t.nodes[n]; old != nil && old != ni && t.positions.get(old) == n {
+			t.positions.remove(old)
 		}
 		if ni != nil {
-			t.positions[ni] = int32(n)
+			t.positions.put(ni, int32(n))
 		}
 	}
 	t.nodes[n] = ni
