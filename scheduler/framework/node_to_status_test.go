@@ -33,7 +33,7 @@ func TestNodeToStatusRecordAndSet(t *testing.T) {
 	tests := []struct {
 		name  string
 		write func(m *NodeToStatus)
-		want map[string]*Status
+		want  map[string]*Status
 	}{
 		{name: "recorded only", write: func(m *NodeToStatus) {
 			m.Record("a", rejected)
