@@ -62,45 +62,59 @@ func (c *CycleState) Read(key StateKey) (StateData, error) {
 
 // Write stores data under key.
 func (c *CycleState) Write(key StateKey, data StateData) {
-	c.update(key, func(entries []stateEntry, i int) []stateEntry {
-		if i < 0 {
-			return append(entries, stateEntry{key: key, data: data})
-		}
-		entries[i].data = data
-		return entries
-	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var entries []stateEntry
+	if old := c.storage.Load(); old != nil {
+		entries = *old
+	}
+	if i := find(entries, key); i >= 0 {
+		// Readers may be reading slot i: replace it in a copy.
+		next := make([]stateEntry, len(entries), cap(entries))
+		copy(next, entries)
+		next[i].data = data
+		c.storage.Store(&next)
+		return
+	}
+	// A new key goes into spare capacity past the end, which no reader
+	// looks at (each reads up to the length it loaded), so a cycle's dozen
+	// writes share one backing array instead of copying it each time.
+	if entries == nil {
+		entries = make([]stateEntry, 0, initialStateEntries)
+	}
+	next := append(entries, stateEntry{key: key, data: data})
+	c.storage.Store(&next)
 }
+
+// initialStateEntries is room for the keys a default cycle writes.
+const initialStateEntries = 16
 
 // Delete removes the data stored under key.
 func (c *CycleState) Delete(key StateKey) {
-	c.update(key, func(entries []stateEntry, i int) []stateEntry {
-		if i < 0 {
-			return entries
-		}
-		return append(entries[:i], entries[i+1:]...)
-	})
-}
-
-// update applies change to a copy of the stored entries, telling it where
-// key is (-1 when absent), and publishes the copy; readers holding the
-// previous entries keep reading them unchanged.
-func (c *CycleState) update(key StateKey, change func(entries []stateEntry, i int) []stateEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var next []stateEntry
-	if old := c.storage.Load(); old != nil {
-		next = make([]stateEntry, len(*old), len(*old)+1)
-		copy(next, *old)
+	old := c.storage.Load()
+	if old == nil {
+		return
 	}
-	at := -1
-	for i := range next {
-		if next[i].key == key {
-			at = i
-			break
+	i := find(*old, key)
+	if i < 0 {
+		return
+	}
+	next := make([]stateEntry, 0, cap(*old))
+	next = append(next, (*old)[:i]...)
+	next = append(next, (*old)[i+1:]...)
+	c.storage.Store(&next)
+}
+
+// find returns the index of key in entries, or -1.
+func find(entries []stateEntry, key StateKey) int {
+	for i := range entries {
+		if entries[i].key == key {
+			return i
 		}
 	}
-	next = change(next, at)
-	c.storage.Store(&next)
+	return -1
 }
 
 // Clone returns a deep copy: every StateData is cloned.

@@ -38,12 +38,26 @@ func TestCycleState(t *testing.T) {
 	if _, err := ReadState[*counter](c, "missing"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ReadState of a missing key: %v", err)
 	}
+	replaced := &counter{n: 3}
+	c.Write("a", replaced)
+	c.Write("b", &counter{n: 4})
+	if got, err := ReadState[*counter](c, "a"); err != nil || got != replaced {
+		t.Errorf("ReadState(a) after a second Write = %v, %v; want the new value", got, err)
+	}
+	if got, err := ReadState[*counter](c, "b"); err != nil || got.n != 4 {
+		t.Errorf("ReadState(b) written again after Delete = %v, %v", got, err)
+	}
+	if got, err := ReadState[*counter](clone, "a"); err != nil || got.n != 1 {
+		t.Errorf("the clone's a changed with the original's: %v, %v", got, err)
+	}
 	var empty *CycleState
 	if empty.Clone() != nil {
 		t.Error("Clone of nil is not nil")
 	}
 }
 
+// TestCycleStateConcurrentReadsAndWrites runs under -race: new keys are
+// appended past what readers see, existing ones replaced in a copy.
 func TestCycleStateConcurrentReadsAndWrites(t *testing.T) {
 	c := NewCycleState()
 	c.Write("stable", &counter{n: 7})
@@ -57,6 +71,10 @@ func TestCycleStateConcurrentReadsAndWrites(t *testing.T) {
 				}
 				if got, err := ReadState[*counter](c, "stable"); err != nil || got.n != 7 {
 					t.Errorf("a concurrent read saw %v, %v", got, err)
+					return
+				}
+				if got, err := ReadState[*counter](c, StateKey(rune('a'+i%26))); err == nil && got.n%26 != i%26 {
+					t.Errorf("key %c holds %d", 'a'+i%26, got.n)
 					return
 				}
 			}
