@@ -23,8 +23,9 @@ type StateData interface {
 // CycleState is the state plugins share during one scheduling cycle. It is
 // safe for concurrent use: Filter and Score run in parallel over nodes and
 // read it once per node and plugin, so reads take no lock. Writes, a few
-// per cycle from PreFilter and PreScore, copy the entries and publish the
-// copy. The entries are a short slice searched in order: with the dozen
+// per cycle from PreFilter and PreScore, publish a new view of the entries:
+// a new key is appended past the end of the views already published, a
+// replaced or deleted one is written in a copy. The entries are a short slice searched in order: with the dozen
 // keys of a cycle, comparing constant key strings beats hashing them.
 type CycleState struct {
 	// mu serialises writers.
