@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -142,7 +141,7 @@ func (g *Groups) IsPlaced(pod *v1.Pod) bool {
 // base breaks the remaining ties.
 func (g *Groups) Less(base framework.LessFunc) framework.LessFunc {
 	return func(a, b *framework.QueuedPodInfo) bool {
-		pa, pb := corev1helpers.PodPriority(a.Pod), corev1helpers.PodPriority(b.Pod)
+		pa, pb := a.Priority(), b.Priority()
 		if pa != pb {
 			return pa > pb
 		}
@@ -161,7 +160,7 @@ func (g *Groups) Less(base framework.LessFunc) framework.LessFunc {
 // sortKey returns the time a queued pod sorts by and its group key ("" for
 // a pod in no known group).
 func (g *Groups) sortKey(q *framework.QueuedPodInfo) (time.Time, string) {
-	name, ok := framework.PodGroupOf(q.Pod)
+	name, ok := q.PodGroup()
 	if !ok || g.informer == nil {
 		return q.Timestamp, ""
 	}

@@ -5,8 +5,6 @@ package queuesort
 import (
 	"context"
 
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -33,7 +31,7 @@ func (*PrioritySort) Name() string { return Name }
 // Less reports whether a goes before b: a higher priority wins, and between
 // equal priorities the earlier timestamp wins.
 func (*PrioritySort) Less(a, b *framework.QueuedPodInfo) bool {
-	pa, pb := corev1helpers.PodPriority(a.Pod), corev1helpers.PodPriority(b.Pod)
+	pa, pb := a.Priority(), b.Priority()
 	if pa != pb {
 		return pa > pb
 	}
