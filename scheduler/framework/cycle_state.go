@@ -49,10 +49,12 @@ func NewCycleState() *CycleState {
 	return &CycleState{}
 }
 
-// Read returns the data stored under key, or ErrNotFound.
+// Read returns the data stored under key, or ErrNotFound. It searches
+// from the newest entry: Score reads what PreScore wrote last, once per
+// node, and each key is stored once, so the order changes nothing else.
 func (c *CycleState) Read(key StateKey) (StateData, error) {
 	if entries := c.storage.Load(); entries != nil {
-		for i := range *entries {
+		for i := len(*entries) - 1; i >= 0; i-- {
 			if e := &(*entries)[i]; e.key == key {
 				return e.data, nil
 			}
