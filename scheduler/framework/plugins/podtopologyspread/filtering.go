@@ -323,7 +323,9 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 	}
 	if s.view != nil && !s.verbose {
 		if p := s.view.tracker.Position(nodeInfo); p >= 0 {
-			return pl.filterAt(s, p)
+			if st, ok := pl.filterAt(s, p); ok {
+				return st
+			}
 		}
 	}
 	for i := range s.constraints {
@@ -349,17 +351,27 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 }
 
 // filterAt is Filter for the node at position p of the count cache's view,
-// which has the node's domain numbers and their counts.
-func (pl *PodTopologySpread) filterAt(s *filterState, p int) *framework.Status {
+// which has the node's domain numbers and their counts. It reports false,
+// for the label path to decide, when the view does not cover the position
+// or a domain: the cache changed since this state's PreFilter, which a
+// scheduling cycle never sees.
+func (pl *PodTopologySpread) filterAt(s *filterState, p int) (*framework.Status, bool) {
 	v, k := s.view, len(s.constraints)
+	if (p+1)*k > len(v.ids) {
+		return nil, false
+	}
 	ids := v.ids[p*k : (p+1)*k]
 	for i, id := range ids {
 		if id < 0 {
-			return pl.missingLabel
+			return pl.missingLabel, true
 		}
-		if v.byID[i][id]+s.selfMatch[i]-s.globalMin(i) > int(s.constraints[i].maxSkew) {
-			return pl.tooSkewed
+		counts := v.byID[i]
+		if int(id) >= len(counts) {
+			return nil, false
+		}
+		if counts[id]+s.selfMatch[i]-s.globalMin(i) > int(s.constraints[i].maxSkew) {
+			return pl.tooSkewed, true
 		}
 	}
-	return nil
+	return nil, true
 }
