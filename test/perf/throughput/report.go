@@ -21,20 +21,20 @@ func Markdown(results []Result) string {
 	if rounds {
 		roundHead, roundRule = " Round |", "--:|"
 	}
-	b.WriteString("| Workload | Scheduler |" + roundHead + " Nodes | Pods | Pods/s (first→last) | 1-s avg | p50 | p90 | p99 | First bind | Total | CPU s | CPU ms/pod | Peak RSS MiB | API+etcd CPU ms/pod |\n")
-	b.WriteString("|---|---|" + roundRule + "--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| Workload | Scheduler |" + roundHead + " Nodes | Pods | Pods/s (first→last) | 1-s avg | p50 | p90 | p99 | First bind | Total | CPU s | CPU ms/pod | Peak RSS MiB | API+etcd CPU ms/pod | Scheduled events by last bind |\n")
+	b.WriteString("|---|---|" + roundRule + "--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range results {
 		t := r.Throughput
 		round := ""
 		if rounds {
 			round = fmt.Sprintf(" %d |", r.Round)
 		}
-		fmt.Fprintf(&b, "| %s | %s |%s %d | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.3f | %.0f | %.3f |\n",
+		fmt.Fprintf(&b, "| %s | %s |%s %d | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.3f | %.0f | %.3f | %d |\n",
 			r.Workload.Name, r.Scheduler, round, r.Workload.Nodes, r.Workload.Pods,
 			t.Overall, t.Average, t.P50, t.P90, t.P99,
 			seconds(r.FirstBind), seconds(r.Total), r.Proc.CPU.Seconds(),
 			float64(r.CPUPerPod)/float64(time.Millisecond), float64(r.Proc.PeakRSS)/(1<<20),
-			perPod(r.ControlPlaneCPU, r.Workload.Pods))
+			perPod(r.ControlPlaneCPU, r.Workload.Pods), r.ScheduledEvents)
 	}
 	b.WriteString(latencyTable(results))
 	if rounds {

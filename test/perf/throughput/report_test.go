@@ -18,6 +18,7 @@ func result(scheduler string, podsPerSecond float64, cpuPerPod time.Duration, rs
 		CPUPerPod:  cpuPerPod,
 		// The control plane spends 2 ms per pod of the workload's 20.
 		ControlPlaneCPU: 40 * time.Millisecond,
+		ScheduledEvents: 20,
 	}
 }
 
@@ -29,7 +30,7 @@ func TestMarkdown(t *testing.T) {
 	})
 	for _, want := range []string{
 		"| SchedulingBasic | berth | 10 | 20 | 800 | 800 |",
-		"| 0.02 | 1.000 | 100 | 2.000 |",
+		"| 0.02 | 1.000 | 100 | 2.000 | 20 |",
 		"Berth/kube-scheduler: throughput 2.00× (1-s avg 2.00×), CPU per pod 0.50×, peak RSS 2.00×",
 		"Berth/null-binder: throughput 0.80× (1-s avg 0.80×), CPU per pod 4.00×, peak RSS 4.00×",
 	} {

@@ -49,6 +49,10 @@ type Result struct {
 	ControlPlaneCPU time.Duration `json:"controlPlaneCPUNs"`
 	// Latency is the creation-to-bind latency under steady arrival.
 	Latency *Latency `json:"latency,omitempty"`
+	// ScheduledEvents counts the Scheduled events in the benchmark's
+	// namespace right after the last bind: what the scheduler had written
+	// within the measured time.
+	ScheduledEvents int `json:"scheduledEvents"`
 }
 
 type runOptions struct {
@@ -171,6 +175,8 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	stats, statErr := ReadProcStats(proc.Pid())
 	controlPlaneAfter, cpErr := componentsCPU(cluster.Components())
 	statErr = errors.Join(statErr, cpErr)
+	events, evErr := countScheduledEvents(ctx, client)
+	statErr = errors.Join(statErr, evErr)
 	stopDuring()
 	during.Wait()
 	if err != nil {
@@ -189,6 +195,7 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	}
 	r.FirstBind, r.Total = first.Sub(started), last.Sub(started)
 	r.CPUPerPod = stats.CPU / time.Duration(len(times))
+	r.ScheduledEvents = events
 	r.ControlPlaneCPU = controlPlaneAfter - controlPlaneBefore
 	if arrivals != nil {
 		created, err := arrivals.wait()
@@ -204,6 +211,24 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	}
 	logger.Info("Every pod is bound", "podsPerSecond", fmt.Sprintf("%.1f", r.Throughput.Overall), "cpu", stats.CPU, "peakRSSMiB", stats.PeakRSS>>20)
 	return r, nil
+}
+
+// countScheduledEvents counts the Scheduled events in the benchmark's
+// namespace, a page at a time.
+func countScheduledEvents(ctx context.Context, client kubernetes.Interface) (int, error) {
+	opts := metav1.ListOptions{FieldSelector: "reason=Scheduled", Limit: 5000}
+	n := 0
+	for {
+		list, err := client.CoreV1().Events(Namespace).List(ctx, opts)
+		if err != nil {
+			return 0, fmt.Errorf("counting Scheduled events: %w", err)
+		}
+		n += len(list.Items)
+		if list.Continue == "" {
+			return n, nil
+		}
+		opts.Continue = list.Continue
+	}
 }
 
 func minTime(a, b time.Time) time.Time {
