@@ -81,7 +81,13 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		// Binding outlives the scheduling loop's context so that a bind in
 		// flight at shutdown completes rather than leaving an assumed pod.
 		bindCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
-		s.bindingCycle(bindCtx, state, prof, qpi, assumed, result, start, cycle, waiting)
+		if !s.bindingCycle(bindCtx, state, prof, qpi, assumed, result, start, cycle, waiting) || s.scheduledEvents == nil {
+			return
+		}
+		// The binding slot is free again; the event is written here, as
+		// fast as pods are bound, and abandoned at shutdown.
+		s.scheduledEvents.record(ctx, fwk.ProfileName(), assumed, fmt.Sprintf("Successfully assigned %s/%s to %s (profile %s, generation %d)",
+			assumed.Namespace, assumed.Name, result.host, prof.Source, prof.Generation))
 	})
 }
 
@@ -297,8 +303,9 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 }
 
 // bindingCycle waits for Permit if the pod is held there, then takes a
-// binding slot, and runs PreBind, Bind and PostBind.
-func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64, waiting bool) {
+// binding slot, and runs PreBind, Bind and PostBind. It reports whether the
+// pod was bound; the slot is free again when it returns.
+func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64, waiting bool) bool {
 	logger := klog.FromContext(ctx)
 	fwk := prof.Framework
 	fail := func(st *framework.Status) {
@@ -312,23 +319,23 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 	if waiting {
 		if st := fwk.WaitOnPermit(ctx, assumed); !st.IsSuccess() {
 			fail(st)
-			return
+			return false
 		}
 		s.bindingSlots <- struct{}{}
 	}
 	defer func() { <-s.bindingSlots }()
 	if st := fwk.RunPreBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
 		fail(st)
-		return
+		return false
 	}
 	if handled, st := fwk.RunExtenderBind(ctx, assumed, result.host); handled {
 		if !st.IsSuccess() {
 			fail(st)
-			return
+			return false
 		}
 	} else if st := fwk.RunBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
 		fail(st)
-		return
+		return false
 	}
 	if err := s.cache.FinishBinding(logger, assumed); err != nil {
 		logger.Error(err, "Finishing the binding in the cache")
@@ -339,13 +346,10 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 	if qpi.InitialAttemptTimestamp != nil {
 		s.metrics.ObservePodSchedulingSLI(qpi.Attempts, s.clock.Since(*qpi.InitialAttemptTimestamp))
 	}
-	if s.scheduledEvents != nil {
-		s.scheduledEvents.record(ctx, fwk.ProfileName(), assumed, fmt.Sprintf("Successfully assigned %s/%s to %s (profile %s, generation %d)",
-			assumed.Namespace, assumed.Name, result.host, prof.Source, prof.Generation))
-	}
 	logger.V(2).Info("Bound pod", "node", klog.KRef("", result.host), "evaluatedNodes", result.evaluatedNodes,
 		"feasibleNodes", result.feasibleNodes, "profile", prof.Source, "generation", prof.Generation)
 	s.queue.Done(assumed.UID)
+	return true
 }
 
 // forget drops an assumed pod from the cache, unless the informer has

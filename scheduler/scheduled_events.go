@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,45 +16,47 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// Limits of the Scheduled-event writer: what it holds before it drops, as
-// client-go's broadcaster does, how many events are in flight at once, and
-// how often a failed create is tried.
+// Limits of the Scheduled-event writer: how many events may be in flight
+// before more are dropped (client-go's broadcaster buffers as many), how
+// often a failed create is tried, and the longest note.
 const (
-	scheduledEventQueue    = 1000
-	scheduledEventWorkers  = 4
-	scheduledEventAttempts = 3
-	maxEventNote           = 1024
+	maxScheduledEventsInFlight = 1000
+	scheduledEventAttempts     = 3
+	maxEventNote               = 1024
 )
 
-// scheduledEventWriter posts the Scheduled event of every bound pod from a
-// few workers. client-go's broadcaster spends a goroutine, two copies and a
-// six-minute cache entry on every event, to fold repeats into a series; a
-// Scheduled event is never repeated (a pod is bound once), so it needs none
-// of that. Other events, FailedScheduling above all, still go through the
-// broadcaster and its series.
+// scheduledEventWriter posts the Scheduled event of every bound pod from the
+// goroutine that bound it, once its binding slot is free, so that events
+// are written as fast as pods are bound, as kube-scheduler's broadcaster
+// writes each from a goroutine of its own. The broadcaster also spends two
+// copies and a six-minute cache entry on every event, to fold repeats into
+// a series; a Scheduled event is never repeated (a pod is bound once), so it
+// needs none of that. Other events, FailedScheduling above all, still go
+// through the broadcaster and its series.
 type scheduledEventWriter struct {
 	sink     events.EventSink
 	clock    clock.Clock
 	hostname string
-	queue    chan *eventsv1.Event
-	// queued counts the events accepted, dropped those refused.
-	queued, dropped atomic.Int64
+	// inFlight holds a token per event being written.
+	inFlight chan struct{}
+	// written counts the events created, dropped those given up on: refused,
+	// failed every attempt, or over the in-flight limit.
+	written, dropped atomic.Int64
 }
 
 func newScheduledEventWriter(sink events.EventSink, clk clock.Clock) *scheduledEventWriter {
 	hostname, _ := os.Hostname()
-	return &scheduledEventWriter{sink: sink, clock: clk, hostname: hostname, queue: make(chan *eventsv1.Event, scheduledEventQueue)}
+	return &scheduledEventWriter{sink: sink, clock: clk, hostname: hostname, inFlight: make(chan struct{}, maxScheduledEventsInFlight)}
 }
 
-// record queues the Scheduled event of pod, reported by the profile
-// controller, with note; it never blocks, and drops the event when the
-// queue is full.
-func (w *scheduledEventWriter) record(ctx context.Context, controller string, pod *v1.Pod, note string) {
+// event returns the Scheduled event of pod, reported by the profile
+// controller, with note.
+func (w *scheduledEventWriter) event(controller string, pod *v1.Pod, note string) *eventsv1.Event {
 	if len(note) > maxEventNote {
 		note = note[:maxEventNote]
 	}
 	now := w.clock.Now()
-	ev := &eventsv1.Event{
+	return &eventsv1.Event{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: fmt.Sprintf("%s.%x", pod.Name, now.UnixNano())},
 		EventTime:  metav1.NewMicroTime(now),
 		Regarding: v1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
@@ -67,51 +68,45 @@ func (w *scheduledEventWriter) record(ctx context.Context, controller string, po
 		ReportingController: controller,
 		ReportingInstance:   controller + "-" + w.hostname,
 	}
+}
+
+// record writes the Scheduled event of pod on the calling goroutine and
+// returns when it is written or given up; it drops the event at once when
+// too many are in flight. Cancelling ctx abandons the write.
+func (w *scheduledEventWriter) record(ctx context.Context, controller string, pod *v1.Pod, note string) {
 	select {
-	case w.queue <- ev:
-		w.queued.Add(1)
+	case w.inFlight <- struct{}{}:
 	default:
 		w.dropped.Add(1)
-		klog.FromContext(ctx).V(2).Info("Dropping a Scheduled event: too many are waiting to be written")
+		klog.FromContext(ctx).V(2).Info("Dropping a Scheduled event: too many are being written", "pod", klog.KObj(pod))
+		return
+	}
+	defer func() { <-w.inFlight }()
+	if w.write(ctx, w.event(controller, pod, note)) {
+		w.written.Add(1)
+	} else {
+		w.dropped.Add(1)
 	}
 }
 
-// run writes queued events until ctx is done; events still queued then are
-// dropped, as the broadcaster drops them at shutdown.
-func (w *scheduledEventWriter) run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for range scheduledEventWorkers {
-		wg.Go(func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case ev := <-w.queue:
-					w.write(ctx, ev)
-				}
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// write creates ev, trying again after a transient failure.
-func (w *scheduledEventWriter) write(ctx context.Context, ev *eventsv1.Event) {
+// write creates ev, trying again after a transient failure, and reports
+// whether the event exists.
+func (w *scheduledEventWriter) write(ctx context.Context, ev *eventsv1.Event) bool {
 	logger := klog.FromContext(ctx)
 	for attempt := 1; ; attempt++ {
 		_, err := w.sink.Create(ctx, ev)
 		if err == nil || apierrors.IsAlreadyExists(err) {
-			return
+			return true
 		}
 		transient := apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
 			apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || !apierrors.IsBadRequest(err) && apierrors.ReasonForError(err) == metav1.StatusReasonUnknown
 		if !transient || attempt == scheduledEventAttempts {
 			logger.V(2).Info("Could not write a Scheduled event", "pod", klog.KRef(ev.Namespace, ev.Regarding.Name), "err", err)
-			return
+			return false
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-w.clock.After(time.Duration(attempt) * time.Second):
 		}
 	}

@@ -57,9 +57,7 @@ func TestScheduledEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.broadcaster.StartRecordingToSink(ctx.Done())
-			if s.scheduledEvents != nil {
-				go s.scheduledEvents.run(ctx)
-			} else if tt.wantScheduled > 0 {
+			if s.scheduledEvents == nil && tt.wantScheduled > 0 {
 				t.Fatal("no Scheduled-event writer")
 			}
 
@@ -90,8 +88,10 @@ func TestScheduledEvents(t *testing.T) {
 			switch {
 			case tt.wantScheduled == 0 && s.scheduledEvents != nil:
 				t.Error("Scheduled events are off, but a writer exists")
-			case s.scheduledEvents != nil && s.scheduledEvents.queued.Load() != int64(tt.wantScheduled):
-				t.Errorf("queued Scheduled events = %d, want %d", s.scheduledEvents.queued.Load(), tt.wantScheduled)
+			case s.scheduledEvents != nil && s.scheduledEvents.written.Load() != int64(tt.wantScheduled):
+				// The binding goroutine has written the event by the time
+				// s.bindings.Wait returns.
+				t.Errorf("written Scheduled events = %d, want %d", s.scheduledEvents.written.Load(), tt.wantScheduled)
 			}
 			if reasons["Scheduled"] != tt.wantScheduled {
 				t.Errorf("Scheduled events = %d, want %d (events by reason: %v)", reasons["Scheduled"], tt.wantScheduled, reasons)
@@ -145,10 +145,11 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 			w := newScheduledEventWriter(sink, clk)
 			pod := benchPod("p")
 			pod.ResourceVersion = "7"
-			w.record(context.Background(), "default-scheduler", pod, strings.Repeat("x", 2000))
-			ev := <-w.queue
 			done := make(chan struct{})
-			go func() { defer close(done); w.write(context.Background(), ev) }()
+			go func() {
+				defer close(done)
+				w.record(context.Background(), "default-scheduler", pod, strings.Repeat("x", 2000))
+			}()
 			for finished := false; !finished; {
 				select {
 				case <-done:
@@ -161,6 +162,14 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 			}
 			if sink.attempts != tt.wantAttempts || len(sink.created) != tt.wantCreated {
 				t.Fatalf("attempts %d, created %d; want %d, %d", sink.attempts, len(sink.created), tt.wantAttempts, tt.wantCreated)
+			}
+			// An event that exists already counts as written.
+			wantWritten := int64(tt.wantCreated)
+			if tt.name == "an existing event is done" {
+				wantWritten = 1
+			}
+			if w.written.Load() != wantWritten || w.dropped.Load() != 1-wantWritten {
+				t.Errorf("written %d, dropped %d; want %d, %d", w.written.Load(), w.dropped.Load(), wantWritten, 1-wantWritten)
 			}
 			if tt.wantCreated == 0 {
 				return
@@ -183,13 +192,23 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 	}
 }
 
-func TestScheduledEventWriterDropsWhenFull(t *testing.T) {
-	w := newScheduledEventWriter(&scriptedSink{}, clocktesting.NewFakeClock(time.Now()))
-	w.queue = make(chan *eventsv1.Event, 2)
-	for i := range 5 {
+func TestScheduledEventWriterDropsWhenTooManyInFlight(t *testing.T) {
+	sink := &scriptedSink{}
+	w := newScheduledEventWriter(sink, clocktesting.NewFakeClock(time.Now()))
+	w.inFlight = make(chan struct{}, 2)
+	// Two writes are in flight: the next ones are dropped, not written.
+	w.inFlight <- struct{}{}
+	w.inFlight <- struct{}{}
+	for i := range 3 {
 		w.record(context.Background(), "s", benchPod(fmt.Sprintf("p%d", i)), "bound")
 	}
-	if w.queued.Load() != 2 || w.dropped.Load() != 3 {
-		t.Errorf("queued %d, dropped %d; want 2, 3", w.queued.Load(), w.dropped.Load())
+	if w.written.Load() != 0 || w.dropped.Load() != 3 || sink.attempts != 0 {
+		t.Errorf("written %d, dropped %d, creates %d; want 0, 3, 0", w.written.Load(), w.dropped.Load(), sink.attempts)
+	}
+	// Once one is done, the next event is written.
+	<-w.inFlight
+	w.record(context.Background(), "s", benchPod("p3"), "bound")
+	if w.written.Load() != 1 || len(sink.created) != 1 || len(w.inFlight) != 1 {
+		t.Errorf("written %d, created %d, in flight %d; want 1, 1, 1", w.written.Load(), len(sink.created), len(w.inFlight))
 	}
 }

@@ -318,11 +318,6 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 	s.broadcaster.StartRecordingToSink(ctx.Done())
 	defer s.broadcaster.Shutdown()
-	if s.scheduledEvents != nil {
-		var writer sync.WaitGroup
-		writer.Go(func() { s.scheduledEvents.run(ctx) })
-		defer writer.Wait()
-	}
 
 	s.informerFactory.Start(ctx.Done())
 	defer s.informerFactory.Shutdown()
