@@ -92,6 +92,7 @@ func (s *Snapshot) compact(copyLabels bool) {
 			}
 			chunk[j].fill(ni, labels)
 			moved := &chunk[j].info
+			moved.SetSnapshotIndex(start + j)
 			s.nodeInfoList[start+j] = moved
 			s.nodeInfoMap[moved.Node().Name] = moved
 		}

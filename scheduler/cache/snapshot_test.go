@@ -319,6 +319,22 @@ func assertMatchesRebuild(t *testing.T, c *Cache, s *Snapshot) {
 	if got, want := describe(s), describe(fresh); got != want {
 		t.Fatalf("incremental snapshot differs from a fresh one:\n got: %s\nwant: %s", got, want)
 	}
+	assertListPositions(t, s)
+}
+
+// assertListPositions checks that every NodeInfo of the snapshot's list
+// knows its position there.
+func assertListPositions(t *testing.T, s *Snapshot) {
+	t.Helper()
+	list, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ni := range list {
+		if got := ni.SnapshotIndex(); got != i {
+			t.Fatalf("the NodeInfo of %s at list position %d says %d", ni.Node().Name, i, got)
+		}
+	}
 }
 
 // describe renders a snapshot's observable content.

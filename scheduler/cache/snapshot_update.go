@@ -41,6 +41,7 @@ func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 		s.countPVCs(old, -1)
 		s.countPVCs(fresh, 1)
 		if pos, ok := s.listPos[e.name]; ok {
+			fresh.SetSnapshotIndex(pos)
 			s.nodeInfoList[pos] = fresh
 		}
 		updateAffinityList(&s.withAffinity, s.affinityPos, e.name, len(fresh.PodsWithAffinity) > 0, fresh)

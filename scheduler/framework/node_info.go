@@ -122,7 +122,23 @@ type NodeInfo struct {
 	PVCRefCounts map[string]int
 	// Generation changes whenever the NodeInfo changes; snapshots copy only what changed.
 	Generation int64
+
+	// listPos is one more than the NodeInfo's position in its snapshot's
+	// node list, 0 when it has none.
+	listPos int32
 }
+
+// SnapshotIndex returns the NodeInfo's position in the node list of the
+// snapshot that holds it, -1 when no snapshot placed it. Plugins that keep
+// per-node data in slices by position read it instead of hashing the
+// NodeInfo or its name; since a NodeInfo can outlive its place (a copy made
+// for preemption, an earlier snapshot's), they must check that the position
+// they keep holds this NodeInfo.
+func (n *NodeInfo) SnapshotIndex() int { return int(n.listPos) - 1 }
+
+// SetSnapshotIndex records the NodeInfo's position in its snapshot's node
+// list; the snapshot calls it when it lays out the list.
+func (n *NodeInfo) SetSnapshotIndex(i int) { n.listPos = int32(i) + 1 }
 
 // NewNodeInfo returns a NodeInfo holding the pods, without a node.
 func NewNodeInfo(pods ...*PodInfo) *NodeInfo {

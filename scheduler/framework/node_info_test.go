@@ -72,3 +72,30 @@ func TestNodeInfoUsedPorts(t *testing.T) {
 		})
 	}
 }
+
+func TestNodeInfoSnapshotIndex(t *testing.T) {
+	tests := []struct {
+		name string
+		set  []int
+		want int
+	}{
+		{name: "never placed", want: -1},
+		{name: "placed first", set: []int{0}, want: 0},
+		{name: "placed again", set: []int{3, 4999}, want: 4999},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ni := NewNodeInfo()
+			for _, i := range tt.set {
+				ni.SetSnapshotIndex(i)
+			}
+			if got := ni.SnapshotIndex(); got != tt.want {
+				t.Errorf("SnapshotIndex() = %d, want %d", got, tt.want)
+			}
+			// A clone is a NodeInfo no snapshot has placed.
+			if got := ni.Clone().SnapshotIndex(); got != -1 {
+				t.Errorf("the clone's SnapshotIndex() = %d, want -1", got)
+			}
+		})
+	}
+}

@@ -17,8 +17,10 @@ import (
 // labels on each (the snapshot gives a node a new object whenever its pods
 // change, so objects cannot identify nodes); another list gets a new index.
 type nodeIndex struct {
-	// nodes[p] is the node at position p when the index was built.
+	// nodes[p] is the node at position p when the index was built, and
+	// names[p] its name ("" for none).
 	nodes []*v1.Node
+	names []string
 	// pos is the position of each node name.
 	pos map[string]int32
 	// infoPos is the position of each NodeInfo of the latest node list the
@@ -50,6 +52,7 @@ type keyDomains struct {
 func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
 	idx := &nodeIndex{
 		nodes:   make([]*v1.Node, len(nodes)),
+		names:   make([]string, len(nodes)),
 		pos:     make(map[string]int32, len(nodes)),
 		infoPos: make(map[*framework.NodeInfo]int32, len(nodes)),
 		keys:    map[string]*keyDomains{},
@@ -58,6 +61,7 @@ func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
 		node := ni.Node()
 		idx.nodes[p] = node
 		if node != nil {
+			idx.names[p] = node.Name
 			idx.pos[node.Name] = int32(p)
 			idx.infoPos[ni] = int32(p)
 		}
@@ -69,6 +73,11 @@ func newNodeIndex(nodes []*framework.NodeInfo) *nodeIndex {
 // hold its name. The node must be the one of that name in a node list the
 // index serves.
 func (idx *nodeIndex) position(ni *framework.NodeInfo, node *v1.Node) int32 {
+	// The snapshot's position of ni holds its node when the list is the
+	// one indexed (names are unique in a list): one slice read.
+	if p := ni.SnapshotIndex(); p >= 0 && p < len(idx.names) && idx.names[p] == node.Name {
+		return int32(p)
+	}
 	if p, ok := idx.infoPos[ni]; ok {
 		return p
 	}

@@ -40,12 +40,18 @@ func (t *Tracker) Reset(n int) {
 
 // Position returns the position that holds ni, or -1 when none does or the
 // tracker does not index positions. A NodeInfo that Changed reported is
-// found at its position only once recorded there. Hashing a pointer is much
-// cheaper than reading the node's labels, and the table is only changed by
-// Changed, Record and Reset, which the owner calls between cycles.
+// found at its position only once recorded there. The snapshot's own
+// position of ni is checked first, one slice read; a NodeInfo that no
+// snapshot placed, or placed elsewhere, is looked up in the table, whose
+// pointer hash is still much cheaper than reading the node's labels. Both
+// are only changed by Changed, Record and Reset, which the owner calls
+// between cycles.
 func (t *Tracker) Position(ni *framework.NodeInfo) int {
 	if t.positions == nil || ni == nil {
 		return -1
+	}
+	if p := ni.SnapshotIndex(); p >= 0 && p < len(t.nodes) && t.nodes[p] == ni {
+		return p
 	}
 	return t.positions.get(ni)
 }

@@ -92,17 +92,31 @@ func TestTrackerPosition(t *testing.T) {
 		{name: "an emptied position", do: func(tr *Tracker) { tr.Record(1, nil) }, want: map[*framework.NodeInfo]int{a2: 0, bCopy: -1, b: -1}},
 		{name: "reset", do: func(tr *Tracker) { tr.Reset(2) }, want: map[*framework.NodeInfo]int{a2: -1}},
 	}
-	var tr Tracker
-	tr.IndexPositions()
-	tr.Reset(2)
-	for _, st := range steps {
-		st.do(&tr)
-		for ni, want := range st.want {
-			if got := tr.Position(ni); got != want {
-				t.Errorf("%s: Position(%s gen %d) = %d, want %d", st.name, ni.Node().Name, ni.Generation, got, want)
+	run := func(placement string) {
+		var tr Tracker
+		tr.IndexPositions()
+		tr.Reset(2)
+		for _, st := range steps {
+			st.do(&tr)
+			for ni, want := range st.want {
+				if got := tr.Position(ni); got != want {
+					t.Errorf("%s, %s: Position(%s gen %d) = %d, want %d", placement, st.name, ni.Node().Name, ni.Generation, got, want)
+				}
 			}
 		}
 	}
+	run("placed by no snapshot")
+	// Placed where a snapshot's list holds them, the same answers come
+	// from the snapshot's positions.
+	for ni, p := range map[*framework.NodeInfo]int{a: 0, b: 1, a2: 0, bCopy: 1} {
+		ni.SetSnapshotIndex(p)
+	}
+	run("placed by a snapshot")
+	// A stale placement (another list's) falls back to the table.
+	for ni, p := range map[*framework.NodeInfo]int{a: 1, b: 0, a2: 1, bCopy: 0} {
+		ni.SetSnapshotIndex(p)
+	}
+	run("placed elsewhere")
 	var plain Tracker
 	plain.Reset(1)
 	plain.Record(0, a)
