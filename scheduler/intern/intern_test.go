@@ -305,13 +305,7 @@ func TestContainersShared(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			table := New()
-			wantA, wantB := tt.a.DeepCopy(), tt.b.DeepCopy()
-			table.Pod(tt.a)
-			table.Pod(tt.b)
-			if !equality.Semantic.DeepEqual(tt.a, wantA) || !equality.Semantic.DeepEqual(tt.b, wantB) {
-				t.Fatal("interning changed a pod's content")
-			}
+			table := internBoth(t, tt.a, tt.b)
 			if got := sameSlice(tt.a.Spec.Containers, tt.b.Spec.Containers); got != tt.wantContainers {
 				t.Errorf("containers shared = %v, want %v", got, tt.wantContainers)
 			}
@@ -326,6 +320,20 @@ func TestContainersShared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// internBoth interns a then b in a new table, checks that neither pod's
+// content changed, and returns the table.
+func internBoth(t *testing.T, a, b *v1.Pod) *Table {
+	t.Helper()
+	table := New()
+	wantA, wantB := a.DeepCopy(), b.DeepCopy()
+	table.Pod(a)
+	table.Pod(b)
+	if !equality.Semantic.DeepEqual(a, wantA) || !equality.Semantic.DeepEqual(b, wantB) {
+		t.Fatal("interning changed a pod's content")
+	}
+	return table
 }
 
 func TestConditionsShared(t *testing.T) {
@@ -344,13 +352,7 @@ func TestConditionsShared(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			table := New()
-			wantA, wantB := tt.a.DeepCopy(), tt.b.DeepCopy()
-			table.Pod(tt.a)
-			table.Pod(tt.b)
-			if !equality.Semantic.DeepEqual(tt.a, wantA) || !equality.Semantic.DeepEqual(tt.b, wantB) {
-				t.Fatal("interning changed a pod's content")
-			}
+			internBoth(t, tt.a, tt.b)
 			if got := sameSlice(tt.a.Status.Conditions, tt.b.Status.Conditions); got != tt.want {
 				t.Errorf("conditions shared = %v, want %v", got, tt.want)
 			}
