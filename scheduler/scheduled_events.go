@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // Limits of the Scheduled-event writer: how many events may be in flight
@@ -36,6 +38,7 @@ const (
 type scheduledEventWriter struct {
 	sink     events.EventSink
 	clock    clock.Clock
+	metrics  *metrics.Metrics
 	hostname string
 	// inFlight holds a token per event being written.
 	inFlight chan struct{}
@@ -44,9 +47,11 @@ type scheduledEventWriter struct {
 	written, dropped atomic.Int64
 }
 
-func newScheduledEventWriter(sink events.EventSink, clk clock.Clock) *scheduledEventWriter {
+// newScheduledEventWriter returns a writer that creates events through
+// sink and counts them in m (which may be nil).
+func newScheduledEventWriter(sink events.EventSink, clk clock.Clock, m *metrics.Metrics) *scheduledEventWriter {
 	hostname, _ := os.Hostname()
-	return &scheduledEventWriter{sink: sink, clock: clk, hostname: hostname, inFlight: make(chan struct{}, maxScheduledEventsInFlight)}
+	return &scheduledEventWriter{sink: sink, clock: clk, metrics: m, hostname: hostname, inFlight: make(chan struct{}, maxScheduledEventsInFlight)}
 }
 
 // event returns the Scheduled event of pod, reported by the profile
@@ -77,16 +82,23 @@ func (w *scheduledEventWriter) record(ctx context.Context, controller string, po
 	select {
 	case w.inFlight <- struct{}{}:
 	default:
-		w.dropped.Add(1)
+		w.count(false)
 		klog.FromContext(ctx).V(2).Info("Dropping a Scheduled event: too many are being written", "pod", klog.KObj(pod))
 		return
 	}
 	defer func() { <-w.inFlight }()
-	if w.write(ctx, w.event(controller, pod, note)) {
+	w.count(w.write(ctx, w.event(controller, pod, note)))
+}
+
+// count counts one event as written or dropped.
+func (w *scheduledEventWriter) count(written bool) {
+	if written {
 		w.written.Add(1)
-	} else {
-		w.dropped.Add(1)
+		w.metrics.CountScheduledEvent(metrics.EventWritten)
+		return
 	}
+	w.dropped.Add(1)
+	w.metrics.CountScheduledEvent(metrics.EventDropped)
 }
 
 // write creates ev, trying again after a transient failure, and reports

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 func TestScheduledEvents(t *testing.T) {
@@ -142,7 +144,7 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktesting.NewFakeClock(time.Unix(1700000000, 0))
 			sink := &scriptedSink{errs: tt.errs}
-			w := newScheduledEventWriter(sink, clk)
+			w := newScheduledEventWriter(sink, clk, nil)
 			pod := benchPod("p")
 			pod.ResourceVersion = "7"
 			done := make(chan struct{})
@@ -194,7 +196,12 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 
 func TestScheduledEventWriterDropsWhenTooManyInFlight(t *testing.T) {
 	sink := &scriptedSink{}
-	w := newScheduledEventWriter(sink, clocktesting.NewFakeClock(time.Now()))
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newScheduledEventWriter(sink, clocktesting.NewFakeClock(time.Now()), m)
 	w.inFlight = make(chan struct{}, 2)
 	// Two writes are in flight: the next ones are dropped, not written.
 	w.inFlight <- struct{}{}
@@ -211,4 +218,30 @@ func TestScheduledEventWriterDropsWhenTooManyInFlight(t *testing.T) {
 	if w.written.Load() != 1 || len(sink.created) != 1 || len(w.inFlight) != 1 {
 		t.Errorf("written %d, created %d, in flight %d; want 1, 1, 1", w.written.Load(), len(sink.created), len(w.inFlight))
 	}
+	if got := eventCounts(t, reg); got[metrics.EventWritten] != 1 || got[metrics.EventDropped] != 3 {
+		t.Errorf("scheduler_scheduled_events_total = %v, want 1 written, 3 dropped", got)
+	}
+}
+
+// eventCounts reads scheduler_scheduled_events_total by result from reg.
+func eventCounts(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "scheduler_scheduled_events_total" {
+			continue
+		}
+		for _, mt := range f.GetMetric() {
+			for _, l := range mt.GetLabel() {
+				if l.GetName() == "result" {
+					out[l.GetValue()] = mt.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
 }

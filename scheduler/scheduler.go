@@ -180,7 +180,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 	}
 	if o.scheduledEvents {
-		s.scheduledEvents = newScheduledEventWriter(newScheduledEventSink(client), o.clock)
+		s.scheduledEvents = newScheduledEventWriter(newScheduledEventSink(client), o.clock, o.metrics)
 	}
 	podInformer := s.podInformer()
 	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers}); err != nil {

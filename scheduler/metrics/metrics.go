@@ -24,6 +24,15 @@ const (
 	ResultError = "error"
 )
 
+// Results of writing a pod's Scheduled event.
+const (
+	// EventWritten is an event the apiserver created (or already had).
+	EventWritten = "written"
+	// EventDropped is an event given up: refused, failed every attempt, or
+	// over the limit of events in flight.
+	EventDropped = "dropped"
+)
+
 // Queue names used by the pending_pods gauge.
 const (
 	// QueueActive is the active queue.
@@ -46,6 +55,7 @@ type Metrics struct {
 	podSchedulingSLISeconds  *prometheus.HistogramVec
 	pluginExecutionSeconds   *prometheus.HistogramVec
 	permitWaitSeconds        *prometheus.HistogramVec
+	scheduledEvents          *prometheus.CounterVec
 
 	// cached holds the series observed per pod, resolved once.
 	cached observerCaches
@@ -95,6 +105,11 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:      "Duration of waiting on permit.",
 			Buckets:   prometheus.ExponentialBuckets(0.001, 2, 15),
 		}, []string{"result"}),
+		scheduledEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Subsystem: Subsystem,
+			Name:      "scheduled_events_total",
+			Help:      "Number of Scheduled events of bound pods, by whether they were written or dropped (a Berth metric; kube-scheduler has none).",
+		}, []string{"result"}),
 	}
 	m.cached = m.newObserverCaches()
 	if reg == nil {
@@ -115,7 +130,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.scheduleAttempts, m.schedulingAttemptSeconds, m.pendingPods, m.extensionPointSeconds,
-		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds,
+		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds, m.scheduledEvents,
 	}
 }
 
@@ -178,6 +193,15 @@ func (m *Metrics) ObservePermitWait(result string, d time.Duration) {
 		return
 	}
 	m.cached.permitWait.get(result).Observe(d.Seconds())
+}
+
+// CountScheduledEvent counts one bound pod's Scheduled event with its
+// result (EventWritten or EventDropped).
+func (m *Metrics) CountScheduledEvent(result string) {
+	if m == nil {
+		return
+	}
+	m.scheduledEvents.WithLabelValues(result).Inc()
 }
 
 // maxAttemptsLabel is the number of attempts from which the attempts label

@@ -17,6 +17,7 @@ func TestNilMetricsAreNoOps(t *testing.T) {
 	m.ObservePodSchedulingSLI(2, time.Second)
 	m.ObservePluginExecution("X", "Filter", "Success", time.Millisecond)
 	m.ObservePermitWait("Success", time.Second)
+	m.CountScheduledEvent(EventWritten)
 }
 
 func TestRegistersUpstreamNames(t *testing.T) {
@@ -34,6 +35,9 @@ func TestRegistersUpstreamNames(t *testing.T) {
 	m.ObservePodSchedulingSLI(20, time.Second)
 	m.ObservePluginExecution("X", "Filter", "Success", time.Millisecond)
 	m.ObservePermitWait("Success", time.Second)
+	m.CountScheduledEvent(EventWritten)
+	m.CountScheduledEvent(EventWritten)
+	m.CountScheduledEvent(EventDropped)
 
 	families, err := reg.Gather()
 	if err != nil {
@@ -47,6 +51,7 @@ func TestRegistersUpstreamNames(t *testing.T) {
 		"scheduler_schedule_attempts_total", "scheduler_scheduling_attempt_duration_seconds", "scheduler_pending_pods",
 		"scheduler_framework_extension_point_duration_seconds", "scheduler_pod_scheduling_sli_duration_seconds",
 		"scheduler_plugin_execution_duration_seconds", "scheduler_permit_wait_duration_seconds",
+		"scheduler_scheduled_events_total",
 	} {
 		if got[n] == nil {
 			t.Errorf("metric %s not registered", n)
@@ -58,6 +63,13 @@ func TestRegistersUpstreamNames(t *testing.T) {
 	}
 	if attempts["scheduled/default-scheduler"] != 2 || attempts["unschedulable/default-scheduler"] != 1 {
 		t.Errorf("schedule_attempts_total = %v", attempts)
+	}
+	events := map[string]float64{}
+	for _, mt := range got["scheduler_scheduled_events_total"].GetMetric() {
+		events[label(mt, "result")] = mt.GetCounter().GetValue()
+	}
+	if events[EventWritten] != 2 || events[EventDropped] != 1 {
+		t.Errorf("scheduled_events_total = %v, want 2 written, 1 dropped", events)
 	}
 	if v := got["scheduler_pending_pods"].GetMetric()[0].GetGauge().GetValue(); v != 3 {
 		t.Errorf("pending_pods{queue=active} = %v, want 3", v)
