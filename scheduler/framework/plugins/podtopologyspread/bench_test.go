@@ -39,7 +39,7 @@ func benchCluster(b *testing.B) []*framework.NodeInfo {
 		p := makePod(fmt.Sprintf("pod-%05d", i)).labels("app", app).on(ni.Node().Name).ownedBy("apps/v1", "ReplicaSet", app)
 		ni.AddPodInfo(p.info())
 	}
-	return nis
+	return inList(nis)
 }
 
 func benchPlugin(b *testing.B, args *Args, nis []*framework.NodeInfo) *PodTopologySpread {

@@ -264,7 +264,16 @@ func nodeInfos(nodes []*v1.Node, pods ...*v1.Pod) []*framework.NodeInfo {
 		}
 		out[i] = pt.NodeInfo(n, on...)
 	}
-	return out
+	return inList(out)
+}
+
+// inList gives each NodeInfo its position in nis, as a snapshot does when it
+// lays out its node list, and returns nis.
+func inList(nis []*framework.NodeInfo) []*framework.NodeInfo {
+	for i, ni := range nis {
+		ni.SetSnapshotIndex(i)
+	}
+	return nis
 }
 
 // placed returns n pods labelled with the pairs on the node.

@@ -172,9 +172,7 @@ func newCountEntry(key, ns string, cs []constraint) *countEntry {
 		own[i] = cs[i]
 		own[i].honorAffinity, own[i].honorTaints = false, false
 	}
-	e := &countEntry{key: key, cs: own, probe: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}}
-	e.tracker.IndexPositions()
-	return e
+	return &countEntry{key: key, cs: own, probe: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}}
 }
 
 // reset forgets every position and sizes the entry for n nodes.

@@ -37,6 +37,7 @@ func newFakeCluster(seed int64, n int) *fakeCluster {
 		c.nodes = append(c.nodes, c.stamp(framework.NewNodeInfo()))
 		c.nodes[len(c.nodes)-1].SetNode(c.randomNode())
 	}
+	inList(c.nodes)
 	return c
 }
 
@@ -215,7 +216,9 @@ func sameState(got, want *filterState) string {
 // a full recount over the same nodes.
 func TestCountCacheMatchesFullRecount(t *testing.T) {
 	pods := append(incomingPods(), uncachedPods()...)
-	viewed := 0
+	// viewed counts the cycles whose state came from the count cache,
+	// positioned the nodes Filter then found by position.
+	viewed, positioned := 0, 0
 	for seed := range int64(6) {
 		c := newFakeCluster(seed, 30)
 		for range 200 {
@@ -227,6 +230,8 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 		pl := newPlugin(t, nil, h)
 		for step := range 400 {
 			what := c.step()
+			// The snapshot lays its list out again after every change.
+			inList(c.nodes)
 			h.nodes = c.nodes
 			// Not every pod runs every cycle, so entries lag several changes behind.
 			for _, pod := range pods {
@@ -240,6 +245,11 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 				}
 				if got.view != nil {
 					viewed++
+					for _, ni := range c.nodes {
+						if got.view.tracker.Position(ni) >= 0 {
+							positioned++
+						}
+					}
 				}
 				if diff := sameFilter(pl, pod, c.nodes, got, want); diff != "" {
 					t.Fatalf("seed %d, step %d (%s), pod %s: %s", seed, step, what, pod.Name, diff)
@@ -260,8 +270,8 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 			}
 		}
 	}
-	if viewed == 0 {
-		t.Error("no cycle filtered through the count cache's view")
+	if viewed == 0 || positioned == 0 {
+		t.Errorf("%d cycles filtered through the count cache's view, %d nodes by position; want some of each", viewed, positioned)
 	}
 }
 

@@ -20,53 +20,29 @@ type Tracker struct {
 	nodes   []*framework.NodeInfo
 	gens    []int64
 	changed []int
-	// indexed is set by IndexPositions; positions then maps each NodeInfo
-	// held at a position to that position.
-	indexed   bool
-	positions *positionTable
 }
-
-// IndexPositions makes the tracker answer Position from the next Reset on.
-func (t *Tracker) IndexPositions() { t.indexed = true }
 
 // Reset forgets every position and sizes the tracker for n of them.
 func (t *Tracker) Reset(n int) {
 	t.nodes = make([]*framework.NodeInfo, n)
 	t.gens = make([]int64, n)
-	if t.indexed {
-		t.positions = newPositionTable(n)
-	}
 }
 
-// Position returns the position that holds ni, or -1 when none does or the
-// tracker does not index positions. A NodeInfo that Changed reported is
-// found at its position only once recorded there. The snapshot's own
-// position of ni is checked first, one slice read; a NodeInfo that no
-// snapshot placed, or placed elsewhere, is looked up in the table, whose
-// pointer hash is still much cheaper than reading the node's labels. Both
-// are only changed by Changed, Record and Reset, which the owner calls
-// between cycles.
+// Position returns the position that holds ni, or -1 when none does. It
+// reads the position the snapshot gave ni (NodeInfo.SnapshotIndex) and
+// checks that the tracker holds ni there: one slice read. A NodeInfo that
+// no snapshot placed, or that is not the one held at its place (a copy made
+// for preemption, one Changed reported but not yet recorded), has none.
+// The positions are only changed by Changed, Record and Reset, which the
+// owner calls between cycles.
 func (t *Tracker) Position(ni *framework.NodeInfo) int {
-	if t.positions == nil || ni == nil {
+	if ni == nil {
 		return -1
 	}
 	if p := ni.SnapshotIndex(); p >= 0 && p < len(t.nodes) && t.nodes[p] == ni {
 		return p
 	}
-	return t.positions.get(ni)
-}
-
-// hold puts ni at position n.
-func (t *Tracker) hold(n int, ni *framework.NodeInfo) {
-	if t.positions != nil {
-		if old := t.nodes[n]; old != nil && old != ni && t.positions.get(old) == n {
-			t.positions.remove(old)
-		}
-		if ni != nil {
-			t.positions.put(ni, int32(n))
-		}
-	}
-	t.nodes[n] = ni
+	return -1
 }
 
 // Len returns the number of positions tracked.
@@ -88,7 +64,7 @@ func (t *Tracker) Changed(nodes []*framework.NodeInfo) []int {
 			continue
 		}
 		if sameVersion(old, ni, t.gens[n]) {
-			t.hold(n, ni)
+			t.nodes[n] = ni
 			continue
 		}
 		t.changed = append(t.changed, n)
@@ -98,7 +74,7 @@ func (t *Tracker) Changed(nodes []*framework.NodeInfo) []int {
 
 // Record notes that position n now holds ni, whose work is done.
 func (t *Tracker) Record(n int, ni *framework.NodeInfo) {
-	t.hold(n, ni)
+	t.nodes[n] = ni
 	t.gens[n] = 0
 	if ni != nil {
 		t.gens[n] = ni.Generation

@@ -79,6 +79,14 @@ func TestTrackerKeepsACopy(t *testing.T) {
 func TestTrackerPosition(t *testing.T) {
 	a, b := info("a", 1), info("b", 2)
 	a2, bCopy := info("a", 3), copyOf(b)
+	// Where a snapshot's list holds them: a and then a2 at 0, b and its
+	// copy at 1.
+	for ni, p := range map[*framework.NodeInfo]int{a: 0, b: 1, a2: 0, bCopy: 1} {
+		ni.SetSnapshotIndex(p)
+	}
+	stale := info("c", 4)
+	stale.SetSnapshotIndex(1)
+	unplaced := info("d", 5)
 	steps := []struct {
 		name string
 		do   func(tr *Tracker)
@@ -89,39 +97,22 @@ func TestTrackerPosition(t *testing.T) {
 			tr.Changed([]*framework.NodeInfo{a2, bCopy})
 		}, want: map[*framework.NodeInfo]int{a: 0, a2: -1, b: -1, bCopy: 1}},
 		{name: "the old NodeInfo is gone", do: func(tr *Tracker) { tr.Record(0, a2) }, want: map[*framework.NodeInfo]int{a: -1, a2: 0, bCopy: 1}},
+		{name: "placed where another is held, or placed nowhere", do: func(*Tracker) {}, want: map[*framework.NodeInfo]int{stale: -1, unplaced: -1}},
 		{name: "an emptied position", do: func(tr *Tracker) { tr.Record(1, nil) }, want: map[*framework.NodeInfo]int{a2: 0, bCopy: -1, b: -1}},
 		{name: "reset", do: func(tr *Tracker) { tr.Reset(2) }, want: map[*framework.NodeInfo]int{a2: -1}},
 	}
-	run := func(placement string) {
-		var tr Tracker
-		tr.IndexPositions()
-		tr.Reset(2)
-		for _, st := range steps {
-			st.do(&tr)
-			for ni, want := range st.want {
-				if got := tr.Position(ni); got != want {
-					t.Errorf("%s, %s: Position(%s gen %d) = %d, want %d", placement, st.name, ni.Node().Name, ni.Generation, got, want)
-				}
+	var tr Tracker
+	tr.Reset(2)
+	for _, st := range steps {
+		st.do(&tr)
+		for ni, want := range st.want {
+			if got := tr.Position(ni); got != want {
+				t.Errorf("%s: Position(%s gen %d) = %d, want %d", st.name, ni.Node().Name, ni.Generation, got, want)
 			}
 		}
 	}
-	run("placed by no snapshot")
-	// Placed where a snapshot's list holds them, the same answers come
-	// from the snapshot's positions.
-	for ni, p := range map[*framework.NodeInfo]int{a: 0, b: 1, a2: 0, bCopy: 1} {
-		ni.SetSnapshotIndex(p)
-	}
-	run("placed by a snapshot")
-	// A stale placement (another list's) falls back to the table.
-	for ni, p := range map[*framework.NodeInfo]int{a: 1, b: 0, a2: 1, bCopy: 0} {
-		ni.SetSnapshotIndex(p)
-	}
-	run("placed elsewhere")
-	var plain Tracker
-	plain.Reset(1)
-	plain.Record(0, a)
-	if got := plain.Position(a); got != -1 {
-		t.Errorf("a tracker without IndexPositions: Position = %d, want -1", got)
+	if got := tr.Position(nil); got != -1 {
+		t.Errorf("Position(nil) = %d, want -1", got)
 	}
 }
 
