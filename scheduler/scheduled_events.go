@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -42,9 +41,6 @@ type scheduledEventWriter struct {
 	hostname string
 	// inFlight holds a token per event being written.
 	inFlight chan struct{}
-	// written counts the events created, dropped those given up on: refused,
-	// failed every attempt, or over the in-flight limit.
-	written, dropped atomic.Int64
 }
 
 // newScheduledEventWriter returns a writer that creates events through
@@ -90,14 +86,13 @@ func (w *scheduledEventWriter) record(ctx context.Context, controller string, po
 	w.count(w.write(ctx, w.event(controller, pod, note)))
 }
 
-// count counts one event as written or dropped.
+// count counts one event as written or dropped: given up on because it
+// was refused, failed every attempt, or was over the in-flight limit.
 func (w *scheduledEventWriter) count(written bool) {
 	if written {
-		w.written.Add(1)
 		w.metrics.CountScheduledEvent(metrics.EventWritten)
 		return
 	}
-	w.dropped.Add(1)
 	w.metrics.CountScheduledEvent(metrics.EventDropped)
 }
 

@@ -44,7 +44,8 @@ func TestScheduledEvents(t *testing.T) {
 			fits, tooBig := benchPod("fits"), benchPod("too-big")
 			tooBig.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("64")
 			client := fake.NewClientset(fits, tooBig)
-			s, err := New(ctx, client, append([]Option{WithSeed(1)}, tt.opts...)...)
+			reg, m := newEventMetrics(t)
+			s, err := New(ctx, client, append([]Option{WithSeed(1), WithMetrics(m)}, tt.opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,10 +91,10 @@ func TestScheduledEvents(t *testing.T) {
 			switch {
 			case tt.wantScheduled == 0 && s.scheduledEvents != nil:
 				t.Error("Scheduled events are off, but a writer exists")
-			case s.scheduledEvents != nil && s.scheduledEvents.written.Load() != int64(tt.wantScheduled):
+			case eventCounts(t, reg)[metrics.EventWritten] != float64(tt.wantScheduled):
 				// The binding goroutine has written the event by the time
 				// s.bindings.Wait returns.
-				t.Errorf("written Scheduled events = %d, want %d", s.scheduledEvents.written.Load(), tt.wantScheduled)
+				t.Errorf("written Scheduled events = %v, want %d", eventCounts(t, reg), tt.wantScheduled)
 			}
 			if reasons["Scheduled"] != tt.wantScheduled {
 				t.Errorf("Scheduled events = %d, want %d (events by reason: %v)", reasons["Scheduled"], tt.wantScheduled, reasons)
@@ -144,7 +145,8 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktesting.NewFakeClock(time.Unix(1700000000, 0))
 			sink := &scriptedSink{errs: tt.errs}
-			w := newScheduledEventWriter(sink, clk, nil)
+			reg, m := newEventMetrics(t)
+			w := newScheduledEventWriter(sink, clk, m)
 			pod := benchPod("p")
 			pod.ResourceVersion = "7"
 			done := make(chan struct{})
@@ -170,8 +172,8 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 			if tt.name == "an existing event is done" {
 				wantWritten = 1
 			}
-			if w.written.Load() != wantWritten || w.dropped.Load() != 1-wantWritten {
-				t.Errorf("written %d, dropped %d; want %d, %d", w.written.Load(), w.dropped.Load(), wantWritten, 1-wantWritten)
+			if got := eventCounts(t, reg); got[metrics.EventWritten] != float64(wantWritten) || got[metrics.EventDropped] != float64(1-wantWritten) {
+				t.Errorf("events counted %v; want %d written, %d dropped", got, wantWritten, 1-wantWritten)
 			}
 			if tt.wantCreated == 0 {
 				return
@@ -196,11 +198,7 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 
 func TestScheduledEventWriterDropsWhenTooManyInFlight(t *testing.T) {
 	sink := &scriptedSink{}
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, m := newEventMetrics(t)
 	w := newScheduledEventWriter(sink, clocktesting.NewFakeClock(time.Now()), m)
 	w.inFlight = make(chan struct{}, 2)
 	// Two writes are in flight: the next ones are dropped, not written.
@@ -209,18 +207,29 @@ func TestScheduledEventWriterDropsWhenTooManyInFlight(t *testing.T) {
 	for i := range 3 {
 		w.record(context.Background(), "s", benchPod(fmt.Sprintf("p%d", i)), "bound")
 	}
-	if w.written.Load() != 0 || w.dropped.Load() != 3 || sink.attempts != 0 {
-		t.Errorf("written %d, dropped %d, creates %d; want 0, 3, 0", w.written.Load(), w.dropped.Load(), sink.attempts)
+	if got := eventCounts(t, reg); got[metrics.EventWritten] != 0 || got[metrics.EventDropped] != 3 || sink.attempts != 0 {
+		t.Errorf("events counted %v, creates %d; want 0 written, 3 dropped, 0 creates", got, sink.attempts)
 	}
 	// Once one is done, the next event is written.
 	<-w.inFlight
 	w.record(context.Background(), "s", benchPod("p3"), "bound")
-	if w.written.Load() != 1 || len(sink.created) != 1 || len(w.inFlight) != 1 {
-		t.Errorf("written %d, created %d, in flight %d; want 1, 1, 1", w.written.Load(), len(sink.created), len(w.inFlight))
+	if len(sink.created) != 1 || len(w.inFlight) != 1 {
+		t.Errorf("created %d, in flight %d; want 1, 1", len(sink.created), len(w.inFlight))
 	}
 	if got := eventCounts(t, reg); got[metrics.EventWritten] != 1 || got[metrics.EventDropped] != 3 {
 		t.Errorf("scheduler_scheduled_events_total = %v, want 1 written, 3 dropped", got)
 	}
+}
+
+// newEventMetrics returns a registry and the scheduler's metrics on it.
+func newEventMetrics(t *testing.T) (*prometheus.Registry, *metrics.Metrics) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, m
 }
 
 // eventCounts reads scheduler_scheduled_events_total by result from reg.
