@@ -62,6 +62,9 @@ type runOptions struct {
 	logger    logr.Logger
 	output    io.Writer
 	during    func(ctx context.Context) error
+	// apiProfile and apiProfileFor ask for a CPU profile of kube-apiserver.
+	apiProfile    string
+	apiProfileFor time.Duration
 }
 
 // Option configures Run.
@@ -86,6 +89,13 @@ func WithComponentOutput(w io.Writer) Option { return func(o *runOptions) { o.ou
 // last bind (ctx is cancelled then), for example to take a CPU profile.
 func WithDuring(f func(ctx context.Context) error) Option {
 	return func(o *runOptions) { o.during = f }
+}
+
+// WithAPIServerCPUProfile writes a CPU profile of kube-apiserver, taken for
+// d from the scheduler's start, to path: what the scheduler under test costs
+// the control plane, per call site.
+func WithAPIServerCPUProfile(path string, d time.Duration) Option {
+	return func(o *runOptions) { o.apiProfile, o.apiProfileFor = path, d }
 }
 
 // Run starts a fresh control plane, creates w's nodes and pending pods,
@@ -162,6 +172,10 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	if o.during != nil {
 		during.Go(func() { duringErr = o.during(duringCtx) })
 	}
+	var apiProfileErr error
+	if o.apiProfile != "" {
+		during.Go(func() { apiProfileErr = apiServerProfile(ctx, client, o.apiProfile, o.apiProfileFor) })
+	}
 
 	var arrivals *arrival
 	if w.ArrivalRate > 0 {
@@ -187,6 +201,9 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	}
 	if duringErr != nil {
 		logger.Error(duringErr, "The side task failed")
+	}
+	if apiProfileErr != nil {
+		logger.Error(apiProfileErr, "Profiling kube-apiserver failed")
 	}
 	r := Result{Scheduler: s.Name, Workload: w, Throughput: Summarize(times), Proc: stats}
 	first, last := times[0], times[0]

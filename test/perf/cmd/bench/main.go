@@ -88,6 +88,8 @@ type benchFlags struct {
 	pprofFile   string
 	pprofSecs   int
 	heapFile    string
+	apiProfile  string
+	apiProfSecs int
 	berthArgs   string
 	workloads   string
 	rate        int
@@ -110,6 +112,8 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.BoolVar(&f.verbose, "v", false, "copy the components' logs to stderr")
 	fs.StringVar(&f.pprofFile, "berth-cpu-profile", "", "write a CPU profile of Berth, taken from its start, to this file")
 	fs.IntVar(&f.pprofSecs, "berth-cpu-profile-seconds", 10, "length of Berth's CPU profile")
+	fs.StringVar(&f.apiProfile, "apiserver-cpu-profile", "", "write a CPU profile of kube-apiserver, taken from the scheduler's start, to this file with the scheduler's name before the extension")
+	fs.IntVar(&f.apiProfSecs, "apiserver-cpu-profile-seconds", 10, "length of kube-apiserver's CPU profile")
 	fs.StringVar(&f.heapFile, "berth-heap-profile", "", "write a heap profile of Berth, taken right after the last bind, to this file")
 	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node), SteadyArrival")
 	fs.IntVar(&f.rate, "arrival-rate", 100, "SteadyArrival: pods created per second")
@@ -153,6 +157,9 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 				s, runOpts, err := scheduler(name, f, self)
 				if err != nil {
 					return err
+				}
+				if f.apiProfile != "" {
+					runOpts = append(runOpts, throughput.WithAPIServerCPUProfile(perScheduler(f.apiProfile, name), time.Duration(f.apiProfSecs)*time.Second))
 				}
 				r, err := throughput.Run(ctx, workload, s, append(opts, runOpts...)...)
 				if err != nil {
@@ -248,6 +255,14 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 	default:
 		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, berth-no-events, kube-scheduler, null-binder or null-binder-events)", name)
 	}
+}
+
+// perScheduler names a scheduler's own copy of the file path: the
+// scheduler's name goes before the extension (api.pprof becomes
+// api-null-binder.pprof).
+func perScheduler(path, scheduler string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + scheduler + ext
 }
 
 // freeAddr returns a local address with a port nobody listens on.

@@ -40,3 +40,18 @@ func TestApplyQuick(t *testing.T) {
 		})
 	}
 }
+
+func TestPerScheduler(t *testing.T) {
+	tests := []struct {
+		path, scheduler, want string
+	}{
+		{"api.pprof", "null-binder", "api-null-binder.pprof"},
+		{"/tmp/p/api.cpu.pprof", "berth", "/tmp/p/api.cpu-berth.pprof"},
+		{"profile", "berth-no-events", "profile-berth-no-events"},
+	}
+	for _, tc := range tests {
+		if got := perScheduler(tc.path, tc.scheduler); got != tc.want {
+			t.Errorf("perScheduler(%q, %q) = %q, want %q", tc.path, tc.scheduler, got, tc.want)
+		}
+	}
+}
