@@ -100,3 +100,50 @@ func BenchmarkSchedulePod(b *testing.B) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// BenchmarkFilterScoreColdNodes measures the per-node part of a cycle alone:
+// PreFilter, Filter, PreScore and Score of the default profile over the
+// snapshot of a 5,000-node cache, each cycle starting where the last one
+// stopped as the scheduler does. With the adaptive percentage a cycle visits
+// about 500 nodes, so the nodes it reads were last touched ten cycles ago and
+// the ~6 MB of NodeInfos they live in is far larger than L2: the cost is
+// dominated by the cache lines each node brings in.
+func BenchmarkFilterScoreColdNodes(b *testing.B) {
+	s := benchCluster(b, 5000, 2)
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
+	if err := s.cache.UpdateSnapshot(logr.Discard(), s.snapshot); err != nil {
+		b.Fatal(err)
+	}
+	nodes, err := s.snapshot.NodeInfos().List()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pod := benchPod("incoming")
+	start, visited := 0, 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPUPerOp(b)()
+	for b.Loop() {
+		state := framework.NewCycleState()
+		if _, st, _ := fwk.RunPreFilterPlugins(ctx, state, pod); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+		feasible, next, statuses, err := fwk.FindFeasibleNodes(ctx, state, pod, nodes, start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		visited += len(feasible) + statuses.Len()
+		start = next
+		if st := fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+		scores, st := fwk.RunScorePlugins(ctx, state, pod, feasible)
+		if !st.IsSuccess() {
+			b.Fatal(st)
+		}
+		fwk.ReleaseScores(scores)
+		fwk.ReleaseFeasible(feasible)
+	}
+	b.ReportMetric(float64(visited)/float64(b.N), "nodes/op")
+}
