@@ -99,3 +99,95 @@ func TestNodeInfoSnapshotIndex(t *testing.T) {
 		})
 	}
 }
+
+// factsNode builds nodes for the node-fact tests: makeFactsNode("n").taint("k", effect).cordon().obj().
+type factsNode struct{ node *v1.Node }
+
+func makeFactsNode(name string) *factsNode {
+	return &factsNode{node: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+}
+
+func (b *factsNode) taint(key string, effect v1.TaintEffect) *factsNode {
+	b.node.Spec.Taints = append(b.node.Spec.Taints, v1.Taint{Key: key, Effect: effect})
+	return b
+}
+
+func (b *factsNode) cordon() *factsNode { b.node.Spec.Unschedulable = true; return b }
+
+func (b *factsNode) obj() *v1.Node { return b.node }
+
+// assertNodeFacts checks that the NodeInfo's copies of the node's facts
+// equal the facts of node (nil: no node).
+func assertNodeFacts(t *testing.T, ni *NodeInfo, node *v1.Node) {
+	t.Helper()
+	var want v1.Node
+	if node != nil {
+		want = *node
+	}
+	if ni.Node() != node {
+		t.Fatalf("Node() = %p, want %p", ni.Node(), node)
+	}
+	if got := ni.Name(); got != want.Name {
+		t.Errorf("Name() = %q, want %q", got, want.Name)
+	}
+	if got := ni.Unschedulable(); got != want.Spec.Unschedulable {
+		t.Errorf("Unschedulable() = %v, want %v", got, want.Spec.Unschedulable)
+	}
+	if got := ni.Taints(); !equalTaints(got, want.Spec.Taints) {
+		t.Errorf("Taints() = %v, want %v", got, want.Spec.Taints)
+	}
+}
+
+func equalTaints(a, b []v1.Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].MatchTaint(&b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestNodeInfoNodeFactsFollowTheNode(t *testing.T) {
+	tainted := makeFactsNode("n1").taint("a", v1.TaintEffectNoSchedule).taint("b", v1.TaintEffectPreferNoSchedule).obj()
+	cordoned := makeFactsNode("n1").cordon().obj()
+	// Each step sets (or, with nil, removes) the node of one NodeInfo in turn.
+	tests := []struct {
+		name  string
+		steps []*v1.Node
+	}{
+		{name: "plain node", steps: []*v1.Node{makeFactsNode("n1").obj()}},
+		{name: "taints added", steps: []*v1.Node{makeFactsNode("n1").obj(), tainted}},
+		{name: "taints removed", steps: []*v1.Node{tainted, makeFactsNode("n1").obj()}},
+		{name: "cordon", steps: []*v1.Node{makeFactsNode("n1").obj(), cordoned}},
+		{name: "uncordon", steps: []*v1.Node{cordoned, makeFactsNode("n1").obj()}},
+		{name: "cordoned and tainted, then removed", steps: []*v1.Node{makeFactsNode("n1").cordon().taint("a", v1.TaintEffectNoExecute).obj(), nil}},
+		{name: "removed, then back", steps: []*v1.Node{tainted, nil, cordoned}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ni := NewNodeInfo()
+			assertNodeFacts(t, ni, nil)
+			for _, node := range tc.steps {
+				if node == nil {
+					ni.RemoveNode()
+				} else {
+					ni.SetNode(node)
+				}
+				assertNodeFacts(t, ni, node)
+				assertNodeFacts(t, ni.Clone(), node)
+				copied := *ni
+				assertNodeFacts(t, &copied, node)
+			}
+		})
+	}
+}
+
+func TestNodeInfoNameOfNil(t *testing.T) {
+	var ni *NodeInfo
+	if got := ni.Name(); got != "" {
+		t.Errorf("Name() of a nil NodeInfo = %q, want \"\"", got)
+	}
+}

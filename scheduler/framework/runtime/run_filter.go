@@ -189,7 +189,7 @@ func (f *Framework) addNominatedPods(ctx context.Context, state *framework.Cycle
 	if f.nominator == nil || nodeInfo.Node() == nil {
 		return false, state, nodeInfo, nil
 	}
-	nominated := f.nominator.NominatedPodsForNode(nodeInfo.Node().Name)
+	nominated := f.nominator.NominatedPodsForNode(nodeInfo.Name())
 	if len(nominated) == 0 {
 		return false, state, nodeInfo, nil
 	}
@@ -205,7 +205,7 @@ func (f *Framework) addNominatedPods(ctx context.Context, state *framework.Cycle
 		}
 		infoOut.AddPodInfo(pi)
 		if s := f.RunPreFilterExtensionAddPod(ctx, stateOut, pod, pi, infoOut); !s.IsSuccess() {
-			return false, state, nodeInfo, fmt.Errorf("adding nominated pod %s to node %s: %w", framework.PodKey(pi.Pod), nodeInfo.Node().Name, s.AsError())
+			return false, state, nodeInfo, fmt.Errorf("adding nominated pod %s to node %s: %w", framework.PodKey(pi.Pod), nodeInfo.Name(), s.AsError())
 		}
 	}
 	if infoOut == nil {
@@ -301,7 +301,7 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 			cancel()
 		default:
 			rejectedMu.Lock()
-			statuses.Record(ni.Node().Name, s)
+			statuses.Record(ni.Name(), s)
 			rejectedMu.Unlock()
 		}
 	}

@@ -79,7 +79,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	if len(plugins) == 0 {
 		result = make([]framework.NodePluginScores, len(nodes))
 		for i, ni := range nodes {
-			result[i].Name = ni.Node().Name
+			result[i].Name = ni.Name()
 		}
 		return result, nil
 	}
@@ -98,7 +98,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	errs := &firstError{cancel: cancel}
 	f.parallelizer.untilCPU(ctx, nodeCount, func(i int) {
 		ni := nodes[i]
-		name := ni.Node().Name
+		name := ni.Name()
 		for j, pl := range plugins {
 			score, s := pl.Score(ctx, state, pod, ni)
 			if !s.IsSuccess() {
