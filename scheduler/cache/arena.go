@@ -32,14 +32,15 @@ func (s *Snapshot) needsCompaction() bool {
 // read of a node (the sums, and the NodeInfo's pods, pointers and copies of
 // the node's name, taints and unschedulable flag) lies in the slot's first
 // four cache lines; the Node itself, which they no longer read, follows.
-// The padding makes the slot a whole number of cache lines, so that every
+// The padding (before the Node: a zero-sized last field would grow the
+// struct) makes the slot a whole number of cache lines, so that every
 // slot of a chunk starts on a line as the chunk does (Go aligns allocations
 // of this size to at least 64 bytes).
 type nodeSlot struct {
 	requested, nonZeroRequested, allocatable framework.Resource
 	info                                     framework.NodeInfo
-	node                                     v1.Node
 	_                                        [slotPadding]byte
+	node                                     v1.Node
 }
 
 // cacheLine is the size of a CPU cache line on the machines Berth runs on.

@@ -108,3 +108,10 @@ func (b *nodeBuilder) rv(v string) *nodeBuilder { b.node.ResourceVersion = v; re
 func (b *nodeBuilder) label(k, v string) *nodeBuilder { b.node.Labels[k] = v; return b }
 
 func (b *nodeBuilder) obj() *v1.Node { return b.node }
+
+func (b *nodeBuilder) taint(key string, effect v1.TaintEffect) *nodeBuilder {
+	b.node.Spec.Taints = append(b.node.Spec.Taints, v1.Taint{Key: key, Effect: effect})
+	return b
+}
+
+func (b *nodeBuilder) cordon() *nodeBuilder { b.node.Spec.Unschedulable = true; return b }

@@ -1,0 +1,108 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"unsafe"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// assertFactsOf checks that a snapshot NodeInfo's copies of its node's name,
+// taints and unschedulable flag equal want's, and those of its own Node.
+func assertFactsOf(t *testing.T, ni *framework.NodeInfo, want *v1.Node) {
+	t.Helper()
+	for _, node := range []*v1.Node{want, ni.Node()} {
+		if ni.Name() != node.Name || ni.Unschedulable() != node.Spec.Unschedulable || !reflect.DeepEqual(ni.Taints(), node.Spec.Taints) {
+			t.Fatalf("NodeInfo facts name=%q unschedulable=%v taints=%v, want name=%q unschedulable=%v taints=%v",
+				ni.Name(), ni.Unschedulable(), ni.Taints(), node.Name, node.Spec.Unschedulable, node.Spec.Taints)
+		}
+	}
+}
+
+func TestSnapshotNodeFactsFollowNodeUpdates(t *testing.T) {
+	const nodes = 3 * compactMin // more than one arena chunk, enough changes to compact
+	plain := func(i int) *v1.Node { return makeNode(fmt.Sprintf("n%03d", i)).rv("1").obj() }
+	tests := []struct {
+		name    string
+		updated func(i int) *v1.Node
+	}{
+		{"taints added", func(i int) *v1.Node {
+			return makeNode(fmt.Sprintf("n%03d", i)).rv("2").taint("a", v1.TaintEffectNoSchedule).taint("b", v1.TaintEffectPreferNoSchedule).obj()
+		}},
+		{"cordoned", func(i int) *v1.Node { return makeNode(fmt.Sprintf("n%03d", i)).rv("2").cordon().obj() }},
+		{"cordoned and tainted", func(i int) *v1.Node {
+			return makeNode(fmt.Sprintf("n%03d", i)).rv("2").cordon().taint("a", v1.TaintEffectNoExecute).obj()
+		}},
+	}
+	for _, tc := range tests {
+		// changed is how many nodes each round updates: fewer than compactMin
+		// clones them outside the arena, all of them re-lays the arena.
+		for _, changed := range []int{1, nodes} {
+			t.Run(fmt.Sprintf("%s/%d nodes", tc.name, changed), func(t *testing.T) {
+				l := logr.Discard()
+				c := New(context.Background())
+				current := make([]*v1.Node, nodes)
+				for i := range nodes {
+					current[i] = plain(i)
+					c.AddNode(l, current[i])
+				}
+				s := NewEmptySnapshot()
+				// Round 0 fills the arena; round 1 applies the update, round 2
+				// reverts it (taints removed, uncordoned).
+				for round, next := range []func(int) *v1.Node{nil, tc.updated, plain} {
+					if next != nil {
+						for i := range changed {
+							n := next(i)
+							n.ResourceVersion = fmt.Sprint(round + 10)
+							c.UpdateNode(l, current[i], n)
+							current[i] = n
+						}
+					}
+					update(t, c, s)
+					if changed == nodes && round > 0 && s.relocated != 0 {
+						t.Fatalf("round %d: %d NodeInfos outside the arena, want a compaction", round, s.relocated)
+					}
+					for i := range nodes {
+						assertFactsOf(t, mustGet(t, s, current[i].Name), current[i])
+					}
+				}
+				assertMatchesRebuild(t, c, s)
+			})
+		}
+	}
+}
+
+func TestNodeSlotLayout(t *testing.T) {
+	var slot nodeSlot
+	if size := unsafe.Sizeof(slot); size%cacheLine != 0 {
+		t.Errorf("a nodeSlot is %d bytes, not a whole number of %d-byte lines", size, cacheLine)
+	}
+	// What the default Filter and Score plugins read of a node: the resource
+	// sums and the NodeInfo's fields up to its node facts and list position.
+	base := uintptr(unsafe.Pointer(&slot))
+	end := func(p unsafe.Pointer, size uintptr) uintptr { return uintptr(p) - base + size }
+	info := &slot.info
+	hotEnd := max(
+		end(unsafe.Pointer(&slot.allocatable), unsafe.Sizeof(slot.allocatable)),
+		end(unsafe.Pointer(&info.Pods), unsafe.Sizeof(info.Pods)),
+		end(unsafe.Pointer(&info.Requested), unsafe.Sizeof(info.Requested)),
+		end(unsafe.Pointer(&info.NonZeroRequested), unsafe.Sizeof(info.NonZeroRequested)),
+		end(unsafe.Pointer(&info.Allocatable), unsafe.Sizeof(info.Allocatable)),
+		end(unsafe.Pointer(&info.ImageStates), unsafe.Sizeof(info.ImageStates)),
+	)
+	// The unexported node facts sit before ImageStates; SnapshotIndex and
+	// the facts are checked by value elsewhere, their place by this bound.
+	const hotLines = 4
+	if hotEnd > hotLines*cacheLine {
+		t.Errorf("the hot part of a nodeSlot ends at byte %d, beyond its first %d cache lines", hotEnd, hotLines)
+	}
+	if off := uintptr(unsafe.Pointer(&slot.node)) - base; off < hotEnd {
+		t.Errorf("the Node copy starts at byte %d, inside the hot part", off)
+	}
+}
