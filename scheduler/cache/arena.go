@@ -57,11 +57,19 @@ func (slot *nodeSlot) fill(src *framework.NodeInfo, labels map[string]string) {
 	slot.requested = *src.Requested
 	slot.nonZeroRequested = *src.NonZeroRequested
 	slot.allocatable = *src.Allocatable
-	slot.node = *src.Node()
-	slot.node.Labels = labels
 	slot.info = *src
-	slot.info.SetNode(&slot.node)
 	slot.info.Requested, slot.info.NonZeroRequested, slot.info.Allocatable = &slot.requested, &slot.nonZeroRequested, &slot.allocatable
+	slot.setNode(src.Node(), labels)
+}
+
+// setNode makes the slot's Node a shallow copy of node with labels and
+// points the slot's NodeInfo at it. The NodeInfo's Allocatable, the slot's
+// copy of the sums, already holds the node's allocatable resources, so the
+// node's are not parsed again.
+func (slot *nodeSlot) setNode(node *v1.Node, labels map[string]string) {
+	slot.node = *node
+	slot.node.Labels = labels
+	slot.info.SetNodeKeepingAllocatable(&slot.node)
 }
 
 // labelsFor returns the labels of a snapshot copy of src: those of prev, an

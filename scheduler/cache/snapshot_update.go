@@ -112,16 +112,17 @@ func (c *Cache) rebuildSnapshot(s *Snapshot) {
 	*s = *fresh
 }
 
-// cloneShared clones a cache NodeInfo into a fresh nodeSlot, pointing its
-// image summaries at the snapshot's shared ones; prev is the snapshot's
-// copy being replaced.
+// cloneShared clones a cache NodeInfo straight into a fresh nodeSlot,
+// pointing its image summaries at the snapshot's shared ones; prev is the
+// snapshot's copy being replaced.
 func (s *Snapshot) cloneShared(ni, prev *framework.NodeInfo) *framework.NodeInfo {
 	slot := &nodeSlot{}
 	if s.labels == nil {
 		s.labels = newLabelTable()
 	}
-	clone := s.cloneImages(ni.Clone())
-	slot.fill(clone, labelsFor(clone, prev, s.labels))
+	ni.CloneInto(&slot.info, &slot.requested, &slot.nonZeroRequested, &slot.allocatable)
+	s.cloneImages(&slot.info)
+	slot.setNode(ni.Node(), labelsFor(ni, prev, s.labels))
 	return &slot.info
 }
 

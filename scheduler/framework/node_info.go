@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"maps"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -202,6 +203,15 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 	n.Allocatable = NewResource(node.Status.Allocatable)
 }
 
+// SetNodeKeepingAllocatable sets the node and the NodeInfo's copies of its
+// name, taints and unschedulable flag like SetNode, but leaves Allocatable
+// as it is: it is for copies whose Allocatable already holds the node's
+// allocatable resources (a snapshot's copy of a cache NodeInfo), which
+// SetNode would parse again into a new Resource.
+func (n *NodeInfo) SetNodeKeepingAllocatable(node *v1.Node) {
+	n.setNodeFacts(node)
+}
+
 // setNodeFacts points the NodeInfo at node and refreshes the copies of its
 // facts; it is the only place that sets n.node.
 func (n *NodeInfo) setNodeFacts(node *v1.Node) {
@@ -319,43 +329,64 @@ func removeByUID(s []*PodInfo, pod *v1.Pod) []*PodInfo {
 // Clone returns a copy that can change without affecting n. PodInfos are
 // shared: they are replaced, never mutated.
 func (n *NodeInfo) Clone() *NodeInfo {
-	out := &NodeInfo{
+	out := &NodeInfo{}
+	n.CloneInto(out, &Resource{}, &Resource{}, &Resource{})
+	return out
+}
+
+// CloneInto makes dst a copy of n, as Clone does, whose resource sums are
+// requested, nonZeroRequested and allocatable (which it overwrites): a
+// caller that keeps a NodeInfo and its sums in one allocation clones into
+// it without allocating them apart. dst's earlier contents are dropped; neither
+// dst nor the sums may be n's own.
+func (n *NodeInfo) CloneInto(dst *NodeInfo, requested, nonZeroRequested, allocatable *Resource) {
+	copyResource(requested, n.Requested)
+	copyResource(nonZeroRequested, n.NonZeroRequested)
+	copyResource(allocatable, n.Allocatable)
+	*dst = NodeInfo{
 		node:             n.node,
 		name:             n.name,
 		taints:           n.taints,
 		unschedulable:    n.unschedulable,
-		Requested:        n.Requested.Clone(),
-		NonZeroRequested: n.NonZeroRequested.Clone(),
-		Allocatable:      n.Allocatable.Clone(),
+		Requested:        requested,
+		NonZeroRequested: nonZeroRequested,
+		Allocatable:      allocatable,
 		UsedPorts:        make(HostPortInfo, len(n.UsedPorts)),
 		ImageStates:      make(map[string]*ImageStateSummary, len(n.ImageStates)),
 		PVCRefCounts:     make(map[string]int, len(n.PVCRefCounts)),
 		Generation:       n.Generation,
 	}
 	if len(n.Pods) > 0 {
-		out.Pods = append([]*PodInfo(nil), n.Pods...)
+		dst.Pods = append([]*PodInfo(nil), n.Pods...)
 	}
 	if len(n.PodsWithAffinity) > 0 {
-		out.PodsWithAffinity = append([]*PodInfo(nil), n.PodsWithAffinity...)
+		dst.PodsWithAffinity = append([]*PodInfo(nil), n.PodsWithAffinity...)
 	}
 	if len(n.PodsWithRequiredAntiAffinity) > 0 {
-		out.PodsWithRequiredAntiAffinity = append([]*PodInfo(nil), n.PodsWithRequiredAntiAffinity...)
+		dst.PodsWithRequiredAntiAffinity = append([]*PodInfo(nil), n.PodsWithRequiredAntiAffinity...)
 	}
 	for ip, ports := range n.UsedPorts {
 		m := make(map[ProtocolPort]struct{}, len(ports))
 		for k := range ports {
 			m[k] = struct{}{}
 		}
-		out.UsedPorts[ip] = m
+		dst.UsedPorts[ip] = m
 	}
 	for k, v := range n.ImageStates {
 		s := *v
-		out.ImageStates[k] = &s
+		dst.ImageStates[k] = &s
 	}
 	for k, v := range n.PVCRefCounts {
-		out.PVCRefCounts[k] = v
+		dst.PVCRefCounts[k] = v
 	}
-	return out
+}
+
+// copyResource makes dst a copy of src with its own scalar resources.
+func copyResource(dst, src *Resource) {
+	*dst = *src
+	if src.ScalarResources != nil {
+		dst.ScalarResources = maps.Clone(src.ScalarResources)
+	}
 }
 
 // String summarizes the NodeInfo for logs and test failures.

@@ -1,0 +1,43 @@
+package cache
+
+import (
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+)
+
+// benchChangedNodes is how many nodes BenchmarkUpdateSnapshot_ManyChanged
+// changes per update: more than a quarter of benchNodes, so every update
+// clones them into fresh slots and then compacts the arena.
+const benchChangedNodes = 2000
+
+// BenchmarkUpdateSnapshot_ManyChanged measures an update of one pod on each
+// of benchChangedNodes nodes followed by the UpdateSnapshot that picks them
+// up: the changed NodeInfos' clones and the compaction of the whole arena.
+func BenchmarkUpdateSnapshot_ManyChanged(b *testing.B) {
+	c, pods := benchCache(b)
+	l := logr.Discard()
+	s := NewEmptySnapshot()
+	if err := c.UpdateSnapshot(l, s); err != nil {
+		b.Fatal(err)
+	}
+	// Two versions of each changed pod, with different requests, swapped each iteration.
+	versions := make([][2]*v1.Pod, benchChangedNodes)
+	for i := range versions {
+		p := pods[i]
+		versions[i] = [2]*v1.Pod{p, makePod(p.Name).on(p.Spec.NodeName).req(v1.ResourceCPU, "200m").rv("2").obj()}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, v := range versions {
+			if err := c.UpdatePod(l, v[i%2], v[(i+1)%2]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := c.UpdateSnapshot(l, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
