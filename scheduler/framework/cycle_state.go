@@ -32,7 +32,9 @@ type CycleState struct {
 	mu      sync.Mutex
 	storage atomic.Pointer[[]stateEntry]
 
-	// SkipFilterPlugins are plugins whose PreFilter returned Skip.
+	// SkipFilterPlugins are plugins whose PreFilter returned Skip. The
+	// runtime shares one set between the cycles that skip the same
+	// plugins: replace it, never change it.
 	SkipFilterPlugins sets.Set[string]
 	// SkipScorePlugins are plugins whose PreScore returned Skip.
 	SkipScorePlugins sets.Set[string]

@@ -63,6 +63,9 @@ type Framework struct {
 	// scoreWeights are the weights of score, index for index.
 	scoreWeights []int64
 
+	// skips memoizes, per set of skipped plugins, what the cycles derive from it.
+	skips skipMemos
+
 	queueingHints   map[string][]framework.ClusterEventWithHint
 	skippedDefaults []string
 	pluginInfos     []PluginInfo

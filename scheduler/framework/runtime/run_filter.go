@@ -26,12 +26,17 @@ const (
 // other plugins run (preemption needs their state) and is returned at the
 // end; anything else is an Error. The results are intersected; when the
 // intersection is empty the pod is UnschedulableAndUnresolvable. The third
-// result names the plugins that narrowed the nodes.
+// result names the plugins that narrowed the nodes, nil when none did. The
+// set stored in state.SkipFilterPlugins may be shared with other cycles.
 func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod) (result *framework.PreFilterResult, status *framework.Status, narrowedBy sets.Set[string]) {
 	start := f.clock.Now()
-	skip := sets.New[string]()
+	// The plugins that skip, as a mask (and as names only when there are
+	// too many plugins for one): most cycles skip the same ones and share
+	// one set of their names.
+	var skipped pluginMask
+	var skippedNames []string
 	defer func() {
-		state.SkipFilterPlugins = skip
+		state.SkipFilterPlugins = skipSet(&f.skips.filterSkips, f.preFilter, skipped, skippedNames)
 		f.observe("PreFilter", status, start)
 	}()
 	var nodes []*framework.NodeInfo
@@ -41,13 +46,15 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 			return nil, framework.AsStatus(fmt.Errorf("listing the snapshot's nodes: %w", err)), nil
 		}
 	}
-	narrowedBy = sets.New[string]()
 	var rejection *framework.Status
-	for _, pl := range f.preFilter {
+	for i, pl := range f.preFilter {
 		r, s := pl.PreFilter(ctx, state, pod, nodes)
 		switch {
 		case s.IsSkip():
-			skip.Insert(pl.Name())
+			skipped |= 1 << i
+			if len(f.preFilter) > maskablePlugins {
+				skippedNames = append(skippedNames, pl.Name())
+			}
 			continue
 		case s.Code() == framework.UnschedulableAndUnresolvable:
 			return nil, s.WithPlugin(pl.Name()), nil
@@ -58,6 +65,9 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name()), nil
 		}
 		if !r.AllNodes() {
+			if narrowedBy == nil {
+				narrowedBy = sets.New[string]()
+			}
 			narrowedBy.Insert(pl.Name())
 		}
 		result = result.Merge(r)
@@ -132,14 +142,35 @@ func runFilter(ctx context.Context, pl framework.FilterPlugin, state *framework.
 
 // activeFilters returns the Filter plugins that PreFilter did not skip in
 // this cycle, in order, so the search over nodes does not look each plugin
-// up in state.SkipFilterPlugins once per node.
+// up in state.SkipFilterPlugins once per node. The list is shared with other
+// cycles that skip the same plugins and must not be changed.
 func (f *Framework) activeFilters(state *framework.CycleState) []framework.FilterPlugin {
 	if len(state.SkipFilterPlugins) == 0 {
 		return f.filter
 	}
-	active := make([]framework.FilterPlugin, 0, len(f.filter))
-	for _, pl := range f.filter {
-		if !state.SkipFilterPlugins.Has(pl.Name()) {
+	if len(f.filter) > maskablePlugins {
+		return filtersOutside(f.filter, func(i int, pl framework.FilterPlugin) bool { return state.SkipFilterPlugins.Has(pl.Name()) })
+	}
+	var skipped pluginMask
+	for i, pl := range f.filter {
+		if state.SkipFilterPlugins.Has(pl.Name()) {
+			skipped |= 1 << i
+		}
+	}
+	if skipped == 0 {
+		return f.filter
+	}
+	return f.skips.activeFilters.get(skipped, func(skipped pluginMask) []framework.FilterPlugin {
+		return filtersOutside(f.filter, func(i int, _ framework.FilterPlugin) bool { return skipped&(1<<i) != 0 })
+	})
+}
+
+// filtersOutside returns a new list of the plugins of all, in order, for
+// which skip is false.
+func filtersOutside(all []framework.FilterPlugin, skip func(i int, pl framework.FilterPlugin) bool) []framework.FilterPlugin {
+	active := make([]framework.FilterPlugin, 0, len(all))
+	for i, pl := range all {
+		if !skip(i, pl) {
 			active = append(active, pl)
 		}
 	}

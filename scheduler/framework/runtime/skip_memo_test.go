@@ -1,0 +1,184 @@
+package runtime
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// skipping returns a PreFilter/Filter plugin whose PreFilter skips while
+// *skip is true.
+func skipping(name string, skip *bool) filterPlugin {
+	skipStatus := framework.NewStatus(framework.Skip)
+	return filterPlugin{&fake{name: name, preFilter: func() (*framework.PreFilterResult, *framework.Status) {
+		if *skip {
+			return nil, skipStatus
+		}
+		return nil, nil
+	}}}
+}
+
+// mapID identifies a set's map, to tell a shared set from an equal copy.
+func mapID(s sets.Set[string]) uintptr { return reflect.ValueOf(s).Pointer() }
+
+func filterNames(list []framework.FilterPlugin) []string {
+	out := make([]string, 0, len(list))
+	for _, pl := range list {
+		out = append(out, pl.Name())
+	}
+	return out
+}
+
+func TestRunPreFilterPluginsSharesSkipSets(t *testing.T) {
+	var skipA, skipC bool
+	f := newFw(t, []framework.Plugin{skipping("A", &skipA), skipping("B", new(bool)), skipping("C", &skipC)})
+	cycles := []struct {
+		skipA, skipC bool
+		want         []string
+		wantActive   []string
+		sameAs       int // index of an earlier cycle whose set this one shares, or -1
+	}{
+		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, sameAs: -1},
+		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, sameAs: 0},
+		{skipA: true, skipC: true, want: []string{"A", "C"}, wantActive: []string{"B"}, sameAs: -1},
+		{want: []string{}, wantActive: []string{"A", "B", "C"}, sameAs: -1},
+		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, sameAs: 0},
+		{skipC: true, want: []string{"C"}, wantActive: []string{"A", "B"}, sameAs: -1},
+	}
+	var seen []sets.Set[string]
+	for i, c := range cycles {
+		skipA, skipC = c.skipA, c.skipC
+		state := framework.NewCycleState()
+		_, s, narrowedBy := f.RunPreFilterPlugins(context.Background(), state, makePod("p").obj())
+		if !s.IsSuccess() {
+			t.Fatalf("cycle %d: %v", i, s)
+		}
+		if narrowedBy != nil {
+			t.Errorf("cycle %d: narrowedBy = %v, want nil when no plugin narrowed", i, narrowedBy)
+		}
+		got := state.SkipFilterPlugins
+		if got == nil || !slices.Equal(sets.List(got), c.want) {
+			t.Errorf("cycle %d: skipped %v, want %v", i, got, c.want)
+		}
+		if c.sameAs >= 0 && mapID(got) != mapID(seen[c.sameAs]) {
+			t.Errorf("cycle %d: skipped set not shared with cycle %d's", i, c.sameAs)
+		}
+		if active := filterNames(f.activeFilters(state)); !slices.Equal(active, c.wantActive) {
+			t.Errorf("cycle %d: active filters %v, want %v", i, active, c.wantActive)
+		}
+		seen = append(seen, got)
+	}
+}
+
+func TestRunPreFilterPluginsNarrowedBy(t *testing.T) {
+	narrowing := filterPlugin{&fake{name: "N", preFilter: func() (*framework.PreFilterResult, *framework.Status) {
+		return &framework.PreFilterResult{NodeNames: sets.New("a")}, nil
+	}}}
+	f := newFw(t, []framework.Plugin{narrowing, skipping("S", new(bool))}, WithSnapshotSharedLister(fakeSnapshot{nodes: makeNodes("a", "b")}))
+	for i := range 2 {
+		_, s, narrowedBy := f.RunPreFilterPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj())
+		if !s.IsSuccess() || !narrowedBy.Equal(sets.New("N")) {
+			t.Fatalf("cycle %d: status %v, narrowedBy %v; want success narrowed by N", i, s, narrowedBy)
+		}
+		// The caller owns narrowedBy: changing it must not reach later cycles.
+		narrowedBy.Insert("Extender")
+	}
+}
+
+func TestActiveFiltersFollowAnyGivenSkipSet(t *testing.T) {
+	f := newFw(t, []framework.Plugin{skipping("A", new(bool)), skipping("B", new(bool)), skipping("C", new(bool))})
+	tests := []struct {
+		skip sets.Set[string]
+		want []string
+	}{
+		{skip: nil, want: []string{"A", "B", "C"}},
+		{skip: sets.New[string](), want: []string{"A", "B", "C"}},
+		{skip: sets.New("Unknown"), want: []string{"A", "B", "C"}},
+		{skip: sets.New("B"), want: []string{"A", "C"}},
+		{skip: sets.New("A", "C", "Unknown"), want: []string{"B"}},
+		{skip: sets.New("A", "B", "C"), want: []string{}},
+	}
+	for _, tc := range tests {
+		state := framework.NewCycleState()
+		state.SkipFilterPlugins = tc.skip
+		for range 2 { // the second time from the memo
+			if got := filterNames(f.activeFilters(state)); !slices.Equal(got, tc.want) {
+				t.Errorf("skip %v: active %v, want %v", sets.List(tc.skip), got, tc.want)
+			}
+		}
+	}
+}
+
+func TestSkipMemosAllocateNothingOnceWarm(t *testing.T) {
+	skip := true
+	f := newFw(t, []framework.Plugin{skipping("A", &skip), skipping("B", new(bool))})
+	state := framework.NewCycleState()
+	state.SkipFilterPlugins = sets.New("A")
+	f.activeFilters(state)
+	if n := testing.AllocsPerRun(20, func() { f.activeFilters(state) }); n != 0 {
+		t.Errorf("activeFilters allocates %v times per call once warm, want 0", n)
+	}
+	var m memo[sets.Set[string]]
+	skipSet(&m, f.preFilter, 1, nil)
+	if n := testing.AllocsPerRun(20, func() { skipSet(&m, f.preFilter, 1, nil) }); n != 0 {
+		t.Errorf("skipSet allocates %v times per call once warm, want 0", n)
+	}
+}
+
+func TestMemoIsBoundedAndSafeForConcurrentUse(t *testing.T) {
+	var m memo[int]
+	builds := make([]int, 2*maxMemoEntries)
+	var mu sync.Mutex
+	build := func(mask pluginMask) int {
+		mu.Lock()
+		builds[mask]++
+		mu.Unlock()
+		return int(mask) * 10
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2 * maxMemoEntries {
+				mask := pluginMask((i + g) % (2 * maxMemoEntries))
+				if got := m.get(mask, build); got != int(mask)*10 {
+					t.Errorf("get(%d) = %d, want %d", mask, got, int(mask)*10)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(*m.entries.Load()); n != maxMemoEntries {
+		t.Errorf("memo keeps %d entries, want its bound %d", n, maxMemoEntries)
+	}
+	for mask, n := range builds {
+		if n == 0 {
+			t.Errorf("mask %d never built", mask)
+		}
+		if _, kept := (*m.entries.Load())[pluginMask(mask)]; kept && n != 1 {
+			t.Errorf("kept mask %d built %d times, want once", mask, n)
+		}
+	}
+}
+
+func TestSkipSetBeyondAMask(t *testing.T) {
+	list := make([]framework.FilterPlugin, maskablePlugins+1)
+	for i := range list {
+		list[i] = filterPlugin{&fake{name: "P" + string(rune('a'+i%26)) + string(rune('a'+i/26))}}
+	}
+	var m memo[sets.Set[string]]
+	got := skipSet(&m, list, 0, []string{"Pzz", "Paa"})
+	if !got.Equal(sets.New("Pzz", "Paa")) {
+		t.Errorf("skipSet over %d plugins = %v, want the names given", len(list), got)
+	}
+	if m.entries.Load() != nil {
+		t.Error("a list too long for a mask was memoized")
+	}
+}
