@@ -192,6 +192,20 @@ type ScorePlugin interface {
 	ScoreExtensions() ScoreExtensions
 }
 
+// NodeScorer scores one node for the pod and the cycle it was made for.
+type NodeScorer func(nodeInfo *NodeInfo) (int64, *Status)
+
+// CycleScorePlugin is a ScorePlugin that reads its cycle state once per
+// cycle instead of once per node: after PreScore the runtime asks it for a
+// NodeScorer and calls that, not Score, for each node. A NodeScorer must
+// score every node exactly as Score would in the same cycle.
+type CycleScorePlugin interface {
+	ScorePlugin
+	// NodeScorer returns the scorer of the pod's nodes in this cycle; a
+	// failure fails the cycle's scoring as a failed Score would.
+	NodeScorer(ctx context.Context, state *CycleState, pod *v1.Pod) (NodeScorer, *Status)
+}
+
 // ReservePlugin claims resources for a pod on its chosen node.
 type ReservePlugin interface {
 	Plugin

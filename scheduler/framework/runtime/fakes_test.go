@@ -167,6 +167,22 @@ func (p scorePlugin) NormalizeScore(_ context.Context, _ *framework.CycleState, 
 	return p.normalize(scores)
 }
 
+// cycleScorePlugin is a scorePlugin that also hands the runtime a
+// NodeScorer per cycle; nodeScorer scores what the runtime should use,
+// while Score (the fake's score) may differ so a test sees which ran.
+type cycleScorePlugin struct {
+	scorePlugin
+	nodeScorer func(ni *framework.NodeInfo) (int64, *framework.Status)
+	prepare    *framework.Status
+}
+
+func (p cycleScorePlugin) NodeScorer(context.Context, *framework.CycleState, *v1.Pod) (framework.NodeScorer, *framework.Status) {
+	if !p.prepare.IsSuccess() {
+		return nil, p.prepare
+	}
+	return p.nodeScorer, nil
+}
+
 // filterScorePlugin has PreFilter, Filter, PreScore and Score, like most in-tree plugins.
 type filterScorePlugin struct {
 	filterPlugin

@@ -93,6 +93,18 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	for j := range raw {
 		raw[j] = rawBacking[j*nodeCount : (j+1)*nodeCount : (j+1)*nodeCount]
 	}
+	// Plugins that can read their state once per cycle do so here; the
+	// others (nil scorer) are called through Score for each node.
+	scorers := make([]framework.NodeScorer, pluginCount)
+	for j, pl := range plugins {
+		if cs, ok := pl.(framework.CycleScorePlugin); ok {
+			scorer, s := cs.NodeScorer(ctx, state, pod)
+			if !s.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("preparing Score plugin %q: %w", pl.Name(), s.AsError()))
+			}
+			scorers[j] = scorer
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := &firstError{cancel: cancel}
@@ -100,7 +112,15 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		ni := nodes[i]
 		name := ni.Name()
 		for j, pl := range plugins {
-			score, s := pl.Score(ctx, state, pod, ni)
+			var (
+				score int64
+				s     *framework.Status
+			)
+			if scorers[j] != nil {
+				score, s = scorers[j](ni)
+			} else {
+				score, s = pl.Score(ctx, state, pod, ni)
+			}
 			if !s.IsSuccess() {
 				errs.set(fmt.Errorf("running Score plugin %q on node %q: %w", pl.Name(), name, s.AsError()))
 				return

@@ -343,6 +343,35 @@ func TestRunScorePlugins(t *testing.T) {
 			want: map[string]int64{"n1": 5, "n2": 6},
 		},
 		{
+			name: "a cycle scorer's NodeScorer scores, not its Score",
+			plugins: []framework.Plugin{
+				cycleScorePlugin{
+					scorePlugin: scorePlugin{&fake{name: "A", score: byNode(map[string]int64{"n1": 99, "n2": 99})}},
+					nodeScorer:  byNode(map[string]int64{"n1": 7, "n2": 8}),
+				},
+				scorePlugin{&fake{name: "B", score: byNode(map[string]int64{"n1": 1, "n2": 2})}},
+			},
+			want: map[string]int64{"n1": 8, "n2": 10},
+		},
+		{
+			name: "a cycle scorer that cannot prepare fails scoring",
+			plugins: []framework.Plugin{cycleScorePlugin{
+				scorePlugin: scorePlugin{&fake{name: "A", score: byNode(nil)}},
+				prepare:     framework.NewStatus(framework.Error, "no state"),
+			}},
+			wantErr: `preparing Score plugin "A": no state`,
+		},
+		{
+			name: "a cycle scorer's node error",
+			plugins: []framework.Plugin{cycleScorePlugin{
+				scorePlugin: scorePlugin{&fake{name: "A", score: byNode(nil)}},
+				nodeScorer: func(*framework.NodeInfo) (int64, *framework.Status) {
+					return 0, framework.NewStatus(framework.Error, "bad node")
+				},
+			}},
+			wantErr: `running Score plugin "A" on node`,
+		},
+		{
 			name:    "score above max after normalization",
 			plugins: []framework.Plugin{scorePlugin{&fake{name: "A", score: byNode(map[string]int64{"n1": 101})}}},
 			wantErr: `plugin "A" scored node "n1" 101 after normalization, outside [0, 100]`,

@@ -39,8 +39,8 @@ type ImageLocality struct {
 }
 
 var (
-	_ framework.PreScorePlugin = &ImageLocality{}
-	_ framework.ScorePlugin    = &ImageLocality{}
+	_ framework.PreScorePlugin   = &ImageLocality{}
+	_ framework.CycleScorePlugin = &ImageLocality{}
 )
 
 // New is the plugin's factory; ImageLocality takes no args and reads the
@@ -140,14 +140,31 @@ func (pl *ImageLocality) PreScore(_ context.Context, state *framework.CycleState
 // Score gives 0 to MaxNodeScore by the size of the pod's images already on
 // the node, each scaled by the fraction of nodes that have it.
 func (pl *ImageLocality) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := framework.ReadState[*imageState](state, preScoreKey)
+	s, err := pl.scoreState(state, pod)
 	if err != nil {
-		// PreScore is disabled in this profile: compute here.
-		if s, err = pl.newState(pod); err != nil {
-			return 0, framework.AsStatus(err)
-		}
+		return 0, framework.AsStatus(err)
 	}
 	return priority(localBytes(nodeInfo, s), len(s.images)), nil
+}
+
+// NodeScorer scores like Score with the pod's images read once.
+func (pl *ImageLocality) NodeScorer(_ context.Context, state *framework.CycleState, pod *v1.Pod) (framework.NodeScorer, *framework.Status) {
+	s, err := pl.scoreState(state, pod)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+		return priority(localBytes(nodeInfo, s), len(s.images)), nil
+	}, nil
+}
+
+// scoreState returns what PreScore stored or, when PreScore is disabled in
+// this profile, computes it now.
+func (pl *ImageLocality) scoreState(state *framework.CycleState, pod *v1.Pod) (*imageState, error) {
+	if s, err := framework.ReadState[*imageState](state, preScoreKey); err == nil {
+		return s, nil
+	}
+	return pl.newState(pod)
 }
 
 // localBytes sums the spread-scaled sizes of the pod's images on the node.

@@ -84,6 +84,15 @@ func TestScore(t *testing.T) {
 				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, ni); fallback != got {
 					t.Errorf("Score(%s) without PreScore = %d, want %d", n.Name, fallback, got)
 				}
+				for _, st := range []*framework.CycleState{state, framework.NewCycleState()} {
+					scoreNode, s := pl.NodeScorer(ctx, st, tt.pod)
+					if !s.IsSuccess() {
+						t.Fatalf("NodeScorer = %v", s)
+					}
+					if viaScorer, _ := scoreNode(ni); viaScorer != got {
+						t.Errorf("NodeScorer's score of %s = %d, want %d", n.Name, viaScorer, got)
+					}
+				}
 				// A snapshot that cannot count images per node gives the same scores.
 				if plain, _ := uncounted.Score(ctx, framework.NewCycleState(), tt.pod, ni); plain != got {
 					t.Errorf("Score(%s) without image counts = %d, want %d", n.Name, plain, got)

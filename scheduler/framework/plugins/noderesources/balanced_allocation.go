@@ -23,7 +23,7 @@ type BalancedAllocation struct {
 
 var (
 	_ framework.PreScorePlugin    = &BalancedAllocation{}
-	_ framework.ScorePlugin       = &BalancedAllocation{}
+	_ framework.CycleScorePlugin  = &BalancedAllocation{}
 	_ framework.EnqueueExtensions = &BalancedAllocation{}
 )
 
@@ -77,16 +77,37 @@ func requestsNone(reqs []int64) bool {
 // Score is 50 plus half of (50 plus the balance gained by placing the pod),
 // so a node the pod balances best scores highest.
 func (b *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := framework.ReadState[*balancedState](state, balancedPreScoreKey)
-	if err != nil {
-		s = &balancedState{podRequests: b.scorer.podRequests(pod)}
-		if requestsNone(s.podRequests) {
-			return 0, nil
-		}
+	reqs, ok := b.scoreRequests(state, pod)
+	if !ok {
+		return 0, nil
 	}
-	with, without := b.scorer.balanceScores(ni, s.podRequests)
+	return b.score(ni, reqs), nil
+}
+
+// NodeScorer scores like Score with the pod's requests read once.
+func (b *BalancedAllocation) NodeScorer(_ context.Context, state *framework.CycleState, pod *v1.Pod) (framework.NodeScorer, *framework.Status) {
+	reqs, ok := b.scoreRequests(state, pod)
+	if !ok {
+		return func(*framework.NodeInfo) (int64, *framework.Status) { return 0, nil }, nil
+	}
+	return func(ni *framework.NodeInfo) (int64, *framework.Status) { return b.score(ni, reqs), nil }, nil
+}
+
+// scoreRequests returns the pod's requests as PreScore stored them or,
+// when PreScore did not run, computed now; ok is false when the pod
+// requests none of the scored resources and every node scores 0.
+func (b *BalancedAllocation) scoreRequests(state *framework.CycleState, pod *v1.Pod) (reqs []int64, ok bool) {
+	if s, err := framework.ReadState[*balancedState](state, balancedPreScoreKey); err == nil {
+		return s.podRequests, true
+	}
+	reqs = b.scorer.podRequests(pod)
+	return reqs, !requestsNone(reqs)
+}
+
+func (b *BalancedAllocation) score(ni *framework.NodeInfo, reqs []int64) int64 {
+	with, without := b.scorer.balanceScores(ni, reqs)
 	half := framework.MaxNodeScore / 2
-	return half + (half+with-without)/2, nil
+	return half + (half+with-without)/2
 }
 
 // ScoreExtensions returns nil: scores are already in [0, MaxNodeScore].

@@ -67,5 +67,15 @@ func score(t *testing.T, pl scorer, p *v1.Pod, ni *framework.NodeInfo) int64 {
 	if !st.IsSuccess() {
 		t.Fatalf("Score: %v", st)
 	}
+	// The runtime scores through NodeScorer: it must agree with Score.
+	if cs, ok := pl.(framework.CycleScorePlugin); ok {
+		scoreNode, st := cs.NodeScorer(ctx, state, p)
+		if !st.IsSuccess() {
+			t.Fatalf("NodeScorer: %v", st)
+		}
+		if got, st := scoreNode(ni); got != s || !st.IsSuccess() {
+			t.Errorf("NodeScorer's score = %d, %v; Score gave %d", got, st, s)
+		}
+	}
 	return s
 }

@@ -45,7 +45,7 @@ var (
 	_ framework.PreFilterPlugin   = &Fit{}
 	_ framework.FilterPlugin      = &Fit{}
 	_ framework.PreScorePlugin    = &Fit{}
-	_ framework.ScorePlugin       = &Fit{}
+	_ framework.CycleScorePlugin  = &Fit{}
 	_ framework.EnqueueExtensions = &Fit{}
 )
 
@@ -237,11 +237,22 @@ func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *v1.P
 
 // Score scores the node with the configured strategy.
 func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := framework.ReadState[*fitScoreState](state, fitPreScoreKey)
-	if err != nil {
-		s = &fitScoreState{podRequests: f.scorer.podRequests(pod)}
+	return f.scorer.score(ni, f.scoreRequests(state, pod)), nil
+}
+
+// NodeScorer scores like Score with the pod's requests read once.
+func (f *Fit) NodeScorer(_ context.Context, state *framework.CycleState, pod *v1.Pod) (framework.NodeScorer, *framework.Status) {
+	requests := f.scoreRequests(state, pod)
+	return func(ni *framework.NodeInfo) (int64, *framework.Status) { return f.scorer.score(ni, requests), nil }, nil
+}
+
+// scoreRequests returns the pod's request of each scored resource, as
+// PreScore stored it or, when PreScore did not run, computed now.
+func (f *Fit) scoreRequests(state *framework.CycleState, pod *v1.Pod) []int64 {
+	if s, err := framework.ReadState[*fitScoreState](state, fitPreScoreKey); err == nil {
+		return s.podRequests
 	}
-	return f.scorer.score(ni, s.podRequests), nil
+	return f.scorer.podRequests(pod)
 }
 
 // ScoreExtensions returns nil: scores are already in [0, MaxNodeScore].

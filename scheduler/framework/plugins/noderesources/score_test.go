@@ -105,4 +105,11 @@ func TestBalancedAllocationSkipsBestEffort(t *testing.T) {
 	if s, st := pl.Score(context.Background(), framework.NewCycleState(), p, ni); s != 0 || !st.IsSuccess() {
 		t.Errorf("Score without PreScore = %d, %v; want 0", s, st)
 	}
+	scoreNode, st := pl.NodeScorer(context.Background(), framework.NewCycleState(), p)
+	if !st.IsSuccess() {
+		t.Fatalf("NodeScorer = %v", st)
+	}
+	if s, st := scoreNode(ni); s != 0 || !st.IsSuccess() {
+		t.Errorf("NodeScorer without PreScore scored %d, %v; want 0", s, st)
+	}
 }

@@ -37,7 +37,7 @@ type TaintToleration struct{}
 var (
 	_ framework.FilterPlugin      = &TaintToleration{}
 	_ framework.PreScorePlugin    = &TaintToleration{}
-	_ framework.ScorePlugin       = &TaintToleration{}
+	_ framework.CycleScorePlugin  = &TaintToleration{}
 	_ framework.ScoreExtensions   = &TaintToleration{}
 	_ framework.EnqueueExtensions = &TaintToleration{}
 )
@@ -127,9 +127,29 @@ func (*TaintToleration) Score(ctx context.Context, state *framework.CycleState, 
 	if err != nil {
 		return 0, framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
 	}
+	return intolerableTaints(ctx, s, nodeInfo), nil
+}
+
+// NodeScorer scores like Score with the pod's tolerations read once.
+func (*TaintToleration) NodeScorer(ctx context.Context, state *framework.CycleState, pod *v1.Pod) (framework.NodeScorer, *framework.Status) {
+	s, err := framework.ReadState[*scoreState](state, preScoreKey)
+	if err != nil {
+		return nil, framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
+	}
+	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+		if nodeInfo.Node() == nil {
+			return 0, framework.AsStatus(fmt.Errorf("scoring pod %s: node not found", framework.PodKey(pod)))
+		}
+		return intolerableTaints(ctx, s, nodeInfo), nil
+	}, nil
+}
+
+// intolerableTaints counts the node's PreferNoSchedule taints that the
+// tolerations in s do not tolerate.
+func intolerableTaints(ctx context.Context, s *scoreState, nodeInfo *framework.NodeInfo) int64 {
 	taints := nodeInfo.Taints()
 	if len(taints) == 0 {
-		return 0, nil
+		return 0
 	}
 	logger := klog.FromContext(ctx)
 	var count int64
@@ -139,7 +159,7 @@ func (*TaintToleration) Score(ctx context.Context, state *framework.CycleState, 
 			count++
 		}
 	}
-	return count, nil
+	return count
 }
 
 // ScoreExtensions returns the plugin itself, which normalizes scores.

@@ -99,6 +99,10 @@ func TestScore(t *testing.T) {
 			if s := pl.PreScore(ctx, state, tt.pod, nil); !s.IsSuccess() {
 				t.Fatalf("PreScore = %v", s)
 			}
+			scoreNode, s := pl.NodeScorer(ctx, state, tt.pod)
+			if !s.IsSuccess() {
+				t.Fatalf("NodeScorer = %v", s)
+			}
 			scores := make(framework.NodeScoreList, len(tt.nodes))
 			for i, n := range tt.nodes {
 				got, s := pl.Score(ctx, state, tt.pod, pt.NodeInfo(n))
@@ -107,6 +111,9 @@ func TestScore(t *testing.T) {
 				}
 				if got != tt.raw[i] {
 					t.Errorf("Score(%s) = %d, want %d", n.Name, got, tt.raw[i])
+				}
+				if viaScorer, s := scoreNode(pt.NodeInfo(n)); viaScorer != got || !s.IsSuccess() {
+					t.Errorf("NodeScorer's score of %s = %d, %v; want %d", n.Name, viaScorer, s, got)
 				}
 				scores[i] = framework.NodeScore{Name: n.Name, Score: got}
 			}
@@ -122,6 +129,9 @@ func TestScore(t *testing.T) {
 	}
 	if _, s := pl.Score(ctx, framework.NewCycleState(), pod(), pt.NodeInfo(node("a"))); s.Code() != framework.Error {
 		t.Errorf("Score without PreScore = %v, want Error", s)
+	}
+	if _, s := pl.NodeScorer(ctx, framework.NewCycleState(), pod()); s.Code() != framework.Error {
+		t.Errorf("NodeScorer without PreScore = %v, want Error", s)
 	}
 }
 
