@@ -31,6 +31,16 @@ type CycleState struct {
 	// mu serialises writers.
 	mu      sync.Mutex
 	storage atomic.Pointer[[]stateEntry]
+	// inline holds the first keys of a cycle, and views[n] is inline[:n],
+	// the view published once the n-th key is written, so that a cycle's
+	// usual handful of writes allocate neither an array nor a slice header.
+	// Each views[n] is written once, before it is published; the first
+	// write that cannot append in place (a replaced or deleted key, or one
+	// more key than inline holds) moves the entries to the heap for good
+	// (spilled).
+	inline  [inlineStateEntries]stateEntry
+	views   [inlineStateEntries + 1][]stateEntry
+	spilled bool
 
 	// SkipFilterPlugins are plugins whose PreFilter returned Skip. The
 	// runtime shares one set between the cycles that skip the same
@@ -75,23 +85,38 @@ func (c *CycleState) Write(key StateKey, data StateData) {
 	}
 	if i := find(entries, key); i >= 0 {
 		// Readers may be reading slot i: replace it in a copy.
-		next := make([]stateEntry, len(entries), cap(entries))
+		next := make([]stateEntry, len(entries), max(cap(entries), initialStateEntries))
 		copy(next, entries)
 		next[i].data = data
+		c.spilled = true
 		c.storage.Store(&next)
 		return
 	}
-	// A new key goes into spare capacity past the end, which no reader
-	// looks at (each reads up to the length it loaded), so a cycle's dozen
-	// writes share one backing array instead of copying it each time.
-	if entries == nil {
-		entries = make([]stateEntry, 0, initialStateEntries)
+	// A new key goes past the end, which no reader looks at (each reads up
+	// to the length it loaded): into inline while it has room, then into
+	// the spare capacity of a heap array, so that a cycle's dozen writes
+	// share one backing array instead of copying it each time.
+	if n := len(entries); !c.spilled && n < len(c.inline) {
+		c.inline[n] = stateEntry{key: key, data: data}
+		c.views[n+1] = c.inline[:n+1]
+		c.storage.Store(&c.views[n+1])
+		return
+	}
+	if cap(entries) == len(entries) {
+		grown := make([]stateEntry, len(entries), max(2*len(entries), initialStateEntries))
+		copy(grown, entries)
+		entries = grown
 	}
 	next := append(entries, stateEntry{key: key, data: data})
+	c.spilled = true
 	c.storage.Store(&next)
 }
 
-// initialStateEntries is room for the keys a default cycle writes.
+// inlineStateEntries is how many keys a CycleState holds before it
+// allocates; a default cycle of a plain pod writes about six.
+const inlineStateEntries = 10
+
+// initialStateEntries is the least room of the entries once on the heap.
 const initialStateEntries = 16
 
 // Delete removes the data stored under key.
@@ -106,9 +131,10 @@ func (c *CycleState) Delete(key StateKey) {
 	if i < 0 {
 		return
 	}
-	next := make([]stateEntry, 0, cap(*old))
+	next := make([]stateEntry, 0, max(cap(*old), initialStateEntries))
 	next = append(next, (*old)[:i]...)
 	next = append(next, (*old)[i+1:]...)
+	c.spilled = true
 	c.storage.Store(&next)
 }
 
@@ -129,11 +155,21 @@ func (c *CycleState) Clone() *CycleState {
 	}
 	out := NewCycleState()
 	if entries := c.storage.Load(); entries != nil {
-		cloned := make([]stateEntry, len(*entries))
-		for i, e := range *entries {
-			cloned[i] = stateEntry{key: e.key, data: e.data.Clone()}
+		n := len(*entries)
+		cloned := out.inline[:0]
+		if n > len(out.inline) {
+			cloned = make([]stateEntry, 0, n)
+			out.spilled = true
 		}
-		out.storage.Store(&cloned)
+		for _, e := range *entries {
+			cloned = append(cloned, stateEntry{key: e.key, data: e.data.Clone()})
+		}
+		if out.spilled {
+			out.storage.Store(&cloned)
+		} else {
+			out.views[n] = cloned
+			out.storage.Store(&out.views[n])
+		}
 	}
 	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
