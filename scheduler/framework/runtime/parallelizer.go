@@ -151,37 +151,53 @@ func (p *Parallelizer) until(ctx context.Context, pieces int, do func(i int), pa
 	size := chunkSize(pieces, parallelism)
 	chunks := (pieces + size - 1) / size
 	workers := min(parallelism, chunks)
-	done := ctx.Done()
-	var next atomic.Int64
-	work := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= chunks {
-				return
-			}
-			end := min((c+1)*size, pieces)
-			for i := c * size; i < end; i++ {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				do(i)
-			}
-		}
-	}
 	if workers == 1 {
-		work()
+		r := untilRun{pieces: pieces, size: size, chunks: chunks, done: ctx.Done(), do: do}
+		r.work()
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
+	// One allocation holds what the workers share.
+	r := &untilRun{pieces: pieces, size: size, chunks: chunks, done: ctx.Done(), do: do}
+	r.wg.Add(workers - 1)
 	for range workers - 1 {
-		go func() {
-			defer wg.Done()
-			work()
-		}()
+		go r.helper()
 	}
-	work()
-	wg.Wait()
+	r.work()
+	r.wg.Wait()
+}
+
+// untilRun is one call of until: its pieces in chunks of size, and the
+// next chunk to take.
+type untilRun struct {
+	pieces, size, chunks int
+	done                 <-chan struct{}
+	do                   func(i int)
+	next                 atomic.Int64
+	wg                   sync.WaitGroup
+}
+
+// work takes chunks and calls do on their pieces until none is left or
+// the run is cancelled.
+func (r *untilRun) work() {
+	for {
+		c := int(r.next.Add(1) - 1)
+		if c >= r.chunks {
+			return
+		}
+		end := min((c+1)*r.size, r.pieces)
+		for i := c * r.size; i < end; i++ {
+			select {
+			case <-r.done:
+				return
+			default:
+			}
+			r.do(i)
+		}
+	}
+}
+
+// helper is work on a goroutine of its own.
+func (r *untilRun) helper() {
+	defer r.wg.Done()
+	r.work()
 }

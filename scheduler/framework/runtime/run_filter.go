@@ -290,56 +290,21 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 
 	began := f.clock.Now()
 	feasible = f.parallelizer.borrowFeasible(want)
-	// Rejections are recorded as they happen, under a lock, rather than in
-	// a slot per node: most nodes usually pass, and a cycle over thousands
-	// of nodes then allocates nothing per node. Each node is checked once,
-	// so Record appends to a list and the map by name is only built if
-	// the pod fails and someone asks.
-	var rejectedMu sync.Mutex
-	filters := f.activeFilters(state)
-	// Nominations are looked up per node only when some pod holds one;
-	// otherwise every node runs the cycle's filters directly.
-	withNominated := f.mayHaveNominatedPods()
-	var found atomic.Int32
-	var firstErr error
-	var errOnce sync.Once
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	check := func(i int) {
-		ni := nodes[(start+i)%n]
-		var s *framework.Status
-		if withNominated {
-			s = f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
-		} else {
-			for _, pl := range filters {
-				if s = runFilter(ctx, pl, state, pod, ni); s != nil {
-					break
-				}
-			}
-		}
-		switch {
-		case s.IsSuccess():
-			k := int(found.Add(1))
-			if k > want {
-				found.Add(-1)
-				cancel()
-				return
-			}
-			feasible[k-1] = ni
-		case s.Code() == framework.Error:
-			errOnce.Do(func() { firstErr = s.AsError() })
-			cancel()
-		default:
-			rejectedMu.Lock()
-			statuses.Record(ni.Name(), s)
-			rejectedMu.Unlock()
-		}
+	// One allocation holds everything the parallel checks share.
+	search := &feasibleSearch{
+		f: f, ctx: ctx, cancel: cancel, state: state, pod: pod,
+		nodes: nodes, start: start, want: want, feasible: feasible, statuses: statuses,
+		filters:       f.activeFilters(state),
+		withNominated: f.mayHaveNominatedPods(),
 	}
-	f.parallelizer.untilCPU(ctx, n, check)
+	f.parallelizer.untilCPU(ctx, n, search.check)
 
-	feasible = feasible[:found.Load()]
+	feasible = feasible[:search.found.Load()]
 	next = (start + len(feasible) + statuses.Len()) % n
+	firstErr := search.firstErr
 	if firstErr == nil && parent.Err() != nil {
 		firstErr = fmt.Errorf("filtering nodes: %w", parent.Err())
 	}
@@ -352,6 +317,68 @@ func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.Cycl
 		f.metrics.ObserveExtensionPoint("Filter", code.String(), f.profileName, f.clock.Since(began))
 	}
 	return feasible, next, statuses, firstErr
+}
+
+// feasibleSearch is the state FindFeasibleNodes' parallel checks share.
+//
+// Rejections are recorded as they happen, under a lock, rather than in a
+// slot per node: most nodes usually pass, and a cycle over thousands of
+// nodes then allocates nothing per node. Each node is checked once, so
+// Record appends to a list and the map by name is only built if the pod
+// fails and someone asks.
+type feasibleSearch struct {
+	f        *Framework
+	ctx      context.Context
+	cancel   context.CancelFunc
+	state    *framework.CycleState
+	pod      *v1.Pod
+	nodes    []*framework.NodeInfo
+	start    int
+	want     int
+	feasible []*framework.NodeInfo
+	statuses *framework.NodeToStatus
+	// filters are the Filter plugins PreFilter did not skip.
+	filters []framework.FilterPlugin
+	// withNominated looks nominations up per node, needed only when some
+	// pod holds one; otherwise every node runs the filters directly.
+	withNominated bool
+
+	found      atomic.Int32
+	rejectedMu sync.Mutex
+	errOnce    sync.Once
+	firstErr   error
+}
+
+// check filters the i-th node from the search's start.
+func (fs *feasibleSearch) check(i int) {
+	ni := fs.nodes[(fs.start+i)%len(fs.nodes)]
+	var s *framework.Status
+	if fs.withNominated {
+		s = fs.f.RunFilterPluginsWithNominatedPods(fs.ctx, fs.state, fs.pod, ni)
+	} else {
+		for _, pl := range fs.filters {
+			if s = runFilter(fs.ctx, pl, fs.state, fs.pod, ni); s != nil {
+				break
+			}
+		}
+	}
+	switch {
+	case s.IsSuccess():
+		k := int(fs.found.Add(1))
+		if k > fs.want {
+			fs.found.Add(-1)
+			fs.cancel()
+			return
+		}
+		fs.feasible[k-1] = ni
+	case s.Code() == framework.Error:
+		fs.errOnce.Do(func() { fs.firstErr = s.AsError() })
+		fs.cancel()
+	default:
+		fs.rejectedMu.Lock()
+		fs.statuses.Record(ni.Name(), s)
+		fs.rejectedMu.Unlock()
+	}
 }
 
 // RunPostFilterPlugins runs the PostFilter plugins until one succeeds or
