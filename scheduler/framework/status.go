@@ -48,18 +48,8 @@ type Status struct {
 	plugin  string
 }
 
-// sharedSkip is the Status NewStatus returns for Skip without reasons. It
-// is never written to: WithPlugin copies it.
-var sharedSkip = &Status{code: Skip}
-
-// NewStatus returns a Status with the code and reasons. A Skip without
-// reasons, which PreFilter and PreScore plugins return in nearly every
-// cycle, is one shared, read-only Status: WithPlugin returns a copy of it
-// that names the plugin, and AppendReason must not be called on it.
+// NewStatus returns a Status with the code and reasons.
 func NewStatus(code Code, reasons ...string) *Status {
-	if code == Skip && len(reasons) == 0 {
-		return sharedSkip
-	}
 	s := &Status{code: code, reasons: reasons}
 	if code == Error && len(reasons) > 0 {
 		s.err = errors.New(s.Message())
@@ -109,26 +99,16 @@ func (s *Status) Plugin() string {
 
 // WithPlugin records the plugin that produced the status and returns it.
 // A status that already names the plugin is not written to, so that a
-// plugin may return one status, made once, from concurrent calls; the
-// shared Skip status is not written to either: a copy naming the plugin is
-// returned instead.
+// plugin may return one status, made once, from concurrent calls.
 func (s *Status) WithPlugin(name string) *Status {
-	if s == nil || s.plugin == name {
-		return s
+	if s != nil && s.plugin != name {
+		s.plugin = name
 	}
-	if s == sharedSkip {
-		return &Status{code: s.code, plugin: name}
-	}
-	s.plugin = name
 	return s
 }
 
-// AppendReason adds a reason. It panics on the shared Skip status made by
-// NewStatus(Skip), which is read-only; a Skip with reasons is its own.
+// AppendReason adds a reason.
 func (s *Status) AppendReason(reason string) {
-	if s == sharedSkip {
-		panic("framework: AppendReason on the shared Skip status; make it with a reason instead")
-	}
 	s.reasons = append(s.reasons, reason)
 }
 
