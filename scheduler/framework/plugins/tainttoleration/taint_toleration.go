@@ -120,28 +120,38 @@ func (*TaintToleration) PreScore(_ context.Context, state *framework.CycleState,
 // Score counts the node's PreferNoSchedule taints the pod does not tolerate;
 // NormalizeScore turns fewer into better.
 func (*TaintToleration) Score(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	if nodeInfo.Node() == nil {
-		return 0, framework.AsStatus(fmt.Errorf("scoring pod %s: node not found", framework.PodKey(pod)))
+	s, status := readScoreState(state)
+	if !status.IsSuccess() {
+		return 0, status
 	}
-	s, err := framework.ReadState[*scoreState](state, preScoreKey)
-	if err != nil {
-		return 0, framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
-	}
-	return intolerableTaints(ctx, s, nodeInfo), nil
+	return scoreNode(ctx, pod, s, nodeInfo)
 }
 
 // NodeScorer scores like Score with the pod's tolerations read once.
 func (*TaintToleration) NodeScorer(ctx context.Context, state *framework.CycleState, pod *v1.Pod) (framework.NodeScorer, *framework.Status) {
+	s, status := readScoreState(state)
+	if !status.IsSuccess() {
+		return nil, status
+	}
+	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) { return scoreNode(ctx, pod, s, nodeInfo) }, nil
+}
+
+// readScoreState returns what PreScore stored, or an Error status.
+func readScoreState(state *framework.CycleState) (*scoreState, *framework.Status) {
 	s, err := framework.ReadState[*scoreState](state, preScoreKey)
 	if err != nil {
 		return nil, framework.AsStatus(fmt.Errorf("reading %s state: %w", Name, err))
 	}
-	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-		if nodeInfo.Node() == nil {
-			return 0, framework.AsStatus(fmt.Errorf("scoring pod %s: node not found", framework.PodKey(pod)))
-		}
-		return intolerableTaints(ctx, s, nodeInfo), nil
-	}, nil
+	return s, nil
+}
+
+// scoreNode is one node's raw score: its PreferNoSchedule taints the pod
+// does not tolerate.
+func scoreNode(ctx context.Context, pod *v1.Pod, s *scoreState, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	if nodeInfo.Node() == nil {
+		return 0, framework.AsStatus(fmt.Errorf("scoring pod %s: node not found", framework.PodKey(pod)))
+	}
+	return intolerableTaints(ctx, s, nodeInfo), nil
 }
 
 // intolerableTaints counts the node's PreferNoSchedule taints that the
