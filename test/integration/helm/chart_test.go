@@ -143,7 +143,7 @@ var _ = Describe("the rendered chart", func() {
 
 		c := pod.Spec.Containers[0]
 		Expect(c.SecurityContext.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()))
-		Expect(c.Args).To(ContainElements("manager", "--leader-elect=true", "--leader-elect-namespace="+releaseNamespace))
+		Expect(c.Args).To(ContainElements("--leader-elect=true", "--leader-elect-namespace="+releaseNamespace))
 	})
 
 	It("keeps Berth's CRDs on uninstall and carries config/crd/bases' schemas", func() {
