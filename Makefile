@@ -74,9 +74,10 @@ test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo 
 	$(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
 
 .PHONY: test-e2e
-test-e2e: $(GINKGO) ## Run the end-to-end suite on a local cluster (kube-controller-manager, kwok fake nodes, berth manager processes).
+test-e2e: $(GINKGO) $(HELM) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e) and its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root).
 	hack/local-cluster.sh build
-	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=20m --poll-progress-after=120s -v test/e2e
+	hack/control-plane.sh kubectl
+	BERTH_BIN_DIR=$(BIN) $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s -v test/e2e
 
 .PHONY: helm-lint
 helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC rules lag config/ (make manifests syncs them).

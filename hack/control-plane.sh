@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries that tests and the local cluster run
-# (etcd, kube-apiserver and, on request, kube-controller-manager and
-# kube-scheduler) from Go modules into bin/k8s. Nothing but Go modules is
-# downloaded. A binary that is already there at the right version is kept.
+# (etcd, kube-apiserver and, on request, kube-controller-manager,
+# kube-scheduler and kubectl) from Go modules into bin/k8s. Nothing but Go
+# modules is downloaded. A binary that is already there at the right version is kept.
 #
 # Usage: hack/control-plane.sh [component...]   (default: etcd kube-apiserver)
 set -euo pipefail
@@ -46,7 +46,7 @@ done
 for c in "${components[@]}"; do
   case "$c" in
     etcd) build etcd "$root/hack/tools/etcd" . "" ;;
-    kube-apiserver|kube-controller-manager|kube-scheduler)
+    kube-apiserver|kube-controller-manager|kube-scheduler|kubectl)
       build "$c" "$root/hack/tools/controlplane" "k8s.io/kubernetes/cmd/$c" "$version_ldflags" ;;
     *) echo "control-plane: unknown component $c" >&2; exit 2 ;;
   esac

@@ -45,7 +45,9 @@ type Cluster struct {
 	Nodes int
 
 	logger     logr.Logger
-	output     bool
+	caPEM      []byte
+	podInit    string
+	network    *serviceNetwork
 	removeDir  bool
 	components []*Process
 }
@@ -101,6 +103,13 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	c.caPEM = certs.caPEM
+	var egressArgs []string
+	if o.podInit != "" {
+		if egressArgs, err = c.startServiceNetwork(o.podInit); err != nil {
+			return nil, err
+		}
+	}
 	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
 	c.logger.Info("Starting etcd", "url", etcdURL)
 	if _, err := start("etcd", filepath.Join(o.k8sBinDir, "etcd"),
@@ -114,14 +123,14 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 
 	server := "https://127.0.0.1:" + strconv.Itoa(apiPort)
 	c.logger.Info("Starting kube-apiserver", "url", server)
-	apiserver, err := start("kube-apiserver", filepath.Join(o.k8sBinDir, "kube-apiserver"),
-		"--etcd-servers="+etcdURL,
+	apiserverArgs := append([]string{
+		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(apiPort),
-		"--tls-cert-file="+certs.servingCert, "--tls-private-key-file="+certs.servingKey,
-		"--client-ca-file="+certs.caCert,
-		"--service-account-key-file="+certs.saPublic,
-		"--service-account-signing-key-file="+certs.saPrivate,
+		"--secure-port=" + strconv.Itoa(apiPort),
+		"--tls-cert-file=" + certs.servingCert, "--tls-private-key-file=" + certs.servingKey,
+		"--client-ca-file=" + certs.caCert,
+		"--service-account-key-file=" + certs.saPublic,
+		"--service-account-signing-key-file=" + certs.saPrivate,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--authorization-mode=RBAC",
@@ -129,7 +138,8 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		// The default reconciler refuses a loopback address for the kubernetes Service.
 		"--endpoint-reconciler-type=none",
 		"--max-requests-inflight=1000", "--max-mutating-requests-inflight=500",
-	)
+	}, egressArgs...)
+	apiserver, err := start("kube-apiserver", filepath.Join(o.k8sBinDir, "kube-apiserver"), apiserverArgs...)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +187,13 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		return nil, err
 	}
 
-	if err := c.installCRDs(ctx); err != nil {
-		return nil, err
+	if c.network != nil {
+		c.network.clients = c.Clientset
+	}
+	if !o.noCRDs {
+		if err := c.installCRDs(ctx); err != nil {
+			return nil, err
+		}
 	}
 
 	c.logger.Info("Starting kwok", "nodes", o.nodes)
@@ -214,6 +229,9 @@ func (c *Cluster) Stop() {
 		p.Stop(stopGrace)
 	}
 	c.components = nil
+	if c.network != nil {
+		c.network.close()
+	}
 	if c.removeDir {
 		_ = os.RemoveAll(c.Dir)
 	}
@@ -345,4 +363,20 @@ func freePorts() (a, b, c int, err error) {
 		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
 	return ports[0], ports[1], ports[2], nil
+}
+
+// startServiceNetwork listens for the apiserver's cluster egress and returns
+// the apiserver flags that send it there.
+func (c *Cluster) startServiceNetwork(podInit string) ([]string, error) {
+	n, err := newServiceNetwork(filepath.Join(c.Dir, "egress.sock"), c.logger.WithName("service-network"))
+	if err != nil {
+		return nil, err
+	}
+	c.network, c.podInit = n, podInit
+	go n.serve()
+	config := filepath.Join(c.Dir, "egress-selector.yaml")
+	if err := os.WriteFile(config, []byte(egressSelectorConfig(filepath.Join(c.Dir, "egress.sock"))), 0o644); err != nil {
+		return nil, fmt.Errorf("writing the egress selector configuration: %w", err)
+	}
+	return []string{"--egress-selector-config-file=" + config}, nil
 }

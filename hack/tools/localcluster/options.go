@@ -20,6 +20,8 @@ type options struct {
 	output       io.Writer
 	startTimeout time.Duration
 	apiOnly      bool
+	noCRDs       bool
+	podInit      string
 }
 
 // Option configures Start.
@@ -54,3 +56,13 @@ func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.star
 // manager, no kwok, no nodes), for benchmarks that create their own nodes;
 // Start then creates the default ServiceAccount itself and WithKwok is not needed.
 func WithControlPlaneOnly() Option { return func(o *options) { o.apiOnly = true } }
+
+// WithoutCRDs leaves Berth's CRDs out, for tests that install them as users
+// do (Helm, kustomize).
+func WithoutCRDs() Option { return func(o *options) { o.noCRDs = true } }
+
+// WithPodNetwork lets the cluster run local pods (Cluster.RunPod) and routes
+// the apiserver's calls to Services (webhooks) to the ready local pods they
+// select. initBinary is the localcluster binary, whose pod-init command
+// becomes each pod's init process; local pods need root (namespaces, mounts).
+func WithPodNetwork(initBinary string) Option { return func(o *options) { o.podInit = initBinary } }

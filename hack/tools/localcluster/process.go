@@ -32,6 +32,12 @@ type Process struct {
 // stdout and stderr to logDir/<name>.log and, when output is not nil, to
 // output with every line prefixed by "[name] ".
 func StartProcess(name, logDir string, output io.Writer, binary string, args ...string) (*Process, error) {
+	return startProcessWithAttr(name, logDir, output, processGroupAttr(), binary, args...)
+}
+
+// startProcessWithAttr is StartProcess with the child's attributes, which
+// must put it in a process group of its own.
+func startProcessWithAttr(name, logDir string, output io.Writer, attr *syscall.SysProcAttr, binary string, args ...string) (*Process, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the log directory: %w", err)
 	}
@@ -46,7 +52,7 @@ func StartProcess(name, logDir string, output io.Writer, binary string, args ...
 	}
 	cmd := exec.Command(binary, args...)
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = processGroupAttr()
+	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)

@@ -7,6 +7,7 @@
 //
 //	localcluster up [flags]                      start everything; Ctrl-C stops it
 //	localcluster apply --kubeconfig K -f FILE... apply manifests without kubectl
+//	localcluster pod-init SPEC                   the init process of a local pod (Cluster.RunPod starts it)
 package main
 
 import (
@@ -53,8 +54,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = up(args, stdout, stderr)
 	case "apply":
 		err = apply(args, stderr)
+	case "pod-init":
+		if len(args) != 1 {
+			fmt.Fprintln(stderr, "usage: localcluster pod-init SPEC")
+			return 2
+		}
+		return localcluster.RunPodInit(args[0], stderr)
 	default:
-		err = fmt.Errorf("unknown command %q (want up or apply)", cmd)
+		err = fmt.Errorf("unknown command %q (want up, apply or pod-init)", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
