@@ -14,10 +14,12 @@ WORKDIR /workspace
 COPY go.mod go.sum ./
 RUN go mod download
 
-# Only the packages the binary is built from (not bin/, test/ or docs/).
+# Only the packages the binary is built from (not bin/, test/ or docs/);
+# test/imagebuild builds the binary from exactly these lines.
 COPY *.go ./
 COPY api/ api/
 COPY controllers/ controllers/
+COPY internal/ internal/
 COPY scheduler/ scheduler/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
     go build -trimpath -ldflags "-s -w -X main.gitVersion=${VERSION}" -o /berth .

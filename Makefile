@@ -114,9 +114,22 @@ bench-quick: control-plane build ## Prove the throughput harness works (make tes
 
 ##@ Build
 
+# The image docker-build builds and docker-push pushes, and the tool that does it.
+IMG ?= ghcr.io/berth-io/berth:dev
+CONTAINER_TOOL ?= docker
+VERSION ?= dev
+
 .PHONY: build
 build: ## Build the berth binary into bin/.
 	go build -o $(BIN)/berth .
+
+.PHONY: docker-build
+docker-build: ## Build the image IMG (default ghcr.io/berth-io/berth:dev) with CONTAINER_TOOL (docker); VERSION is the build-arg that berth version prints.
+	$(CONTAINER_TOOL) build -t $(IMG) --build-arg VERSION=$(VERSION) .
+
+.PHONY: docker-push
+docker-push: ## Push the image IMG with CONTAINER_TOOL.
+	$(CONTAINER_TOOL) push $(IMG)
 
 .PHONY: run
 run: ## Try Berth: a local cluster (NODES=10 kwok fake nodes), the samples and berth manager in the foreground; Ctrl-C stops it.
