@@ -51,6 +51,8 @@ func TestParseBerthDockerfile(t *testing.T) {
 		got, want any
 	}{
 		{"ENTRYPOINT", d.Entrypoint(), []string{"/berth", "manager"}},
+		{"USER", d.User(), "65532:65532"},
+		{"the image's binary", d.BinaryPath(), "/berth"},
 		{"go build writes the ENTRYPOINT's binary", d.Build.Output, "/berth"},
 		{"Argv", argv, []string{"/tmp/berth", "manager", "--leader-elect=false"}},
 		{"CGO_ENABLED=0", slices.Contains(d.Build.Env, "CGO_ENABLED=0"), true},

@@ -34,6 +34,7 @@ type Dockerfile struct {
 	Build GoBuild
 
 	entrypoint []string
+	user       string // the final stage's USER
 	binary     string // where the final stage puts Build's output
 }
 
@@ -64,6 +65,13 @@ type GoBuild struct {
 func (d *Dockerfile) Entrypoint() []string {
 	return append([]string(nil), d.entrypoint...)
 }
+
+// User returns the final stage's USER (uid, uid:gid or a name), or "" for root.
+func (d *Dockerfile) User() string { return d.user }
+
+// BinaryPath returns where the image holds the go build's output, or "" when
+// the final stage does not copy it from the builder.
+func (d *Dockerfile) BinaryPath() string { return d.binary }
 
 // Argv returns the command line a container of the image runs for the given
 // container args, with binary (a local build of the image's binary) in
@@ -123,6 +131,7 @@ type stage struct {
 	buildLine  int
 	fromCopies []fromCopy
 	entrypoint []string
+	user       string
 }
 
 // fromCopy is a COPY --from in some stage.
@@ -173,6 +182,7 @@ func parse(text string, buildArgs map[string]string) (*Dockerfile, error) {
 		Copies:     builder.copies,
 		Build:      *builder.build,
 		entrypoint: final.entrypoint,
+		user:       final.user,
 	}
 	for k, v := range builder.args {
 		d.Args[k] = v
@@ -249,6 +259,15 @@ func apply(in instruction, cur *stage, stages *[]*stage, global, buildArgs map[s
 		return errors.New("ADD is not supported; use COPY")
 	case "RUN":
 		return run(in, cur)
+	case "USER":
+		w, err := words(in.rest, cur.vars, false)
+		if err != nil {
+			return err
+		}
+		if len(w) != 1 {
+			return fmt.Errorf("want one user, got %q", w)
+		}
+		cur.user = w[0]
 	case "ENTRYPOINT":
 		var ep []string
 		if err := json.Unmarshal([]byte(in.rest), &ep); err != nil || len(ep) == 0 {

@@ -1,0 +1,180 @@
+package install_test
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// The chart is installed as README says, with its default values.
+const (
+	release          = "berth"
+	releaseNamespace = "berth-system"
+	chartDeployment  = "berth-manager"
+	// chartProfile is the SchedulingProfile the chart's defaultProfile value makes.
+	chartProfile = "berth"
+	// The chart's default ports.
+	probePort   = 8081
+	metricsPort = 8443
+)
+
+var (
+	profiles          = schema.GroupVersionResource{Group: "scheduling.berth.io", Version: "v1alpha1", Resource: "schedulingprofiles"}
+	rebalancePolicies = schema.GroupVersionResource{Group: "scheduling.berth.io", Version: "v1alpha1", Resource: "rebalancepolicies"}
+	crdNames          = []string{"schedulingprofiles.scheduling.berth.io", "pluginweights.scheduling.berth.io", "rebalancepolicies.scheduling.berth.io", "podgroups.scheduling.berth.io"}
+)
+
+// The install specs share one cluster and one namespace: Helm's first, then
+// kustomize's, each removing what it installed.
+var _ = Describe("Installing Berth", Ordered, func() {
+	Describe("with helm install", Ordered, helmSpecs)
+	Describe("with kubectl apply -k config/default", Ordered, kustomizeSpecs)
+})
+
+func helmSpecs() {
+	var managers *deploymentPods
+
+	BeforeAll(func(ctx SpecContext) {
+		run(ctx, "helm", "install", release, "charts/berth", "--namespace", releaseNamespace, "--create-namespace")
+		certs.expectSecretIssued(ctx, releaseNamespace, "berth-webhook-cert")
+		managers = runDeployment(ctx, releaseNamespace, chartDeployment)
+		DeferCleanup(func() { managers.stop() })
+	}, NodeTimeout(3*time.Minute))
+
+	It("runs the Deployment's pods: ready, one of them leading, the other standing by", func(ctx SpecContext) {
+		Expect(managers.pods).To(HaveLen(2), "the chart's default is two replicas")
+		managers.expectReady(ctx)
+		leader := managers.leader(ctx)
+		for _, p := range managers.pods {
+			for _, path := range []string{"/healthz", "/readyz"} {
+				code, body := get(p, "http", probePort, path, "")
+				Expect(code).To(Equal(http.StatusOK), "%s %s: %s", p.Pod.Name, path, body)
+			}
+		}
+		Consistently(ctx, func() string { return leaseHolder(ctx, releaseNamespace) }).
+			WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
+		managers.expectUp()
+	}, SpecTimeout(3*time.Minute))
+
+	It("binds a pod with the chart's default profile", func(ctx SpecContext) {
+		Eventually(ctx, func() (string, error) {
+			p, err := dyn.Resource(profiles).Get(ctx, chartProfile, metav1.GetOptions{})
+			if err != nil {
+				return "", err
+			}
+			return readyStatus(p), nil
+		}).WithTimeout(time.Minute).Should(Equal("True"), "the chart's SchedulingProfile %s is Ready", chartProfile)
+		expectBound(ctx, chartProfile)
+	}, SpecTimeout(2*time.Minute))
+
+	It("refuses a bad profile through the webhook and accepts a good one", func(ctx SpecContext) {
+		bad := profile("e2e-bad", `{"plugins": {"filter": {"enabled": [{"name": "NoSuchPlugin"}]}}}`)
+		_, err := dyn.Resource(profiles).Create(ctx, bad, metav1.CreateOptions{})
+		Expect(err).To(HaveOccurred(), "the webhook refuses an unknown plugin")
+		Expect(err.Error()).To(ContainSubstring("NoSuchPlugin"))
+		Expect(err.Error()).To(ContainSubstring("admission webhook"))
+
+		good := profile("e2e-good", `{"percentageOfNodesToScore": 50}`)
+		_, err = dyn.Resource(profiles).Create(ctx, good, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = dyn.Resource(profiles).Delete(background(), "e2e-good", metav1.DeleteOptions{}) })
+	}, SpecTimeout(time.Minute))
+
+	It("serves metrics only to callers bound to the chart's metrics-reader role", func(ctx SpecContext) {
+		p := managers.pods[0]
+		code, _ := get(p, "https", metricsPort, "/metrics", "")
+		Expect(code).To(Equal(http.StatusUnauthorized))
+		token := scraperToken(ctx, releaseNamespace, release+"-metrics-reader")
+		Eventually(func() int { code, _ := get(p, "https", metricsPort, "/metrics", token); return code }).
+			WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
+		_, body := get(p, "https", metricsPort, "/metrics", token)
+		Expect(body).To(ContainSubstring("controller_runtime_"))
+	}, SpecTimeout(time.Minute))
+
+	It("runs a RebalancePolicy", func(ctx SpecContext) {
+		policy := object(`{"apiVersion": "scheduling.berth.io/v1alpha1", "kind": "RebalancePolicy",
+			"metadata": {"name": "e2e-duplicates"},
+			"spec": {"schedule": {"interval": "1m"}, "dryRun": true, "strategies": [{"name": "RemoveDuplicates"}]}}`)
+		_, err := dyn.Resource(rebalancePolicies).Create(ctx, policy, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() {
+			_ = dyn.Resource(rebalancePolicies).Delete(background(), "e2e-duplicates", metav1.DeleteOptions{})
+		})
+		Eventually(ctx, func() (map[string]any, error) {
+			p, err := dyn.Resource(rebalancePolicies).Get(ctx, "e2e-duplicates", metav1.GetOptions{})
+			if err != nil {
+				return nil, err
+			}
+			last, _, _ := unstructured.NestedMap(p.Object, "status", "lastRun")
+			return last, nil
+		}).WithTimeout(time.Minute).Should(HaveKey("completionTime"), "the leader runs the policy at once")
+		managers.expectUp()
+	}, SpecTimeout(2*time.Minute))
+
+	It("fails over: the standby takes the Lease when the leader dies and binds pods", func(ctx SpecContext) {
+		leader := managers.leader(ctx)
+		leader.Kill()
+		Eventually(ctx, func() string { return leaseHolder(ctx, releaseNamespace) }).WithTimeout(time.Minute).
+			ShouldNot(HavePrefix(leader.Pod.Name+"_"), "the standby takes over within the lease duration")
+		expectBound(ctx, chartProfile)
+	}, SpecTimeout(2*time.Minute))
+
+	It("restarts cleanly on a helm upgrade that changes a value", func(ctx SpecContext) {
+		run(ctx, "helm", "upgrade", release, "charts/berth", "--namespace", releaseNamespace, "--reuse-values", "--set", "logLevel=debug")
+		managers.stop() // what the rollout does to the old pods: SIGTERM, exit 0
+		managers = runDeployment(ctx, releaseNamespace, chartDeployment)
+		Expect(managers.pods[0].Pod.Spec.Containers[0].Args).To(ContainElement("--zap-log-level=debug"))
+		managers.expectReady(ctx)
+		managers.leader(ctx)
+		expectBound(ctx, chartProfile)
+		managers.expectUp()
+	}, SpecTimeout(3*time.Minute))
+
+	It("leaves the CRDs and nothing else on helm uninstall", func(ctx SpecContext) {
+		managers.stop()
+		run(ctx, "helm", "uninstall", release, "--namespace", releaseNamespace, "--wait")
+		for _, name := range crdNames {
+			out := run(ctx, "k8s/kubectl", "get", "crd", name, "-o", "name")
+			Expect(out).To(ContainSubstring(name))
+		}
+		// Everything else the chart made carries the release's instance label.
+		left := run(ctx, "k8s/kubectl", "get",
+			"deployments,services,serviceaccounts,roles,rolebindings,poddisruptionbudgets,configmaps,secrets,issuers.cert-manager.io,certificates.cert-manager.io",
+			"-n", releaseNamespace, "-l", "app.kubernetes.io/instance="+release, "-o", "name")
+		Expect(strings.TrimSpace(left)).To(BeEmpty())
+		left = run(ctx, "k8s/kubectl", "get", "clusterroles,clusterrolebindings,validatingwebhookconfigurations",
+			"-l", "app.kubernetes.io/instance="+release, "-o", "name")
+		Expect(strings.TrimSpace(left)).To(BeEmpty())
+	}, SpecTimeout(2*time.Minute))
+}
+
+// readyStatus is the status of an object's Ready condition.
+func readyStatus(u *unstructured.Unstructured) string {
+	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conditions {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+			s, _ := m["status"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// profile is a SchedulingProfile with the spec given as JSON.
+func profile(name, spec string) *unstructured.Unstructured {
+	return object(`{"apiVersion": "scheduling.berth.io/v1alpha1", "kind": "SchedulingProfile", "metadata": {"name": "` + name + `"}, "spec": ` + spec + `}`)
+}
+
+func object(text string) *unstructured.Unstructured {
+	GinkgoHelper()
+	u := &unstructured.Unstructured{}
+	Expect(yaml.Unmarshal([]byte(text), &u.Object)).To(Succeed())
+	return u
+}

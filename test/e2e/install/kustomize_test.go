@@ -1,0 +1,72 @@
+package install_test
+
+import (
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// What config/default installs: namespace berth-system, names prefixed berth-.
+const (
+	kustomizeNamespace  = "berth-system"
+	kustomizeDeployment = "berth-controller-manager"
+	// sampleScheduler is config/samples' SchedulingProfile.
+	sampleScheduler = "bin-packing"
+)
+
+func kustomizeSpecs() {
+	var managers *deploymentPods
+
+	BeforeAll(func(ctx SpecContext) {
+		run(ctx, "k8s/kubectl", "apply", "-k", "config/default")
+		// cert-manager (here its stand-in) issues the webhook's certificate.
+		certs.expectSecretIssued(ctx, kustomizeNamespace, "webhook-server-cert")
+		managers = runDeployment(ctx, kustomizeNamespace, kustomizeDeployment)
+		DeferCleanup(func() { managers.stop() })
+	}, NodeTimeout(3*time.Minute))
+
+	It("runs the Deployment's two pods: ready, one leading, the other standing by", func(ctx SpecContext) {
+		Expect(managers.pods).To(HaveLen(2))
+		managers.expectReady(ctx)
+		leader := managers.leader(ctx)
+		for _, p := range managers.pods {
+			code, body := get(p, "http", probePort, "/readyz", "")
+			Expect(code).To(Equal(http.StatusOK), "%s /readyz: %s", p.Pod.Name, body)
+		}
+		Consistently(ctx, func() string { return leaseHolder(ctx, kustomizeNamespace) }).
+			WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
+		managers.expectUp()
+	}, SpecTimeout(3*time.Minute))
+
+	It("takes config/samples on a fresh cluster, through the webhook, and binds a pod with the sample profile", func(ctx SpecContext) {
+		run(ctx, "k8s/kubectl", "apply", "-k", "config/samples")
+		_, err := dyn.Resource(profiles).Create(ctx, profile("e2e-bad", `{"plugins": {"filter": {"enabled": [{"name": "NoSuchPlugin"}]}}}`), metav1.CreateOptions{})
+		Expect(err).To(MatchError(ContainSubstring("NoSuchPlugin")), "the webhook refuses an unknown plugin")
+		expectBound(ctx, sampleScheduler)
+	}, SpecTimeout(2*time.Minute))
+
+	It("serves metrics to callers bound to berth-metrics-reader", func(ctx SpecContext) {
+		p := managers.pods[0]
+		code, _ := get(p, "https", metricsPort, "/metrics", "")
+		Expect(code).To(Equal(http.StatusUnauthorized))
+		token := scraperToken(ctx, kustomizeNamespace, "berth-metrics-reader")
+		Eventually(func() int { code, _ := get(p, "https", metricsPort, "/metrics", token); return code }).
+			WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
+	}, SpecTimeout(time.Minute))
+
+	It("fails over: the standby takes the Lease when the leader is killed and binds pods", func(ctx SpecContext) {
+		leader := managers.leader(ctx)
+		leader.Kill()
+		Eventually(ctx, func() string { return leaseHolder(ctx, kustomizeNamespace) }).WithTimeout(time.Minute).
+			ShouldNot(HavePrefix(leader.Pod.Name+"_"), "the standby takes over within the lease duration")
+		expectBound(ctx, sampleScheduler)
+		for _, p := range managers.pods {
+			if p != leader {
+				Expect(p.Exited()).To(BeFalse())
+			}
+		}
+	}, SpecTimeout(2*time.Minute))
+}

@@ -1,0 +1,151 @@
+// Package install_test installs Berth as its users do, on a local cluster,
+// and runs what the install created: `helm install` of charts/berth and
+// `kubectl apply -k config/default` against a real kube-apiserver, then the
+// manager Deployment's pods as a kubelet would run them. Each pod's process
+// is the image's ENTRYPOINT (read from the Dockerfile) followed by the
+// container's args, with the container's environment, volumes, user and
+// read-only root, in its own network namespace, and with a token of the
+// installed ServiceAccount; so the chart's and kustomize's flags, RBAC,
+// probes, Services and webhook configuration are what is tested. The binary
+// is built from exactly what the Dockerfile copies, with its flags.
+//
+// Local pods need root (namespaces and mounts). `make test-e2e` runs this
+// suite; BERTH_BIN_DIR names the directory with the built tools.
+package install_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/berth-io/berth/hack/tools/localcluster"
+	"github.com/berth-io/berth/test/imagebuild"
+)
+
+// repoRoot is the repository root as seen from this package's directory.
+var repoRoot = filepath.Join("..", "..", "..")
+
+// imageRepository is the repository of Berth's image in the chart and in kustomize.
+const imageRepository = "ghcr.io/berth-io/berth"
+
+var (
+	binDir  string
+	cluster *localcluster.Cluster
+	images  map[string]localcluster.PodImage
+	certs   *certManager
+	dyn     dynamic.Interface
+)
+
+func TestInstall(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Berth install suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	if os.Geteuid() != 0 {
+		Fail("the install suite runs the manager's pods in their own namespaces, which needs root")
+	}
+	binDir = os.Getenv("BERTH_BIN_DIR")
+	if binDir == "" {
+		binDir = filepath.Join(repoRoot, "bin")
+	}
+	var err error
+	binDir, err = filepath.Abs(binDir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range []string{"localcluster", "helm", "kwok", "kwok-stages.yaml", "k8s/etcd", "k8s/kube-apiserver", "k8s/kube-controller-manager", "k8s/kubectl"} {
+		if _, err := os.Stat(filepath.Join(binDir, f)); err != nil {
+			Fail("missing " + filepath.Join(binDir, f) + ": run `make test-e2e`, which builds it")
+		}
+	}
+
+	By("building the image's binary from the Dockerfile's context")
+	root, err := filepath.Abs(repoRoot)
+	Expect(err).NotTo(HaveOccurred())
+	df, err := imagebuild.Parse(filepath.Join(root, "Dockerfile"))
+	Expect(err).NotTo(HaveOccurred())
+	binary := filepath.Join(binDir, "image", "berth")
+	Expect(df.BuildBinary(ctx, root, binary)).To(Succeed())
+	entrypoint := df.Entrypoint()
+	Expect(entrypoint).NotTo(BeEmpty(), "the Dockerfile has no ENTRYPOINT")
+	images = map[string]localcluster.PodImage{imageRepository: {
+		Entrypoint: entrypoint,
+		User:       df.User(),
+		Files:      map[string]string{df.BinaryPath(): binary},
+	}}
+
+	By("starting a local cluster without Berth's CRDs")
+	logger := funcr.New(func(prefix, args string) { GinkgoWriter.Printf("%s %s\n", prefix, args) }, funcr.Options{})
+	cluster, err = localcluster.Start(ctx,
+		localcluster.WithK8sBinDir(filepath.Join(binDir, "k8s")),
+		localcluster.WithKwok(filepath.Join(binDir, "kwok"), filepath.Join(binDir, "kwok-stages.yaml")),
+		localcluster.WithNodes(5),
+		localcluster.WithoutCRDs(),
+		localcluster.WithPodNetwork(filepath.Join(binDir, "localcluster")),
+		localcluster.WithLogger(logger),
+		localcluster.WithStartTimeout(3*time.Minute),
+	)
+	Expect(err).NotTo(HaveOccurred(), "starting the local cluster")
+	DeferCleanup(func() {
+		if CurrentSpecReport().Failed() || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
+			keepLogs()
+		}
+		cluster.Stop()
+	})
+
+	ext, err := apiextensionsclient.NewForConfig(cluster.Config)
+	Expect(err).NotTo(HaveOccurred())
+	dyn, err = dynamic.NewForConfig(cluster.Config)
+	Expect(err).NotTo(HaveOccurred())
+	certs, err = installCertManager(ctx, cluster.Clientset, ext, dyn)
+	Expect(err).NotTo(HaveOccurred())
+	certCtx, stopCerts := context.WithCancel(context.Background())
+	go certs.run(certCtx)
+	DeferCleanup(stopCerts)
+}, NodeTimeout(8*time.Minute))
+
+// keepLogs copies the components' and pods' logs into bin/e2e-install-logs.
+func keepLogs() {
+	dst := filepath.Join(binDir, "e2e-install-logs")
+	_ = os.RemoveAll(dst)
+	_ = os.MkdirAll(dst, 0o755)
+	files, _ := filepath.Glob(filepath.Join(cluster.LogDir(), "*.log"))
+	for _, f := range files {
+		if raw, err := os.ReadFile(f); err == nil {
+			_ = os.WriteFile(filepath.Join(dst, filepath.Base(f)), raw, 0o644)
+		}
+	}
+	GinkgoWriter.Printf("component and pod logs kept in %s\n", dst)
+}
+
+// run runs a tool from binDir against the local cluster and returns its
+// combined output; it fails the spec when the tool fails.
+func run(ctx context.Context, tool string, args ...string) string {
+	GinkgoHelper()
+	out, err := tryRun(ctx, tool, args...)
+	Expect(err).NotTo(HaveOccurred(), "%s %s:\n%s", tool, strings.Join(args, " "), out)
+	return out
+}
+
+// tryRun is run without the failure.
+func tryRun(ctx context.Context, tool string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, tool), args...)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.Kubeconfig, "HELM_CACHE_HOME="+filepath.Join(cluster.Dir, "helm"),
+		"HELM_CONFIG_HOME="+filepath.Join(cluster.Dir, "helm"), "HELM_DATA_HOME="+filepath.Join(cluster.Dir, "helm"))
+	out, err := cmd.CombinedOutput()
+	GinkgoWriter.Printf("$ %s %s\n%s", tool, strings.Join(args, " "), out)
+	return string(out), err
+}
+
+// background is a context for cleanups that run after a spec's context ends.
+func background() context.Context { return context.Background() }
