@@ -46,7 +46,8 @@ func helmSpecs() {
 		certs.expectSecretIssued(ctx, releaseNamespace, "berth-webhook-cert")
 		managers = runDeployment(ctx, releaseNamespace, chartDeployment)
 		DeferCleanup(func() { managers.stop() })
-	}, NodeTimeout(3*time.Minute))
+		managers.expectReady(ctx)
+	}, NodeTimeout(4*time.Minute))
 
 	It("runs the Deployment's pods: ready, one of them leading, the other standing by", func(ctx SpecContext) {
 		Expect(managers.pods).To(HaveLen(2), "the chart's default is two replicas")

@@ -26,7 +26,8 @@ func kustomizeSpecs() {
 		certs.expectSecretIssued(ctx, kustomizeNamespace, "webhook-server-cert")
 		managers = runDeployment(ctx, kustomizeNamespace, kustomizeDeployment)
 		DeferCleanup(func() { managers.stop() })
-	}, NodeTimeout(3*time.Minute))
+		managers.expectReady(ctx)
+	}, NodeTimeout(4*time.Minute))
 
 	It("runs the Deployment's two pods: ready, one leading, the other standing by", func(ctx SpecContext) {
 		Expect(managers.pods).To(HaveLen(2))
