@@ -28,7 +28,6 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -210,11 +209,8 @@ func applySamples(ctx context.Context, cluster *localcluster.Cluster, paths []st
 	if len(files) == 0 {
 		return nil
 	}
-	// config/samples' PodGroup lives in ml-training.
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ml-training"}}
-	if _, err := cluster.Clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating namespace ml-training: %w", err)
-	}
+	// A directory's files go in name order; config/samples' namespace.yaml
+	// comes before the PodGroup that lives in it.
 	applier, err := localcluster.NewApplier(cluster.Config)
 	if err != nil {
 		return err
