@@ -30,6 +30,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
 	berthwebhook "github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/internal/defaultprofile"
 	"github.com/berth-io/berth/internal/metricsauth"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
@@ -122,6 +123,11 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	}
 	if err := addRunnables(mgr, sched, clientset, registry, o.enableWebhook); err != nil {
 		return err
+	}
+	if o.defaultProfile != "" {
+		if err := mgr.Add(defaultprofile.New(mgr.GetClient(), o.defaultProfile)); err != nil {
+			return fmt.Errorf("adding the default profile's creator: %w", err)
+		}
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)

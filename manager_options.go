@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"os"
 	"strings"
 	"time"
@@ -58,6 +59,7 @@ type managerOptions struct {
 	memoryLimit int64
 	// scheduledEvents says whether a Scheduled event is recorded per bound pod.
 	scheduledEvents bool
+	defaultProfile  string
 
 	zap zap.Options
 }
@@ -111,6 +113,8 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 		"How many nodes are filtered and scored at once in a scheduling cycle.")
 	fs.BoolVar(&o.scheduledEvents, "scheduled-events", true,
 		"Record a Scheduled event for every pod bound, as kube-scheduler does; false saves the apiserver one write per pod. FailedScheduling and other events are recorded either way.")
+	fs.StringVar(&o.defaultProfile, "default-profile", "",
+		"Create a SchedulingProfile of this name, with upstream's default plugins, when none exists (the leader does, once; an existing profile is never changed). Empty: none.")
 	fs.Func("memory-limit",
 		"Soft limit of the Go runtime's memory, a quantity such as 512Mi: the garbage collector works harder as the process nears it (default: GOMEMLIMIT, or none).",
 		func(v string) error {
@@ -169,6 +173,11 @@ func (o *managerOptions) validate() error {
 	}
 	if o.kubeAPIQPS > 0 && o.kubeAPIBurst < 1 {
 		errs = append(errs, fmt.Errorf("--kube-api-burst must be positive with --kube-api-qps %g", o.kubeAPIQPS))
+	}
+	if o.defaultProfile != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(o.defaultProfile) {
+			errs = append(errs, fmt.Errorf("--default-profile %q: %s", o.defaultProfile, msg))
+		}
 	}
 	if o.webhookPort < 1 || o.webhookPort > 65535 {
 		errs = append(errs, fmt.Errorf("--webhook-port %d is not a port", o.webhookPort))

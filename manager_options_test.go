@@ -43,6 +43,7 @@ func TestNewManagerOptionsDefaults(t *testing.T) {
 		{"parallelism", o.parallelism, 16},
 		{"memory-limit", o.memoryLimit, int64(0)},
 		{"scheduled-events", o.scheduledEvents, true},
+		{"default-profile", o.defaultProfile, ""},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -92,6 +93,7 @@ func TestNewManagerOptionsFlags(t *testing.T) {
 		{"no scheduled events", []string{"--scheduled-events=false"}, func(o *managerOptions) bool { return !o.scheduledEvents }},
 		{"memory limit", []string{"--memory-limit=128Mi"}, func(o *managerOptions) bool { return o.memoryLimit == 128<<20 }},
 		{"memory limit in decimal units", []string{"--memory-limit=1G"}, func(o *managerOptions) bool { return o.memoryLimit == 1e9 }},
+		{"default profile", []string{"--default-profile=berth"}, func(o *managerOptions) bool { return o.defaultProfile == "berth" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,6 +126,7 @@ func TestNewManagerOptionsErrors(t *testing.T) {
 		{"bad zap level", []string{"--zap-log-level=loud"}, "invalid value"},
 		{"memory limit not a quantity", []string{"--memory-limit=lots"}, "not a quantity"},
 		{"zero memory limit", []string{"--memory-limit=0"}, "must be positive"},
+		{"default profile not a name", []string{"--default-profile=Berth_1"}, `--default-profile "Berth_1"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
