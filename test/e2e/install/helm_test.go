@@ -53,12 +53,7 @@ func helmSpecs() {
 		Expect(managers.pods).To(HaveLen(2), "the chart's default is two replicas")
 		managers.expectReady(ctx)
 		leader := managers.leader(ctx)
-		for _, p := range managers.pods {
-			for _, path := range []string{"/healthz", "/readyz"} {
-				code, body := get(p, "http", probePort, path, "")
-				Expect(code).To(Equal(http.StatusOK), "%s %s: %s", p.Pod.Name, path, body)
-			}
-		}
+		managers.expectProbesOK(ctx, probePort, "/healthz", "/readyz")
 		Consistently(ctx, func() string { return leaseHolder(ctx, releaseNamespace) }).
 			WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
 		managers.expectUp()

@@ -33,10 +33,7 @@ func kustomizeSpecs() {
 		Expect(managers.pods).To(HaveLen(2))
 		managers.expectReady(ctx)
 		leader := managers.leader(ctx)
-		for _, p := range managers.pods {
-			code, body := get(p, "http", probePort, "/readyz", "")
-			Expect(code).To(Equal(http.StatusOK), "%s /readyz: %s", p.Pod.Name, body)
-		}
+		managers.expectProbesOK(ctx, probePort, "/healthz", "/readyz")
 		Consistently(ctx, func() string { return leaseHolder(ctx, kustomizeNamespace) }).
 			WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
 		managers.expectUp()

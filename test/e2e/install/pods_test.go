@@ -104,6 +104,23 @@ func (dp *deploymentPods) leader(ctx context.Context) *localcluster.LocalPod {
 	return leader
 }
 
+// expectProbesOK waits until each pod answers 200 on each path of port:
+// the leader's /readyz waits for its scheduler's caches after the election.
+func (dp *deploymentPods) expectProbesOK(ctx context.Context, port int, paths ...string) {
+	GinkgoHelper()
+	for _, p := range dp.pods {
+		for _, path := range paths {
+			Eventually(ctx, func() (int, error) {
+				code, body, err := tryGet(p, "http", port, path, "")
+				if err == nil && code != http.StatusOK {
+					err = fmt.Errorf("%s %s: %d %s", p.Pod.Name, path, code, body)
+				}
+				return code, err
+			}).WithTimeout(time.Minute).Should(Equal(http.StatusOK))
+		}
+	}
+}
+
 // stop deletes the pods as the Deployment controller does on a rollout and
 // expects each to exit cleanly within its grace period.
 func (dp *deploymentPods) stop() {
@@ -129,18 +146,28 @@ func leaseHolder(ctx context.Context, namespace string) string {
 // get asks the pod for path on a container port, with token as bearer when set.
 func get(p *localcluster.LocalPod, scheme string, port int, path, token string) (int, string) {
 	GinkgoHelper()
+	code, body, err := tryGet(p, scheme, port, path, token)
+	Expect(err).NotTo(HaveOccurred())
+	return code, body
+}
+
+func tryGet(p *localcluster.LocalPod, scheme string, port int, path, token string) (int, string, error) {
 	// The manager's metrics certificate is self-signed unless one is mounted.
 	client := &http.Client{Transport: p.Transport(&tls.Config{InsecureSkipVerify: true}), Timeout: 10 * time.Second} //nolint:gosec
 	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s://%s:%d%s", scheme, p.Pod.Name, port, path), nil)
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		return 0, "", err
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := client.Do(req)
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		return 0, "", err
+	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return resp.StatusCode, string(body), nil
 }
 
 // scraperToken is a token of a new ServiceAccount bound to clusterRole, as a

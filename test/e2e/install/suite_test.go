@@ -96,7 +96,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	)
 	Expect(err).NotTo(HaveOccurred(), "starting the local cluster")
 	DeferCleanup(func() {
-		if CurrentSpecReport().Failed() || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
+		if anyFailed || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
 			keepLogs()
 		}
 		cluster.Stop()
@@ -112,6 +112,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	go certs.run(certCtx)
 	DeferCleanup(stopCerts)
 }, NodeTimeout(8*time.Minute))
+
+// anyFailed records that a spec failed, for the suite's cleanup.
+var anyFailed bool
+
+var _ = AfterEach(func() {
+	if CurrentSpecReport().Failed() {
+		anyFailed = true
+	}
+})
 
 // keepLogs copies the components' and pods' logs into bin/e2e-install-logs.
 func keepLogs() {
