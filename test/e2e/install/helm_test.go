@@ -51,6 +51,7 @@ func helmSpecs() {
 
 	It("runs the Deployment's pods: ready, one of them leading, the other standing by", func(ctx SpecContext) {
 		Expect(managers.pods).To(HaveLen(2), "the chart's default is two replicas")
+		managers.expectAdmitted(ctx)
 		managers.expectReady(ctx)
 		leader := managers.leader(ctx)
 		managers.expectProbesOK(ctx, probePort, "/healthz", "/readyz")

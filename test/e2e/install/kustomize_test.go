@@ -31,6 +31,7 @@ func kustomizeSpecs() {
 
 	It("runs the Deployment's two pods: ready, one leading, the other standing by", func(ctx SpecContext) {
 		Expect(managers.pods).To(HaveLen(2))
+		managers.expectAdmitted(ctx)
 		managers.expectReady(ctx)
 		leader := managers.leader(ctx)
 		managers.expectProbesOK(ctx, probePort, "/healthz", "/readyz")

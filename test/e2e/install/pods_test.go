@@ -79,6 +79,31 @@ func (dp *deploymentPods) expectReady(ctx context.Context) {
 	}
 }
 
+// expectAdmitted checks that the apiserver admits the Deployment's pods:
+// its ReplicaSet (kube-controller-manager's) creates them all. Nothing
+// schedules those pods to a real kubelet here; the local pods stand in for them.
+func (dp *deploymentPods) expectAdmitted(ctx context.Context) {
+	GinkgoHelper()
+	d, err := cluster.Clientset.AppsV1().Deployments(dp.namespace).Get(ctx, dp.name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(ctx, func() (int, error) {
+		pods, err := cluster.Clientset.CoreV1().Pods(dp.namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+		if err != nil {
+			return 0, err
+		}
+		return len(pods.Items), nil
+	}).WithTimeout(30*time.Second).Should(BeNumerically(">=", ptr.Deref(d.Spec.Replicas, 1)), func() string {
+		events, _ := cluster.Clientset.CoreV1().Events(dp.namespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=FailedCreate"})
+		var msgs []string
+		for _, e := range events.Items {
+			msgs = append(msgs, e.Message)
+		}
+		return "the ReplicaSet could not create the pods: " + strings.Join(msgs, "; ")
+	})
+}
+
 // expectUp checks that no pod exited or failed its liveness probe.
 func (dp *deploymentPods) expectUp() {
 	GinkgoHelper()
