@@ -189,6 +189,7 @@ func managerConfig(o *managerOptions, scheme *runtime.Scheme, logger logr.Logger
 		BindAddress:   o.metricsBindAddress,
 		SecureServing: o.metricsSecure,
 		TLSOpts:       tlsOpts,
+		CertDir:       o.metricsCertDir,
 	}
 	if o.metricsSecure {
 		// Callers need a token the apiserver accepts and RBAC on the

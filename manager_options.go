@@ -60,6 +60,7 @@ type managerOptions struct {
 	// scheduledEvents says whether a Scheduled event is recorded per bound pod.
 	scheduledEvents bool
 	defaultProfile  string
+	metricsCertDir  string
 
 	zap zap.Options
 }
@@ -96,6 +97,8 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 		`Address of the Prometheus metrics endpoint; "0" turns it off.`)
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true,
 		"Serve metrics over HTTPS to callers the apiserver authenticates and authorizes (TokenReview, SubjectAccessReview).")
+	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "",
+		"Directory with the metrics server's tls.crt and tls.key, reloaded when they change (default: a self-signed certificate made at start).")
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", ":8081",
 		`Address of /healthz and /readyz; "0" turns them off.`)
 	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "",

@@ -44,6 +44,7 @@ func TestNewManagerOptionsDefaults(t *testing.T) {
 		{"memory-limit", o.memoryLimit, int64(0)},
 		{"scheduled-events", o.scheduledEvents, true},
 		{"default-profile", o.defaultProfile, ""},
+		{"metrics-cert-dir", o.metricsCertDir, ""},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -74,6 +75,7 @@ func TestNewManagerOptionsFlags(t *testing.T) {
 		{"renew checks skipped without election", []string{"--leader-elect=false", "--leader-elect-renew-deadline=1h"},
 			func(o *managerOptions) bool { return o.renewDeadline == time.Hour }},
 		{"metrics off", []string{"--metrics-bind-address=0"}, func(o *managerOptions) bool { return o.metricsBindAddress == "0" }},
+		{"metrics certificate", []string{"--metrics-cert-dir=/certs"}, func(o *managerOptions) bool { return o.metricsCertDir == "/certs" }},
 		{"plain metrics", []string{"--metrics-secure=false", "--metrics-bind-address=:8080"}, func(o *managerOptions) bool {
 			return !o.metricsSecure && o.metricsBindAddress == ":8080"
 		}},

@@ -39,6 +39,12 @@ func TestManagerConfig(t *testing.T) {
 			if !mo.Metrics.SecureServing || mo.Metrics.FilterProvider == nil || mo.Metrics.BindAddress != ":8443" {
 				t.Errorf("metrics are not served securely on :8443 with the authn/authz filter: %+v", mo.Metrics)
 			}
+			if mo.Metrics.CertDir != "" {
+				t.Errorf("Metrics.CertDir = %q by default, want none (a self-signed certificate)", mo.Metrics.CertDir)
+			}
+			if mo := managerConfig(&managerOptions{metricsCertDir: "/certs"}, nil, logr.Discard()); mo.Metrics.CertDir != "/certs" {
+				t.Errorf("--metrics-cert-dir: Metrics.CertDir = %q, want /certs", mo.Metrics.CertDir)
+			}
 			if mo.HealthProbeBindAddress != ":8081" || mo.PprofBindAddress != "0" {
 				t.Errorf("probes on %q, pprof on %q", mo.HealthProbeBindAddress, mo.PprofBindAddress)
 			}

@@ -1,6 +1,7 @@
 package install_test
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"time"
@@ -41,8 +42,15 @@ var _ = Describe("Installing Berth", Ordered, func() {
 func helmSpecs() {
 	var managers *deploymentPods
 
+	var notes string
+
 	BeforeAll(func(ctx SpecContext) {
-		run(ctx, "helm", "install", release, "charts/berth", "--namespace", releaseNamespace, "--create-namespace")
+		for _, typo := range []string{"replica=1", "leaderElection.leaseDuraton=20s", "webhook.failurePolicy=Never"} {
+			out, err := tryRun(ctx, "helm", "install", release, "charts/berth", "--namespace", releaseNamespace, "--create-namespace", "--set", typo)
+			Expect(err).To(HaveOccurred(), "helm install --set %s must fail at install, not at run time", typo)
+			Expect(out).To(ContainSubstring("schema"), "the chart's values.schema.json refuses --set %s", typo)
+		}
+		notes = run(ctx, "helm", "install", release, "charts/berth", "--namespace", releaseNamespace, "--create-namespace")
 		certs.expectSecretIssued(ctx, releaseNamespace, "berth-webhook-cert")
 		managers = runDeployment(ctx, releaseNamespace, chartDeployment)
 		DeferCleanup(func() { managers.stop() })
@@ -59,6 +67,17 @@ func helmSpecs() {
 			WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
 		managers.expectUp()
 	}, SpecTimeout(3*time.Minute))
+
+	It("prints NOTES that name what it installed", func(ctx SpecContext) {
+		for _, want := range []string{
+			"rollout status deployment/" + chartDeployment,
+			"get lease " + leaseName,
+			"get schedulingprofile " + chartProfile,
+			"ClusterRole " + release + "-metrics-reader",
+		} {
+			Expect(notes).To(ContainSubstring(want))
+		}
+	})
 
 	It("binds a pod with the chart's default profile", func(ctx SpecContext) {
 		Eventually(ctx, func() (string, error) {
@@ -123,14 +142,24 @@ func helmSpecs() {
 		expectBound(ctx, chartProfile)
 	}, SpecTimeout(2*time.Minute))
 
-	It("restarts cleanly on a helm upgrade that changes a value", func(ctx SpecContext) {
-		run(ctx, "helm", "upgrade", release, "charts/berth", "--namespace", releaseNamespace, "--reuse-values", "--set", "logLevel=debug")
+	It("restarts cleanly on a helm upgrade that changes values, here to a user-managed webhook certificate", func(ctx SpecContext) {
+		// The certificate cert-manager issued stays as the user's own; the
+		// apiserver then trusts it through webhook.caBundle alone.
+		run(ctx, "helm", "upgrade", release, "charts/berth", "--namespace", releaseNamespace, "--reuse-values",
+			"--set", "logLevel=debug,webhook.certManager.enabled=false,webhook.secretName=berth-webhook-cert",
+			"--set", "webhook.caBundle="+base64.StdEncoding.EncodeToString(certs.caPEM))
 		managers.stop() // what the rollout does to the old pods: SIGTERM, exit 0
 		managers = runDeployment(ctx, releaseNamespace, chartDeployment)
 		Expect(managers.pods[0].Pod.Spec.Containers[0].Args).To(ContainElement("--zap-log-level=debug"))
 		managers.expectReady(ctx)
 		managers.leader(ctx)
 		expectBound(ctx, chartProfile)
+
+		hook, err := cluster.Clientset.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, release+"-validating", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hook.Annotations).NotTo(HaveKey("cert-manager.io/inject-ca-from"))
+		_, err = dyn.Resource(profiles).Create(ctx, profile("e2e-bad", `{"plugins": {"filter": {"enabled": [{"name": "NoSuchPlugin"}]}}}`), metav1.CreateOptions{})
+		Expect(err).To(MatchError(ContainSubstring("NoSuchPlugin")), "the webhook, trusted through webhook.caBundle, refuses an unknown plugin")
 		managers.expectUp()
 	}, SpecTimeout(3*time.Minute))
 
