@@ -16,13 +16,13 @@ RUN go mod download
 
 # Only the packages the binary is built from (not bin/, test/ or docs/);
 # test/imagebuild builds the binary from exactly these lines.
-COPY *.go ./
+COPY cmd/ cmd/
 COPY api/ api/
 COPY controllers/ controllers/
 COPY internal/ internal/
 COPY scheduler/ scheduler/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w -X main.gitVersion=${VERSION}" -o /berth .
+    go build -trimpath -ldflags "-s -w -X main.gitVersion=${VERSION}" -o /berth ./cmd/berth
 
 # distroless/static:nonroot: no shell, no package manager, user 65532.
 FROM gcr.io/distroless/static:nonroot

@@ -121,7 +121,7 @@ VERSION ?= dev
 
 .PHONY: build
 build: ## Build the berth binary into bin/.
-	go build -o $(BIN)/berth .
+	go build -o $(BIN)/berth ./cmd/berth
 
 .PHONY: docker-build
 docker-build: ## Build the image IMG (default ghcr.io/berth-io/berth:dev) with CONTAINER_TOOL (docker); VERSION is the build-arg that berth version prints.

@@ -45,7 +45,7 @@ build() {
   hack/control-plane.sh etcd kube-apiserver kube-controller-manager
   build_kwok
   go build -o "$bin/localcluster" ./hack/tools/localcluster/cmd/localcluster
-  go build -o "$bin/berth" .
+  go build -o "$bin/berth" ./cmd/berth
 }
 
 if [ "${1:-}" = "build" ]; then

@@ -338,7 +338,7 @@ func TestBuildBinaryBerth(t *testing.T) {
 	}{
 		{"the Dockerfile", string(text), ""},
 		{"without COPY internal/", strings.Replace(string(text), internalCopy, "", 1),
-			"package github.com/berth-io/berth/internal/metricsauth"},
+			"package github.com/berth-io/berth/internal/manager"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -62,7 +62,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	dir := GinkgoT().TempDir()
 	berthBinary = filepath.Join(dir, "berth")
-	build := exec.CommandContext(ctx, "go", "build", "-o", berthBinary, ".")
+	build := exec.CommandContext(ctx, "go", "build", "-o", berthBinary, "./cmd/berth")
 	build.Dir = root
 	build.Stdout, build.Stderr = GinkgoWriter, GinkgoWriter
 	Expect(build.Run()).To(Succeed(), "building berth")

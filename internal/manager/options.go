@@ -1,4 +1,4 @@
-package main
+package manager
 
 import (
 	"errors"
@@ -61,6 +61,8 @@ type managerOptions struct {
 	scheduledEvents bool
 	defaultProfile  string
 	metricsCertDir  string
+	// version is the binary's version, for the log and the user agent.
+	version string
 
 	zap zap.Options
 }

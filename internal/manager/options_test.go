@@ -1,4 +1,4 @@
-package main
+package manager
 
 import (
 	"bytes"
@@ -155,7 +155,7 @@ func TestNewManagerOptionsHelp(t *testing.T) {
 // TestConvertNamesManagerFlags keeps `berth convert`'s warnings, which send
 // users to manager flags, in step with the flags.
 func TestConvertNamesManagerFlags(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("api", "convert", "convert.go"))
+	src, err := os.ReadFile(filepath.Join(repoRoot, "api", "convert", "convert.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +211,8 @@ func TestRunManagerExitCodes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			if code := runManager(context.Background(), tc.args, &stderr); code != tc.wantCode {
-				t.Errorf("runManager(%q) = %d, want %d; stderr:\n%s", tc.args, code, tc.wantCode, stderr.String())
+			if code := Main(context.Background(), tc.args, &stderr, "test"); code != tc.wantCode {
+				t.Errorf("Main(%q) = %d, want %d; stderr:\n%s", tc.args, code, tc.wantCode, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tc.wantStderr) {
 				t.Errorf("stderr does not contain %q:\n%s", tc.wantStderr, stderr.String())
@@ -223,7 +223,7 @@ func TestRunManagerExitCodes(t *testing.T) {
 
 // TestDocsListEveryFlag keeps docs/manager.md's flags table complete.
 func TestDocsListEveryFlag(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("docs", "manager.md"))
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "manager.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

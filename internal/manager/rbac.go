@@ -1,4 +1,4 @@
-package main
+package manager
 
 // The markers below add what `berth manager` needs, beyond the controllers'
 // own markers, to the ClusterRole berth-manager and the Role berth-manager

@@ -1,4 +1,4 @@
-package main
+package manager
 
 import (
 	"io"
@@ -64,7 +64,7 @@ func find(t *testing.T, objs []renderedObject, kind string, out any) string {
 }
 
 func TestConfigDefaultRenders(t *testing.T) {
-	objs := kustomizeBuild(t, filepath.Join("config", "default"))
+	objs := kustomizeBuild(t, filepath.Join(repoRoot, "config", "default"))
 
 	wantKinds := map[string]int{
 		"CustomResourceDefinition": 4, "Namespace": 1, "ServiceAccount": 1, "ClusterRole": 2, "ClusterRoleBinding": 1,
@@ -257,13 +257,13 @@ func checkManagerDeployment(t *testing.T, d *appsv1.Deployment) {
 }
 
 func TestConfigPrometheusRenders(t *testing.T) {
-	objs := kustomizeBuild(t, filepath.Join("config", "prometheus"))
+	objs := kustomizeBuild(t, filepath.Join(repoRoot, "config", "prometheus"))
 	var svc corev1.Service
 	find(t, objs, "Service", &svc)
 	if objectNamed(objs, "ServiceMonitor", "controller-manager-metrics-monitor") == nil {
 		t.Fatal("no ServiceMonitor")
 	}
-	deploys := kustomizeBuild(t, filepath.Join("config", "manager"))
+	deploys := kustomizeBuild(t, filepath.Join(repoRoot, "config", "manager"))
 	var d appsv1.Deployment
 	find(t, deploys, "Deployment", &d)
 	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {

@@ -1,4 +1,9 @@
-package main
+// Package manager is Berth's one wiring: it builds the controller-runtime
+// manager that runs the scheduler, the SchedulingProfile, PluginWeight,
+// PodGroup and RebalancePolicy controllers, the rebalancer, the webhook, the
+// readiness and health checks and the metrics, from the flags of
+// `berth manager`.
+package manager
 
 import (
 	"context"
@@ -48,11 +53,12 @@ const (
 	exitUsage  = 2
 )
 
-// runManager runs `berth manager` until ctx ends, which is a clean exit,
-// or the manager fails, for example because it lost its Lease. It returns
-// the process exit code. main passes ctrl.SetupSignalHandler's context;
-// tests pass their own.
-func runManager(ctx context.Context, args []string, stderr io.Writer) int {
+// Main runs `berth manager` with args until ctx ends, which is a clean
+// exit, or the manager fails, for example because it lost its Lease. It
+// returns the process exit code. version is the binary's, for the log and
+// the user agent. main passes ctrl.SetupSignalHandler's context; tests pass
+// their own.
+func Main(ctx context.Context, args []string, stderr io.Writer, version string) int {
 	o, err := newManagerOptions(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -61,13 +67,14 @@ func runManager(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "berth manager: %v\n", err)
 		return exitUsage
 	}
+	o.version = version
 	o.zap.DestWriter = stderr
 	logger := zap.New(zap.UseFlagOptions(&o.zap))
 	// controller-runtime and client-go log through these process-wide loggers.
 	ctrl.SetLogger(logger)
 	klog.SetLogger(logger)
 
-	logger.Info("Starting Berth", "version", version(), "leaderElection", o.leaderElect, "leaderElectionNamespace", o.leaderElectNamespace)
+	logger.Info("Starting Berth", "version", o.version, "leaderElection", o.leaderElect, "leaderElectionNamespace", o.leaderElectNamespace)
 	if o.memoryLimit > 0 {
 		debug.SetMemoryLimit(o.memoryLimit)
 		logger.Info("Set the Go runtime's soft memory limit", "bytes", o.memoryLimit)
@@ -266,7 +273,7 @@ func restConfig(o *managerOptions) (*rest.Config, error) {
 	// reader per watch holds about 40 KB, and decompressing every pod
 	// event costs the scheduler CPU, compressing it the apiserver's.
 	cfg.DisableCompression = !o.kubeAPICompression
-	cfg.UserAgent = "berth-manager/" + version()
+	cfg.UserAgent = "berth-manager/" + o.version
 	return cfg, nil
 }
 

@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/berth-io/berth/internal/manager"
 )
 
 // gitVersion is Berth's version, set at build time with
@@ -32,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "manager":
 		// The first SIGTERM or SIGINT stops the manager gracefully; a second
 		// one exits at once.
-		return runManager(ctrl.SetupSignalHandler(), args[1:], stderr)
+		return manager.Main(ctrl.SetupSignalHandler(), args[1:], stderr, version())
 	case "convert":
 		return runConvert(context.Background(), args[1:], os.Stdin, stdout, stderr)
 	case "version":

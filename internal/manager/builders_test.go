@@ -1,6 +1,8 @@
-package main
+package manager
 
 import (
+	"path/filepath"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -27,3 +29,6 @@ func (b *profileBuilder) deleting() *profileBuilder {
 }
 
 func (b *profileBuilder) obj() *v1alpha1.SchedulingProfile { return b.p.DeepCopy() }
+
+// repoRoot is the repository root as seen from this package's directory.
+var repoRoot = filepath.Join("..", "..")
