@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -81,24 +81,19 @@ func NewRebalancePolicyReconciler(c client.Client, runner PolicyRunner, recorder
 	return &RebalancePolicyReconciler{client: c, runner: runner, recorder: recorder, clock: clk}
 }
 
-// SetupRebalanceWithManager adds the rebalancer to mgr (it runs on the
-// leader only) and registers the RebalancePolicy reconciler. When rb is nil
-// a Rebalancer is built that compiles nodeFit profiles with host and
-// records events on evicted pods.
-func SetupRebalanceWithManager(mgr ctrl.Manager, host rebalance.ProfileCompiler, rb *rebalance.Rebalancer, opts ...Option) error {
+// SetupRebalanceWithManager adds the rebalancer rb to mgr (it runs on the
+// leader only) and registers the RebalancePolicy reconciler, which hands rb
+// the policies.
+func SetupRebalanceWithManager(mgr ctrl.Manager, rb *rebalance.Rebalancer, opts ...Option) error {
+	if rb == nil {
+		return errors.New("SetupRebalanceWithManager needs a Rebalancer (internal/manager.Setup builds the one Berth runs)")
+	}
 	o := options{clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.recorder == nil {
 		o.recorder = mgr.GetEventRecorder(RebalanceEventRecorderName)
-	}
-	if rb == nil {
-		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
-		if err != nil {
-			return fmt.Errorf("creating the rebalancer's clientset: %w", err)
-		}
-		rb = rebalance.New(cs, mgr.GetClient(), host, rebalance.WithEventRecorder(o.recorder))
 	}
 	runs := make(chan event.GenericEvent)
 	rb.OnRun(func(ctx context.Context, name string) {

@@ -17,7 +17,6 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -25,7 +24,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -34,16 +32,9 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
-	berthwebhook "github.com/berth-io/berth/controllers/webhook"
-	"github.com/berth-io/berth/internal/defaultprofile"
 	"github.com/berth-io/berth/internal/metricsauth"
 	"github.com/berth-io/berth/scheduler"
-	"github.com/berth-io/berth/scheduler/framework/plugins"
-	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
-	"github.com/berth-io/berth/scheduler/gang"
 	"github.com/berth-io/berth/scheduler/intern"
-	"github.com/berth-io/berth/scheduler/metrics"
-	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
 // Exit codes of `berth manager`.
@@ -94,7 +85,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	if err != nil {
 		return err
 	}
-	scheme, err := newScheme()
+	scheme, err := NewScheme()
 	if err != nil {
 		return err
 	}
@@ -102,86 +93,22 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	if err != nil {
 		return fmt.Errorf("building the manager: %w", err)
 	}
-
 	// The scheduler's caches live until the manager has stopped its runnables.
 	schedCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), logger))
 	defer cancel()
-	clientset, err := kubernetes.NewForConfig(protobufConfig(cfg))
-	if err != nil {
-		return fmt.Errorf("building the clientset: %w", err)
-	}
-	schedMetrics, err := metrics.New(ctrlmetrics.Registry)
-	if err != nil {
-		return fmt.Errorf("registering the scheduler's metrics: %w", err)
-	}
-	registry := schedruntime.Registry(plugins.NewInTreeRegistry())
-	podGroups, err := gang.NewListWatch(cfg)
-	if err != nil {
-		return fmt.Errorf("building the PodGroup watch: %w", err)
-	}
-	sched, err := scheduler.New(schedCtx, clientset,
-		scheduler.WithRegistry(registry),
-		scheduler.WithMetrics(schedMetrics),
-		scheduler.WithParallelism(o.parallelism),
-		scheduler.WithScheduledEvents(o.scheduledEvents),
-		scheduler.WithPodGroupSource(podGroups))
-	if err != nil {
-		return fmt.Errorf("building the scheduler: %w", err)
-	}
-	if err := addRunnables(mgr, sched, clientset, registry, o.enableWebhook); err != nil {
+	if _, err := Setup(schedCtx, mgr, cfg, SetupOptions{
+		Metrics:        ctrlmetrics.Registry,
+		Webhook:        o.enableWebhook,
+		DefaultProfile: o.defaultProfile,
+		SchedulerOptions: []scheduler.Option{
+			scheduler.WithParallelism(o.parallelism),
+			scheduler.WithScheduledEvents(o.scheduledEvents),
+		},
+	}); err != nil {
 		return err
-	}
-	if o.defaultProfile != "" {
-		if err := mgr.Add(defaultprofile.New(mgr.GetClient(), o.defaultProfile)); err != nil {
-			return fmt.Errorf("adding the default profile's creator: %w", err)
-		}
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
-	}
-	return nil
-}
-
-// addRunnables adds the scheduler, the controllers, the rebalancer, the
-// webhook and the health checks to mgr.
-func addRunnables(mgr manager.Manager, sched *scheduler.Scheduler, clientset kubernetes.Interface, registry schedruntime.Registry, enableWebhook bool) error {
-	// A plain RunnableFunc does not implement NeedLeaderElection, so the
-	// manager starts the scheduling loop only once this replica leads (at
-	// once without leader election) and stops it on shutdown before the
-	// Lease is released.
-	if err := mgr.Add(manager.RunnableFunc(sched.Start)); err != nil {
-		return fmt.Errorf("adding the scheduler to the manager: %w", err)
-	}
-	ready := newReadiness(sched, mgr.Elected(), mgr.GetClient())
-	if err := mgr.Add(ready); err != nil {
-		return fmt.Errorf("adding the readiness tracker to the manager: %w", err)
-	}
-	if err := controllers.SetupWithManager(mgr, trackingHost{ProfileHost: sched, ready: ready}); err != nil {
-		return fmt.Errorf("setting up Berth's controllers: %w", err)
-	}
-	// The rebalancer, like the scheduling loop, runs on the leader only. It
-	// reads pods and nodes from the scheduler's informers: a cache of its
-	// own would hold a second copy of every pod and node in the cluster.
-	rb := rebalance.New(clientset, mgr.GetClient(), sched,
-		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
-		rebalance.WithInformerFactory(sched.InformerFactory()))
-	if err := controllers.SetupRebalanceWithManager(mgr, sched, rb); err != nil {
-		return fmt.Errorf("setting up the rebalancer: %w", err)
-	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("adding the liveness check: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("scheduler", ready.Check); err != nil {
-		return fmt.Errorf("adding the readiness check: %w", err)
-	}
-	if !enableWebhook {
-		return nil
-	}
-	if err := berthwebhook.SetupWithManager(mgr, berthwebhook.NewValidator(registry)); err != nil {
-		return fmt.Errorf("setting up Berth's webhook: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-		return fmt.Errorf("adding the webhook's readiness check: %w", err)
 	}
 	return nil
 }
@@ -286,8 +213,8 @@ func protobufConfig(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// newScheme knows client-go's types and Berth's.
-func newScheme() (*runtime.Scheme, error) {
+// NewScheme knows client-go's types and Berth's.
+func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		return nil, fmt.Errorf("adding client-go's types to the scheme: %w", err)

@@ -70,7 +70,7 @@ func TestReadiness(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			scheme, err := newScheme()
+			scheme, err := NewScheme()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,18 +28,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/config/crd"
 	"github.com/berth-io/berth/controllers"
-	berthwebhook "github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/internal/manager"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
-	"github.com/berth-io/berth/scheduler/gang"
 )
 
 // Env is a running control plane with Berth's scheduler and controllers.
@@ -61,9 +60,10 @@ type Env struct {
 	done        chan error
 }
 
-// Start starts the apiserver and etcd, installs Berth's CRDs, and runs the
-// scheduler and the SchedulingProfile and PluginWeight controllers in a
-// manager until Stop. ctx bounds the start only. When Start fails it stops
+// Start starts the apiserver and etcd, installs Berth's CRDs, and runs Berth
+// in a manager until Stop, wired as `berth manager` wires it: the scheduler,
+// the SchedulingProfile, PluginWeight, PodGroup and RebalancePolicy
+// controllers, the rebalancer and, with WithWebhook, the webhook. ctx bounds the start only. When Start fails it stops
 // whatever it had started; when it succeeds the caller must call Stop.
 func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	o := options{logger: logr.Discard(), waitTimeout: DefaultWaitTimeout, startTimeout: time.Minute}
@@ -125,7 +125,7 @@ func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options) error {
 		return fmt.Errorf("building the client: %w", err)
 	}
 
-	mgrOpts := manager.Options{
+	mgrOpts := ctrlmanager.Options{
 		Scheme:                 o.scheme,
 		Logger:                 o.logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -146,26 +146,19 @@ func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options) error {
 	// The scheduler and the manager live until Stop, not until ctx ends.
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), o.logger))
 	e.cancel = cancel
-	podGroups, err := gang.NewListWatch(cfg)
+	// The same wiring as `berth manager`: scheduler, controllers, rebalancer,
+	// readiness and, with WithWebhook, the webhook. Metrics are left out, as
+	// tests may start several environments in one process.
+	berth, err := manager.Setup(runCtx, e.Manager, cfg, manager.SetupOptions{
+		Registry:          o.registry,
+		Webhook:           o.webhook,
+		SchedulerOptions:  o.schedulerOptions,
+		ControllerOptions: append([]controllers.Option{controllers.WithSkipNameValidation()}, o.controllerOptions...),
+	})
 	if err != nil {
-		return fmt.Errorf("building the PodGroup watch: %w", err)
+		return err
 	}
-	schedOpts := append([]scheduler.Option{scheduler.WithRegistry(o.registry), scheduler.WithPodGroupSource(podGroups)}, o.schedulerOptions...)
-	if e.Scheduler, err = scheduler.New(runCtx, e.Clientset, schedOpts...); err != nil {
-		return fmt.Errorf("building the scheduler: %w", err)
-	}
-	if err := e.Manager.Add(manager.RunnableFunc(e.Scheduler.Start)); err != nil {
-		return fmt.Errorf("adding the scheduler to the manager: %w", err)
-	}
-	ctrlOpts := append([]controllers.Option{controllers.WithSkipNameValidation()}, o.controllerOptions...)
-	if err := controllers.SetupWithManager(e.Manager, e.Scheduler, ctrlOpts...); err != nil {
-		return fmt.Errorf("setting up Berth's controllers: %w", err)
-	}
-	if o.webhook {
-		if err := berthwebhook.SetupWithManager(e.Manager, berthwebhook.NewValidator(o.registry)); err != nil {
-			return fmt.Errorf("setting up Berth's webhook: %w", err)
-		}
-	}
+	e.Scheduler = berth.Scheduler
 
 	e.done = make(chan error, 1)
 	go func() { e.done <- e.Manager.Start(runCtx) }()

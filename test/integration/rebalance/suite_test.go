@@ -110,7 +110,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	rb := rebalance.New(rebalancerClient, mgr.GetClient(), sched,
 		rebalance.WithInformerFactory(factory),
 		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)))
-	Expect(controllers.SetupRebalanceWithManager(mgr, sched, rb)).To(Succeed())
+	Expect(controllers.SetupRebalanceWithManager(mgr, rb)).To(Succeed())
 
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()

@@ -1,0 +1,127 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/berth-io/berth/controllers"
+	berthwebhook "github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/internal/defaultprofile"
+	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/framework/plugins"
+	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/gang"
+	"github.com/berth-io/berth/scheduler/metrics"
+	"github.com/berth-io/berth/scheduler/rebalance"
+)
+
+// SetupOptions say what Setup adds beyond the scheduler, the controllers,
+// the rebalancer and the health checks, which it always adds.
+type SetupOptions struct {
+	// Registry holds the plugins that profiles may name; nil is the in-tree set.
+	Registry schedruntime.Registry
+	// Metrics registers the scheduler's metrics; nil leaves them out (a
+	// process that runs several managers, as tests do, can register them once only).
+	Metrics prometheus.Registerer
+	// Webhook serves the validating webhook on the manager's webhook server.
+	Webhook bool
+	// DefaultProfile names a SchedulingProfile the leader creates when missing; empty for none.
+	DefaultProfile string
+	// SchedulerOptions are passed to scheduler.New after Setup's own.
+	SchedulerOptions []scheduler.Option
+	// ControllerOptions are passed to the controllers and the rebalancer's reconciler.
+	ControllerOptions []controllers.Option
+}
+
+// Berth is what Setup added to a manager.
+type Berth struct {
+	// Scheduler runs the scheduling loop on the leader.
+	Scheduler *scheduler.Scheduler
+	// Rebalancer runs the RebalancePolicies on the leader.
+	Rebalancer *rebalance.Rebalancer
+}
+
+// Setup is Berth's one wiring. It builds the scheduler on cfg and adds to
+// mgr the scheduling loop, the SchedulingProfile, PluginWeight, PodGroup
+// and RebalancePolicy controllers, the rebalancer, the readiness and
+// liveness checks and, as o asks, the webhook and the default profile's
+// creator. The scheduler's informers run until ctx ends, which must outlive
+// mgr's Start. `berth manager`, test/berthtest and the integration suites
+// all run Berth through it.
+func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptions) (*Berth, error) {
+	registry := o.Registry
+	if registry == nil {
+		registry = schedruntime.Registry(plugins.NewInTreeRegistry())
+	}
+	clientset, err := kubernetes.NewForConfig(protobufConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("building the clientset: %w", err)
+	}
+	podGroups, err := gang.NewListWatch(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the PodGroup watch: %w", err)
+	}
+	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupSource(podGroups)}
+	if o.Metrics != nil {
+		schedMetrics, err := metrics.New(o.Metrics)
+		if err != nil {
+			return nil, fmt.Errorf("registering the scheduler's metrics: %w", err)
+		}
+		schedOpts = append(schedOpts, scheduler.WithMetrics(schedMetrics))
+	}
+	sched, err := scheduler.New(ctx, clientset, append(schedOpts, o.SchedulerOptions...)...)
+	if err != nil {
+		return nil, fmt.Errorf("building the scheduler: %w", err)
+	}
+
+	// A plain RunnableFunc does not implement NeedLeaderElection, so the
+	// manager starts the scheduling loop only once this replica leads (at
+	// once without leader election) and stops it on shutdown before the
+	// Lease is released.
+	if err := mgr.Add(manager.RunnableFunc(sched.Start)); err != nil {
+		return nil, fmt.Errorf("adding the scheduler to the manager: %w", err)
+	}
+	ready := newReadiness(sched, mgr.Elected(), mgr.GetClient())
+	if err := mgr.Add(ready); err != nil {
+		return nil, fmt.Errorf("adding the readiness tracker to the manager: %w", err)
+	}
+	if err := controllers.SetupWithManager(mgr, trackingHost{ProfileHost: sched, ready: ready}, o.ControllerOptions...); err != nil {
+		return nil, fmt.Errorf("setting up Berth's controllers: %w", err)
+	}
+	// The rebalancer, like the scheduling loop, runs on the leader only. It
+	// reads pods and nodes from the scheduler's informers: a cache of its
+	// own would hold a second copy of every pod and node in the cluster.
+	rb := rebalance.New(clientset, mgr.GetClient(), sched,
+		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
+		rebalance.WithInformerFactory(sched.InformerFactory()))
+	if err := controllers.SetupRebalanceWithManager(mgr, rb, o.ControllerOptions...); err != nil {
+		return nil, fmt.Errorf("setting up the rebalancer: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding the liveness check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("scheduler", ready.Check); err != nil {
+		return nil, fmt.Errorf("adding the readiness check: %w", err)
+	}
+	if o.DefaultProfile != "" {
+		if err := mgr.Add(defaultprofile.New(mgr.GetClient(), o.DefaultProfile)); err != nil {
+			return nil, fmt.Errorf("adding the default profile's creator: %w", err)
+		}
+	}
+	if o.Webhook {
+		if err := berthwebhook.SetupWithManager(mgr, berthwebhook.NewValidator(registry)); err != nil {
+			return nil, fmt.Errorf("setting up Berth's webhook: %w", err)
+		}
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return nil, fmt.Errorf("adding the webhook's readiness check: %w", err)
+		}
+	}
+	return &Berth{Scheduler: sched, Rebalancer: rb}, nil
+}
