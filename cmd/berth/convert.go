@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/berth-io/berth/api/convert"
+	"github.com/berth-io/berth/internal/convert"
 )
 
 // runConvert implements `berth convert -f file [-o out]`: it reads a

@@ -20,18 +20,18 @@ func TestRun(t *testing.T) {
 		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: "Commands:"},
 		{name: "no command", args: nil, wantCode: 2, wantStderr: "Usage:"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
-		{name: "convert", args: []string{"convert", "-f", "../../api/convert/testdata/profiles.yaml"}, wantCode: 0,
+		{name: "convert", args: []string{"convert", "-f", "../../internal/convert/testdata/profiles.yaml"}, wantCode: 0,
 			wantStdout: "kind: SchedulingProfile\nmetadata:\n  name: bin-packing", wantStderr: "warning: parallelism"},
 		{name: "convert without -f", args: []string{"convert"}, wantCode: 2, wantStderr: "Usage: berth convert"},
 		{name: "convert help", args: []string{"convert", "-h"}, wantCode: 0, wantStderr: "-f string"},
 		{name: "convert missing file", args: []string{"convert", "-f", "testdata/none.yaml"}, wantCode: 1, wantStderr: "no such file"},
-		{name: "convert without equivalent", args: []string{"convert", "-f", "../../api/convert/testdata/extenders-bad.yaml"}, wantCode: 1,
+		{name: "convert without equivalent", args: []string{"convert", "-f", "../../internal/convert/testdata/extenders-bad.yaml"}, wantCode: 1,
 			wantStderr: "has no SchedulingProfile equivalent:\nextenders[0].weight: Invalid"},
-		{name: "convert a DeschedulerPolicy", args: []string{"convert", "-f", "../../api/convert/testdata/descheduler-policy.yaml", "--interval", "2m"}, wantCode: 0,
+		{name: "convert a DeschedulerPolicy", args: []string{"convert", "-f", "../../internal/convert/testdata/descheduler-policy.yaml", "--interval", "2m"}, wantCode: 0,
 			wantStdout: "kind: RebalancePolicy\nmetadata:\n  name: balance", wantStderr: "warning: every RebalancePolicy is written with dryRun: true"},
-		{name: "convert a DeschedulerPolicy with a bad interval", args: []string{"convert", "-f", "../../api/convert/testdata/descheduler-policy.yaml", "--interval", "0s"}, wantCode: 2,
+		{name: "convert a DeschedulerPolicy with a bad interval", args: []string{"convert", "-f", "../../internal/convert/testdata/descheduler-policy.yaml", "--interval", "0s"}, wantCode: 2,
 			wantStderr: "--interval must be positive"},
-		{name: "convert a DeschedulerPolicy without equivalent", args: []string{"convert", "-f", "../../api/convert/testdata/descheduler-unsupported.yaml"}, wantCode: 1,
+		{name: "convert a DeschedulerPolicy without equivalent", args: []string{"convert", "-f", "../../internal/convert/testdata/descheduler-unsupported.yaml"}, wantCode: 1,
 			wantStderr: "has no RebalancePolicy equivalent:\nnodeSelector: Forbidden"},
 	}
 	for _, tc := range tests {
@@ -51,7 +51,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestConvertStdinToFile(t *testing.T) {
-	in, err := os.ReadFile(filepath.Join("..", "..", "api", "convert", "testdata", "default.yaml"))
+	in, err := os.ReadFile(filepath.Join("..", "..", "internal", "convert", "testdata", "default.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

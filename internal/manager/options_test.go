@@ -155,18 +155,18 @@ func TestNewManagerOptionsHelp(t *testing.T) {
 // TestConvertNamesManagerFlags keeps `berth convert`'s warnings, which send
 // users to manager flags, in step with the flags.
 func TestConvertNamesManagerFlags(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(repoRoot, "api", "convert", "convert.go"))
+	src, err := os.ReadFile(filepath.Join(repoRoot, "internal", "convert", "convert.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs := managerFlags(&managerOptions{}, io.Discard)
 	named := regexp.MustCompile("`(?:berth manager )?--([a-z0-9-]+)").FindAllStringSubmatch(string(src), -1)
 	if len(named) < 6 {
-		t.Fatalf("found %d flag names in api/convert/convert.go, want at least 6", len(named))
+		t.Fatalf("found %d flag names in internal/convert/convert.go, want at least 6", len(named))
 	}
 	for _, m := range named {
 		if fs.Lookup(m[1]) == nil {
-			t.Errorf("api/convert/convert.go names --%s, which `berth manager` does not have", m[1])
+			t.Errorf("internal/convert/convert.go names --%s, which `berth manager` does not have", m[1])
 		}
 	}
 }
