@@ -260,6 +260,13 @@ func (s *Scheduler) InstallProfile(ctx context.Context, schedulerName string, p 
 	for _, pod := range unparked {
 		s.queue.Add(logger, pod)
 	}
+	if previous != nil {
+		// A new generation is an event for its pods: what the old one found
+		// unschedulable it may place, so they are tried again (after their
+		// backoff) rather than at the next unrelated cluster event or flush.
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventProfileChanged, nil, nil,
+			func(pod *v1.Pod) bool { return pod.Spec.SchedulerName == schedulerName })
+	}
 	logger.Info("Profile is live", "schedulerName", schedulerName, "profile", p.Source,
 		"generation", p.Generation, "replaced", previous != nil, "unparkedPods", len(unparked))
 }

@@ -150,8 +150,11 @@ func (e ClusterEvent) Match(incoming ClusterEvent) bool {
 var (
 	// EventUnschedulableTimeout moves pods that sat unschedulable too long.
 	EventUnschedulableTimeout = ClusterEvent{Resource: WildCard, ActionType: All, CustomLabel: "UnschedulableTimeout"}
-	// EventForceActivate moves pods on request (for example a profile swap).
+	// EventForceActivate moves pods on request.
 	EventForceActivate = ClusterEvent{Resource: WildCard, ActionType: All, CustomLabel: "ForceActivate"}
+	// EventProfileChanged moves a profile's unschedulable pods when a new
+	// generation of it goes live: every plugin may judge them differently.
+	EventProfileChanged = ClusterEvent{Resource: WildCard, ActionType: All, CustomLabel: "ProfileChanged"}
 )
 
 // QueueingHint says whether an event may make a rejected pod schedulable.

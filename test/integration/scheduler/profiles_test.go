@@ -62,6 +62,39 @@ var _ = Describe("live profiles", func() {
 				Should(ConsistOf(ContainSubstring("generation 2")), "pod %s was bound more than once or by the old generation", name)
 		}
 	}, SpecTimeout(time.Minute))
+
+	It("retries a profile's unschedulable pods when a new generation goes live, without any cluster event", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "edit")
+		// The only node carries a taint the pod does not tolerate; nothing
+		// else changes in the cluster after the pod is found unschedulable.
+		newNode("edit-tainted").taint("dedicated", "infra").create(ctx)
+		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{"edit": defaultProfile()})
+		newPod(ns, "waits").scheduler("edit").create(ctx)
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, "waits")
+			g.Expect(err).NotTo(HaveOccurred())
+			cond := podScheduledCondition(got)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Reason).To(Equal(corev1.PodReasonUnschedulable))
+			g.Expect(cond.Message).To(ContainSubstring("untolerated taint"))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+
+		withoutTaints := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{
+			Filter: &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "TaintToleration"}}},
+		}}
+		edited := time.Now()
+		Expect(s.SetProfile(ctx, "edit", "edit", 2, withoutTaints)).To(Succeed())
+		// Within the pod's backoff (at most the default 10 s), far from the
+		// 5-minute flush of unschedulable pods.
+		Eventually(func() (string, error) {
+			got, err := getPod(ctx, ns, "waits")
+			if err != nil {
+				return "", err
+			}
+			return got.Spec.NodeName, nil
+		}).WithContext(ctx).WithTimeout(12 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal("edit-tainted"))
+		GinkgoWriter.Printf("bound %v after the profile edit\n", time.Since(edited).Round(time.Millisecond))
+	}, SpecTimeout(time.Minute))
 })
 
 // expectBound waits until each named pod has a node.
