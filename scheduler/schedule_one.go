@@ -81,7 +81,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		// Binding outlives the scheduling loop's context so that a bind in
 		// flight at shutdown completes rather than leaving an assumed pod.
 		bindCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
-		if !s.bindingCycle(bindCtx, state, prof, qpi, assumed, result, start, cycle, waiting) || s.scheduledEvents == nil {
+		if !s.bindingCycle(bindCtx, ctx, state, prof, qpi, assumed, result, start, cycle, waiting) || s.scheduledEvents == nil {
 			return
 		}
 		// The binding slot is free again; the event is written here, as
@@ -303,9 +303,12 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 }
 
 // bindingCycle waits for Permit if the pod is held there, then takes a
-// binding slot, and runs PreBind, Bind and PostBind. It reports whether the
-// pod was bound; the slot is free again when it returns.
-func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64, waiting bool) bool {
+// binding slot, and runs PreBind, Bind and PostBind; a PreBind with work
+// runs without the slot, and is cancelled when loopCtx, the scheduling
+// loop's, ends: its wait on other components is abandoned at shutdown while
+// a bind in flight completes. It reports whether the pod was bound; the
+// slot is free again when it returns.
+func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64, waiting bool) bool {
 	logger := klog.FromContext(ctx)
 	fwk := prof.Framework
 	fail := func(st *framework.Status) {
@@ -323,10 +326,33 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 		}
 		s.bindingSlots <- struct{}{}
 	}
-	defer func() { <-s.bindingSlots }()
-	if st := fwk.RunPreBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
+	held := true
+	defer func() {
+		if held {
+			<-s.bindingSlots
+		}
+	}()
+	// A PreBind with work (claims to bind) waits on other components, for
+	// minutes if a provisioner is slow. It must not hold a binding slot
+	// meanwhile: a few such pods would otherwise stop the scheduling loop,
+	// which waits for a slot, for every profile. kube-scheduler binds each
+	// pod in a goroutine of its own; here the slot is given back for the
+	// wait and taken again, by this goroutine, for the bind itself.
+	switch st := fwk.RunPreBindPreFlights(ctx, state, assumed, result.host); {
+	case st.IsSuccess():
+		<-s.bindingSlots
+		held = false
+	case !st.IsSkip():
 		fail(st)
 		return false
+	}
+	if st := s.runPreBind(ctx, loopCtx, fwk, state, assumed, result.host, !held); !st.IsSuccess() {
+		fail(st)
+		return false
+	}
+	if !held {
+		s.bindingSlots <- struct{}{}
+		held = true
 	}
 	if handled, st := fwk.RunExtenderBind(ctx, assumed, result.host); handled {
 		if !st.IsSuccess() {
@@ -350,6 +376,19 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state *framework.CycleStat
 		"feasibleNodes", result.feasibleNodes, "profile", prof.Source, "generation", prof.Generation)
 	s.queue.Done(assumed.UID)
 	return true
+}
+
+// runPreBind runs the PreBind plugins; one that waits (hasWork) is
+// cancelled when loopCtx ends.
+func (s *Scheduler) runPreBind(ctx, loopCtx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, node string, hasWork bool) *framework.Status {
+	if !hasWork {
+		return fwk.RunPreBindPlugins(ctx, state, pod, node)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(loopCtx, cancel)
+	defer stop()
+	return fwk.RunPreBindPlugins(ctx, state, pod, node)
 }
 
 // forget drops an assumed pod from the cache, unless the informer has

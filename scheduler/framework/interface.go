@@ -229,6 +229,16 @@ type PreBindPlugin interface {
 	PreBind(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
 }
 
+// PreBindPreFlightPlugin is a PreBind plugin that tells, before PreBind
+// runs, whether it has work for the pod: Success when PreBind will act (and
+// may wait on other components, as for volumes), Skip when it has nothing
+// to do. A PreBind plugin without it is taken to have work.
+type PreBindPreFlightPlugin interface {
+	PreBindPlugin
+	// PreBindPreFlight reports Success if PreBind has work for the pod, Skip if not.
+	PreBindPreFlight(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
+}
+
 // BindPlugin binds a pod to a node.
 type BindPlugin interface {
 	Plugin

@@ -219,6 +219,17 @@ func (p preBindPlugin) PreBind(context.Context, *framework.CycleState, *v1.Pod, 
 	return nil
 }
 
+// preFlightPlugin is a PreBind plugin that answers PreBindPreFlight with preFlight.
+type preFlightPlugin struct {
+	preBindPlugin
+	preFlight *framework.Status
+}
+
+func (p preFlightPlugin) PreBindPreFlight(context.Context, *framework.CycleState, *v1.Pod, string) *framework.Status {
+	p.record("PreBindPreFlight")
+	return p.preFlight
+}
+
 type bindPlugin struct{ *fake }
 
 func (p bindPlugin) Bind(context.Context, *framework.CycleState, *v1.Pod, string) *framework.Status {

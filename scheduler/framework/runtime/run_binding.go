@@ -128,6 +128,28 @@ func (f *Framework) RunPreBindPlugins(ctx context.Context, state *framework.Cycl
 	return nil
 }
 
+// RunPreBindPreFlights asks the PreBind plugins whether PreBind has work
+// for the pod: Success when any has (a plugin without PreBindPreFlight
+// counts as having work), Skip when none has, an error when a plugin fails.
+func (f *Framework) RunPreBindPreFlights(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
+	for _, pl := range f.preBind {
+		pf, ok := pl.(framework.PreBindPreFlightPlugin)
+		if !ok {
+			return nil
+		}
+		s := pf.PreBindPreFlight(ctx, state, pod, nodeName)
+		switch {
+		case s.IsSkip():
+			continue
+		case s.IsSuccess():
+			return nil
+		default:
+			return framework.AsStatus(fmt.Errorf("running PreBindPreFlight of plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name())
+		}
+	}
+	return framework.NewStatus(framework.Skip)
+}
+
 // RunBindPlugins offers the pod to the Bind plugins in order: a Skip passes
 // it to the next, the first other status ends the chain. Skip is returned
 // when every plugin skipped.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -528,6 +529,50 @@ func TestPreBindAndPostBind(t *testing.T) {
 	f.RunPostBindPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n")
 	if want := []string{"PreBind:Pre", "PostBind:Post"}; !slices.Equal(log.get(), want) {
 		t.Errorf("calls = %v", log.get())
+	}
+}
+
+func TestRunPreBindPreFlights(t *testing.T) {
+	skip := framework.NewStatus(framework.Skip)
+	tests := []struct {
+		name    string
+		plugins func(*callLog) []framework.Plugin
+		want    framework.Code
+		calls   []string
+	}{
+		{name: "no PreBind plugin: nothing to do", plugins: func(*callLog) []framework.Plugin { return nil }, want: framework.Skip},
+		{name: "every plugin skips", plugins: func(l *callLog) []framework.Plugin {
+			return []framework.Plugin{
+				preFlightPlugin{preBindPlugin{&fake{name: "A", log: l}}, skip},
+				preFlightPlugin{preBindPlugin{&fake{name: "B", log: l}}, skip},
+			}
+		}, want: framework.Skip, calls: []string{"PreBindPreFlight:A", "PreBindPreFlight:B"}},
+		{name: "one has work", plugins: func(l *callLog) []framework.Plugin {
+			return []framework.Plugin{
+				preFlightPlugin{preBindPlugin{&fake{name: "A", log: l}}, skip},
+				preFlightPlugin{preBindPlugin{&fake{name: "B", log: l}}, nil},
+				preFlightPlugin{preBindPlugin{&fake{name: "C", log: l}}, skip},
+			}
+		}, want: framework.Success, calls: []string{"PreBindPreFlight:A", "PreBindPreFlight:B"}},
+		{name: "a plugin without PreBindPreFlight counts as having work", plugins: func(l *callLog) []framework.Plugin {
+			return []framework.Plugin{preBindPlugin{&fake{name: "Plain", log: l}}}
+		}, want: framework.Success},
+		{name: "an error is an error", plugins: func(l *callLog) []framework.Plugin {
+			return []framework.Plugin{preFlightPlugin{preBindPlugin{&fake{name: "A", log: l}}, framework.AsStatus(errors.New("boom"))}}
+		}, want: framework.Error, calls: []string{"PreBindPreFlight:A"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := &callLog{}
+			f := newFw(t, tt.plugins(log))
+			s := f.RunPreBindPreFlights(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n")
+			if s.Code() != tt.want {
+				t.Errorf("status = %v, want code %v", s, tt.want)
+			}
+			if got := log.get(); !slices.Equal(got, tt.calls) {
+				t.Errorf("calls = %v, want %v", got, tt.calls)
+			}
+		})
 	}
 }
 

@@ -31,6 +31,19 @@ func withSelectedNode(pvc *v1.PersistentVolumeClaim, nodeName string) *v1.Persis
 	return out
 }
 
+// PreBindPreFlight reports Success when PreBind has claims to bind (and
+// will wait for them), Skip when all the pod's claims are bound already.
+func (pl *VolumeBinding) PreBindPreFlight(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ string) *framework.Status {
+	s, err := readState(cs)
+	if err != nil || s.allBound {
+		return framework.NewStatus(framework.Skip)
+	}
+	if s.reserved != nil && len(s.reserved.static) == 0 && len(s.reserved.provision) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	return nil
+}
+
 // PreBind writes the reserved decision to the API server — each chosen PV's
 // claimRef, each claim to provision's selected-node annotation — and waits
 // until the PV controller has bound every such claim, up to the args'
