@@ -2,20 +2,19 @@ package scheduler
 
 import (
 	"context"
+	"unicode/utf8"
 	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 )
 
 // updatePodScheduledCondition sets PodScheduled=False with the reason and
 // message on the pod, and its nominated node when nominate is true, unless the
-// pod already says exactly that. The patch runs in the background: the
-// scheduling loop does not wait for the apiserver.
+// pod already says exactly that. The patch is sent in the background, with a
+// bounded number in flight: the scheduling loop does not wait for the apiserver.
 func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *v1.Pod, reason, msg, nominatedNode string, nominate bool) {
 	if !podScheduledNeedsUpdate(pod, reason, msg) && (!nominate || pod.Status.NominatedNodeName == nominatedNode) {
 		return
@@ -25,14 +24,7 @@ func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *v1.Pod
 		klog.FromContext(ctx).Error(err, "Building the PodScheduled patch")
 		return
 	}
-	s.bindings.Add(1)
-	go func() {
-		defer s.bindings.Done()
-		_, err := s.client.CoreV1().Pods(pod.Namespace).Patch(context.WithoutCancel(ctx), pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-		if err != nil && !apierrors.IsNotFound(err) {
-			klog.FromContext(ctx).Error(err, "Updating the PodScheduled condition", "pod", klog.KObj(pod))
-		}
-	}()
+	s.statusPatcher.send(&statusPatch{ctx: ctx, namespace: pod.Namespace, name: pod.Name, uid: pod.UID, patch: patch})
 }
 
 // podScheduledNeedsUpdate reports whether the pod's PodScheduled condition
@@ -79,4 +71,23 @@ func podScheduledPatch(pod *v1.Pod, reason, msg, nominatedNode string, nominate 
 		return nil, fmt.Errorf("marshalling the status patch of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return b, nil
+}
+
+// maxMessageBytes bounds the message of a FailedScheduling event and of the
+// PodScheduled condition, as kube-scheduler does: an extender or a plugin
+// can return any amount of text, and the event API refuses notes over 1 KiB.
+const maxMessageBytes = 1024
+
+// truncateMessage cuts msg to maxMessageBytes, on a rune boundary, ending it
+// with " ..." when it was cut.
+func truncateMessage(msg string) string {
+	if len(msg) <= maxMessageBytes {
+		return msg
+	}
+	const suffix = " ..."
+	cut := maxMessageBytes - len(suffix)
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + suffix
 }

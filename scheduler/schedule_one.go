@@ -470,12 +470,12 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 		s.queue.AddNominatedPod(qpi.PodInfo, failure.nominating)
 	}
 
-	msg := failure.err.Error()
+	msg := truncateMessage(failure.err.Error())
 	if result == resultError {
 		logger.Error(failure.err, "Error scheduling pod; retrying")
 	} else {
 		logger.V(2).Info("Unable to schedule pod; waiting", "reason", msg)
 	}
-	fwk.EventRecorder().Eventf(current, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+	fwk.EventRecorder().Eventf(current, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", msg)
 	s.updatePodScheduledCondition(ctx, current, reason, msg, nominated, failure.nominating.Mode() == framework.ModeOverride)
 }

@@ -75,6 +75,8 @@ type Scheduler struct {
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
+	// statusPatcher sends the pods' PodScheduled patches.
+	statusPatcher *statusPatcher
 	// bindingPool runs the binding cycles on reused goroutines.
 	bindingPool *bindingPool
 	// scheduledEvents writes the Scheduled event of every bound pod; nil
@@ -179,6 +181,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 	}
+	s.statusPatcher = newStatusPatcher(client, DefaultStatusPatchConcurrency, &s.bindings)
 	if o.scheduledEvents {
 		s.scheduledEvents = newScheduledEventWriter(newScheduledEventSink(client), o.clock, o.metrics)
 	}

@@ -1,0 +1,119 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+)
+
+// DefaultStatusPatchConcurrency bounds the pod status patches in flight.
+const DefaultStatusPatchConcurrency = 16
+
+// statusPatcher sends pods' status patches with at most max in flight, one
+// at a time per pod. A patch for a pod whose previous patch still waits
+// replaces it, so a pod is never patched with stale state, and a burst (a
+// profile deleted with 50,000 pending pods) costs one queued patch per pod,
+// not a goroutine and a connection stream each. Workers are started as
+// patches come and end when the queue is empty.
+type statusPatcher struct {
+	client kubernetes.Interface
+	max    int
+	// inflight counts the patches queued or being sent; the scheduler waits
+	// for it at shutdown, as for bindings.
+	inflight *sync.WaitGroup
+
+	mu      sync.Mutex
+	queue   []*statusPatch
+	waiting map[types.UID]*statusPatch // queued, not yet sent
+	sending map[types.UID]*statusPatch // being sent
+	next    map[types.UID]*statusPatch // to send once the one being sent is done
+	workers int
+}
+
+// statusPatch is one pod's status patch.
+type statusPatch struct {
+	ctx             context.Context
+	namespace, name string
+	uid             types.UID
+	patch           []byte
+}
+
+func newStatusPatcher(client kubernetes.Interface, max int, inflight *sync.WaitGroup) *statusPatcher {
+	return &statusPatcher{
+		client: client, max: max, inflight: inflight,
+		waiting: map[types.UID]*statusPatch{}, sending: map[types.UID]*statusPatch{}, next: map[types.UID]*statusPatch{},
+	}
+}
+
+// send queues p, replacing a patch of the same pod that has not been sent.
+func (sp *statusPatcher) send(p *statusPatch) {
+	sp.mu.Lock()
+	if w, ok := sp.waiting[p.uid]; ok {
+		*w = *p
+		sp.mu.Unlock()
+		return
+	}
+	if _, ok := sp.sending[p.uid]; ok {
+		if _, queued := sp.next[p.uid]; !queued {
+			sp.inflight.Add(1)
+		}
+		sp.next[p.uid] = p
+		sp.mu.Unlock()
+		return
+	}
+	sp.inflight.Add(1)
+	sp.enqueueLocked(p)
+	sp.mu.Unlock()
+}
+
+// enqueueLocked queues p and starts a worker if fewer than max run.
+func (sp *statusPatcher) enqueueLocked(p *statusPatch) {
+	sp.waiting[p.uid] = p
+	sp.queue = append(sp.queue, p)
+	if sp.workers < sp.max {
+		sp.workers++
+		go sp.work()
+	}
+}
+
+// work sends queued patches until the queue is empty.
+func (sp *statusPatcher) work() {
+	for {
+		sp.mu.Lock()
+		if len(sp.queue) == 0 {
+			sp.queue = nil
+			sp.workers--
+			sp.mu.Unlock()
+			return
+		}
+		p := sp.queue[0]
+		sp.queue[0] = nil
+		sp.queue = sp.queue[1:]
+		delete(sp.waiting, p.uid)
+		sp.sending[p.uid] = p
+		sp.mu.Unlock()
+
+		sp.patch(p)
+
+		sp.mu.Lock()
+		delete(sp.sending, p.uid)
+		if n, ok := sp.next[p.uid]; ok {
+			delete(sp.next, p.uid)
+			sp.enqueueLocked(n)
+		}
+		sp.mu.Unlock()
+		sp.inflight.Done()
+	}
+}
+
+func (sp *statusPatcher) patch(p *statusPatch) {
+	_, err := sp.client.CoreV1().Pods(p.namespace).Patch(context.WithoutCancel(p.ctx), p.name, types.StrategicMergePatchType, p.patch, metav1.PatchOptions{}, "status")
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		klog.FromContext(p.ctx).Error(err, "Updating the pod's status", "pod", klog.KRef(p.namespace, p.name))
+	}
+}
