@@ -2,9 +2,9 @@ package scheduler
 
 import (
 	"context"
-	"unicode/utf8"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
