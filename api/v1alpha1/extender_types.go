@@ -39,7 +39,7 @@ type Extender struct {
 	// tlsConfig configures the TLS client when enableHTTPS is set.
 	// +optional
 	TLSConfig *ExtenderTLSConfig `json:"tlsConfig,omitempty"`
-	// httpTimeout bounds each call to the extender; unset means 30s, as upstream.
+	// httpTimeout bounds each call to the extender; unset means 5s, as upstream.
 	// +optional
 	HTTPTimeout *metav1.Duration `json:"httpTimeout,omitempty"`
 	// nodeCacheCapable means the extender caches nodes, so calls carry node names only.
