@@ -16,7 +16,7 @@ import (
 var _ = Describe("the output of berth convert", func() {
 	DescribeTable("is accepted by the apiserver, with no field unknown to the schema",
 		func(ctx SpecContext, golden string) {
-			raw, err := os.ReadFile(filepath.Join(repoRoot, "api", "convert", "testdata", golden))
+			raw, err := os.ReadFile(filepath.Join(repoRoot, "internal", "convert", "testdata", golden))
 			Expect(err).NotTo(HaveOccurred())
 			docs := bytes.Split(raw, []byte("\n---\n"))
 			Expect(docs).NotTo(BeEmpty())
