@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/internal/manager"
 )
 
 func TestBinaryAssets(t *testing.T) {
@@ -216,7 +217,7 @@ func TestWaitForProfileReady(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := defaultScheme()
+			s, err := manager.NewScheme()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,9 +18,7 @@ import (
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -79,7 +77,7 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 		return nil, fmt.Errorf("loading Berth's CRDs: %w", err)
 	}
 	if o.scheme == nil {
-		if o.scheme, err = defaultScheme(); err != nil {
+		if o.scheme, err = manager.NewScheme(); err != nil {
 			return nil, err
 		}
 	}
@@ -256,16 +254,4 @@ func binaryAssets(dir string) (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// defaultScheme knows client-go's types and Berth's.
-func defaultScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		return nil, fmt.Errorf("adding client-go's types to the scheme: %w", err)
-	}
-	if err := v1alpha1.AddToScheme(s); err != nil {
-		return nil, fmt.Errorf("adding Berth's types to the scheme: %w", err)
-	}
-	return s, nil
 }

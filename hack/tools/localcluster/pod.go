@@ -438,35 +438,24 @@ func (c *Cluster) serviceAccountFiles(ctx context.Context, pod *corev1.Pod) (map
 // secretFiles waits for the Secret (a kubelet keeps the pod in
 // ContainerCreating until it exists) and returns the files its volume shows.
 func (c *Cluster) secretFiles(ctx context.Context, namespace string, v *corev1.SecretVolumeSource) (map[string][]byte, error) {
-	var secret *corev1.Secret
-	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		var err error
-		secret, err = c.Clientset.CoreV1().Secrets(namespace).Get(ctx, v.SecretName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) && ptr.Deref(v.Optional, false) {
-			secret = &corev1.Secret{}
-			return true, nil
-		}
-		return err == nil, nil
-	})
+	secret, err := waitForObject(ctx, "Secret "+namespace+"/"+v.SecretName, ptr.Deref(v.Optional, false), &corev1.Secret{},
+		func(ctx context.Context) (*corev1.Secret, error) {
+			return c.Clientset.CoreV1().Secrets(namespace).Get(ctx, v.SecretName, metav1.GetOptions{})
+		})
 	if err != nil {
-		return nil, fmt.Errorf("waiting for Secret %s/%s: %w", namespace, v.SecretName, err)
+		return nil, err
 	}
 	return volumeFiles(secret.Data, v.Items)
 }
 
+// configMapFiles is secretFiles for a ConfigMap volume.
 func (c *Cluster) configMapFiles(ctx context.Context, namespace string, v *corev1.ConfigMapVolumeSource) (map[string][]byte, error) {
-	var cm *corev1.ConfigMap
-	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		var err error
-		cm, err = c.Clientset.CoreV1().ConfigMaps(namespace).Get(ctx, v.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) && ptr.Deref(v.Optional, false) {
-			cm = &corev1.ConfigMap{}
-			return true, nil
-		}
-		return err == nil, nil
-	})
+	cm, err := waitForObject(ctx, "ConfigMap "+namespace+"/"+v.Name, ptr.Deref(v.Optional, false), &corev1.ConfigMap{},
+		func(ctx context.Context) (*corev1.ConfigMap, error) {
+			return c.Clientset.CoreV1().ConfigMaps(namespace).Get(ctx, v.Name, metav1.GetOptions{})
+		})
 	if err != nil {
-		return nil, fmt.Errorf("waiting for ConfigMap %s/%s: %w", namespace, v.Name, err)
+		return nil, err
 	}
 	data := map[string][]byte{}
 	for k, s := range cm.Data {
@@ -476,6 +465,25 @@ func (c *Cluster) configMapFiles(ctx context.Context, namespace string, v *corev
 		data[k] = b
 	}
 	return volumeFiles(data, v.Items)
+}
+
+// waitForObject polls get until the object exists; a missing optional one
+// is empty instead.
+func waitForObject[T any](ctx context.Context, what string, optional bool, empty T, get func(context.Context) (T, error)) (T, error) {
+	var obj T
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		var err error
+		obj, err = get(ctx)
+		if apierrors.IsNotFound(err) && optional {
+			obj = empty
+			return true, nil
+		}
+		return err == nil, nil
+	})
+	if err != nil {
+		return obj, fmt.Errorf("waiting for %s: %w", what, err)
+	}
+	return obj, nil
 }
 
 // volumeFiles picks the keys that items names, or all of them.

@@ -58,14 +58,7 @@ func helmSpecs() {
 	}, NodeTimeout(4*time.Minute))
 
 	It("runs the Deployment's pods: ready, one of them leading, the other standing by", func(ctx SpecContext) {
-		Expect(managers.pods).To(HaveLen(2), "the chart's default is two replicas")
-		managers.expectAdmitted(ctx)
-		managers.expectReady(ctx)
-		leader := managers.leader(ctx)
-		managers.expectProbesOK(ctx, probePort, "/healthz", "/readyz")
-		Consistently(ctx, func() string { return leaseHolder(ctx, releaseNamespace) }).
-			WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
-		managers.expectUp()
+		managers.expectLeaderAndStandby(ctx)
 	}, SpecTimeout(3*time.Minute))
 
 	It("prints NOTES that name what it installed", func(ctx SpecContext) {

@@ -30,14 +30,7 @@ func kustomizeSpecs() {
 	}, NodeTimeout(4*time.Minute))
 
 	It("runs the Deployment's two pods: ready, one leading, the other standing by", func(ctx SpecContext) {
-		Expect(managers.pods).To(HaveLen(2))
-		managers.expectAdmitted(ctx)
-		managers.expectReady(ctx)
-		leader := managers.leader(ctx)
-		managers.expectProbesOK(ctx, probePort, "/healthz", "/readyz")
-		Consistently(ctx, func() string { return leaseHolder(ctx, kustomizeNamespace) }).
-			WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
-		managers.expectUp()
+		managers.expectLeaderAndStandby(ctx)
 	}, SpecTimeout(3*time.Minute))
 
 	It("takes config/samples on a fresh cluster, through the webhook, and binds a pod with the sample profile", func(ctx SpecContext) {

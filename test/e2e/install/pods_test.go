@@ -146,6 +146,21 @@ func (dp *deploymentPods) expectProbesOK(ctx context.Context, port int, paths ..
 	}
 }
 
+// expectLeaderAndStandby checks what the Deployment's two replicas must
+// show: the apiserver admits them, both are ready and answer their probes,
+// one holds the Lease and the other does not take it, and none restarted.
+func (dp *deploymentPods) expectLeaderAndStandby(ctx context.Context) {
+	GinkgoHelper()
+	Expect(dp.pods).To(HaveLen(2))
+	dp.expectAdmitted(ctx)
+	dp.expectReady(ctx)
+	leader := dp.leader(ctx)
+	dp.expectProbesOK(ctx, probePort, "/healthz", "/readyz")
+	Consistently(ctx, func() string { return leaseHolder(ctx, dp.namespace) }).
+		WithTimeout(5*time.Second).Should(HavePrefix(leader.Pod.Name+"_"), "the standby must not take a held lease")
+	dp.expectUp()
+}
+
 // stop deletes the pods as the Deployment controller does on a rollout and
 // expects each to exit cleanly within its grace period.
 func (dp *deploymentPods) stop() {
