@@ -53,8 +53,8 @@ type Berth struct {
 // and RebalancePolicy controllers, the rebalancer, the readiness and
 // liveness checks and, as o asks, the webhook and the default profile's
 // creator. The scheduler's informers run until ctx ends, which must outlive
-// mgr's Start. `berth manager`, test/berthtest and the integration suites
-// all run Berth through it.
+// mgr's Start. `berth manager` and test/berthtest (so users' tests and the
+// berthtest suite) run Berth through it.
 func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptions) (*Berth, error) {
 	registry := o.Registry
 	if registry == nil {
