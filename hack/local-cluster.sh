@@ -44,7 +44,7 @@ build_kwok() {
 build() {
   hack/control-plane.sh etcd kube-apiserver kube-controller-manager
   build_kwok
-  go build -o "$bin/localcluster" ./hack/tools/localcluster/cmd/localcluster
+  go build -o "$bin/localcluster" ./cmd/localcluster
   go build -o "$bin/berth" ./cmd/berth
 }
 
@@ -56,4 +56,4 @@ fi
 build
 exec "$bin/localcluster" up --nodes "${NODES:-10}" \
   --k8s-bin-dir "$bin/k8s" --kwok "$bin/kwok" --kwok-stages "$bin/kwok-stages.yaml" --berth "$bin/berth" \
-  --apply config/samples --apply hack/tools/localcluster/samples "$@"
+  --apply config/samples --apply internal/localcluster/samples "$@"

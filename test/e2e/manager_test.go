@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/berth-io/berth/hack/tools/localcluster"
+	"github.com/berth-io/berth/internal/localcluster"
 )
 
 // leaseNamespace holds the managers' leader-election Lease.

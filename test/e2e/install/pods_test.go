@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
 
-	"github.com/berth-io/berth/hack/tools/localcluster"
+	"github.com/berth-io/berth/internal/localcluster"
 )
 
 // leaseName is the managers' leader-election Lease.

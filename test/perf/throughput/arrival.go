@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/berth-io/berth/hack/tools/localcluster"
+	"github.com/berth-io/berth/internal/localcluster"
 )
 
 // warmUpPod names the unmeasured pod that proves the scheduler is up.

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/berth-io/berth/hack/tools/localcluster"
+	"github.com/berth-io/berth/internal/localcluster"
 )
 
 // Env is what a scheduler under test is given to reach the control plane.

@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
-	"github.com/berth-io/berth/hack/tools/localcluster"
+	"github.com/berth-io/berth/internal/localcluster"
 )
 
 // managerGrace is how long the manager may take to shut down after Ctrl-C.
@@ -260,7 +260,7 @@ func printHints(w io.Writer, cluster *localcluster.Cluster, manager bool) {
    kubectl scale deployment berth-demo --replicas=40
    kubectl apply -f config/samples/scheduling_v1alpha1_pluginweight.yaml
    kubectl get schedulingprofile bin-packing -o jsonpath='{.status.effectivePlugins}'
- No kubectl? go run ./hack/tools/localcluster/cmd/localcluster apply --kubeconfig %s -f FILE
+ No kubectl? go run ./cmd/localcluster apply --kubeconfig %s -f FILE
 `, cluster.Nodes, cluster.LogDir(), k, cluster.Kubeconfig)
 	if manager {
 		fmt.Fprintln(w, " berth manager runs below; Ctrl-C stops everything.")
