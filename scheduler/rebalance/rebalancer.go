@@ -10,6 +10,9 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -40,7 +43,9 @@ type RunObserver func(ctx context.Context, policyName string)
 // Rebalancer runs each RebalancePolicy on its schedule, one run at a time
 // per policy. It is a manager runnable that runs on the leader only.
 type Rebalancer struct {
-	client     kubernetes.Interface
+	client kubernetes.Interface
+	// profiles reads Berth's objects: the SchedulingProfiles nodeFit
+	// names and the RebalancePolicies' recorded runs.
 	profiles   client.Reader
 	compiler   ProfileCompiler
 	registry   strategies.Registry
@@ -94,8 +99,8 @@ func WithInformerFactory(f informers.SharedInformerFactory) Option {
 }
 
 // New returns a Rebalancer that reads pods and nodes and evicts through c,
-// reads the SchedulingProfiles nodeFit names through profiles, and compiles
-// them with compiler.
+// reads the SchedulingProfiles nodeFit names and the policies' recorded
+// runs through profiles, and compiles the profiles with compiler.
 func New(c kubernetes.Interface, profiles client.Reader, compiler ProfileCompiler, opts ...Option) *Rebalancer {
 	r := &Rebalancer{
 		client: c, profiles: profiles, compiler: compiler,
@@ -208,6 +213,29 @@ func (r *Rebalancer) Start(ctx context.Context) error {
 	return nil
 }
 
+// recordedLastRun is when the policy's last run ended as its status says,
+// zero when it never ran or cannot be read.
+func (r *Rebalancer) recordedLastRun(ctx context.Context, name string) time.Time {
+	if r.profiles == nil {
+		return time.Time{}
+	}
+	var p v1alpha1.RebalancePolicy
+	if err := r.profiles.Get(ctx, types.NamespacedName{Name: name}, &p); err != nil {
+		if !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).Error(err, "Reading the policy's last run; scheduling it as new", "rebalancePolicy", klog.KRef("", name))
+		}
+		return time.Time{}
+	}
+	switch run := p.Status.LastRun; {
+	case run == nil:
+		return time.Time{}
+	case run.CompletionTime != nil:
+		return run.CompletionTime.Time
+	default:
+		return run.StartTime.Time
+	}
+}
+
 // startWorkerLocked starts the goroutine that runs one policy.
 func (r *Rebalancer) startWorkerLocked(name string, st *policyState) {
 	ctx, cancel := context.WithCancel(r.runCtx)
@@ -222,7 +250,10 @@ func (r *Rebalancer) startWorkerLocked(name string, st *policyState) {
 // work runs one policy whenever it is due; a spec change reschedules it.
 func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
 	logger := klog.FromContext(ctx).WithValues("rebalancePolicy", klog.KRef("", name))
-	var lastEnd time.Time
+	// A new leader (or a restarted one) schedules the policy from its last
+	// run as the status records it, whoever made it, so that leader changes
+	// neither multiply runs nor the evictions the per-run limits allow.
+	lastEnd := r.recordedLastRun(ctx, name)
 	for {
 		r.mu.Lock()
 		policy := st.policy

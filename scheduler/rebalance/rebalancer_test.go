@@ -13,6 +13,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
@@ -36,6 +38,12 @@ func every(d time.Duration) v1alpha1.RebalanceSchedule {
 // guarded by a PodDisruptionBudget, and returns it with its clock and client.
 func start(t *testing.T) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
 	t.Helper()
+	return startWith(t, nil)
+}
+
+// startWith is start with a reader of Berth's objects.
+func startWith(t *testing.T, objects client.Reader) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
+	t.Helper()
 	old := t0.Add(-time.Hour)
 	c := fake.NewClientset(st.Node("n1").Obj(),
 		st.Pod("free").Node("n1").Created(old).Obj(), st.Pod("guarded").Node("n1").Created(old).Obj())
@@ -46,7 +54,7 @@ func start(t *testing.T) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset)
 		return a.GetSubresource() == "eviction", nil, nil
 	})
 	clk := clocktesting.NewFakeClock(t0)
-	r := New(c, nil, nil, WithClock(clk))
+	r := New(c, objects, nil, WithClock(clk))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Start(ctx) }()
@@ -140,6 +148,53 @@ func TestIntervalScheduleAndEdits(t *testing.T) {
 	clk.Step(5 * time.Minute)
 	if res := waitRun(t, r, "p", t0.Add(10*time.Minute)); res.Generation != 2 {
 		t.Errorf("second run used generation %d, want 2", res.Generation)
+	}
+}
+
+func TestFirstRunFollowsTheRecordedLastRun(t *testing.T) {
+	tests := []struct {
+		name      string
+		recorded  *v1alpha1.RebalanceRun
+		wantFirst time.Time
+	}{
+		{name: "never ran: at once", wantFirst: t0},
+		{name: "ended two minutes ago, on another leader: eight minutes on",
+			recorded:  &v1alpha1.RebalanceRun{StartTime: metav1.NewTime(t0.Add(-3 * time.Minute)), CompletionTime: ptr.To(metav1.NewTime(t0.Add(-2 * time.Minute)))},
+			wantFirst: t0.Add(8 * time.Minute)},
+		{name: "started and never completed: from its start",
+			recorded:  &v1alpha1.RebalanceRun{StartTime: metav1.NewTime(t0.Add(-4 * time.Minute))},
+			wantFirst: t0.Add(6 * time.Minute)},
+		{name: "overdue: at once", recorded: &v1alpha1.RebalanceRun{StartTime: metav1.NewTime(t0.Add(-time.Hour))}, wantFirst: t0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scheme := k8sruntime.NewScheme()
+			if err := v1alpha1.AddToScheme(scheme); err != nil {
+				t.Fatal(err)
+			}
+			policy := &v1alpha1.RebalancePolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: v1alpha1.RebalancePolicyStatus{LastRun: tt.recorded}}
+			objects := ctrlfake.NewClientBuilder().WithScheme(scheme).WithObjects(policy).WithStatusSubresource(policy).Build()
+			r, clk, _ := startWith(t, objects)
+			if err := r.SetPolicy("p", 1, lifetimePolicy(true, every(10*time.Minute))); err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantFirst.After(t0) {
+				err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+					next, ok := r.NextRun("p")
+					return ok && next.Equal(tt.wantFirst), nil
+				})
+				if err != nil {
+					next, _ := r.NextRun("p")
+					t.Fatalf("next run at %s, want %s", next, tt.wantFirst)
+				}
+				time.Sleep(20 * time.Millisecond)
+				if _, ran := r.LastRun("p"); ran {
+					t.Fatal("the policy ran before an interval had passed since its recorded run")
+				}
+				clk.Step(tt.wantFirst.Sub(t0))
+			}
+			waitRun(t, r, "p", tt.wantFirst)
+		})
 	}
 }
 
