@@ -219,6 +219,31 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 // LogDir is where the components write their logs.
 func (c *Cluster) LogDir() string { return filepath.Join(c.Dir, "logs") }
 
+// CopyLogs copies the components' and local pods' logs into dst, which it
+// empties first, so that they outlive a temporary run directory.
+func (c *Cluster) CopyLogs(dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return fmt.Errorf("clearing %s: %w", dst, err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dst, err)
+	}
+	files, err := filepath.Glob(filepath.Join(c.LogDir(), "*.log"))
+	if err != nil {
+		return fmt.Errorf("listing the logs: %w", err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", f, err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), raw, 0o644); err != nil {
+			return fmt.Errorf("writing the copy of %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
 // Stop stops kwok, the controller manager, the apiserver and etcd, in that
 // order, each within a grace period, and removes the run directory when
 // Start made a temporary one. It is safe to call more than once.

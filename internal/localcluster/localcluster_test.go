@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,5 +267,42 @@ func TestFakeNode(t *testing.T) {
 				t.Errorf("allocatable cpu %dm, want %dm", got, tt.cpuMilli)
 			}
 		})
+	}
+}
+
+func TestCopyLogs(t *testing.T) {
+	c := &Cluster{Dir: t.TempDir()}
+	if err := os.MkdirAll(c.LogDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"kube-apiserver.log": "api", "berth-manager-x.log": "pod"} {
+		if err := os.WriteFile(filepath.Join(c.LogDir(), name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "kept")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dst, "stale.log"), []byte("old run"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CopyLogs(dst); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(dst, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Name()+"="+string(raw))
+	}
+	if want := []string{"berth-manager-x.log=pod", "kube-apiserver.log=api"}; !slices.Equal(got, want) {
+		t.Errorf("kept %v, want %v (and no stale file)", got, want)
 	}
 }

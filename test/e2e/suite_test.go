@@ -60,7 +60,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	)
 	Expect(err).NotTo(HaveOccurred(), "starting the local cluster")
 	DeferCleanup(func() {
-		if CurrentSpecReport().Failed() || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
+		if anyFailed || CurrentSpecReport().Failed() || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
 			keepLogs()
 		}
 		cluster.Stop()
@@ -71,17 +71,23 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(applier.ApplyFiles(ctx, filepath.Join(repoRoot, "config", "samples", "scheduling_v1alpha1_schedulingprofile.yaml"))).To(Succeed())
 }, NodeTimeout(4*time.Minute))
 
-// keepLogs copies the components' logs out of the temporary run directory
-// into bin/e2e-logs so that a failed CI run can be diagnosed.
+// anyFailed records that a spec failed: the suite's cleanup, which keeps
+// the logs, sees its own report only, which fails with BeforeSuite alone.
+var anyFailed bool
+
+var _ = AfterEach(func() {
+	if CurrentSpecReport().Failed() {
+		anyFailed = true
+	}
+})
+
+// keepLogs copies the components' and pods' logs out of the temporary run
+// directory into bin/e2e-logs so that a failed CI run can be diagnosed.
 func keepLogs() {
 	dst := filepath.Join(binDir, "e2e-logs")
-	_ = os.RemoveAll(dst)
-	_ = os.MkdirAll(dst, 0o755)
-	files, _ := filepath.Glob(filepath.Join(cluster.LogDir(), "*.log"))
-	for _, f := range files {
-		if raw, err := os.ReadFile(f); err == nil {
-			_ = os.WriteFile(filepath.Join(dst, filepath.Base(f)), raw, 0o644)
-		}
+	if err := cluster.CopyLogs(dst); err != nil {
+		GinkgoWriter.Printf("keeping the logs: %v\n", err)
+		return
 	}
 	GinkgoWriter.Printf("component logs kept in %s\n", dst)
 }

@@ -96,7 +96,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	)
 	Expect(err).NotTo(HaveOccurred(), "starting the local cluster")
 	DeferCleanup(func() {
-		if anyFailed || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
+		if anyFailed || CurrentSpecReport().Failed() || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
 			keepLogs()
 		}
 		cluster.Stop()
@@ -113,7 +113,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	DeferCleanup(stopCerts)
 }, NodeTimeout(8*time.Minute))
 
-// anyFailed records that a spec failed, for the suite's cleanup.
+// anyFailed records that a spec failed: the suite's cleanup, which keeps
+// the logs, sees its own report only, which fails with BeforeSuite alone.
 var anyFailed bool
 
 var _ = AfterEach(func() {
@@ -122,18 +123,15 @@ var _ = AfterEach(func() {
 	}
 })
 
-// keepLogs copies the components' and pods' logs into bin/e2e-install-logs.
+// keepLogs copies the components' and pods' logs out of the temporary run
+// directory into bin/e2e-install-logs so that a failed CI run can be diagnosed.
 func keepLogs() {
 	dst := filepath.Join(binDir, "e2e-install-logs")
-	_ = os.RemoveAll(dst)
-	_ = os.MkdirAll(dst, 0o755)
-	files, _ := filepath.Glob(filepath.Join(cluster.LogDir(), "*.log"))
-	for _, f := range files {
-		if raw, err := os.ReadFile(f); err == nil {
-			_ = os.WriteFile(filepath.Join(dst, filepath.Base(f)), raw, 0o644)
-		}
+	if err := cluster.CopyLogs(dst); err != nil {
+		GinkgoWriter.Printf("keeping the logs: %v\n", err)
+		return
 	}
-	GinkgoWriter.Printf("component and pod logs kept in %s\n", dst)
+	GinkgoWriter.Printf("component logs kept in %s\n", dst)
 }
 
 // run runs a tool from binDir against the local cluster and returns its

@@ -34,11 +34,7 @@ func withSelectedNode(pvc *v1.PersistentVolumeClaim, nodeName string) *v1.Persis
 // PreBindPreFlight reports Success when PreBind has claims to bind (and
 // will wait for them), Skip when all the pod's claims are bound already.
 func (pl *VolumeBinding) PreBindPreFlight(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ string) *framework.Status {
-	s, err := readState(cs)
-	if err != nil || s.allBound {
-		return framework.NewStatus(framework.Skip)
-	}
-	if s.reserved != nil && len(s.reserved.static) == 0 && len(s.reserved.provision) == 0 {
+	if s, err := readState(cs); err != nil || !s.preBindHasWork() {
 		return framework.NewStatus(framework.Skip)
 	}
 	return nil
@@ -54,14 +50,11 @@ func (pl *VolumeBinding) PreBindPreFlight(_ context.Context, cs *framework.Cycle
 // errors, so the pod is scheduled again.
 func (pl *VolumeBinding) PreBind(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
 	s, err := readState(cs)
-	if err != nil || s.allBound {
+	if err != nil || !s.preBindHasWork() {
 		return nil
 	}
 	if s.reserved == nil {
 		return framework.AsStatus(fmt.Errorf("binding volumes of pod %s: nothing reserved on node %q", framework.PodKey(pod), nodeName))
-	}
-	if len(s.reserved.static) == 0 && len(s.reserved.provision) == 0 {
-		return nil
 	}
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "node", nodeName)
 	if err := pl.writeBindings(ctx, logger, s.reserved); err != nil {

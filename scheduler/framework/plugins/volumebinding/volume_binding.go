@@ -158,6 +158,12 @@ type stateData struct {
 // Clone returns the state itself.
 func (s *stateData) Clone() framework.StateData { return s }
 
+// preBindHasWork reports whether PreBind has claims to write and wait for;
+// a missing reservation counts, as PreBind reports it.
+func (s *stateData) preBindHasWork() bool {
+	return !s.allBound && (s.reserved == nil || len(s.reserved.static) > 0 || len(s.reserved.provision) > 0)
+}
+
 func (s *stateData) forNode(name string) *nodeVolumes {
 	s.mu.Lock()
 	defer s.mu.Unlock()
