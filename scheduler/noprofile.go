@@ -23,6 +23,6 @@ func (s *Scheduler) reportNoProfile(ctx context.Context, schedulerName string, p
 		if !s.parked.Has(pod) {
 			continue
 		}
-		s.updatePodScheduledCondition(ctx, pod, v1.PodReasonUnschedulable, msg, "", false)
+		s.updatePodScheduledCondition(ctx, pod, v1.PodReasonUnschedulable, msg, "", false, "")
 	}
 }

@@ -8,15 +8,21 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 )
 
 // updatePodScheduledCondition sets PodScheduled=False with the reason and
 // message on the pod, and its nominated node when nominate is true, unless the
-// pod already says exactly that. The patch is sent in the background, with a
+// pod already says exactly that; published is a nomination this scheduler
+// wrote that the pod's copy may not show yet. The patch is sent in the background, with a
 // bounded number in flight: the scheduling loop does not wait for the apiserver.
-func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *v1.Pod, reason, msg, nominatedNode string, nominate bool) {
-	if !podScheduledNeedsUpdate(pod, reason, msg) && (!nominate || pod.Status.NominatedNodeName == nominatedNode) {
+func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *v1.Pod, reason, msg, nominatedNode string, nominate bool, published string) {
+	current := pod.Status.NominatedNodeName
+	if published != "" {
+		current = published
+	}
+	if !podScheduledNeedsUpdate(pod, reason, msg) && (!nominate || current == nominatedNode) {
 		return
 	}
 	patch, err := podScheduledPatch(pod, reason, msg, nominatedNode, nominate, metav1.NewTime(s.clock.Now()))
@@ -90,4 +96,26 @@ func truncateMessage(msg string) string {
 		cut--
 	}
 	return msg[:cut] + suffix
+}
+
+// nominate writes node as the pod's status.nominatedNodeName before its
+// binding waits (at Permit, or in a PreBind with work), as kube-scheduler
+// does since v1.35: the cluster autoscaler, Kueue or a second scheduler then
+// see where the pod is going instead of a pending pod with no node. The
+// write is best effort; a pod that binds without waiting is not nominated,
+// so the common path costs no extra API call.
+func (s *Scheduler) nominate(ctx context.Context, pod *v1.Pod, node string) {
+	if pod.Status.NominatedNodeName == node {
+		return
+	}
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"uid": pod.UID},
+		"status":   map[string]any{"nominatedNodeName": node},
+	})
+	if err == nil {
+		_, err = s.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	}
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Publishing the pod's nominated node before its binding waits", "node", klog.KRef("", node))
+	}
 }

@@ -95,7 +95,15 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 type schedulingFailure struct {
 	err        error
 	nominating *framework.NominatingInfo
+	// published is the nominated node the binding cycle wrote to the pod
+	// before it waited, if it did; the informer's copy may not show it yet.
+	published string
 }
+
+// clearNomination clears a pod's nominated node when its binding cycle
+// fails, as kube-scheduler does: the node it was going to is no longer
+// where it goes.
+var clearNomination = &framework.NominatingInfo{NominatingMode: framework.ModeOverride}
 
 // skipPod reports whether the pod needs no cycle: it is being deleted, or it
 // is already assumed (an update of it came through the queue).
@@ -311,15 +319,28 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64, waiting bool) bool {
 	logger := klog.FromContext(ctx)
 	fwk := prof.Framework
+	published := ""
 	fail := func(st *framework.Status) {
 		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
 		s.forget(ctx, assumed)
 		// The forgotten pod freed room on its node; others may fit now.
 		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}, assumed, nil, nil)
-		s.handleFailure(ctx, prof, qpi, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}, start, cycle)
+		s.handleFailure(ctx, prof, qpi, &schedulingFailure{
+			err:        statusError(st, result.host, s.snapshot.NumNodes()),
+			nominating: clearNomination,
+			published:  published,
+		}, start, cycle)
+	}
+	// A pod about to wait says where it is going first.
+	nominate := func() {
+		if published == "" {
+			s.nominate(ctx, qpi.Pod, result.host)
+			published = result.host
+		}
 	}
 
 	if waiting {
+		nominate()
 		if st := fwk.WaitOnPermit(ctx, assumed); !st.IsSuccess() {
 			fail(st)
 			return false
@@ -338,15 +359,18 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	// which waits for a slot, for every profile. kube-scheduler binds each
 	// pod in a goroutine of its own; here the slot is given back for the
 	// wait and taken again, by this goroutine, for the bind itself.
-	switch st := fwk.RunPreBindPreFlights(ctx, state, assumed, result.host); {
-	case st.IsSuccess():
-		<-s.bindingSlots
-		held = false
-	case !st.IsSkip():
-		fail(st)
+	preFlight := fwk.RunPreBindPreFlights(ctx, state, assumed, result.host)
+	if !preFlight.IsSuccess() && !preFlight.IsSkip() {
+		fail(preFlight)
 		return false
 	}
-	if st := s.runPreBind(ctx, loopCtx, fwk, state, assumed, result.host, !held); !st.IsSuccess() {
+	preBindWaits := preFlight.IsSuccess()
+	if preBindWaits {
+		<-s.bindingSlots
+		held = false
+		nominate()
+	}
+	if st := s.runPreBind(ctx, loopCtx, fwk, state, assumed, result.host, preBindWaits); !st.IsSuccess() {
 		fail(st)
 		return false
 	}
@@ -378,10 +402,10 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	return true
 }
 
-// runPreBind runs the PreBind plugins; one that waits (hasWork) is
-// cancelled when loopCtx ends.
-func (s *Scheduler) runPreBind(ctx, loopCtx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, node string, hasWork bool) *framework.Status {
-	if !hasWork {
+// runPreBind runs the PreBind plugins; when they may wait, they are
+// cancelled once loopCtx ends.
+func (s *Scheduler) runPreBind(ctx, loopCtx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, node string, mayWait bool) *framework.Status {
+	if !mayWait {
 		return fwk.RunPreBindPlugins(ctx, state, pod, node)
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -477,5 +501,5 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 		logger.V(2).Info("Unable to schedule pod; waiting", "reason", msg)
 	}
 	fwk.EventRecorder().Eventf(current, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", msg)
-	s.updatePodScheduledCondition(ctx, current, reason, msg, nominated, failure.nominating.Mode() == framework.ModeOverride)
+	s.updatePodScheduledCondition(ctx, current, reason, msg, nominated, failure.nominating.Mode() == framework.ModeOverride, failure.published)
 }

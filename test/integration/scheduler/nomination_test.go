@@ -1,0 +1,96 @@
+package scheduler_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+)
+
+// nominationLog records, per pod of a namespace, each change of
+// status.nominatedNodeName that a watch saw, from the pod's creation on.
+type nominationLog struct {
+	mu    sync.Mutex
+	byPod map[string][]string
+}
+
+// watchNominations starts recording the namespace's pods' nominations; call
+// it before creating the pods.
+func watchNominations(ctx context.Context, ns string) *nominationLog {
+	GinkgoHelper()
+	w, err := clientset.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(w.Stop)
+	l := &nominationLog{byPod: map[string][]string{}}
+	go func() {
+		for ev := range w.ResultChan() {
+			pod, ok := ev.Object.(*corev1.Pod)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			l.mu.Lock()
+			seen := l.byPod[pod.Name]
+			if len(seen) == 0 || seen[len(seen)-1] != pod.Status.NominatedNodeName {
+				l.byPod[pod.Name] = append(seen, pod.Status.NominatedNodeName)
+			}
+			l.mu.Unlock()
+		}
+	}()
+	return l
+}
+
+// of returns the nominations the pod went through, "" for none.
+func (l *nominationLog) of(name string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.byPod[name])
+}
+
+var _ = Describe("Nominating before a binding waits", func() {
+	It("publishes the node of a pod waiting in PreBind for its volume, and no node for a pod bound at once", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "nominate-prebind")
+		log := watchNominations(ctx, ns)
+		newNode("nominate-prebind-node").create(ctx)
+		createWaitingClass(ctx, "nominate-never")
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		createClaim(ctx, ns, "data", "nominate-never")
+		newPod(ns, "with-volume").claim("data").create(ctx)
+		newPod(ns, "plain").create(ctx)
+
+		Eventually(func(g Gomega) {
+			pod, err := getPod(ctx, ns, "with-volume")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pod.Spec.NodeName).To(BeEmpty())
+			g.Expect(pod.Status.NominatedNodeName).To(Equal("nominate-prebind-node"))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		expectBound(ctx, ns, "plain")
+		Expect(log.of("plain")).To(Equal([]string{""}), "a pod that did not wait was nominated")
+	}, SpecTimeout(time.Minute))
+
+	It("publishes the node of gang members waiting at Permit, and clears it when the gang times out", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "nominate-permit")
+		log := watchNominations(ctx, ns)
+		newPodGroup(ns, "pair", 2).timeout(2).create(ctx)
+		newNode("nominate-permit-node").create(ctx)
+		startGangScheduler(ctx)
+
+		// The second member's gate keeps it from Permit, so the first waits
+		// there until the gang's timeout rejects it.
+		newPod(ns, "m-0").label(v1alpha1.PodGroupLabel, "pair").create(ctx)
+		newPod(ns, "m-1").label(v1alpha1.PodGroupLabel, "pair").gate("test.berth.io/hold").create(ctx)
+		Eventually(func() []string {
+			seen := log.of("m-0")
+			return seen[:min(len(seen), 3)]
+		}).WithContext(ctx).WithTimeout(20*time.Second).Should(Equal([]string{"", "nominate-permit-node", ""}),
+			"the member was not nominated before it waited, or the nomination was not cleared at the timeout")
+	}, SpecTimeout(time.Minute))
+})
