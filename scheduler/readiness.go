@@ -2,9 +2,10 @@ package scheduler
 
 import "context"
 
-// HasSynced reports, without waiting, whether Start has run the scheduler's
-// informers and their caches hold the cluster's objects. It is false before
-// Start, so a replica that has not started scheduling is not reported ready.
+// HasSynced reports, without waiting, whether RunInformers or Start has run
+// the scheduler's informers and their caches hold the cluster's objects. It
+// is false before either, so a replica whose caches are cold is not
+// reported ready.
 func (s *Scheduler) HasSynced() bool {
 	f := s.informerFactory
 	// The factory only reports on started informers: an unstarted pod or

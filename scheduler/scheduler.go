@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -49,13 +50,15 @@ const (
 type Scheduler struct {
 	client          kubernetes.Interface
 	informerFactory informers.SharedInformerFactory
-	podLister       corelisters.PodLister
-	broadcaster     events.EventBroadcaster
-	registry        runtime.Registry
-	metrics         *metrics.Metrics
-	clock           clock.WithTickerAndDelayedExecution
-	rand            func(n int) int
-	parallelism     int
+	// informersStarted is set by the first of RunInformers and Start.
+	informersStarted atomic.Bool
+	podLister        corelisters.PodLister
+	broadcaster      events.EventBroadcaster
+	registry         runtime.Registry
+	metrics          *metrics.Metrics
+	clock            clock.WithTickerAndDelayedExecution
+	rand             func(n int) int
+	parallelism      int
 
 	cache    *schedcache.Cache
 	queue    *queue.PriorityQueue
@@ -329,24 +332,13 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.broadcaster.StartRecordingToSink(ctx.Done())
 	defer s.broadcaster.Shutdown()
 
-	s.informerFactory.Start(ctx.Done())
-	defer s.informerFactory.Shutdown()
-	for informerType, ok := range s.informerFactory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("informer cache for %v did not sync", informerType)
-		}
+	// On a warm standby RunInformers started them long ago; otherwise they
+	// start now and stop with the loop.
+	if s.startInformers(ctx) {
+		defer s.informerFactory.Shutdown()
 	}
-	if pg := s.groups.Informer(); pg != nil {
-		go pg.RunWithContext(ctx)
-		if !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return errors.New("informer cache for PodGroups did not sync")
-		}
+	if err := s.waitForInformers(ctx); err != nil || ctx.Err() != nil {
+		return err
 	}
 
 	s.queue.Run(logger)
@@ -367,6 +359,57 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.waiting.Iterate(func(wp framework.WaitingPod) { wp.Reject("", "the scheduler is stopping") })
 	s.bindings.Wait()
 	logger.Info("Scheduling loop stopped")
+	return nil
+}
+
+// RunInformers starts the scheduler's informers and runs them until ctx
+// ends, without scheduling. A standby replica runs it so that its cache,
+// queue and parked pods are warm when it comes to lead, as kube-scheduler's
+// standbys are: a failover then costs the Lease, not a LIST of every pod.
+// Once it has run, Start uses these informers instead of its own.
+func (s *Scheduler) RunInformers(ctx context.Context) error {
+	if !s.startInformers(ctx) {
+		return nil
+	}
+	defer s.informerFactory.Shutdown()
+	if err := s.waitForInformers(ctx); err != nil {
+		return err
+	}
+	klog.FromContext(ctx).Info("Scheduler's informers synced")
+	<-ctx.Done()
+	return nil
+}
+
+// startInformers starts the informers, running until ctx ends, unless they
+// were started already; it reports whether this call started them.
+func (s *Scheduler) startInformers(ctx context.Context) bool {
+	if !s.informersStarted.CompareAndSwap(false, true) {
+		return false
+	}
+	s.informerFactory.Start(ctx.Done())
+	if pg := s.groups.Informer(); pg != nil {
+		go pg.RunWithContext(ctx)
+	}
+	return true
+}
+
+// waitForInformers waits until the informers have synced; it returns nil
+// when ctx ends first.
+func (s *Scheduler) waitForInformers(ctx context.Context) error {
+	for informerType, ok := range s.informerFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("informer cache for %v did not sync", informerType)
+		}
+	}
+	if pg := s.groups.Informer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.New("informer cache for PodGroups did not sync")
+	}
 	return nil
 }
 

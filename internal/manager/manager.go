@@ -32,6 +32,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
+	"github.com/berth-io/berth/internal/leasefence"
 	"github.com/berth-io/berth/internal/metricsauth"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/intern"
@@ -89,24 +90,35 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(cfg, managerConfig(o, scheme, logger))
+	mgrOpts := managerConfig(o, scheme, logger)
+	var fence *leasefence.Lock
+	if o.leaderElect {
+		if fence, err = newLeaderLock(cfg, o); err != nil {
+			return err
+		}
+		mgrOpts.LeaderElectionResourceLockInterface = fence
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return fmt.Errorf("building the manager: %w", err)
 	}
 	// The scheduler's caches live until the manager has stopped its runnables.
 	schedCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), logger))
 	defer cancel()
-	if _, err := Setup(schedCtx, mgr, cfg, SetupOptions{
+	b, err := Setup(schedCtx, mgr, cfg, SetupOptions{
 		Metrics:        ctrlmetrics.Registry,
 		Webhook:        o.enableWebhook,
 		DefaultProfile: o.defaultProfile,
+		Fence:          fence,
 		SchedulerOptions: []scheduler.Option{
 			scheduler.WithParallelism(o.parallelism),
 			scheduler.WithScheduledEvents(o.scheduledEvents),
 		},
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
+	go compareCacheOnSignal(schedCtx, b.Scheduler)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
 	}

@@ -26,14 +26,12 @@ type syncChecker interface {
 	HasSynced() bool
 }
 
-// readiness decides /readyz. A replica is ready once every SchedulingProfile
-// that existed when it started has been compiled at least once (valid or
-// not) and, on the leader, once the scheduler's informer caches have synced.
-// Standby replicas do not run the scheduler's informers, so they are ready
-// with their profiles compiled: a rolling update can then proceed.
+// readiness decides /readyz. A replica, leader or standby, is ready once
+// every SchedulingProfile that existed when it started has been compiled at
+// least once (valid or not) and the scheduler's informer caches have
+// synced: a standby that reports ready can take over at once.
 type readiness struct {
 	sched    syncChecker
-	elected  <-chan struct{}
 	profiles client.Reader
 	retry    time.Duration
 
@@ -50,10 +48,10 @@ var (
 	_ manager.LeaderElectionRunnable = (*readiness)(nil)
 )
 
-// newReadiness returns the readiness of a replica whose scheduler is sched,
-// whose election is elected and which reads profiles from profiles.
-func newReadiness(sched syncChecker, elected <-chan struct{}, profiles client.Reader) *readiness {
-	return &readiness{sched: sched, elected: elected, profiles: profiles, retry: time.Second, compiled: map[string]bool{}}
+// newReadiness returns the readiness of a replica whose scheduler is sched
+// and which reads profiles from profiles.
+func newReadiness(sched syncChecker, profiles client.Reader) *readiness {
+	return &readiness{sched: sched, profiles: profiles, retry: time.Second, compiled: map[string]bool{}}
 }
 
 // NeedLeaderElection is false: every replica reports its readiness.
@@ -125,13 +123,8 @@ func (r *readiness) Check(*http.Request) error {
 		}
 		return fmt.Errorf("profiles not compiled yet for schedulerNames %s", names)
 	}
-	select {
-	case <-r.elected:
-		if !r.sched.HasSynced() {
-			return errors.New("the scheduler's informer caches have not synced")
-		}
-	default:
-		// A standby replica does not run the scheduler's informers.
+	if !r.sched.HasSynced() {
+		return errors.New("the scheduler's informer caches have not synced")
 	}
 	return nil
 }

@@ -32,37 +32,34 @@ func (fakeHost) InstallProfile(context.Context, string, *profile.Profile) {}
 func (fakeHost) RemoveProfile(context.Context, string)                    {}
 
 func TestReadiness(t *testing.T) {
-	closed := make(chan struct{})
-	close(closed)
 	tests := []struct {
 		name     string
 		profiles []*v1alpha1.SchedulingProfile
 		// compileBefore and compileAfter are compiled before and after the listing.
 		compileBefore, compileAfter []string
 		invalid                     []string
-		skipList, leader, synced    bool
+		skipList, synced            bool
 		wantErr                     string
 	}{
 		{name: "not listed yet", skipList: true, wantErr: "not been listed"},
-		{name: "no profiles, standby", wantErr: ""},
-		{name: "no profiles, leader not synced", leader: true, wantErr: "informer caches have not synced"},
-		{name: "no profiles, leader synced", leader: true, synced: true},
+		{name: "no profiles, caches not synced", wantErr: "informer caches have not synced"},
+		{name: "no profiles, caches synced", synced: true},
 		{name: "profile not compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
 			wantErr: "profiles not compiled yet for schedulerNames p1"},
 		{name: "profile compiled after listing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").schedulerName("s1").obj()},
-			compileAfter: []string{"s1"}},
+			compileAfter: []string{"s1"}, synced: true},
 		{name: "profile compiled before listing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
-			compileBefore: []string{"p1"}, leader: true, synced: true},
+			compileBefore: []string{"p1"}, synced: true},
 		{name: "invalid profile counts as compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
-			compileAfter: []string{"p1"}, invalid: []string{"p1"}},
+			compileAfter: []string{"p1"}, invalid: []string{"p1"}, synced: true},
 		{name: "contenders settle with one compile", profiles: []*v1alpha1.SchedulingProfile{
 			makeProfile("old").schedulerName("s").obj(), makeProfile("new").schedulerName("s").obj()},
-			compileAfter: []string{"s"}},
+			compileAfter: []string{"s"}, synced: true},
 		{name: "one of two compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("a").obj(), makeProfile("b").obj()},
 			compileAfter: []string{"a"}, wantErr: "schedulerNames b"},
-		{name: "deleting profile ignored", profiles: []*v1alpha1.SchedulingProfile{makeProfile("gone").deleting().obj()}},
-		{name: "compiled profiles pass, leader still waits for caches", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
-			compileAfter: []string{"p1"}, leader: true, wantErr: "informer caches"},
+		{name: "deleting profile ignored", profiles: []*v1alpha1.SchedulingProfile{makeProfile("gone").deleting().obj()}, synced: true},
+		{name: "compiled profiles pass, caches still syncing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+			compileAfter: []string{"p1"}, wantErr: "informer caches"},
 		{name: "many waiting are summarised", profiles: []*v1alpha1.SchedulingProfile{
 			makeProfile("a").obj(), makeProfile("b").obj(), makeProfile("c").obj(), makeProfile("d").obj(),
 			makeProfile("e").obj(), makeProfile("f").obj(), makeProfile("g").obj()},
@@ -79,11 +76,7 @@ func TestReadiness(t *testing.T) {
 				objs = append(objs, p)
 			}
 			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-			elected := make(chan struct{})
-			if tc.leader {
-				elected = closed
-			}
-			r := newReadiness(fakeSync(tc.synced), elected, c)
+			r := newReadiness(fakeSync(tc.synced), c)
 			invalid := map[string]bool{}
 			for _, n := range tc.invalid {
 				invalid[n] = true

@@ -14,6 +14,7 @@ import (
 	"github.com/berth-io/berth/controllers"
 	berthwebhook "github.com/berth-io/berth/controllers/webhook"
 	"github.com/berth-io/berth/internal/defaultprofile"
+	"github.com/berth-io/berth/internal/leasefence"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
@@ -38,6 +39,11 @@ type SetupOptions struct {
 	SchedulerOptions []scheduler.Option
 	// ControllerOptions are passed to the controllers and the rebalancer's reconciler.
 	ControllerOptions []controllers.Option
+	// Fence, the leader-election lock, refuses the scheduler's and the
+	// rebalancer's writes (binds, evictions, victim deletions, status
+	// patches) once this replica's lease may have passed to another; nil
+	// without leader election.
+	Fence *leasefence.Lock
 }
 
 // Berth is what Setup added to a manager.
@@ -60,7 +66,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if registry == nil {
 		registry = schedruntime.Registry(plugins.NewInTreeRegistry())
 	}
-	clientset, err := kubernetes.NewForConfig(protobufConfig(cfg))
+	clientCfg := protobufConfig(cfg)
+	if o.Fence != nil {
+		clientCfg.Wrap(o.Fence.WrapTransport)
+	}
+	clientset, err := kubernetes.NewForConfig(clientCfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the clientset: %w", err)
 	}
@@ -88,7 +98,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if err := mgr.Add(manager.RunnableFunc(sched.Start)); err != nil {
 		return nil, fmt.Errorf("adding the scheduler to the manager: %w", err)
 	}
-	ready := newReadiness(sched, mgr.Elected(), mgr.GetClient())
+	// Every replica runs the scheduler's informers, so a standby's cache,
+	// queue and parked pods are warm when it comes to lead.
+	if err := mgr.Add(warmInformers{sched}); err != nil {
+		return nil, fmt.Errorf("adding the scheduler's informers to the manager: %w", err)
+	}
+	ready := newReadiness(sched, mgr.GetClient())
 	if err := mgr.Add(ready); err != nil {
 		return nil, fmt.Errorf("adding the readiness tracker to the manager: %w", err)
 	}
@@ -125,3 +140,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	}
 	return &Berth{Scheduler: sched, Rebalancer: rb}, nil
 }
+
+// warmInformers runs the scheduler's informers on every replica, leader or not.
+type warmInformers struct{ sched *scheduler.Scheduler }
+
+// Start runs the informers until ctx ends.
+func (w warmInformers) Start(ctx context.Context) error { return w.sched.RunInformers(ctx) }
+
+// NeedLeaderElection is false: standbys keep warm caches too.
+func (warmInformers) NeedLeaderElection() bool { return false }

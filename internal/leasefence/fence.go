@@ -1,0 +1,151 @@
+// Package leasefence keeps a replica that lost its leader-election lease
+// from writing as if it still led.
+//
+// Leader election alone does not stop a paused leader: a process stopped
+// (SIGSTOP, a long GC or VM pause, a frozen node) past its lease and then
+// resumed keeps binding, evicting and deleting from its stale cache until
+// its renewal loop notices, seconds later, while another replica already
+// leads. The Kubernetes API has no fencing token, so the fence is local: the
+// lock records, on the monotonic clock, when each renewal was sent, and the
+// wrapped transport refuses every write once the last renewal is older than
+// the renew deadline. Another replica can take the lease only a full lease
+// duration after that renewal, so a write the fence lets through reaches
+// the apiserver before anyone else may lead, with the difference between
+// the lease duration and the renew deadline as the margin.
+package leasefence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/clock"
+)
+
+// ErrLeaseNotHeld is returned, wrapped, for a write refused by the fence.
+var ErrLeaseNotHeld = errors.New("leader-election lease not held")
+
+// Lock is a resourcelock.Interface that records this replica's renewals.
+type Lock struct {
+	resourcelock.Interface
+	clock    clock.PassiveClock
+	validFor time.Duration
+
+	mu sync.Mutex
+	// renewed is when the last successful acquisition or renewal was sent;
+	// zero while this replica does not hold the lease.
+	renewed time.Time
+}
+
+// Option configures a Lock.
+type Option func(*Lock)
+
+// WithClock sets the clock; the default is the real one, whose readings
+// carry the monotonic clock.
+func WithClock(c clock.PassiveClock) Option { return func(l *Lock) { l.clock = c } }
+
+// NewLock wraps inner; writes are allowed for validFor after each renewal
+// was sent. validFor is the elector's renew deadline: after it the elector
+// gives up the lease itself.
+func NewLock(inner resourcelock.Interface, validFor time.Duration, opts ...Option) *Lock {
+	l := &Lock{Interface: inner, clock: clock.RealClock{}, validFor: validFor}
+	for _, o := range opts {
+		o(l)
+	}
+	return l
+}
+
+// Create creates the lock record, recording an acquisition when it names this replica.
+func (l *Lock) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	sent := l.clock.Now()
+	err := l.Interface.Create(ctx, ler)
+	l.observe(sent, ler, err)
+	return err
+}
+
+// Update updates the lock record, recording a renewal when it names this
+// replica and a release when it names nobody.
+func (l *Lock) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	sent := l.clock.Now()
+	err := l.Interface.Update(ctx, ler)
+	l.observe(sent, ler, err)
+	return err
+}
+
+func (l *Lock) observe(sent time.Time, ler resourcelock.LeaderElectionRecord, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case err == nil && ler.HolderIdentity == l.Identity():
+		l.renewed = sent
+	case ler.HolderIdentity != l.Identity():
+		// Released, or written for someone else: no longer ours.
+		l.renewed = time.Time{}
+	}
+	// A failed renewal leaves the last successful one in force: the lease
+	// is still ours until it runs out.
+}
+
+// Check returns nil while this replica holds a lease renewed within the
+// renew deadline, and an error wrapping ErrLeaseNotHeld otherwise.
+func (l *Lock) Check() error {
+	l.mu.Lock()
+	renewed := l.renewed
+	l.mu.Unlock()
+	if renewed.IsZero() {
+		return fmt.Errorf("%w: this replica does not lead", ErrLeaseNotHeld)
+	}
+	if age := l.clock.Since(renewed); age >= l.validFor {
+		return fmt.Errorf("%w: last renewed %v ago, past the renew deadline of %v", ErrLeaseNotHeld, age.Round(time.Millisecond), l.validFor)
+	}
+	return nil
+}
+
+// WrapTransport returns a transport that checks the fence before sending
+// any write (every method but GET, HEAD and OPTIONS) except events, which
+// record what happened and decide nothing. Use it as rest.Config's
+// WrapTransport for the clients that bind, evict and delete.
+func (l *Lock) WrapTransport(rt http.RoundTripper) http.RoundTripper {
+	return &fencedTransport{lock: l, next: rt}
+}
+
+type fencedTransport struct {
+	lock *Lock
+	next http.RoundTripper
+}
+
+func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if isWrite(req) && !isEvent(req.URL.Path) {
+		if err := t.lock.Check(); err != nil {
+			if req.Body != nil {
+				_ = req.Body.Close()
+			}
+			return nil, fmt.Errorf("refusing %s %s: %w", req.Method, req.URL.Path, err)
+		}
+	}
+	return t.next.RoundTrip(req)
+}
+
+func isWrite(req *http.Request) bool {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}
+
+// isEvent reports whether path is a core or events.k8s.io Event path.
+func isEvent(path string) bool {
+	if strings.HasPrefix(path, "/apis/events.k8s.io/") {
+		return true
+	}
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	// /api/v1/namespaces/NS/events[/NAME] or /api/v1/events
+	return len(parts) >= 3 && parts[0] == "api" &&
+		(parts[2] == "events" || (len(parts) >= 5 && parts[2] == "namespaces" && parts[4] == "events"))
+}

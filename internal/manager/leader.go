@@ -1,0 +1,57 @@
+package manager
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/uuid"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/berth-io/berth/internal/leasefence"
+)
+
+// inClusterNamespaceFile holds the namespace of the pod the manager runs in.
+const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// newLeaderLock builds the manager's leader-election Lease lock, wrapped so
+// that it fences the scheduler's writes (leasefence). It names the replica
+// and finds the namespace as controller-runtime does: the flag, else the
+// pod's own namespace. The lock records no events: its transitions are
+// logged by the elector.
+func newLeaderLock(cfg *rest.Config, o *managerOptions) (*leasefence.Lock, error) {
+	namespace := o.leaderElectNamespace
+	if namespace == "" {
+		b, err := os.ReadFile(inClusterNamespaceFile)
+		if err != nil {
+			return nil, fmt.Errorf("finding the leader-election namespace (set --leader-elect-namespace outside a cluster): %w", err)
+		}
+		namespace = strings.TrimSpace(string(b))
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return nil, fmt.Errorf("naming this replica for leader election: %w", err)
+	}
+	cfg = rest.AddUserAgent(rest.CopyConfig(cfg), "leader-election")
+	// One hung request must not cost the lease: give up on it well
+	// before the renew deadline.
+	cfg.Timeout = max(o.renewDeadline/2, time.Second)
+	core, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the leader-election client: %w", err)
+	}
+	coordination, err := coordinationv1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the leader-election client: %w", err)
+	}
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, namespace, leaderElectionID, core, coordination,
+		resourcelock.ResourceLockConfig{Identity: host + "_" + string(uuid.NewUUID())})
+	if err != nil {
+		return nil, fmt.Errorf("building the leader-election lock: %w", err)
+	}
+	return leasefence.NewLock(lock, o.renewDeadline), nil
+}
