@@ -21,7 +21,7 @@ export KUBEBUILDER_ASSETS := $(K8S_BIN)
 
 # Everything but the envtest suites, the envtest benchmarks and the e2e suite; the public
 # test helper's own unit tests (test/berthtest) are unit tests.
-UNIT_PACKAGES = $(shell go list ./... | grep -v -e /test/integration/ -e /test/perf/ -e /test/e2e)
+UNIT_PACKAGES = $(shell go list ./... | grep -v -e /test/integration/ -e /test/perf/ -e /test/e2e -e '/test/faults$$')
 
 .PHONY: all
 all: build
@@ -72,6 +72,11 @@ test-unit: ## Run the unit tests.
 .PHONY: test-integration
 test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
 	$(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
+
+.PHONY: test-faults
+test-faults: $(GINKGO) ## Run the fault-injection suite (test/faults) on a local cluster: every scenario, each printing its figures.
+	hack/local-cluster.sh build
+	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=60m --poll-progress-after=120s -v test/faults
 
 .PHONY: test-e2e
 test-e2e: $(GINKGO) $(HELM) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e) and its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root).

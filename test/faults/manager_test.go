@@ -1,0 +1,201 @@
+package faults_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/internal/localcluster"
+	"github.com/berth-io/berth/test/faults/faultproxy"
+)
+
+// Leader election: the managers' Lease, shortened from 15 s to 10 s so that
+// failovers fit the specs' budgets with a margin on a loaded machine.
+const (
+	leaseNamespace = "kube-system"
+	leaseName      = "berth.scheduling.berth.io"
+	leaseDuration  = 10 * time.Second
+	renewDeadline  = 8 * time.Second
+	retryPeriod    = 2 * time.Second
+)
+
+// manager is one `berth manager` process and the proxy it reaches the
+// apiserver through.
+type manager struct {
+	*localcluster.Process
+	proxy     *faultproxy.Proxy
+	healthURL string
+}
+
+// startManager runs berth manager with leader election, logging JSON,
+// through a fault proxy of its own; its stop is a cleanup.
+func startManager(name string, extraArgs ...string) *manager {
+	GinkgoHelper()
+	proxy, err := faultproxy.New(cluster.Config)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(proxy.Start()).To(Succeed())
+	kubeconfig := filepath.Join(cluster.Dir, name+".kubeconfig")
+	Expect(proxy.Kubeconfig(kubeconfig)).To(Succeed())
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	port := l.Addr().(*net.TCPAddr).Port
+	Expect(l.Close()).To(Succeed())
+	args := append([]string{
+		"manager",
+		"--kubeconfig=" + kubeconfig,
+		"--leader-elect=true",
+		"--leader-elect-namespace=" + leaseNamespace,
+		"--leader-elect-lease-duration=" + leaseDuration.String(),
+		"--leader-elect-renew-deadline=" + renewDeadline.String(),
+		"--leader-elect-retry-period=" + retryPeriod.String(),
+		"--enable-webhook=false",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(port),
+		"--zap-encoder=json",
+		"--kube-api-qps=1000",
+		"--kube-api-burst=1000",
+	}, extraArgs...)
+	p, err := localcluster.StartProcess(name, cluster.LogDir(), GinkgoWriter, filepath.Join(binDir, "berth"), args...)
+	Expect(err).NotTo(HaveOccurred())
+	m := &manager{Process: p, proxy: proxy, healthURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", port)}
+	DeferCleanup(func() {
+		// A paused manager must be resumed to be stopped.
+		_ = m.Signal(syscall.SIGCONT)
+		m.Stop(30 * time.Second)
+		_ = proxy.Close()
+	})
+	return m
+}
+
+// waitReady waits until the manager answers /readyz with 200.
+func (m *manager) waitReady(ctx context.Context) {
+	GinkgoHelper()
+	Eventually(ctx, func() error {
+		if m.Exited() {
+			return StopTrying(m.Name + " exited: " + fmt.Sprint(m.Err()) + " (log: " + m.LogFile + ")")
+		}
+		resp, err := http.Get(m.healthURL)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/readyz answered %d", resp.StatusCode)
+		}
+		return nil
+	}).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+}
+
+// leaseHolder returns the Lease's holder and when it was acquired.
+func leaseHolder(ctx context.Context) (string, time.Time) {
+	lease, err := cluster.Clientset.CoordinationV1().Leases(leaseNamespace).Get(ctx, leaseName, metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil {
+		return "", time.Time{}
+	}
+	var acquired time.Time
+	if lease.Spec.AcquireTime != nil {
+		acquired = lease.Spec.AcquireTime.Time
+	}
+	return *lease.Spec.HolderIdentity, acquired
+}
+
+// waitLeader waits until m holds the Lease: its proxy has seen it write the
+// Lease naming itself, which the holder's identity cannot tell (it is the
+// host name and a random suffix).
+func (m *manager) waitLeader(ctx context.Context) {
+	GinkgoHelper()
+	Eventually(ctx, func() bool {
+		for _, verb := range []string{"create", "update"} {
+			for _, r := range m.proxy.Requests(faultproxy.Match{Resource: "leases", Verb: verb}) {
+				if r.Code >= 200 && r.Code < 300 {
+					return true
+				}
+			}
+		}
+		return false
+	}).WithTimeout(time.Minute).WithPolling(200*time.Millisecond).Should(BeTrue(), "%s never wrote the Lease", m.Name)
+}
+
+// cacheReport is the log line of the manager's cache comparison (SIGUSR2).
+type cacheReport struct {
+	Msg         string `json:"msg"`
+	Nodes       int    `json:"nodes"`
+	Pods        int    `json:"pods"`
+	AssumedPods int    `json:"assumedPods"`
+	Consistent  bool   `json:"consistent"`
+	Differences string `json:"differences"`
+}
+
+const cacheReportMsg = "Compared the scheduler's cache with its informers"
+
+// compareCache asks the manager to compare its cache with its informers
+// and returns the report it logs.
+func (m *manager) compareCache(ctx context.Context) cacheReport {
+	GinkgoHelper()
+	before := len(m.cacheReports())
+	Expect(m.Signal(syscall.SIGUSR2)).To(Succeed())
+	var reports []cacheReport
+	Eventually(ctx, func() int {
+		reports = m.cacheReports()
+		return len(reports)
+	}).WithTimeout(10*time.Second).WithPolling(100*time.Millisecond).Should(BeNumerically(">", before), "%s logged no cache comparison", m.Name)
+	return reports[len(reports)-1]
+}
+
+// cacheReports reads the cache comparisons the manager has logged.
+func (m *manager) cacheReports() []cacheReport {
+	f, err := os.Open(m.LogFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []cacheReport
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !strings.Contains(string(line), cacheReportMsg) {
+			continue
+		}
+		var r cacheReport
+		if json.Unmarshal(line, &r) == nil && r.Msg == cacheReportMsg {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// expectCacheSettles checks, within a minute, that the manager's cache
+// holds no assumed pod and matches its informers; it reports both figures.
+func (m *manager) expectCacheSettles(ctx context.Context, scenario string) {
+	GinkgoHelper()
+	var r cacheReport
+	Eventually(ctx, func(g Gomega) {
+		r = m.compareCache(ctx)
+		g.Expect(r.AssumedPods).To(BeZero())
+		g.Expect(r.Consistent).To(BeTrue(), r.Differences)
+	}).WithTimeout(time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	figure(scenario+"/assumed-pods-left", r.AssumedPods)
+	figure(scenario+"/cache-differences", boolCount(!r.Consistent))
+}
+
+func boolCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

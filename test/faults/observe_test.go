@@ -1,0 +1,288 @@
+package faults_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/test/faults/faultproxy"
+)
+
+// newNamespace creates a namespace for one spec and deletes it afterwards,
+// with its pods, so that the next spec finds the nodes empty.
+func newNamespace(ctx context.Context, prefix string) string {
+	GinkgoHelper()
+	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		// Pods on kwok nodes go at once with a zero grace period; waiting
+		// for them keeps the next spec's nodes free.
+		_ = client.CoreV1().Pods(ns.Name).DeleteCollection(background(), *metav1.NewDeleteOptions(0), metav1.ListOptions{})
+		_ = client.CoreV1().Namespaces().Delete(background(), ns.Name, metav1.DeleteOptions{})
+		Eventually(func() int {
+			pods, err := client.CoreV1().Pods(ns.Name).List(background(), metav1.ListOptions{})
+			if err != nil {
+				return -1
+			}
+			return len(pods.Items)
+		}).WithTimeout(3 * time.Minute).WithPolling(time.Second).Should(BeZero())
+	})
+	Eventually(ctx, func() error {
+		_, err := client.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{})
+		return err
+	}).Should(Succeed())
+	return ns.Name
+}
+
+// podSpec is a pod of the suite's profile requesting cpu and memory.
+func podSpec(ns, name, cpu, memory string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"faults": "yes"}},
+		Spec: corev1.PodSpec{
+			SchedulerName:                 schedulerName,
+			AutomountServiceAccountToken:  ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{
+				Name: "app", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory),
+				}},
+			}},
+		},
+	}
+}
+
+// createPods creates the pods from 16 goroutines and returns when each
+// create returned.
+func createPods(ctx context.Context, pods []*corev1.Pod) map[string]time.Time {
+	GinkgoHelper()
+	var (
+		mu      sync.Mutex
+		created = make(map[string]time.Time, len(pods))
+		errs    []error
+		wg      sync.WaitGroup
+		next    = make(chan *corev1.Pod)
+	)
+	for range 16 {
+		wg.Go(func() {
+			for p := range next {
+				_, err := client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("creating pod %s: %w", p.Name, err))
+				} else {
+					created[p.Name] = time.Now()
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, p := range pods {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+	Expect(errs).To(BeEmpty())
+	return created
+}
+
+// bindings watches a namespace's pods and records when each was first seen
+// bound, to which node, and any later change of node (a second binding).
+type bindings struct {
+	mu      sync.Mutex
+	boundAt map[string]time.Time
+	node    map[string]string
+	rebound []string
+}
+
+// watchBindings starts recording the namespace's bindings; call it before
+// creating the pods. It uses an informer, not a bare watch: under a burst
+// the apiserver closes a watch that falls behind, and the informer resumes.
+func watchBindings(ctx context.Context, ns string) *bindings {
+	GinkgoHelper()
+	b := &bindings{boundAt: map[string]time.Time{}, node: map[string]string{}}
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
+	record := func(obj any) {
+		pod, ok := obj.(*corev1.Pod)
+		if !ok || pod.Spec.NodeName == "" {
+			return
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch prev, seen := b.node[pod.Name]; {
+		case !seen:
+			b.node[pod.Name] = pod.Spec.NodeName
+			b.boundAt[pod.Name] = time.Now()
+		case prev != pod.Spec.NodeName:
+			b.rebound = append(b.rebound, fmt.Sprintf("%s: %s then %s", pod.Name, prev, pod.Spec.NodeName))
+		}
+	}
+	_, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    record,
+		UpdateFunc: func(_, obj any) { record(obj) },
+	})
+	Expect(err).NotTo(HaveOccurred())
+	stop := make(chan struct{})
+	DeferCleanup(func() { close(stop); factory.Shutdown() })
+	factory.Start(stop)
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		Expect(ok).To(BeTrue(), "informer %v did not sync", typ)
+	}
+	return b
+}
+
+// count returns how many pods were seen bound.
+func (b *bindings) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.boundAt)
+}
+
+// firstAfter returns the first time a pod was seen bound after t.
+func (b *bindings) firstAfter(t time.Time) (time.Time, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var first time.Time
+	for _, at := range b.boundAt {
+		if at.After(t) && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first, !first.IsZero()
+}
+
+// latencies returns, for the named pods that were bound, the time from
+// their creation to their binding, sorted.
+func (b *bindings) latencies(created map[string]time.Time) []time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []time.Duration
+	for name, c := range created {
+		if at, ok := b.boundAt[name]; ok {
+			out = append(out, at.Sub(c))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// percentile returns the p-th percentile (0-100) of sorted durations.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted)-1) * p / 100)
+	return sorted[i]
+}
+
+// waitBound waits until n pods of the namespace were seen bound.
+func (b *bindings) waitBound(ctx context.Context, n int, timeout time.Duration) {
+	GinkgoHelper()
+	Eventually(ctx, b.count).WithTimeout(timeout).WithPolling(250*time.Millisecond).Should(BeNumerically(">=", n), "pods seen bound")
+}
+
+// successfulBinds counts, per pod, the binding calls of ns that the
+// apiserver accepted, across the managers' proxies.
+func successfulBinds(ns string, managers ...*manager) map[string]int {
+	out := map[string]int{}
+	for _, m := range managers {
+		for _, r := range m.proxy.Requests(faultproxy.Match{Verb: "create", Resource: "pods", Subresource: "binding", Namespace: ns}) {
+			if r.Code == 201 || r.Code == 200 {
+				out[r.Name]++
+			}
+		}
+	}
+	return out
+}
+
+// expectBoundOnce checks that each of the named pods was bound by exactly
+// one accepted binding call and never moved, and reports the figure.
+func expectBoundOnce(scenario, ns string, b *bindings, names []string, managers ...*manager) {
+	GinkgoHelper()
+	binds := successfulBinds(ns, managers...)
+	var wrong []string
+	for _, name := range names {
+		if binds[name] != 1 {
+			wrong = append(wrong, fmt.Sprintf("%s bound %d times", name, binds[name]))
+		}
+	}
+	b.mu.Lock()
+	rebound := slices.Clone(b.rebound)
+	b.mu.Unlock()
+	figure(scenario+"/pods-not-bound-exactly-once", len(wrong)+len(rebound))
+	Expect(wrong).To(BeEmpty())
+	Expect(rebound).To(BeEmpty())
+}
+
+// expectNoOvercommit checks that no node holds more pods, CPU or memory
+// than it can allocate, and reports the figure.
+func expectNoOvercommit(ctx context.Context, scenario string) {
+	GinkgoHelper()
+	nodeList, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
+	Expect(err).NotTo(HaveOccurred())
+	type use struct {
+		pods     int64
+		cpu, mem resource.Quantity
+	}
+	used := map[string]*use{}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		u := used[p.Spec.NodeName]
+		if u == nil {
+			u = &use{}
+			used[p.Spec.NodeName] = u
+		}
+		u.pods++
+		for _, c := range p.Spec.Containers {
+			u.cpu.Add(*c.Resources.Requests.Cpu())
+			u.mem.Add(*c.Resources.Requests.Memory())
+		}
+	}
+	var over []string
+	for _, n := range nodeList.Items {
+		u := used[n.Name]
+		if u == nil {
+			continue
+		}
+		a := n.Status.Allocatable
+		if u.pods > a.Pods().Value() || u.cpu.Cmp(*a.Cpu()) > 0 || u.mem.Cmp(*a.Memory()) > 0 {
+			over = append(over, fmt.Sprintf("%s: %d pods, %s cpu, %s memory", n.Name, u.pods, u.cpu.String(), u.mem.String()))
+		}
+	}
+	figure(scenario+"/nodes-over-allocatable", len(over))
+	Expect(over).To(BeEmpty())
+}
+
+// podNames returns the pods' names.
+func podNames(pods []*corev1.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// manyPods returns n pods named prefix-0... of the suite's profile.
+func manyPods(ns, prefix string, n int, cpu, memory string) []*corev1.Pod {
+	out := make([]*corev1.Pod, n)
+	for i := range n {
+		out[i] = podSpec(ns, fmt.Sprintf("%s-%d", prefix, i), cpu, memory)
+	}
+	return out
+}
