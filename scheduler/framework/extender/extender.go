@@ -17,6 +17,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/clock"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -40,6 +41,7 @@ type Extender struct {
 	ignorable      bool
 	managed        sets.Set[string]
 	client         *http.Client
+	breaker        *breaker
 }
 
 // Option configures New.
@@ -47,14 +49,18 @@ type Option func(*options)
 
 type options struct {
 	transport http.RoundTripper
+	clock     clock.PassiveClock
 }
 
 // WithTransport replaces the HTTP transport built from the extender's TLS settings.
 func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.transport = rt } }
 
+// WithClock sets the clock of the extender's circuit breaker.
+func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
+
 // New builds the client of one extender from its profile configuration.
 func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
-	var o options
+	o := options{clock: clock.RealClock{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -85,7 +91,10 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 		nodeCache:      cfg.NodeCacheCapable,
 		ignorable:      cfg.Ignorable,
 		managed:        sets.New[string](),
-		client:         &http.Client{Transport: rt, Timeout: timeout},
+		client: &http.Client{Transport: rt, Timeout: timeout,
+			// An extender answers; it does not send the scheduler elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		breaker: &breaker{clock: o.clock},
 	}
 	for _, r := range cfg.ManagedResources {
 		e.managed.Insert(r.Name)
@@ -262,6 +271,20 @@ func (e *Extender) args(pod *v1.Pod, nodes []*framework.NodeInfo) *Args {
 	return a
 }
 
+// probe sends req, a call the breaker held back, to learn whether the
+// extender answers again; its answer is discarded.
+func (e *Extender) probe(req *http.Request, body []byte) {
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	resp, err := e.client.Do(req)
+	if err != nil {
+		e.breaker.unreachable(err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
+	_ = resp.Body.Close()
+	e.breaker.answered()
+}
+
 // send POSTs args as JSON to urlPrefix/verb and decodes the answer into result.
 func (e *Extender) send(ctx context.Context, verb string, args, result any) error {
 	body, err := json.Marshal(args)
@@ -274,10 +297,22 @@ func (e *Extender) send(ctx context.Context, verb string, args, result any) erro
 		return fmt.Errorf("extender %s: %w", e.urlPrefix, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := e.client.Do(req)
-	if err != nil {
+	call, probe, err := e.breaker.admit()
+	if probe {
+		// The probe outlives this cycle, bounded by the client's timeout.
+		go e.probe(req.Clone(context.WithoutCancel(ctx)), body)
+	}
+	if !call {
 		return fmt.Errorf("extender %s: %w", e.urlPrefix, err)
 	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.breaker.unreachable(err)
+		}
+		return fmt.Errorf("extender %s: %w", e.urlPrefix, err)
+	}
+	e.breaker.answered()
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
