@@ -7,6 +7,7 @@ import (
 // Extender is an HTTP scheduler extender in the shape of upstream's
 // KubeSchedulerConfiguration v1 extenders entry.
 // +kubebuilder:validation:XValidation:rule="!has(self.prioritizeVerb) || size(self.prioritizeVerb) == 0 || (has(self.weight) && self.weight >= 1)",message="weight must be at least 1 when prioritizeVerb is set"
+// +kubebuilder:validation:XValidation:rule="!has(self.httpTimeout) || duration(self.httpTimeout) <= duration('30s')",message="httpTimeout must be at most 30s: extenders are called inside the scheduling cycle, which every profile shares"
 type Extender struct {
 	// urlPrefix is the extender's base URL; each verb is POSTed to urlPrefix/verb.
 	// +kubebuilder:validation:MinLength=1
@@ -39,7 +40,9 @@ type Extender struct {
 	// tlsConfig configures the TLS client when enableHTTPS is set.
 	// +optional
 	TLSConfig *ExtenderTLSConfig `json:"tlsConfig,omitempty"`
-	// httpTimeout bounds each call to the extender; unset means 5s, as upstream.
+	// httpTimeout bounds each call to the extender; unset means 5s, as
+	// upstream. At most 30s: filter and prioritize calls are made inside the
+	// scheduling cycle, which every profile shares.
 	// +optional
 	HTTPTimeout *metav1.Duration `json:"httpTimeout,omitempty"`
 	// nodeCacheCapable means the extender caches nodes, so calls carry node names only.

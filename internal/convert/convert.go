@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers/webhook"
+	extenderpkg "github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
@@ -356,6 +358,10 @@ func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []st
 			if binders++; binders > 1 {
 				errs = append(errs, field.Invalid(path.Child("bindVerb"), x.BindVerb, "only one extender may bind"))
 			}
+		}
+		if x.HTTPTimeout != nil && x.HTTPTimeout.Duration > extenderpkg.MaxTimeout {
+			warnings = append(warnings, fmt.Sprintf("extenders[%d].httpTimeout %v is cut to %v, Berth's maximum: extenders are called inside the scheduling cycle, which every profile shares", i, x.HTTPTimeout.Duration, extenderpkg.MaxTimeout))
+			x.HTTPTimeout = &metav1.Duration{Duration: extenderpkg.MaxTimeout}
 		}
 		if x.PreemptVerb != "" {
 			warnings = append(warnings, fmt.Sprintf("extenders[%d].preemptVerb is kept but Berth does not call extenders during preemption yet", i))

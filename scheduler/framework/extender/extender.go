@@ -26,6 +26,11 @@ import (
 // DefaultTimeout bounds each call when the extender sets no httpTimeout, as upstream.
 const DefaultTimeout = 5 * time.Second
 
+// MaxTimeout is the longest httpTimeout an extender may have: its calls
+// are made inside the scheduling cycle, which every profile shares. The
+// CRD refuses more; an older stored profile is cut to it.
+const MaxTimeout = 30 * time.Second
+
 // maxResponseBytes caps how much of an extender's answer is read.
 const maxResponseBytes = 64 << 20
 
@@ -72,7 +77,7 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 	}
 	timeout := DefaultTimeout
 	if cfg.HTTPTimeout != nil && cfg.HTTPTimeout.Duration > 0 {
-		timeout = cfg.HTTPTimeout.Duration
+		timeout = min(cfg.HTTPTimeout.Duration, MaxTimeout)
 	}
 	rt := o.transport
 	if rt == nil {

@@ -66,6 +66,11 @@ func (b *profileBuilder) scorePlugins() *berthv1alpha1.PluginSet {
 }
 
 // withPluginConfig adds a pluginConfig entry; args is the args object as JSON.
+func (b *profileBuilder) withExtender(e berthv1alpha1.Extender) *profileBuilder {
+	b.obj.Spec.Extenders = append(b.obj.Spec.Extenders, e)
+	return b
+}
+
 func (b *profileBuilder) withPluginConfig(name, args string) *profileBuilder {
 	b.obj.Spec.PluginConfig = append(b.obj.Spec.PluginConfig,
 		berthv1alpha1.PluginConfig{Name: name, Args: runtime.RawExtension{Raw: []byte(args)}})

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	berthv1alpha1 "github.com/berth-io/berth/api/v1alpha1"
 )
 
 // violation is how the apiserver reports a broken rule: the field path of the
@@ -68,6 +71,14 @@ var _ = DescribeTable("a rule of the CRDs rejects an object that breaks it",
 		newProfile("config-twice").
 			withPluginConfig("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).
 			withPluginConfig("NodeResourcesFit", `{"scoringStrategy":{"type":"LeastAllocated"}}`)),
+
+	Entry("SchedulingProfile spec.extenders[]: weight must be at least 1 when prioritizeVerb is set",
+		violation{"spec.extenders[0]", "weight must be at least 1 when prioritizeVerb is set"},
+		newProfile("extender-no-weight").withExtender(berthv1alpha1.Extender{URLPrefix: "http://x", PrioritizeVerb: "prioritize"})),
+	Entry("SchedulingProfile spec.extenders[]: httpTimeout must be at most 30s",
+		violation{"spec.extenders[0]", "httpTimeout must be at most 30s"},
+		newProfile("extender-slow").withExtender(berthv1alpha1.Extender{URLPrefix: "http://x", FilterVerb: "filter", HTTPTimeout: &metav1.Duration{Duration: 31 * time.Second}}),
+		newProfile("extender-very-slow").withExtender(berthv1alpha1.Extender{URLPrefix: "http://x", FilterVerb: "filter", HTTPTimeout: &metav1.Duration{Duration: 10 * time.Minute}})),
 
 	// RebalancePolicy
 	Entry("RebalancePolicy spec.schedule: exactly one of interval or cron must be set",
