@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -50,6 +51,10 @@ type Cluster struct {
 	network    *serviceNetwork
 	removeDir  bool
 	components []*Process
+	// apiserverArgs and apiserverBin restart the apiserver.
+	apiserverBin  string
+	apiserverArgs []string
+	output        io.Writer
 }
 
 // Start starts etcd, kube-apiserver, kube-controller-manager and kwok,
@@ -139,7 +144,15 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		"--endpoint-reconciler-type=none",
 		"--max-requests-inflight=1000", "--max-mutating-requests-inflight=500",
 	}, egressArgs...)
-	apiserver, err := start("kube-apiserver", filepath.Join(o.k8sBinDir, "kube-apiserver"), apiserverArgs...)
+	if o.audit {
+		auditArgs, err := c.writeAuditPolicy()
+		if err != nil {
+			return nil, err
+		}
+		apiserverArgs = append(apiserverArgs, auditArgs...)
+	}
+	c.apiserverBin, c.apiserverArgs, c.output = filepath.Join(o.k8sBinDir, "kube-apiserver"), apiserverArgs, o.output
+	apiserver, err := start("kube-apiserver", c.apiserverBin, apiserverArgs...)
 	if err != nil {
 		return nil, err
 	}

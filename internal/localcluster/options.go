@@ -22,6 +22,7 @@ type options struct {
 	apiOnly      bool
 	noCRDs       bool
 	podInit      string
+	audit        bool
 }
 
 // Option configures Start.
@@ -66,3 +67,8 @@ func WithoutCRDs() Option { return func(o *options) { o.noCRDs = true } }
 // select. initBinary is the localcluster binary, whose pod-init command
 // becomes each pod's init process; local pods need root (namespaces, mounts).
 func WithPodNetwork(initBinary string) Option { return func(o *options) { o.podInit = initBinary } }
+
+// WithAudit has the apiserver write an audit log, AuditLogPath, of the
+// writes that place and remove pods: bindings, evictions, pod deletions and
+// pod status updates, at the Metadata level, one JSON event per line.
+func WithAudit() Option { return func(o *options) { o.audit = true } }

@@ -39,7 +39,7 @@ var _ = Describe("binding calls that fail", Label("ci"), func() {
 			figure("binding-"+scenario+"/faults-injected", injected)
 			Expect(injected).To(BeNumerically(">", 0), "no fault was injected")
 
-			expectBoundOnce("binding-"+scenario, ns, b, podNames(all), m)
+			expectBoundOnce("binding-"+scenario, ns, b, podNames(all))
 			m.expectCacheSettles(ctx, "binding-"+scenario)
 			expectNoOvercommit(ctx, "binding-"+scenario)
 		},

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -44,6 +46,21 @@ type manager struct {
 // through a fault proxy of its own; its stop is a cleanup.
 func startManager(name string, extraArgs ...string) *manager {
 	GinkgoHelper()
+	m := launchManager(name, extraArgs...)
+	DeferCleanup(m.stop)
+	return m
+}
+
+// stop resumes the manager if it is paused, stops it and closes its proxy.
+func (m *manager) stop() {
+	_ = m.Signal(syscall.SIGCONT)
+	m.Stop(30 * time.Second)
+	_ = m.proxy.Close()
+}
+
+// launchManager is startManager without the cleanup.
+func launchManager(name string, extraArgs ...string) *manager {
+	GinkgoHelper()
 	proxy, err := faultproxy.New(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(proxy.Start()).To(Succeed())
@@ -71,14 +88,79 @@ func startManager(name string, extraArgs ...string) *manager {
 	}, extraArgs...)
 	p, err := localcluster.StartProcess(name, cluster.LogDir(), GinkgoWriter, filepath.Join(binDir, "berth"), args...)
 	Expect(err).NotTo(HaveOccurred())
-	m := &manager{Process: p, proxy: proxy, healthURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", port)}
+	return &manager{Process: p, proxy: proxy, healthURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", port)}
+}
+
+// replicas runs managers as a Deployment would: one that exits (it lost
+// its Lease, say) is replaced by a new one a second later.
+type replicas struct {
+	prefix  string
+	stopped atomic.Bool
+	mu      sync.Mutex
+	all     []*manager
+}
+
+// startReplicas starts n supervised managers; they stop with the spec.
+func startReplicas(prefix string, n int) *replicas {
+	GinkgoHelper()
+	r := &replicas{prefix: prefix}
+	for range n {
+		r.launch()
+	}
 	DeferCleanup(func() {
-		// A paused manager must be resumed to be stopped.
-		_ = m.Signal(syscall.SIGCONT)
-		m.Stop(30 * time.Second)
-		_ = proxy.Close()
+		r.stopped.Store(true)
+		for _, m := range r.managers() {
+			m.stop()
+		}
 	})
-	return m
+	return r
+}
+
+func (r *replicas) launch() {
+	r.mu.Lock()
+	name := fmt.Sprintf("%s-%d", r.prefix, len(r.all))
+	r.mu.Unlock()
+	m := launchManager(name)
+	r.mu.Lock()
+	r.all = append(r.all, m)
+	r.mu.Unlock()
+	go func() {
+		defer GinkgoRecover()
+		<-m.Done()
+		_ = m.proxy.Close()
+		if r.stopped.Load() {
+			return
+		}
+		GinkgoWriter.Printf("%s exited (%v); starting a replacement\n", m.Name, m.Err())
+		time.Sleep(time.Second)
+		if !r.stopped.Load() {
+			r.launch()
+		}
+	}()
+}
+
+// managers returns every manager started so far, exited or not.
+func (r *replicas) managers() []*manager {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*manager(nil), r.all...)
+}
+
+// leader returns the running manager that last renewed the Lease.
+func (r *replicas) leader(ctx context.Context) *manager {
+	GinkgoHelper()
+	var leader *manager
+	Eventually(ctx, func() *manager {
+		leader = nil
+		var last time.Time
+		for _, m := range r.managers() {
+			if renewed := lastRenewal(m); !m.Exited() && renewed.After(last) {
+				leader, last = m, renewed
+			}
+		}
+		return leader
+	}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).ShouldNot(BeNil())
+	return leader
 }
 
 // waitReady waits until the manager answers /readyz with 200.

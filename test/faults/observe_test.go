@@ -1,8 +1,11 @@
 package faults_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -15,8 +18,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
-
-	"github.com/berth-io/berth/test/faults/faultproxy"
 )
 
 // newNamespace creates a namespace for one spec and deletes it afterwards,
@@ -149,18 +150,24 @@ func (b *bindings) count() int {
 	return len(b.boundAt)
 }
 
-// firstAfter returns the first time a pod was seen bound after t.
-func (b *bindings) firstAfter(t time.Time) (time.Time, bool) {
+// lastBind returns when the last pod was seen bound.
+func (b *bindings) lastBind() time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var first time.Time
+	var last time.Time
 	for _, at := range b.boundAt {
-		if at.After(t) && (first.IsZero() || at.Before(first)) {
-			first = at
+		if at.After(last) {
+			last = at
 		}
 	}
-	return first, !first.IsZero()
+	return last
 }
+
+// listAll lists every object.
+var listAll = metav1.ListOptions{}
+
+// deleteNow deletes at once.
+var deleteNow = metav1.DeleteOptions{GracePeriodSeconds: new(int64)}
 
 // latencies returns, for the named pods that were bound, the time from
 // their creation to their binding, sorted.
@@ -192,31 +199,60 @@ func (b *bindings) waitBound(ctx context.Context, n int, timeout time.Duration) 
 	Eventually(ctx, b.count).WithTimeout(timeout).WithPolling(250*time.Millisecond).Should(BeNumerically(">=", n), "pods seen bound")
 }
 
-// successfulBinds counts, per pod, the binding calls of ns that the
-// apiserver accepted, across the managers' proxies.
-func successfulBinds(ns string, managers ...*manager) map[string]int {
+// auditEvent is the part of an apiserver audit event the suite reads.
+type auditEvent struct {
+	Verb      string `json:"verb"`
+	Stage     string `json:"stage"`
+	ObjectRef struct {
+		Resource, Namespace, Name, Subresource string
+	} `json:"objectRef"`
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+}
+
+// auditedBinds counts, per pod of ns, the bindings the apiserver accepted,
+// from its audit log: the record of what happened, whoever sent them and
+// whether or not their sender lived to read the reply.
+func auditedBinds(ns string) map[string]int {
+	GinkgoHelper()
+	f, err := os.Open(cluster.AuditLogPath())
+	Expect(err).NotTo(HaveOccurred())
+	defer f.Close()
 	out := map[string]int{}
-	for _, m := range managers {
-		for _, r := range m.proxy.Requests(faultproxy.Match{Verb: "create", Resource: "pods", Subresource: "binding", Namespace: ns}) {
-			if r.Code == 201 || r.Code == 200 {
-				out[r.Name]++
-			}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev auditEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" || ev.Verb != "create" ||
+			ev.ObjectRef.Subresource != "binding" || ev.ObjectRef.Namespace != ns {
+			continue
+		}
+		if ev.ResponseStatus.Code >= 200 && ev.ResponseStatus.Code < 300 {
+			out[ev.ObjectRef.Name]++
 		}
 	}
+	Expect(sc.Err()).NotTo(HaveOccurred())
 	return out
 }
 
 // expectBoundOnce checks that each of the named pods was bound by exactly
-// one accepted binding call and never moved, and reports the figure.
-func expectBoundOnce(scenario, ns string, b *bindings, names []string, managers ...*manager) {
+// one binding the apiserver accepted (its audit log says so) and never
+// moved (a watch says so), and reports the figure.
+func expectBoundOnce(scenario, ns string, b *bindings, names []string) {
 	GinkgoHelper()
-	binds := successfulBinds(ns, managers...)
 	var wrong []string
-	for _, name := range names {
-		if binds[name] != 1 {
-			wrong = append(wrong, fmt.Sprintf("%s bound %d times", name, binds[name]))
+	// The audit log is written in batches, a second apart.
+	Eventually(func() []string {
+		binds := auditedBinds(ns)
+		wrong = wrong[:0]
+		for _, name := range names {
+			if binds[name] != 1 {
+				wrong = append(wrong, fmt.Sprintf("%s bound %d times", name, binds[name]))
+			}
 		}
-	}
+		return wrong
+	}).WithTimeout(10 * time.Second).WithPolling(time.Second).Should(BeEmpty())
 	b.mu.Lock()
 	rebound := slices.Clone(b.rebound)
 	b.mu.Unlock()

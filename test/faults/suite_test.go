@@ -70,6 +70,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		localcluster.WithNodes(nodes),
 		localcluster.WithLogger(logger),
 		localcluster.WithStartTimeout(3*time.Minute),
+		localcluster.WithAudit(),
 	)
 	Expect(err).NotTo(HaveOccurred(), "starting the local cluster")
 	DeferCleanup(func() {

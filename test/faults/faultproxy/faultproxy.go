@@ -112,6 +112,14 @@ type Proxy struct {
 	mu       sync.Mutex
 	rules    []*rule
 	requests []Request
+	// streams are the forwarded requests in flight, to cut.
+	streams map[int]stream
+}
+
+// stream is a forwarded request in flight.
+type stream struct {
+	attributes
+	cancel context.CancelFunc
 }
 
 // rule is a Rule with the budget it has left.
@@ -140,7 +148,7 @@ func New(cfg *rest.Config, opts ...Option) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the apiserver's transport: %w", err)
 	}
-	p := &Proxy{target: target, transport: transport, clock: clock.RealClock{}, closed: make(chan struct{})}
+	p := &Proxy{target: target, transport: transport, clock: clock.RealClock{}, closed: make(chan struct{}), streams: map[int]stream{}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -241,6 +249,38 @@ func (p *Proxy) Requests(m Match) []Request {
 	return out
 }
 
+// CutStreams ends the forwarded requests in flight that m matches, such
+// as watches, as a restarting apiserver or a broken connection would; it
+// returns how many it cut.
+func (p *Proxy) CutStreams(m Match) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, st := range p.streams {
+		if m.matches(st.attributes) {
+			st.cancel()
+			n++
+		}
+	}
+	return n
+}
+
+// forwardTracked forwards the i-th request, recording its status code and
+// letting CutStreams end it.
+func (p *Proxy) forwardTracked(w http.ResponseWriter, r *http.Request, a attributes, i int) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	p.mu.Lock()
+	p.streams[i] = stream{attributes: a, cancel: cancel}
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.streams, i)
+		p.mu.Unlock()
+	}()
+	p.forward.ServeHTTP(&codeRecorder{ResponseWriter: w, record: func(code int) { p.setCode(i, code) }}, r.WithContext(ctx))
+}
+
 // decide picks the rule that applies to a request and records the request,
 // returning its index among the records.
 func (p *Proxy) decide(a attributes) (*Rule, int) {
@@ -277,7 +317,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	a := parseRequest(r)
 	chosen, i := p.decide(a)
 	if chosen == nil {
-		p.forward.ServeHTTP(&codeRecorder{ResponseWriter: w, record: func(code int) { p.setCode(i, code) }}, r)
+		p.forwardTracked(w, r, a, i)
 		return
 	}
 	switch chosen.Fault {
@@ -292,7 +332,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		case <-p.closed:
 			return
 		}
-		p.forward.ServeHTTP(&codeRecorder{ResponseWriter: w, record: func(code int) { p.setCode(i, code) }}, r)
+		p.forwardTracked(w, r, a, i)
 	case FaultReset:
 		reset(w)
 	case FaultLoseReply:
@@ -356,6 +396,9 @@ func reasonFor(code int) metav1.StatusReason {
 	switch code {
 	case http.StatusConflict:
 		return metav1.StatusReasonConflict
+	case http.StatusGone:
+		// As the apiserver says of a resourceVersion it no longer has.
+		return metav1.StatusReasonExpired
 	case http.StatusServiceUnavailable:
 		return metav1.StatusReasonServiceUnavailable
 	case http.StatusTooManyRequests:

@@ -176,6 +176,36 @@ func TestWatchStreams(t *testing.T) {
 	}
 }
 
+func TestCutStreamsThenGone(t *testing.T) {
+	cfg, _ := fakeAPIServer(t)
+	p := startProxy(t, cfg)
+	c := kubernetes.NewForConfigOrDie(&rest.Config{Host: p.URL()})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	w, err := c.CoreV1().Pods("ns").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	<-w.ResultChan() // the one event
+	watches := Match{Verb: "watch", Resource: "pods"}
+	p.Inject(Rule{Match: watches, Fault: FaultStatus, Status: http.StatusGone, Count: 1})
+	if n := p.CutStreams(watches); n != 1 {
+		t.Fatalf("CutStreams() = %d, want 1", n)
+	}
+	select {
+	case _, open := <-w.ResultChan():
+		if open {
+			t.Fatal("the cut watch delivered another event")
+		}
+	case <-ctx.Done():
+		t.Fatal("the cut watch did not end")
+	}
+	if _, err := c.CoreV1().Pods("ns").Watch(ctx, metav1.ListOptions{}); !apierrors.IsResourceExpired(err) {
+		t.Fatalf("the next watch = %v, want a 410 Expired", err)
+	}
+}
+
 func TestBlackholeEndsWithTheClient(t *testing.T) {
 	cfg, forwarded := fakeAPIServer(t)
 	p := startProxy(t, cfg)

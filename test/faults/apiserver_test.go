@@ -1,0 +1,58 @@
+package faults_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/test/faults/faultproxy"
+)
+
+var _ = Describe("the apiserver", Label("ci"), func() {
+	It("restarted three times, then a watch expired (410): Berth binds again within 30 s each time, each pod once, its cache equal to the apiserver's", func(ctx SpecContext) {
+		const perBatch = 300
+		ns := newNamespace(ctx, "apiserver")
+		rs := startReplicas("berth-apiserver", 2)
+		rs.leader(ctx)
+		b := watchBindings(ctx, ns)
+		var all []*corev1.Pod
+		batch := func(label string) {
+			pods := manyPods(ns, label, perBatch, "100m", "128Mi")
+			createPods(ctx, pods)
+			all = append(all, pods...)
+		}
+		batch("before")
+		b.waitBound(ctx, len(all), 2*time.Minute)
+
+		for i := 1; i <= 3; i++ {
+			down, err := cluster.RestartAPIServer(ctx, 10*time.Second)
+			Expect(err).NotTo(HaveOccurred())
+			back := time.Now()
+			figure(fmt.Sprintf("apiserver/restart-%d/seconds-unavailable", i), down.Round(100*time.Millisecond).Seconds())
+			batch(fmt.Sprintf("restart-%d", i))
+			b.waitBound(ctx, len(all), 2*time.Minute)
+			recovered := time.Since(back)
+			figure(fmt.Sprintf("apiserver/restart-%d/seconds-from-ready-to-300-new-pods-bound", i), recovered.Round(100*time.Millisecond).Seconds())
+			Expect(recovered).To(BeNumerically("<=", 30*time.Second))
+		}
+
+		// The leader's pod watch breaks and its resourceVersion is gone:
+		// its informer must list again and miss nothing.
+		leader := rs.leader(ctx)
+		podWatches := faultproxy.Match{Verb: "watch", Resource: "pods"}
+		leader.proxy.Inject(faultproxy.Rule{Match: podWatches, Fault: faultproxy.FaultStatus, Status: 410, Count: 1})
+		figure("apiserver/expired/watches-cut", leader.proxy.CutStreams(podWatches))
+		expired := time.Now()
+		batch("expired")
+		b.waitBound(ctx, len(all), 2*time.Minute)
+		figure("apiserver/expired/seconds-to-300-new-pods-bound", time.Since(expired).Round(100*time.Millisecond).Seconds())
+
+		figure("apiserver/manager-restarts", len(rs.managers())-2)
+		expectBoundOnce("apiserver", ns, b, podNames(all))
+		expectNoOvercommit(ctx, "apiserver")
+		rs.leader(ctx).expectCacheSettles(ctx, "apiserver")
+	}, SpecTimeout(15*time.Minute))
+})

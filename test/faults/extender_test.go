@@ -1,0 +1,116 @@
+package faults_test
+
+import (
+	"context"
+	"net"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/berth-io/berth/internal/localcluster"
+)
+
+// blackhole accepts connections and never answers; it closes with the spec.
+func blackhole() string {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	DeferCleanup(func() {
+		_ = l.Close()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return "http://" + l.Addr().String()
+}
+
+var profiles = schema.GroupVersionResource{Group: "scheduling.berth.io", Version: "v1alpha1", Resource: "schedulingprofiles"}
+
+// applyProfile creates a SchedulingProfile named name with spec and
+// deletes it after the spec.
+func applyProfile(ctx context.Context, name string, spec map[string]any) {
+	GinkgoHelper()
+	applier, err := localcluster.NewApplier(cluster.Config)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(applier.Apply(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.berth.io/v1alpha1",
+		"kind":       "SchedulingProfile",
+		"metadata":   map[string]any{"name": name},
+		"spec":       spec,
+	}})).To(Succeed())
+	DeferCleanup(func() {
+		dyn, err := dynamic.NewForConfig(cluster.Config)
+		if err == nil {
+			_ = dyn.Resource(profiles).Delete(background(), name, deleteNow)
+		}
+	})
+}
+
+// parkedThroughput creates n pods for a profile that does not exist yet,
+// so they wait parked, then creates the profile and returns how many pods
+// per second were bound from its creation to the last bind: the
+// scheduler's throughput, not the test's pod creation rate.
+func parkedThroughput(ctx context.Context, ns, profile string, n int) float64 {
+	GinkgoHelper()
+	b := watchBindings(ctx, ns)
+	pods := manyPods(ns, profile, n, "10m", "16Mi")
+	for _, p := range pods {
+		p.Spec.SchedulerName = profile
+	}
+	createPods(ctx, pods)
+	start := time.Now()
+	applyProfile(ctx, profile, map[string]any{})
+	b.waitBound(ctx, n, 3*time.Minute)
+	return float64(n) / b.lastBind().Sub(start).Seconds()
+}
+
+var _ = Describe("an extender that never answers", Label("ci"), func() {
+	It("costs the other profiles under 10% of their throughput", func(ctx SpecContext) {
+		const n, stuck = 2000, 50
+		m := startManager("berth-extender")
+		m.waitReady(ctx)
+		m.waitLeader(ctx)
+
+		base := parkedThroughput(ctx, newNamespace(ctx, "extender-base"), "tput-base", n)
+		figure("extender/other-profile-pods-per-second-without-fault", int(base))
+
+		// A profile whose filtering extender is black-holed, and pods that
+		// retry it for the rest of the spec.
+		applyProfile(ctx, "blackholed", map[string]any{"extenders": []any{map[string]any{
+			"urlPrefix": blackhole(), "filterVerb": "filter", "httpTimeout": "5s",
+		}}})
+		stuckNS := newNamespace(ctx, "extender-stuck")
+		pods := manyPods(stuckNS, "stuck", stuck, "10m", "16Mi")
+		for _, p := range pods {
+			p.Spec.SchedulerName = "blackholed"
+		}
+		createPods(ctx, pods)
+		// The first call to the extender times out (5 s).
+		time.Sleep(6 * time.Second)
+
+		faulted := parkedThroughput(ctx, newNamespace(ctx, "extender-fault"), "tput-fault", n)
+		figure("extender/other-profile-pods-per-second-with-fault", int(faulted))
+		figure("extender/throughput-ratio", float64(int(100*faulted/base))/100)
+		Expect(faulted / base).To(BeNumerically(">=", 0.9))
+
+		stuckPods, err := client.CoreV1().Pods(stuckNS).List(ctx, listAll)
+		Expect(err).NotTo(HaveOccurred())
+		for _, p := range stuckPods.Items {
+			Expect(p.Spec.NodeName).To(BeEmpty(), "pod %s was bound past its extender", p.Name)
+		}
+	}, SpecTimeout(10*time.Minute))
+})

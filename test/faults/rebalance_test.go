@@ -1,0 +1,159 @@
+package faults_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/internal/localcluster"
+)
+
+// auditedEvictions counts the evictions of ns the apiserver accepted, per pod.
+func auditedEvictions(ns string) map[string]int {
+	GinkgoHelper()
+	f, err := os.Open(cluster.AuditLogPath())
+	Expect(err).NotTo(HaveOccurred())
+	defer f.Close()
+	out := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev auditEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" || ev.Verb != "create" ||
+			ev.ObjectRef.Subresource != "eviction" || ev.ObjectRef.Namespace != ns {
+			continue
+		}
+		if ev.ResponseStatus.Code >= 200 && ev.ResponseStatus.Code < 300 {
+			out[ev.ObjectRef.Name]++
+		}
+	}
+	return out
+}
+
+// packedDeployment is a Deployment of n one-CPU pods that the bin-packing
+// profile puts on as few nodes as it can, so RemoveDuplicates finds
+// duplicates to evict.
+func packedDeployment(ns, name string, n int32, labels map[string]string) *appsv1.Deployment {
+	pod := podSpec(ns, "", "1", "1Gi")
+	pod.Spec.SchedulerName = "faults-packing"
+	pod.Labels = labels
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(n),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod.Spec},
+		},
+	}
+}
+
+var rebalancePolicies = schema.GroupVersionResource{Group: "scheduling.berth.io", Version: "v1alpha1", Resource: "rebalancepolicies"}
+
+var _ = Describe("rebalancing across failovers", Label("ci"), func() {
+	It("evicts no more than the policy's total limit per interval while the leader is killed three times", func(ctx SpecContext) {
+		const limit = 5
+		ns := newNamespace(ctx, "rebalance")
+		applyProfile(ctx, "faults-packing", map[string]any{"pluginConfig": []any{map[string]any{
+			"name": "NodeResourcesFit",
+			"args": map[string]any{"scoringStrategy": map[string]any{"type": "MostAllocated"}},
+		}}})
+		rs := startReplicas("berth-rebalance", 2)
+		rs.leader(ctx)
+
+		_, err := client.AppsV1().Deployments(ns).Create(ctx, packedDeployment(ns, "packed", 20, map[string]string{"app": "packed"}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		// Protected pods: the policy's evictor selects only app=packed.
+		_, err = client.AppsV1().Deployments(ns).Create(ctx, packedDeployment(ns, "protected", 6, map[string]string{"app": "protected"}), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		// A budget the Eviction API enforces: at most 2 packed pods down.
+		_, err = client.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, &policyv1.PodDisruptionBudget{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "packed"},
+			Spec: policyv1.PodDisruptionBudgetSpec{
+				MaxUnavailable: ptr.To(intstr.FromInt32(2)),
+				Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "packed"}},
+			},
+		}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(ctx, func() int {
+			pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return 0
+			}
+			running := 0
+			for _, p := range pods.Items {
+				if p.Status.Phase == corev1.PodRunning {
+					running++
+				}
+			}
+			return running
+		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Equal(26))
+
+		applier, err := localcluster.NewApplier(cluster.Config)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(applier.Apply(ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "scheduling.berth.io/v1alpha1",
+			"kind":       "RebalancePolicy",
+			"metadata":   map[string]any{"name": ns},
+			"spec": map[string]any{
+				"schedule":   map[string]any{"interval": "10m"},
+				"dryRun":     false,
+				"namespaces": map[string]any{"include": []any{ns}},
+				"evictor":    map[string]any{"labelSelector": map[string]any{"matchLabels": map[string]any{"app": "packed"}}},
+				"limits":     map[string]any{"maxPodsToEvictTotal": limit},
+				"strategies": []any{map[string]any{"name": "RemoveDuplicates"}},
+			},
+		}})).To(Succeed())
+		DeferCleanup(func() {
+			if dyn, err := dynamic.NewForConfig(cluster.Config); err == nil {
+				_ = dyn.Resource(rebalancePolicies).Delete(background(), ns, deleteNow)
+			}
+		})
+		Eventually(func() int { return total(auditedEvictions(ns)) }).WithContext(ctx).
+			WithTimeout(time.Minute).WithPolling(time.Second).Should(BeNumerically(">", 0), "the policy's first run evicted nothing")
+
+		// Three failovers within the policy's interval; each new leader must
+		// take up the schedule from the policy's status, not run again.
+		for i := range 3 {
+			leader := rs.leader(ctx)
+			leader.Kill()
+			Eventually(ctx, func() bool { return rs.leader(ctx) != leader }).
+				WithTimeout(time.Minute).WithPolling(time.Second).Should(BeTrue(), "no new leader after kill %d", i+1)
+			time.Sleep(10 * time.Second)
+		}
+
+		evictions := auditedEvictions(ns)
+		figure("rebalance/evictions-in-one-interval-across-3-failovers", total(evictions))
+		figure("rebalance/manager-restarts", len(rs.managers())-2)
+		Expect(total(evictions)).To(BeNumerically("<=", limit))
+		protected := 0
+		for name, n := range evictions {
+			if strings.HasPrefix(name, "protected-") {
+				protected += n
+			}
+		}
+		figure("rebalance/protected-pods-evicted", protected)
+		Expect(protected).To(BeZero())
+	}, SpecTimeout(10*time.Minute))
+})
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
