@@ -79,10 +79,11 @@ test-faults: $(GINKGO) ## Run the fault-injection suite (test/faults) on a local
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=60m --poll-progress-after=120s -v test/faults
 
 .PHONY: test-e2e
-test-e2e: $(GINKGO) $(HELM) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e) and its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root).
+test-e2e: $(GINKGO) $(HELM) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e), its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root), and the fault scenarios labelled ci (test/faults).
 	hack/local-cluster.sh build
 	hack/control-plane.sh kubectl
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s -v test/e2e
+	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=45m --poll-progress-after=120s --label-filter=ci -v test/faults
 
 .PHONY: helm-lint
 helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC rules lag config/ (make manifests syncs them).

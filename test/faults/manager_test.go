@@ -86,6 +86,9 @@ func launchManager(name string, extraArgs ...string) *manager {
 		"--kube-api-qps=1000",
 		"--kube-api-burst=1000",
 	}, extraArgs...)
+	// BERTH_FAULTS_MANAGER_ARGS adds flags to every manager, such as
+	// --zap-log-level=4 to see each scheduling and rebalancing decision.
+	args = append(args, strings.Fields(os.Getenv("BERTH_FAULTS_MANAGER_ARGS"))...)
 	p, err := localcluster.StartProcess(name, cluster.LogDir(), GinkgoWriter, filepath.Join(binDir, "berth"), args...)
 	Expect(err).NotTo(HaveOccurred())
 	return &manager{Process: p, proxy: proxy, healthURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", port)}

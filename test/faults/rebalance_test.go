@@ -67,10 +67,19 @@ var _ = Describe("rebalancing across failovers", Label("ci"), func() {
 	It("evicts no more than the policy's total limit per interval while the leader is killed three times", func(ctx SpecContext) {
 		const limit = 5
 		ns := newNamespace(ctx, "rebalance")
-		applyProfile(ctx, "faults-packing", map[string]any{"pluginConfig": []any{map[string]any{
-			"name": "NodeResourcesFit",
-			"args": map[string]any{"scoringStrategy": map[string]any{"type": "MostAllocated"}},
-		}}})
+		// Packing, as config/samples' bin-packing profile: spreading scores off.
+		applyProfile(ctx, "faults-packing", map[string]any{
+			"plugins": map[string]any{
+				"multiPoint": map[string]any{"enabled": []any{map[string]any{"name": "NodeResourcesFit", "weight": 3}}},
+				"score": map[string]any{"disabled": []any{
+					map[string]any{"name": "NodeResourcesBalancedAllocation"}, map[string]any{"name": "PodTopologySpread"},
+				}},
+			},
+			"pluginConfig": []any{map[string]any{
+				"name": "NodeResourcesFit",
+				"args": map[string]any{"scoringStrategy": map[string]any{"type": "MostAllocated"}},
+			}},
+		})
 		rs := startReplicas("berth-rebalance", 2)
 		rs.leader(ctx)
 

@@ -155,7 +155,9 @@ func (f *Framework) RunExtenderPrioritizers(ctx context.Context, pod *v1.Pod, no
 			if !ok {
 				continue
 			}
-			s := hp.Score * a.weight * scale
+			// An extender answers 0–MaxPriority; a score outside that range
+			// (1e18, say, which would overflow the total) is cut to it.
+			s := min(max(hp.Score, 0), extender.MaxPriority) * a.weight * scale
 			scores[i].Scores = append(scores[i].Scores, framework.PluginScore{Name: a.name, Score: s})
 			scores[i].TotalScore += s
 		}

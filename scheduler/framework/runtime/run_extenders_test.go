@@ -192,6 +192,20 @@ func TestRunExtenderPrioritizers(t *testing.T) {
 	}
 }
 
+func TestRunExtenderPrioritizersCutsScoresToRange(t *testing.T) {
+	hostile := fakeExtender(t, nil, false, map[string]int64{"n1": 1e18, "n2": -1e18, "n3": 7}, 200)
+	f := extenderFramework(t, v1alpha1.Extender{URLPrefix: hostile, PrioritizeVerb: "prioritize", Weight: 1000, NodeCacheCapable: true})
+	scores := []framework.NodePluginScores{{Name: "n1"}, {Name: "n2"}, {Name: "n3"}}
+	f.RunExtenderPrioritizers(context.Background(), makePod("p").obj(), makeNodes("n1", "n2", "n3"), scores)
+	// 1e18 counts as the maximum, 10; a negative score as 0.
+	want := map[string]int64{"n1": 10 * 1000 * 10, "n2": 0, "n3": 7 * 1000 * 10}
+	for _, s := range scores {
+		if s.TotalScore != want[s.Name] {
+			t.Errorf("%s: total %d, want %d", s.Name, s.TotalScore, want[s.Name])
+		}
+	}
+}
+
 func TestBuildExtendersValidates(t *testing.T) {
 	_, err := NewFramework(context.Background(), registryOf(basics()...), "prof", &v1alpha1.SchedulingProfileSpec{Extenders: []v1alpha1.Extender{
 		{URLPrefix: "http://a", BindVerb: "bind"},
