@@ -7,8 +7,10 @@ import (
 
 // RebalanceSchedule says when a policy runs: every interval, or on a cron schedule.
 // +kubebuilder:validation:XValidation:rule="has(self.interval) != has(self.cron)",message="exactly one of interval or cron must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || duration(self.interval) >= duration('1m')",message="interval must be at least 1m, as a cron schedule's step: each run may evict pods"
 type RebalanceSchedule struct {
-	// interval runs the policy this long after the end of its previous run, for example 5m.
+	// interval runs the policy this long after the end of its previous run,
+	// for example 5m; at least 1m.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration

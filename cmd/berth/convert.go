@@ -65,8 +65,8 @@ func convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string,
 	c := convert.New()
 	var warnings []string
 	if convert.IsDeschedulerPolicy(data) {
-		if interval <= 0 {
-			fmt.Fprintf(stderr, "berth convert: --interval must be positive, got %v\n", interval)
+		if interval < time.Minute {
+			fmt.Fprintf(stderr, "berth convert: --interval must be at least 1m, as a RebalancePolicy's, got %v\n", interval)
 			return 2
 		}
 		res, err := c.ConvertDeschedulerPolicy(data, interval)

@@ -30,7 +30,9 @@ func TestRun(t *testing.T) {
 		{name: "convert a DeschedulerPolicy", args: []string{"convert", "-f", "../../internal/convert/testdata/descheduler-policy.yaml", "--interval", "2m"}, wantCode: 0,
 			wantStdout: "kind: RebalancePolicy\nmetadata:\n  name: balance", wantStderr: "warning: every RebalancePolicy is written with dryRun: true"},
 		{name: "convert a DeschedulerPolicy with a bad interval", args: []string{"convert", "-f", "../../internal/convert/testdata/descheduler-policy.yaml", "--interval", "0s"}, wantCode: 2,
-			wantStderr: "--interval must be positive"},
+			wantStderr: "--interval must be at least 1m"},
+		{name: "convert a DeschedulerPolicy with too short an interval", args: []string{"convert", "-f", "../../internal/convert/testdata/descheduler-policy.yaml", "--interval", "30s"}, wantCode: 2,
+			wantStderr: "--interval must be at least 1m"},
 		{name: "convert a DeschedulerPolicy without equivalent", args: []string{"convert", "-f", "../../internal/convert/testdata/descheduler-unsupported.yaml"}, wantCode: 1,
 			wantStderr: "has no RebalancePolicy equivalent:\nnodeSelector: Forbidden"},
 	}

@@ -140,6 +140,12 @@ func (b *rebalancePolicyBuilder) withOnlyCron(cron string) *rebalancePolicyBuild
 	return b
 }
 
+// withInterval sets the schedule's interval.
+func (b *rebalancePolicyBuilder) withInterval(d time.Duration) *rebalancePolicyBuilder {
+	b.obj.Spec.Schedule.Interval = &metav1.Duration{Duration: d}
+	return b
+}
+
 func (b *rebalancePolicyBuilder) withoutSchedule() *rebalancePolicyBuilder {
 	b.obj.Spec.Schedule = berthv1alpha1.RebalanceSchedule{}
 	return b
