@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/berth-io/berth/internal/message"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -67,7 +69,7 @@ func pluginWeightStatus(pw *v1alpha1.PluginWeight, targets []WeightTarget, selec
 	default:
 		cond.Reason, cond.Message = worst, strings.Join(problems, "; ")
 	}
-	cond.Message = truncate(cond.Message)
+	cond.Message = message.Truncate(cond.Message)
 	meta.SetStatusCondition(&st.Conditions, cond)
 	return st
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/berth-io/berth/internal/message"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -214,7 +216,7 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 		logger.Info("SchedulingProfile is invalid", "generation", p.Generation, "err", err)
 		if p.Status.ObservedGeneration != p.Generation || !hasCondition(p, v1alpha1.ConditionStalled, v1alpha1.ReasonInvalid) {
 			r.eventf(p, corev1.EventTypeWarning, EventInvalidProfile, "Compile",
-				"%s", truncate(fmt.Sprintf("generation %d is invalid: %v", p.Generation, err)))
+				"%s", message.Truncate(fmt.Sprintf("generation %d is invalid: %v", p.Generation, err)))
 		}
 		return out
 	}

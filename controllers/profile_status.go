@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/berth-io/berth/internal/message"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 )
-
-// maxMessage bounds a condition message; compile errors can be long.
-const maxMessage = 4096
 
 // liveProfile is what the scheduler runs for one SchedulingProfile.
 type liveProfile struct {
@@ -57,17 +56,18 @@ func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1
 		msg = fmt.Sprintf("schedulerName %s is already served by SchedulingProfile %s", out.schedulerName, out.servedBy)
 	case out.compileErr != nil:
 		ready, reason = metav1.ConditionFalse, v1alpha1.ReasonInvalid
-		msg = fmt.Sprintf("generation %d is invalid: %v; ", p.Generation, out.compileErr)
+		outcome := "no generation is live"
 		if out.live != nil {
-			msg += fmt.Sprintf("generation %d stays live", out.live.generation)
-		} else {
-			msg += "no generation is live"
+			outcome = fmt.Sprintf("generation %d stays live", out.live.generation)
 		}
+		// The error is cut, not what stays live.
+		head := fmt.Sprintf("generation %d is invalid: ", p.Generation)
+		msg = head + message.TruncateTo(out.compileErr.Error(), message.MaxBytes-len(head)-len(outcome)-2) + "; " + outcome
 	default:
 		ready, reason = metav1.ConditionTrue, v1alpha1.ReasonActive
 		msg = fmt.Sprintf("generation %d is live for schedulerName %s", p.Generation, out.schedulerName)
 	}
-	msg = truncate(msg)
+	msg = message.Truncate(msg)
 	stalled := metav1.ConditionFalse
 	if ready == metav1.ConditionFalse {
 		stalled = metav1.ConditionTrue
@@ -107,12 +107,4 @@ func effectivePlugins(plugins []runtime.PluginInfo) []v1alpha1.EffectivePlugin {
 		out = append(out, ep)
 	}
 	return out
-}
-
-// truncate shortens a condition message to maxMessage bytes.
-func truncate(msg string) string {
-	if len(msg) <= maxMessage {
-		return msg
-	}
-	return msg[:maxMessage-3] + "..."
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/berth-io/berth/internal/message"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -166,7 +168,7 @@ func (r *RebalancePolicyReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if problem != "" {
 		logger.Info("RebalancePolicy does not run", "reason", reason, "problem", problem)
 		if p.Status.ObservedGeneration != p.Generation || !policyCondition(&p, v1alpha1.ConditionStalled, reason) {
-			r.recorder.Eventf(&p, nil, corev1.EventTypeWarning, EventInvalidPolicy, "Validate", "%s", truncate(problem))
+			r.recorder.Eventf(&p, nil, corev1.EventTypeWarning, EventInvalidPolicy, "Validate", "%s", message.Truncate(problem))
 		}
 	}
 	return ctrl.Result{}, r.writeStatus(ctx, &p, reason, problem)
@@ -228,7 +230,7 @@ func (r *RebalancePolicyReconciler) writeStatus(ctx context.Context, p *v1alpha1
 			msg = "next run at " + st.NextRunTime.UTC().Format(time.RFC3339)
 		}
 	}
-	msg = truncate(msg)
+	msg = message.Truncate(msg)
 	for typ, status := range map[string]metav1.ConditionStatus{
 		v1alpha1.ConditionReady: ready, v1alpha1.ConditionStalled: stalled, v1alpha1.ConditionReconciling: metav1.ConditionFalse,
 	} {
@@ -248,7 +250,7 @@ func (r *RebalancePolicyReconciler) writeStatus(ctx context.Context, p *v1alpha1
 func (r *RebalancePolicyReconciler) recordRun(p *v1alpha1.RebalancePolicy, run rebalance.RunResult) {
 	switch {
 	case run.Err != nil:
-		r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventRebalanceRun, "Run", "%s", truncate("run failed: "+run.Err.Error()))
+		r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventRebalanceRun, "Run", "%s", message.Truncate("run failed: "+run.Err.Error()))
 	case run.DryRun:
 		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, EventRebalanceRun, "Run", "dry run planned %d evictions", run.Planned)
 	case run.Blocked > 0 || run.Failed > 0:

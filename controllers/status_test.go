@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berth-io/berth/internal/message"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -114,8 +116,9 @@ func TestProfileStatus(t *testing.T) {
 
 	t.Run("long compile errors are cut", func(t *testing.T) {
 		st := profileStatus(makeProfile("p").obj(), profileOutcome{schedulerName: "s", compileErr: errors.New(strings.Repeat("x", 10000))}, now)
-		if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady); len(c.Message) != maxMessage || !strings.HasSuffix(c.Message, "...") {
-			t.Errorf("message length %d", len(c.Message))
+		c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+		if len(c.Message) != message.MaxBytes || !strings.HasSuffix(c.Message, "x ...; no generation is live") {
+			t.Errorf("message of %d bytes ending %q, want %d ending with what stays live", len(c.Message), c.Message[max(0, len(c.Message)-40):], message.MaxBytes)
 		}
 	})
 }

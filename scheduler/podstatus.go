@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,25 +76,6 @@ func podScheduledPatch(pod *v1.Pod, reason, msg, nominatedNode string, nominate 
 		return nil, fmt.Errorf("marshalling the status patch of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return b, nil
-}
-
-// maxMessageBytes bounds the message of a FailedScheduling event and of the
-// PodScheduled condition, as kube-scheduler does: an extender or a plugin
-// can return any amount of text, and the event API refuses notes over 1 KiB.
-const maxMessageBytes = 1024
-
-// truncateMessage cuts msg to maxMessageBytes, on a rune boundary, ending it
-// with " ..." when it was cut.
-func truncateMessage(msg string) string {
-	if len(msg) <= maxMessageBytes {
-		return msg
-	}
-	const suffix = " ..."
-	cut := maxMessageBytes - len(suffix)
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + suffix
 }
 
 // nominate writes node as the pod's status.nominatedNodeName before its

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/berth-io/berth/internal/message"
+
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -494,7 +496,7 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 		s.queue.AddNominatedPod(qpi.PodInfo, failure.nominating)
 	}
 
-	msg := truncateMessage(failure.err.Error())
+	msg := message.Truncate(failure.err.Error())
 	if result == resultError {
 		logger.Error(failure.err, "Error scheduling pod; retrying")
 	} else {

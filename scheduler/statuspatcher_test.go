@@ -3,12 +3,10 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -119,29 +117,5 @@ func TestStatusPatcherSendsEachPodsNewestPatchInOrder(t *testing.T) {
 	want := map[string][]string{"a": {"a1", "a3"}, "b": {"b2"}}
 	if diff := cmp.Diff(want, r.got); diff != "" {
 		t.Errorf("patches sent (-want +got):\n%s", diff)
-	}
-}
-
-func TestTruncateMessage(t *testing.T) {
-	long := strings.Repeat("x", 2000)
-	runes := "a" + strings.Repeat("é", 600) // 1,201 bytes; byte 1,020 is the middle of an é
-	tests := []struct {
-		name, in string
-		wantLen  int
-		wantTail string
-	}{
-		{name: "short", in: "0/3 nodes are available", wantLen: 23, wantTail: "available"},
-		{name: "exactly the limit", in: long[:1024], wantLen: 1024, wantTail: "xxxx"},
-		{name: "over the limit", in: long, wantLen: 1024, wantTail: "x ..."},
-		{name: "cut on a rune boundary", in: runes, wantLen: 1023, wantTail: "é ..."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := truncateMessage(tt.in)
-			if len(got) != tt.wantLen || !strings.HasSuffix(got, tt.wantTail) || !utf8.ValidString(got) {
-				t.Errorf("truncateMessage = %d bytes ending %q (valid UTF-8: %v), want %d ending %q",
-					len(got), got[max(0, len(got)-8):], utf8.ValidString(got), tt.wantLen, tt.wantTail)
-			}
-		})
 	}
 }
