@@ -64,9 +64,12 @@ type Scheduler struct {
 	queue    *queue.PriorityQueue
 	snapshot *schedcache.Snapshot
 	waiting  *runtime.WaitingPods
-	groups   *gang.Groups
-	profiles *profile.Map
-	parked   *profile.Parked
+	// preemptions are the background preemptions of every profile and
+	// generation, so a profile swap does not forget one in flight.
+	preemptions *framework.PreemptionsInFlight
+	groups      *gang.Groups
+	profiles    *profile.Map
+	parked      *profile.Parked
 
 	// routeMu orders the routing of unassigned pods (queue or parked) against
 	// profile installs and removals, so that no pod is parked after its
@@ -179,6 +182,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		cache:        schedcache.New(ctx, schedcache.WithClock(o.clock)),
 		snapshot:     schedcache.NewEmptySnapshot(),
 		waiting:      runtime.NewWaitingPods(runtime.WithWaitingPodsClock(o.clock)),
+		preemptions:  framework.NewPreemptionsInFlight(),
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
@@ -235,6 +239,7 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithMetrics(s.metrics),
 		runtime.WithClock(s.clock),
 		runtime.WithWaitingPods(s.waiting),
+		runtime.WithPreemptionsInFlight(s.preemptions),
 		runtime.WithRand(s.rand),
 		runtime.WithPodGroups(s.groups),
 		runtime.WithActivator(s.queue),

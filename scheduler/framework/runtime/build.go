@@ -133,6 +133,9 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 	if o.waitingPods == nil {
 		o.waitingPods = NewWaitingPods(WithWaitingPodsClock(o.clock))
 	}
+	if o.preemptions == nil {
+		o.preemptions = framework.NewPreemptionsInFlight()
+	}
 	if o.defaultPlugins == nil {
 		o.defaultPlugins = DefaultPlugins()
 	}
@@ -153,6 +156,7 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		metrics:                  o.metrics,
 		clock:                    o.clock,
 		waitingPods:              o.waitingPods,
+		preemptions:              o.preemptions,
 		rnd:                      o.rnd,
 		podGroups:                o.podGroups,
 		activator:                o.activator,

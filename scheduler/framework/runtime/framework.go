@@ -40,6 +40,7 @@ type Framework struct {
 	metrics         *metrics.Metrics
 	clock           clock.WithDelayedExecution
 	waitingPods     *WaitingPods
+	preemptions     *framework.PreemptionsInFlight
 	rnd             func(n int) int
 	podGroups       framework.PodGroupLister
 	activator       framework.PodActivator
@@ -145,6 +146,10 @@ func (f *Framework) Parallelizer() framework.Parallelizer { return f.parallelize
 
 // WaitingPods returns the set of pods held at Permit.
 func (f *Framework) WaitingPods() *WaitingPods { return f.waitingPods }
+
+// PreemptionsInFlight returns the background preemptions, shared with
+// the scheduler's other frameworks when it said so.
+func (f *Framework) PreemptionsInFlight() *framework.PreemptionsInFlight { return f.preemptions }
 
 // IterateOverWaitingPods calls fn for each pod held at Permit.
 func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) { f.waitingPods.Iterate(fn) }

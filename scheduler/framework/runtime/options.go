@@ -26,6 +26,7 @@ type options struct {
 	parallelism     int
 	metrics         *metrics.Metrics
 	clock           clock.WithDelayedExecution
+	preemptions     *framework.PreemptionsInFlight
 	waitingPods     *WaitingPods
 	defaultPlugins  *v1alpha1.Plugins
 	rnd             func(n int) int
@@ -76,6 +77,12 @@ func WithClock(c clock.Clock) Option {
 // WithWaitingPods shares a WaitingPods between frameworks; by default each
 // framework has its own, on the framework's clock.
 func WithWaitingPods(w *WaitingPods) Option { return func(o *options) { o.waitingPods = w } }
+
+// WithPreemptionsInFlight shares the record of background preemptions
+// between frameworks; by default each framework has its own.
+func WithPreemptionsInFlight(p *framework.PreemptionsInFlight) Option {
+	return func(o *options) { o.preemptions = p }
+}
 
 // WithDefaultPlugins replaces the default plugin set profiles start from.
 func WithDefaultPlugins(p *v1alpha1.Plugins) Option { return func(o *options) { o.defaultPlugins = p } }

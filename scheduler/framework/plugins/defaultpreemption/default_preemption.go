@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -57,7 +58,11 @@ type DefaultPreemption struct {
 	clock        clock.PassiveClock
 	parallelizer framework.Parallelizer
 	async        bool
-	inflight     *inflight
+	// inflight is the scheduler's record of background preemptions,
+	// shared across profiles and generations; background counts this
+	// instance's goroutines, which tests wait for.
+	inflight   *framework.PreemptionsInFlight
+	background sync.WaitGroup
 }
 
 var (
@@ -118,7 +123,12 @@ func NewWithArgs(args *DefaultPreemptionArgs, h framework.Handle, opts ...Option
 		clock:        clock.RealClock{},
 		parallelizer: h.Parallelizer(),
 		async:        true,
-		inflight:     newInflight(),
+		inflight:     framework.NewPreemptionsInFlight(),
+	}
+	// The scheduler's frameworks share one record across profiles and
+	// generations; a handle without one gets a record of the plugin's own.
+	if shared, ok := h.(preemptionsSharer); ok && shared.PreemptionsInFlight() != nil {
+		p.inflight = shared.PreemptionsInFlight()
 	}
 	if p.parallelizer == nil {
 		p.parallelizer = serial{}
@@ -131,6 +141,12 @@ func NewWithArgs(args *DefaultPreemptionArgs, h framework.Handle, opts ...Option
 		p.pdbLister = f.Policy().V1().PodDisruptionBudgets().Lister()
 	}
 	return p, nil
+}
+
+// preemptionsSharer is a handle that shares its background preemptions
+// with the scheduler's other frameworks; the runtime's Framework is one.
+type preemptionsSharer interface {
+	PreemptionsInFlight() *framework.PreemptionsInFlight
 }
 
 // Name returns the plugin's name.

@@ -395,7 +395,7 @@ func TestWaitingVictimIsRejectedInMemory(t *testing.T) {
 	if _, st := p.PostFilter(context.Background(), state, pod, statuses); !st.IsSuccess() {
 		t.Fatalf("PostFilter: %v", st)
 	}
-	p.inflight.wg.Wait()
+	p.background.Wait()
 	if got := e.deleted(); len(got) != 0 {
 		t.Errorf("deleted %v; a waiting victim is rejected in memory", got)
 	}

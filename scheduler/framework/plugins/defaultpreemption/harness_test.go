@@ -60,6 +60,9 @@ type cluster struct {
 	args      string
 	offset    int  // the dry run's random offset
 	sync      bool // evict within the cycle rather than in the background
+	// preemptions, when set, is the record of background preemptions the
+	// framework shares, as the scheduler's frameworks do.
+	preemptions *framework.PreemptionsInFlight
 }
 
 // env is a compiled profile (NodeUnschedulable, NodeResourcesFit,
@@ -125,14 +128,18 @@ func newEnv(t testing.TB, c cluster) *env {
 		{Name: names.PrioritySort}, {Name: names.NodeUnschedulable}, {Name: names.NodeResourcesFit},
 		{Name: names.DefaultPreemption}, {Name: names.DefaultBinder},
 	}}}
+	opts := []fwkruntime.Option{fwkruntime.WithDefaultPlugins(defaults)}
+	if c.preemptions != nil {
+		opts = append(opts, fwkruntime.WithPreemptionsInFlight(c.preemptions))
+	}
 	fwk, err := fwkruntime.NewFramework(context.Background(), registry, v1.DefaultSchedulerName, spec,
-		fwkruntime.WithDefaultPlugins(defaults),
+		append(opts,
 		fwkruntime.WithClientSet(client),
 		fwkruntime.WithInformerFactory(factory),
 		fwkruntime.WithSnapshotSharedLister(cache.NewSnapshot(running, c.nodes)),
 		fwkruntime.WithPodNominator(nominator),
 		fwkruntime.WithParallelism(1),
-		fwkruntime.WithClock(testingclock.NewFakeClock(t0)))
+		fwkruntime.WithClock(testingclock.NewFakeClock(t0)))...)
 	if err != nil {
 		t.Fatalf("building the framework: %v", err)
 	}
@@ -148,7 +155,7 @@ func (e *env) schedule(t *testing.T, pod *v1.Pod) (*framework.PostFilterResult, 
 	state, statuses := e.filter(t, pod)
 	result, st := e.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses)
 	// Let a background preemption finish.
-	e.plugin.inflight.wg.Wait()
+	e.plugin.background.Wait()
 	return result, st
 }
 

@@ -15,37 +15,6 @@ import (
 // msgPreempting is PreEnqueue's reason while a pod's preemption runs, as upstream.
 const msgPreempting = "waiting for the preemption for this pod to be finished"
 
-// inflight tracks the preemptions running in the background, by preemptor.
-type inflight struct {
-	mu sync.Mutex
-	// lastVictim is the victim deleted last, once its turn has come; until
-	// then the preemption counts as running whatever the informer says.
-	running map[types.UID]*types.NamespacedName
-	wg      sync.WaitGroup
-}
-
-func newInflight() *inflight {
-	return &inflight{running: make(map[types.UID]*types.NamespacedName)}
-}
-
-func (f *inflight) start(uid types.UID) {
-	f.mu.Lock()
-	f.running[uid] = nil
-	f.mu.Unlock()
-}
-
-func (f *inflight) lastVictim(uid types.UID, victim *v1.Pod) {
-	f.mu.Lock()
-	f.running[uid] = &types.NamespacedName{Namespace: victim.Namespace, Name: victim.Name}
-	f.mu.Unlock()
-}
-
-func (f *inflight) finish(uid types.UID) {
-	f.mu.Lock()
-	delete(f.running, uid)
-	f.mu.Unlock()
-}
-
 // PreEnqueue keeps a pod out of the active queue while its preemption still
 // runs in the background: until the last victim's deletion has been accepted
 // (the informer shows it terminating or gone), another cycle would only
@@ -58,9 +27,7 @@ func (p *DefaultPreemption) PreEnqueue(_ context.Context, pod *v1.Pod) *framewor
 }
 
 func (p *DefaultPreemption) preemptionRunning(uid types.UID) bool {
-	p.inflight.mu.Lock()
-	last, ok := p.inflight.running[uid]
-	p.inflight.mu.Unlock()
+	last, ok := p.inflight.Get(uid)
 	if !ok {
 		return false
 	}
@@ -101,11 +68,11 @@ func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, pree
 		return
 	}
 	uid := preemptor.UID
-	p.inflight.start(uid)
-	p.inflight.wg.Add(1)
+	p.inflight.Start(uid)
+	p.background.Add(1)
 	go func() {
-		defer p.inflight.wg.Done()
-		defer p.inflight.finish(uid)
+		defer p.background.Done()
+		defer p.inflight.Finish(uid)
 		ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancel()
 		if err := p.clearLowerNominations(ctx, c.node, priorityOf(preemptor)); err != nil {
@@ -128,7 +95,7 @@ func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, pree
 			logger.Error(err, "Preempting victims in the background", "node", klog.KRef("", c.node))
 			return
 		}
-		p.inflight.lastVictim(uid, last)
+		p.inflight.SetLastVictim(uid, types.NamespacedName{Namespace: last.Namespace, Name: last.Name})
 		if err := p.preemptVictim(ctx, c.node, preemptor, last); err != nil {
 			logger.Error(err, "Preempting the last victim in the background", "node", klog.KRef("", c.node))
 			return

@@ -54,12 +54,52 @@ func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
 		t.Errorf("PreEnqueue once the last victim terminates: %v", st)
 	}
 	close(release)
-	e.plugin.inflight.wg.Wait()
+	e.plugin.background.Wait()
 	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
 		t.Errorf("PreEnqueue after the preemption: %v", st)
 	}
 	if got := e.deleted(); len(got) != 2 {
 		t.Errorf("deleted %v, want both victims", got)
+	}
+}
+
+// TestPreEnqueueGatesAcrossAProfileSwap starts a preemption under one
+// generation of a profile and asks the next generation, a new framework
+// and plugin, whether the preemptor may be tried: with the scheduler's
+// shared record it is held back; a plugin with a record of its own would
+// let it be tried again and pick more victims.
+func TestPreEnqueueGatesAcrossAProfileSwap(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(map[bool]string{true: "shared record", false: "own record"}[shared], func(t *testing.T) {
+			first := makePod("first").priority(1).cpu("1").on("n1").started(0).obj()
+			last := makePod("last").priority(1).cpu("1").on("n1").started(time.Minute).obj()
+			pod := makePod("big").priority(100).cpu("2").obj()
+			c := cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{first, last, pod}}
+			if shared {
+				c.preemptions = framework.NewPreemptionsInFlight()
+			}
+			gen1 := newEnv(t, c)
+			lastDeleting, release := make(chan struct{}), make(chan struct{})
+			gen1.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				if a.(clienttesting.DeleteAction).GetName() == "last" {
+					close(lastDeleting)
+					<-release
+				}
+				return false, nil, nil
+			})
+			defer func() { close(release); gen1.plugin.background.Wait() }()
+			state, statuses := gen1.filter(t, pod)
+			if _, st := gen1.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses); !st.IsSuccess() {
+				t.Fatalf("PostFilter: %v", st)
+			}
+			<-lastDeleting
+
+			gen2 := newEnv(t, c)
+			st := gen2.plugin.PreEnqueue(context.Background(), pod)
+			if gated := st.Code() == framework.UnschedulableAndUnresolvable; gated != shared {
+				t.Errorf("the next generation's PreEnqueue = %v; want the preemptor held back: %v", st, shared)
+			}
+		})
 	}
 }
 
