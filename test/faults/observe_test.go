@@ -214,7 +214,14 @@ type auditEvent struct {
 // auditedBinds counts, per pod of ns, the bindings the apiserver accepted,
 // from its audit log: the record of what happened, whoever sent them and
 // whether or not their sender lived to read the reply.
-func auditedBinds(ns string) map[string]int {
+func auditedBinds(ns string) map[string]int { return auditedCreates(ns, "binding") }
+
+// auditedEvictions counts the evictions of ns the apiserver accepted, per pod.
+func auditedEvictions(ns string) map[string]int { return auditedCreates(ns, "eviction") }
+
+// auditedCreates counts, per pod of ns, the creates of the pod subresource
+// that the apiserver's audit log shows accepted.
+func auditedCreates(ns, subresource string) map[string]int {
 	GinkgoHelper()
 	f, err := os.Open(cluster.AuditLogPath())
 	Expect(err).NotTo(HaveOccurred())
@@ -225,7 +232,7 @@ func auditedBinds(ns string) map[string]int {
 	for sc.Scan() {
 		var ev auditEvent
 		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" || ev.Verb != "create" ||
-			ev.ObjectRef.Subresource != "binding" || ev.ObjectRef.Namespace != ns {
+			ev.ObjectRef.Subresource != subresource || ev.ObjectRef.Namespace != ns {
 			continue
 		}
 		if ev.ResponseStatus.Code >= 200 && ev.ResponseStatus.Code < 300 {

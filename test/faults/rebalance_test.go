@@ -1,9 +1,6 @@
 package faults_test
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"strings"
 	"time"
 
@@ -21,28 +18,6 @@ import (
 
 	"github.com/berth-io/berth/internal/localcluster"
 )
-
-// auditedEvictions counts the evictions of ns the apiserver accepted, per pod.
-func auditedEvictions(ns string) map[string]int {
-	GinkgoHelper()
-	f, err := os.Open(cluster.AuditLogPath())
-	Expect(err).NotTo(HaveOccurred())
-	defer f.Close()
-	out := map[string]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
-		var ev auditEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" || ev.Verb != "create" ||
-			ev.ObjectRef.Subresource != "eviction" || ev.ObjectRef.Namespace != ns {
-			continue
-		}
-		if ev.ResponseStatus.Code >= 200 && ev.ResponseStatus.Code < 300 {
-			out[ev.ObjectRef.Name]++
-		}
-	}
-	return out
-}
 
 // packedDeployment is a Deployment of n one-CPU pods that the bin-packing
 // profile puts on as few nodes as it can, so RemoveDuplicates finds

@@ -11,13 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"sync"
 	"time"
 
@@ -76,13 +74,13 @@ type Rule struct {
 	Match Match
 	// Fault is what is done to them.
 	Fault Fault
-	// Status is the HTTP code FaultStatus answers.
+	// Status is the HTTP code FaultStatus answers, with a metav1.Status body; 500 if unset.
 	Status int
 	// Delay is how long FaultDelay holds a request.
 	Delay time.Duration
 	// Count bounds how many requests the rule applies to; 0 is unlimited.
 	Count int
-	// Probability is the fraction of matching requests the rule applies to; 0 is all.
+	// Probability is the fraction of matching requests the rule applies to; 0 or 1 is all.
 	Probability float64
 }
 
@@ -94,22 +92,26 @@ type Request struct {
 	Verb, Resource, Subresource, Namespace, Name string
 	// Fault is what the proxy did to it; empty when it was forwarded untouched.
 	Fault Fault
-	// Code is the HTTP status the apiserver or the proxy answered; 0 when none was received.
+	// Code is the HTTP status the apiserver or the proxy answered (for a lost reply, the one the apiserver sent); 0 when none was.
 	Code int
 }
 
 // Proxy forwards requests to the apiserver, injecting the faults of its rules.
 type Proxy struct {
-	target    *url.URL
-	transport http.RoundTripper
-	clock     clock.PassiveClock
-	forward   *httputil.ReverseProxy
+	target  *url.URL
+	clock   clock.PassiveClock
+	forward *httputil.ReverseProxy
 
-	listener net.Listener
-	server   *http.Server
-	closed   chan struct{}
+	// ctx is the context of every request served; Close cancels it, which
+	// ends the requests the proxy holds and the streams it forwards.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	closeOnce sync.Once
 
 	mu       sync.Mutex
+	started  bool
+	listener net.Listener
+	server   *http.Server
 	rules    []*rule
 	requests []Request
 	// streams are the forwarded requests in flight, to cut.
@@ -122,33 +124,56 @@ type stream struct {
 	cancel context.CancelFunc
 }
 
-// rule is a Rule with the budget it has left.
+// rule is a Rule with the budget it has used.
 type rule struct {
 	Rule
 	applied int
 }
 
+// Injection is a rule added to a Proxy.
+type Injection struct {
+	p *Proxy
+	r *rule
+}
+
+// Remove takes the rule out of its proxy; requests already given its fault keep it.
+func (in *Injection) Remove() {
+	in.p.mu.Lock()
+	defer in.p.mu.Unlock()
+	for i, r := range in.p.rules {
+		if r == in.r {
+			in.p.rules = append(in.p.rules[:i:i], in.p.rules[i+1:]...)
+			return
+		}
+	}
+}
+
+// Applied returns how many requests the rule has been applied to.
+func (in *Injection) Applied() int {
+	in.p.mu.Lock()
+	defer in.p.mu.Unlock()
+	return in.r.applied
+}
+
 // Option configures a Proxy.
 type Option func(*Proxy)
 
-// WithClock sets the clock that stamps requests.
+// WithClock sets the clock that stamps the requests recorded; the default is the real clock.
 func WithClock(c clock.PassiveClock) Option { return func(p *Proxy) { p.clock = c } }
 
 // New returns a Proxy that forwards to the apiserver that cfg describes,
-// with cfg's credentials.
+// with cfg's credentials and TLS settings.
 func New(cfg *rest.Config, opts ...Option) (*Proxy, error) {
-	target, err := url.Parse(cfg.Host)
+	target, _, err := rest.DefaultServerUrlFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("parsing the apiserver's address %q: %w", cfg.Host, err)
-	}
-	if target.Scheme == "" {
-		target.Scheme = "https"
 	}
 	transport, err := rest.TransportFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the apiserver's transport: %w", err)
 	}
-	p := &Proxy{target: target, transport: transport, clock: clock.RealClock{}, closed: make(chan struct{}), streams: map[int]stream{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{target: target, clock: clock.RealClock{}, ctx: ctx, cancel: cancel, streams: map[int]stream{}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -161,8 +186,11 @@ func New(cfg *rest.Config, opts ...Option) (*Proxy, error) {
 		// Watches stream: every event goes to the client at once.
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if errors.Is(err, context.Canceled) {
-				return
+			if r.Context().Err() != nil || errors.Is(err, context.Canceled) {
+				// The client went away, the stream was cut or the proxy
+				// closed: end the connection rather than answer 200 with
+				// nothing, which a client would take for a success.
+				panic(http.ErrAbortHandler)
 			}
 			writeStatus(w, http.StatusBadGateway, fmt.Sprintf("faultproxy: forwarding: %v", err))
 		},
@@ -172,39 +200,68 @@ func New(cfg *rest.Config, opts ...Option) (*Proxy, error) {
 
 // Start listens on a free port of 127.0.0.1 and serves until Close.
 func (p *Proxy) Start() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started {
+		return errors.New("faultproxy: already started")
+	}
+	if p.ctx.Err() != nil {
+		return errors.New("faultproxy: closed")
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listening: %w", err)
 	}
+	// Plain HTTP/1.1 only: client-go then speaks HTTP/1.1, whose
+	// connections can be hijacked and reset. No write or idle timeouts:
+	// watches last as long as the client wants.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	p.server = &http.Server{
+		Handler:           http.HandlerFunc(p.serve),
+		ReadHeaderTimeout: 10 * time.Second,
+		Protocols:         &protocols,
+		BaseContext:       func(net.Listener) context.Context { return p.ctx },
+	}
 	p.listener = l
-	// Plain HTTP/1.1: client-go then speaks HTTP/1.1, whose connections
-	// can be hijacked and reset.
-	p.server = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second}
+	p.started = true
 	go func() { _ = p.server.Serve(l) }()
 	return nil
 }
 
-// URL returns the proxy's address.
-func (p *Proxy) URL() string { return "http://" + p.listener.Addr().String() }
+// URL returns the proxy's address, "http://127.0.0.1:PORT", or "" before Start.
+func (p *Proxy) URL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.listener == nil {
+		return ""
+	}
+	return "http://" + p.listener.Addr().String()
+}
 
-// Close stops serving and ends the requests it holds.
+// Close stops listening and ends every request in flight, held or forwarded.
 func (p *Proxy) Close() error {
-	select {
-	case <-p.closed:
-		return nil
-	default:
-	}
-	close(p.closed)
-	if p.server == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := p.server.Shutdown(ctx); err != nil {
-		// Watches and held requests do not end by themselves.
-		return p.server.Close()
-	}
-	return nil
+	var err error
+	p.closeOnce.Do(func() {
+		// Held requests and forwarded streams end with their context;
+		// their connections are then aborted, and Shutdown closes the
+		// listener and the idle connections.
+		p.cancel()
+		p.mu.Lock()
+		srv := p.server
+		p.mu.Unlock()
+		if srv == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if shutdownErr := srv.Shutdown(ctx); shutdownErr != nil {
+			if closeErr := srv.Close(); closeErr != nil {
+				err = fmt.Errorf("closing the proxy: %w", closeErr)
+			}
+		}
+	})
+	return err
 }
 
 // Kubeconfig writes a kubeconfig whose only cluster is the proxy; it
@@ -215,18 +272,21 @@ func (p *Proxy) Kubeconfig(path string) error {
 	cfg.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
 	cfg.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
 	cfg.CurrentContext = "proxy"
+	// WriteToFile writes it readable by its owner only.
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		return fmt.Errorf("writing the proxy's kubeconfig: %w", err)
 	}
-	return os.Chmod(path, 0o600)
+	return nil
 }
 
-// Inject adds r after the rules already there: the first rule that
-// matches a request and has budget left applies to it.
-func (p *Proxy) Inject(r Rule) {
+// Inject adds r after the rules already there and returns it; the first
+// rule that matches a request and has budget left applies to it.
+func (p *Proxy) Inject(r Rule) *Injection {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.rules = append(p.rules, &rule{Rule: r})
+	in := &Injection{p: p, r: &rule{Rule: r}}
+	p.rules = append(p.rules, in.r)
+	return in
 }
 
 // Clear removes every rule.
@@ -313,6 +373,7 @@ func (p *Proxy) setCode(i, code int) {
 	p.requests[i].Code = code
 }
 
+// serve applies to a request the first rule that matches it, or forwards it.
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	a := parseRequest(r)
 	chosen, i := p.decide(a)
@@ -322,53 +383,41 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch chosen.Fault {
 	case FaultStatus:
-		p.setCode(i, chosen.Status)
-		writeStatus(w, chosen.Status, "injected by faultproxy")
+		code := chosen.Status
+		if code < 100 || code > 999 {
+			code = http.StatusInternalServerError
+		}
+		p.setCode(i, code)
+		writeStatus(w, code, "injected by faultproxy")
 	case FaultDelay:
+		t := time.NewTimer(chosen.Delay)
+		defer t.Stop()
 		select {
-		case <-time.After(chosen.Delay):
+		case <-t.C:
 		case <-r.Context().Done():
-			return
-		case <-p.closed:
-			return
+			// The client gave up or the proxy closed: no answer at all.
+			panic(http.ErrAbortHandler)
 		}
 		p.forwardTracked(w, r, a, i)
 	case FaultReset:
 		reset(w)
 	case FaultLoseReply:
-		resp, err := p.roundTrip(r)
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			_ = resp.Body.Close()
-			p.setCode(i, resp.StatusCode)
-		}
+		// Forward as usual, but into a sink that reads the whole reply.
+		sink := &sinkWriter{header: http.Header{}}
+		p.forward.ServeHTTP(sink, r)
+		p.setCode(i, sink.code)
 		reset(w)
 	case FaultBlackhole:
-		select {
-		case <-r.Context().Done():
-		case <-p.closed:
-		}
+		<-r.Context().Done()
+		panic(http.ErrAbortHandler)
 	default:
 		writeStatus(w, http.StatusInternalServerError, fmt.Sprintf("faultproxy: unknown fault %q", chosen.Fault))
 	}
 }
 
-// roundTrip sends r to the apiserver as the reverse proxy would.
-func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
-	out := r.Clone(r.Context())
-	out.RequestURI = ""
-	out.URL.Scheme, out.URL.Host = p.target.Scheme, p.target.Host
-	out.Host = p.target.Host
-	return p.transport.RoundTrip(out)
-}
-
 // reset closes the client's connection with a TCP reset.
 func reset(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
+	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
@@ -422,7 +471,7 @@ type codeRecorder struct {
 }
 
 func (c *codeRecorder) WriteHeader(code int) {
-	if !c.done {
+	if !c.done && (code >= 200 || code == http.StatusSwitchingProtocols) {
 		c.done = true
 		c.record(code)
 	}
@@ -445,3 +494,27 @@ func (c *codeRecorder) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (c *codeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// sinkWriter is a ResponseWriter that discards the body and keeps the status code.
+type sinkWriter struct {
+	header http.Header
+	code   int
+}
+
+func (s *sinkWriter) Header() http.Header { return s.header }
+
+func (s *sinkWriter) WriteHeader(code int) {
+	if s.code == 0 && code >= 200 {
+		s.code = code
+	}
+}
+
+func (s *sinkWriter) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return len(b), nil
+}
+
+// Flush does nothing: there is no one to flush to.
+func (s *sinkWriter) Flush() {}
