@@ -134,12 +134,12 @@ func newEnv(t testing.TB, c cluster) *env {
 	}
 	fwk, err := fwkruntime.NewFramework(context.Background(), registry, v1.DefaultSchedulerName, spec,
 		append(opts,
-		fwkruntime.WithClientSet(client),
-		fwkruntime.WithInformerFactory(factory),
-		fwkruntime.WithSnapshotSharedLister(cache.NewSnapshot(running, c.nodes)),
-		fwkruntime.WithPodNominator(nominator),
-		fwkruntime.WithParallelism(1),
-		fwkruntime.WithClock(testingclock.NewFakeClock(t0)))...)
+			fwkruntime.WithClientSet(client),
+			fwkruntime.WithInformerFactory(factory),
+			fwkruntime.WithSnapshotSharedLister(cache.NewSnapshot(running, c.nodes)),
+			fwkruntime.WithPodNominator(nominator),
+			fwkruntime.WithParallelism(1),
+			fwkruntime.WithClock(testingclock.NewFakeClock(t0)))...)
 	if err != nil {
 		t.Fatalf("building the framework: %v", err)
 	}
