@@ -5,12 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/berth-io/berth/internal/message"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/internal/message"
 )
 
 // Reasons of a PluginWeight's Applied condition.

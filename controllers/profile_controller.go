@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/berth-io/berth/internal/message"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
 )

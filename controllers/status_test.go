@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/berth-io/berth/internal/message"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 )
 

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/berth-io/berth/internal/message"
-
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
+	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
@@ -105,7 +104,9 @@ type schedulingFailure struct {
 // clearNomination clears a pod's nominated node when its binding cycle
 // fails, as kube-scheduler does: the node it was going to is no longer
 // where it goes.
-var clearNomination = &framework.NominatingInfo{NominatingMode: framework.ModeOverride}
+func clearNomination() *framework.NominatingInfo {
+	return &framework.NominatingInfo{NominatingMode: framework.ModeOverride}
+}
 
 // skipPod reports whether the pod needs no cycle: it is being deleted, or it
 // is already assumed (an update of it came through the queue).
@@ -329,7 +330,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}, assumed, nil, nil)
 		s.handleFailure(ctx, prof, qpi, &schedulingFailure{
 			err:        statusError(st, result.host, s.snapshot.NumNodes()),
-			nominating: clearNomination,
+			nominating: clearNomination(),
 			published:  published,
 		}, start, cycle)
 	}
