@@ -267,8 +267,12 @@ func (p *Proxy) Close() error {
 // Kubeconfig writes a kubeconfig whose only cluster is the proxy; it
 // carries no credentials, which the proxy adds.
 func (p *Proxy) Kubeconfig(path string) error {
+	server := p.URL()
+	if server == "" {
+		return errors.New("faultproxy: writing a kubeconfig before Start")
+	}
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: p.URL()}
+	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: server}
 	cfg.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
 	cfg.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
 	cfg.CurrentContext = "proxy"

@@ -175,8 +175,10 @@ func TestFaults(t *testing.T) {
 			p := startProxy(t, cfg, WithClock(testingclock.NewFakePassiveClock(arrival)))
 			if tc.rule != nil {
 				p.Inject(*tc.rule)
+			}
+			if tc.wantFault != "" {
 				// A later rule never applies while an earlier one does.
-				p.Inject(Rule{Fault: FaultBlackhole})
+				p.Inject(Rule{Fault: FaultStatus, Status: http.StatusTeapot})
 			}
 			c := kubernetes.NewForConfigOrDie(&rest.Config{Host: p.URL()})
 			start := time.Now()
@@ -241,7 +243,7 @@ func TestProbability(t *testing.T) {
 	p := startProxy(t, cfg)
 	bindings := Match{Subresource: "binding"}
 	in := p.Inject(Rule{Match: bindings, Fault: FaultStatus, Status: 500, Probability: 0.5})
-	c := kubernetes.NewForConfigOrDie(&rest.Config{Host: p.URL()})
+	c := kubernetes.NewForConfigOrDie(&rest.Config{Host: p.URL(), QPS: 1e6, Burst: 1e6})
 	const n = 200
 	for range n {
 		_ = bind(context.Background(), c)
