@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -88,6 +89,13 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	}
 	scheme, err := NewScheme()
 	if err != nil {
+		return err
+	}
+	if err := waitForAPIServer(ctx, cfg, clock.RealClock{}, logger); err != nil {
+		if errors.Is(err, context.Canceled) {
+			// Stopped while waiting: a clean exit.
+			return nil
+		}
 		return err
 	}
 	mgrOpts := managerConfig(o, scheme, logger)

@@ -12,7 +12,7 @@ import (
 )
 
 var _ = Describe("the apiserver", Label("ci"), func() {
-	It("restarted three times, then a watch expired (410): Berth binds again within 30 s each time, each pod once, its cache equal to the apiserver's", func(ctx SpecContext) {
+	It("restarted three times, then a watch expired (410): Berth binds again within 60 s each time, each pod once, its cache equal to the apiserver's", func(ctx SpecContext) {
 		const perBatch = 300
 		ns := newNamespace(ctx, "apiserver")
 		rs := startReplicas("berth-apiserver", 2)
@@ -36,7 +36,10 @@ var _ = Describe("the apiserver", Label("ci"), func() {
 			b.waitBound(ctx, len(all), 2*time.Minute)
 			recovered := time.Since(back)
 			figure(fmt.Sprintf("apiserver/restart-%d/seconds-from-ready-to-300-new-pods-bound", i), recovered.Round(100*time.Millisecond).Seconds())
-			Expect(recovered).To(BeNumerically("<=", 30*time.Second))
+			// A leader that cannot renew for its renew deadline exits, as
+			// kube-scheduler's does; recovery then includes the standby's
+			// takeover after the Lease, and the replacement's start.
+			Expect(recovered).To(BeNumerically("<=", 60*time.Second))
 		}
 
 		// The leader's pod watch breaks and its resourceVersion is gone:
