@@ -28,35 +28,42 @@ func (s *Scheduler) addEventHandlers() error {
 	logger := klog.Background().WithName("scheduler")
 
 	podInformer := s.podInformer()
-	if _, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
+	assignedPods, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: func(obj any) bool { return assigned(obj) },
 		Handler: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.onAssignedPodAdd(logger, obj) },
 			UpdateFunc: func(oldObj, newObj any) { s.onAssignedPodUpdate(logger, oldObj, newObj) },
 			DeleteFunc: func(obj any) { s.onAssignedPodDelete(logger, obj) },
 		},
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("adding the assigned-pod handler: %w", err)
 	}
-	if _, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
+	pendingPods, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: func(obj any) bool { return !assigned(obj) },
 		Handler: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.onPendingPodAdd(logger, obj) },
 			UpdateFunc: func(oldObj, newObj any) { s.onPendingPodUpdate(logger, oldObj, newObj) },
 			DeleteFunc: func(obj any) { s.onPendingPodDelete(logger, obj) },
 		},
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("adding the pending-pod handler: %w", err)
 	}
 
 	nodeInformer := s.informerFactory.Core().V1().Nodes().Informer()
-	if _, err := nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	nodes, err := nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { s.onNodeAdd(logger, obj) },
 		UpdateFunc: func(oldObj, newObj any) { s.onNodeUpdate(logger, oldObj, newObj) },
 		DeleteFunc: func(obj any) { s.onNodeDelete(logger, obj) },
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("adding the node handler: %w", err)
 	}
+	// An informer's store syncs before its handlers have seen every object:
+	// waiting for these, as kube-scheduler does, keeps the first cycles from
+	// running on a cache that misses a node or a bound pod.
+	s.handlers = []cache.ResourceEventHandlerRegistration{assignedPods, pendingPods, nodes}
 	if pg := s.groups.Informer(); pg != nil {
 		if _, err := pg.AddEventHandler(s.clusterEventHandler(logger, framework.PodGroup)); err != nil {
 			return fmt.Errorf("adding the PodGroup handler: %w", err)

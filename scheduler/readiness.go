@@ -13,6 +13,11 @@ func (s *Scheduler) HasSynced() bool {
 	if !f.Core().V1().Pods().Informer().HasSynced() || !f.Core().V1().Nodes().Informer().HasSynced() {
 		return false
 	}
+	for _, h := range s.handlers {
+		if !h.HasSynced() {
+			return false
+		}
+	}
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, synced := range f.WaitForCacheSyncWithContext(done).Synced {

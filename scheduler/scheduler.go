@@ -52,6 +52,9 @@ type Scheduler struct {
 	informerFactory informers.SharedInformerFactory
 	// informersStarted is set by the first of RunInformers and Start.
 	informersStarted atomic.Bool
+	// handlers are the registrations of the pod and node handlers that
+	// feed the cache and the queue.
+	handlers []cache.ResourceEventHandlerRegistration
 	podLister        corelisters.PodLister
 	broadcaster      events.EventBroadcaster
 	registry         runtime.Registry
@@ -415,7 +418,22 @@ func (s *Scheduler) waitForInformers(ctx context.Context) error {
 		}
 		return errors.New("informer cache for PodGroups did not sync")
 	}
+	if !cache.WaitForCacheSync(ctx.Done(), s.handlersSynced()...) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.New("the pod and node handlers did not sync")
+	}
 	return nil
+}
+
+// handlersSynced returns the HasSynced of each handler registration.
+func (s *Scheduler) handlersSynced() []cache.InformerSynced {
+	out := make([]cache.InformerSynced, len(s.handlers))
+	for i, h := range s.handlers {
+		out[i] = h.HasSynced
+	}
+	return out
 }
 
 // WaitForCacheSync blocks until the informers have synced or ctx is done.
@@ -425,10 +443,10 @@ func (s *Scheduler) WaitForCacheSync(ctx context.Context) bool {
 			return false
 		}
 	}
-	if pg := s.groups.Informer(); pg != nil {
-		return cache.WaitForCacheSync(ctx.Done(), pg.HasSynced)
+	if pg := s.groups.Informer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
+		return false
 	}
-	return true
+	return cache.WaitForCacheSync(ctx.Done(), s.handlersSynced()...)
 }
 
 // reportPendingPods keeps the pending_pods gauges current.
