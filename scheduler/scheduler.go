@@ -54,14 +54,14 @@ type Scheduler struct {
 	informersStarted atomic.Bool
 	// handlers are the registrations of the pod and node handlers that
 	// feed the cache and the queue.
-	handlers []cache.ResourceEventHandlerRegistration
-	podLister        corelisters.PodLister
-	broadcaster      events.EventBroadcaster
-	registry         runtime.Registry
-	metrics          *metrics.Metrics
-	clock            clock.WithTickerAndDelayedExecution
-	rand             func(n int) int
-	parallelism      int
+	handlers    []cache.ResourceEventHandlerRegistration
+	podLister   corelisters.PodLister
+	broadcaster events.EventBroadcaster
+	registry    runtime.Registry
+	metrics     *metrics.Metrics
+	clock       clock.WithTickerAndDelayedExecution
+	rand        func(n int) int
+	parallelism int
 
 	cache    *schedcache.Cache
 	queue    *queue.PriorityQueue
