@@ -193,6 +193,13 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[i]
 }
 
+// boundAtOf returns when the named pod was first seen bound; zero if never.
+func (b *bindings) boundAtOf(name string) time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.boundAt[name]
+}
+
 // waitBound waits until n pods of the namespace were seen bound.
 func (b *bindings) waitBound(ctx context.Context, n int, timeout time.Duration) {
 	GinkgoHelper()
@@ -214,14 +221,15 @@ type auditEvent struct {
 // auditedBinds counts, per pod of ns, the bindings the apiserver accepted,
 // from its audit log: the record of what happened, whoever sent them and
 // whether or not their sender lived to read the reply.
-func auditedBinds(ns string) map[string]int { return auditedCreates(ns, "binding") }
+func auditedBinds(ns string) map[string]int { return audited("create", ns, "binding") }
 
 // auditedEvictions counts the evictions of ns the apiserver accepted, per pod.
-func auditedEvictions(ns string) map[string]int { return auditedCreates(ns, "eviction") }
+func auditedEvictions(ns string) map[string]int { return audited("create", ns, "eviction") }
 
-// auditedCreates counts, per pod of ns, the creates of the pod subresource
-// that the apiserver's audit log shows accepted.
-func auditedCreates(ns, subresource string) map[string]int {
+// audited counts, per pod of ns, the requests of verb on the pod
+// subresource ("" for the pod itself) that the apiserver's audit log shows
+// accepted.
+func audited(verb, ns, subresource string) map[string]int {
 	GinkgoHelper()
 	f, err := os.Open(cluster.AuditLogPath())
 	Expect(err).NotTo(HaveOccurred())
@@ -231,7 +239,7 @@ func auditedCreates(ns, subresource string) map[string]int {
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {
 		var ev auditEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" || ev.Verb != "create" ||
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Stage != "ResponseComplete" || ev.Verb != verb || ev.ObjectRef.Resource != "pods" ||
 			ev.ObjectRef.Subresource != subresource || ev.ObjectRef.Namespace != ns {
 			continue
 		}
