@@ -299,7 +299,7 @@ var _ = Describe("profile churn", Label("ci"), func() {
 		Eventually(func() int {
 			deleted = auditedDeletes(ns)
 			return len(deleted)
-		}).WithTimeout(10*time.Second).WithPolling(time.Second).Should(BeNumerically(">=", preemptors))
+		}).WithTimeout(10 * time.Second).WithPolling(time.Second).Should(BeNumerically(">=", preemptors))
 		figure("churn/preemption-victims", len(deleted))
 		figure("churn/extra-preemption-victims", len(deleted)-preemptors)
 		figure("churn/victim-delete-calls", total(deleted))
