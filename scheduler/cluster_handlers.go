@@ -26,6 +26,10 @@ func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
 		{framework.CSIDriver, f.Storage().V1().CSIDrivers().Informer()},
 		{framework.CSIStorageCapacity, f.Storage().V1().CSIStorageCapacities().Informer()},
 		{framework.VolumeAttachment, f.Storage().V1().VolumeAttachments().Informer()},
+		// DynamicResources reads claims, slices and classes through listers.
+		{framework.ResourceClaim, f.Resource().V1().ResourceClaims().Informer()},
+		{framework.ResourceSlice, f.Resource().V1().ResourceSlices().Informer()},
+		{framework.DeviceClass, f.Resource().V1().DeviceClasses().Informer()},
 	}
 	for _, w := range watched {
 		if _, err := w.informer.AddEventHandler(s.clusterEventHandler(logger, w.resource)); err != nil {

@@ -70,6 +70,9 @@ type Scheduler struct {
 	// preemptions are the background preemptions of every profile and
 	// generation, so a profile swap does not forget one in flight.
 	preemptions *framework.PreemptionsInFlight
+	// pluginState is what plugins keep across profiles and generations
+	// (DynamicResources' allocations in flight).
+	pluginState *framework.SharedPluginState
 	groups      *gang.Groups
 	profiles    *profile.Map
 	parked      *profile.Parked
@@ -186,6 +189,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		snapshot:     schedcache.NewEmptySnapshot(),
 		waiting:      runtime.NewWaitingPods(runtime.WithWaitingPodsClock(o.clock)),
 		preemptions:  framework.NewPreemptionsInFlight(),
+		pluginState:  framework.NewSharedPluginState(),
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
@@ -243,6 +247,7 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithClock(s.clock),
 		runtime.WithWaitingPods(s.waiting),
 		runtime.WithPreemptionsInFlight(s.preemptions),
+		runtime.WithSharedPluginState(s.pluginState),
 		runtime.WithRand(s.rand),
 		runtime.WithPodGroups(s.groups),
 		runtime.WithActivator(s.queue),

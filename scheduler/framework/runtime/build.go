@@ -136,6 +136,9 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 	if o.preemptions == nil {
 		o.preemptions = framework.NewPreemptionsInFlight()
 	}
+	if o.pluginState == nil {
+		o.pluginState = framework.NewSharedPluginState()
+	}
 	if o.defaultPlugins == nil {
 		o.defaultPlugins = DefaultPlugins()
 	}
@@ -157,6 +160,7 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		clock:                    o.clock,
 		waitingPods:              o.waitingPods,
 		preemptions:              o.preemptions,
+		pluginState:              o.pluginState,
 		rnd:                      o.rnd,
 		podGroups:                o.podGroups,
 		activator:                o.activator,

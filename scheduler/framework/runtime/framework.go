@@ -41,6 +41,7 @@ type Framework struct {
 	clock           clock.WithDelayedExecution
 	waitingPods     *WaitingPods
 	preemptions     *framework.PreemptionsInFlight
+	pluginState     *framework.SharedPluginState
 	rnd             func(n int) int
 	podGroups       framework.PodGroupLister
 	activator       framework.PodActivator
@@ -150,6 +151,10 @@ func (f *Framework) WaitingPods() *WaitingPods { return f.waitingPods }
 // PreemptionsInFlight returns the background preemptions, shared with
 // the scheduler's other frameworks when it said so.
 func (f *Framework) PreemptionsInFlight() *framework.PreemptionsInFlight { return f.preemptions }
+
+// SharedPluginState returns the state plugins keep for the whole
+// scheduler, shared with its other frameworks when it said so.
+func (f *Framework) SharedPluginState() *framework.SharedPluginState { return f.pluginState }
 
 // IterateOverWaitingPods calls fn for each pod held at Permit.
 func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) { f.waitingPods.Iterate(fn) }

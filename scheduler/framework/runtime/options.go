@@ -27,6 +27,7 @@ type options struct {
 	metrics         *metrics.Metrics
 	clock           clock.WithDelayedExecution
 	preemptions     *framework.PreemptionsInFlight
+	pluginState     *framework.SharedPluginState
 	waitingPods     *WaitingPods
 	defaultPlugins  *v1alpha1.Plugins
 	rnd             func(n int) int
@@ -82,6 +83,12 @@ func WithWaitingPods(w *WaitingPods) Option { return func(o *options) { o.waitin
 // between frameworks; by default each framework has its own.
 func WithPreemptionsInFlight(p *framework.PreemptionsInFlight) Option {
 	return func(o *options) { o.preemptions = p }
+}
+
+// WithSharedPluginState shares the state plugins keep for the whole
+// scheduler between frameworks; by default each framework has its own.
+func WithSharedPluginState(s *framework.SharedPluginState) Option {
+	return func(o *options) { o.pluginState = s }
 }
 
 // WithDefaultPlugins replaces the default plugin set profiles start from.

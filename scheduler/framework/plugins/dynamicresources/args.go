@@ -7,12 +7,24 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// Upstream's defaults for the args (kube-scheduler v1.37 with its default
+// feature gates).
+const (
+	// DefaultFilterTimeout bounds one node's allocation attempt in Filter.
+	DefaultFilterTimeout = 10 * time.Second
+	// DefaultBindingTimeout bounds PreBind's wait for devices' binding conditions.
+	DefaultBindingTimeout = 600 * time.Second
+)
+
 // Args mirrors upstream's DynamicResourcesArgs.
 type Args struct {
 	metav1.TypeMeta `json:",inline"`
-	// FilterTimeout bounds the time spent per node in Filter upstream; Berth ignores it.
+	// FilterTimeout bounds the time the allocator may spend on one node in
+	// Filter; zero means no bound. Default 10s.
 	FilterTimeout *metav1.Duration `json:"filterTimeout,omitempty"`
-	// BindingTimeout bounds the wait for device binding upstream; Berth ignores it.
+	// BindingTimeout bounds how long PreBind waits for the binding
+	// conditions of allocated devices, and how long an allocation may wait
+	// for them before Filter gives up on it. Default 600s.
 	BindingTimeout *metav1.Duration `json:"bindingTimeout,omitempty"`
 }
 
@@ -30,4 +42,16 @@ func ValidateArgs(a *Args) error {
 		errs = append(errs, field.Invalid(field.NewPath("bindingTimeout"), a.BindingTimeout, "must be at least 1 second"))
 	}
 	return errs.ToAggregate()
+}
+
+// timeouts returns the args' timeouts with upstream's defaults filled in.
+func (a *Args) timeouts() (filter, binding time.Duration) {
+	filter, binding = DefaultFilterTimeout, DefaultBindingTimeout
+	if a.FilterTimeout != nil {
+		filter = a.FilterTimeout.Duration
+	}
+	if a.BindingTimeout != nil {
+		binding = a.BindingTimeout.Duration
+	}
+	return filter, binding
 }

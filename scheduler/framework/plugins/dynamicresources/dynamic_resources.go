@@ -1,13 +1,35 @@
-// Package dynamicresources implements DynamicResources as a guard: Berth
-// does not allocate dynamic resource claims, so a pod that uses them is kept
-// pending with a plain reason instead of being bound to a node whose kubelet
-// could never start it.
+// Package dynamicresources implements DynamicResources, which places pods
+// that use dynamic resource allocation (spec.resourceClaims) as
+// kube-scheduler v1.37 does: it waits for a pod's claims to exist, finds per
+// node whether Kubernetes' structured allocator can satisfy the unallocated
+// ones from that node's ResourceSlices (and whether allocated ones are
+// usable there), keeps the chosen devices in flight from Reserve until
+// PreBind has written each claim's status.allocation and status.reservedFor,
+// and waits at PreBind for devices with binding conditions.
 package dynamicresources
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes"
+	resourcelisters "k8s.io/client-go/listers/resource/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -16,47 +38,407 @@ import (
 // Name is the plugin's registered name.
 const Name = names.DynamicResources
 
-// ErrReasonUnsupported is the reason given to a pod that uses resource claims.
-const ErrReasonUnsupported = "pod uses resource claims, which Berth does not allocate (dynamic resource allocation is not supported)"
-
-// DynamicResources rejects pods with resource claims at PreFilter.
-type DynamicResources struct{}
-
-var (
-	_ framework.PreFilterPlugin   = &DynamicResources{}
-	_ framework.EnqueueExtensions = &DynamicResources{}
+// Reasons a pod gets, as upstream words them.
+const (
+	// ErrReasonCannotAllocate is Filter's reason when the allocator finds
+	// no devices for the pod's claims on a node.
+	ErrReasonCannotAllocate = "cannot allocate all claims"
+	// ErrReasonNotAvailable is Filter's reason when an allocated claim
+	// cannot be used on a node.
+	ErrReasonNotAvailable = "resourceclaim not available on the node"
+	// ErrReasonInUse is PreFilter's reason when a claim is allocated and
+	// cannot be reserved for one more consumer.
+	ErrReasonInUse = "resourceclaim in use"
+	// ReasonDeallocated is PostFilter's status after it freed a claim so
+	// that the next attempt may allocate it elsewhere.
+	ReasonDeallocated = "deallocation of ResourceClaim completed"
 )
 
-// New is the plugin's factory. Upstream's DynamicResourcesArgs are accepted
-// so that a profile written for kube-scheduler compiles; they have no effect.
-func New(_ context.Context, args []byte, _ framework.Handle) (framework.Plugin, error) {
+const (
+	stateKey framework.StateKey = Name
+	// sharedTrackerKey keys the claim tracker every profile shares.
+	sharedTrackerKey = Name + "/claims"
+	// celCacheSize is how many compiled CEL expressions are kept between cycles.
+	celCacheSize = 10
+	// defaultPollInterval is how often PreBind looks at binding conditions.
+	defaultPollInterval = 5 * time.Second
+)
+
+var (
+	// ErrDeviceBindingTimeout is wrapped by PreBind's error when devices'
+	// binding conditions were not met within bindingTimeout.
+	ErrDeviceBindingTimeout = errors.New("device binding timeout")
+	// ErrDeviceBindingFailed is wrapped by PreBind's error when a device's
+	// binding failure condition became true.
+	ErrDeviceBindingFailed = errors.New("device binding failed")
+)
+
+// allocatorFeatures are the allocator's features that kube-scheduler v1.37
+// turns on with its default feature gates: admin access, prioritized lists,
+// partitionable devices, device taints, binding conditions with device
+// status, consumable capacity and fractional capacity ranges.
+func allocatorFeatures() structured.Features {
+	return structured.Features{
+		AdminAccess:             true,
+		PrioritizedList:         true,
+		PartitionableDevices:    true,
+		DeviceTaints:            true,
+		DeviceBindingAndStatus:  true,
+		ConsumableCapacity:      true,
+		FractionalCapacityRange: true,
+	}
+}
+
+// DynamicResources allocates and reserves a pod's ResourceClaims.
+type DynamicResources struct {
+	client   kubernetes.Interface
+	handle   framework.Handle
+	tracker  *claimTracker
+	slices   resourcelisters.ResourceSliceLister
+	classes  classLister
+	celCache *cel.Cache
+	features structured.Features
+
+	filterTimeout  time.Duration
+	bindingTimeout time.Duration
+	pollInterval   time.Duration
+	clock          clock.WithTicker
+}
+
+var (
+	_ framework.PreEnqueuePlugin       = &DynamicResources{}
+	_ framework.PreFilterPlugin        = &DynamicResources{}
+	_ framework.FilterPlugin           = &DynamicResources{}
+	_ framework.PostFilterPlugin       = &DynamicResources{}
+	_ framework.PreScorePlugin         = &DynamicResources{}
+	_ framework.ScorePlugin            = &DynamicResources{}
+	_ framework.ReservePlugin          = &DynamicResources{}
+	_ framework.PreBindPreFlightPlugin = &DynamicResources{}
+	_ framework.EnqueueExtensions      = &DynamicResources{}
+)
+
+// Option configures the plugin.
+type Option func(*DynamicResources)
+
+// WithClock sets the clock PreBind waits with and binding timeouts are measured on.
+func WithClock(c clock.WithTicker) Option { return func(pl *DynamicResources) { pl.clock = c } }
+
+// WithPollInterval sets how often PreBind checks devices' binding conditions.
+func WithPollInterval(d time.Duration) Option {
+	return func(pl *DynamicResources) { pl.pollInterval = d }
+}
+
+// pluginStateSharer is the part of the scheduler's handle that shares
+// plugin state across profiles.
+type pluginStateSharer interface {
+	SharedPluginState() *framework.SharedPluginState
+}
+
+// New is the plugin's factory: it decodes and validates DynamicResourcesArgs.
+func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
 	var a Args
-	if err := framework.DecodeArgs(Name, args, &a); err != nil {
+	if err := framework.DecodeArgs(Name, raw, &a); err != nil {
 		return nil, err
 	}
-	if err := ValidateArgs(&a); err != nil {
-		return nil, err
+	return NewWithArgs(ctx, &a, h)
+}
+
+// NewWithArgs builds the plugin from args, reading ResourceClaims,
+// ResourceSlices and DeviceClasses through the handle's informer factory.
+func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option) (*DynamicResources, error) {
+	if err := ValidateArgs(a); err != nil {
+		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
 	}
-	return &DynamicResources{}, nil
+	if h == nil || h.SharedInformerFactory() == nil {
+		return nil, fmt.Errorf("plugin %s needs an informer factory", Name)
+	}
+	resources := h.SharedInformerFactory().Resource().V1()
+	claims := resources.ResourceClaims().Lister()
+	var tracker *claimTracker
+	if s, ok := h.(pluginStateSharer); ok && s.SharedPluginState() != nil {
+		tracker = s.SharedPluginState().LoadOrStore(sharedTrackerKey, func() any { return newClaimTracker(claims) }).(*claimTracker)
+	} else {
+		tracker = newClaimTracker(claims)
+	}
+	filterTimeout, bindingTimeout := a.timeouts()
+	pl := &DynamicResources{
+		client:         h.ClientSet(),
+		handle:         h,
+		tracker:        tracker,
+		slices:         resources.ResourceSlices().Lister(),
+		classes:        classLister{lister: resources.DeviceClasses().Lister()},
+		celCache:       cel.NewCache(celCacheSize, cel.Features{EnableConsumableCapacity: true}),
+		features:       allocatorFeatures(),
+		filterTimeout:  filterTimeout,
+		bindingTimeout: bindingTimeout,
+		pollInterval:   defaultPollInterval,
+		clock:          clock.RealClock{},
+	}
+	for _, o := range opts {
+		o(pl)
+	}
+	return pl, nil
 }
 
 // Name returns the plugin's name.
 func (*DynamicResources) Name() string { return Name }
 
-// PreFilter skips pods without resource claims and rejects, unresolvably,
-// pods with them.
-func (*DynamicResources) PreFilter(_ context.Context, _ *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+// stateData is what PreFilter learns about the pod's claims and what the
+// later extension points add. Filter runs in parallel over nodes, so its
+// results are guarded by mu. Clone returns the same pointer, as upstream:
+// preemption's simulations do not change it.
+type stateData struct {
+	// claims are the pod's claims, as read in PreFilter and as PreBind wrote them.
+	claims []*resourceapi.ResourceClaim
+	// availableOn is, per allocated claim, the nodes its allocation allows (nil: any).
+	availableOn []*nodeaffinity.NodeSelector
+	// toAllocate are the indexes of the claims the plugin allocates, and
+	// unallocated the claims themselves, in the same order.
+	toAllocate  []int
+	unallocated []*resourceapi.ResourceClaim
+	// allocator allocates unallocated for a node; nil when there are none.
+	allocator structured.Allocator
+
+	mu sync.Mutex
+	// unavailable are indexes of allocated claims some node could not use.
+	unavailable sets.Set[int]
+	// byNode holds each feasible node's allocations, in toAllocate's order.
+	byNode map[string][]resourceapi.AllocationResult
+
+	// allocations are, per claim, the allocations Reserve put in flight;
+	// set in Reserve, read in the binding cycle.
+	allocations []*resourceapi.AllocationResult
+}
+
+// Clone returns the state itself.
+func (s *stateData) Clone() framework.StateData { return s }
+
+// readState returns the cycle's state, or nil when PreFilter left none
+// (the pod has no claims).
+func readState(cs *framework.CycleState) *stateData {
+	s, err := framework.ReadState[*stateData](cs, stateKey)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// PreEnqueue keeps a pod out of the active queue until each of its claims
+// exists: a claim from a template must have been created by the
+// resourceclaim controller and recorded in the pod's status.
+func (pl *DynamicResources) PreEnqueue(ctx context.Context, pod *v1.Pod) *framework.Status {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	if _, err := pl.podClaims(pod); err != nil {
+		return unschedulable(klog.FromContext(ctx), pod, err.Error())
+	}
+	return nil
+}
+
+// PreFilter reads the pod's claims, checks that unallocated ones can be
+// allocated at all (their device classes exist, no other pod is allocating
+// them), and prepares an allocator over every ResourceSlice with the devices
+// already taken, including those in flight. A pod without claims skips the
+// plugin.
+func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if len(pod.Spec.ResourceClaims) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnsupported)
+	logger := klog.FromContext(ctx)
+	claims, err := pl.podClaims(pod)
+	if err != nil {
+		return nil, unschedulable(logger, pod, err.Error())
+	}
+	if len(claims) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	s := &stateData{
+		claims:      claims,
+		availableOn: make([]*nodeaffinity.NodeSelector, len(claims)),
+		byNode:      make(map[string][]resourceapi.AllocationResult),
+	}
+	for i, claim := range claims {
+		if claim.Status.Allocation != nil {
+			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, false) {
+				return nil, unschedulable(logger, pod, ErrReasonInUse)
+			}
+			if sel := claim.Status.Allocation.NodeSelector; sel != nil {
+				ns, err := nodeaffinity.NewNodeSelector(sel)
+				if err != nil {
+					return nil, framework.AsStatus(fmt.Errorf("node selector of resource claim %s: %w", klog.KObj(claim), err))
+				}
+				s.availableOn[i] = ns
+			}
+			continue
+		}
+		if pl.tracker.pending(claim.UID) != nil {
+			return nil, unschedulable(logger, pod, fmt.Sprintf("resource claim %s is in the process of being allocated", klog.KObj(claim)))
+		}
+		if st := pl.checkRequests(logger, pod, claim); st != nil {
+			return nil, st
+		}
+		s.toAllocate = append(s.toAllocate, i)
+		s.unallocated = append(s.unallocated, claim)
+	}
+	if len(s.toAllocate) > 0 {
+		allocated, err := pl.tracker.allocatedState()
+		if err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		resourceSlices, err := pl.slices.List(labels.Everything())
+		if err != nil {
+			return nil, framework.AsStatus(fmt.Errorf("listing resource slices: %w", err))
+		}
+		s.allocator, err = structured.NewAllocator(ctx, pl.features, allocated, pl.classes, resourceSlices, pl.celCache)
+		if err != nil {
+			return nil, framework.AsStatus(fmt.Errorf("preparing the allocator: %w", err))
+		}
+	}
+	cs.Write(stateKey, s)
+	return nil, nil
 }
 
-// PreFilterExtensions returns nil: the plugin keeps no per-cycle state.
+// checkRequests checks that every device class an unallocated claim's
+// requests name exists.
+func (pl *DynamicResources) checkRequests(logger logr.Logger, pod *v1.Pod, claim *resourceapi.ResourceClaim) *framework.Status {
+	for _, req := range claim.Spec.Devices.Requests {
+		switch {
+		case req.Exactly != nil:
+			if st := pl.checkClass(logger, pod, req.Exactly.DeviceClassName, req.Name); st != nil {
+				return st
+			}
+		case len(req.FirstAvailable) > 0:
+			for _, sub := range req.FirstAvailable {
+				if st := pl.checkClass(logger, pod, sub.DeviceClassName, resourceclaim.CreateSubRequestRef(req.Name, sub.Name)); st != nil {
+					return st
+				}
+			}
+		default:
+			return unschedulable(logger, pod, fmt.Sprintf("resource claim %s, request %s: unknown request type", klog.KObj(claim), req.Name))
+		}
+	}
+	return nil
+}
+
+// checkClass reports a missing device class as unschedulable: the pod waits
+// for the class to be created.
+func (pl *DynamicResources) checkClass(logger logr.Logger, pod *v1.Pod, className, requestName string) *framework.Status {
+	if className == "" {
+		return framework.AsStatus(fmt.Errorf("request %s: unsupported request type", requestName))
+	}
+	_, err := pl.classes.Get(className)
+	switch {
+	case apierrors.IsNotFound(err):
+		return unschedulable(logger, pod, fmt.Sprintf("request %s: device class %s does not exist", requestName, className))
+	case err != nil:
+		return framework.AsStatus(fmt.Errorf("reading device class %s: %w", className, err))
+	}
+	return nil
+}
+
+// PreFilterExtensions returns nil: preemption does not change the claims.
 func (*DynamicResources) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
-// EventsToRegister returns no events: resource claims on a pod are
-// immutable, so no cluster change can make a rejected pod schedulable.
-func (*DynamicResources) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
-	return []framework.ClusterEventWithHint{}, nil
+// Filter checks that the pod's allocated claims may be used on the node
+// (their node selector matches, their devices' binding has not failed or
+// timed out) and that the allocator finds devices there for the others.
+func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	s := readState(cs)
+	if s == nil || len(s.claims) == 0 {
+		return nil
+	}
+	logger := klog.FromContext(ctx)
+	node := nodeInfo.Node()
+	var unavailable []int
+	for i, claim := range s.claims {
+		if sel := s.availableOn[i]; sel != nil && !sel.Match(node) {
+			unavailable = append(unavailable, i)
+			continue
+		}
+		if claim.Status.Allocation != nil {
+			ready, err := readyForBinding(claim)
+			if err != nil || (!ready && pl.bindingTimedOut(claim)) {
+				unavailable = append(unavailable, i)
+			}
+		}
+	}
+	var allocations []resourceapi.AllocationResult
+	if s.allocator != nil {
+		allocCtx := ctx
+		if pl.filterTimeout > 0 {
+			var cancel context.CancelFunc
+			allocCtx, cancel = context.WithTimeout(ctx, pl.filterTimeout)
+			defer cancel()
+		}
+		results, err := s.allocator.Allocate(allocCtx, node, s.unallocated)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
+		case errors.Is(err, structured.ErrFailedAllocationOnNode):
+			return unschedulable(logger, pod, err.Error())
+		case ctx.Err() != nil:
+			return unschedulable(logger, pod, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
+		case err != nil:
+			return framework.AsStatus(fmt.Errorf("allocating devices on node %s: %w", node.Name, err))
+		}
+		if len(results) != len(s.unallocated) {
+			return unschedulable(logger, pod, ErrReasonCannotAllocate)
+		}
+		allocations = results
+	}
+	if len(unavailable) > 0 {
+		s.mu.Lock()
+		if s.unavailable == nil {
+			s.unavailable = sets.New[int]()
+		}
+		s.unavailable.Insert(unavailable...)
+		s.mu.Unlock()
+		return unschedulable(logger, pod, ErrReasonNotAvailable)
+	}
+	if allocations != nil {
+		s.mu.Lock()
+		s.byNode[node.Name] = allocations
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// PostFilter frees, when no node fits, one allocated claim that some node
+// could not use and that no other pod uses, so that the next attempt may
+// allocate it where the pod fits. Upstream picks the claim at random, as
+// here (set order).
+func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
+	s := readState(cs)
+	if s == nil || len(s.claims) == 0 {
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
+	s.mu.Lock()
+	candidates := s.unavailable.UnsortedList()
+	s.mu.Unlock()
+	for _, i := range candidates {
+		claim := s.claims[i]
+		reserved := claim.Status.ReservedFor
+		if len(reserved) > 1 || (len(reserved) == 1 && reserved[0].UID != pod.UID) {
+			continue
+		}
+		freed := claim.DeepCopy()
+		freed.Status.ReservedFor = nil
+		freed.Status.Allocation = nil
+		freed.Status.Devices = nil
+		klog.FromContext(ctx).V(5).Info("Deallocating resource claim", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
+		if _, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, freed, metav1.UpdateOptions{}); err != nil {
+			return nil, framework.AsStatus(fmt.Errorf("deallocating resource claim %s: %w", klog.KObj(claim), err))
+		}
+		return nil, framework.NewStatus(framework.Unschedulable, ReasonDeallocated)
+	}
+	return nil, framework.NewStatus(framework.Unschedulable)
+}
+
+// unschedulable logs why the pod cannot be scheduled and returns that as
+// UnschedulableAndUnresolvable, as upstream does for every DRA rejection:
+// preemption cannot free devices, so only a cluster event helps.
+func unschedulable(logger logr.Logger, pod *v1.Pod, reason string) *framework.Status {
+	logger.V(5).Info("Pod unschedulable", "pod", klog.KObj(pod), "reason", reason)
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, reason)
 }

@@ -2,47 +2,445 @@ package dynamicresources
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	"github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
 )
 
-func withClaim(pod *v1.Pod) *v1.Pod {
-	name := "gpu"
-	pod.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &name}}
-	return pod
+var nodes = []*v1.Node{node("node-a"), node("node-b")}
+
+func TestPreEnqueue(t *testing.T) {
+	owner := pod("p")
+	tests := []struct {
+		name    string
+		pod     *v1.Pod
+		objs    []runtime.Object
+		wantMsg string
+	}{
+		{name: "no claims", pod: pod("p")},
+		{name: "claim exists", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).obj()}},
+		{name: "claim missing", pod: pod("p", "c"), wantMsg: `could not find ResourceClaim "default/c"`},
+		{name: "template claim not created yet", pod: withTemplateClaim(pod("p"), "gpu", ""),
+			wantMsg: `pod "default/p": ResourceClaim not created yet`},
+		{name: "template claim created", pod: withTemplateClaim(pod("p"), "gpu", "p-gpu"),
+			objs: []runtime.Object{claim("p-gpu").request("gpu", 1).ownedBy(owner).obj()}},
+		{name: "template claim not the pod's", pod: withTemplateClaim(pod("p"), "gpu", "p-gpu"),
+			objs:    []runtime.Object{claim("p-gpu").request("gpu", 1).obj()},
+			wantMsg: "ResourceClaim default/p-gpu was not created for Pod default/p (Pod is not owner)"},
+		{name: "claim being deleted", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).deleting().obj()},
+			wantMsg: `resourceclaim "c" is being deleted`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.objs...)
+			st := e.pl.PreEnqueue(context.Background(), tt.pod)
+			if tt.wantMsg == "" {
+				if !st.IsSuccess() {
+					t.Fatalf("PreEnqueue = %v, want success", st)
+				}
+				return
+			}
+			if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != tt.wantMsg {
+				t.Errorf("PreEnqueue = %v, want UnschedulableAndUnresolvable %q", st, tt.wantMsg)
+			}
+		})
+	}
 }
 
 func TestPreFilter(t *testing.T) {
 	tests := []struct {
 		name     string
 		pod      *v1.Pod
+		objs     []runtime.Object
+		inFlight bool
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "no claims are skipped", pod: plugintest.Pod("p").Obj(), wantCode: framework.Skip},
-		{name: "claims are refused", pod: withClaim(plugintest.Pod("p").Obj()), wantCode: framework.UnschedulableAndUnresolvable, wantMsg: ErrReasonUnsupported},
+		{name: "pod without claims is skipped", pod: pod("p"), wantCode: framework.Skip},
+		{name: "claim ready to allocate", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()}},
+		{name: "unknown device class", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).obj()},
+			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "request req-0: device class gpu does not exist"},
+		{name: "unknown class of a subrequest", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").firstAvailable("gpu", "tpu").obj()},
+			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "request req-0/sub-1: device class tpu does not exist"},
+		{name: "claim missing", pod: pod("p", "c"),
+			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: `could not find ResourceClaim "default/c"`},
+		{name: "claim allocated in flight for another pod", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()},
+			inFlight: true, wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "resource claim default/c is in the process of being allocated"},
+		{name: "allocated claim needs no class", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl, err := New(context.Background(), nil, nil)
-			if err != nil {
-				t.Fatal(err)
+			e := newEnv(t, tt.objs...)
+			if tt.inFlight {
+				c := claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj()
+				if err := e.pl.tracker.reserve(c); err != nil {
+					t.Fatal(err)
+				}
 			}
-			_, st := pl.(framework.PreFilterPlugin).PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
-			if st.Code() != tt.wantCode {
-				t.Fatalf("code = %v, want %v", st.Code(), tt.wantCode)
-			}
-			if tt.wantMsg != "" && st.Message() != tt.wantMsg {
-				t.Errorf("message = %q, want %q", st.Message(), tt.wantMsg)
+			_, st := e.pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
+			if st.Code() != tt.wantCode || (tt.wantMsg != "" && st.Message() != tt.wantMsg) {
+				t.Errorf("PreFilter = %v, want %v %q", st, tt.wantCode, tt.wantMsg)
 			}
 		})
 	}
 }
+
+func TestFilter(t *testing.T) {
+	p := pod("p", "c")
+	tests := []struct {
+		name         string
+		objs         []runtime.Object
+		args         *Args
+		wantFeasible []string
+		wantCode     framework.Code
+		wantMsg      string
+	}{{
+		name:         "only the node offering the device fits",
+		objs:         []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj()},
+		wantFeasible: []string{"node-a"},
+		wantCode:     framework.UnschedulableAndUnresolvable, wantMsg: ErrReasonCannotAllocate,
+	}, {
+		name:     "no node has enough devices",
+		objs:     []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 2).obj()},
+		wantCode: framework.UnschedulableAndUnresolvable, wantMsg: ErrReasonCannotAllocate,
+	}, {
+		name: "a device another claim holds is taken",
+		objs: []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj(),
+			claim("other").request("gpu", 1).allocated("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj()},
+		wantFeasible: []string{"node-b"},
+		wantCode:     framework.UnschedulableAndUnresolvable, wantMsg: ErrReasonCannotAllocate,
+	}, {
+		name: "an allocated claim keeps the pod on its node",
+		objs: []runtime.Object{slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj(),
+			claim("c").request("gpu", 1).allocated("node-b", "gpu-0").obj()},
+		wantFeasible: []string{"node-b"},
+		wantCode:     framework.UnschedulableAndUnresolvable, wantMsg: ErrReasonNotAvailable,
+	}, {
+		name: "a NoSchedule device taint keeps a device away",
+		objs: []runtime.Object{class("gpu"), slice("node-a", "gpu-0").taint("broken", resourceapi.DeviceTaintEffectNoSchedule).obj(),
+			slice("node-b", "gpu-0").obj(), claim("c").request("gpu", 1).obj()},
+		wantFeasible: []string{"node-b"},
+		wantCode:     framework.UnschedulableAndUnresolvable, wantMsg: ErrReasonCannotAllocate,
+	}, {
+		name: "a tolerated device taint does not",
+		objs: []runtime.Object{class("gpu"), slice("node-a", "gpu-0").taint("broken", resourceapi.DeviceTaintEffectNoSchedule).obj(),
+			slice("node-b", "gpu-0").obj(), claim("c").request("gpu", 1).tolerate("broken").obj()},
+		wantFeasible: []string{"node-a", "node-b"},
+	}, {
+		name:     "filterTimeout bounds the allocator",
+		args:     &Args{FilterTimeout: &metav1.Duration{Duration: time.Nanosecond}},
+		objs:     []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj(), claim("c").request("gpu", 1).obj()},
+		wantCode: framework.Error, wantMsg: "timed out trying to allocate devices",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := tt.args
+			if args == nil {
+				args = &Args{}
+			}
+			e := newEnvWithArgs(t, args, tt.objs...)
+			c := e.schedule(e.pl, p, nodes...)
+			if !c.preStart.IsSuccess() {
+				t.Fatalf("PreFilter = %v", c.preStart)
+			}
+			if got := c.feasible(nodes); !slices.Equal(got, tt.wantFeasible) {
+				t.Errorf("feasible nodes = %v, want %v", got, tt.wantFeasible)
+			}
+			for name, st := range c.byNode {
+				if st.IsSuccess() {
+					continue
+				}
+				if st.Code() != tt.wantCode || !strings.Contains(st.Message(), tt.wantMsg) {
+					t.Errorf("Filter(%s) = %v, want %v %q", name, st, tt.wantCode, tt.wantMsg)
+				}
+			}
+		})
+	}
+}
+
+// TestInFlight runs two pods competing for one device: the second finds no
+// node while the first is in flight, from either of two profiles, and
+// fits once the first is unreserved.
+func TestInFlight(t *testing.T) {
+	for _, profiles := range []string{"same profile", "two profiles"} {
+		t.Run(profiles, func(t *testing.T) {
+			e := newEnv(t, class("gpu"), slice("node-a", "gpu-0").obj(), claim("c1").request("gpu", 1).obj(), claim("c2").request("gpu", 1).obj())
+			second := e.pl
+			if profiles == "two profiles" {
+				second = e.newPlugin(&Args{})
+			}
+			first, other := pod("p1", "c1"), pod("p2", "c2")
+
+			c1 := e.schedule(e.pl, first, nodes...)
+			if got := c1.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
+				t.Fatalf("first pod's feasible nodes = %v", got)
+			}
+			if st := e.pl.Reserve(context.Background(), c1.state, first, "node-a"); !st.IsSuccess() {
+				t.Fatalf("Reserve = %v", st)
+			}
+
+			c2 := e.schedule(second, other, nodes...)
+			if got := c2.feasible(nodes); len(got) != 0 {
+				t.Fatalf("second pod fits %v while the device is in flight", got)
+			}
+			if st := c2.byNode["node-a"]; st.Message() != ErrReasonCannotAllocate {
+				t.Errorf("second pod on node-a: %v, want %q", st, ErrReasonCannotAllocate)
+			}
+
+			e.pl.Unreserve(context.Background(), c1.state, first, "node-a")
+			if n := e.pl.tracker.inFlightCount(); n != 0 {
+				t.Fatalf("%d allocations in flight after Unreserve", n)
+			}
+			c2 = e.schedule(second, other, nodes...)
+			if got := c2.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
+				t.Errorf("second pod's feasible nodes after Unreserve = %v, want [node-a]", got)
+			}
+		})
+	}
+}
+
+func TestPreBindWritesAllocationAndReservation(t *testing.T) {
+	p := pod("p", "c")
+	e := newEnv(t, class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj())
+	c := e.schedule(e.pl, p, nodes...)
+	if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+		t.Fatalf("Reserve = %v", st)
+	}
+	if st := e.pl.PreBindPreFlight(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+		t.Fatalf("PreBindPreFlight = %v, want Success (PreBind has work)", st)
+	}
+	if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+		t.Fatalf("PreBind = %v", st)
+	}
+
+	got, err := e.client.ResourceV1().ResourceClaims(ns).Get(context.Background(), "c", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got.Status.Allocation
+	if a == nil || len(a.Devices.Results) != 1 || a.Devices.Results[0].Device != "gpu-0" || a.Devices.Results[0].Pool != "node-a" {
+		t.Fatalf("allocation = %+v, want gpu-0 of node-a", a)
+	}
+	if a.AllocationTimestamp == nil || !a.AllocationTimestamp.Time.Equal(e.clock.Now()) {
+		t.Errorf("allocationTimestamp = %v, want %v", a.AllocationTimestamp, e.clock.Now())
+	}
+	if len(got.Status.ReservedFor) != 1 || got.Status.ReservedFor[0].UID != p.UID || got.Status.ReservedFor[0].Resource != "pods" {
+		t.Errorf("reservedFor = %+v, want the pod", got.Status.ReservedFor)
+	}
+	if !slices.Contains(got.Finalizers, resourceapi.Finalizer) {
+		t.Errorf("finalizers = %v, want %s", got.Finalizers, resourceapi.Finalizer)
+	}
+	if n := e.pl.tracker.inFlightCount(); n != 0 {
+		t.Errorf("%d allocations still in flight after PreBind", n)
+	}
+
+	// Until the informer delivers the write, the device stays taken.
+	e.put(claim("c2").request("gpu", 1).obj())
+	other := pod("p2", "c2")
+	if got := e.schedule(e.pl, other, nodes...).feasible(nodes); len(got) != 0 {
+		t.Errorf("another pod fits %v before the informer saw the allocation", got)
+	}
+	e.syncClaim("c")
+	if got := e.schedule(e.pl, other, nodes...).feasible(nodes); len(got) != 0 {
+		t.Errorf("another pod fits %v after the informer saw the allocation", got)
+	}
+}
+
+func TestPreBindReservesAllocatedClaim(t *testing.T) {
+	p := pod("p", "c")
+	e := newEnv(t, slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj())
+	c := e.schedule(e.pl, p, nodes...)
+	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
+		t.Fatalf("feasible nodes = %v", got)
+	}
+	if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+		t.Fatalf("Reserve = %v", st)
+	}
+	if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+		t.Fatalf("PreBind = %v", st)
+	}
+	got := e.syncClaim("c")
+	if len(got.Status.ReservedFor) != 1 || got.Status.ReservedFor[0].UID != p.UID {
+		t.Fatalf("reservedFor = %+v, want the pod", got.Status.ReservedFor)
+	}
+	// A failed bind takes the pod out of reservedFor again.
+	e.pl.Unreserve(context.Background(), c.state, p, "node-a")
+	got = e.syncClaim("c")
+	if len(got.Status.ReservedFor) != 0 {
+		t.Errorf("reservedFor after Unreserve = %+v, want none", got.Status.ReservedFor)
+	}
+	if got.Status.Allocation == nil {
+		t.Error("Unreserve removed the allocation; it must stay")
+	}
+}
+
+func TestPreBindPreFlightSkipsPodsWithoutClaims(t *testing.T) {
+	e := newEnv(t)
+	cs := framework.NewCycleState()
+	p := pod("p")
+	if _, st := e.pl.PreFilter(context.Background(), cs, p, nil); !st.IsSkip() {
+		t.Fatalf("PreFilter = %v, want Skip", st)
+	}
+	if st := e.pl.PreBindPreFlight(context.Background(), cs, p, "node-a"); !st.IsSkip() {
+		t.Errorf("PreBindPreFlight = %v, want Skip", st)
+	}
+	if st := e.pl.PreBind(context.Background(), cs, p, "node-a"); !st.IsSuccess() {
+		t.Errorf("PreBind = %v, want Success", st)
+	}
+}
+
+func TestPreBindWaitsForBindingConditions(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  func(*resourceapi.ResourceClaim)
+		wantErr error
+	}{
+		{name: "condition met", status: func(c *resourceapi.ResourceClaim) { setDeviceCondition(c, "Attached") }},
+		{name: "failure condition", status: func(c *resourceapi.ResourceClaim) { setDeviceCondition(c, "Failed") }, wantErr: ErrDeviceBindingFailed},
+		{name: "bindingTimeout passes", wantErr: ErrDeviceBindingTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := pod("p", "c")
+			e := newEnvWithArgs(t, &Args{BindingTimeout: &metav1.Duration{Duration: time.Minute}},
+				class("gpu"), slice("node-a", "gpu-0").bindingConditions("Attached").obj(), claim("c").request("gpu", 1).obj())
+			c := e.schedule(e.pl, p, nodes...)
+			if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+				t.Fatalf("Reserve = %v", st)
+			}
+			done := make(chan *framework.Status, 1)
+			go func() { done <- e.pl.PreBind(context.Background(), c.state, p, "node-a") }()
+
+			// The driver reports on the device once PreBind wrote the claim.
+			for !e.clock.HasWaiters() {
+				time.Sleep(time.Millisecond)
+			}
+			if tt.status != nil {
+				written := e.syncClaim("c")
+				tt.status(written)
+				e.put(written)
+			}
+			for i := 0; i < 61; i++ {
+				select {
+				case st := <-done:
+					checkBindingResult(t, st, tt.wantErr)
+					return
+				default:
+				}
+				e.clock.Step(time.Second)
+				time.Sleep(time.Millisecond)
+			}
+			checkBindingResult(t, <-done, tt.wantErr)
+		})
+	}
+}
+
+func checkBindingResult(t *testing.T, st *framework.Status, wantErr error) {
+	t.Helper()
+	if wantErr == nil {
+		if !st.IsSuccess() {
+			t.Errorf("PreBind = %v, want Success", st)
+		}
+		return
+	}
+	if st.Code() != framework.Error || !errors.Is(st.AsError(), wantErr) {
+		t.Errorf("PreBind = %v, want an error wrapping %v", st, wantErr)
+	}
+}
+
+// setDeviceCondition reports a true condition on every allocated device.
+func setDeviceCondition(c *resourceapi.ResourceClaim, cond string) {
+	for _, r := range c.Status.Allocation.Devices.Results {
+		c.Status.Devices = append(c.Status.Devices, resourceapi.AllocatedDeviceStatus{
+			Driver: r.Driver, Pool: r.Pool, Device: r.Device,
+			Conditions: []metav1.Condition{{Type: cond, Status: metav1.ConditionTrue, Reason: "Test", Message: "set by test"}},
+		})
+	}
+}
+
+func TestPostFilter(t *testing.T) {
+	p := pod("p", "c")
+	tests := []struct {
+		name            string
+		claim           *resourceapi.ResourceClaim
+		wantMsg         string
+		wantDeallocated bool
+	}{
+		{name: "claim reserved for no one is freed", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").obj(),
+			wantMsg: ReasonDeallocated, wantDeallocated: true},
+		{name: "claim reserved for the pod is freed", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(p).obj(),
+			wantMsg: ReasonDeallocated, wantDeallocated: true},
+		{name: "claim another pod uses stays", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(pod("other")).obj()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.claim)
+			only := []*v1.Node{node("node-a")}
+			c := e.schedule(e.pl, p, only...)
+			if got := c.feasible(only); len(got) != 0 {
+				t.Fatalf("feasible nodes = %v, want none", got)
+			}
+			_, st := e.pl.PostFilter(context.Background(), c.state, p, nil)
+			if st.Code() != framework.Unschedulable || st.Message() != tt.wantMsg {
+				t.Errorf("PostFilter = %v, want Unschedulable %q", st, tt.wantMsg)
+			}
+			got, err := e.client.ResourceV1().ResourceClaims(ns).Get(context.Background(), "c", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if deallocated := got.Status.Allocation == nil; deallocated != tt.wantDeallocated {
+				t.Errorf("deallocated = %v, want %v", deallocated, tt.wantDeallocated)
+			}
+		})
+	}
+}
+
+func TestScorePrefersEarlierSubrequests(t *testing.T) {
+	// node-a only has a "small" device, node-b a "big" one, which the claim lists first.
+	small, big := class("small"), class("big")
+	big.Spec.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: `device.attributes["gpu.example.com"].size == "big"`}}}
+	small.Spec.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: `device.attributes["gpu.example.com"].size == "small"`}}}
+	sa, sb := slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj()
+	sa.Spec.Devices[0].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"size": {StringValue: strPtr("small")}}
+	sb.Spec.Devices[0].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"size": {StringValue: strPtr("big")}}
+	e := newEnv(t, small, big, sa, sb, claim("c").firstAvailable("big", "small").obj())
+	p := pod("p", "c")
+	c := e.schedule(e.pl, p, nodes...)
+	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a", "node-b"}) {
+		t.Fatalf("feasible nodes = %v", got)
+	}
+	if st := e.pl.PreScore(context.Background(), c.state, p, nil); !st.IsSuccess() {
+		t.Fatalf("PreScore = %v", st)
+	}
+	scores := framework.NodeScoreList{}
+	for _, n := range nodes {
+		s, st := e.pl.Score(context.Background(), c.state, p, pt.NodeInfo(n))
+		if !st.IsSuccess() {
+			t.Fatalf("Score = %v", st)
+		}
+		scores = append(scores, framework.NodeScore{Name: n.Name, Score: s})
+	}
+	if st := e.pl.NormalizeScore(context.Background(), c.state, p, scores); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	if scores[1].Score != framework.MaxNodeScore || scores[0].Score >= scores[1].Score {
+		t.Errorf("scores = %+v, want node-b best", scores)
+	}
+}
+
+func strPtr(s string) *string { return &s }
 
 func TestArgs(t *testing.T) {
 	tests := []struct {
@@ -57,13 +455,15 @@ func TestArgs(t *testing.T) {
 			wantErr: []string{"filterTimeout: Invalid value", "must be zero or positive", "bindingTimeout: Invalid value", "must be at least 1 second"}},
 		{name: "unknown field", args: `{"timeout":"1s"}`, wantErr: []string{"timeout"}},
 	}
+	client := fake.NewClientset()
+	h := &fakeHandle{client: client, factory: informers.NewSharedInformerFactory(client, 0)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var raw []byte
 			if tt.args != "" {
 				raw = []byte(tt.args)
 			}
-			_, err := New(context.Background(), raw, nil)
+			_, err := New(context.Background(), raw, h)
 			if len(tt.wantErr) == 0 {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -79,5 +479,12 @@ func TestArgs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestArgsDefaults(t *testing.T) {
+	e := newEnv(t)
+	if e.pl.filterTimeout != DefaultFilterTimeout || e.pl.bindingTimeout != DefaultBindingTimeout {
+		t.Errorf("timeouts = %v, %v; want %v, %v", e.pl.filterTimeout, e.pl.bindingTimeout, DefaultFilterTimeout, DefaultBindingTimeout)
 	}
 }

@@ -1,0 +1,31 @@
+package framework
+
+import "sync"
+
+// SharedPluginState holds what a plugin keeps for the whole scheduler rather
+// than for one framework. The scheduler hands the same one to every profile
+// and every generation of it, so a profile swap does not forget, and two
+// profiles do not each keep their own copy of, state such as the devices
+// DynamicResources has allocated but not yet written.
+type SharedPluginState struct {
+	mu     sync.Mutex
+	values map[string]any
+}
+
+// NewSharedPluginState returns an empty store.
+func NewSharedPluginState() *SharedPluginState {
+	return &SharedPluginState{values: make(map[string]any)}
+}
+
+// LoadOrStore returns the value stored under key, storing the one newValue
+// returns on first use. Keys are plugin names, or start with one.
+func (s *SharedPluginState) LoadOrStore(key string, newValue func() any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.values[key]; ok {
+		return v
+	}
+	v := newValue()
+	s.values[key] = v
+	return v
+}

@@ -1,0 +1,105 @@
+package dynamicresources
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+func TestIsSchedulableAfterClaimChange(t *testing.T) {
+	p := pod("p", "c")
+	pending := claim("c").request("gpu", 1).obj()
+	withFinalizer := claim("c").request("gpu", 1).obj()
+	withFinalizer.Finalizers = []string{resourceapi.Finalizer}
+	allocated := claim("other").request("gpu", 1).allocated("node-a", "gpu-0").obj()
+	freed := claim("other").request("gpu", 1).obj()
+	tests := []struct {
+		name           string
+		stored         []*resourceapi.ResourceClaim
+		oldObj, newObj any
+		want           framework.QueueingHint
+	}{
+		{name: "the pod's claim is created", stored: []*resourceapi.ResourceClaim{pending}, newObj: pending, want: framework.Queue},
+		{name: "an unrelated claim is created", stored: []*resourceapi.ResourceClaim{pending}, newObj: freed, want: framework.QueueSkip},
+		{name: "the pod's claim gains only a finalizer", stored: []*resourceapi.ResourceClaim{withFinalizer}, oldObj: pending, newObj: withFinalizer, want: framework.QueueSkip},
+		{name: "the pod's claim is allocated", stored: []*resourceapi.ResourceClaim{pending},
+			oldObj: pending, newObj: claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj(), want: framework.Queue},
+		{name: "another claim is deallocated", stored: []*resourceapi.ResourceClaim{pending}, oldObj: allocated, newObj: freed, want: framework.Queue},
+		{name: "an allocated claim is deleted", stored: []*resourceapi.ResourceClaim{pending}, oldObj: allocated, want: framework.Queue},
+		{name: "an unallocated claim is deleted", stored: []*resourceapi.ResourceClaim{pending}, oldObj: freed, want: framework.QueueSkip},
+		{name: "a claim is deleted in an unknown state", oldObj: cache.DeletedFinalStateUnknown{Key: "default/x", Obj: freed}, want: framework.Queue},
+		{name: "the pod still misses its claim", newObj: freed, want: framework.QueueSkip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			for _, c := range tt.stored {
+				e.put(c)
+			}
+			got, err := e.pl.isSchedulableAfterClaimChange(klog.Background(), p, tt.oldObj, tt.newObj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("hint = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsSchedulableAfterOwnClaimsCreated(t *testing.T) {
+	waiting := withTemplateClaim(pod("p"), "gpu", "")
+	named := withTemplateClaim(pod("p"), "gpu", "p-gpu")
+	tests := []struct {
+		name    string
+		created bool
+		newPod  *v1.Pod
+		want    framework.QueueingHint
+	}{
+		{name: "claim named and created", created: true, newPod: named, want: framework.Queue},
+		{name: "claim named, not in the informer yet", newPod: named, want: framework.QueueSkip},
+		{name: "another pod", created: true, newPod: withTemplateClaim(pod("q"), "gpu", "p-gpu"), want: framework.QueueSkip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			if tt.created {
+				e.put(claim("p-gpu").request("gpu", 1).ownedBy(waiting).obj())
+			}
+			got, err := e.pl.isSchedulableAfterOwnClaimsCreated(klog.Background(), waiting, waiting, tt.newPod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("hint = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsSchedulableAfterPodWithClaimsDeleted(t *testing.T) {
+	tests := []struct {
+		name    string
+		deleted *v1.Pod
+		want    framework.QueueingHint
+	}{
+		{name: "pod with claims", deleted: pod("q", "c"), want: framework.Queue},
+		{name: "pod without claims", deleted: pod("q"), want: framework.QueueSkip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := isSchedulableAfterPodWithClaimsDeleted(klog.Background(), pod("p", "c"), tt.deleted, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("hint = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package dynamicresources
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	resourcelisters "k8s.io/client-go/listers/resource/v1"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+)
+
+// claimTracker is the scheduler's view of which devices are taken: the
+// claims' allocations as the informer has them, the allocations Reserve
+// chose for pods still in their binding cycle (in flight), and the claims
+// PreBind wrote that the informer has not delivered yet (written). One
+// tracker serves every profile and generation, so two pods in flight never
+// get the same device, whichever profile placed them.
+//
+// A written claim hides the informer's version only while the informer's is
+// older; once the informer catches up (or the claim is gone from it), the
+// written copy is dropped. So the tracker needs no event handlers and cannot
+// drift from the informer.
+type claimTracker struct {
+	lister resourcelisters.ResourceClaimLister
+
+	mu       sync.Mutex
+	inFlight map[types.UID]*resourceapi.ResourceClaim
+	written  map[types.NamespacedName]*resourceapi.ResourceClaim
+}
+
+func newClaimTracker(lister resourcelisters.ResourceClaimLister) *claimTracker {
+	return &claimTracker{
+		lister:   lister,
+		inFlight: make(map[types.UID]*resourceapi.ResourceClaim),
+		written:  make(map[types.NamespacedName]*resourceapi.ResourceClaim),
+	}
+}
+
+// get returns the newest known version of a claim: the one PreBind wrote
+// if the informer has not caught up with it, else the informer's.
+func (t *claimTracker) get(namespace, name string) (*resourceapi.ResourceClaim, error) {
+	claim, err := t.lister.ResourceClaims(namespace).Get(name)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.newestLocked(claim), nil
+}
+
+// newestLocked returns the written version of the informer's claim if that
+// is newer.
+func (t *claimTracker) newestLocked(claim *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
+	w, ok := t.written[types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}]
+	if ok && w.UID == claim.UID && newerThan(w.ResourceVersion, claim.ResourceVersion) {
+		return w
+	}
+	return claim
+}
+
+// pending returns the allocation Reserve chose for the claim while that is
+// in flight, or nil.
+func (t *claimTracker) pending(uid types.UID) *resourceapi.AllocationResult {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.inFlight[uid]; ok {
+		return c.Status.Allocation
+	}
+	return nil
+}
+
+// reserve records claim, whose status carries the allocation Reserve chose,
+// as in flight. A claim already in flight is an error: PreFilter keeps a
+// second pod away from it.
+func (t *claimTracker) reserve(claim *resourceapi.ResourceClaim) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.inFlight[claim.UID]; ok {
+		return fmt.Errorf("resource claim %s/%s is already being allocated for another pod", claim.Namespace, claim.Name)
+	}
+	t.inFlight[claim.UID] = claim
+	return nil
+}
+
+// release forgets the claim's allocation in flight and reports whether
+// there was one.
+func (t *claimTracker) release(uid types.UID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.inFlight[uid]
+	delete(t.inFlight, uid)
+	return ok
+}
+
+// wrote records the claim as PreBind's update returned it and, in the same
+// step, ends its allocation in flight: at no moment are its devices counted
+// free.
+func (t *claimTracker) wrote(claim *resourceapi.ResourceClaim) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pruneLocked()
+	t.written[types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}] = claim
+	delete(t.inFlight, claim.UID)
+}
+
+// pruneLocked drops written claims the informer has caught up with or no
+// longer has, keeping the map as small as the binds in flight.
+func (t *claimTracker) pruneLocked() {
+	for key, w := range t.written {
+		claim, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name)
+		if apierrors.IsNotFound(err) || (err == nil && (claim.UID != w.UID || !newerThan(w.ResourceVersion, claim.ResourceVersion))) {
+			delete(t.written, key)
+		}
+	}
+}
+
+// inFlightCount reports how many allocations are in flight, for tests.
+func (t *claimTracker) inFlightCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.inFlight)
+}
+
+// allocatedState gathers every device taken by an allocated claim or by an
+// allocation in flight, as the allocator wants it. Devices allocated with
+// admin access take nothing; a device shared through consumable capacity
+// counts by its share and the capacity it consumes.
+func (t *claimTracker) allocatedState() (structured.AllocatedState, error) {
+	state := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	claims, err := t.lister.List(labels.Everything())
+	if err != nil {
+		return state, fmt.Errorf("listing resource claims: %w", err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, claim := range t.inFlight {
+		addDevices(&state, claim.Status.Allocation)
+	}
+	for _, claim := range claims {
+		if _, ok := t.inFlight[claim.UID]; ok {
+			continue
+		}
+		addDevices(&state, t.newestLocked(claim).Status.Allocation)
+	}
+	return state, nil
+}
+
+// addDevices adds what an allocation takes to state.
+func addDevices(state *structured.AllocatedState, allocation *resourceapi.AllocationResult) {
+	if allocation == nil {
+		return
+	}
+	for _, r := range allocation.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if r.ShareID == nil {
+			state.AllocatedDevices.Insert(id)
+			continue
+		}
+		state.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+		if r.ConsumedCapacity != nil {
+			state.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+		}
+	}
+}
+
+// newerThan reports whether resourceVersion a is newer than b. Versions are
+// opaque to clients, but etcd-backed servers use integers; versions that do
+// not parse are never reported newer.
+func newerThan(a, b string) bool {
+	x, errX := strconv.ParseUint(a, 10, 64)
+	y, errY := strconv.ParseUint(b, 10, 64)
+	return errX == nil && errY == nil && x > y
+}
