@@ -132,9 +132,15 @@ var pluginCases = map[string][]pluginCase{
 		wantNode: "c",
 	}},
 	"DynamicResources": {{
+		nodes:    threeNodes(plain, plain, plain),
+		setup:    draSetup(1),
+		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").resourceClaim("gpu") },
+		wantNode: "c",
+	}, {
 		nodes:       threeNodes(plain, plain, plain),
+		setup:       draSetup(2),
 		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").resourceClaim("gpu") },
-		wantMessage: "0/3 nodes are available: pod uses resource claims, which Berth does not allocate (dynamic resource allocation is not supported).",
+		wantMessage: "0/3 nodes are available: 3 cannot allocate all claims.",
 	}},
 	"NodeDeclaredFeatures": {{
 		nodes:    threeNodes(plain, func(b *nodeBuilder) *nodeBuilder { return b.declare("Other") }, func(b *nodeBuilder) *nodeBuilder { return b.declare(restartAllFeature) }),
