@@ -488,3 +488,50 @@ func TestArgsDefaults(t *testing.T) {
 		t.Errorf("timeouts = %v, %v; want %v, %v", e.pl.filterTimeout, e.pl.bindingTimeout, DefaultFilterTimeout, DefaultBindingTimeout)
 	}
 }
+
+// TestConcurrentBindingsNeverShareADevice schedules pods one after another,
+// as the scheduling loop does, while earlier pods' PreBinds and informer
+// deliveries run concurrently; every pod must end up with its own device.
+func TestConcurrentBindingsNeverShareADevice(t *testing.T) {
+	const n = 6
+	objs := []runtime.Object{class("gpu"), slice("node-a", "gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5").obj()}
+	for i := range n {
+		objs = append(objs, claim("c"+string(rune('0'+i))).request("gpu", 1).obj())
+	}
+	e := newEnv(t, objs...)
+	errs := make(chan error, n)
+	for i := range n {
+		name := "c" + string(rune('0'+i))
+		p := pod("p"+string(rune('0'+i)), name)
+		c := e.schedule(e.pl, p, nodes[0])
+		if !c.byNode["node-a"].IsSuccess() {
+			t.Fatalf("pod %d: %v", i, c.byNode["node-a"])
+		}
+		if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+			t.Fatalf("pod %d: Reserve = %v", i, st)
+		}
+		go func() {
+			if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
+				errs <- st.AsError()
+				return
+			}
+			e.syncClaim(name)
+			errs <- nil
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]string{}
+	for i := range n {
+		name := "c" + string(rune('0'+i))
+		got := e.syncClaim(name)
+		d := got.Status.Allocation.Devices.Results[0].Device
+		if other, ok := seen[d]; ok {
+			t.Errorf("%s and %s both got %s", other, name, d)
+		}
+		seen[d] = name
+	}
+}

@@ -44,13 +44,17 @@ func newClaimTracker(lister resourcelisters.ResourceClaimLister) *claimTracker {
 
 // get returns the newest known version of a claim: the one PreBind wrote
 // if the informer has not caught up with it, else the informer's.
+//
+// The informer is read under the lock: a written copy is only dropped
+// under it, once the informer has caught up, so a read made after that
+// cannot return the informer's older version.
 func (t *claimTracker) get(namespace, name string) (*resourceapi.ResourceClaim, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	claim, err := t.lister.ResourceClaims(namespace).Get(name)
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	return t.newestLocked(claim), nil
 }
 
@@ -137,12 +141,13 @@ func (t *claimTracker) allocatedState() (structured.AllocatedState, error) {
 		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
 		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Listed under the lock, as in get.
 	claims, err := t.lister.List(labels.Everything())
 	if err != nil {
 		return state, fmt.Errorf("listing resource claims: %w", err)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	for _, claim := range t.inFlight {
 		addDevices(&state, claim.Status.Allocation)
 	}
