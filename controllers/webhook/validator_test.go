@@ -30,12 +30,13 @@ func TestValidateProfile(t *testing.T) {
 		{
 			name:    "unknown plugin",
 			profile: makeProfile("p").enable("filter", "NodeRsourcesFit").obj(),
-			want:    []want{{"spec.plugins.filter", `unknown plugin "NodeRsourcesFit"`}},
+			want: []want{{"spec.plugins.filter.enabled[0].name",
+				`unknown plugin "NodeRsourcesFit"; known Filter plugins: DynamicResources, InterPodAffinity, NodeAffinity,`}},
 		},
 		{
 			name:    "unknown plugin through multiPoint",
 			profile: makeProfile("p").enable("multiPoint", "Nope").obj(),
-			want:    []want{{"spec.plugins.multiPoint", `unknown plugin "Nope"`}},
+			want:    []want{{"spec.plugins.multiPoint.enabled[0].name", `unknown plugin "Nope"; known plugins: DefaultBinder, DefaultPreemption,`}},
 		},
 		{
 			name:    "args that do not validate",
@@ -55,7 +56,8 @@ func TestValidateProfile(t *testing.T) {
 		{
 			name:    "plugin at an extension point it does not implement",
 			profile: makeProfile("p").enable("score", "NodeName").obj(),
-			want:    []want{{"spec.plugins.score", `plugin "NodeName" does not implement the Score extension point`}},
+			want: []want{{"spec.plugins.score.enabled[0].name",
+				`plugin "NodeName" does not implement the Score extension point; it implements PreFilter, Filter`}},
 		},
 		{
 			name:    "percentage out of range",
@@ -78,8 +80,8 @@ func TestValidateProfile(t *testing.T) {
 				enable("queueSort", "FifoSort").obj(),
 			want: []want{
 				{"spec.plugins.queueSort.enabled[0].name", "all profiles share one scheduling queue"},
-				{"spec.plugins.filter", `unknown plugin "Nope"`},
-				{"spec.plugins.score", `unknown plugin "AlsoNope"`},
+				{"spec.plugins.filter.enabled[0].name", `unknown plugin "Nope"`},
+				{"spec.plugins.score.enabled[0].name", `unknown plugin "AlsoNope"; known Score plugins: DynamicResources, ImageLocality,`},
 			},
 		},
 		{
@@ -117,7 +119,7 @@ func TestValidatePluginWeight(t *testing.T) {
 		{name: "score plugin", weight: makeWeight("w", "NodeResourcesFit", 5)},
 		{name: "score plugin asked twice uses the cache", weight: makeWeight("w", "NodeResourcesFit", 7)},
 		{name: "unknown plugin", weight: makeWeight("w", "NodeResourcesFitt", 5),
-			want: []want{{"spec.plugin", `Not found: "NodeResourcesFitt"`}}},
+			want: []want{{"spec.plugin", `Not found: "NodeResourcesFitt": known Score plugins: DynamicResources, ImageLocality,`}}},
 		{name: "filter-only plugin", weight: makeWeight("w", "NodeName", 5),
 			want: []want{{"spec.plugin", "implements no Score extension point"}}},
 		{name: "queue sort plugin", weight: makeWeight("w", "FifoSort", 5),

@@ -39,7 +39,7 @@ var _ admission.Validator[*v1alpha1.SchedulingProfile] = profileAdmission{}
 
 // ValidateCreate rejects a new profile that does not compile.
 func (a profileAdmission) ValidateCreate(ctx context.Context, p *v1alpha1.SchedulingProfile) (admission.Warnings, error) {
-	return nil, invalid(v1alpha1.GroupVersion.WithKind("SchedulingProfile").GroupKind(), p.Name, a.v.ValidateProfile(ctx, p))
+	return nil, invalid(v1alpha1.GroupVersion.WithKind("SchedulingProfile").GroupKind(), p.Name, a.v.Admit(ctx, p))
 }
 
 // ValidateUpdate rejects an update whose new spec does not compile; the
@@ -60,7 +60,7 @@ var _ admission.Validator[*v1alpha1.PluginWeight] = weightAdmission{}
 
 // ValidateCreate rejects a weight on an unknown or non-scoring plugin.
 func (a weightAdmission) ValidateCreate(ctx context.Context, w *v1alpha1.PluginWeight) (admission.Warnings, error) {
-	return nil, invalid(v1alpha1.GroupVersion.WithKind("PluginWeight").GroupKind(), w.Name, a.v.ValidatePluginWeight(ctx, w))
+	return nil, invalid(v1alpha1.GroupVersion.WithKind("PluginWeight").GroupKind(), w.Name, a.v.Admit(ctx, w))
 }
 
 // ValidateUpdate applies the create checks to the new object.

@@ -321,6 +321,19 @@ func pluginName(p framework.Plugin) string {
 	return p.Name()
 }
 
+// ExtensionPointsOf lists the extension points p implements, in upstream's
+// names ("Filter", "Score", ...) and in the order a pod meets them; it is
+// what decides where a profile may enable p.
+func ExtensionPointsOf(p framework.Plugin) []string {
+	var out []string
+	for _, ep := range extensionPoints() {
+		if ep.implements(p) {
+			out = append(out, ep.name)
+		}
+	}
+	return out
+}
+
 // pointPlugins returns the names of the plugins that run at one extension
 // point, in upstream's order: plugins enabled both there and through
 // MultiPoint (in the point's order), then MultiPoint plugins, then the rest

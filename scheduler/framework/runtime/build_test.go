@@ -379,3 +379,23 @@ func TestNewFrameworkBackoffAndQueueingHints(t *testing.T) {
 		t.Errorf("parallelism %d, profile %q", f.Parallelism(), f.ProfileName())
 	}
 }
+
+func TestExtensionPointsOf(t *testing.T) {
+	tests := []struct {
+		name   string
+		plugin framework.Plugin
+		want   []string
+	}{
+		{name: "filter and score", plugin: filterScorePlugin{filterPlugin{&fake{name: "A"}}, scorePlugin{&fake{name: "A"}}},
+			want: []string{"PreFilter", "Filter", "PreScore", "Score"}},
+		{name: "reserve only", plugin: reservePlugin{&fake{name: "B"}}, want: []string{"Reserve"}},
+		{name: "no extension point", plugin: &fake{name: "C"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ExtensionPointsOf(tc.plugin); !slices.Equal(got, tc.want) {
+				t.Errorf("ExtensionPointsOf = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,324 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/cache"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+// sharedQueueMessage explains why only PrioritySort may sort the queue.
+const sharedQueueMessage = "all profiles share one scheduling queue, which PrioritySort orders; " +
+	"a profile cannot choose another QueueSort plugin"
+
+// Validator runs the checks of Berth's validating webhook, offline: it
+// compiles a profile with the scheduler's plugin registry against a fake
+// cluster that is never started, so any error the live scheduler would hit
+// is found at admission. The webhook and `berth validate` both call Admit.
+type Validator struct {
+	registry runtime.Registry
+	opts     []runtime.Option
+
+	mu     sync.Mutex
+	handle framework.Handle           // the default profile, to build single plugins with
+	points map[string]extensionPoints // plugin name → where it may run, learned once
+}
+
+// extensionPoints records the extension points a plugin implements, or why
+// building it failed.
+type extensionPoints struct {
+	names []string
+	err   error
+}
+
+// NewValidator returns a Validator that compiles profiles against registry,
+// which should be the registry the scheduler itself uses.
+func NewValidator(registry runtime.Registry) *Validator {
+	client := fake.NewClientset()
+	return &Validator{
+		registry: registry,
+		opts: []runtime.Option{
+			runtime.WithClientSet(client),
+			runtime.WithInformerFactory(informers.NewSharedInformerFactory(client, 0)),
+			runtime.WithSnapshotSharedLister(cache.NewEmptySnapshot()),
+			runtime.WithParallelism(1),
+		},
+		points: make(map[string]extensionPoints),
+	}
+}
+
+// Admit returns every reason the validating webhook rejects obj, a
+// *SchedulingProfile or a *PluginWeight; other objects have no webhook and
+// get no errors.
+func (v *Validator) Admit(ctx context.Context, obj apiruntime.Object) field.ErrorList {
+	switch o := obj.(type) {
+	case *v1alpha1.SchedulingProfile:
+		return v.ValidateProfile(ctx, o)
+	case *v1alpha1.PluginWeight:
+		return v.ValidatePluginWeight(ctx, o)
+	}
+	return nil
+}
+
+// ValidateProfile returns every reason a SchedulingProfile cannot be compiled.
+func (v *Validator) ValidateProfile(ctx context.Context, p *v1alpha1.SchedulingProfile) field.ErrorList {
+	name := p.Spec.SchedulerName
+	if name == "" {
+		name = p.Name
+	}
+	return v.ValidateProfileSpec(ctx, name, &p.Spec, field.NewPath("spec"))
+}
+
+// ValidateProfileSpec compiles spec as the profile schedulerName and returns
+// every error, each under fldPath (the path of the spec in its object).
+func (v *Validator) ValidateProfileSpec(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) field.ErrorList {
+	errs, flagged := queueSortErrors(spec, fldPath)
+	fwk, err := runtime.NewFramework(ctx, v.registry, schedulerName, spec, v.opts...)
+	if err != nil {
+		for _, e := range splitErrors(err) {
+			path, msg := v.compileErrorPath(ctx, e.Error(), spec, fldPath)
+			errs = append(errs, field.Invalid(path, field.OmitValueType{}, msg))
+		}
+		return dedupe(errs)
+	}
+	for _, pl := range fwk.ListPlugins() {
+		if pl.Name == names.PrioritySort || flagged[pl.Name] {
+			continue
+		}
+		for _, ep := range pl.ExtensionPoints {
+			if ep == "QueueSort" {
+				errs = append(errs, field.Invalid(fldPath.Child("plugins"), field.OmitValueType{},
+					fmt.Sprintf("plugin %q would sort the queue: %s", pl.Name, sharedQueueMessage)))
+			}
+		}
+	}
+	return dedupe(errs)
+}
+
+// ValidatePluginWeight returns every reason a PluginWeight can never apply:
+// its plugin is unknown, or implements no Score extension point.
+func (v *Validator) ValidatePluginWeight(ctx context.Context, w *v1alpha1.PluginWeight) field.ErrorList {
+	path := field.NewPath("spec", "plugin")
+	name := w.Spec.Plugin
+	if _, ok := v.registry[name]; !ok {
+		e := field.NotFound(path, name)
+		e.Detail = v.knownPlugins(ctx, "Score")
+		return field.ErrorList{e}
+	}
+	points, err := v.extensionPoints(ctx, name)
+	switch {
+	case err != nil:
+		return field.ErrorList{field.Invalid(path, name, fmt.Sprintf("the plugin cannot be built: %v", err))}
+	case !slices.Contains(points, "Score"):
+		return field.ErrorList{field.Invalid(path, name,
+			"the plugin implements no Score extension point, so a weight has no effect; "+v.knownPlugins(ctx, "Score"))}
+	}
+	return nil
+}
+
+// extensionPoints learns, once per registered plugin, where it may run, by
+// building it with its default args against a handle of the default profile.
+func (v *Validator) extensionPoints(ctx context.Context, name string) ([]string, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c, ok := v.points[name]; ok {
+		return c.names, c.err
+	}
+	if v.handle == nil {
+		h, err := runtime.NewFramework(ctx, v.registry, "plugin-check", nil, v.opts...)
+		if err != nil {
+			return nil, fmt.Errorf("compiling the default profile: %w", err)
+		}
+		v.handle = h
+	}
+	var c extensionPoints
+	if pl, err := v.registry[name](ctx, nil, v.handle); err != nil {
+		c.err = err
+	} else {
+		c.names = runtime.ExtensionPointsOf(pl)
+	}
+	if ctx.Err() == nil {
+		v.points[name] = c
+	}
+	return c.names, c.err
+}
+
+// knownPlugins says which registered plugins may run at the extension point
+// (every plugin, for MultiPoint), sorted.
+func (v *Validator) knownPlugins(ctx context.Context, point string) string {
+	all := make([]string, 0, len(v.registry))
+	for name := range v.registry {
+		all = append(all, name)
+	}
+	slices.Sort(all)
+	if point == "MultiPoint" {
+		return "known plugins: " + strings.Join(all, ", ")
+	}
+	var fit []string
+	for _, name := range all {
+		if points, err := v.extensionPoints(ctx, name); err == nil && slices.Contains(points, point) {
+			fit = append(fit, name)
+		}
+	}
+	if len(fit) == 0 {
+		return fmt.Sprintf("no known plugin implements %s", point)
+	}
+	return fmt.Sprintf("known %s plugins: %s", point, strings.Join(fit, ", "))
+}
+
+// queueSortErrors rejects a QueueSort plugin other than PrioritySort named
+// at the QueueSort extension point, before compiling, and returns the names
+// it rejected.
+func queueSortErrors(spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) (field.ErrorList, map[string]bool) {
+	if spec.Plugins == nil || spec.Plugins.QueueSort == nil {
+		return nil, nil
+	}
+	var errs field.ErrorList
+	flagged := make(map[string]bool)
+	path := fldPath.Child("plugins", "queueSort", "enabled")
+	for i, p := range spec.Plugins.QueueSort.Enabled {
+		if p.Name != names.PrioritySort {
+			errs = append(errs, field.NotSupported(path.Index(i).Child("name"), p.Name, []string{names.PrioritySort}))
+			errs[len(errs)-1].Detail += ": " + sharedQueueMessage
+			flagged[p.Name] = true
+		}
+	}
+	return errs, flagged
+}
+
+// splitErrors undoes the runtime's wrapping and joining, one error per problem.
+func splitErrors(err error) []error {
+	for {
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			var out []error
+			for _, e := range joined.Unwrap() {
+				out = append(out, splitErrors(e)...)
+			}
+			return out
+		}
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return []error{err}
+		}
+		if _, ok := inner.(interface{ Unwrap() []error }); !ok {
+			// A single wrapped cause keeps its context, e.g. "initializing plugin X: ...".
+			return []error{err}
+		}
+		err = inner
+	}
+}
+
+// extensionPointFields maps the runtime's extension point names to their JSON fields.
+var extensionPointFields = map[string]string{
+	"MultiPoint": "multiPoint", "PreEnqueue": "preEnqueue", "QueueSort": "queueSort",
+	"PreFilter": "preFilter", "Filter": "filter", "PostFilter": "postFilter",
+	"PreScore": "preScore", "Score": "score", "Reserve": "reserve", "Permit": "permit",
+	"PreBind": "preBind", "Bind": "bind", "PostBind": "postBind",
+}
+
+// compileErrorPath points a compile error at the part of the spec it is
+// about, judging by the prefix the runtime gives its messages, and returns
+// the message without a prefix the path already says. An unknown plugin
+// gets the plugins known at its extension point; a plugin at a point it
+// does not implement, the points it does.
+func (v *Validator) compileErrorPath(ctx context.Context, msg string, spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) (*field.Path, string) {
+	prefix, rest, _ := strings.Cut(msg, ": ")
+	if f, ok := extensionPointFields[prefix]; ok {
+		path := fldPath.Child("plugins", f)
+		plugin, ok := quotedPlugin(rest)
+		if !ok {
+			return path, rest
+		}
+		if i := enabledIndex(spec.Plugins, f, plugin); i >= 0 {
+			path = path.Child("enabled").Index(i).Child("name")
+		}
+		switch {
+		case strings.HasPrefix(rest, "unknown plugin "):
+			rest += "; " + v.knownPlugins(ctx, prefix)
+		case strings.Contains(rest, " does not implement the "):
+			if points, err := v.extensionPoints(ctx, plugin); err == nil && len(points) > 0 {
+				rest += "; it implements " + strings.Join(points, ", ")
+			}
+		}
+		return path, rest
+	}
+	switch {
+	case prefix == "pluginConfig":
+		return fldPath.Child("pluginConfig"), rest
+	case strings.HasPrefix(prefix, "percentageOfNodesToScore"):
+		return fldPath.Child("percentageOfNodesToScore"), msg
+	case strings.HasPrefix(prefix, "initializing plugin "):
+		plugin := strings.Trim(strings.TrimPrefix(prefix, "initializing plugin "), `"`)
+		for i, pc := range spec.PluginConfig {
+			if pc.Name == plugin {
+				return fldPath.Child("pluginConfig").Index(i).Child("args"), msg
+			}
+		}
+		return fldPath.Child("plugins"), msg
+	}
+	return fldPath, msg
+}
+
+// quotedPlugin returns the first quoted name in a runtime message, the
+// plugin it is about.
+func quotedPlugin(msg string) (string, bool) {
+	i := strings.IndexByte(msg, '"')
+	if i < 0 {
+		return "", false
+	}
+	quoted, err := strconv.QuotedPrefix(msg[i:])
+	if err != nil {
+		return "", false
+	}
+	name, err := strconv.Unquote(quoted)
+	return name, err == nil
+}
+
+// enabledIndex returns the index of plugin in the enabled list of the
+// extension point whose JSON field is point, or -1.
+func enabledIndex(plugins *v1alpha1.Plugins, point, plugin string) int {
+	if plugins == nil {
+		return -1
+	}
+	sets := map[string]*v1alpha1.PluginSet{
+		"multiPoint": plugins.MultiPoint, "preEnqueue": plugins.PreEnqueue, "queueSort": plugins.QueueSort,
+		"preFilter": plugins.PreFilter, "filter": plugins.Filter, "postFilter": plugins.PostFilter,
+		"preScore": plugins.PreScore, "score": plugins.Score, "reserve": plugins.Reserve, "permit": plugins.Permit,
+		"preBind": plugins.PreBind, "bind": plugins.Bind, "postBind": plugins.PostBind,
+	}
+	set := sets[point]
+	if set == nil {
+		return -1
+	}
+	return slices.IndexFunc(set.Enabled, func(p v1alpha1.Plugin) bool { return p.Name == plugin })
+}
+
+// dedupe drops repeated errors, keeping the first of each.
+func dedupe(errs field.ErrorList) field.ErrorList {
+	seen := make(map[string]bool, len(errs))
+	out := errs[:0]
+	for _, e := range errs {
+		if key := e.Error(); !seen[key] {
+			seen[key] = true
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
