@@ -109,6 +109,12 @@ func (v *Validator) ValidateProfileSpec(ctx context.Context, schedulerName strin
 	return dedupe(errs)
 }
 
+// Compile builds the framework of a profile as the scheduler would, against
+// the Validator's fake cluster; it is a controllers.CompileFunc.
+func (v *Validator) Compile(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error) {
+	return runtime.NewFramework(ctx, v.registry, schedulerName, spec, append(slices.Clip(v.opts), opts...)...)
+}
+
 // ValidatePluginWeight returns every reason a PluginWeight can never apply:
 // its plugin is unknown, or implements no Score extension point.
 func (v *Validator) ValidatePluginWeight(ctx context.Context, w *v1alpha1.PluginWeight) field.ErrorList {

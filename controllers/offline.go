@@ -1,0 +1,52 @@
+package controllers
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+// CompileFunc compiles a profile without installing it, as
+// ProfileHost.CompileProfile does.
+type CompileFunc func(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error)
+
+// OfflineStatuses returns the status the SchedulingProfile and PluginWeight
+// controllers would write, by name, for profiles and weights that are all
+// the cluster holds, compiling each profile with compile instead of
+// installing it. It is how `berth validate` finds what only several objects
+// together get wrong: two profiles claiming one schedulerName, two weights
+// on one plugin of one profile, a weight on a plugin a profile does not score with.
+func OfflineStatuses(ctx context.Context, compile CompileFunc, profiles []v1alpha1.SchedulingProfile, weights []v1alpha1.PluginWeight, now metav1.Time) (map[string]v1alpha1.SchedulingProfileStatus, map[string]v1alpha1.PluginWeightStatus) {
+	plan := PlanWeights(profiles, weights)
+	withStatus := make(map[string]*v1alpha1.SchedulingProfile, len(profiles))
+	profileStatuses := make(map[string]v1alpha1.SchedulingProfileStatus, len(profiles))
+	for i := range profiles {
+		p := profiles[i].DeepCopy()
+		name := schedulerNameOf(p)
+		out := profileOutcome{schedulerName: name}
+		if owner := ownerOf(name, profiles); owner != p.Name {
+			out.servedBy = owner
+		} else {
+			assigned := plan.ForProfile(p.Name)
+			fwk, err := compile(ctx, name, &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(assigned)))
+			if err != nil {
+				out.compileErr = err
+			} else {
+				out.live = &liveProfile{schedulerName: name, generation: p.Generation, uid: string(p.UID), weights: assigned, plugins: fwk.ListPlugins()}
+			}
+		}
+		p.Status = profileStatus(p, out, now)
+		profileStatuses[p.Name] = p.Status
+		withStatus[p.Name] = p
+	}
+	weightStatuses := make(map[string]v1alpha1.PluginWeightStatus, len(weights))
+	for i := range weights {
+		pw := &weights[i]
+		targets, selectorErr := plan.Targets(pw.Name)
+		weightStatuses[pw.Name] = pluginWeightStatus(pw, targets, selectorErr, withStatus, now)
+	}
+	return profileStatuses, weightStatuses
+}
