@@ -1,6 +1,7 @@
 // Command berth is Berth's single binary: the manager that runs the
 // scheduler, the controllers and the webhook (`berth manager`), the
-// migration tool (`berth convert`) and `berth version`.
+// migration tool (`berth convert`), the offline check of Berth's objects
+// (`berth validate`) and `berth version`.
 package main
 
 import (
@@ -37,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return manager.Main(ctrl.SetupSignalHandler(), args[1:], stderr, version())
 	case "convert":
 		return runConvert(context.Background(), args[1:], os.Stdin, stdout, stderr)
+	case "validate":
+		return runValidate(context.Background(), args[1:], os.Stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "berth %s (%s, %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
@@ -70,6 +73,7 @@ Usage:
 Commands:
   manager   run the scheduler, the controllers and the webhook (berth manager -h)
   convert   write SchedulingProfiles for a KubeSchedulerConfiguration file
+  validate  check Berth's objects in files offline, as the cluster would (berth validate -h)
   version   print Berth's version
   help      show this text
 `)

@@ -18,6 +18,8 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: "berth "},
 		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: "Commands:"},
+		{name: "help lists validate", args: []string{"help"}, wantCode: 0, wantStdout: "validate  check Berth's objects"},
+		{name: "validate", args: []string{"validate", "-f", "../../internal/validate/testdata/good"}, wantCode: 0, wantStdout: "all valid"},
 		{name: "no command", args: nil, wantCode: 2, wantStderr: "Usage:"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
 		{name: "convert", args: []string{"convert", "-f", "../../internal/convert/testdata/profiles.yaml"}, wantCode: 0,
