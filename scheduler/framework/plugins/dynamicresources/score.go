@@ -86,15 +86,6 @@ func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return
 // NormalizeScore scales the scores so the best node scores MaxNodeScore;
 // when every node scores 0, they stay 0.
 func (*DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores framework.NodeScoreList) *framework.Status {
-	var highest int64
-	for i := range scores {
-		highest = max(highest, scores[i].Score)
-	}
-	if highest == 0 {
-		return nil
-	}
-	for i := range scores {
-		scores[i].Score = framework.MaxNodeScore * scores[i].Score / highest
-	}
+	framework.NormalizeScores(scores, false)
 	return nil
 }

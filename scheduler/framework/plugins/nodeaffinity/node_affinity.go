@@ -220,16 +220,7 @@ func (pl *NodeAffinity) ScoreExtensions() framework.ScoreExtensions { return pl 
 // NormalizeScore scales the sums so the best node scores MaxNodeScore; when
 // no node matches any term, every score stays 0.
 func (*NodeAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores framework.NodeScoreList) *framework.Status {
-	var highest int64
-	for i := range scores {
-		highest = max(highest, scores[i].Score)
-	}
-	if highest == 0 {
-		return nil
-	}
-	for i := range scores {
-		scores[i].Score = framework.MaxNodeScore * scores[i].Score / highest
-	}
+	framework.NormalizeScores(scores, false)
 	return nil
 }
 

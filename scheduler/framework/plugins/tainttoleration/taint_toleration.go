@@ -179,17 +179,7 @@ func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return 
 // with the most untolerated soft taints scores 0, nodes with none score
 // MaxNodeScore.
 func (*TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores framework.NodeScoreList) *framework.Status {
-	var highest int64
-	for i := range scores {
-		highest = max(highest, scores[i].Score)
-	}
-	for i := range scores {
-		if highest == 0 {
-			scores[i].Score = framework.MaxNodeScore
-			continue
-		}
-		scores[i].Score = framework.MaxNodeScore - framework.MaxNodeScore*scores[i].Score/highest
-	}
+	framework.NormalizeScores(scores, true)
 	return nil
 }
 

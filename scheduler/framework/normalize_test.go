@@ -1,0 +1,38 @@
+package framework
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestNormalizeScores(t *testing.T) {
+	tests := []struct {
+		name    string
+		scores  []int64
+		reverse bool
+		want    []int64
+	}{
+		{name: "empty", scores: nil, want: nil},
+		{name: "all zero", scores: []int64{0, 0}, want: []int64{0, 0}},
+		{name: "all zero, reversed", scores: []int64{0, 0}, reverse: true, want: []int64{100, 100}},
+		{name: "scaled to the highest", scores: []int64{1, 2, 4}, want: []int64{25, 50, 100}},
+		{name: "scaled and reversed", scores: []int64{1, 2, 4}, reverse: true, want: []int64{75, 50, 0}},
+		{name: "rounded down", scores: []int64{1, 3}, want: []int64{33, 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list := make(NodeScoreList, len(tt.scores))
+			for i, s := range tt.scores {
+				list[i] = NodeScore{Name: "n", Score: s}
+			}
+			NormalizeScores(list, tt.reverse)
+			var got []int64
+			for _, s := range list {
+				got = append(got, s.Score)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("NormalizeScores(%v, %v) = %v, want %v", tt.scores, tt.reverse, got, tt.want)
+			}
+		})
+	}
+}
