@@ -21,6 +21,8 @@ COPY api/ api/
 COPY controllers/ controllers/
 COPY internal/ internal/
 COPY scheduler/ scheduler/
+# The CRDs are embedded for `berth validate` (config/crd/crds.go).
+COPY config/crd/ config/crd/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
     go build -trimpath -ldflags "-s -w -X main.gitVersion=${VERSION}" -o /berth ./cmd/berth
 

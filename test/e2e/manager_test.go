@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -13,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/berth-io/berth/internal/localcluster"
+	"github.com/berth-io/berth/test/localsuite"
 )
 
 // leaseNamespace holds the managers' leader-election Lease.
@@ -62,18 +62,5 @@ func startManager(name string) *manager {
 // waitReady waits until the manager answers /readyz with 200.
 func (m *manager) waitReady(ctx context.Context) {
 	GinkgoHelper()
-	Eventually(ctx, func() error {
-		if m.Exited() {
-			return StopTrying(m.Name + " exited: " + fmt.Sprint(m.Err()) + " (log: " + m.LogFile + ")")
-		}
-		resp, err := http.Get(m.healthURL)
-		if err != nil {
-			return err
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("/readyz answered %d", resp.StatusCode)
-		}
-		return nil
-	}).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+	localsuite.WaitReady(ctx, m.Process, m.healthURL)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/berth-io/berth/internal/localcluster"
 	"github.com/berth-io/berth/test/faults/faultproxy"
+	"github.com/berth-io/berth/test/localsuite"
 )
 
 // Leader election: the managers' Lease, shortened from 15 s to 10 s so that
@@ -169,20 +169,7 @@ func (r *replicas) leader(ctx context.Context) *manager {
 // waitReady waits until the manager answers /readyz with 200.
 func (m *manager) waitReady(ctx context.Context) {
 	GinkgoHelper()
-	Eventually(ctx, func() error {
-		if m.Exited() {
-			return StopTrying(m.Name + " exited: " + fmt.Sprint(m.Err()) + " (log: " + m.LogFile + ")")
-		}
-		resp, err := http.Get(m.healthURL)
-		if err != nil {
-			return err
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("/readyz answered %d", resp.StatusCode)
-		}
-		return nil
-	}).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+	localsuite.WaitReady(ctx, m.Process, m.healthURL)
 }
 
 // leaseHolder returns the Lease's holder and when it was acquired.

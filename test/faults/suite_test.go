@@ -13,12 +13,10 @@ package faults_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/berth-io/berth/internal/localcluster"
+	"github.com/berth-io/berth/test/localsuite"
 )
 
 // repoRoot is the repository root as seen from this package's directory.
@@ -51,37 +50,16 @@ func TestFaults(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	binDir = os.Getenv("BERTH_BIN_DIR")
-	if binDir == "" {
-		binDir = filepath.Join(repoRoot, "bin")
-	}
-	var err error
-	binDir, err = filepath.Abs(binDir)
-	Expect(err).NotTo(HaveOccurred())
-	for _, f := range []string{"berth", "kwok", "kwok-stages.yaml", "k8s/etcd", "k8s/kube-apiserver", "k8s/kube-controller-manager"} {
-		if _, err := os.Stat(filepath.Join(binDir, f)); err != nil {
-			Fail("missing " + filepath.Join(binDir, f) + ": run `make test-faults`, which builds it (hack/local-cluster.sh build)")
-		}
-	}
-	logger := funcr.New(func(prefix, args string) { GinkgoWriter.Printf("%s %s\n", prefix, args) }, funcr.Options{})
-	cluster, err = localcluster.Start(ctx,
-		localcluster.WithK8sBinDir(filepath.Join(binDir, "k8s")),
-		localcluster.WithKwok(filepath.Join(binDir, "kwok"), filepath.Join(binDir, "kwok-stages.yaml")),
+	binDir = localsuite.BinDir(repoRoot, "test-faults", append([]string{"berth"}, localsuite.ClusterBinaries...)...)
+	cluster = localsuite.StartCluster(ctx, binDir,
+		localsuite.Logs{Dir: "faults-logs", KeepEnv: "BERTH_FAULTS_KEEP_LOGS", Failures: failures},
 		localcluster.WithNodes(nodes),
-		localcluster.WithLogger(logger),
-		localcluster.WithStartTimeout(3*time.Minute),
 		localcluster.WithAudit(),
 	)
-	Expect(err).NotTo(HaveOccurred(), "starting the local cluster")
-	DeferCleanup(func() {
-		if anyFailed || CurrentSpecReport().Failed() || os.Getenv("BERTH_FAULTS_KEEP_LOGS") != "" {
-			keepLogs()
-		}
-		cluster.Stop()
-	})
 
 	cfg := rest.CopyConfig(cluster.Config)
 	cfg.QPS, cfg.Burst = 2000, 2000
+	var err error
 	client, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 
@@ -96,26 +74,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(applier.Apply(ctx, profile)).To(Succeed())
 }, NodeTimeout(4*time.Minute))
 
-// anyFailed records that a spec failed: the suite's cleanup, which keeps
-// the logs, sees its own report only.
-var anyFailed bool
-
-var _ = AfterEach(func() {
-	if CurrentSpecReport().Failed() {
-		anyFailed = true
-	}
-})
-
-// keepLogs copies the components' and managers' logs into bin/faults-logs
-// so that a failed run can be diagnosed.
-func keepLogs() {
-	dst := filepath.Join(binDir, "faults-logs")
-	if err := cluster.CopyLogs(dst); err != nil {
-		GinkgoWriter.Printf("keeping the logs: %v\n", err)
-		return
-	}
-	GinkgoWriter.Printf("component logs kept in %s\n", dst)
-}
+// failures records failed specs, so that the cluster's logs are kept.
+var failures = localsuite.TrackFailures()
 
 // background is a context for cleanups that run after a spec's context ends.
 func background() context.Context { return context.Background() }

@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/berth-io/berth/internal/localcluster"
 	"github.com/berth-io/berth/test/imagebuild"
+	"github.com/berth-io/berth/test/localsuite"
 )
 
 // repoRoot is the repository root as seen from this package's directory.
@@ -55,18 +55,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	if os.Geteuid() != 0 {
 		Fail("the install suite runs the manager's pods in their own namespaces, which needs root")
 	}
-	binDir = os.Getenv("BERTH_BIN_DIR")
-	if binDir == "" {
-		binDir = filepath.Join(repoRoot, "bin")
-	}
-	var err error
-	binDir, err = filepath.Abs(binDir)
-	Expect(err).NotTo(HaveOccurred())
-	for _, f := range []string{"localcluster", "helm", "kwok", "kwok-stages.yaml", "k8s/etcd", "k8s/kube-apiserver", "k8s/kube-controller-manager", "k8s/kubectl"} {
-		if _, err := os.Stat(filepath.Join(binDir, f)); err != nil {
-			Fail("missing " + filepath.Join(binDir, f) + ": run `make test-e2e`, which builds it")
-		}
-	}
+	binDir = localsuite.BinDir(repoRoot, "test-e2e", append([]string{"localcluster", "helm", "k8s/kubectl"}, localsuite.ClusterBinaries...)...)
 
 	By("building the image's binary from the Dockerfile's context")
 	root, err := filepath.Abs(repoRoot)
@@ -84,23 +73,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}}
 
 	By("starting a local cluster without Berth's CRDs")
-	logger := funcr.New(func(prefix, args string) { GinkgoWriter.Printf("%s %s\n", prefix, args) }, funcr.Options{})
-	cluster, err = localcluster.Start(ctx,
-		localcluster.WithK8sBinDir(filepath.Join(binDir, "k8s")),
-		localcluster.WithKwok(filepath.Join(binDir, "kwok"), filepath.Join(binDir, "kwok-stages.yaml")),
+	cluster = localsuite.StartCluster(ctx, binDir,
+		localsuite.Logs{Dir: "e2e-install-logs", KeepEnv: "BERTH_E2E_KEEP_LOGS", Failures: failures},
 		localcluster.WithNodes(5),
 		localcluster.WithoutCRDs(),
 		localcluster.WithPodNetwork(filepath.Join(binDir, "localcluster")),
-		localcluster.WithLogger(logger),
-		localcluster.WithStartTimeout(3*time.Minute),
 	)
-	Expect(err).NotTo(HaveOccurred(), "starting the local cluster")
-	DeferCleanup(func() {
-		if anyFailed || CurrentSpecReport().Failed() || os.Getenv("BERTH_E2E_KEEP_LOGS") != "" {
-			keepLogs()
-		}
-		cluster.Stop()
-	})
 
 	ext, err := apiextensionsclient.NewForConfig(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
@@ -113,26 +91,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	DeferCleanup(stopCerts)
 }, NodeTimeout(8*time.Minute))
 
-// anyFailed records that a spec failed: the suite's cleanup, which keeps
-// the logs, sees its own report only, which fails with BeforeSuite alone.
-var anyFailed bool
-
-var _ = AfterEach(func() {
-	if CurrentSpecReport().Failed() {
-		anyFailed = true
-	}
-})
-
-// keepLogs copies the components' and pods' logs out of the temporary run
-// directory into bin/e2e-install-logs so that a failed CI run can be diagnosed.
-func keepLogs() {
-	dst := filepath.Join(binDir, "e2e-install-logs")
-	if err := cluster.CopyLogs(dst); err != nil {
-		GinkgoWriter.Printf("keeping the logs: %v\n", err)
-		return
-	}
-	GinkgoWriter.Printf("component logs kept in %s\n", dst)
-}
+// failures records failed specs, so that the cluster's logs are kept.
+var failures = localsuite.TrackFailures()
 
 // run runs a tool from binDir against the local cluster and returns its
 // combined output; it fails the spec when the tool fails.
