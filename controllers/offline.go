@@ -31,7 +31,7 @@ func OfflineStatuses(ctx context.Context, compile CompileFunc, profiles []v1alph
 			out.servedBy = owner
 		} else {
 			assigned := plan.ForProfile(p.Name)
-			fwk, err := compile(ctx, name, &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(assigned)))
+			fwk, err := compileWithWeights(ctx, compile, p, assigned)
 			if err != nil {
 				out.compileErr = err
 			} else {
@@ -49,4 +49,34 @@ func OfflineStatuses(ctx context.Context, compile CompileFunc, profiles []v1alph
 		weightStatuses[pw.Name] = pluginWeightStatus(pw, targets, selectorErr, withStatus, now)
 	}
 	return profileStatuses, weightStatuses
+}
+
+// ServingProfile returns the profile among profiles that serves
+// schedulerName, as the SchedulingProfile controller decides (the oldest
+// claiming it), or nil when none claims it.
+func ServingProfile(schedulerName string, profiles []v1alpha1.SchedulingProfile) *v1alpha1.SchedulingProfile {
+	owner := ownerOf(schedulerName, profiles)
+	for i := range profiles {
+		if owner != "" && profiles[i].Name == owner {
+			return &profiles[i]
+		}
+	}
+	return nil
+}
+
+// SchedulerNameOf returns the schedulerName a profile claims: its
+// spec.schedulerName, or else its name.
+func SchedulerNameOf(p *v1alpha1.SchedulingProfile) string { return schedulerNameOf(p) }
+
+// CompileWithWeights compiles a profile as the SchedulingProfile controller
+// does before it installs it: for the schedulerName it claims, with the
+// weights of the PluginWeights that apply to it among weights (resolved
+// against profiles, the older PluginWeight winning a conflict).
+func CompileWithWeights(ctx context.Context, compile CompileFunc, p *v1alpha1.SchedulingProfile, profiles []v1alpha1.SchedulingProfile, weights []v1alpha1.PluginWeight) (*runtime.Framework, error) {
+	return compileWithWeights(ctx, compile, p, PlanWeights(profiles, weights).ForProfile(p.Name))
+}
+
+// compileWithWeights compiles p with the weight assignments given.
+func compileWithWeights(ctx context.Context, compile CompileFunc, p *v1alpha1.SchedulingProfile, assigned map[string]WeightAssignment) (*runtime.Framework, error) {
+	return compile(ctx, schedulerNameOf(p), &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(assigned)))
 }

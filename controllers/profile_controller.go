@@ -30,7 +30,6 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
-	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
 )
 
@@ -205,7 +204,7 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 		out.live = prev
 		return out
 	}
-	fwk, err := r.host.CompileProfile(ctx, name, &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(weights)))
+	fwk, err := compileWithWeights(ctx, r.host.CompileProfile, p, weights)
 	if err != nil {
 		if recreated {
 			r.dropLocked(ctx, p.Name)

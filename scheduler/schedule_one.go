@@ -15,6 +15,8 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
+
+	schedcache "github.com/berth-io/berth/scheduler/cache"
 )
 
 // Results of a scheduling attempt, as the schedule_attempts_total metric names them.
@@ -202,7 +204,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 		return scheduleResult{}, errNoNodes
 	}
 
-	feasible, diagnosis, err := s.findFeasibleNodes(ctx, fwk, state, pod)
+	feasible, diagnosis, err := findFeasibleNodes(ctx, fwk, s.snapshot, state, pod, &s.nextStartNodeIndex)
 	if err != nil {
 		return scheduleResult{}, err
 	}
@@ -216,14 +218,10 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 		return scheduleResult{host: feasible[0].Node().Name, evaluatedNodes: evaluated, feasibleNodes: 1}, nil
 	}
 
-	if st := fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
-		return scheduleResult{}, st.AsError()
+	scores, err := prioritizeNodes(ctx, fwk, state, pod, feasible)
+	if err != nil {
+		return scheduleResult{}, err
 	}
-	scores, st := fwk.RunScorePlugins(ctx, state, pod, feasible)
-	if !st.IsSuccess() {
-		return scheduleResult{}, st.AsError()
-	}
-	fwk.RunExtenderPrioritizers(ctx, pod, feasible, scores)
 	host, err := runtime.SelectHost(scores, s.rand)
 	fwk.ReleaseScores(scores)
 	if err != nil {
@@ -232,12 +230,31 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	return scheduleResult{host: host, evaluatedNodes: evaluated, feasibleNodes: len(feasible)}, nil
 }
 
-// findFeasibleNodes runs PreFilter and Filter. The pod's nominated node, if
-// any, is tried first; otherwise the search starts where the last cycle's
-// stopped and ends once enough feasible nodes are found.
-func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod) ([]*framework.NodeInfo, framework.Diagnosis, error) {
+// prioritizeNodes runs PreScore, Score (with NormalizeScore and the
+// weights) and the extenders' prioritizers over the feasible nodes. The
+// scheduling cycle and berth explain share it.
+func prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, feasible []*framework.NodeInfo) ([]framework.NodePluginScores, error) {
+	if st := fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	scores, st := fwk.RunScorePlugins(ctx, state, pod, feasible)
+	if !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	fwk.RunExtenderPrioritizers(ctx, pod, feasible, scores)
+	return scores, nil
+}
+
+// findFeasibleNodes runs PreFilter and Filter over the snapshot. With next
+// set, as in the scheduling cycle, the pod's nominated node, if any, is
+// tried first; otherwise the search starts at *next, ends once enough
+// feasible nodes are found, and leaves in *next where the following search
+// over all nodes starts. With next nil (berth explain) every node is
+// filtered and the nominated node gets no shortcut. The scheduling cycle
+// and berth explain share it.
+func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, next *int) ([]*framework.NodeInfo, framework.Diagnosis, error) {
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
-	allNodes, err := s.snapshot.NodeInfos().List()
+	allNodes, err := snapshot.NodeInfos().List()
 	if err != nil {
 		return nil, diagnosis, fmt.Errorf("listing the snapshot's nodes: %w", err)
 	}
@@ -254,8 +271,8 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 		return nil, diagnosis, nil
 	}
 
-	if name := pod.Status.NominatedNodeName; name != "" && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
-		if ni, err := s.snapshot.NodeInfos().Get(name); err == nil {
+	if name := pod.Status.NominatedNodeName; next != nil && name != "" && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
+		if ni, err := snapshot.NodeInfos().Get(name); err == nil {
 			if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); st.IsSuccess() {
 				passed, err := fwk.RunExtenderFilters(ctx, pod, []*framework.NodeInfo{ni}, diagnosis.NodeToStatus)
 				if err != nil {
@@ -272,22 +289,31 @@ func (s *Scheduler) findFeasibleNodes(ctx context.Context, fwk *runtime.Framewor
 	if !preResult.AllNodes() {
 		nodes = make([]*framework.NodeInfo, 0, preResult.NodeNames.Len())
 		for _, name := range sets.List(preResult.NodeNames) {
-			if ni, err := s.snapshot.NodeInfos().Get(name); err == nil {
+			if ni, err := snapshot.NodeInfos().Get(name); err == nil {
 				nodes = append(nodes, ni)
 			}
 		}
 	}
 
-	start := 0
-	if len(nodes) == len(allNodes) {
-		start = s.nextStartNodeIndex % max(len(nodes), 1)
+	var (
+		feasible []*framework.NodeInfo
+		statuses *framework.NodeToStatus
+	)
+	if next == nil {
+		feasible, statuses, err = fwk.FilterAllNodes(ctx, state, pod, nodes)
+	} else {
+		start := 0
+		if len(nodes) == len(allNodes) {
+			start = *next % max(len(nodes), 1)
+		}
+		var following int
+		feasible, following, statuses, err = fwk.FindFeasibleNodes(ctx, state, pod, nodes, start)
+		if err == nil && len(nodes) == len(allNodes) {
+			*next = following
+		}
 	}
-	feasible, next, statuses, err := fwk.FindFeasibleNodes(ctx, state, pod, nodes, start)
 	if err != nil {
 		return nil, diagnosis, err
-	}
-	if len(nodes) == len(allNodes) {
-		s.nextStartNodeIndex = next
 	}
 	if statuses != nil {
 		diagnosis.NodeToStatus = statuses

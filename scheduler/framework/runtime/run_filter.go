@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -270,16 +271,40 @@ func NumFeasibleNodesToFind(percentageOfNodesToScore *int32, numAllNodes int32) 
 // search and is returned. The caller may hand the feasible slice back with
 // ReleaseFeasible once it is done with it.
 func (f *Framework) FindFeasibleNodes(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, start int) (feasible []*framework.NodeInfo, next int, statuses *framework.NodeToStatus, err error) {
+	want := int(NumFeasibleNodesToFind(f.percentageOfNodesToScore, int32(len(nodes))))
+	if !f.HasScorePlugins() {
+		want = 1
+	}
+	return f.findFeasible(ctx, state, pod, nodes, start, want)
+}
+
+// FilterAllNodes filters every node as FindFeasibleNodes does, but does not
+// stop once enough nodes passed, so that each node gets its verdict (berth
+// explain). It returns the feasible nodes in the order of nodes and the
+// status of each rejected node.
+func (f *Framework) FilterAllNodes(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (feasible []*framework.NodeInfo, statuses *framework.NodeToStatus, err error) {
+	feasible, _, statuses, err = f.findFeasible(ctx, state, pod, nodes, 0, len(nodes))
+	if err != nil {
+		return nil, statuses, err
+	}
+	// The parallel search appends in the order nodes pass; sort them back.
+	order := make(map[*framework.NodeInfo]int, len(nodes))
+	for i, ni := range nodes {
+		order[ni] = i
+	}
+	slices.SortFunc(feasible, func(a, b *framework.NodeInfo) int { return order[a] - order[b] })
+	return feasible, statuses, nil
+}
+
+// findFeasible is FindFeasibleNodes with the number of feasible nodes that
+// ends the search given.
+func (f *Framework) findFeasible(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, start, want int) (feasible []*framework.NodeInfo, next int, statuses *framework.NodeToStatus, err error) {
 	statuses = framework.NewNodeToStatus()
 	n := len(nodes)
 	if n == 0 {
 		return nil, 0, statuses, nil
 	}
 	start = ((start % n) + n) % n
-	want := int(NumFeasibleNodesToFind(f.percentageOfNodesToScore, int32(n)))
-	if !f.HasScorePlugins() {
-		want = 1
-	}
 	if !f.HasFilterPlugins() {
 		feasible = make([]*framework.NodeInfo, want)
 		for i := range feasible {
