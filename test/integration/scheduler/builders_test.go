@@ -181,6 +181,13 @@ func (b *podBuilder) resourceClaim(claim string) *podBuilder {
 	return b
 }
 
+// resourceClaimTemplate makes the pod use a claim, named podClaim in the
+// pod, that the resourceclaim controller creates from a ResourceClaimTemplate.
+func (b *podBuilder) resourceClaimTemplate(podClaim, template string) *podBuilder {
+	b.pod.Spec.ResourceClaims = append(b.pod.Spec.ResourceClaims, corev1.PodResourceClaim{Name: podClaim, ResourceClaimTemplateName: &template})
+	return b
+}
+
 // onNode creates the pod already bound to a node, as a running workload.
 func (b *podBuilder) onNode(node string) *podBuilder {
 	b.pod.Spec.NodeName = node

@@ -2,6 +2,8 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -56,17 +60,126 @@ func createNodeSlice(ctx context.Context, node string, devices ...string) {
 	})
 }
 
+// claimSpec asks for count devices of the class in one request "gpu".
+func claimSpec(class string, count int64) resourcev1.ResourceClaimSpec {
+	return resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name:    "gpu",
+		Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count},
+	}}}}
+}
+
 // createResourceClaim creates a claim for count devices of the class.
 func createResourceClaim(ctx context.Context, ns, name, class string, count int64) {
 	GinkgoHelper()
 	_, err := clientset.ResourceV1().ResourceClaims(ns).Create(ctx, &resourcev1.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
-			Name:    "gpu",
-			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count},
-		}}}},
+		Spec:       claimSpec(class, count),
 	}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred(), "creating ResourceClaim %s", name)
+}
+
+// createClaimTemplate creates a ResourceClaimTemplate for one device of the class.
+func createClaimTemplate(ctx context.Context, ns, name, class string) *resourcev1.ResourceClaimTemplate {
+	GinkgoHelper()
+	t, err := clientset.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, &resourcev1.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       resourcev1.ResourceClaimTemplateSpec{Spec: claimSpec(class, 1)},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating ResourceClaimTemplate %s", name)
+	return t
+}
+
+// createClaimForPod plays kube-controller-manager's resourceclaim controller,
+// which envtest does not run, for one of a pod's template claims: it creates
+// the claim from the template, owned by the pod and annotated with the pod's
+// claim name as that controller does, then records it in the pod's
+// status.resourceClaimStatuses. It returns the claim's generated name.
+func createClaimForPod(ctx context.Context, pod *corev1.Pod, podClaimName string, tmpl *resourcev1.ResourceClaimTemplate) string {
+	GinkgoHelper()
+	claim, err := clientset.ResourceV1().ResourceClaims(pod.Namespace).Create(ctx, &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: pod.Name + "-" + podClaimName + "-",
+			Annotations:  map[string]string{"resource.kubernetes.io/pod-claim-name": podClaimName},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: tmpl.Spec.Spec,
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating the claim of pod %s from template %s", pod.Name, tmpl.Name)
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		current, err := getPod(ctx, pod.Namespace, pod.Name)
+		if err != nil {
+			return err
+		}
+		current.Status.ResourceClaimStatuses = append(current.Status.ResourceClaimStatuses,
+			corev1.PodResourceClaimStatus{Name: podClaimName, ResourceClaimName: &claim.Name})
+		_, err = clientset.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, current, metav1.UpdateOptions{})
+		return err
+	})).To(Succeed(), "naming claim %s in the status of pod %s", claim.Name, pod.Name)
+	return claim.Name
+}
+
+// releaseClaim plays the resourceclaim controller, which envtest does not
+// run, once a pod using the claim is gone: it removes the pod from
+// status.reservedFor and, when no consumer is left, deallocates the claim
+// (clears status.allocation) and then drops the delete-protection finalizer,
+// the two writes that controller makes.
+func releaseClaim(ctx context.Context, ns, name string, pod types.UID) {
+	GinkgoHelper()
+	claims := clientset.ResourceV1().ResourceClaims(ns)
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		claim, err := claims.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		claim.Status.ReservedFor = slices.DeleteFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
+			return r.UID == pod
+		})
+		if len(claim.Status.ReservedFor) == 0 {
+			claim.Status.Allocation = nil
+		}
+		claim, err = claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{})
+		if err != nil || claim.Status.Allocation != nil {
+			return err
+		}
+		claim.Finalizers = slices.DeleteFunc(claim.Finalizers, func(f string) bool { return f == resourcev1.Finalizer })
+		_, err = claims.Update(ctx, claim, metav1.UpdateOptions{})
+		return err
+	})).To(Succeed(), "releasing ResourceClaim %s/%s", ns, name)
+}
+
+// allocatedDevices returns the devices allocated to the named claims, as
+// pool/device, failing for a claim without an allocation.
+func allocatedDevices(ctx context.Context, ns string, names ...string) []string {
+	GinkgoHelper()
+	var devices []string
+	for _, name := range names {
+		claim, err := clientset.ResourceV1().ResourceClaims(ns).Get(ctx, name, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(claim.Status.Allocation).NotTo(BeNil(), "claim %s is not allocated", name)
+		for _, r := range claim.Status.Allocation.Devices.Results {
+			devices = append(devices, r.Pool+"/"+r.Device)
+		}
+	}
+	return devices
+}
+
+// unallocatedClaims returns the names of the namespace's claims that have
+// neither an allocation nor a reservation.
+func unallocatedClaims(ctx context.Context, ns string) ([]string, error) {
+	list, err := clientset.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, c := range list.Items {
+		if c.Status.Allocation == nil && len(c.Status.ReservedFor) == 0 {
+			names = append(names, c.Name)
+		}
+	}
+	return names, nil
 }
 
 // draSetup creates a device class named after the case, one device on node
@@ -80,7 +193,7 @@ func draSetup(count int64) func(context.Context, string, string) {
 }
 
 var _ = Describe("DynamicResources", func() {
-	It("binds a pod with a claim to the node offering the device and writes the allocation", func(ctx SpecContext) {
+	It("binds a pod with a claim to the node offering the device; a second pod waits for the device and binds once the first is gone and its claim released", func(ctx SpecContext) {
 		prefix := "dra-bind"
 		ns := createNamespace(ctx, prefix)
 		for _, n := range []string{"a", "b", "c"} {
@@ -91,13 +204,7 @@ var _ = Describe("DynamicResources", func() {
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
 		pod := newPod(ns, "p").resourceClaim("gpu").create(ctx)
-		Eventually(func() (string, error) {
-			got, err := getPod(ctx, ns, pod.Name)
-			if err != nil {
-				return "", err
-			}
-			return got.Spec.NodeName, nil
-		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Equal(prefix + "-c"))
+		Expect(boundNode(ctx, ns, pod.Name)).To(Equal(prefix + "-c"))
 
 		claim, err := clientset.ResourceV1().ResourceClaims(ns).Get(ctx, "gpu", metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -116,5 +223,97 @@ var _ = Describe("DynamicResources", func() {
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Message).To(HavePrefix("0/3 nodes are available: 3 cannot allocate all claims."))
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		expectUnbound(ctx, ns, second.Name)
+
+		// The first pod goes away. Its claim keeps the device until
+		// kube-controller-manager's resourceclaim controller, which envtest
+		// does not run, removes the pod from reservedFor and, the claim
+		// having no consumer left, deallocates it: the test does both, and
+		// the claim's status change retries the second pod.
+		Expect(clientset.CoreV1().Pods(ns).Delete(ctx, pod.Name, *metav1.NewDeleteOptions(0))).To(Succeed())
+		expectUnbound(ctx, ns, second.Name)
+		releaseClaim(ctx, ns, "gpu", pod.UID)
+		Expect(boundNode(ctx, ns, second.Name)).To(Equal(prefix + "-c"))
+		Expect(allocatedDevices(ctx, ns, "second")).To(ConsistOf(prefix + "-c/gpu-0"))
+	}, SpecTimeout(time.Minute))
+
+	It("binds a pod whose claim comes from a ResourceClaimTemplate once its claim is created", func(ctx SpecContext) {
+		prefix := "dra-template"
+		ns := createNamespace(ctx, prefix)
+		for _, n := range []string{"a", "b", "c"} {
+			newNode(prefix + "-" + n).create(ctx)
+		}
+		createDeviceClass(ctx, prefix+"-gpu")
+		createNodeSlice(ctx, prefix+"-b", "gpu-0")
+		tmpl := createClaimTemplate(ctx, ns, "one-gpu", prefix+"-gpu")
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		// Until its claim exists the pod waits at PreEnqueue.
+		pod := newPod(ns, "p").resourceClaimTemplate("gpu", tmpl.Name).create(ctx)
+		expectUnbound(ctx, ns, pod.Name)
+
+		claimName := createClaimForPod(ctx, pod, "gpu", tmpl)
+		Expect(boundNode(ctx, ns, pod.Name)).To(Equal(prefix + "-b"))
+		Expect(allocatedDevices(ctx, ns, claimName)).To(ConsistOf(prefix + "-b/gpu-0"))
+		claim, err := clientset.ResourceV1().ResourceClaims(ns).Get(ctx, claimName, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(claim.Status.ReservedFor).To(ConsistOf(HaveField("UID", pod.UID)))
+	}, SpecTimeout(time.Minute))
+
+	It("binds a gang whose members each claim a device all or none", func(ctx SpecContext) {
+		prefix := "dra-gang"
+		ns := createNamespace(ctx, prefix)
+		newPodGroup(ns, "train", 3).timeout(3).create(ctx)
+		newNode(prefix + "-a").create(ctx)
+		newNode(prefix + "-b").create(ctx)
+		createDeviceClass(ctx, prefix+"-gpu")
+		createNodeSlice(ctx, prefix+"-a", "gpu-0", "gpu-1")
+		var claims []string
+		for i := range 3 {
+			claims = append(claims, fmt.Sprintf("gpu-%d", i))
+			createResourceClaim(ctx, ns, claims[i], prefix+"-gpu", 1)
+		}
+		startGangScheduler(ctx)
+
+		for i := range 3 {
+			newPod(ns, fmt.Sprintf("worker-%d", i)).label(v1alpha1.PodGroupLabel, "train").resourceClaim(claims[i]).create(ctx)
+		}
+		// Two devices for three members: two are placed and wait at Permit
+		// holding their devices, the third cannot allocate its claim and
+		// releases them. Nobody binds and no claim is written.
+		Eventually(func(g Gomega) {
+			g.Expect(schedulingMessages(ctx, g, ns)).To(ContainElement(ContainSubstring("cannot allocate all claims")))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(boundMembers(ctx, ns)).To(BeEmpty())
+			g.Expect(unallocatedClaims(ctx, ns)).To(ConsistOf(claims))
+		}).WithContext(ctx).WithTimeout(5 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+
+		// A device on the other node makes room for the whole gang.
+		createNodeSlice(ctx, prefix+"-b", "gpu-0")
+		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
+			WithContext(ctx).WithTimeout(60 * time.Second).Should(HaveLen(3))
+		devices := allocatedDevices(ctx, ns, claims...)
+		Expect(devices).To(ConsistOf(prefix+"-a/gpu-0", prefix+"-a/gpu-1", prefix+"-b/gpu-0"))
+	}, SpecTimeout(2*time.Minute))
+
+	It("binds a pod with claims ignoring them when the profile disables DynamicResources, as kube-scheduler does", func(ctx SpecContext) {
+		prefix := "dra-disabled"
+		ns := createNamespace(ctx, prefix)
+		newNode(prefix + "-a").create(ctx)
+		// No ResourceSlice offers a device of the class, and the template
+		// claim is never created: the default profile would keep the pod
+		// pending.
+		createDeviceClass(ctx, prefix+"-gpu")
+		createResourceClaim(ctx, ns, "gpu", prefix+"-gpu", 1)
+		tmpl := createClaimTemplate(ctx, ns, "one-gpu", prefix+"-gpu")
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: {
+			Plugins: &v1alpha1.Plugins{MultiPoint: &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "DynamicResources"}}}},
+		}})
+
+		pod := newPod(ns, "p").resourceClaim("gpu").resourceClaimTemplate("scratch", tmpl.Name).create(ctx)
+		Expect(boundNode(ctx, ns, pod.Name)).To(Equal(prefix + "-a"))
+		// Nothing was allocated or reserved: the kubelet would not start the pod.
+		Expect(unallocatedClaims(ctx, ns)).To(ConsistOf("gpu"))
 	}, SpecTimeout(time.Minute))
 })
