@@ -52,6 +52,8 @@ type Scheduler struct {
 	informerFactory informers.SharedInformerFactory
 	// informersStarted is set by the first of RunInformers and Start.
 	informersStarted atomic.Bool
+	// loopStarted is set once Start begins scheduling; EvaluatePod refuses then.
+	loopStarted atomic.Bool
 	// handlers are the registrations of the pod and node handlers that
 	// feed the cache and the queue.
 	handlers    []cache.ResourceEventHandlerRegistration
@@ -341,6 +343,7 @@ func (s *Scheduler) ParkedPods() int { return s.parked.Len() }
 func (s *Scheduler) Start(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithName("scheduler")
 	ctx = klog.NewContext(ctx, logger)
+	s.loopStarted.Store(true)
 
 	s.broadcaster.StartRecordingToSink(ctx.Done())
 	defer s.broadcaster.Shutdown()

@@ -1,0 +1,386 @@
+package explain_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/internal/explain"
+)
+
+// cluster is what a test case's cluster holds.
+type cluster struct {
+	nodes    []*v1.Node
+	pods     []*v1.Pod
+	profiles []*v1alpha1.SchedulingProfile
+	weights  []*v1alpha1.PluginWeight
+}
+
+// explainer returns an Explainer over fakes holding c, and the fake clientset.
+func (c cluster) explainer(t *testing.T) (*explain.Explainer, *kubefake.Clientset) {
+	t.Helper()
+	var kubeObjs []apiruntime.Object
+	for _, n := range c.nodes {
+		kubeObjs = append(kubeObjs, n)
+	}
+	for _, p := range c.pods {
+		kubeObjs = append(kubeObjs, p)
+	}
+	kube := kubefake.NewClientset(kubeObjs...)
+	scheme := apiruntime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	var berthObjs []client.Object
+	for _, p := range c.profiles {
+		berthObjs = append(berthObjs, p)
+	}
+	for _, w := range c.weights {
+		berthObjs = append(berthObjs, w)
+	}
+	berth := ctrlfake.NewClientBuilder().WithScheme(scheme).WithObjects(berthObjs...).Build()
+	return explain.New(kube, berth), kube
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var defaultProfile = makeProfile("default").schedulerName(v1.DefaultSchedulerName).gen(3).obj()
+
+// nodeRow returns the row of a node, failing the test if there is none.
+func nodeRow(t *testing.T, r *explain.Result, name string) explain.NodeResult {
+	t.Helper()
+	for _, n := range r.Nodes {
+		if n.Node == name {
+			return n
+		}
+	}
+	t.Fatalf("no row for node %s in %+v", name, r.Nodes)
+	return explain.NodeResult{}
+}
+
+func TestExplain(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cluster cluster
+		req     explain.Request
+		check   func(t *testing.T, r *explain.Report)
+	}{{
+		name: "each rejected node names its plugin and reason; the feasible one is chosen",
+		cluster: cluster{
+			nodes: []*v1.Node{
+				makeNode("small", 1, 4).obj(),
+				makeNode("tainted", 8, 32).taint("dedicated").obj(),
+				makeNode("big", 8, 32).obj(),
+			},
+			pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web"},
+		check: func(t *testing.T, r *explain.Report) {
+			res := r.Results[0]
+			if res.Profile != "default" || res.Generation != 3 || res.Source != explain.SourceCluster {
+				t.Errorf("profile = %s generation %d from %s, want default generation 3 from the cluster", res.Profile, res.Generation, res.Source)
+			}
+			if !slices.Equal(res.Chosen, []string{"big"}) || res.NumFeasible != 1 || res.NumNodes != 3 {
+				t.Errorf("chosen %v, %d/%d feasible; want [big], 1/3", res.Chosen, res.NumFeasible, res.NumNodes)
+			}
+			if n := nodeRow(t, res, "small"); n.Feasible || n.Plugin != "NodeResourcesFit" || !strings.Contains(n.Reason, "Insufficient cpu") {
+				t.Errorf("small: %+v, want rejected by NodeResourcesFit: Insufficient cpu", n)
+			}
+			if n := nodeRow(t, res, "tainted"); n.Feasible || n.Plugin != "TaintToleration" || !strings.Contains(n.Reason, "untolerated taint") {
+				t.Errorf("tainted: %+v, want rejected by TaintToleration", n)
+			}
+			big := nodeRow(t, res, "big")
+			if !big.Feasible || !big.Chosen || len(big.Scores) == 0 {
+				t.Fatalf("big: %+v, want chosen with scores", big)
+			}
+			var sum int64
+			for _, s := range big.Scores {
+				if s.Weight > 0 && s.Score*int64(s.Weight) != s.Weighted {
+					t.Errorf("%s: %d × %d != %d", s.Plugin, s.Score, s.Weight, s.Weighted)
+				}
+				sum += s.Weighted
+			}
+			if sum != big.Total {
+				t.Errorf("total %d, sum of weighted scores %d", big.Total, sum)
+			}
+			if res.Nodes[0].Node != "big" {
+				t.Errorf("first row %s, want the feasible node first", res.Nodes[0].Node)
+			}
+		},
+	}, {
+		name: "equal nodes tie and are all listed as the scheduler's random choice",
+		cluster: cluster{
+			nodes:    []*v1.Node{makeNode("b", 4, 16).obj(), makeNode("a", 4, 16).obj(), makeNode("c", 4, 16).obj()},
+			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web"},
+		check: func(t *testing.T, r *explain.Report) {
+			if got := r.Results[0].Chosen; !slices.Equal(got, []string{"a", "b", "c"}) {
+				t.Errorf("chosen %v, want the three tied nodes", got)
+			}
+			if !strings.Contains(r.TieBreak, "random") {
+				t.Errorf("tie break %q does not say the choice is random", r.TieBreak)
+			}
+		},
+	}, {
+		name: "a bound pod is evaluated as if pending, off its node",
+		cluster: cluster{
+			nodes: []*v1.Node{makeNode("a", 2, 8).obj(), makeNode("b", 2, 8).obj()},
+			pods: []*v1.Pod{
+				makePod("ns", "web", 1500, 512).on("a").obj(),
+				makePod("ns", "other", 1500, 512).on("b").obj(),
+			},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web"},
+		check: func(t *testing.T, r *explain.Report) {
+			if r.BoundTo != "a" {
+				t.Errorf("bound to %q, want a", r.BoundTo)
+			}
+			// With the pod still on a, a would lack cpu for it.
+			if got := r.Results[0].Chosen; !slices.Equal(got, []string{"a"}) {
+				t.Errorf("chosen %v, want [a]", got)
+			}
+			if n := nodeRow(t, r.Results[0], "b"); n.Feasible || n.Plugin != "NodeResourcesFit" {
+				t.Errorf("b: %+v, want rejected by NodeResourcesFit", n)
+			}
+		},
+	}, {
+		name: "a pod no node fits gets the scheduler's message",
+		cluster: cluster{
+			nodes:    []*v1.Node{makeNode("small", 1, 4).obj(), makeNode("other", 1, 4).label("disk", "hdd").obj()},
+			pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).nodeSelector("disk", "ssd").obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web"},
+		check: func(t *testing.T, r *explain.Report) {
+			res := r.Results[0]
+			if len(res.Chosen) != 0 {
+				t.Errorf("chosen %v, want none", res.Chosen)
+			}
+			if want := "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector."; !strings.HasPrefix(res.Unschedulable, want) {
+				t.Errorf("message %q, want it to start with %q", res.Unschedulable, want)
+			}
+			if n := nodeRow(t, res, "small"); n.Plugin != "NodeAffinity" {
+				t.Errorf("small rejected by %q, want NodeAffinity", n.Plugin)
+			}
+		},
+	}, {
+		name: "PluginWeights apply as the controller applies them",
+		cluster: cluster{
+			nodes:    []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 8, 16).obj()},
+			pods:     []*v1.Pod{makePod("ns", "web", 1000, 512).obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+			weights:  []*v1alpha1.PluginWeight{makeWeight("fit-heavy", "default", "NodeResourcesFit", 7)},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web"},
+		check: func(t *testing.T, r *explain.Report) {
+			res := r.Results[0]
+			if w := res.Weights["NodeResourcesFit"]; w != 7 {
+				t.Errorf("NodeResourcesFit weight %d, want 7 from the PluginWeight", w)
+			}
+			for _, s := range nodeRow(t, res, "b").Scores {
+				if s.Plugin == "NodeResourcesFit" && (s.Weight != 7 || s.Weighted != 7*s.Score) {
+					t.Errorf("NodeResourcesFit on b: %+v, want weight 7", s)
+				}
+			}
+		},
+	}, {
+		name: "a nominated node that passes is taken without scoring",
+		cluster: cluster{
+			nodes:    []*v1.Node{makeNode("a", 8, 32).obj(), makeNode("b", 2, 8).obj()},
+			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).nominated("b").obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web"},
+		check: func(t *testing.T, r *explain.Report) {
+			if got := r.Results[0].Chosen; r.NominatedNode != "b" || !slices.Equal(got, []string{"b"}) {
+				t.Errorf("nominated %q, chosen %v; want b and [b]", r.NominatedNode, got)
+			}
+		},
+	}, {
+		name: "--profile evaluates a profile that serves another name, and says so; gates are reported",
+		cluster: cluster{
+			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
+			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).gate("example.com/wait").obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile, makeProfile("packing").mostAllocated().obj()},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web", Profile: "packing"},
+		check: func(t *testing.T, r *explain.Report) {
+			res := r.Results[0]
+			if res.Profile != "packing" || !strings.Contains(res.Note, "serves schedulerName packing, not the pod's default-scheduler") {
+				t.Errorf("profile %s note %q", res.Profile, res.Note)
+			}
+			if !slices.Equal(r.SchedulingGates, []string{"example.com/wait"}) {
+				t.Errorf("gates %v", r.SchedulingGates)
+			}
+		},
+	}, {
+		name: "--nodes limits the rows, best first",
+		cluster: cluster{
+			nodes: []*v1.Node{
+				makeNode("n1", 1, 4).obj(), makeNode("n2", 2, 4).obj(), makeNode("n3", 4, 4).obj(),
+				makeNode("n4", 8, 4).obj(), makeNode("tiny", 1, 1).taint("x").obj(),
+			},
+			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web", Nodes: 2},
+		check: func(t *testing.T, r *explain.Report) {
+			res := r.Results[0]
+			if len(res.Nodes) != 2 || res.OmittedNodes != 3 {
+				t.Fatalf("%d rows, %d omitted; want 2 and 3", len(res.Nodes), res.OmittedNodes)
+			}
+			if res.Nodes[0].Node != "n4" || res.Nodes[0].Total < res.Nodes[1].Total {
+				t.Errorf("rows %+v, want n4 (most room) first and totals descending", res.Nodes)
+			}
+		},
+	}, {
+		name: "live and candidate compared: bin packing moves the pod and NodeResourcesFit decides",
+		cluster: cluster{
+			nodes: []*v1.Node{makeNode("busy", 4, 16).obj(), makeNode("idle", 4, 16).obj()},
+			pods: []*v1.Pod{
+				makePod("ns", "filler", 3000, 8<<10).on("busy").obj(),
+				makePod("ns", "web", 500, 512).obj(),
+			},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
+			Profile: makeProfile("default").schedulerName(v1.DefaultSchedulerName).mostAllocated().obj(), Source: "candidate.yaml",
+		}},
+		check: func(t *testing.T, r *explain.Report) {
+			if len(r.Results) != 2 || r.Results[1].Source != "candidate.yaml" {
+				t.Fatalf("results %+v, want the live profile and the candidate", r.Results)
+			}
+			d := r.Diff
+			if d == nil || !d.Changed || !slices.Equal(d.FromChosen, []string{"idle"}) || !slices.Equal(d.ToChosen, []string{"busy"}) {
+				t.Fatalf("diff %+v, want idle → busy", d)
+			}
+			if len(d.Plugins) == 0 || d.Plugins[0].Plugin != "NodeResourcesFit" || d.Plugins[0].Swing <= 0 {
+				t.Errorf("deciding plugins %+v, want NodeResourcesFit first with a positive swing", d.Plugins)
+			}
+			for _, p := range d.Plugins {
+				if p.Plugin == "TaintToleration" {
+					t.Errorf("TaintToleration scores both nodes alike under both profiles, yet is listed: %+v", p)
+				}
+			}
+		},
+	}, {
+		name: "a candidate's PluginWeights replace the cluster's of the same name",
+		cluster: cluster{
+			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
+			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+			weights:  []*v1alpha1.PluginWeight{makeWeight("fit", "default", "NodeResourcesFit", 7)},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
+			Profile: defaultProfile.DeepCopy(), Weights: []v1alpha1.PluginWeight{*makeWeight("fit", "default", "NodeResourcesFit", 2)}, Source: "c.yaml",
+		}},
+		check: func(t *testing.T, r *explain.Report) {
+			if live, cand := r.Results[0].Weights["NodeResourcesFit"], r.Results[1].Weights["NodeResourcesFit"]; live != 7 || cand != 2 {
+				t.Errorf("NodeResourcesFit weight live %d candidate %d, want 7 and 2", live, cand)
+			}
+			if r.Diff.Changed {
+				t.Errorf("diff %+v, want no change on a single node", r.Diff)
+			}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, kube := tc.cluster.explainer(t)
+			r, err := e.Explain(testContext(t), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, r)
+			for _, a := range kube.Actions() {
+				if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" {
+					t.Errorf("explain wrote to the cluster: %s %s", v, a.GetResource().Resource)
+				}
+			}
+			// Every format renders.
+			for _, format := range []string{"table", "json", "yaml"} {
+				var buf bytes.Buffer
+				if err := r.Write(&buf, format); err != nil || buf.Len() == 0 {
+					t.Errorf("writing %s: %v (%d bytes)", format, err, buf.Len())
+				}
+			}
+		})
+	}
+}
+
+func TestExplainErrors(t *testing.T) {
+	c := cluster{
+		nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
+		pods:     []*v1.Pod{makePod("ns", "web", 500, 512).schedulerName("nobody").obj()},
+		profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+	}
+	for _, tc := range []struct {
+		name string
+		req  explain.Request
+		want string
+	}{
+		{"no profile serves the pod", explain.Request{Namespace: "ns", Name: "web"}, `no SchedulingProfile serves schedulerName "nobody"`},
+		{"no such profile", explain.Request{Namespace: "ns", Name: "web", Profile: "missing"}, `no SchedulingProfile "missing"`},
+		{"no such pod", explain.Request{Namespace: "ns", Name: "absent"}, "getting pod ns/absent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _ := c.explainer(t)
+			_, err := e.Explain(testContext(t), tc.req)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReportFormats checks that JSON and YAML carry the same report.
+func TestReportFormats(t *testing.T) {
+	e, _ := cluster{
+		nodes:    []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 1, 1).obj()},
+		pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).obj()},
+		profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+	}.explainer(t)
+	r, err := e.Explain(testContext(t), explain.Request{Namespace: "ns", Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j, y bytes.Buffer
+	if err := r.Write(&j, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(&y, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON, fromYAML explain.Report
+	if err := json.Unmarshal(j.Bytes(), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(y.Bytes(), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if fromJSON.Results[0].Chosen[0] != "a" || fromYAML.Results[0].Chosen[0] != "a" {
+		t.Errorf("chosen %v / %v, want a", fromJSON.Results[0].Chosen, fromYAML.Results[0].Chosen)
+	}
+	if err := r.Write(&j, "xml"); err == nil {
+		t.Error("writing xml succeeded")
+	}
+}

@@ -1,0 +1,162 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// bestNodes returns the feasible nodes with the highest total, the set the
+// scheduler picks from at random.
+func bestNodes(e *Evaluation) []string {
+	var best []string
+	var top int64
+	for i, s := range e.Scores {
+		switch {
+		case len(best) == 0 || s.TotalScore > top:
+			best, top = []string{e.Feasible[i]}, s.TotalScore
+		case s.TotalScore == top:
+			best = append(best, e.Feasible[i])
+		}
+	}
+	return best
+}
+
+// randomNode returns a node of a random size, zone and taint.
+func randomNode(rng *rand.Rand, i int) *v1.Node {
+	name := fmt.Sprintf("node-%02d", i)
+	alloc := v1.ResourceList{
+		v1.ResourceCPU:    *resource.NewQuantity(int64(2+rng.IntN(15)), resource.DecimalSI),
+		v1.ResourceMemory: *resource.NewQuantity(int64(4+rng.IntN(60))<<30, resource.BinarySI),
+		v1.ResourcePods:   resource.MustParse("110"),
+	}
+	n := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			v1.LabelHostname: name, v1.LabelTopologyZone: fmt.Sprintf("zone-%d", rng.IntN(3)),
+			"disk": []string{"ssd", "hdd"}[rng.IntN(2)],
+		}},
+		Status: v1.NodeStatus{Capacity: alloc, Allocatable: alloc},
+	}
+	if rng.IntN(6) == 0 {
+		n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "batch", Effect: v1.TaintEffectNoSchedule}}
+	}
+	return n
+}
+
+// randomPod returns a pod with random requests, and sometimes a node
+// selector, a toleration, a topology spread constraint or anti-affinity.
+func randomPod(rng *rand.Rand, i int) *v1.Pod {
+	name := fmt.Sprintf("pod-%03d", i)
+	app := fmt.Sprintf("app-%d", rng.IntN(5))
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), Labels: map[string]string{"app": app}},
+		Spec: v1.PodSpec{
+			SchedulerName: v1.DefaultSchedulerName,
+			Containers: []v1.Container{{Name: "c", Image: fmt.Sprintf("image-%d", rng.IntN(4)), Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+				v1.ResourceCPU:    *resource.NewMilliQuantity(int64(100*(1+rng.IntN(30))), resource.DecimalSI),
+				v1.ResourceMemory: *resource.NewQuantity(int64(128*(1+rng.IntN(40)))<<20, resource.BinarySI),
+			}}}},
+		},
+	}
+	switch rng.IntN(6) {
+	case 0:
+		pod.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+	case 1:
+		pod.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "batch", Effect: v1.TaintEffectNoSchedule}}
+	case 2:
+		pod.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.ScheduleAnyway,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+		}}
+	case 3:
+		pod.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 50, PodAffinityTerm: v1.PodAffinityTerm{
+				TopologyKey: v1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			}}},
+		}}
+	}
+	return pod
+}
+
+// TestEvaluateAgreesWithTheCycle schedules hundreds of random pods one by
+// one on a random cluster with the scheduling cycle (its adaptive search,
+// its random tie-break) and, on the same snapshot, evaluates each with
+// explain's path: the node the cycle picks is always among the evaluation's
+// best, and a pod the cycle cannot place has no feasible node.
+func TestEvaluateAgreesWithTheCycle(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, seed))
+			ctx := klog.NewContext(context.Background(), logr.Discard())
+			s, err := New(ctx, fake.NewClientset(), WithSeed(seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := &v1alpha1.SchedulingProfileSpec{}
+			if seed == 3 {
+				spec.PluginConfig = []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: runtimeRaw(
+					`{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`)}}
+			}
+			if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, spec); err != nil {
+				t.Fatal(err)
+			}
+			fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
+			logger := logr.Discard()
+			for i := range 20 + rng.IntN(20) {
+				s.cache.AddNode(logger, randomNode(rng, i))
+			}
+			placed, ties := 0, 0
+			for i := range 300 {
+				pod := randomPod(rng, i)
+				result, cycleErr := s.schedulePod(ctx, fwk, framework.NewCycleState(), pod)
+				// The snapshot is the one the cycle just used.
+				e, err := evaluate(ctx, fwk, s.snapshot, pod)
+				if err != nil {
+					t.Fatalf("%s: evaluating: %v", pod.Name, err)
+				}
+				if cycleErr != nil {
+					if len(e.Feasible) > 0 {
+						t.Fatalf("%s: the cycle failed (%v) but the evaluation finds %v feasible", pod.Name, cycleErr, e.Feasible)
+					}
+					continue
+				}
+				best := bestNodes(e)
+				if len(e.Feasible) == 1 {
+					best = e.Feasible
+				}
+				if !slices.Contains(best, result.host) {
+					t.Fatalf("%s: the cycle picked %s, the evaluation's best are %v (feasible %v)", pod.Name, result.host, best, e.Feasible)
+				}
+				if len(best) > 1 {
+					ties++
+				}
+				bound := pod.DeepCopy()
+				bound.Spec.NodeName = result.host
+				if err := s.cache.AddPod(logger, bound); err != nil {
+					t.Fatal(err)
+				}
+				placed++
+			}
+			if placed < 100 {
+				t.Errorf("only %d of 300 pods placed; the cluster is too small to test much", placed)
+			}
+			t.Logf("%d pods placed, %d among tied nodes", placed, ties)
+		})
+	}
+}
+
+func runtimeRaw(s string) apiruntime.RawExtension { return apiruntime.RawExtension{Raw: []byte(s)} }
