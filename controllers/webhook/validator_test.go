@@ -93,6 +93,31 @@ func TestValidateProfile(t *testing.T) {
 				{"spec.pluginConfig[1].args", `initializing plugin "InterPodAffinity"`},
 			},
 		},
+		{
+			name: "DynamicResources args as upstream writes them",
+			profile: makeProfile("p").args("DynamicResources",
+				`{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"DynamicResourcesArgs","filterTimeout":"0s","bindingTimeout":"1s"}`).obj(),
+		},
+		{
+			name:    "DynamicResources filterTimeout negative",
+			profile: makeProfile("p").args("DynamicResources", `{"filterTimeout":"-1s"}`).obj(),
+			want:    []want{{"spec.pluginConfig[0].args", `filterTimeout: Invalid value: "-1s": must be zero or positive`}},
+		},
+		{
+			name:    "DynamicResources bindingTimeout under a second",
+			profile: makeProfile("p").args("DynamicResources", `{"bindingTimeout":"999ms"}`).obj(),
+			want:    []want{{"spec.pluginConfig[0].args", `bindingTimeout: Invalid value: "999ms": must be at least 1 second`}},
+		},
+		{
+			name:    "DynamicResources args of another kind",
+			profile: makeProfile("p").args("DynamicResources", `{"kind":"VolumeBindingArgs"}`).obj(),
+			want:    []want{{"spec.pluginConfig[0].args", `kind: Invalid value: "VolumeBindingArgs": must be DynamicResourcesArgs`}},
+		},
+		{
+			name:    "DynamicResources args while the plugin is disabled",
+			profile: makeProfile("p").disable("multiPoint", "DynamicResources").args("DynamicResources", `{"filterTimeout":"5s"}`).obj(),
+			want:    []want{{"spec.pluginConfig", `plugin "DynamicResources" is not enabled`}},
+		},
 	}
 	v := NewValidator(testRegistry())
 	for _, tc := range tests {

@@ -34,6 +34,8 @@ func TestConvert(t *testing.T) {
 		{name: "unknown-plugins", wantErr: true},
 		{name: "queuesort", wantErr: true},
 		{name: "bad-args", wantErr: true},
+		{name: "dra"},
+		{name: "dra-bad-args", wantErr: true},
 		{name: "misplaced", wantErr: true},
 		{name: "duplicate", wantErr: true},
 		{name: "empty", wantErr: true},
@@ -78,7 +80,7 @@ func TestConvert(t *testing.T) {
 // Validator, so convert never writes a profile the webhook would reject.
 func TestConvertedProfilesPassTheWebhook(t *testing.T) {
 	c := New()
-	for _, name := range []string{"profiles", "extenders"} {
+	for _, name := range []string{"profiles", "extenders", "dra"} {
 		in, err := os.ReadFile(filepath.Join("testdata", name+".yaml"))
 		if err != nil {
 			t.Fatal(err)
