@@ -1,7 +1,8 @@
 // Command berth is Berth's single binary: the manager that runs the
 // scheduler, the controllers and the webhook (`berth manager`), the
 // migration tool (`berth convert`), the offline check of Berth's objects
-// (`berth validate`) and `berth version`.
+// (`berth validate`), the explanation of a pod's placement (`berth
+// explain`) and `berth version`.
 package main
 
 import (
@@ -40,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runConvert(context.Background(), args[1:], os.Stdin, stdout, stderr)
 	case "validate":
 		return runValidate(context.Background(), args[1:], os.Stdin, stdout, stderr)
+	case "explain":
+		return runExplain(context.Background(), args[1:], os.Stdin, stdout, stderr, kubeClients)
 	case "version":
 		fmt.Fprintf(stdout, "berth %s (%s, %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
@@ -74,6 +77,7 @@ Commands:
   manager   run the scheduler, the controllers and the webhook (berth manager -h)
   convert   write SchedulingProfiles for a KubeSchedulerConfiguration file
   validate  check Berth's objects in files offline, as the cluster would (berth validate -h)
+  explain   show where a pod goes and why, under the live or a candidate profile (berth explain -h)
   version   print Berth's version
   help      show this text
 `)
