@@ -79,6 +79,8 @@ func writeResult(b *strings.Builder, r *Report, res *Result) {
 		fmt.Fprintf(b, "Unschedulable: %s\n", res.Unschedulable)
 	case len(res.Chosen) == 1 && res.Chosen[0] == r.NominatedNode:
 		fmt.Fprintf(b, "Would pick: %s, the nominated node, which passes Filter (no scoring).\n", res.Chosen[0])
+	case res.NumFeasible == 1:
+		fmt.Fprintf(b, "Would pick: %s, the only feasible node (the scheduler does not score a single node; the scores are for reference).\n", res.Chosen[0])
 	case len(res.Chosen) == 1:
 		fmt.Fprintf(b, "Would pick: %s.\n", res.Chosen[0])
 	default:
