@@ -148,12 +148,22 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		DeferCleanup(func() { labelNodes(background(), nodeRange(10, nodes-1), "") })
 		waitNodesEmpty(ctx, gangNodes)
 
+		// Berth's webhook is down: what it guards is refused, and nothing
+		// else is.
+		applier, err := localcluster.NewApplier(cluster.Config)
+		Expect(err).NotTo(HaveOccurred())
+		webhookUp := webhookDown(ctx, "berth-faults-down")
+		Eventually(ctx, func() error {
+			return applier.Apply(ctx, profileObject("refused", map[string]any{}))
+		}).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(MatchError(ContainSubstring("failed calling webhook")))
+		faultNS := newNamespace(ctx, "gang-fault")
+		faulted := watchBindings(ctx, faultNS)
+		pooledPods(ctx, faultNS, "fault", n)
+
 		// The gang: seven members wait at Permit for the eighth, which a
 		// scheduling gate holds back.
 		ns := newNamespace(ctx, "gang")
 		gang := watchBindings(ctx, ns)
-		applier, err := localcluster.NewApplier(cluster.Config)
-		Expect(err).NotTo(HaveOccurred())
 		Expect(applier.Apply(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": v1alpha1.GroupVersion.String(),
 			"kind":       "PodGroup",
@@ -169,16 +179,6 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		createPods(ctx, gangPods)
 		Eventually(ctx, func() int { return nominatedUnbound(ctx, ns) }).
 			WithTimeout(time.Minute).WithPolling(250*time.Millisecond).Should(Equal(members-1), "members waiting at Permit")
-
-		// Berth's webhook is down: what it guards is refused, and nothing
-		// else is.
-		webhookUp := webhookDown(ctx, "berth-faults-down")
-		Eventually(ctx, func() error {
-			return applier.Apply(ctx, profileObject("refused", map[string]any{}))
-		}).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(MatchError(ContainSubstring("failed calling webhook")))
-		faultNS := newNamespace(ctx, "gang-fault")
-		faulted := watchBindings(ctx, faultNS)
-		pooledPods(ctx, faultNS, "fault", n)
 
 		// The leader dies with seven members at Permit; the eighth is let
 		// go, so the new leader finds a gang of 8 with room for 7.
