@@ -37,6 +37,7 @@ func Markdown(results []Result) string {
 			perPod(r.ControlPlaneCPU, r.Workload.Pods), r.ScheduledEvents)
 	}
 	b.WriteString(latencyTable(results))
+	b.WriteString(claimsTable(results))
 	if rounds {
 		b.WriteString(medianTable(results))
 	}
@@ -245,4 +246,44 @@ func latencyTable(results []Result) string {
 
 func millis(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+// claimsTable renders what each scheduler did with the claims of the
+// workloads with devices, or nothing when there are none.
+func claimsTable(results []Result) string {
+	var b strings.Builder
+	for _, r := range results {
+		if r.Claims == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n| Workload | Scheduler |" + roundColumn(results) + " Claims | Allocated by last bind | Distinct devices | Pods on their device's node |\n|---|---|" + roundRule(results) + "--:|--:|--:|--:|\n")
+		}
+		c := r.Claims
+		fmt.Fprintf(&b, "| %s | %s |%s %d | %d | %d | %d |\n", r.Workload.Name, r.Scheduler, roundCell(results, r), c.Claims, c.Allocated, c.DistinctDevices, c.OnPodsNode)
+	}
+	return b.String()
+}
+
+// roundColumn, roundRule and roundCell add a Round column when results
+// ran in rounds.
+func roundColumn(results []Result) string {
+	if maxRound(results) > 0 {
+		return " Round |"
+	}
+	return ""
+}
+
+func roundRule(results []Result) string {
+	if maxRound(results) > 0 {
+		return "--:|"
+	}
+	return ""
+}
+
+func roundCell(results []Result, r Result) string {
+	if maxRound(results) > 0 {
+		return fmt.Sprintf(" %d |", r.Round)
+	}
+	return ""
 }

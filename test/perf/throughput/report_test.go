@@ -156,3 +156,48 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownClaimsTable(t *testing.T) {
+	dra := func(scheduler string, round int, claims *ClaimStats) Result {
+		r := result(scheduler, 100, time.Millisecond, 100)
+		r.Workload, r.Round, r.Claims = DynamicResources(10, 80, 8), round, claims
+		return r
+	}
+	tests := []struct {
+		name    string
+		results []Result
+		want    []string
+	}{
+		{name: "no workload with devices", results: []Result{result("berth", 100, time.Millisecond, 100)}},
+		{
+			name: "one round",
+			results: []Result{
+				dra("berth", 0, &ClaimStats{Claims: 80, Allocated: 80, DistinctDevices: 80, OnPodsNode: 80}),
+				dra("null-binder", 0, &ClaimStats{Claims: 80}),
+			},
+			want: []string{
+				"| Workload | Scheduler | Claims | Allocated by last bind | Distinct devices | Pods on their device's node |",
+				"| DynamicResources | berth | 80 | 80 | 80 | 80 |",
+				"| DynamicResources | null-binder | 80 | 0 | 0 | 0 |",
+			},
+		},
+		{
+			name:    "rounds",
+			results: []Result{dra("berth", 2, &ClaimStats{Claims: 80, Allocated: 79, DistinctDevices: 79, OnPodsNode: 79})},
+			want:    []string{"| Workload | Scheduler | Round | Claims |", "| DynamicResources | berth | 2 | 80 | 79 | 79 | 79 |"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Markdown(tc.results)
+			if len(tc.want) == 0 && strings.Contains(got, "Allocated by last bind") {
+				t.Errorf("Markdown() has a claims table:\n%s", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("Markdown() lacks %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}

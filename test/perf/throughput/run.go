@@ -53,6 +53,9 @@ type Result struct {
 	// namespace right after the last bind: what the scheduler had written
 	// within the measured time.
 	ScheduledEvents int `json:"scheduledEvents"`
+	// Claims, for a workload with devices, is what the scheduler had done
+	// with the pods' claims by the last bind.
+	Claims *ClaimStats `json:"claims,omitempty"`
 }
 
 type runOptions struct {
@@ -105,6 +108,9 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if err := w.check(); err != nil {
+		return Result{}, err
+	}
 	logger := o.logger.WithValues("scheduler", s.Name)
 	cluster, err := localcluster.Start(ctx, localcluster.WithControlPlaneOnly(),
 		localcluster.WithK8sBinDir(o.k8sBinDir), localcluster.WithLogger(logger))
@@ -125,6 +131,9 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 		return err
 	}); err != nil {
 		return Result{}, fmt.Errorf("creating nodes: %w", err)
+	}
+	if err := w.createDevices(ctx, client, o.workers); err != nil {
+		return Result{}, err
 	}
 	if w.ArrivalRate <= 0 {
 		if err := parallel(ctx, w.Pods, o.workers, func(ctx context.Context, i int) error {
@@ -191,6 +200,12 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	statErr = errors.Join(statErr, cpErr)
 	events, evErr := countScheduledEvents(ctx, client)
 	statErr = errors.Join(statErr, evErr)
+	var claims *ClaimStats
+	if w.DevicesPerNode > 0 && err == nil {
+		var claimErr error
+		claims, claimErr = readClaimStats(ctx, client)
+		statErr = errors.Join(statErr, claimErr)
+	}
 	stopDuring()
 	during.Wait()
 	if err != nil {
@@ -213,6 +228,7 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	r.FirstBind, r.Total = first.Sub(started), last.Sub(started)
 	r.CPUPerPod = stats.CPU / time.Duration(len(times))
 	r.ScheduledEvents = events
+	r.Claims = claims
 	r.ControlPlaneCPU = controlPlaneAfter - controlPlaneBefore
 	if arrivals != nil {
 		created, err := arrivals.wait()

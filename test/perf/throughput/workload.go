@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 const (
@@ -32,6 +33,9 @@ type Workload struct {
 	// ArrivalRate, when positive, is how many pods per second are created
 	// while the scheduler runs (steady arrival); Run then measures latency.
 	ArrivalRate int `json:"arrivalRate,omitempty"`
+	// DevicesPerNode, when positive, is how many devices each node offers
+	// in a ResourceSlice; each pod then claims one (DynamicResources).
+	DevicesPerNode int `json:"devicesPerNode,omitempty"`
 }
 
 // SchedulingBasic returns upstream scheduler_perf's SchedulingBasic shape:
@@ -61,14 +65,37 @@ func SteadyArrival(nodes, rate int, d time.Duration) Workload {
 	return Workload{Name: "SteadyArrival", Nodes: nodes, Pods: int(int64(rate) * int64(d) / int64(time.Second)), ArrivalRate: rate}
 }
 
+// DefaultDevicesPerNode is how many devices a node offers in the
+// DynamicResources workload unless told otherwise.
+const DefaultDevicesPerNode = 8
+
+// DynamicResources returns a workload of dynamic resource allocation: every
+// node publishes devicesPerNode devices of one driver in its ResourceSlice, a
+// DeviceClass selects them, and each pod (SchedulingBasic's, otherwise)
+// names its own ResourceClaim for one device of the class. The claims are
+// created with the nodes, so no resourceclaim controller is needed; the
+// scheduler allocates each and writes its status.
+func DynamicResources(nodes, pods, devicesPerNode int) Workload {
+	return Workload{Name: "DynamicResources", Nodes: nodes, Pods: pods, DevicesPerNode: devicesPerNode}
+}
+
 // WorkloadNamed returns the workload called name with the given size.
 func WorkloadNamed(name string, nodes, pods int) (Workload, error) {
-	for _, newWorkload := range []func(int, int) Workload{SchedulingBasic, TopologySpreading, PodAntiAffinity} {
+	dra := func(nodes, pods int) Workload { return DynamicResources(nodes, pods, DefaultDevicesPerNode) }
+	for _, newWorkload := range []func(int, int) Workload{SchedulingBasic, TopologySpreading, PodAntiAffinity, dra} {
 		if w := newWorkload(nodes, pods); w.Name == name {
 			return w, nil
 		}
 	}
-	return Workload{}, fmt.Errorf("unknown workload %q (want SchedulingBasic, TopologySpreading or PodAntiAffinity)", name)
+	return Workload{}, fmt.Errorf("unknown workload %q (want SchedulingBasic, TopologySpreading, PodAntiAffinity or DynamicResources)", name)
+}
+
+// check reports a workload whose pods cannot all be bound.
+func (w Workload) check() error {
+	if w.DevicesPerNode > 0 && w.Pods > w.Nodes*w.DevicesPerNode {
+		return fmt.Errorf("workload %s: %d pods claim a device each but %d nodes offer only %d devices", w.Name, w.Pods, w.Nodes, w.Nodes*w.DevicesPerNode)
+	}
+	return nil
 }
 
 // pod returns the workload's i-th pending pod.
@@ -91,6 +118,10 @@ func (w Workload) pod(i int) *corev1.Pod {
 				TopologyKey:   corev1.LabelHostname,
 			}},
 		}}
+	}
+	if w.DevicesPerNode > 0 {
+		p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To(claimName(i))}}
+		p.Spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
 	}
 	return p
 }

@@ -46,6 +46,7 @@ func TestWorkloadPods(t *testing.T) {
 		{workload: "SchedulingBasic"},
 		{workload: "TopologySpreading", wantSpread: true},
 		{workload: "PodAntiAffinity", wantAntiAffine: true},
+		{workload: "DynamicResources"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.workload, func(t *testing.T) {
@@ -71,5 +72,45 @@ func TestWorkloadPods(t *testing.T) {
 	}
 	if _, err := WorkloadNamed("Nope", 1, 1); err == nil {
 		t.Error("WorkloadNamed(Nope) succeeded")
+	}
+}
+
+func TestDynamicResourcesObjects(t *testing.T) {
+	w := DynamicResources(3, 24, 8)
+	p := w.pod(5)
+	if len(p.Spec.ResourceClaims) != 1 || p.Spec.ResourceClaims[0].ResourceClaimName == nil || *p.Spec.ResourceClaims[0].ResourceClaimName != claimName(5) {
+		t.Errorf("pod 5 claims %+v, want %s by name", p.Spec.ResourceClaims, claimName(5))
+	}
+	if c := p.Spec.Containers[0].Resources.Claims; len(c) != 1 || c[0].Name != p.Spec.ResourceClaims[0].Name {
+		t.Errorf("the container uses claims %+v", c)
+	}
+	if c := makeClaim(5); c.Name != claimName(5) || c.Namespace != p.Namespace || c.Spec.Devices.Requests[0].Exactly.DeviceClassName != DeviceClassName {
+		t.Errorf("claim 5 = %s/%s for %+v", c.Namespace, c.Name, c.Spec.Devices.Requests)
+	}
+	s := makeSlice(2, 8)
+	if *s.Spec.NodeName != nodeName(2) || s.Spec.Pool.Name != nodeName(2) || len(s.Spec.Devices) != 8 || s.Spec.Driver != DRADriver {
+		t.Errorf("slice of node 2: node %s, pool %s, %d devices of %s", *s.Spec.NodeName, s.Spec.Pool.Name, len(s.Spec.Devices), s.Spec.Driver)
+	}
+	if plain := SchedulingBasic(3, 24).pod(5); len(plain.Spec.ResourceClaims) != 0 {
+		t.Errorf("a SchedulingBasic pod claims %+v", plain.Spec.ResourceClaims)
+	}
+}
+
+func TestWorkloadCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		w       Workload
+		wantErr bool
+	}{
+		{name: "plain pods need no devices", w: SchedulingBasic(1, 100)},
+		{name: "one device per pod exactly", w: DynamicResources(500, 4000, 8)},
+		{name: "more pods than devices", w: DynamicResources(500, 4001, 8), wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.w.check(); (err != nil) != tc.wantErr {
+				t.Errorf("check() = %v, want error %v", err, tc.wantErr)
+			}
+		})
 	}
 }
