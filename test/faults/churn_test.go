@@ -289,6 +289,9 @@ var _ = Describe("profile churn", Label("ci"), func() {
 		figure("churn/pluginweight-edits-per-second", int(float64(c.weightEdits.Load())/elapsed))
 		figure("churn/profile-deletes-and-recreates", c.recreates.Load())
 		figure("churn/invalid-generations-stored", c.invalid.Load())
+		// Writes refused while the profile is being recreated, say; reported,
+		// not asserted.
+		figure("churn/churn-writes-refused", c.errors.Load())
 		Expect(c.weightEdits.Load()).To(BeNumerically(">", 0))
 		Expect(c.recreates.Load()).To(BeNumerically(">", 0))
 		Expect(c.invalid.Load()).To(BeNumerically(">", 0))
