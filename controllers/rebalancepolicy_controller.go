@@ -208,7 +208,9 @@ func (r *RebalancePolicyReconciler) writeStatus(ctx context.Context, p *v1alpha1
 		if len(st.Plan) > rebalance.MaxPlanEntries {
 			st.Plan = st.Plan[:rebalance.MaxPlanEntries]
 		}
-		if p.Status.LastRun == nil || !p.Status.LastRun.StartTime.Equal(&st.LastRun.StartTime) {
+		// The rebalancer records a run's start before it evicts; a status
+		// without the run's completion has not told of it yet.
+		if recorded := p.Status.LastRun; recorded == nil || recorded.CompletionTime == nil || !recorded.StartTime.Equal(&st.LastRun.StartTime) {
 			r.recordRun(p, last)
 		}
 	}
@@ -242,7 +244,15 @@ func (r *RebalancePolicyReconciler) writeStatus(ctx context.Context, p *v1alpha1
 	}
 	patched := p.DeepCopy()
 	patched.Status = st
-	return patchStatus(ctx, r.client, "RebalancePolicy", p, patched)
+	base := p
+	if ran {
+		// The run replaces lastRun and plan whole: the rebalancer wrote the
+		// run's start behind the cache, so a patch of only what differs from
+		// the cached status could leave fields of that start in place.
+		base = p.DeepCopy()
+		base.Status.LastRun, base.Status.Plan = nil, nil
+	}
+	return patchStatus(ctx, r.client, "RebalancePolicy", base, patched)
 }
 
 // recordRun records an event on the policy summarizing a run.

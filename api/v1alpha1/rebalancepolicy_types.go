@@ -202,7 +202,10 @@ type RebalancePolicyStatus struct {
 	// observedGeneration is the generation the controller last processed.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// lastRun summarizes the most recent run.
+	// lastRun summarizes the most recent run. It is written when the run
+	// starts, before it evicts anything, and again when it completes: a
+	// lastRun without completionTime is running or was cut short by the
+	// leader's end.
 	// +optional
 	LastRun *RebalanceRun `json:"lastRun,omitempty"`
 	// nextRunTime is when the next run is due.

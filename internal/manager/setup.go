@@ -115,7 +115,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	// own would hold a second copy of every pod and node in the cluster.
 	rb := rebalance.New(clientset, mgr.GetClient(), sched,
 		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
-		rebalance.WithInformerFactory(sched.InformerFactory()))
+		rebalance.WithInformerFactory(sched.InformerFactory()),
+		rebalance.WithRecordReader(mgr.GetAPIReader()))
 	if err := controllers.SetupRebalanceWithManager(mgr, rb, o.ControllerOptions...); err != nil {
 		return nil, fmt.Errorf("setting up the rebalancer: %w", err)
 	}

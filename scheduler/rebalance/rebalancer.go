@@ -6,12 +6,14 @@ package rebalance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -44,9 +46,13 @@ type RunObserver func(ctx context.Context, policyName string)
 // per policy. It is a manager runnable that runs on the leader only.
 type Rebalancer struct {
 	client kubernetes.Interface
-	// profiles reads Berth's objects: the SchedulingProfiles nodeFit
-	// names and the RebalancePolicies' recorded runs.
-	profiles   client.Reader
+	// objects reads the SchedulingProfiles nodeFit names and records in
+	// each RebalancePolicy's status the run about to start.
+	objects client.Client
+	// records reads the policies' recorded runs live, not from a cache, so
+	// a new leader sees the run its predecessor started.
+	records    client.Reader
+	claimRetry time.Duration
 	compiler   ProfileCompiler
 	registry   strategies.Registry
 	clock      clock.WithTicker
@@ -92,6 +98,13 @@ func WithEventRecorder(rec events.EventRecorder) Option {
 	return func(r *Rebalancer) { r.recorder = rec }
 }
 
+// WithRecordReader reads the policies' recorded runs through reader, an
+// uncached reader such as the manager's API reader; by default through the
+// client of Berth's objects.
+func WithRecordReader(reader client.Reader) Option {
+	return func(r *Rebalancer) { r.records = reader }
+}
+
 // WithInformerFactory shares an informer factory for pods and nodes; by
 // default the Rebalancer starts its own when it starts.
 func WithInformerFactory(f informers.SharedInformerFactory) Option {
@@ -99,16 +112,20 @@ func WithInformerFactory(f informers.SharedInformerFactory) Option {
 }
 
 // New returns a Rebalancer that reads pods and nodes and evicts through c,
-// reads the SchedulingProfiles nodeFit names and the policies' recorded
-// runs through profiles, and compiles the profiles with compiler.
-func New(c kubernetes.Interface, profiles client.Reader, compiler ProfileCompiler, opts ...Option) *Rebalancer {
+// reads the SchedulingProfiles nodeFit names and records each run's start
+// in its policy's status through objects, and compiles the profiles with
+// compiler. A nil objects records nothing and reads no profile.
+func New(c kubernetes.Interface, objects client.Client, compiler ProfileCompiler, opts ...Option) *Rebalancer {
 	r := &Rebalancer{
-		client: c, profiles: profiles, compiler: compiler,
+		client: c, objects: objects, compiler: compiler,
 		registry: NewInTreeRegistry(), clock: clock.RealClock{},
-		policies: map[string]*policyState{},
+		policies: map[string]*policyState{}, claimRetry: 10 * time.Second,
 	}
 	for _, opt := range opts {
 		opt(r)
+	}
+	if r.records == nil && objects != nil {
+		r.records = objects
 	}
 	if r.factory == nil {
 		r.factory = informers.NewSharedInformerFactory(c, 0)
@@ -216,11 +233,11 @@ func (r *Rebalancer) Start(ctx context.Context) error {
 // recordedLastRun is when the policy's last run ended as its status says,
 // zero when it never ran or cannot be read.
 func (r *Rebalancer) recordedLastRun(ctx context.Context, name string) time.Time {
-	if r.profiles == nil {
+	if r.records == nil {
 		return time.Time{}
 	}
 	var p v1alpha1.RebalancePolicy
-	if err := r.profiles.Get(ctx, types.NamespacedName{Name: name}, &p); err != nil {
+	if err := r.records.Get(ctx, types.NamespacedName{Name: name}, &p); err != nil {
 		if !apierrors.IsNotFound(err) {
 			klog.FromContext(ctx).Error(err, "Reading the policy's last run; scheduling it as new", "rebalancePolicy", klog.KRef("", name))
 		}
@@ -280,8 +297,19 @@ func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
 		r.mu.Lock()
 		policy = st.policy
 		r.mu.Unlock()
+		// The run is recorded as started before it evicts anything: a leader
+		// that dies mid-run loses the rest of that run, and its successor
+		// does not run again within the interval.
+		start := r.clock.Now()
+		if err := r.claimRun(ctx, name, start, policy.dryRun()); err != nil {
+			logger.Error(err, "Recording the run's start; the policy runs once it is recorded", "retryAfter", r.claimRetry)
+			if !r.sleep(ctx, r.claimRetry) {
+				return
+			}
+			continue
+		}
 		logger.V(2).Info("Rebalance run starting", "generation", policy.generation)
-		result := r.execute(ctx, policy)
+		result := r.execute(ctx, policy, start)
 		lastEnd = result.End
 
 		r.mu.Lock()
@@ -297,5 +325,41 @@ func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
 		for _, o := range observers {
 			o(ctx, name)
 		}
+	}
+}
+
+// claimRun records in the policy's status a run that started at start and
+// has not completed. The whole lastRun is replaced and the previous run's
+// plan cleared, so the status never mixes two runs.
+func (r *Rebalancer) claimRun(ctx context.Context, name string, start time.Time, dryRun bool) error {
+	if r.objects == nil {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{
+		"plan": nil,
+		"lastRun": map[string]any{
+			"startTime": metav1.NewTime(start), "completionTime": nil, "dryRun": dryRun,
+			"planned": 0, "evicted": 0, "blocked": 0, "failed": 0,
+		},
+	}})
+	if err != nil {
+		return fmt.Errorf("encoding the run's start: %w", err)
+	}
+	p := &v1alpha1.RebalancePolicy{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := r.objects.Status().Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("recording the start of a run of RebalancePolicy %s: %w", name, err)
+	}
+	return nil
+}
+
+// sleep waits d on the rebalancer's clock and reports whether ctx is still live.
+func (r *Rebalancer) sleep(ctx context.Context, d time.Duration) bool {
+	timer := r.clock.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C():
+		return true
 	}
 }

@@ -2,6 +2,7 @@ package rebalance
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
@@ -38,20 +40,28 @@ func every(d time.Duration) v1alpha1.RebalanceSchedule {
 // guarded by a PodDisruptionBudget, and returns it with its clock and client.
 func start(t *testing.T) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
 	t.Helper()
-	return startWith(t, nil)
+	return startWith(t, nil, nil)
 }
 
-// startWith is start with a reader of Berth's objects.
-func startWith(t *testing.T, objects client.Reader) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
+// startWith is start with a client of Berth's objects and a function
+// called on each eviction before the fake clientset handles it.
+func startWith(t *testing.T, objects client.Client, onEviction func(pod string)) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
 	t.Helper()
 	old := t0.Add(-time.Hour)
 	c := fake.NewClientset(st.Node("n1").Obj(),
 		st.Pod("free").Node("n1").Created(old).Obj(), st.Pod("guarded").Node("n1").Created(old).Obj())
 	c.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
-		if a.GetSubresource() == "eviction" && a.(k8stesting.CreateAction).GetObject().(metav1.Object).GetName() == "guarded" {
+		if a.GetSubresource() != "eviction" {
+			return false, nil, nil
+		}
+		pod := a.(k8stesting.CreateAction).GetObject().(metav1.Object).GetName()
+		if onEviction != nil {
+			onEviction(pod)
+		}
+		if pod == "guarded" {
 			return true, nil, apierrors.NewTooManyRequests("disruption budget", 0)
 		}
-		return a.GetSubresource() == "eviction", nil, nil
+		return true, nil, nil
 	})
 	clk := clocktesting.NewFakeClock(t0)
 	r := New(c, objects, nil, WithClock(clk))
@@ -174,7 +184,7 @@ func TestFirstRunFollowsTheRecordedLastRun(t *testing.T) {
 			}
 			policy := &v1alpha1.RebalancePolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: v1alpha1.RebalancePolicyStatus{LastRun: tt.recorded}}
 			objects := ctrlfake.NewClientBuilder().WithScheme(scheme).WithObjects(policy).WithStatusSubresource(policy).Build()
-			r, clk, _ := startWith(t, objects)
+			r, clk, _ := startWith(t, objects, nil)
 			if err := r.SetPolicy("p", 1, lifetimePolicy(true, every(10*time.Minute))); err != nil {
 				t.Fatal(err)
 			}
@@ -195,6 +205,75 @@ func TestFirstRunFollowsTheRecordedLastRun(t *testing.T) {
 			}
 			waitRun(t, r, "p", tt.wantFirst)
 		})
+	}
+}
+
+// policyObjects returns a fake client of Berth's objects holding policy p
+// with an empty status, with funcs intercepting its calls.
+func policyObjects(t *testing.T, funcs interceptor.Funcs) client.Client {
+	t.Helper()
+	scheme := k8sruntime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	policy := &v1alpha1.RebalancePolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	return ctrlfake.NewClientBuilder().WithScheme(scheme).WithObjects(policy).WithStatusSubresource(policy).
+		WithInterceptorFuncs(funcs).Build()
+}
+
+func TestRunIsRecordedBeforeItEvicts(t *testing.T) {
+	objects := policyObjects(t, interceptor.Funcs{})
+	var seen []*v1alpha1.RebalanceRun
+	r, _, _ := startWith(t, objects, func(string) {
+		var p v1alpha1.RebalancePolicy
+		if err := objects.Get(context.Background(), client.ObjectKey{Name: "p"}, &p); err != nil {
+			t.Error(err)
+		}
+		seen = append(seen, p.Status.LastRun)
+	})
+	if err := r.SetPolicy("p", 1, lifetimePolicy(false, every(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, r, "p", t0)
+	if len(seen) != 2 {
+		t.Fatalf("%d evictions, want 2", len(seen))
+	}
+	for i, run := range seen {
+		if run == nil || !run.StartTime.Time.Equal(t0) || run.CompletionTime != nil || run.DryRun {
+			t.Errorf("eviction %d saw lastRun %+v, want a live run started at %s and not completed", i, run, t0)
+		}
+	}
+}
+
+func TestRunWaitsUntilItsStartIsRecorded(t *testing.T) {
+	var refuse atomic.Bool
+	refuse.Store(true)
+	objects := policyObjects(t, interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if refuse.Load() {
+				return apierrors.NewServiceUnavailable("the apiserver is down")
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	r, clk, c := startWith(t, objects, nil)
+	if err := r.SetPolicy("p", 1, lifetimePolicy(false, every(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	// The worker waits to retry on the clock: the run did not start.
+	err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return clk.HasWaiters(), nil
+	})
+	if err != nil {
+		t.Fatal("the worker is not waiting to retry")
+	}
+	if _, ran := r.LastRun("p"); ran || evictions(c) != 0 {
+		t.Fatalf("ran (%v) and evicted %d pods without recording the run's start", ran, evictions(c))
+	}
+	refuse.Store(false)
+	clk.Step(10 * time.Second)
+	if res := waitRun(t, r, "p", t0); res.Evicted != 1 {
+		t.Errorf("run = %+v, want one eviction once the start is recorded", res)
 	}
 }
 

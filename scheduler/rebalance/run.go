@@ -58,11 +58,11 @@ type run struct {
 }
 
 // execute runs every strategy of policy once over a fresh snapshot.
-func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy) RunResult {
+func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy, start time.Time) RunResult {
 	logger := klog.FromContext(ctx).WithValues("rebalancePolicy", klog.KRef("", policy.name))
 	ctx = klog.NewContext(ctx, logger)
 	ru := &run{
-		r: r, policy: policy, start: r.clock.Now(), done: map[types.UID]bool{},
+		r: r, policy: policy, start: start, done: map[types.UID]bool{},
 		limits: evictor.NewLimits(policy.spec.Limits),
 	}
 	ru.result = RunResult{Generation: policy.generation, Start: ru.start, DryRun: policy.dryRun()}
@@ -112,7 +112,7 @@ func (ru *run) prepare(ctx context.Context) error {
 	}
 	profileName := ru.policy.profileName()
 	var p v1alpha1.SchedulingProfile
-	if err := r.profiles.Get(ctx, types.NamespacedName{Name: profileName}, &p); err != nil {
+	if err := r.objects.Get(ctx, types.NamespacedName{Name: profileName}, &p); err != nil {
 		return fmt.Errorf("reading SchedulingProfile %s for nodeFit: %w", profileName, err)
 	}
 	schedulerName := p.Spec.SchedulerName

@@ -164,6 +164,7 @@ func lastRun(ctx context.Context, name string) v1alpha1.RebalancePolicyStatus {
 	Eventually(func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
 		g.Expect(p.Status.LastRun).NotTo(BeNil())
+		g.Expect(p.Status.LastRun.CompletionTime).NotTo(BeNil(), "the run has not completed")
 	}).WithTimeout(20 * time.Second).Should(Succeed())
 	return p.Status
 }
