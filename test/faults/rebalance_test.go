@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/internal/localcluster"
+	"github.com/berth-io/berth/test/faults/faultproxy"
 )
 
 // packedDeployment is a Deployment of n one-CPU pods that the bin-packing
@@ -56,7 +57,13 @@ var _ = Describe("rebalancing across failovers", Label("ci"), func() {
 			}},
 		})
 		rs := startReplicas("berth-rebalance", 2)
-		rs.leader(ctx)
+		first := rs.leader(ctx)
+		// The first leader's evictions each take 2 s, so that it is killed
+		// in the middle of its run, after its first eviction.
+		first.proxy.Inject(faultproxy.Rule{
+			Match: faultproxy.Match{Verb: "create", Resource: "pods", Subresource: "eviction"},
+			Fault: faultproxy.FaultDelay, Delay: 2 * time.Second,
+		})
 
 		_, err := client.AppsV1().Deployments(ns).Create(ctx, packedDeployment(ns, "packed", 20, map[string]string{"app": "packed"}), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -107,7 +114,9 @@ var _ = Describe("rebalancing across failovers", Label("ci"), func() {
 			}
 		})
 		Eventually(func() int { return total(auditedEvictions(ns)) }).WithContext(ctx).
-			WithTimeout(time.Minute).WithPolling(time.Second).Should(BeNumerically(">", 0), "the policy's first run evicted nothing")
+			WithTimeout(time.Minute).WithPolling(100*time.Millisecond).Should(BeNumerically(">", 0), "the policy's first run evicted nothing")
+		Expect(rs.leader(ctx)).To(BeIdenticalTo(first), "the first run was not the first leader's")
+		figure("rebalance/evictions-before-the-first-kill", total(auditedEvictions(ns)))
 
 		// Three failovers within the policy's interval; each new leader must
 		// take up the schedule from the policy's status, not run again.
