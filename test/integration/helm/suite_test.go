@@ -33,7 +33,7 @@ func TestHelmChart(t *testing.T) {
 var _ = BeforeSuite(func(_ SpecContext) {
 	rendered = os.Getenv("BERTH_CHART_RENDERED")
 	if rendered == "" {
-		Skip("BERTH_CHART_RENDERED is not set: run `make helm-lint test-integration` (make renders the chart into bin/chart/rendered.yaml)")
+		Fail("BERTH_CHART_RENDERED is not set: run `make helm-lint test-integration` (make renders the chart into bin/chart/rendered.yaml)")
 	}
 	_, err := os.Stat(rendered)
 	Expect(err).NotTo(HaveOccurred(), "the rendered chart is missing; `make helm-lint` writes it")
