@@ -98,16 +98,57 @@ func countUnschedulable(ctx context.Context, ns string) int {
 	return n
 }
 
-// releasedThroughput labels the nodes into the pool the namespace's n
-// pending pods select and returns the pods bound per second from then to
-// the last bind: a backlog released at once, so the scheduler's rate and
-// not the test's creation rate.
-func releasedThroughput(ctx context.Context, b *bindings, nodeNames []string, pool string, n int) float64 {
+// parkedRelease is one throughput measure: n pods of a namespace of their
+// own, parked on a pool label, then released at once by labelling nodes
+// empty of pods into the pool.
+type parkedRelease struct {
+	ns, pool string
+	nodes    []string
+	bound    *bindings
+}
+
+// parkReleases creates, for each set of nodes, a namespace of n pods parked
+// on a pool of its own, and waits until the scheduler found them all
+// unschedulable.
+func parkReleases(ctx context.Context, prefix string, n int, nodeSets ...[]string) []parkedRelease {
 	GinkgoHelper()
-	start := time.Now()
-	labelNodes(ctx, nodeNames, pool)
-	b.waitBound(ctx, n, 3*time.Minute)
-	return float64(n) / b.lastBind().Sub(start).Seconds()
+	var rs []parkedRelease
+	for i, nodeNames := range nodeSets {
+		ns := newNamespace(ctx, prefix)
+		r := parkedRelease{ns: ns, pool: fmt.Sprintf("%s-%d", prefix, i), nodes: nodeNames, bound: watchBindings(ctx, ns)}
+		pooledPods(ctx, ns, r.pool, n)
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// bestThroughput releases the backlogs one after the other and returns the
+// best rate in pods bound per second, from the labelling to the last bind:
+// the scheduler's rate, not the test's creation rate. The best of several
+// releases, because one release on this 2-core machine varies by 20%.
+func bestThroughput(ctx context.Context, name string, n int, rs []parkedRelease) float64 {
+	GinkgoHelper()
+	best := 0.0
+	for i, r := range rs {
+		start := time.Now()
+		labelNodes(ctx, r.nodes, r.pool)
+		r.bound.waitBound(ctx, n, 3*time.Minute)
+		rate := float64(n) / r.bound.lastBind().Sub(start).Seconds()
+		figure(fmt.Sprintf("%s-release-%d", name, i+1), int(rate))
+		best = max(best, rate)
+	}
+	return best
+}
+
+// clearReleases deletes the releases' pods and empties their nodes of pods
+// and of the pool label.
+func clearReleases(ctx context.Context, rs []parkedRelease) {
+	GinkgoHelper()
+	for _, r := range rs {
+		Expect(client.CoreV1().Pods(r.ns).DeleteCollection(ctx, deleteNow, listAll)).To(Succeed())
+		labelNodes(ctx, r.nodes, "")
+		waitNodesEmpty(ctx, r.nodes)
+	}
 }
 
 // gangMember is member i of the PodGroup group, needing 30 of a node's 32
@@ -143,8 +184,9 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		)
 		leader, standby := startPair(ctx, "gang")
 		gangNodes := nodeRange(0, members-2) // room for 7 members
-		// Each measure has nodes of its own, empty when it starts.
-		faultPool, basePool := nodeRange(10, 29), nodeRange(30, nodes-1)
+		// Two releases each with and without the faults, on nodes empty
+		// when each starts.
+		poolA, poolB := nodeRange(10, 29), nodeRange(30, nodes-1)
 		DeferCleanup(func() { labelNodes(background(), nodeRange(10, nodes-1), "") })
 		waitNodesEmpty(ctx, gangNodes)
 
@@ -156,9 +198,7 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		Eventually(ctx, func() error {
 			return applier.Apply(ctx, profileObject("refused", map[string]any{}))
 		}).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(MatchError(ContainSubstring("failed calling webhook")))
-		faultNS := newNamespace(ctx, "gang-fault")
-		faulted := watchBindings(ctx, faultNS)
-		pooledPods(ctx, faultNS, "fault", n)
+		faulted := parkReleases(ctx, "gang-fault", n, poolA, poolB)
 
 		// The gang: seven members wait at Permit for the eighth, which a
 		// scheduling gate holds back.
@@ -193,8 +233,7 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		// Let the new leader try its queue once (the gang, the pending pods).
 		time.Sleep(5 * time.Second)
 
-		rate := releasedThroughput(ctx, faulted, faultPool, "fault", n)
-		figure("gang/pods-per-second-webhook-down-gang-cycling", int(rate))
+		rate := bestThroughput(ctx, "gang/pods-per-second-webhook-down-gang-cycling", n, faulted)
 
 		// Past the gang's timeout, and with the gang one member short (the
 		// eighth deleted), no member holds room: seven pods the size of a
@@ -219,14 +258,12 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		// gang gone.
 		webhookUp()
 		Expect(client.CoreV1().Pods(ns).DeleteCollection(ctx, deleteNow, listAll)).To(Succeed())
-		baseNS := newNamespace(ctx, "gang-base")
-		base := watchBindings(ctx, baseNS)
-		pooledPods(ctx, baseNS, "base", n)
-		baseRate := releasedThroughput(ctx, base, basePool, "base", n)
-		figure("gang/pods-per-second-without-fault", int(baseRate))
+		clearReleases(ctx, faulted)
+		base := parkReleases(ctx, "gang-base", n, poolA, poolB)
+		baseRate := bestThroughput(ctx, "gang/pods-per-second-without-fault", n, base)
 		figure("gang/throughput-ratio", float64(int(100*rate/baseRate))/100)
-		// The same measure repeated on this 2-core machine varies by about
-		// 15%; a fault that took the loop would show far more.
+		// The best of two releases still varies by about 10% on this
+		// machine; a fault that held the loop would show far more.
 		Expect(rate / baseRate).To(BeNumerically(">=", 0.8))
 
 		expectNoOvercommit(ctx, "gang")
