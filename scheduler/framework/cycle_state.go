@@ -42,12 +42,10 @@ type CycleState struct {
 	views   [inlineStateEntries + 1][]stateEntry
 	spilled bool
 
-	// SkipFilterPlugins are plugins whose PreFilter returned Skip. The
-	// runtime shares one set between the cycles that skip the same
-	// plugins: replace it, never change it.
-	SkipFilterPlugins sets.Set[string]
-	// SkipScorePlugins are plugins whose PreScore returned Skip.
-	SkipScorePlugins sets.Set[string]
+	// skipFilter and skipScore name the plugins whose PreFilter or
+	// PreScore returned Skip. The runtime shares one set between the
+	// cycles that skip the same plugins, so they are read, never changed.
+	skipFilter, skipScore sets.Set[string]
 }
 
 // stateEntry is one key and its data.
@@ -171,10 +169,34 @@ func (c *CycleState) Clone() *CycleState {
 			out.storage.Store(&out.views[n])
 		}
 	}
-	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
-	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
+	// Nothing changes the skip sets; the clone shares them.
+	out.skipFilter, out.skipScore = c.skipFilter, c.skipScore
 	return out
 }
+
+// SetSkipFilterPlugins records the plugins whose PreFilter returned Skip, so
+// that their Filter does not run this cycle. The CycleState keeps names
+// itself, which may be shared with other cycles: the caller must not
+// change it afterwards.
+func (c *CycleState) SetSkipFilterPlugins(names sets.Set[string]) { c.skipFilter = names }
+
+// SkipsFilter reports whether the named plugin's Filter is skipped this cycle.
+func (c *CycleState) SkipsFilter(name string) bool { return c.skipFilter.Has(name) }
+
+// SkipsAnyFilter reports whether any plugin's Filter is skipped this cycle.
+func (c *CycleState) SkipsAnyFilter() bool { return len(c.skipFilter) > 0 }
+
+// SkippedFilters returns the names of the plugins whose Filter is skipped
+// this cycle, sorted.
+func (c *CycleState) SkippedFilters() []string { return sets.List(c.skipFilter) }
+
+// SetSkipScorePlugins records the plugins whose PreScore returned Skip, so
+// that their Score does not run this cycle; as with SetSkipFilterPlugins,
+// names must not be changed afterwards.
+func (c *CycleState) SetSkipScorePlugins(names sets.Set[string]) { c.skipScore = names }
+
+// SkipsScore reports whether the named plugin's Score is skipped this cycle.
+func (c *CycleState) SkipsScore(name string) bool { return c.skipScore.Has(name) }
 
 // ReadState reads the data under key and asserts its type.
 func ReadState[T StateData](c *CycleState, key StateKey) (T, error) {

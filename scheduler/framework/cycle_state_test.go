@@ -4,6 +4,9 @@ import (
 	"errors"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // counter is test state data whose Clone copies the count.
@@ -81,4 +84,33 @@ func TestCycleStateConcurrentReadsAndWrites(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+func TestCycleStateSkips(t *testing.T) {
+	tests := []struct {
+		name                string
+		filter, score       sets.Set[string]
+		wantFilter, wantAny bool
+		wantScore           bool
+		wantSkippedFilters  []string
+	}{
+		{name: "nothing skipped", wantSkippedFilters: []string{}},
+		{name: "the plugin's filter skipped", filter: sets.New("A", "B"), wantFilter: true, wantAny: true, wantSkippedFilters: []string{"A", "B"}},
+		{name: "another plugin's filter skipped", filter: sets.New("B"), wantAny: true, wantSkippedFilters: []string{"B"}},
+		{name: "the plugin's score skipped", score: sets.New("A"), wantScore: true, wantSkippedFilters: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state := NewCycleState()
+			state.SetSkipFilterPlugins(tt.filter)
+			state.SetSkipScorePlugins(tt.score)
+			for _, c := range []*CycleState{state, state.Clone()} {
+				got := []any{c.SkipsFilter("A"), c.SkipsAnyFilter(), c.SkipsScore("A"), c.SkippedFilters()}
+				want := []any{tt.wantFilter, tt.wantAny, tt.wantScore, tt.wantSkippedFilters}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("SkipsFilter, SkipsAnyFilter, SkipsScore, SkippedFilters (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
 }

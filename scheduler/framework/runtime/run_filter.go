@@ -22,13 +22,13 @@ const (
 )
 
 // RunPreFilterPlugins runs every PreFilter plugin over the snapshot's nodes.
-// A Skip records the plugin in state.SkipFilterPlugins so its Filter is not
+// A Skip records the plugin in the state so its Filter is not
 // run. UnschedulableAndUnresolvable stops at once; Unschedulable lets the
 // other plugins run (preemption needs their state) and is returned at the
 // end; anything else is an Error. The results are intersected; when the
 // intersection is empty the pod is UnschedulableAndUnresolvable. The third
 // result names the plugins that narrowed the nodes, nil when none did. The
-// set stored in state.SkipFilterPlugins may be shared with other cycles.
+// set of skipped plugins stored in the state may be shared with other cycles.
 func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod) (result *framework.PreFilterResult, status *framework.Status, narrowedBy sets.Set[string]) {
 	start := f.clock.Now()
 	// The plugins that skip, as a mask (and as names only when there are
@@ -37,7 +37,7 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 	var skipped pluginMask
 	var skippedNames []string
 	defer func() {
-		state.SkipFilterPlugins = skipSet(&f.skips.filterSkips, f.preFilter, skipped, skippedNames)
+		state.SetSkipFilterPlugins(skipSet(&f.skips.filterSkips, f.preFilter, skipped, skippedNames))
 		f.observe("PreFilter", status, start)
 	}()
 	var nodes []*framework.NodeInfo
@@ -88,7 +88,7 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *framework.CycleState, podToSchedule *v1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
 	for _, pl := range f.preFilter {
 		ext := pl.PreFilterExtensions()
-		if ext == nil || state.SkipFilterPlugins.Has(pl.Name()) {
+		if ext == nil || state.SkipsFilter(pl.Name()) {
 			continue
 		}
 		if s := ext.AddPod(ctx, state, podToSchedule, podInfoToAdd, nodeInfo); !s.IsSuccess() {
@@ -103,7 +103,7 @@ func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *fram
 func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *framework.CycleState, podToSchedule *v1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
 	for _, pl := range f.preFilter {
 		ext := pl.PreFilterExtensions()
-		if ext == nil || state.SkipFilterPlugins.Has(pl.Name()) {
+		if ext == nil || state.SkipsFilter(pl.Name()) {
 			continue
 		}
 		if s := ext.RemovePod(ctx, state, podToSchedule, podInfoToRemove, nodeInfo); !s.IsSuccess() {
@@ -118,7 +118,7 @@ func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *f
 // turned into an Error. Either way the status names the plugin.
 func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
 	for _, pl := range f.filter {
-		if state.SkipFilterPlugins.Has(pl.Name()) {
+		if state.SkipsFilter(pl.Name()) {
 			continue
 		}
 		if s := runFilter(ctx, pl, state, pod, nodeInfo); s != nil {
@@ -143,18 +143,18 @@ func runFilter(ctx context.Context, pl framework.FilterPlugin, state *framework.
 
 // activeFilters returns the Filter plugins that PreFilter did not skip in
 // this cycle, in order, so the search over nodes does not look each plugin
-// up in state.SkipFilterPlugins once per node. The list is shared with other
+// up in the state's skipped plugins once per node. The list is shared with other
 // cycles that skip the same plugins and must not be changed.
 func (f *Framework) activeFilters(state *framework.CycleState) []framework.FilterPlugin {
-	if len(state.SkipFilterPlugins) == 0 {
+	if !state.SkipsAnyFilter() {
 		return f.filter
 	}
 	if len(f.filter) > maskablePlugins {
-		return filtersOutside(f.filter, func(i int, pl framework.FilterPlugin) bool { return state.SkipFilterPlugins.Has(pl.Name()) })
+		return filtersOutside(f.filter, func(i int, pl framework.FilterPlugin) bool { return state.SkipsFilter(pl.Name()) })
 	}
 	var skipped pluginMask
 	for i, pl := range f.filter {
-		if state.SkipFilterPlugins.Has(pl.Name()) {
+		if state.SkipsFilter(pl.Name()) {
 			skipped |= 1 << i
 		}
 	}

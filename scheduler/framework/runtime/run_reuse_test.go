@@ -49,7 +49,7 @@ func TestFindFeasibleNodesNominationsAndSkips(t *testing.T) {
 			}
 			f := newFw(t, []framework.Plugin{filterPlugin{&fake{name: "Fits", filter: full}}}, opts...)
 			state := framework.NewCycleState()
-			state.SkipFilterPlugins = tc.skip
+			state.SetSkipFilterPlugins(tc.skip)
 			feasible, _, statuses, err := f.FindFeasibleNodes(context.Background(), state, makePod("p").obj(), makeNodes("n"), 0)
 			if err != nil {
 				t.Fatal(err)

@@ -13,13 +13,13 @@ import (
 )
 
 // RunPreScorePlugins runs every PreScore plugin over the feasible nodes. A
-// Skip records the plugin in state.SkipScorePlugins so its Score is not run;
+// Skip records the plugin in the state so its Score is not run;
 // any other non-success is an Error naming the plugin.
 func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (status *framework.Status) {
 	start := f.clock.Now()
 	skip := sets.New[string]()
 	defer func() {
-		state.SkipScorePlugins = skip
+		state.SetSkipScorePlugins(skip)
 		f.observe("PreScore", status, start)
 	}()
 	for _, pl := range f.preScore {
@@ -70,7 +70,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	// names are looked up once here rather than per node below.
 	names := make([]string, 0, len(f.score))
 	for i, pl := range f.score {
-		if name := pl.Name(); !state.SkipScorePlugins.Has(name) {
+		if name := pl.Name(); !state.SkipsScore(name) {
 			plugins = append(plugins, pl)
 			weights = append(weights, f.scoreWeights[i])
 			names = append(names, name)

@@ -97,7 +97,7 @@ func TestRunPreFilterPlugins(t *testing.T) {
 			if tc.wantNodes != nil && (res == nil || !res.NodeNames.Equal(sets.New(tc.wantNodes...))) {
 				t.Errorf("result = %v, want %v", res, tc.wantNodes)
 			}
-			if got := sets.List(state.SkipFilterPlugins); !slices.Equal(got, tc.wantSkipped) && len(got)+len(tc.wantSkipped) > 0 {
+			if got := state.SkippedFilters(); !slices.Equal(got, tc.wantSkipped) && len(got)+len(tc.wantSkipped) > 0 {
 				t.Errorf("skipped = %v, want %v", got, tc.wantSkipped)
 			}
 			if got := len(log.get()); got != tc.wantCalls {

@@ -70,12 +70,12 @@ func lenOf[V any](m *map[pluginMask]V) int {
 }
 
 // skipMemos are a Framework's memos of what skipped plugins imply: the
-// set stored in CycleState.SkipFilterPlugins and the Filter plugins a
+// set of skipped PreFilter plugins stored in a CycleState and the Filter plugins a
 // cycle runs. Their zero value is ready for use.
 type skipMemos struct {
 	// filterSkips is keyed by the PreFilter plugins that returned Skip.
 	filterSkips memo[sets.Set[string]]
-	// activeFilters is keyed by the Filter plugins named in SkipFilterPlugins.
+	// activeFilters is keyed by the Filter plugins a cycle skips.
 	activeFilters memo[[]framework.FilterPlugin]
 }
 

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -24,9 +23,6 @@ func skipping(name string, skip *bool) filterPlugin {
 	}}}
 }
 
-// mapID identifies a set's map, to tell a shared set from an equal copy.
-func mapID(s sets.Set[string]) uintptr { return reflect.ValueOf(s).Pointer() }
-
 func filterNames(list []framework.FilterPlugin) []string {
 	out := make([]string, 0, len(list))
 	for _, pl := range list {
@@ -42,16 +38,18 @@ func TestRunPreFilterPluginsSharesSkipSets(t *testing.T) {
 		skipA, skipC bool
 		want         []string
 		wantActive   []string
-		sameAs       int // index of an earlier cycle whose set this one shares, or -1
+		// memoSets is how many skip sets the framework holds after the
+		// cycle: one per combination of skipped plugins, shared by the
+		// cycles that skip the same plugins.
+		memoSets int
 	}{
-		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, sameAs: -1},
-		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, sameAs: 0},
-		{skipA: true, skipC: true, want: []string{"A", "C"}, wantActive: []string{"B"}, sameAs: -1},
-		{want: []string{}, wantActive: []string{"A", "B", "C"}, sameAs: -1},
-		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, sameAs: 0},
-		{skipC: true, want: []string{"C"}, wantActive: []string{"A", "B"}, sameAs: -1},
+		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, memoSets: 1},
+		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, memoSets: 1},
+		{skipA: true, skipC: true, want: []string{"A", "C"}, wantActive: []string{"B"}, memoSets: 2},
+		{want: []string{}, wantActive: []string{"A", "B", "C"}, memoSets: 3},
+		{skipA: true, want: []string{"A"}, wantActive: []string{"B", "C"}, memoSets: 3},
+		{skipC: true, want: []string{"C"}, wantActive: []string{"A", "B"}, memoSets: 4},
 	}
-	var seen []sets.Set[string]
 	for i, c := range cycles {
 		skipA, skipC = c.skipA, c.skipC
 		state := framework.NewCycleState()
@@ -62,17 +60,15 @@ func TestRunPreFilterPluginsSharesSkipSets(t *testing.T) {
 		if narrowedBy != nil {
 			t.Errorf("cycle %d: narrowedBy = %v, want nil when no plugin narrowed", i, narrowedBy)
 		}
-		got := state.SkipFilterPlugins
-		if got == nil || !slices.Equal(sets.List(got), c.want) {
+		if got := state.SkippedFilters(); !slices.Equal(got, c.want) {
 			t.Errorf("cycle %d: skipped %v, want %v", i, got, c.want)
 		}
-		if c.sameAs >= 0 && mapID(got) != mapID(seen[c.sameAs]) {
-			t.Errorf("cycle %d: skipped set not shared with cycle %d's", i, c.sameAs)
+		if n := lenOf(f.skips.filterSkips.entries.Load()); n != c.memoSets {
+			t.Errorf("cycle %d: the framework holds %d skip sets, want %d", i, n, c.memoSets)
 		}
 		if active := filterNames(f.activeFilters(state)); !slices.Equal(active, c.wantActive) {
 			t.Errorf("cycle %d: active filters %v, want %v", i, active, c.wantActive)
 		}
-		seen = append(seen, got)
 	}
 }
 
@@ -106,7 +102,7 @@ func TestActiveFiltersFollowAnyGivenSkipSet(t *testing.T) {
 	}
 	for _, tc := range tests {
 		state := framework.NewCycleState()
-		state.SkipFilterPlugins = tc.skip
+		state.SetSkipFilterPlugins(tc.skip)
 		for range 2 { // the second time from the memo
 			if got := filterNames(f.activeFilters(state)); !slices.Equal(got, tc.want) {
 				t.Errorf("skip %v: active %v, want %v", sets.List(tc.skip), got, tc.want)
@@ -119,7 +115,7 @@ func TestSkipMemosAllocateNothingOnceWarm(t *testing.T) {
 	skip := true
 	f := newFw(t, []framework.Plugin{skipping("A", &skip), skipping("B", new(bool))})
 	state := framework.NewCycleState()
-	state.SkipFilterPlugins = sets.New("A")
+	state.SetSkipFilterPlugins(sets.New("A"))
 	f.activeFilters(state)
 	if n := testing.AllocsPerRun(20, func() { f.activeFilters(state) }); n != 0 {
 		t.Errorf("activeFilters allocates %v times per call once warm, want 0", n)
