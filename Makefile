@@ -71,7 +71,7 @@ test-unit: ## Run the unit tests.
 
 .PHONY: test-integration
 test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
-	$(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
+	KUBE_CACHE_MUTATION_DETECTOR=true $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
 
 .PHONY: test-faults
 test-faults: $(GINKGO) ## Run the fault-injection suite (test/faults) on a local cluster: every scenario, each printing its figures.

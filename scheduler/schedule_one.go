@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package scheduler
 
 import (
@@ -352,8 +368,16 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	fail := func(st *framework.Status) {
 		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
 		s.forget(ctx, assumed)
-		// The forgotten pod freed room on its node; others may fit now.
-		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}, assumed, nil, nil)
+		// The forgotten pod freed room on its node; others may fit now. A
+		// rejected pod is not moved by the room it gave back itself: as in
+		// kube-scheduler, it waits for an event that its rejecting plugin
+		// cares about, so the move comes after its requeue and passes it by.
+		freed := framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}
+		if st.IsRejected() {
+			defer s.queue.MoveAllToActiveOrBackoffQueue(logger, freed, assumed, nil, func(p *v1.Pod) bool { return p.UID != assumed.UID })
+		} else {
+			s.queue.MoveAllToActiveOrBackoffQueue(logger, freed, assumed, nil, nil)
+		}
 		s.handleFailure(ctx, prof, qpi, &schedulingFailure{
 			err:        statusError(st, result.host, s.snapshot.NumNodes()),
 			nominating: clearNomination(),
