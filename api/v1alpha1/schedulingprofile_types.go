@@ -38,11 +38,16 @@ const (
 	ReasonConflict = "Conflict"
 	// ReasonInvalid means the object's spec cannot be compiled.
 	ReasonInvalid = "Invalid"
+	// ReasonShadowing means a shadow profile's current generation is evaluated beside the live profile it shadows.
+	ReasonShadowing = "Shadowing"
 )
 
 // SchedulingProfileSpec is an upstream kube-scheduler profile
 // (kubescheduler.config.k8s.io/v1 KubeSchedulerProfile) plus Berth's own fields.
 // +kubebuilder:validation:XValidation:rule="!has(self.podInitialBackoffSeconds) || !has(self.podMaxBackoffSeconds) || self.podInitialBackoffSeconds <= self.podMaxBackoffSeconds",message="podInitialBackoffSeconds must not exceed podMaxBackoffSeconds"
+// +kubebuilder:validation:XValidation:rule="!has(self.shadowOf) || !has(self.schedulerName)",message="a shadow profile serves no schedulerName: leave schedulerName unset when shadowOf is set"
+// +kubebuilder:validation:XValidation:rule="!has(self.shadowSampleRatePercent) || has(self.shadowOf)",message="shadowSampleRatePercent needs shadowOf"
+// +kubebuilder:validation:XValidation:rule="!has(self.shadowOf) || !has(self.extenders) || size(self.extenders) == 0",message="a shadow profile cannot call extenders"
 type SchedulingProfileSpec struct {
 	// schedulerName is the spec.schedulerName of the pods this profile places.
 	// It defaults to the profile's metadata.name. When two profiles claim one
@@ -52,6 +57,27 @@ type SchedulingProfileSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// shadowOf makes this profile a shadow of the live profile serving this
+	// schedulerName: it never binds and serves no schedulerName of its own
+	// (schedulerName must then be unset). For the pods the live profile
+	// tries (a sample of them, see shadowSampleRatePercent), the scheduler
+	// also evaluates this profile on the same snapshot, off the scheduling
+	// loop, and status.shadow reports how often the two agree and why they
+	// differ. Promoting a shadow is an edit of the live profile's spec.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ShadowOf string `json:"shadowOf,omitempty"`
+
+	// shadowSampleRatePercent is the share of the shadowed scheduler's
+	// scheduling attempts the shadow evaluates, 1-100; unset means 100. It
+	// needs shadowOf.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	ShadowSampleRatePercent *int32 `json:"shadowSampleRatePercent,omitempty"`
 
 	// percentageOfNodesToScore is the share of all nodes that, once found
 	// feasible, ends the search for feasible nodes. 0 (or unset) picks the
@@ -232,6 +258,27 @@ type SchedulingProfileStatus struct {
 	// schedulerName is the scheduler name the profile serves.
 	// +optional
 	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// shadowOf makes this profile a shadow of the live profile serving this
+	// schedulerName: it never binds and serves no schedulerName of its own
+	// (schedulerName must then be unset). For the pods the live profile
+	// tries (a sample of them, see shadowSampleRatePercent), the scheduler
+	// also evaluates this profile on the same snapshot, off the scheduling
+	// loop, and status.shadow reports how often the two agree and why they
+	// differ. Promoting a shadow is an edit of the live profile's spec.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ShadowOf string `json:"shadowOf,omitempty"`
+
+	// shadowSampleRatePercent is the share of the shadowed scheduler's
+	// scheduling attempts the shadow evaluates, 1-100; unset means 100. It
+	// needs shadowOf.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	ShadowSampleRatePercent *int32 `json:"shadowSampleRatePercent,omitempty"`
 	// pluginCount is the number of distinct plugins enabled in the live profile.
 	// +optional
 	PluginCount int32 `json:"pluginCount,omitempty"`
@@ -241,12 +288,97 @@ type SchedulingProfileStatus struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=128
 	EffectivePlugins []EffectivePlugin `json:"effectivePlugins,omitempty"`
+	// shadow reports, for a shadow profile (spec.shadowOf), what it would
+	// have done with the pods the live profile tried since its active
+	// generation went live. It is written every few seconds, not per pod.
+	// +optional
+	Shadow *ShadowStatus `json:"shadow,omitempty"`
 	// conditions are Ready, Reconciling and Stalled, as kstatus reads them.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ShadowStatus is what a shadow profile would have done, compared with the
+// live profile it shadows, counted since its active generation went live.
+type ShadowStatus struct {
+	// of is the schedulerName whose live profile is shadowed.
+	Of string `json:"of"`
+	// liveProfile names the SchedulingProfile serving that schedulerName
+	// when the figures were last written, if any.
+	// +optional
+	LiveProfile string `json:"liveProfile,omitempty"`
+	// since is when counting started: when the active generation went live.
+	// +optional
+	Since *metav1.Time `json:"since,omitempty"`
+	// evaluated counts the scheduling attempts the shadow evaluated.
+	Evaluated int64 `json:"evaluated"`
+	// agreed counts the attempts where the shadow would place the pod on
+	// the live profile's node (that node is among the shadow's best), or
+	// where neither finds a node.
+	Agreed int64 `json:"agreed"`
+	// disagreed counts the attempts where both place the pod, on different nodes.
+	Disagreed int64 `json:"disagreed"`
+	// shadowUnschedulable counts the attempts where the live profile
+	// placed the pod and the shadow finds no node.
+	ShadowUnschedulable int64 `json:"shadowUnschedulable"`
+	// liveUnschedulable counts the attempts where the live profile finds
+	// no node and the shadow would place the pod.
+	LiveUnschedulable int64 `json:"liveUnschedulable"`
+	// dropped counts the sampled attempts not evaluated because the
+	// shadow's worker was still busy; the scheduling loop never waits for it.
+	Dropped int64 `json:"dropped"`
+	// errors counts evaluations that failed with an error.
+	// +optional
+	Errors int64 `json:"errors,omitempty"`
+	// agreementPercent is agreed / evaluated, as a percentage with one decimal ("97.5").
+	// +optional
+	AgreementPercent string `json:"agreementPercent,omitempty"`
+	// decidingPlugins counts, over the disagreements, the plugins whose
+	// scores decide them (under the shadow profile, the plugins that score
+	// the shadow's node above the live node), most frequent first.
+	// +optional
+	// +listType=map
+	// +listMapKey=plugin
+	// +kubebuilder:validation:MaxItems=32
+	DecidingPlugins []ShadowPluginCount `json:"decidingPlugins,omitempty"`
+	// recentDisagreements are the last disagreements, newest first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10
+	RecentDisagreements []ShadowDisagreement `json:"recentDisagreements,omitempty"`
+}
+
+// ShadowPluginCount counts the disagreements a plugin decided.
+type ShadowPluginCount struct {
+	// plugin is the score plugin's name.
+	Plugin string `json:"plugin"`
+	// disagreements is how many disagreements it decided.
+	Disagreements int64 `json:"disagreements"`
+}
+
+// ShadowDisagreement is one pod that the live profile and its shadow would
+// place differently.
+type ShadowDisagreement struct {
+	// pod is the pod, namespace/name.
+	Pod string `json:"pod"`
+	// liveNode is where the live profile placed it; empty when it found no node.
+	// +optional
+	LiveNode string `json:"liveNode,omitempty"`
+	// shadowNode is where the shadow would place it; empty when it finds no node.
+	// +optional
+	ShadowNode string `json:"shadowNode,omitempty"`
+	// decidingPlugins are the plugins that score shadowNode above liveNode
+	// under the shadow profile, largest margin first, or, when one of
+	// them finds no node, the plugins that rejected the pod.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	DecidingPlugins []string `json:"decidingPlugins,omitempty"`
+	// time is when the shadow evaluated the pod.
+	Time metav1.Time `json:"time"`
 }
 
 // SchedulingProfile is a scheduler profile that Berth compiles into a live
@@ -257,6 +389,8 @@ type SchedulingProfileStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Scheduler",type=string,JSONPath=`.status.schedulerName`
 // +kubebuilder:printcolumn:name="Plugins",type=integer,JSONPath=`.status.pluginCount`
+// +kubebuilder:printcolumn:name="Shadow-Of",type=string,JSONPath=`.spec.shadowOf`,priority=1
+// +kubebuilder:printcolumn:name="Agreement",type=string,JSONPath=`.status.shadow.agreementPercent`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type SchedulingProfile struct {
 	metav1.TypeMeta   `json:",inline"`

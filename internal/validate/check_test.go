@@ -77,8 +77,8 @@ func TestCheckGoodCorpus(t *testing.T) {
 	for _, f := range r.Findings {
 		t.Errorf("unexpected finding: %s: %s: %s", f.Origin, f.Field, f.Message)
 	}
-	if r.Checked != 9 || r.Skipped != 1 || r.Invalid != 0 {
-		t.Errorf("checked %d, skipped %d, invalid %d; want 9, 1, 0", r.Checked, r.Skipped, r.Invalid)
+	if r.Checked != 10 || r.Skipped != 1 || r.Invalid != 0 {
+		t.Errorf("checked %d, skipped %d, invalid %d; want 10, 1, 0", r.Checked, r.Skipped, r.Invalid)
 	}
 }
 
@@ -113,6 +113,7 @@ func TestCheck(t *testing.T) {
 		}},
 		{"bad/weight-unknown-plugin.yaml", []want{{webhook, "spec.plugin", `Not found: "NodeResourcesFitt": known Score plugins:`}}},
 		{"bad/weight-not-scoring.yaml", []want{{webhook, "spec.plugin", "implements no Score extension point"}}},
+		{"bad/shadow-unknown-plugin.yaml", []want{{webhook, "spec.plugins.score.enabled[0].name", `unknown plugin "NodeResourcesFitt"; known Score plugins:`}}},
 		// The apiserver's: schema, metadata, CEL rules.
 		{"bad/unknown-field.yaml", []want{{schema, "spec.schedulerNmae", "unknown field"}}},
 		{"bad/percentage.yaml", []want{{schema, "spec.percentageOfNodesToScore", "should be less than or equal to 100"}}},
@@ -124,6 +125,12 @@ func TestCheck(t *testing.T) {
 		{"bad/weight-out-of-range.yaml", []want{{schema, "spec.weight", "should be greater than or equal to 1"}}},
 		{"bad/weight-wrong-type.yaml", []want{{schema, "spec.weight", "must be of type integer"}, {schema, "", "some validation rules were not checked"}}},
 		{"bad/rebalance-interval.yaml", []want{{schema, "spec.schedule", "interval must be at least 1m"}}},
+		{"bad/shadow-scheduler-name.yaml", []want{{schema, "spec", "a shadow profile serves no schedulerName"}}},
+		{"bad/shadow-sample-rate.yaml", []want{
+			{schema, "spec.shadowSampleRatePercent", "should be greater than or equal to 1"},
+			{schema, "spec", "shadowSampleRatePercent needs shadowOf"},
+		}},
+		{"bad/shadow-extenders.yaml", []want{{schema, "spec", "a shadow profile cannot call extenders"}}},
 		{"bad/podgroup-min-member.yaml", []want{{schema, "spec.minMember", "should be greater than or equal to 1"}}},
 		// The rebalancer's.
 		{"bad/rebalance-args.yaml", []want{{controller, "spec", `strategy PodLifeTime: decoding args of plugin PodLifeTime: json: unknown field "maxPodLifeTimeSecondz"`}}},
