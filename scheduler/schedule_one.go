@@ -81,7 +81,11 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 	state := framework.NewCycleState()
 	logger.V(3).Info("Attempting to schedule pod", "profile", prof.Source, "generation", prof.Generation)
 
+	// Shadow profiles of this schedulerName, if any, evaluate the pod on
+	// the cycle's snapshot on their own goroutine, once the cycle is done.
+	s.beginShadow(pod)
 	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi)
+	s.endShadow(result.host, failure)
 	if failure != nil {
 		s.handleFailure(ctx, prof, qpi, failure, start, cycle)
 		return
@@ -212,7 +216,7 @@ func statusError(st *framework.Status, host string, numNodes int) error {
 
 // schedulePod updates the snapshot and finds the best node for the pod.
 func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod) (scheduleResult, error) {
-	if err := s.cache.UpdateSnapshot(klog.FromContext(ctx), s.snapshot); err != nil {
+	if err := s.updateSnapshot(ctx); err != nil {
 		return scheduleResult{}, fmt.Errorf("updating the snapshot: %w", err)
 	}
 	numNodes := s.snapshot.NumNodes()
@@ -224,6 +228,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	if err != nil {
 		return scheduleResult{}, err
 	}
+	s.noteShadowSearch(feasible, diagnosis, numNodes)
 	// Nothing keeps the feasible list past the cycle's search.
 	defer fwk.ReleaseFeasible(feasible)
 	if len(feasible) == 0 {

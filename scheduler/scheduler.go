@@ -94,6 +94,8 @@ type Scheduler struct {
 	groups      *gang.Groups
 	profiles    *profile.Map
 	parked      *profile.Parked
+	// shadows are the shadow profiles and their worker.
+	shadows *shadows
 
 	// routeMu orders the routing of unassigned pods (queue or parked) against
 	// profile installs and removals, so that no pod is parked after its
@@ -210,6 +212,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		pluginState:  framework.NewSharedPluginState(),
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
+		shadows:      newShadows(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 	}
@@ -376,6 +379,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.queue.Run(logger)
 	go s.cache.Run(ctx)
 	go s.reportPendingPods(ctx)
+	go s.runShadows(ctx)
 	go func() {
 		<-ctx.Done()
 		s.queue.Close()

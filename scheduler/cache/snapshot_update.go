@@ -32,7 +32,26 @@ import (
 func (c *Cache) UpdateSnapshot(logger logr.Logger, s *Snapshot) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	return c.updateSnapshotLocked(logger, s)
+}
 
+// UpdateSnapshots brings s and every other snapshot given up to the
+// cache's current generation at once, so they all show the cluster in the
+// same state: the scheduling cycle's snapshot and the one shadow profiles
+// evaluate on. It returns s's error; another snapshot found inconsistent
+// is logged and rebuilt, as s would be.
+func (c *Cache) UpdateSnapshots(logger logr.Logger, s *Snapshot, others ...*Snapshot) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	err := c.updateSnapshotLocked(logger, s)
+	for _, o := range others {
+		_ = c.updateSnapshotLocked(logger, o)
+	}
+	return err
+}
+
+// updateSnapshotLocked is UpdateSnapshot; the caller holds the read lock.
+func (c *Cache) updateSnapshotLocked(logger logr.Logger, s *Snapshot) error {
 	since := s.generation
 	relist := c.nodeSetChangedAt > since
 	for e := c.recent.head; e != nil && e.info.Generation > since; e = e.older {

@@ -72,6 +72,7 @@ type Metrics struct {
 	pluginExecutionSeconds   *prometheus.HistogramVec
 	permitWaitSeconds        *prometheus.HistogramVec
 	scheduledEvents          *prometheus.CounterVec
+	shadowDecisions          *prometheus.CounterVec
 
 	// cached holds the series observed per pod, resolved once.
 	cached observerCaches
@@ -126,6 +127,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name:      "scheduled_events_total",
 			Help:      "Number of Scheduled events of bound pods, by whether they were written or dropped (a Berth metric; kube-scheduler has none).",
 		}, []string{"result"}),
+		shadowDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "berth",
+			Subsystem: "shadow",
+			Name:      "decisions_total",
+			Help:      "Scheduling attempts a shadow profile evaluated (or dropped), by the shadow profile and the outcome of comparing it with the live profile (a Berth metric).",
+		}, []string{"profile", "outcome"}),
 	}
 	m.cached = m.newObserverCaches()
 	if reg == nil {
@@ -147,6 +154,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.scheduleAttempts, m.schedulingAttemptSeconds, m.pendingPods, m.extensionPointSeconds,
 		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds, m.scheduledEvents,
+		m.shadowDecisions,
 	}
 }
 
@@ -218,6 +226,23 @@ func (m *Metrics) CountScheduledEvent(result string) {
 		return
 	}
 	m.scheduledEvents.WithLabelValues(result).Inc()
+}
+
+// CountShadowDecision counts one scheduling attempt that the shadow
+// profile evaluated, or dropped, with its outcome (see package shadow).
+func (m *Metrics) CountShadowDecision(profile, outcome string) {
+	if m == nil {
+		return
+	}
+	m.shadowDecisions.WithLabelValues(profile, outcome).Inc()
+}
+
+// DeleteShadowProfile drops the series of a shadow profile that is gone.
+func (m *Metrics) DeleteShadowProfile(profile string) {
+	if m == nil {
+		return
+	}
+	m.shadowDecisions.DeletePartialMatch(prometheus.Labels{"profile": profile})
 }
 
 // maxAttemptsLabel is the number of attempts from which the attempts label

@@ -34,6 +34,8 @@ func TestNilMetricsAreNoOps(t *testing.T) {
 	m.ObservePluginExecution("X", "Filter", "Success", time.Millisecond)
 	m.ObservePermitWait("Success", time.Second)
 	m.CountScheduledEvent(EventWritten)
+	m.CountShadowDecision("p", "agreed")
+	m.DeleteShadowProfile("p")
 }
 
 func TestRegistersUpstreamNames(t *testing.T) {
@@ -54,6 +56,11 @@ func TestRegistersUpstreamNames(t *testing.T) {
 	m.CountScheduledEvent(EventWritten)
 	m.CountScheduledEvent(EventWritten)
 	m.CountScheduledEvent(EventDropped)
+	m.CountShadowDecision("candidate", "agreed")
+	m.CountShadowDecision("candidate", "agreed")
+	m.CountShadowDecision("candidate", "disagreed")
+	m.CountShadowDecision("gone", "agreed")
+	m.DeleteShadowProfile("gone")
 
 	families, err := reg.Gather()
 	if err != nil {
@@ -67,7 +74,7 @@ func TestRegistersUpstreamNames(t *testing.T) {
 		"scheduler_schedule_attempts_total", "scheduler_scheduling_attempt_duration_seconds", "scheduler_pending_pods",
 		"scheduler_framework_extension_point_duration_seconds", "scheduler_pod_scheduling_sli_duration_seconds",
 		"scheduler_plugin_execution_duration_seconds", "scheduler_permit_wait_duration_seconds",
-		"scheduler_scheduled_events_total",
+		"scheduler_scheduled_events_total", "berth_shadow_decisions_total",
 	} {
 		if got[n] == nil {
 			t.Errorf("metric %s not registered", n)
@@ -86,6 +93,13 @@ func TestRegistersUpstreamNames(t *testing.T) {
 	}
 	if events[EventWritten] != 2 || events[EventDropped] != 1 {
 		t.Errorf("scheduled_events_total = %v, want 2 written, 1 dropped", events)
+	}
+	shadow := map[string]float64{}
+	for _, mt := range got["berth_shadow_decisions_total"].GetMetric() {
+		shadow[label(mt, "profile")+"/"+label(mt, "outcome")] = mt.GetCounter().GetValue()
+	}
+	if len(shadow) != 2 || shadow["candidate/agreed"] != 2 || shadow["candidate/disagreed"] != 1 {
+		t.Errorf("berth_shadow_decisions_total = %v, want candidate: 2 agreed, 1 disagreed; gone deleted", shadow)
 	}
 	if v := got["scheduler_pending_pods"].GetMetric()[0].GetGauge().GetValue(); v != 3 {
 		t.Errorf("pending_pods{queue=active} = %v, want 3", v)
