@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package rebalance_test runs the rebalancer and the RebalancePolicy
-// controller with Berth's scheduler in one controller-runtime manager
-// against a real kube-apiserver (envtest), with the CRDs installed.
+// controller with Berth's scheduler, wired by internal/manager as `berth
+// manager` wires them, against a real kube-apiserver (envtest), with the
+// CRDs installed.
 package rebalance_test
 
 import (
@@ -32,7 +33,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -44,16 +44,14 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/controllers"
-	"github.com/berth-io/berth/scheduler"
-	"github.com/berth-io/berth/scheduler/rebalance"
+	"github.com/berth-io/berth/internal/manager"
 )
 
 var (
 	clientset kubernetes.Interface
 	k8sClient client.Client
 	podLister corelisters.PodLister
-	// nodeLister reads the rebalancer's node informer.
+	// nodeLister reads the node informer the rebalancer reads.
 	nodeLister corelisters.NodeLister
 	// evictionCalls counts the eviction requests the rebalancer sent.
 	evictionCalls atomic.Int64
@@ -102,11 +100,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
+	// Berth's one wiring, as `berth manager` runs it, on a config that
+	// counts the eviction calls.
 	counted := rest.CopyConfig(cfg)
 	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countEvictions{next: rt} })
-	rebalancerClient, err := kubernetes.NewForConfig(counted)
-	Expect(err).NotTo(HaveOccurred())
-
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), GinkgoLogr))
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -114,19 +111,13 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		HealthProbeBindAddress: "0",
 	})
 	Expect(err).NotTo(HaveOccurred())
-	sched, err := scheduler.New(runCtx, clientset)
+	berth, err := manager.Setup(runCtx, mgr, counted, manager.SetupOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(mgr.Add(sched)).To(Succeed())
-
-	// The specs wait on the rebalancer's own informers before they create a
-	// policy, so that its first run sees their pods.
-	factory := informers.NewSharedInformerFactory(rebalancerClient, 0)
-	podLister = factory.Core().V1().Pods().Lister()
-	nodeLister = factory.Core().V1().Nodes().Lister()
-	rb := rebalance.New(rebalancerClient, mgr.GetClient(), sched,
-		rebalance.WithInformerFactory(factory),
-		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)))
-	Expect(controllers.SetupRebalanceWithManager(mgr, rb)).To(Succeed())
+	sched := berth.Scheduler
+	// The rebalancer reads the scheduler's informers; the specs wait on
+	// them before they create a policy, so that its first run sees their pods.
+	podLister = sched.InformerFactory().Core().V1().Pods().Lister()
+	nodeLister = sched.InformerFactory().Core().V1().Nodes().Lister()
 
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()
