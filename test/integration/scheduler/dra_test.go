@@ -253,6 +253,49 @@ var _ = Describe("DynamicResources", func() {
 		Expect(allocatedDevices(ctx, ns, "second")).To(ConsistOf(prefix + "-c/gpu-0"))
 	}, SpecTimeout(time.Minute))
 
+	It("does not preempt a lower-priority pod for the device it holds, as kube-scheduler v1.37; the higher-priority pod binds once the device is released", func(ctx SpecContext) {
+		prefix := "dra-preempt"
+		ns := createNamespace(ctx, prefix)
+		createPriorityClass(ctx, prefix+"-low", 10)
+		createPriorityClass(ctx, prefix+"-high", 1000)
+		for _, n := range []string{"a", "b", "c"} {
+			newNode(prefix + "-" + n).create(ctx)
+		}
+		draSetup(1)(ctx, ns, prefix)
+		createResourceClaim(ctx, ns, "urgent", prefix+"-gpu", 1)
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+
+		low := newPod(ns, "low").priorityClass(prefix + "-low").resourceClaim("gpu").create(ctx)
+		Expect(boundNode(ctx, ns, low.Name)).To(Equal(prefix + "-c"))
+
+		// DynamicResources rejects every node as unresolvable and has no
+		// PreFilterExtensions: preemption does not try to free the device.
+		urgent := newPod(ns, "urgent").priorityClass(prefix + "-high").resourceClaim("urgent").create(ctx)
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, urgent.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			cond := podScheduledCondition(got)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Message).To(Equal("0/3 nodes are available: 3 cannot allocate all claims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."))
+			g.Expect(got.Status.NominatedNodeName).To(BeEmpty())
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Consistently(func(g Gomega) {
+			got, err := getPod(ctx, ns, low.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.DeletionTimestamp).To(BeNil())
+			g.Expect(got.Status.Conditions).NotTo(ContainElement(HaveField("Type", corev1.DisruptionTarget)))
+		}).WithContext(ctx).WithTimeout(3 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		expectUnbound(ctx, ns, urgent.Name)
+
+		// The low-priority pod goes for another reason; the test plays the
+		// resourceclaim controller releasing its claim, and the device goes
+		// to the higher-priority pod.
+		Expect(clientset.CoreV1().Pods(ns).Delete(ctx, low.Name, *metav1.NewDeleteOptions(0))).To(Succeed())
+		releaseClaim(ctx, ns, "gpu", low.UID)
+		Expect(boundNode(ctx, ns, urgent.Name)).To(Equal(prefix + "-c"))
+		Expect(allocatedDevices(ctx, ns, "urgent")).To(ConsistOf(prefix + "-c/gpu-0"))
+	}, SpecTimeout(time.Minute))
+
 	It("binds a pod whose claim comes from a ResourceClaimTemplate once its claim is created", func(ctx SpecContext) {
 		prefix := "dra-template"
 		ns := createNamespace(ctx, prefix)

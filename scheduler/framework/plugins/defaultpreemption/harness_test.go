@@ -24,6 +24,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -35,6 +36,7 @@ import (
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/defaultbinder"
+	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/plugins/noderesources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
@@ -79,6 +81,10 @@ type cluster struct {
 	// preemptions, when set, is the record of background preemptions the
 	// framework shares, as the scheduler's frameworks do.
 	preemptions *framework.PreemptionsInFlight
+	// dra, when set, are DeviceClasses, ResourceSlices and ResourceClaims;
+	// the profile then has DynamicResources too, after DefaultPreemption
+	// as upstream orders their PostFilters.
+	dra []runtime.Object
 }
 
 // env is a compiled profile (NodeUnschedulable, NodeResourcesFit,
@@ -92,7 +98,7 @@ type env struct {
 
 func newEnv(t testing.TB, c cluster) *env {
 	t.Helper()
-	objs := make([]runtime.Object, 0, len(c.pods)+len(c.pdbs))
+	objs := make([]runtime.Object, 0, len(c.pods)+len(c.pdbs)+len(c.dra))
 	var running []*v1.Pod
 	for _, p := range c.pods {
 		objs = append(objs, p)
@@ -103,6 +109,7 @@ func newEnv(t testing.TB, c cluster) *env {
 	for _, pdb := range c.pdbs {
 		objs = append(objs, pdb)
 	}
+	objs = append(objs, c.dra...)
 	client := fake.NewClientset(objs...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	for _, p := range c.pods {
@@ -115,6 +122,7 @@ func newEnv(t testing.TB, c cluster) *env {
 			t.Fatal(err)
 		}
 	}
+	addDRAObjects(t, factory, c.dra)
 	nominator := &fakeNominator{byNode: map[string][]*framework.PodInfo{}}
 	for _, p := range c.nominated {
 		pi, _ := framework.NewPodInfo(p)
@@ -140,10 +148,15 @@ func newEnv(t testing.TB, c cluster) *env {
 	if c.args != "" {
 		spec.PluginConfig = []v1alpha1.PluginConfig{{Name: Name, Args: runtime.RawExtension{Raw: []byte(c.args)}}}
 	}
-	defaults := &v1alpha1.Plugins{MultiPoint: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{
+	enabled := []v1alpha1.Plugin{
 		{Name: names.PrioritySort}, {Name: names.NodeUnschedulable}, {Name: names.NodeResourcesFit},
 		{Name: names.DefaultPreemption}, {Name: names.DefaultBinder},
-	}}}
+	}
+	if len(c.dra) > 0 {
+		registry[names.DynamicResources] = dynamicresources.New
+		enabled = append(enabled, v1alpha1.Plugin{Name: names.DynamicResources})
+	}
+	defaults := &v1alpha1.Plugins{MultiPoint: &v1alpha1.PluginSet{Enabled: enabled}}
 	opts := []fwkruntime.Option{fwkruntime.WithDefaultPlugins(defaults)}
 	if c.preemptions != nil {
 		opts = append(opts, fwkruntime.WithPreemptionsInFlight(c.preemptions))
@@ -162,6 +175,29 @@ func newEnv(t testing.TB, c cluster) *env {
 	client.ClearActions()
 	e.fwk = fwk
 	return e
+}
+
+// addDRAObjects puts DeviceClasses, ResourceSlices and ResourceClaims in
+// the informers DynamicResources reads.
+func addDRAObjects(t testing.TB, factory informers.SharedInformerFactory, objs []runtime.Object) {
+	t.Helper()
+	resources := factory.Resource().V1()
+	for _, o := range objs {
+		var err error
+		switch o := o.(type) {
+		case *resourceapi.DeviceClass:
+			err = resources.DeviceClasses().Informer().GetIndexer().Add(o)
+		case *resourceapi.ResourceSlice:
+			err = resources.ResourceSlices().Informer().GetIndexer().Add(o)
+		case *resourceapi.ResourceClaim:
+			err = resources.ResourceClaims().Informer().GetIndexer().Add(o)
+		default:
+			t.Fatalf("not a DRA object: %T", o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // schedule runs PreFilter and Filter for the pod over every node, as a
