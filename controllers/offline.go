@@ -43,7 +43,10 @@ func OfflineStatuses(ctx context.Context, compile CompileFunc, profiles []v1alph
 		p := profiles[i].DeepCopy()
 		name := schedulerNameOf(p)
 		out := profileOutcome{schedulerName: name}
-		if owner := ownerOf(name, profiles); owner != p.Name {
+		if isShadow(p) {
+			out.shadowOf = p.Spec.ShadowOf
+		}
+		if owner := ownerOf(name, profiles); owner != p.Name && !isShadow(p) {
 			out.servedBy = owner
 		} else {
 			assigned := plan.ForProfile(p.Name)
@@ -94,5 +97,10 @@ func CompileWithWeights(ctx context.Context, compile CompileFunc, p *v1alpha1.Sc
 
 // compileWithWeights compiles p with the weight assignments given.
 func compileWithWeights(ctx context.Context, compile CompileFunc, p *v1alpha1.SchedulingProfile, assigned map[string]WeightAssignment) (*runtime.Framework, error) {
-	return compile(ctx, schedulerNameOf(p), &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(assigned)))
+	name := schedulerNameOf(p)
+	if isShadow(p) {
+		// A shadow serves no schedulerName; its framework is named after it.
+		name = p.Name
+	}
+	return compile(ctx, name, &p.Spec, runtime.WithScoreWeights(scoreWeightOverrides(assigned)))
 }

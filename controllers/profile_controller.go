@@ -22,6 +22,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -46,6 +47,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
+	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/profile"
 )
 
@@ -77,6 +79,10 @@ type ProfileReconciler struct {
 	// servedBy names, by schedulerName, the profile installed for it.
 	servedBy map[string]string
 
+	// ticker and shadowInterval time the flush of the shadows' status.
+	ticker         clock.WithTicker
+	shadowInterval time.Duration
+
 	// elected is closed once this replica leads; nil means it always leads.
 	elected <-chan struct{}
 	// resync carries every profile to the reconciler when this replica
@@ -89,6 +95,7 @@ func NewProfileReconciler(c client.Client, host ProfileHost, recorder events.Eve
 	return &ProfileReconciler{
 		client: c, host: host, recorder: recorder, clock: clk,
 		live: make(map[string]*liveProfile), servedBy: make(map[string]string),
+		ticker: clock.RealClock{}, shadowInterval: DefaultShadowStatusInterval,
 	}
 }
 
@@ -103,6 +110,10 @@ func (r *ProfileReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidatio
 		return r.resyncAll(ctx, mgr.GetAPIReader())
 	})); err != nil {
 		return fmt.Errorf("adding the status resync on election: %w", err)
+	}
+	// So is the periodic flush of the shadows' figures into their status.
+	if err := mgr.Add(manager.RunnableFunc(r.flushShadows)); err != nil {
+		return fmt.Errorf("adding the shadow status flush: %w", err)
 	}
 	specOrLabels := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})
 	return ctrl.NewControllerManagedBy(mgr).
@@ -131,6 +142,45 @@ func (r *ProfileReconciler) resyncAll(ctx context.Context, reader client.Reader)
 		}
 	}
 	return nil
+}
+
+// DefaultShadowStatusInterval is how often the shadow profiles' figures
+// are written to their status (when they changed).
+const DefaultShadowStatusInterval = 10 * time.Second
+
+// flushShadows enqueues, every shadowInterval, each shadow profile whose
+// figures changed since, so that its status is written once per period
+// rather than once per pod.
+func (r *ProfileReconciler) flushShadows(ctx context.Context) error {
+	ticker := r.ticker.NewTicker(r.shadowInterval)
+	defer ticker.Stop()
+	flushed := map[string]uint64{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C():
+		}
+		r.mu.Lock()
+		var names []string
+		for name, lp := range r.live {
+			if lp.shadowOf == "" {
+				continue
+			}
+			if stats, ok := r.host.ShadowStats(name); ok && stats.Version != flushed[name] {
+				flushed[name] = stats.Version
+				names = append(names, name)
+			}
+		}
+		r.mu.Unlock()
+		for _, name := range names {
+			select {
+			case r.resync <- event.GenericEvent{Object: &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: name}}}:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
 }
 
 // leading reports whether this replica writes status and events.
@@ -191,9 +241,17 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 	r.mu.Lock()
 	defer r.mu.Unlock()
 
+	if isShadow(p) {
+		return r.applyShadowLocked(ctx, p, weights)
+	}
 	name := schedulerNameOf(p)
 	out := profileOutcome{schedulerName: name}
 	prev := r.live[p.Name]
+	if prev != nil && prev.shadowOf != "" {
+		// The profile was a shadow and now serves its schedulerName.
+		r.dropLocked(ctx, p.Name)
+		prev = nil
+	}
 	if prev != nil && prev.schedulerName != name {
 		// The profile moved to another schedulerName.
 		r.dropLocked(ctx, p.Name)
@@ -246,6 +304,47 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 	return out
 }
 
+// applyShadowLocked installs a shadow profile's current generation beside
+// the live profile it shadows, unless it is installed already, and
+// returns what happened. A shadow claims no schedulerName and contends
+// with no profile.
+func (r *ProfileReconciler) applyShadowLocked(ctx context.Context, p *v1alpha1.SchedulingProfile, weights map[string]WeightAssignment) profileOutcome {
+	out := profileOutcome{shadowOf: p.Spec.ShadowOf}
+	rate := sampleRatePercent(p)
+	prev := r.live[p.Name]
+	if prev != nil && prev.shadowOf == "" {
+		// The profile served its schedulerName and is now a shadow.
+		r.dropLocked(ctx, p.Name)
+		prev = nil
+	}
+	if prev != nil && prev.uid == string(p.UID) && prev.generation == p.Generation && maps.Equal(prev.weights, weights) {
+		out.live = prev
+		return out
+	}
+	fwk, err := compileWithWeights(ctx, r.host.CompileShadow, p, weights)
+	if err != nil {
+		out.compileErr, out.live = err, prev
+		log.FromContext(ctx).Info("Shadow SchedulingProfile is invalid", "generation", p.Generation, "err", err)
+		if p.Status.ObservedGeneration != p.Generation || !hasCondition(p, v1alpha1.ConditionStalled, v1alpha1.ReasonInvalid) {
+			r.eventf(p, corev1.EventTypeWarning, EventInvalidProfile, "Compile",
+				"%s", message.Truncate(fmt.Sprintf("generation %d is invalid: %v", p.Generation, err)))
+		}
+		return out
+	}
+	r.host.InstallShadow(ctx, &scheduler.ShadowProfile{
+		Framework: fwk, Source: p.Name, Generation: p.Generation, Of: p.Spec.ShadowOf, SampleRatePercent: rate,
+	})
+	live := &liveProfile{
+		shadowOf: p.Spec.ShadowOf, generation: p.Generation, uid: string(p.UID),
+		weights: maps.Clone(weights), plugins: fwk.ListPlugins(),
+	}
+	r.live[p.Name] = live
+	out.live = live
+	r.eventf(p, corev1.EventTypeNormal, EventProfileActivated, "Install",
+		"generation %d is live as a shadow of schedulerName %s", p.Generation, p.Spec.ShadowOf)
+	return out
+}
+
 // forget removes a deleted profile from the scheduler when it served its
 // schedulerName; the contenders for the name are reconciled by the watch.
 func (r *ProfileReconciler) forget(ctx context.Context, profileName string) {
@@ -262,6 +361,10 @@ func (r *ProfileReconciler) dropLocked(ctx context.Context, profileName string) 
 		return
 	}
 	delete(r.live, profileName)
+	if prev.shadowOf != "" {
+		r.host.RemoveShadow(ctx, profileName)
+		return
+	}
 	if r.servedBy[prev.schedulerName] != profileName {
 		return
 	}
@@ -274,6 +377,11 @@ func (r *ProfileReconciler) dropLocked(ctx context.Context, profileName string) 
 func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.SchedulingProfile, out profileOutcome) error {
 	if !r.leading() {
 		return nil
+	}
+	if out.shadowOf != "" {
+		if stats, ok := r.host.ShadowStats(p.Name); ok && out.live != nil && stats.Generation == out.live.generation {
+			out.shadowStats = &stats
+		}
 	}
 	st := profileStatus(p, out, metav1.NewTime(r.clock.Now()))
 	if equality.Semantic.DeepEqual(p.Status, st) {
@@ -325,20 +433,26 @@ func (r *ProfileReconciler) targetsOf(ctx context.Context, obj client.Object) []
 	return reqs
 }
 
-// schedulerNameOf is the schedulerName a profile claims.
+// schedulerNameOf is the schedulerName a profile claims; a shadow claims none.
 func schedulerNameOf(p *v1alpha1.SchedulingProfile) string {
+	if isShadow(p) {
+		return ""
+	}
 	if p.Spec.SchedulerName != "" {
 		return p.Spec.SchedulerName
 	}
 	return p.Name
 }
 
-// ownerOf names the oldest profile claiming schedulerName.
+// isShadow reports whether the profile is a shadow (spec.shadowOf).
+func isShadow(p *v1alpha1.SchedulingProfile) bool { return p.Spec.ShadowOf != "" }
+
+// ownerOf names the oldest profile claiming schedulerName; shadows claim none.
 func ownerOf(schedulerName string, profiles []v1alpha1.SchedulingProfile) string {
 	var owner *v1alpha1.SchedulingProfile
 	for i := range profiles {
 		p := &profiles[i]
-		if schedulerNameOf(p) != schedulerName || p.DeletionTimestamp != nil {
+		if isShadow(p) || schedulerNameOf(p) != schedulerName || p.DeletionTimestamp != nil {
 			continue
 		}
 		if owner == nil || olderFirst(&p.ObjectMeta, &owner.ObjectMeta) < 0 {

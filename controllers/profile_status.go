@@ -19,22 +19,27 @@ package controllers
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
+	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/shadow"
 )
 
 // liveProfile is what the scheduler runs for one SchedulingProfile.
 type liveProfile struct {
 	schedulerName string
-	generation    int64
-	uid           string
-	weights       map[string]WeightAssignment
-	plugins       []runtime.PluginInfo
+	// shadowOf is set for a shadow profile, which serves no schedulerName.
+	shadowOf   string
+	generation int64
+	uid        string
+	weights    map[string]WeightAssignment
+	plugins    []runtime.PluginInfo
 }
 
 // profileOutcome is what one reconcile found for a profile.
@@ -47,6 +52,10 @@ type profileOutcome struct {
 	compileErr error
 	// live is what runs for this profile now, nil when nothing does.
 	live *liveProfile
+	// shadowOf is the schedulerName a shadow profile shadows.
+	shadowOf string
+	// shadowStats are the shadow's figures, when the scheduler has them.
+	shadowStats *scheduler.ShadowStats
 }
 
 // profileStatus computes a profile's status from the outcome of a reconcile.
@@ -56,6 +65,10 @@ func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1
 		ObservedGeneration: p.Generation,
 		SchedulerName:      out.schedulerName,
 		Conditions:         slices.Clone(p.Status.Conditions),
+	}
+	if out.shadowOf != "" {
+		st.SchedulerName = ""
+		st.Shadow = shadowStatus(out.shadowOf, out.shadowStats)
 	}
 	if out.live != nil {
 		st.ActiveGeneration = out.live.generation
@@ -78,6 +91,10 @@ func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1
 		// The error is cut, not what stays live.
 		head := fmt.Sprintf("generation %d is invalid: ", p.Generation)
 		msg = head + message.TruncateTo(out.compileErr.Error(), message.MaxBytes-len(head)-len(outcome)-2) + "; " + outcome
+	case out.shadowOf != "":
+		ready, reason = metav1.ConditionTrue, v1alpha1.ReasonShadowing
+		msg = fmt.Sprintf("generation %d is live as a shadow of schedulerName %s, evaluating %d%% of its scheduling attempts; it binds no pod",
+			p.Generation, out.shadowOf, sampleRatePercent(p))
 	default:
 		ready, reason = metav1.ConditionTrue, v1alpha1.ReasonActive
 		msg = fmt.Sprintf("generation %d is live for schedulerName %s", p.Generation, out.schedulerName)
@@ -100,6 +117,49 @@ func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1
 	set(v1alpha1.ConditionReconciling, metav1.ConditionFalse)
 	return st
 }
+
+// sampleRatePercent is a shadow's sample rate, 100 when unset.
+func sampleRatePercent(p *v1alpha1.SchedulingProfile) int32 {
+	if r := p.Spec.ShadowSampleRatePercent; r != nil {
+		return *r
+	}
+	return 100
+}
+
+// shadowStatus turns a shadow's figures into its status; without figures
+// (on a replica that does not schedule, or before the first) all counts are 0.
+func shadowStatus(of string, stats *scheduler.ShadowStats) *v1alpha1.ShadowStatus {
+	st := &v1alpha1.ShadowStatus{Of: of}
+	if stats == nil {
+		return st
+	}
+	since := metav1.NewTime(stats.Since)
+	st.Since, st.LiveProfile = &since, stats.LiveProfile
+	o := stats.Outcomes
+	st.Agreed, st.Disagreed = o[shadow.OutcomeAgreed], o[shadow.OutcomeDisagreed]
+	st.ShadowUnschedulable, st.LiveUnschedulable = o[shadow.OutcomeShadowUnschedulable], o[shadow.OutcomeLiveUnschedulable]
+	st.Dropped, st.Errors = o[shadow.OutcomeDropped], o[shadow.OutcomeError]
+	st.Evaluated = stats.Evaluated()
+	if st.Evaluated > 0 {
+		st.AgreementPercent = strconv.FormatFloat(float64(st.Agreed)*100/float64(st.Evaluated), 'f', 1, 64)
+	}
+	for _, pc := range stats.Deciding {
+		if len(st.DecidingPlugins) == maxShadowPlugins {
+			break
+		}
+		st.DecidingPlugins = append(st.DecidingPlugins, v1alpha1.ShadowPluginCount{Plugin: pc.Plugin, Disagreements: pc.Count})
+	}
+	for _, d := range stats.Recent {
+		st.RecentDisagreements = append(st.RecentDisagreements, v1alpha1.ShadowDisagreement{
+			Pod: d.Pod, LiveNode: d.Decision.LiveNode, ShadowNode: d.Decision.ShadowNode,
+			DecidingPlugins: slices.Clone(d.Decision.Deciding), Time: metav1.NewTime(d.Time),
+		})
+	}
+	return st
+}
+
+// maxShadowPlugins bounds status.shadow.decidingPlugins, as the CRD does.
+const maxShadowPlugins = 32
 
 // effectivePlugins describes the live plugins and where each weight came from.
 func effectivePlugins(plugins []runtime.PluginInfo) []v1alpha1.EffectivePlugin {

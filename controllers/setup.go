@@ -22,6 +22,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -47,6 +48,14 @@ type ProfileHost interface {
 	InstallProfile(ctx context.Context, schedulerName string, p *profile.Profile)
 	// RemoveProfile stops serving schedulerName and parks its pending pods.
 	RemoveProfile(ctx context.Context, schedulerName string)
+	// CompileShadow builds a shadow profile's framework without installing it.
+	CompileShadow(ctx context.Context, name string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error)
+	// InstallShadow starts evaluating a shadow profile beside the live one it shadows.
+	InstallShadow(ctx context.Context, p *scheduler.ShadowProfile)
+	// RemoveShadow stops evaluating the shadow profile of that SchedulingProfile.
+	RemoveShadow(ctx context.Context, source string)
+	// ShadowStats returns a shadow profile's figures.
+	ShadowStats(source string) (scheduler.ShadowStats, bool)
 }
 
 var _ ProfileHost = (*scheduler.Scheduler)(nil)
@@ -58,10 +67,17 @@ type options struct {
 	clock              clock.PassiveClock
 	recorder           events.EventRecorder
 	skipNameValidation bool
+	shadowInterval     time.Duration
 }
 
 // WithClock sets the clock of the conditions' transition times.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
+
+// WithShadowStatusInterval sets how often shadow profiles' figures are
+// written to their status (DefaultShadowStatusInterval by default).
+func WithShadowStatusInterval(d time.Duration) Option {
+	return func(o *options) { o.shadowInterval = d }
+}
 
 // WithEventRecorder replaces the manager's event recorder.
 func WithEventRecorder(r events.EventRecorder) Option { return func(o *options) { o.recorder = r } }
@@ -84,6 +100,12 @@ func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error 
 		o.recorder = mgr.GetEventRecorder(EventRecorderName)
 	}
 	pr := NewProfileReconciler(mgr.GetClient(), host, o.recorder, o.clock)
+	if t, ok := o.clock.(clock.WithTicker); ok {
+		pr.ticker = t
+	}
+	if o.shadowInterval > 0 {
+		pr.shadowInterval = o.shadowInterval
+	}
 	if err := pr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the SchedulingProfile controller: %w", err)
 	}

@@ -23,12 +23,15 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
+	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/shadow"
 )
 
 func TestProfileStatus(t *testing.T) {
@@ -222,6 +225,57 @@ func TestPluginWeightStatus(t *testing.T) {
 			}
 			if st.ObservedGeneration != tt.pw.Generation {
 				t.Errorf("observedGeneration = %d", st.ObservedGeneration)
+			}
+		})
+	}
+}
+
+func TestShadowProfileStatus(t *testing.T) {
+	now := metav1.NewTime(t0.Add(time.Hour))
+	since := metav1.NewTime(t0)
+	live := &liveProfile{shadowOf: "sched", generation: 2}
+	p := makeProfile("candidate").gen(2).obj()
+	p.Spec.ShadowOf = "sched"
+	tests := []struct {
+		name  string
+		stats *scheduler.ShadowStats
+		want  v1alpha1.ShadowStatus
+	}{{
+		name: "no figures yet",
+		want: v1alpha1.ShadowStatus{Of: "sched"},
+	}, {
+		name: "figures",
+		stats: &scheduler.ShadowStats{Generation: 2, LiveProfile: "default", Stats: shadow.Stats{
+			Since: t0,
+			Outcomes: map[string]int64{
+				shadow.OutcomeAgreed: 5, shadow.OutcomeDisagreed: 2, shadow.OutcomeShadowUnschedulable: 1,
+				shadow.OutcomeDropped: 4, shadow.OutcomeError: 0,
+			},
+			Deciding: []shadow.PluginCount{{Plugin: "NodeResourcesFit", Count: 2}, {Plugin: "NodeAffinity", Count: 1}},
+			Recent: []shadow.Disagreement{{Pod: "ns/a", Time: t0, Decision: shadow.Decision{
+				Outcome: shadow.OutcomeDisagreed, LiveNode: "n1", ShadowNode: "n2", Deciding: []string{"NodeResourcesFit"},
+			}}},
+		}},
+		want: v1alpha1.ShadowStatus{
+			Of: "sched", LiveProfile: "default", Since: &since, Evaluated: 8, Agreed: 5, Disagreed: 2, ShadowUnschedulable: 1,
+			Dropped: 4, AgreementPercent: "62.5",
+			DecidingPlugins:     []v1alpha1.ShadowPluginCount{{Plugin: "NodeResourcesFit", Disagreements: 2}, {Plugin: "NodeAffinity", Disagreements: 1}},
+			RecentDisagreements: []v1alpha1.ShadowDisagreement{{Pod: "ns/a", LiveNode: "n1", ShadowNode: "n2", DecidingPlugins: []string{"NodeResourcesFit"}, Time: since}},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := profileStatus(p, profileOutcome{shadowOf: "sched", live: live, shadowStats: tt.stats}, now)
+			if st.SchedulerName != "" || st.ActiveGeneration != 2 {
+				t.Errorf("schedulerName %q, active %d; want none, 2", st.SchedulerName, st.ActiveGeneration)
+			}
+			if !equality.Semantic.DeepEqual(st.Shadow, &tt.want) {
+				t.Errorf("shadow = %+v\nwant %+v", st.Shadow, tt.want)
+			}
+			ready := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+			if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != v1alpha1.ReasonShadowing ||
+				ready.Message != "generation 2 is live as a shadow of schedulerName sched, evaluating 100% of its scheduling attempts; it binds no pod" {
+				t.Errorf("Ready = %+v", ready)
 			}
 		})
 	}

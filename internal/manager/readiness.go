@@ -101,7 +101,8 @@ func (r *readiness) listProfiles(ctx context.Context) error {
 	r.waiting = map[string]bool{}
 	for i := range list.Items {
 		p := &list.Items[i]
-		if p.DeletionTimestamp != nil {
+		if p.DeletionTimestamp != nil || p.Spec.ShadowOf != "" {
+			// A shadow serves no schedulerName; no pod waits for it.
 			continue
 		}
 		// Profiles that contend for a schedulerName are settled by compiling

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
 )
@@ -46,6 +47,14 @@ func (h fakeHost) CompileProfile(_ context.Context, name string, _ *v1alpha1.Sch
 }
 func (fakeHost) InstallProfile(context.Context, string, *profile.Profile) {}
 func (fakeHost) RemoveProfile(context.Context, string)                    {}
+func (fakeHost) CompileShadow(context.Context, string, *v1alpha1.SchedulingProfileSpec, ...runtime.Option) (*runtime.Framework, error) {
+	return &runtime.Framework{}, nil
+}
+func (fakeHost) InstallShadow(context.Context, *scheduler.ShadowProfile) {}
+func (fakeHost) RemoveShadow(context.Context, string)                    {}
+func (fakeHost) ShadowStats(string) (scheduler.ShadowStats, bool) {
+	return scheduler.ShadowStats{}, false
+}
 
 func TestReadiness(t *testing.T) {
 	tests := []struct {

@@ -173,6 +173,12 @@ func (b *profileBuilder) schedulerName(n string) *profileBuilder {
 }
 func (b *profileBuilder) label(k, v string) *profileBuilder { b.p.Labels[k] = v; return b }
 
+// shadowOf makes the profile a shadow of the live profile of schedulerName.
+func (b *profileBuilder) shadowOf(schedulerName string) *profileBuilder {
+	b.p.Spec.ShadowOf = schedulerName
+	return b
+}
+
 // fitStrategy sets NodeResourcesFit's scoring strategy (MostAllocated or LeastAllocated) on cpu.
 func (b *profileBuilder) fitStrategy(strategy string) *profileBuilder {
 	setFitStrategy(&b.p.Spec, strategy)

@@ -96,7 +96,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	sched, err = scheduler.New(runCtx, clientset)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(sched)).To(Succeed())
-	Expect(controllers.SetupWithManager(mgr, sched)).To(Succeed())
+	// Shadow profiles' figures reach their status every second here.
+	Expect(controllers.SetupWithManager(mgr, sched, controllers.WithShadowStatusInterval(time.Second))).To(Succeed())
 
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()
