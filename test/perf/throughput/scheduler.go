@@ -68,8 +68,28 @@ func Berth(name, binary string, extraArgs ...string) Scheduler {
 	}
 }
 
+// BerthWithShadow is Berth with a shadow of the default profile, identical
+// to it and sampling every attempt (SchedulingProfile
+// default-scheduler-shadow, shadowOf default-scheduler): what the live
+// path loses to a shadow at 100% sampling.
+func BerthWithShadow(name, binary string, extraArgs ...string) Scheduler {
+	s := Berth(name, binary, extraArgs...)
+	s.Setup = func(ctx context.Context, env Env) error {
+		if err := applyDefaultProfile(ctx, env); err != nil {
+			return err
+		}
+		return applyProfile(ctx, env, SchedulerName+"-shadow", map[string]any{"shadowOf": SchedulerName, "shadowSampleRatePercent": int64(100)})
+	}
+	return s
+}
+
 // applyDefaultProfile creates the SchedulingProfile default-scheduler with an empty spec.
 func applyDefaultProfile(ctx context.Context, env Env) error {
+	return applyProfile(ctx, env, SchedulerName, map[string]any{})
+}
+
+// applyProfile creates a SchedulingProfile with the spec given.
+func applyProfile(ctx context.Context, env Env, name string, spec map[string]any) error {
 	applier, err := localcluster.NewApplier(env.Cluster.Config)
 	if err != nil {
 		return fmt.Errorf("building an applier: %w", err)
@@ -77,11 +97,11 @@ func applyDefaultProfile(ctx context.Context, env Env) error {
 	profile := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "scheduling.berth.io/v1alpha1",
 		"kind":       "SchedulingProfile",
-		"metadata":   map[string]any{"name": SchedulerName},
-		"spec":       map[string]any{},
+		"metadata":   map[string]any{"name": name},
+		"spec":       spec,
 	}}
 	if err := applier.Apply(ctx, profile); err != nil {
-		return fmt.Errorf("applying the default SchedulingProfile: %w", err)
+		return fmt.Errorf("applying the SchedulingProfile %s: %w", name, err)
 	}
 	return nil
 }

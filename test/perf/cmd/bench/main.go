@@ -120,7 +120,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.BoolVar(&f.quick, "quick", false, "a small run that proves the harness works (make test runs it): 1,000 nodes, 1,000 pods, SchedulingBasic and 5 s of SteadyArrival, 2 minutes per scheduler at most")
 	fs.IntVar(&f.nodes, "nodes", 1000, "nodes (ignored with --quick)")
 	fs.IntVar(&f.pods, "pods", 3000, "pending pods (ignored with --quick)")
-	fs.StringVar(&f.schedulers, "schedulers", "berth,berth-no-events,kube-scheduler,null-binder,null-binder-events", "comma-separated schedulers under test, run in this order")
+	fs.StringVar(&f.schedulers, "schedulers", "berth,berth-no-events,kube-scheduler,null-binder,null-binder-events", "comma-separated schedulers under test, run in this order (berth-shadow: berth with a shadow of its profile at 100% sampling)")
 	fs.StringVar(&f.berthBin, "berth-bin", "bin/berth", "the berth binary")
 	fs.StringVar(&f.k8sBinDir, "k8s-bin-dir", "bin/k8s", "directory with etcd, kube-apiserver and kube-scheduler")
 	fs.StringVar(&f.outJSON, "out-json", "", "write the results as JSON to this file")
@@ -239,19 +239,24 @@ func applyQuick(f *benchFlags, fs *flag.FlagSet) {
 // scheduler returns the scheduler under test called name.
 func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []throughput.Option, error) {
 	switch name {
-	case "berth", "berth-no-events":
+	case "berth", "berth-no-events", "berth-shadow":
 		extra := strings.Fields(f.berthArgs)
 		if name == "berth-no-events" {
 			extra = append(extra, "--scheduled-events=false")
 		}
+		berth := throughput.Berth
+		if name == "berth-shadow" {
+			// A shadow identical to the live profile, sampling every attempt.
+			berth = throughput.BerthWithShadow
+		}
 		if f.pprofFile == "" && f.heapFile == "" {
-			return throughput.Berth(name, f.berthBin, extra...), nil, nil
+			return berth(name, f.berthBin, extra...), nil, nil
 		}
 		addr, err := freeAddr()
 		if err != nil {
 			return throughput.Scheduler{}, nil, err
 		}
-		s := throughput.Berth(name, f.berthBin, append(extra, "--pprof-bind-address="+addr)...)
+		s := berth(name, f.berthBin, append(extra, "--pprof-bind-address="+addr)...)
 		return s, []throughput.Option{throughput.WithDuring(func(ctx context.Context) error {
 			var errs []error
 			if f.pprofFile != "" {
@@ -274,7 +279,7 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 	case "null-binder-events":
 		return throughput.NullBinder("null-binder-events", self, "null-binder", "--events"), nil, nil
 	default:
-		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, berth-no-events, kube-scheduler, null-binder or null-binder-events)", name)
+		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, berth-no-events, berth-shadow, kube-scheduler, null-binder or null-binder-events)", name)
 	}
 }
 
