@@ -54,10 +54,12 @@ func NewNodeFit(filters Filterer, nodes []*framework.NodeInfo) *NodeFit {
 // an error saying why none does.
 func (n *NodeFit) Check(ctx context.Context, pod *v1.Pod) error {
 	// The copy is unbound, so the filters see it as the scheduler would see
-	// its replacement.
+	// its replacement; the mark tells plugins to count released what the
+	// pod alone holds (its own devices).
 	candidate := pod.DeepCopy()
 	candidate.Spec.NodeName = ""
 	state := framework.NewCycleState()
+	framework.MarkRelocation(state)
 	result, status, _ := n.filters.RunPreFilterPlugins(ctx, state, candidate)
 	if !status.IsSuccess() {
 		return fmt.Errorf("no other node fits: %s", status.Message())

@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,6 +54,8 @@ var (
 	podLister corelisters.PodLister
 	// nodeLister reads the node informer the rebalancer reads.
 	nodeLister corelisters.NodeLister
+	// claimLister reads the ResourceClaim informer nodeFit's DynamicResources reads.
+	claimLister resourcelisters.ResourceClaimLister
 	// evictionCalls counts the eviction requests the rebalancer sent.
 	evictionCalls atomic.Int64
 )
@@ -118,6 +121,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// them before they create a policy, so that its first run sees their pods.
 	podLister = sched.InformerFactory().Core().V1().Pods().Lister()
 	nodeLister = sched.InformerFactory().Core().V1().Nodes().Lister()
+	claimLister = sched.InformerFactory().Resource().V1().ResourceClaims().Lister()
 
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()

@@ -37,6 +37,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes"
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
@@ -274,6 +275,10 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		availableOn: make([]*nodeaffinity.NodeSelector, len(claims)),
 		byNode:      make(map[string][]resourceapi.AllocationResult),
 	}
+	var released sets.Set[types.UID]
+	if framework.IsRelocation(cs) {
+		released = releaseOwnClaims(pod, claims)
+	}
 	for i, claim := range claims {
 		if claim.Status.Allocation != nil {
 			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, false) {
@@ -298,7 +303,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		s.unallocated = append(s.unallocated, claim)
 	}
 	if len(s.toAllocate) > 0 {
-		allocated, err := pl.tracker.allocatedState()
+		allocated, err := pl.tracker.allocatedState(released)
 		if err != nil {
 			return nil, framework.AsStatus(err)
 		}
@@ -313,6 +318,29 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	}
 	cs.Write(stateKey, s)
 	return nil, nil
+}
+
+// releaseOwnClaims prepares a relocation cycle (framework.MarkRelocation):
+// each allocated claim reserved for the pod alone is what the pod's
+// eviction would release (the resourceclaim controller deallocates it, or
+// deletes it with the pod when it came from a template and the
+// replacement gets a new one from the same template). Such a claim is
+// replaced in claims by a copy without allocation, so that it is allocated
+// afresh on each node, and its UID is returned so that its devices count
+// as free. Claims other pods also use stay as they are.
+func releaseOwnClaims(pod *v1.Pod, claims []*resourceapi.ResourceClaim) sets.Set[types.UID] {
+	released := sets.New[types.UID]()
+	for i, claim := range claims {
+		reserved := claim.Status.ReservedFor
+		if claim.Status.Allocation == nil || len(reserved) != 1 || reserved[0].UID != pod.UID {
+			continue
+		}
+		free := claim.DeepCopy()
+		free.Status = resourceapi.ResourceClaimStatus{}
+		claims[i] = free
+		released.Insert(claim.UID)
+	}
+	return released
 }
 
 // checkRequests checks that every device class an unallocated claim's

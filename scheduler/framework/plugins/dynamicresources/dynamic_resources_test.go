@@ -551,3 +551,78 @@ func TestConcurrentBindingsNeverShareADevice(t *testing.T) {
 		seen[d] = name
 	}
 }
+
+// TestRelocation checks a cycle marked as a relocation (the rebalancer's
+// nodeFit): a claim the pod alone holds is allocated afresh, its devices
+// free, while a claim shared with another pod keeps the pod where it is.
+func TestRelocation(t *testing.T) {
+	p, q := pod("p", "c"), pod("q", "c")
+	own := func() *resourceapi.ResourceClaim {
+		return claim("c").request("gpu", 1).allocated("node-a", "gpu-0").reservedFor(p).obj()
+	}
+	tests := []struct {
+		name         string
+		objs         []runtime.Object
+		relocate     bool
+		wantFeasible []string
+		wantMsg      string
+	}{{
+		name:         "without the mark an allocated claim keeps the pod on its node",
+		objs:         []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj(), own()},
+		wantFeasible: []string{"node-a"},
+		wantMsg:      ErrReasonNotAvailable,
+	}, {
+		name:         "the pod's own claim is allocated afresh where a device is free",
+		objs:         []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj(), own()},
+		relocate:     true,
+		wantFeasible: []string{"node-a", "node-b"},
+	}, {
+		name:         "no device elsewhere: no other node fits",
+		objs:         []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), own()},
+		relocate:     true,
+		wantFeasible: []string{"node-a"},
+		wantMsg:      ErrReasonCannotAllocate,
+	}, {
+		name: "a device another claim holds stays taken",
+		objs: []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj(), own(),
+			claim("other").request("gpu", 1).allocated("node-b", "gpu-0").obj()},
+		relocate:     true,
+		wantFeasible: []string{"node-a"},
+		wantMsg:      ErrReasonCannotAllocate,
+	}, {
+		name: "a claim shared with another pod stays allocated",
+		objs: []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj(),
+			claim("c").request("gpu", 1).allocated("node-a", "gpu-0").reservedFor(p).reservedFor(q).obj()},
+		relocate:     true,
+		wantFeasible: []string{"node-a"},
+		wantMsg:      ErrReasonNotAvailable,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.objs...)
+			c := &cycle{state: framework.NewCycleState(), byNode: map[string]*framework.Status{}}
+			if tt.relocate {
+				framework.MarkRelocation(c.state)
+			}
+			_, c.preStart = e.pl.PreFilter(context.Background(), c.state, p, nil)
+			if !c.preStart.IsSuccess() {
+				t.Fatalf("PreFilter = %v", c.preStart)
+			}
+			for _, n := range nodes {
+				c.byNode[n.Name] = e.pl.Filter(context.Background(), c.state, p, pt.NodeInfo(n))
+			}
+			if got := c.feasible(nodes); !slices.Equal(got, tt.wantFeasible) {
+				t.Errorf("feasible nodes = %v, want %v", got, tt.wantFeasible)
+			}
+			for name, st := range c.byNode {
+				if !st.IsSuccess() && (st.Code() != framework.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), tt.wantMsg)) {
+					t.Errorf("Filter(%s) = %v, want %q", name, st, tt.wantMsg)
+				}
+			}
+			informer, err := e.pl.tracker.get(ns, "c")
+			if err != nil || informer.Status.Allocation == nil {
+				t.Errorf("the informer's claim lost its allocation (%v): the relocation must work on a copy", err)
+			}
+		})
+	}
+}

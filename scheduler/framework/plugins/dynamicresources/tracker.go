@@ -148,10 +148,11 @@ func (t *claimTracker) inFlightCount() int {
 }
 
 // allocatedState gathers every device taken by an allocated claim or by an
-// allocation in flight, as the allocator wants it. Devices allocated with
-// admin access take nothing; a device shared through consumable capacity
-// counts by its share and the capacity it consumes.
-func (t *claimTracker) allocatedState() (structured.AllocatedState, error) {
+// allocation in flight, as the allocator wants it, leaving out the claims
+// in released. Devices allocated with admin access take nothing; a device
+// shared through consumable capacity counts by its share and the capacity
+// it consumes.
+func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.AllocatedState, error) {
 	state := structured.AllocatedState{
 		AllocatedDevices:         sets.New[structured.DeviceID](),
 		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
@@ -164,11 +165,13 @@ func (t *claimTracker) allocatedState() (structured.AllocatedState, error) {
 	if err != nil {
 		return state, fmt.Errorf("listing resource claims: %w", err)
 	}
-	for _, claim := range t.inFlight {
-		addDevices(&state, claim.Status.Allocation)
+	for uid, claim := range t.inFlight {
+		if !released.Has(uid) {
+			addDevices(&state, claim.Status.Allocation)
+		}
 	}
 	for _, claim := range claims {
-		if _, ok := t.inFlight[claim.UID]; ok {
+		if _, ok := t.inFlight[claim.UID]; ok || released.Has(claim.UID) {
 			continue
 		}
 		addDevices(&state, t.newestLocked(claim).Status.Allocation)

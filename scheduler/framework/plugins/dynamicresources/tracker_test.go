@@ -69,7 +69,7 @@ func TestTrackerAllocatedState(t *testing.T) {
 	if err := e.pl.tracker.reserve(claim("flight").allocated("node-b", "gpu-0").obj()); err != nil {
 		t.Fatal(err)
 	}
-	state, err := e.pl.tracker.allocatedState()
+	state, err := e.pl.tracker.allocatedState(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestTrackerAllocatedState(t *testing.T) {
 
 func taken(t *testing.T, tr *claimTracker) int {
 	t.Helper()
-	state, err := tr.allocatedState()
+	state, err := tr.allocatedState(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
