@@ -39,7 +39,7 @@ func TestValidate(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "good directory", args: []string{"-f", filepath.Join(corpus, "good")}, wantCode: 0,
-			wantStdout: []string{"9 objects checked in 7 files: all valid; 1 object of other kinds skipped\n"}},
+			wantStdout: []string{"12 objects checked in 9 files: all valid; 1 object of other kinds skipped\n"}},
 		{name: "bad file", args: []string{"-f", bad}, wantCode: 1,
 			wantStdout: []string{bad + `: SchedulingProfile unknown-filter-plugin: spec.plugins.filter.enabled[0].name: Invalid value: unknown plugin "NoSuchPlugin"; known Filter plugins: DynamicResources,`,
 				"1 object checked in 1 file: 1 invalid, 1 error\n"}},
@@ -96,7 +96,7 @@ func TestValidateOneErrorALine(t *testing.T) {
 			t.Errorf("line %q does not start with its file", l)
 		}
 	}
-	if summary := lines[len(lines)-1]; !strings.HasPrefix(summary, "28 objects checked in 28 files: 28 invalid, ") || len(files) != 28 {
+	if summary := lines[len(lines)-1]; !strings.HasPrefix(summary, "32 objects checked in 32 files: 32 invalid, ") || len(files) != 32 {
 		t.Errorf("summary %q for %d files", summary, len(files))
 	}
 }

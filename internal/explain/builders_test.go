@@ -119,6 +119,9 @@ func (b *profileBuilder) schedulerName(n string) *profileBuilder {
 
 func (b *profileBuilder) gen(g int64) *profileBuilder { b.p.Generation = g; return b }
 
+// shadowOf makes the profile a shadow of schedulerName's live profile.
+func (b *profileBuilder) shadowOf(n string) *profileBuilder { b.p.Spec.ShadowOf = n; return b }
+
 // mostAllocated scores NodeResourcesFit by MostAllocated (bin packing).
 func (b *profileBuilder) mostAllocated() *profileBuilder {
 	b.p.Spec.PluginConfig = append(b.p.Spec.PluginConfig, v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: apiruntime.RawExtension{

@@ -165,7 +165,11 @@ func (e *Explainer) Explain(ctx context.Context, req Request) (*Report, error) {
 		r := newResult(pod, evals[i], pl.weights)
 		r.Profile, r.Source, r.Generation = pl.profile.Name, pl.source, pl.profile.Generation
 		r.ServesSchedulerName = controllers.SchedulerNameOf(pl.profile)
-		if r.ServesSchedulerName != pod.Spec.SchedulerName {
+		r.ShadowOf = pl.profile.Spec.ShadowOf
+		switch {
+		case r.ShadowOf != "" && r.ShadowOf != pod.Spec.SchedulerName:
+			r.Note = fmt.Sprintf("SchedulingProfile %s shadows schedulerName %s, not the pod's %s", pl.profile.Name, r.ShadowOf, pod.Spec.SchedulerName)
+		case r.ShadowOf == "" && r.ServesSchedulerName != pod.Spec.SchedulerName:
 			r.Note = fmt.Sprintf("SchedulingProfile %s serves schedulerName %s, not the pod's %s", pl.profile.Name, r.ServesSchedulerName, pod.Spec.SchedulerName)
 		}
 		report.Results = append(report.Results, r)

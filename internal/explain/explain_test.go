@@ -301,6 +301,29 @@ func TestExplain(t *testing.T) {
 			}
 		},
 	}, {
+		name: "a shadow candidate is named as the shadow of the pod's schedulerName",
+		cluster: cluster{
+			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
+			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		},
+		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
+			Profile: makeProfile("default-packing").shadowOf(v1.DefaultSchedulerName).mostAllocated().obj(), Source: "candidate.yaml",
+		}},
+		check: func(t *testing.T, r *explain.Report) {
+			c := r.Results[1]
+			if c.ShadowOf != v1.DefaultSchedulerName || c.ServesSchedulerName != "" || c.Note != "" {
+				t.Errorf("candidate shadowOf %q serves %q note %q; want a shadow of default-scheduler, serving none, no note", c.ShadowOf, c.ServesSchedulerName, c.Note)
+			}
+			var buf bytes.Buffer
+			if err := r.Write(&buf, "table"); err != nil {
+				t.Fatal(err)
+			}
+			if want := "Profile default-packing (candidate from candidate.yaml, shadow of default-scheduler): 1 of 1 nodes feasible."; !strings.Contains(buf.String(), want) {
+				t.Errorf("table lacks %q:\n%s", want, buf.String())
+			}
+		},
+	}, {
 		name: "a candidate's PluginWeights replace the cluster's of the same name",
 		cluster: cluster{
 			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},

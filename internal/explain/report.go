@@ -63,6 +63,9 @@ type Result struct {
 	Generation int64 `json:"generation,omitempty"`
 	// ServesSchedulerName is the schedulerName the profile claims.
 	ServesSchedulerName string `json:"servesSchedulerName"`
+	// ShadowOf is the schedulerName a shadow profile shadows; a shadow
+	// serves none and binds nothing.
+	ShadowOf string `json:"shadowOf,omitempty"`
 	// Note says something the reader should know about this result, e.g.
 	// that the profile does not serve the pod's schedulerName.
 	Note string `json:"note,omitempty"`

@@ -81,10 +81,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 
 func writeResult(b *strings.Builder, r *Report, res *Result) {
 	fmt.Fprintf(b, "Profile %s", res.Profile)
+	serves := "serves " + res.ServesSchedulerName
+	if res.ShadowOf != "" {
+		serves = "shadow of " + res.ShadowOf
+	}
 	if res.Source == SourceCluster {
-		fmt.Fprintf(b, " (generation %d, serves %s)", res.Generation, res.ServesSchedulerName)
+		fmt.Fprintf(b, " (generation %d, %s)", res.Generation, serves)
 	} else {
-		fmt.Fprintf(b, " (candidate from %s, serves %s)", res.Source, res.ServesSchedulerName)
+		fmt.Fprintf(b, " (candidate from %s, %s)", res.Source, serves)
 	}
 	fmt.Fprintf(b, ": %d of %d nodes feasible.\n", res.NumFeasible, res.NumNodes)
 	if res.Note != "" {
