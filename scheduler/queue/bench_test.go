@@ -89,6 +89,30 @@ func BenchmarkMoveAllSkip(b *testing.B) {
 	}
 }
 
+// BenchmarkMoveAllUnregistered offers 10,000 unschedulable pods an event
+// that another plugin of their profile registered and their own rejecting
+// plugin did not: a bound pod while they wait for node labels.
+func BenchmarkMoveAllUnregistered(b *testing.B) {
+	const n = 10_000
+	profiles := map[string]*fakeProfile{defaultProfile: profile().on("Fit", podDelete, nil).on("Affinity", nodeAdd, nil)}
+	q := benchQueue(profiles)
+	for _, p := range benchPods(n) {
+		q.Add(tlog, p)
+		info, _ := q.Pop(tlog)
+		info.UnschedulablePlugins = sets.New("Affinity")
+		if err := q.AddUnschedulableIfNotPresent(tlog, info, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		q.MoveAllToActiveOrBackoffQueue(tlog, podDelete, nil, nil, nil)
+	}
+	if st := q.Stats(); st.Unschedulable != n {
+		b.Fatalf("stats %+v", st)
+	}
+}
+
 // BenchmarkPodInfoDerivation is the framework.NewPodInfo share of BenchmarkAddPop,
 // for telling the queue's own cost from the per-pod derivation it triggers.
 func BenchmarkPodInfoDerivation(b *testing.B) {

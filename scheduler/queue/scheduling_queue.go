@@ -122,6 +122,8 @@ type entry struct {
 	backoffUntil time.Time
 	// flushedAt is when the unschedulable timeout last moved the entry.
 	flushedAt time.Time
+	// group is the entry's group while it is in the unschedulable set.
+	group *rejectorGroup
 }
 
 // slab puts a new pod's entry, QueuedPodInfo and PodInfo in one allocation.
@@ -149,7 +151,9 @@ type PriorityQueue struct {
 	backoff  *entryHeap
 	// unschedulable holds pods waiting for an event, gated pods included.
 	unschedulable map[types.NamespacedName]*entry
-	gatedCount    int
+	// groups partitions the unschedulable set by profile and rejecting plugins.
+	groups     map[string]*rejectorGroup
+	gatedCount int
 	// queued indexes every entry in any of the three places.
 	queued map[types.NamespacedName]*entry
 	flight *inFlight
@@ -181,6 +185,7 @@ func New(less framework.LessFunc, lookup ProfileLookup, opts ...Option) *Priorit
 		lookup:        lookup,
 		less:          less,
 		unschedulable: make(map[types.NamespacedName]*entry),
+		groups:        make(map[string]*rejectorGroup),
 		queued:        make(map[types.NamespacedName]*entry),
 		flight:        newInFlight(),
 		stop:          make(chan struct{}),
@@ -498,13 +503,27 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(logger logr.Logger, event 
 
 func (q *PriorityQueue) moveAllLocked(logger logr.Logger, event framework.ClusterEvent, oldObj, newObj any, preCheck func(*v1.Pod) bool) {
 	if len(q.unschedulable) > 0 {
-		candidates := make([]*entry, 0, len(q.unschedulable))
-		for _, e := range q.unschedulable {
-			if preCheck == nil || preCheck(e.info.Pod) {
-				candidates = append(candidates, e)
+		// Only the groups whose plugins registered the event are walked.
+		views := profileViews{lookup: q.lookup}
+		var moving []*rejectorGroup
+		n := 0
+		for _, g := range q.groups {
+			if g.mayMove(views.get(g.profile), event) {
+				moving = append(moving, g)
+				n += len(g.members)
 			}
 		}
-		q.offer(logger, candidates, event, oldObj, newObj)
+		if n > 0 {
+			candidates := make([]*entry, 0, n)
+			for _, g := range moving {
+				for e := range g.members {
+					if preCheck == nil || preCheck(e.info.Pod) {
+						candidates = append(candidates, e)
+					}
+				}
+			}
+			q.offer(logger, candidates, event, oldObj, newObj)
+		}
 	}
 	if q.flight.record(event, oldObj, newObj, "") {
 		logger.V(5).Info("Event recorded for pods in flight", "event", event.Label())
@@ -709,6 +728,7 @@ func (q *PriorityQueue) park(e *entry) {
 	}
 	q.queued[e.key] = e
 	q.unschedulable[e.key] = e
+	q.join(e)
 }
 
 // detach takes an entry out of wherever it is.
@@ -720,6 +740,7 @@ func (q *PriorityQueue) detach(e *entry) {
 		q.backoff.remove(e)
 	case inUnschedulable:
 		delete(q.unschedulable, e.key)
+		q.leave(e)
 		if e.gated {
 			q.gatedCount--
 		}

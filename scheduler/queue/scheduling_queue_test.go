@@ -18,10 +18,12 @@ package queue
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
@@ -697,4 +699,48 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+func TestRejectorGroups(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("Affinity", nodeAdd, nil).on("Fit", podDelete, nil)})
+	a1, a2, fit, both := makePod("a1").obj(), makePod("a2").obj(), makePod("fit").obj(), makePod("both").obj()
+	q.parkAfterFailure(a1, "Affinity")
+	q.parkAfterFailure(a2, "Affinity")
+	q.parkAfterFailure(fit, "Fit")
+	q.parkAfterFailure(both, "Fit", "Affinity")
+	groups := func() map[string]int {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		out := map[string]int{}
+		members := 0
+		for _, g := range q.groups {
+			out[strings.Join(g.plugins, "+")] = len(g.members)
+			members += len(g.members)
+		}
+		if members != len(q.unschedulable) {
+			t.Errorf("groups hold %d pods, the unschedulable set %d", members, len(q.unschedulable))
+		}
+		return out
+	}
+	if diff := cmp.Diff(map[string]int{"Affinity": 2, "Fit": 1, "Affinity+Fit": 1}, groups()); diff != "" {
+		t.Errorf("groups after parking (-want +got):\n%s", diff)
+	}
+	// A deleted pod frees room: only the groups Fit rejected move.
+	q.MoveAllToActiveOrBackoffQueue(tlog, podDelete, nil, nil, nil)
+	for pod, want := range map[*v1.Pod]string{a1: "unschedulable", a2: "unschedulable", fit: "backoffQ", both: "backoffQ"} {
+		if got := q.where(pod); got != want {
+			t.Errorf("after a pod deletion %s is in %s, want %s", pod.Name, got, want)
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"Affinity": 2}, groups()); diff != "" {
+		t.Errorf("groups after the deletion (-want +got):\n%s", diff)
+	}
+	q.Delete(a1)
+	q.MoveAllToActiveOrBackoffQueue(tlog, nodeAdd, nil, nil, nil)
+	if got := q.where(a2); got != "backoffQ" {
+		t.Errorf("after a node was added a2 is in %s, want backoffQ", got)
+	}
+	if diff := cmp.Diff(map[string]int{}, groups()); diff != "" {
+		t.Errorf("groups once the set is empty (-want +got):\n%s", diff)
+	}
 }
