@@ -232,3 +232,47 @@ func TestRemoveShadow(t *testing.T) {
 		t.Error("a removed shadow still has figures")
 	}
 }
+
+// TestShadowWorkerBesideTheLoop runs the worker on its own goroutine while
+// cycles go on, as in the scheduler (run it with -race): every attempt is
+// either evaluated, and agreed with by an identical shadow, or dropped.
+func TestShadowWorkerBesideTheLoop(t *testing.T) {
+	h := newShadowHarness(t, 8, 120, &v1alpha1.SchedulingProfileSpec{ShadowOf: v1.DefaultSchedulerName})
+	ctx, cancel := context.WithCancel(h.ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.s.runShadows(ctx)
+	}()
+	const pods = 300
+	fwk := h.s.profiles.Get(v1.DefaultSchedulerName).Framework
+	for i := range pods {
+		pod := randomPod(h.rng, i)
+		h.s.beginShadow(pod)
+		result, err := h.s.schedulePod(h.ctx, fwk, framework.NewCycleState(), pod)
+		var failure *schedulingFailure
+		if err != nil {
+			failure = &schedulingFailure{err: err}
+		}
+		h.s.endShadow(result.host, failure)
+		if err == nil {
+			bound := pod.DeepCopy()
+			bound.Spec.NodeName = result.host
+			if err := h.s.cache.AddPod(logr.Discard(), bound); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The worker is idle again once it hands its token back.
+	<-h.s.shadows.idle
+	cancel()
+	<-done
+	st := h.stats()
+	if got := st.Evaluated() + st.Outcomes[shadow.OutcomeDropped]; got != pods {
+		t.Errorf("%d attempts counted, want %d: %v", got, pods, st.Outcomes)
+	}
+	if st.Evaluated() == 0 || st.Outcomes[shadow.OutcomeAgreed] != st.Evaluated() {
+		t.Errorf("outcomes %v: want every evaluated attempt agreed, and some evaluated", st.Outcomes)
+	}
+	t.Logf("outcomes %v", st.Outcomes)
+}
