@@ -88,8 +88,12 @@ func BenchmarkSchedulePod(b *testing.B) {
 	for _, tc := range []struct {
 		name       string
 		percentage *int32
+		// shadow adds a shadow identical to the live profile at 100%
+		// sampling, its worker running beside the loop as in the scheduler.
+		shadow bool
 	}{
 		{name: "adaptive"},
+		{name: "adaptive-shadow-100", shadow: true},
 		{name: "all-nodes", percentage: ptrTo(int32(100))},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -102,14 +106,30 @@ func BenchmarkSchedulePod(b *testing.B) {
 				}
 				prof = s.profiles.Get(v1.DefaultSchedulerName)
 			}
+			if tc.shadow {
+				fwk, err := s.CompileShadow(ctx, "shadow", &v1alpha1.SchedulingProfileSpec{ShadowOf: v1.DefaultSchedulerName})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.InstallShadow(ctx, &ShadowProfile{Framework: fwk, Source: "shadow", Generation: 1, Of: v1.DefaultSchedulerName, SampleRatePercent: 100})
+				workerCtx, stop := context.WithCancel(ctx)
+				go s.runShadows(workerCtx)
+				defer stop()
+			}
 			pod := benchPod("incoming")
 			b.ReportAllocs()
 			b.ResetTimer()
 			defer reportCPUPerOp(b)()
 			for b.Loop() {
-				if _, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod); err != nil {
+				s.beginShadow(pod)
+				result, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod)
+				if err != nil {
 					b.Fatal(err)
 				}
+				s.endShadow(result.host, nil)
+			}
+			if st, ok := s.ShadowStats("shadow"); ok {
+				b.ReportMetric(float64(st.Evaluated())/float64(b.N), "shadow-evaluated/op")
 			}
 		})
 	}
