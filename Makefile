@@ -54,8 +54,9 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: verify
-verify: generate manifests ## Fail when generated files are stale or gofmt/go vet complain.
+verify: generate manifests ## Fail when generated files are stale, a Go file lacks the license header, or gofmt/go vet complain.
 	@out=$$(gofmt -s -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
+	hack/boilerplate.sh
 	go vet ./...
 	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
 		echo "generated files are stale; run 'make generate manifests' and commit:"; git status --porcelain -- api config charts; git diff --stat -- api config charts; exit 1; fi
