@@ -19,6 +19,7 @@ package e2e_test
 import (
 	"context"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -41,6 +42,27 @@ func newNamespace(ctx context.Context) string {
 		return err
 	}).Should(Succeed())
 	return ns.Name
+}
+
+// waitOtherSpecsGone waits until no pod of another spec's namespace is left
+// on a node: the namespaces of earlier specs are deleted in the background,
+// and their terminating pods would still count on their nodes for a spec
+// that depends on where the scheduler finds room.
+func waitOtherSpecsGone(ctx context.Context, ns string) {
+	GinkgoHelper()
+	Eventually(ctx, func() ([]string, error) {
+		pods, err := cluster.Clientset.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var left []string
+		for _, p := range pods.Items {
+			if p.Spec.NodeName != "" && p.Namespace != ns && strings.HasPrefix(p.Namespace, "e2e-") {
+				left = append(left, p.Namespace+"/"+p.Name)
+			}
+		}
+		return left, nil
+	}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(BeEmpty(), "pods of earlier specs still on nodes")
 }
 
 // podCounts tells how many of a namespace's pods are bound and Running.

@@ -38,6 +38,9 @@ var _ = Describe("rebalancing", func() {
 		m.waitReady(ctx)
 		ns := newNamespace(ctx)
 		c := berthClient()
+		// The replicas must all land on one node: nothing of earlier specs
+		// may sway the bin-packing scores meanwhile.
+		waitOtherSpecsGone(ctx, ns)
 
 		// The bin-packing sample profile puts all four replicas on one node,
 		// which RemoveDuplicates wants to spread out.
