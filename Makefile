@@ -104,7 +104,7 @@ helm-sync: ## Copy the generated CRDs and ClusterRole rules from config/ into th
 	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 
 .PHONY: bench
-bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth (with and without Scheduled events) vs kube-scheduler vs the null binders (SchedulingBasic, 5,000 nodes / 10,000 pods, ~5 min; BENCH_ARGS=--quick: 1,000/1,000), then DynamicResources (500 nodes × 8 devices, 4,000 pods each with a claim; BENCH_DRA_ARGS).
+bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply → first bind), then Berth (with and without Scheduled events) vs kube-scheduler vs the null binders (SchedulingBasic, 5,000 nodes / 10,000 pods, ~5 min; BENCH_ARGS=--quick: 1,000/1,000), then DynamicResources (500 nodes × 8 devices, 4,000 pods each with a claim; BENCH_DRA_ARGS), then Berth with and without a shadow profile at 100% sampling (SchedulingBasic; BENCH_SHADOW_ARGS).
 	go test -run='^$$' -bench=. -benchmem ./scheduler/...
 	go test -run='^$$' -bench=ApplyToFirstBind -benchtime=20x ./test/perf/profileapply
 	hack/control-plane.sh kube-scheduler
@@ -113,6 +113,8 @@ bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply 
 		--out-json=$(BIN)/bench.json --out-md=$(BIN)/bench.md $(BENCH_ARGS)
 	$(BIN)/bench --berth-bin=$(BIN)/berth --k8s-bin-dir=$(BIN)/k8s --workloads=DynamicResources --nodes=500 --pods=4000 \
 		--schedulers=berth,kube-scheduler,null-binder --out-json=$(BIN)/bench-dra.json --out-md=$(BIN)/bench-dra.md $(BENCH_DRA_ARGS)
+	$(BIN)/bench --berth-bin=$(BIN)/berth --k8s-bin-dir=$(BIN)/k8s --nodes=5000 --pods=10000 \
+		--schedulers=berth,berth-shadow --out-json=$(BIN)/bench-shadow.json --out-md=$(BIN)/bench-shadow.md $(BENCH_SHADOW_ARGS)
 
 .PHONY: bench-quick
 bench-quick: control-plane build ## Prove the throughput harness works (make test runs it): every scheduler under test (Berth with and without Scheduled events, kube-scheduler, the null binder with and without them) binds 1,000 pods on 1,000 nodes and 5 s of steady arrival; fails if any pod is left unbound. No timing is asserted.
