@@ -28,7 +28,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
@@ -67,7 +66,8 @@ type Rebalancer struct {
 	objects client.Client
 	// records reads the policies' recorded runs live, not from a cache, so
 	// a new leader sees the run its predecessor started.
-	records    client.Reader
+	records client.Reader
+	// claimRetry is how long a run waits to retry recording its start.
 	claimRetry time.Duration
 	compiler   ProfileCompiler
 	registry   strategies.Registry
