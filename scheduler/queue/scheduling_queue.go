@@ -329,7 +329,14 @@ func (q *PriorityQueue) updateLocked(logger logr.Logger, e *entry, oldPod, newPo
 	if err := e.info.PodInfo.Update(newPod); err != nil {
 		logger.Error(err, "Cannot derive pod info of updated pod", "pod", klog.KObj(newPod))
 	}
-	e.profile = newPod.Spec.SchedulerName
+	if e.profile != newPod.Spec.SchedulerName {
+		e.profile = newPod.Spec.SchedulerName
+		if e.group != nil {
+			// The groups are per profile.
+			q.leave(e)
+			q.join(e)
+		}
+	}
 	q.nominator.update(oldPod, e.info.PodInfo)
 	switch e.at {
 	case inActive:
