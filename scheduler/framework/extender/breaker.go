@@ -69,6 +69,14 @@ func (b *breaker) admit() (call, probe bool, err error) {
 	return false, probe, fmt.Errorf("not called: it did not answer its last call (%v); retried in the background every %v until it answers", b.lastErr, b.cooldown)
 }
 
+// probeNotSent records that the probe admit asked for could not be built:
+// the next call after the cool-down may probe again.
+func (b *breaker) probeNotSent() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probing = false
+}
+
 // answered records that the extender answered with any HTTP status.
 func (b *breaker) answered() {
 	b.mu.Lock()

@@ -178,3 +178,27 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		t.Fatal("the redirect was followed")
 	}
 }
+
+// TestRefusedCallEncodesNothing checks that the breaker is asked before the
+// request is encoded, and that a probe that could not be encoded does not
+// keep the breaker from probing again.
+func TestRefusedCallEncodesNothing(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(time.Unix(1000, 0))
+	e, err := New(makeCfg("http://127.0.0.1:1").filter().obj(), WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.breaker.unreachable(errors.New("i/o timeout"))
+	unencodable := map[string]any{"c": make(chan int)}
+	send := func() error { return e.send(context.Background(), "filter", unencodable, &FilterResult{}) }
+
+	if err := send(); err == nil || !strings.Contains(err.Error(), "not called") {
+		t.Fatalf("a call while open = %v, want it refused before encoding", err)
+	}
+	clk.SetTime(clk.Now().Add(minCooldown))
+	for i := range 2 {
+		if err := send(); err == nil || !strings.Contains(err.Error(), "encoding") {
+			t.Fatalf("probe %d = %v, want the encoding error", i, err)
+		}
+	}
+}

@@ -306,25 +306,41 @@ func (e *Extender) probe(req *http.Request, body []byte) {
 	e.breaker.answered()
 }
 
-// send POSTs args as JSON to urlPrefix/verb and decodes the answer into result.
-func (e *Extender) send(ctx context.Context, verb string, args, result any) error {
+// request builds the POST of args as JSON to urlPrefix/verb.
+func (e *Extender) request(ctx context.Context, verb string, args any) (*http.Request, []byte, error) {
 	body, err := json.Marshal(args)
 	if err != nil {
-		return fmt.Errorf("extender %s: encoding the %s request: %w", e.urlPrefix, verb, err)
+		return nil, nil, fmt.Errorf("extender %s: encoding the %s request: %w", e.urlPrefix, verb, err)
 	}
-	url := e.urlPrefix + "/" + verb
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.urlPrefix+"/"+verb, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("extender %s: %w", e.urlPrefix, err)
+		return nil, nil, fmt.Errorf("extender %s: %w", e.urlPrefix, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	call, probe, err := e.breaker.admit()
+	return req, body, nil
+}
+
+// send POSTs args as JSON to urlPrefix/verb and decodes the answer into result.
+// The breaker is asked first: a call it refuses costs no encoding, which
+// matters since args may hold every node of the cluster.
+func (e *Extender) send(ctx context.Context, verb string, args, result any) error {
+	call, probe, refused := e.breaker.admit()
+	if !call && !probe {
+		return fmt.Errorf("extender %s: %w", e.urlPrefix, refused)
+	}
+	req, body, err := e.request(ctx, verb, args)
+	if err != nil {
+		if probe {
+			e.breaker.probeNotSent()
+		}
+		return err
+	}
 	if probe {
 		// The probe outlives this cycle, bounded by the client's timeout.
 		go e.probe(req.Clone(context.WithoutCancel(ctx)), body)
 	}
 	if !call {
-		return fmt.Errorf("extender %s: %w", e.urlPrefix, err)
+		return fmt.Errorf("extender %s: %w", e.urlPrefix, refused)
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {
@@ -337,7 +353,7 @@ func (e *Extender) send(ctx context.Context, verb string, args, result any) erro
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
-		return fmt.Errorf("extender %s: %s returned HTTP %d", e.urlPrefix, url, resp.StatusCode)
+		return fmt.Errorf("extender %s: %s returned HTTP %d", e.urlPrefix, req.URL, resp.StatusCode)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBytes)).Decode(result); err != nil {
 		return fmt.Errorf("extender %s: decoding the %s answer: %w", e.urlPrefix, verb, err)
