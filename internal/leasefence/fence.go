@@ -24,10 +24,13 @@ limitations under the License.
 // leads. The Kubernetes API has no fencing token, so the fence is local: the
 // lock records, on the monotonic clock, when each renewal was sent, and the
 // wrapped transport refuses every write once the last renewal is older than
-// the renew deadline. Another replica can take the lease only a full lease
+// the renew deadline. It looks twice: before the request, and once the
+// request's connection is in hand, since a dial (or a pause during it) may
+// outlast the lease. Another replica can take the lease only a full lease
 // duration after that renewal, so a write the fence lets through reaches
 // the apiserver before anyone else may lead, with the difference between
-// the lease duration and the renew deadline as the margin.
+// the lease duration and the renew deadline as the margin. What is left is
+// a pause between the second look and the write itself, a few microseconds.
 package leasefence
 
 import (
@@ -35,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"time"
@@ -136,15 +140,44 @@ type fencedTransport struct {
 }
 
 func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if isWrite(req) && !isEvent(req.URL.Path) {
-		if err := t.lock.Check(); err != nil {
-			if req.Body != nil {
-				_ = req.Body.Close()
-			}
-			return nil, fmt.Errorf("refusing %s %s: %w", req.Method, req.URL.Path, err)
-		}
+	if !isWrite(req) || isEvent(req.URL.Path) {
+		return t.next.RoundTrip(req)
 	}
-	return t.next.RoundTrip(req)
+	if err := t.lock.Check(); err != nil {
+		return nil, t.refuse(req, err)
+	}
+	// Getting a connection may take a dial, and the process may be paused
+	// meanwhile: the lease is checked again once the connection is in
+	// hand, the last moment before the request is written. A connection
+	// that comes too late is closed unwritten, so the request never leaves.
+	late := make(chan error, 1)
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if err := t.lock.Check(); err != nil {
+			_ = info.Conn.Close()
+			select {
+			case late <- err:
+			default:
+			}
+		}
+	}}
+	resp, err := t.next.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	select {
+	case lateErr := <-late:
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		return nil, fmt.Errorf("refusing %s %s: %w", req.Method, req.URL.Path, lateErr)
+	default:
+		return resp, err
+	}
+}
+
+// refuse closes req's body and returns why it was not sent.
+func (t *fencedTransport) refuse(req *http.Request, err error) error {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+	return fmt.Errorf("refusing %s %s: %w", req.Method, req.URL.Path, err)
 }
 
 func isWrite(req *http.Request) bool {

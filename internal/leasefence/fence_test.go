@@ -19,8 +19,11 @@ package leasefence
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,6 +165,50 @@ func TestWrapTransport(t *testing.T) {
 			}
 			if sent != tc.wantSent {
 				t.Fatalf("sent = %v, want %v (err %v)", sent, tc.wantSent, err)
+			}
+			if !tc.wantSent && !errors.Is(err, ErrLeaseNotHeld) {
+				t.Fatalf("err = %v, want ErrLeaseNotHeld", err)
+			}
+		})
+	}
+}
+
+// TestWrapTransportChecksAgainOnceConnected checks the fence's second look:
+// a lease that lapses while the connection is being dialed (a pause, say)
+// keeps the request from being written.
+func TestWrapTransportChecksAgainOnceConnected(t *testing.T) {
+	tests := []struct {
+		name     string
+		dialTook time.Duration
+		wantSent bool
+	}{
+		{name: "a dial within the renew deadline sends", dialTook: 500 * time.Millisecond, wantSent: true},
+		{name: "a dial past the renew deadline sends nothing", dialTook: 2 * time.Second, wantSent: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var sent atomic.Bool
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sent.Store(true) }))
+			defer srv.Close()
+			clk := clocktesting.NewFakePassiveClock(time.Unix(1000, 0))
+			l := NewLock(&fakeLock{id: "me"}, time.Second, WithClock(clk))
+			_ = l.Update(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"})
+			dialer := &net.Dialer{}
+			inner := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				clk.SetTime(clk.Now().Add(tc.dialTook))
+				return dialer.DialContext(ctx, network, addr)
+			}}
+			defer inner.CloseIdleConnections()
+			req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/namespaces/ns/pods/p/binding", strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := (&http.Client{Transport: l.WrapTransport(inner)}).Do(req)
+			if err == nil {
+				_ = resp.Body.Close()
+			}
+			if sent.Load() != tc.wantSent {
+				t.Fatalf("sent = %v, want %v (err %v)", sent.Load(), tc.wantSent, err)
 			}
 			if !tc.wantSent && !errors.Is(err, ErrLeaseNotHeld) {
 				t.Fatalf("err = %v, want ErrLeaseNotHeld", err)
