@@ -114,6 +114,9 @@ type Scheduler struct {
 	// scheduledEvents writes the Scheduled event of every bound pod; nil
 	// when those are turned off.
 	scheduledEvents *scheduledEventWriter
+	// leaseCheck says whether this replica may write as the leader; nil
+	// without leader election.
+	leaseCheck func() error
 }
 
 // Option configures a Scheduler.
@@ -129,6 +132,7 @@ type options struct {
 	queueOptions       []queue.Option
 	podGroupSource     cache.ListerWatcher
 	scheduledEvents    bool
+	leaseCheck         func() error
 }
 
 // WithRegistry replaces the in-tree plugin registry, for example to add
@@ -155,6 +159,12 @@ func WithBindingConcurrency(n int) Option { return func(o *options) { o.bindingC
 // apiserver has one write less per pod; FailedScheduling and the other
 // events are recorded either way.
 func WithScheduledEvents(record bool) Option { return func(o *options) { o.scheduledEvents = record } }
+
+// WithLeaseCheck pauses the scheduling loop while check fails: it says
+// whether this replica may still write as the leader (see
+// leasefence.Lock.Check). A leader resumed after its lease ran out then
+// takes no pod from the queue, instead of failing every pod at its bind.
+func WithLeaseCheck(check func() error) Option { return func(o *options) { o.leaseCheck = check } }
 
 // WithQueueOptions passes options to the scheduling queue.
 func WithQueueOptions(opts ...queue.Option) Option {
@@ -215,6 +225,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		shadows:      newShadows(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
+		leaseCheck:   o.leaseCheck,
 	}
 	s.statusPatcher = newStatusPatcher(client, DefaultStatusPatchConcurrency, &s.bindings)
 	if o.scheduledEvents {
@@ -387,7 +398,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 	logger.Info("Scheduling loop started")
 	for ctx.Err() == nil {
-		s.scheduleOne(ctx)
+		if s.awaitLease(ctx) {
+			s.scheduleOne(ctx)
+		}
 	}
 	// Pods held at Permit would otherwise keep shutdown waiting for their
 	// timeouts; they are rejected, unreserved and left pending for the next
@@ -396,6 +409,36 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.bindings.Wait()
 	logger.Info("Scheduling loop stopped")
 	return nil
+}
+
+// leasePoll is how often a paused loop looks whether the lease is held again.
+const leasePoll = 100 * time.Millisecond
+
+// awaitLease returns true at once while the lease check passes. Otherwise
+// it waits until the check passes again or ctx ends, and returns false if
+// ctx ended: the manager stops a replica that lost its lease, and until it
+// does, the loop takes no pod whose binding the fence would refuse.
+func (s *Scheduler) awaitLease(ctx context.Context) bool {
+	if s.leaseCheck == nil {
+		return true
+	}
+	err := s.leaseCheck()
+	if err == nil {
+		return true
+	}
+	logger := klog.FromContext(ctx)
+	logger.Info("Scheduling paused: this replica may no longer lead", "reason", err.Error())
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.clock.After(leasePoll):
+		}
+		if s.leaseCheck() == nil {
+			logger.Info("Scheduling resumed: the lease is held again")
+			return true
+		}
+	}
 }
 
 // RunInformers starts the scheduler's informers and runs them until ctx

@@ -95,6 +95,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 		return nil, fmt.Errorf("building the PodGroup watch: %w", err)
 	}
 	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupSource(podGroups)}
+	if o.Fence != nil {
+		schedOpts = append(schedOpts, scheduler.WithLeaseCheck(o.Fence.Check))
+	}
 	if o.Metrics != nil {
 		schedMetrics, err := metrics.New(o.Metrics)
 		if err != nil {
