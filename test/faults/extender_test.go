@@ -79,8 +79,9 @@ func applyProfile(ctx context.Context, name string, spec map[string]any) {
 
 // parkedThroughput creates n pods for a profile that does not exist yet,
 // so they wait parked, then creates the profile and returns how many pods
-// per second were bound from its creation to the last bind: the
-// scheduler's throughput, not the test's pod creation rate.
+// per second were bound from the first bind to the last: the scheduler's
+// throughput, not the test's pod creation rate nor the profile's
+// reconciliation.
 func parkedThroughput(ctx context.Context, ns, profile string, n int) float64 {
 	GinkgoHelper()
 	b := watchBindings(ctx, ns)
@@ -89,10 +90,9 @@ func parkedThroughput(ctx context.Context, ns, profile string, n int) float64 {
 		p.Spec.SchedulerName = profile
 	}
 	createPods(ctx, pods)
-	start := time.Now()
 	applyProfile(ctx, profile, map[string]any{})
 	b.waitBound(ctx, n, 3*time.Minute)
-	return float64(n) / b.lastBind().Sub(start).Seconds()
+	return b.rate()
 }
 
 // bestParkedThroughput measures parkedThroughput twice, each time with a

@@ -104,7 +104,7 @@ var _ = Describe("the leader", Label("ci"), func() {
 		figure("kill/seconds-from-kill-to-next-bind", first.Sub(killed).Round(100*time.Millisecond).Seconds())
 		Expect(first.Sub(killed)).To(BeNumerically("<=", 20*time.Second))
 
-		b.waitBound(ctx, burst, 5*time.Minute)
+		b.waitBoundBy(ctx, standby, burst, 5*time.Minute)
 		expectBoundOnce("kill", ns, b, podNames(all))
 		expectNoOvercommit(ctx, "kill")
 		standby.expectCacheSettles(ctx, "kill")
@@ -138,7 +138,7 @@ var _ = Describe("the leader", Label("ci"), func() {
 		Expect(writesAfter(leader, expired)).To(BeZero())
 		Expect(writesAfter(leader, tookOver)).To(BeZero())
 
-		b.waitBound(ctx, burst, 5*time.Minute)
+		b.waitBoundBy(ctx, standby, burst, 5*time.Minute)
 		expectBoundOnce("pause", ns, b, podNames(all))
 		expectNoOvercommit(ctx, "pause")
 		standby.expectCacheSettles(ctx, "pause")

@@ -117,6 +117,7 @@ func createPods(ctx context.Context, pods []*corev1.Pod) map[string]time.Time {
 // bindings watches a namespace's pods and records when each was first seen
 // bound, to which node, and any later change of node (a second binding).
 type bindings struct {
+	ns      string
 	mu      sync.Mutex
 	boundAt map[string]time.Time
 	node    map[string]string
@@ -128,7 +129,7 @@ type bindings struct {
 // the apiserver closes a watch that falls behind, and the informer resumes.
 func watchBindings(ctx context.Context, ns string) *bindings {
 	GinkgoHelper()
-	b := &bindings{boundAt: map[string]time.Time{}, node: map[string]string{}}
+	b := &bindings{ns: ns, boundAt: map[string]time.Time{}, node: map[string]string{}}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
 	record := func(obj any) {
 		pod, ok := obj.(*corev1.Pod)
@@ -166,17 +167,25 @@ func (b *bindings) count() int {
 	return len(b.boundAt)
 }
 
-// lastBind returns when the last pod was seen bound.
-func (b *bindings) lastBind() time.Time {
+// rate returns the pods bound per second from the first bind seen to the
+// last: the scheduler's steady rate, without the time its trigger (a
+// profile applied, nodes labelled) took to reach the first pod.
+func (b *bindings) rate() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var last time.Time
+	var first, last time.Time
 	for _, at := range b.boundAt {
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
 		if at.After(last) {
 			last = at
 		}
 	}
-	return last
+	if len(b.boundAt) < 2 || !last.After(first) {
+		return 0
+	}
+	return float64(len(b.boundAt)-1) / last.Sub(first).Seconds()
 }
 
 // listAll lists every object.
@@ -216,10 +225,50 @@ func (b *bindings) boundAtOf(name string) time.Time {
 	return b.boundAt[name]
 }
 
-// waitBound waits until n pods of the namespace were seen bound.
+// waitBound waits until n pods of the namespace were seen bound; on
+// failure it says why the others wait.
 func (b *bindings) waitBound(ctx context.Context, n int, timeout time.Duration) {
 	GinkgoHelper()
-	Eventually(ctx, b.count).WithTimeout(timeout).WithPolling(250*time.Millisecond).Should(BeNumerically(">=", n), "pods seen bound")
+	Eventually(ctx, b.count).WithTimeout(timeout).WithPolling(250*time.Millisecond).
+		Should(BeNumerically(">=", n), func() string { return "pods seen bound; " + b.pending(ctx) })
+}
+
+// waitBoundBy is waitBound while m is the only manager left to bind the
+// pods: it stops at once, saying so, if m exits first.
+func (b *bindings) waitBoundBy(ctx context.Context, m *manager, n int, timeout time.Duration) {
+	GinkgoHelper()
+	Eventually(ctx, func() int {
+		if m.Exited() {
+			StopTrying(fmt.Sprintf("%s exited (%v) with %d of %d pods bound; %s", m.Name, m.Err(), b.count(), n, b.pending(ctx))).Now()
+		}
+		return b.count()
+	}).WithTimeout(timeout).WithPolling(250*time.Millisecond).
+		Should(BeNumerically(">=", n), func() string { return "pods seen bound; " + b.pending(ctx) })
+}
+
+// pending describes the namespace's unbound pods: how many, and the
+// PodScheduled messages of a few.
+func (b *bindings) pending(ctx context.Context) string {
+	pods, err := client.CoreV1().Pods(b.ns).List(context.WithoutCancel(ctx), listAll)
+	if err != nil {
+		return fmt.Sprintf("listing the pending pods: %v", err)
+	}
+	var unbound int
+	reasons := map[string]int{}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		unbound++
+		why := "no PodScheduled condition"
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled {
+				why = fmt.Sprintf("%s: %.200s", c.Reason, c.Message)
+			}
+		}
+		reasons[why]++
+	}
+	return fmt.Sprintf("%d pods unbound in %s, by condition: %v", unbound, b.ns, reasons)
 }
 
 // auditEvent is the part of an apiserver audit event the suite reads.
