@@ -91,7 +91,7 @@ helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC
 	@diff -r -q config/crd/bases $(CHART)/files/crds && diff -q config/rbac/role.yaml $(CHART)/files/rbac/role.yaml \
 		|| { echo "charts/berth/files lags config/; run 'make helm-sync' and commit"; exit 1; }
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART)
-	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set replicas=1,leaderElection.enabled=false,webhook.enabled=false,metrics.enabled=false
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set replicas=1,leaderElection.enabled=false,webhook.enabled=false,metrics.enabled=false,flowControl.enabled=false
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.secretName=berth-metrics-tls,metrics.serviceMonitor.enabled=true
 	@mkdir -p $(dir $(BERTH_CHART_RENDERED))
 	$(HELM) template berth $(CHART) --namespace berth-system --kube-version $(K8S_VERSION) \

@@ -99,6 +99,10 @@ func helmSpecs() {
 		expectBound(ctx, chartProfile)
 	}, SpecTimeout(2*time.Minute))
 
+	It("classifies the manager's requests under API Priority and Fairness as kube-scheduler's", func(ctx SpecContext) {
+		expectClassified(ctx, chartProfile, release+"-leader-election", release)
+	}, SpecTimeout(2*time.Minute))
+
 	It("refuses a bad profile through the webhook and accepts a good one", func(ctx SpecContext) {
 		bad := profile("e2e-bad", `{"plugins": {"filter": {"enabled": [{"name": "NoSuchPlugin"}]}}}`)
 		_, err := dyn.Resource(profiles).Create(ctx, bad, metav1.CreateOptions{})
@@ -184,7 +188,7 @@ func helmSpecs() {
 			"deployments,services,serviceaccounts,roles,rolebindings,poddisruptionbudgets,configmaps,secrets,issuers.cert-manager.io,certificates.cert-manager.io",
 			"-n", releaseNamespace, "-l", "app.kubernetes.io/instance="+release, "-o", "name")
 		Expect(strings.TrimSpace(left)).To(BeEmpty())
-		left = run(ctx, "k8s/kubectl", "get", "clusterroles,clusterrolebindings,validatingwebhookconfigurations",
+		left = run(ctx, "k8s/kubectl", "get", "clusterroles,clusterrolebindings,validatingwebhookconfigurations,flowschemas",
 			"-l", "app.kubernetes.io/instance="+release, "-o", "name")
 		Expect(strings.TrimSpace(left)).To(BeEmpty())
 	}, SpecTimeout(2*time.Minute))

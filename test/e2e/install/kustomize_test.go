@@ -56,6 +56,10 @@ func kustomizeSpecs() {
 		expectBound(ctx, sampleScheduler)
 	}, SpecTimeout(2*time.Minute))
 
+	It("classifies the manager's requests under API Priority and Fairness as kube-scheduler's", func(ctx SpecContext) {
+		expectClassified(ctx, sampleScheduler, "berth-leader-election", "berth-manager")
+	}, SpecTimeout(2*time.Minute))
+
 	It("serves metrics to callers bound to berth-metrics-reader", func(ctx SpecContext) {
 		p := managers.pods[0]
 		code, _ := get(p, "https", metricsPort, "/metrics", "")
