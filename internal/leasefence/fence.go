@@ -150,6 +150,9 @@ func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// meanwhile: the lease is checked again once the connection is in
 	// hand, the last moment before the request is written. A connection
 	// that comes too late is closed unwritten, so the request never leaves.
+	// Over HTTP/2 that connection carries this replica's other requests
+	// and watches too; they fail with it, which costs nothing, since a
+	// replica past its renew deadline is about to exit.
 	late := make(chan error, 1)
 	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		if err := t.lock.Check(); err != nil {
