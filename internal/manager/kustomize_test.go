@@ -27,6 +27,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,11 +86,11 @@ func TestConfigDefaultRenders(t *testing.T) {
 	wantKinds := map[string]int{
 		"CustomResourceDefinition": 4, "Namespace": 1, "ServiceAccount": 1, "ClusterRole": 2, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1, "ValidatingWebhookConfiguration": 1,
-		"Certificate": 1, "Issuer": 1, "PodDisruptionBudget": 1,
+		"Certificate": 1, "Issuer": 1, "PodDisruptionBudget": 1, "FlowSchema": 2,
 	}
 	gotKinds := map[string]int{}
 	clusterScoped := map[string]bool{"CustomResourceDefinition": true, "Namespace": true, "ClusterRole": true,
-		"ClusterRoleBinding": true, "ValidatingWebhookConfiguration": true}
+		"ClusterRoleBinding": true, "ValidatingWebhookConfiguration": true, "FlowSchema": true}
 	for _, o := range objs {
 		gotKinds[o.kind]++
 		if o.kind != "CustomResourceDefinition" && !strings.HasPrefix(o.name, "berth-") {
@@ -181,6 +182,26 @@ func TestConfigDefaultRenders(t *testing.T) {
 	for _, rule := range manager.Rules {
 		if slices.Contains(rule.Verbs, "*") || slices.Contains(rule.Resources, "*") || slices.Contains(rule.Resources, "secrets") {
 			t.Errorf("the manager's ClusterRole is broader than it needs: %+v", rule)
+		}
+	}
+
+	// The FlowSchemas, named in full outside the prefixed kustomization,
+	// classify the requests of the ServiceAccount the Deployment runs as.
+	for _, o := range objs {
+		if o.kind != "FlowSchema" {
+			continue
+		}
+		var fs flowcontrolv1.FlowSchema
+		if err := yaml.UnmarshalStrict(o.yaml, &fs); err != nil {
+			t.Fatalf("decoding FlowSchema %s: %v", o.name, err)
+		}
+		want := flowcontrolv1.ServiceAccountSubject{Name: saName, Namespace: "berth-system"}
+		for _, r := range fs.Spec.Rules {
+			for _, subj := range r.Subjects {
+				if subj.ServiceAccount == nil || *subj.ServiceAccount != want {
+					t.Errorf("FlowSchema %s's subject %+v is not the manager's ServiceAccount %+v", fs.Name, subj, want)
+				}
+			}
 		}
 	}
 
