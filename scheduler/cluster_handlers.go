@@ -44,7 +44,6 @@ func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
 		{framework.VolumeAttachment, f.Storage().V1().VolumeAttachments().Informer()},
 		// DynamicResources reads claims, slices and classes through listers.
 		{framework.ResourceClaim, f.Resource().V1().ResourceClaims().Informer()},
-		{framework.ResourceSlice, f.Resource().V1().ResourceSlices().Informer()},
 		{framework.DeviceClass, f.Resource().V1().DeviceClasses().Informer()},
 	}
 	for _, w := range watched {
@@ -52,6 +51,15 @@ func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
 			return fmt.Errorf("adding the %s handler: %w", w.resource, err)
 		}
 	}
+	// Slices come through the tracker: with DeviceTaintRules, a rule that
+	// taints a slice's devices, or stops tainting them, is an update of
+	// that slice, as DynamicResources sees it. The scheduling loop waits
+	// for the tracker as for its own handlers.
+	slices, err := s.slices.AddEventHandler(s.clusterEventHandler(logger, framework.ResourceSlice))
+	if err != nil {
+		return fmt.Errorf("adding the %s handler: %w", framework.ResourceSlice, err)
+	}
+	s.handlers = append(s.handlers, slices)
 	// Read through listers only: namespaces for affinity namespaceSelectors,
 	// and the owners whose selectors make PodTopologySpread's System defaults.
 	f.Core().V1().Namespaces().Informer()

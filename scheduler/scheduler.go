@@ -37,6 +37,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -117,6 +118,9 @@ type Scheduler struct {
 	// leaseCheck says whether this replica may write as the leader; nil
 	// without leader election.
 	leaseCheck func() error
+	// slices is the ResourceSlices as DynamicResources sees them, with
+	// DeviceTaintRules applied when WithDeviceTaintRules asked for them.
+	slices *tracker.Tracker
 }
 
 // Option configures a Scheduler.
@@ -133,6 +137,7 @@ type options struct {
 	podGroupSource     cache.ListerWatcher
 	scheduledEvents    bool
 	leaseCheck         func() error
+	deviceTaintRules   bool
 }
 
 // WithRegistry replaces the in-tree plugin registry, for example to add
@@ -243,6 +248,12 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		assumed, _ := s.cache.IsAssumedPod(pod)
 		return assumed
 	}, gangOpts...)
+
+	slices, err := s.startSliceTracker(ctx, o.deviceTaintRules)
+	if err != nil {
+		return nil, err
+	}
+	s.slices = slices
 
 	queueOpts := append([]queue.Option{queue.WithClock(o.clock)}, o.queueOptions...)
 	// Every profile shares one queue, so every profile sorts it with

@@ -36,10 +36,11 @@ package manager
 // +kubebuilder:rbac:groups="",resources=persistentvolumes;persistentvolumeclaims,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
 
-// Dynamic resource allocation: DynamicResources reads slices and classes,
-// adds its finalizer to claims and writes their allocation and reservedFor
-// (resourceclaims/binding is what the apiserver asks of a writer of both).
-// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceslices;deviceclasses,verbs=get;list;watch
+// Dynamic resource allocation: DynamicResources reads slices, classes and
+// the DeviceTaintRules that taint devices, adds its finalizer to claims and
+// writes their allocation and reservedFor (resourceclaims/binding is what
+// the apiserver asks of a writer of both).
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceslices;deviceclasses;devicetaintrules,verbs=get;list;watch
 // +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims/status;resourceclaims/binding,verbs=get;update;patch
 

@@ -94,7 +94,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if err != nil {
 		return nil, fmt.Errorf("building the PodGroup watch: %w", err)
 	}
-	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupSource(podGroups)}
+	taintRules, err := servesDeviceTaintRules(clientset.Discovery())
+	if err != nil {
+		return nil, err
+	}
+	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupSource(podGroups),
+		scheduler.WithDeviceTaintRules(taintRules)}
 	if o.Fence != nil {
 		schedOpts = append(schedOpts, scheduler.WithLeaseCheck(o.Fence.Check))
 	}

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler"
 )
 
 const testDRADriver = "gpu.test.berth.io"
@@ -251,6 +252,51 @@ var _ = Describe("DynamicResources", func() {
 		releaseClaim(ctx, ns, "gpu", pod.UID)
 		Expect(boundNode(ctx, ns, second.Name)).To(Equal(prefix + "-c"))
 		Expect(allocatedDevices(ctx, ns, "second")).To(ConsistOf(prefix + "-c/gpu-0"))
+	}, SpecTimeout(time.Minute))
+
+	It("keeps a pod off the devices a DeviceTaintRule taints, and binds it once the rule is deleted", func(ctx SpecContext) {
+		prefix := "dra-taint-rule"
+		ns := createNamespace(ctx, prefix)
+		for _, n := range []string{"a", "b"} {
+			newNode(prefix + "-" + n).create(ctx)
+		}
+		createDeviceClass(ctx, prefix+"-gpu")
+		createNodeSlice(ctx, prefix+"-a", "gpu-0")
+		createNodeSlice(ctx, prefix+"-b", "gpu-0")
+		createResourceClaim(ctx, ns, "gpu", prefix+"-gpu", 1)
+		rules := clientset.ResourceV1().DeviceTaintRules()
+		tainted := func(name, pool string) {
+			_, err := rules.Create(ctx, &resourcev1.DeviceTaintRule{
+				ObjectMeta: metav1.ObjectMeta{Name: name},
+				Spec: resourcev1.DeviceTaintRuleSpec{
+					DeviceSelector: &resourcev1.DeviceTaintSelector{Driver: ptr.To(testDRADriver), Pool: ptr.To(pool)},
+					Taint:          resourcev1.DeviceTaint{Key: "example.com/broken", Effect: resourcev1.DeviceTaintEffectNoSchedule},
+				},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred(), "creating DeviceTaintRule %s", name)
+			DeferCleanup(func(ctx SpecContext) {
+				Expect(client.IgnoreNotFound(rules.Delete(ctx, name, metav1.DeleteOptions{}))).To(Succeed())
+			})
+		}
+		tainted(prefix+"-a", prefix+"-a")
+		tainted(prefix+"-b", prefix+"-b")
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()},
+			scheduler.WithDeviceTaintRules(true))
+
+		pod := newPod(ns, "p").resourceClaim("gpu").create(ctx)
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, pod.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			cond := podScheduledCondition(got)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Message).To(HavePrefix("0/2 nodes are available: 2 cannot allocate all claims."))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+
+		// Deleting node b's rule is an update of node b's slice as the
+		// scheduler sees it: the pod is retried and binds there.
+		Expect(rules.Delete(ctx, prefix+"-b", metav1.DeleteOptions{})).To(Succeed())
+		Expect(boundNode(ctx, ns, pod.Name)).To(Equal(prefix + "-b"))
+		Expect(allocatedDevices(ctx, ns, "gpu")).To(ConsistOf(prefix + "-b/gpu-0"))
 	}, SpecTimeout(time.Minute))
 
 	It("does not preempt a lower-priority pod for the device it holds, as kube-scheduler v1.37; the higher-priority pod binds once the device is released", func(ctx SpecContext) {

@@ -36,11 +36,9 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes"
-	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
@@ -111,7 +109,7 @@ type DynamicResources struct {
 	client   kubernetes.Interface
 	handle   framework.Handle
 	tracker  *claimTracker
-	slices   resourcelisters.ResourceSliceLister
+	slices   SliceSource
 	classes  classLister
 	celCache *cel.Cache
 	features structured.Features
@@ -172,8 +170,10 @@ func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option)
 	resources := h.SharedInformerFactory().Resource().V1()
 	claims := resources.ResourceClaims().Lister()
 	var tracker *claimTracker
+	var slices SliceSource = listerSource{lister: resources.ResourceSlices().Lister()}
 	if s, ok := h.(pluginStateSharer); ok && s.SharedPluginState() != nil {
 		tracker = s.SharedPluginState().LoadOrStore(sharedTrackerKey, func() any { return newClaimTracker(claims) }).(*claimTracker)
+		slices = s.SharedPluginState().LoadOrStore(SlicesKey, func() any { return slices }).(SliceSource)
 	} else {
 		tracker = newClaimTracker(claims)
 	}
@@ -182,7 +182,7 @@ func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option)
 		client:         h.ClientSet(),
 		handle:         h,
 		tracker:        tracker,
-		slices:         resources.ResourceSlices().Lister(),
+		slices:         slices,
 		classes:        classLister{lister: resources.DeviceClasses().Lister()},
 		celCache:       cel.NewCache(celCacheSize, cel.Features{EnableConsumableCapacity: true}),
 		features:       allocatorFeatures(),
@@ -307,7 +307,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		if err != nil {
 			return nil, framework.AsStatus(err)
 		}
-		resourceSlices, err := pl.slices.List(labels.Everything())
+		resourceSlices, err := pl.slices.ListPatchedResourceSlices()
 		if err != nil {
 			return nil, framework.AsStatus(fmt.Errorf("listing resource slices: %w", err))
 		}

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	resourceinformers "k8s.io/client-go/informers/resource/v1"
+	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+
+	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
+)
+
+// WithDeviceTaintRules makes DynamicResources see the taints that
+// DeviceTaintRules (resource.k8s.io/v1, Kubernetes v1.37) put on devices,
+// as kube-scheduler v1.37 does: a rule's NoSchedule taint keeps new claims
+// off the devices it selects unless they tolerate it. Only an apiserver
+// that serves DeviceTaintRules can be watched for them; without this
+// option, devices carry only the taints their ResourceSlices publish.
+func WithDeviceTaintRules(enabled bool) Option {
+	return func(o *options) { o.deviceTaintRules = enabled }
+}
+
+// startSliceTracker builds the view of ResourceSlices that every profile's
+// DynamicResources allocates from and that cluster events about slices come
+// from: with DeviceTaintRules, the slices with the rules' taints applied, so
+// that a rule added or removed is a slice update to the queue too. It uses
+// the tracker kube-scheduler uses. Its informers start with the factory's.
+func (s *Scheduler) startSliceTracker(ctx context.Context, taintRules bool) (*tracker.Tracker, error) {
+	r := s.informerFactory.Resource().V1()
+	opts := tracker.Options{
+		EnableDeviceTaintRules:   taintRules,
+		EnableConsumableCapacity: true,
+		SliceInformer:            resourceinformers.ToTypedResourceSliceInformer(r.ResourceSlices()),
+	}
+	if taintRules {
+		opts.TaintInformer = resourceinformers.ToTypedDeviceTaintRuleInformer(r.DeviceTaintRules())
+	}
+	t, err := tracker.StartTracker(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("starting the ResourceSlice tracker: %w", err)
+	}
+	s.pluginState.LoadOrStore(dynamicresources.SlicesKey, func() any { return t })
+	return t, nil
+}
