@@ -20,6 +20,9 @@ import (
 	"context"
 	"fmt"
 
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/discovery"
 	resourceinformers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 
@@ -34,6 +37,26 @@ import (
 // option, devices carry only the taints their ResourceSlices publish.
 func WithDeviceTaintRules(enabled bool) Option {
 	return func(o *options) { o.deviceTaintRules = enabled }
+}
+
+// DeviceTaintRulesServed says whether the apiserver serves DeviceTaintRules
+// in resource.k8s.io/v1 (Kubernetes v1.37 and later), that is whether
+// WithDeviceTaintRules may be set: a watch on a resource the apiserver does
+// not serve would never sync, and the scheduling loop would never start.
+func DeviceTaintRulesServed(dc discovery.DiscoveryInterface) (bool, error) {
+	resources, err := dc.ServerResourcesForGroupVersion(resourcev1.SchemeGroupVersion.String())
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading the apiserver's %s resources: %w", resourcev1.SchemeGroupVersion, err)
+	}
+	for _, r := range resources.APIResources {
+		if r.Name == "devicetaintrules" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // startSliceTracker builds the view of ResourceSlices that every profile's

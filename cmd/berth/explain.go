@@ -247,7 +247,12 @@ func clientsFor(cfg *rest.Config) (*explainClients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the PodGroup client: %w", err)
 	}
+	// Explain sees devices as the scheduler does, DeviceTaintRules applied.
+	taintRules, err := scheduler.DeviceTaintRulesServed(kube.Discovery())
+	if err != nil {
+		return nil, err
+	}
 	return &explainClients{kube: kube, berth: berth, opts: []explain.Option{
-		explain.WithSchedulerOptions(scheduler.WithPodGroupSource(podGroups)),
+		explain.WithSchedulerOptions(scheduler.WithPodGroupSource(podGroups), scheduler.WithDeviceTaintRules(taintRules)),
 	}}, nil
 }

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
@@ -62,25 +61,4 @@ func waitForAPIServer(ctx context.Context, cfg *rest.Config, clk clock.Clock, lo
 		}
 		retry = min(2*retry, apiserverMaxRetry)
 	}
-}
-
-// servesDeviceTaintRules says whether the apiserver serves DeviceTaintRules
-// in resource.k8s.io/v1 (Kubernetes v1.37 and later): the scheduler
-// watches them only then, since a watch on a resource the apiserver does
-// not serve would never sync and would keep the scheduling loop from
-// starting.
-func servesDeviceTaintRules(dc discovery.DiscoveryInterface) (bool, error) {
-	resources, err := dc.ServerResourcesForGroupVersion(resourcev1.SchemeGroupVersion.String())
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("reading the apiserver's %s resources: %w", resourcev1.SchemeGroupVersion, err)
-	}
-	for _, r := range resources.APIResources {
-		if r.Name == "devicetaintrules" {
-			return true, nil
-		}
-	}
-	return false, nil
 }

@@ -26,11 +26,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
-	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -92,41 +88,3 @@ func TestWaitForAPIServer(t *testing.T) {
 }
 
 func isNil(err error) bool { return err == nil }
-
-func TestServesDeviceTaintRules(t *testing.T) {
-	resourceV1 := func(names ...string) *metav1.APIResourceList {
-		l := &metav1.APIResourceList{GroupVersion: "resource.k8s.io/v1"}
-		for _, n := range names {
-			l.APIResources = append(l.APIResources, metav1.APIResource{Name: n})
-		}
-		return l
-	}
-	tests := []struct {
-		name      string
-		resources []*metav1.APIResourceList
-		fail      error
-		want      bool
-		wantErr   bool
-	}{
-		{name: "v1.37: served", resources: []*metav1.APIResourceList{resourceV1("resourceslices", "devicetaintrules")}, want: true},
-		{name: "resource.k8s.io/v1 without DeviceTaintRules", resources: []*metav1.APIResourceList{resourceV1("resourceslices")}},
-		{name: "no resource.k8s.io/v1 at all"},
-		{name: "discovery fails", fail: errors.New("connection refused"), wantErr: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			client := fake.NewClientset()
-			client.Resources = tc.resources
-			if tc.fail != nil {
-				client.PrependReactor("get", "resource", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, tc.fail })
-			}
-			got, err := servesDeviceTaintRules(client.Discovery())
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error = %v, want an error: %v", err, tc.wantErr)
-			}
-			if got != tc.want {
-				t.Errorf("served = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}

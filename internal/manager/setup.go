@@ -94,7 +94,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if err != nil {
 		return nil, fmt.Errorf("building the PodGroup watch: %w", err)
 	}
-	taintRules, err := servesDeviceTaintRules(clientset.Discovery())
+	taintRules, err := scheduler.DeviceTaintRulesServed(clientset.Discovery())
 	if err != nil {
 		return nil, err
 	}
