@@ -18,15 +18,19 @@ package scheduler
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -136,5 +140,71 @@ func TestEventSinkWithoutNamespace(t *testing.T) {
 		if _, err := newScheduledEventSink(client).Create(context.Background(), &eventsv1.Event{}); err == nil {
 			t.Errorf("%s: the Scheduled-event sink's Create of an event without a namespace: want error", name)
 		}
+	}
+}
+
+// TestEventSinkBoundsWrites holds the apiserver's answers and checks that
+// no more than the sink's in-flight writes reach it, that others wait for
+// a slot, and that one past the waiting limit is dropped at once.
+func TestEventSinkBoundsWrites(t *testing.T) {
+	const inFlight, waiting = 2, 3
+	reached := make(chan struct{}, 100)
+	answer := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- struct{}{}
+		<-answer
+		raw, _ := runtime.Encode(scheme.Codecs.LegacyCodec(eventsv1.SchemeGroupVersion), &eventsv1.Event{})
+		w.Header().Set("Content-Type", runtime.ContentTypeJSON)
+		_, _ = w.Write(raw)
+	}))
+	defer srv.Close()
+	client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := newLimitedEventSink(client, inFlight, waiting)
+	event := func(i int) *eventsv1.Event {
+		return &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p.%d", i)}}
+	}
+	ctx := context.Background()
+	errs := make(chan error, inFlight+waiting)
+	for i := range inFlight + waiting {
+		go func() {
+			var err error
+			switch i % 3 {
+			case 0:
+				_, err = sink.Create(ctx, event(i))
+			case 1:
+				_, err = sink.Update(ctx, event(i))
+			default:
+				_, err = sink.Patch(ctx, event(i), []byte("{}"))
+			}
+			errs <- err
+		}()
+	}
+	for range inFlight {
+		<-reached
+	}
+	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return sink.waiting.Load() == waiting, nil
+	}); err != nil {
+		t.Fatalf("%d writes wait, want %d", sink.waiting.Load(), waiting)
+	}
+	select {
+	case <-reached:
+		t.Fatalf("more than %d writes reached the apiserver at once", inFlight)
+	default:
+	}
+	if _, err := sink.Create(ctx, event(99)); !errors.Is(err, errEventWritesFull) {
+		t.Fatalf("a write past the waiting limit = %v, want errEventWritesFull", err)
+	}
+	close(answer)
+	for range inFlight + waiting {
+		if err := <-errs; err != nil {
+			t.Errorf("a held write failed: %v", err)
+		}
+	}
+	if got := len(reached); got != waiting {
+		t.Errorf("%d writes reached the apiserver after the first %d, want %d", got, inFlight, waiting)
 	}
 }
