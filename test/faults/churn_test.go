@@ -326,13 +326,16 @@ var _ = Describe("profile churn", Label("ci"), func() {
 		expectBoundOnce("churn", ns, b, append(podNames(victims), podNames(placed)...))
 
 		// An edit that unblocks a pod places it within seconds, while the
-		// PluginWeight keeps changing.
-		Expect(c.repair()).To(Succeed())
-		waitProfileLive(ctx, profile)
+		// PluginWeight keeps changing. The node is tainted before the
+		// profile's repair, so that the manager's node watch has delivered
+		// the taint by the time the pod comes: the pod and node watches are
+		// not ordered, and a pod seen first would be bound past the taint.
 		tainted := localcluster.NodeName(45)
 		taint := corev1.Taint{Key: "faults.berth.io/churn", Effect: corev1.TaintEffectNoSchedule}
 		setTaints(ctx, tainted, taint)
 		DeferCleanup(func() { setTaints(background(), tainted) })
+		Expect(c.repair()).To(Succeed())
+		waitProfileLive(ctx, profile)
 		blocked := onNodes(podSpec(ns, "blocked", "100m", "128Mi"), profile, tainted)
 		createPods(ctx, []*corev1.Pod{blocked})
 		Eventually(ctx, func() string { return podScheduledReason(ctx, ns, blocked.Name) }).
