@@ -169,13 +169,14 @@ func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil {
 			_ = resp.Body.Close()
 		}
-		return nil, fmt.Errorf("refusing %s %s: %w", req.Method, req.URL.Path, lateErr)
+		return nil, t.refuse(req, lateErr)
 	default:
 		return resp, err
 	}
 }
 
-// refuse closes req's body and returns why it was not sent.
+// refuse closes req's body (again, harmlessly, when the next transport
+// already has) and returns why it was not sent.
 func (t *fencedTransport) refuse(req *http.Request, err error) error {
 	if req.Body != nil {
 		_ = req.Body.Close()
