@@ -48,6 +48,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/profile"
 )
 
@@ -79,7 +80,8 @@ type ProfileReconciler struct {
 	// servedBy names, by schedulerName, the profile installed for it.
 	servedBy map[string]string
 
-	// ticker and shadowInterval time the flush of the shadows' status.
+	// ticker and shadowInterval time the flush of the shadows' figures and
+	// the recorded decisions into status.
 	ticker         clock.WithTicker
 	shadowInterval time.Duration
 
@@ -111,9 +113,10 @@ func (r *ProfileReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidatio
 	})); err != nil {
 		return fmt.Errorf("adding the status resync on election: %w", err)
 	}
-	// So is the periodic flush of the shadows' figures into their status.
-	if err := mgr.Add(manager.RunnableFunc(r.flushShadows)); err != nil {
-		return fmt.Errorf("adding the shadow status flush: %w", err)
+	// So is the periodic flush of the shadows' figures and the recorded
+	// decisions into their status.
+	if err := mgr.Add(manager.RunnableFunc(r.flushFigures)); err != nil {
+		return fmt.Errorf("adding the status flush: %w", err)
 	}
 	specOrLabels := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})
 	return ctrl.NewControllerManagedBy(mgr).
@@ -148,10 +151,10 @@ func (r *ProfileReconciler) resyncAll(ctx context.Context, reader client.Reader)
 // are written to their status (when they changed).
 const DefaultShadowStatusInterval = 10 * time.Second
 
-// flushShadows enqueues, every shadowInterval, each shadow profile whose
-// figures changed since, so that its status is written once per period
-// rather than once per pod.
-func (r *ProfileReconciler) flushShadows(ctx context.Context) error {
+// flushFigures enqueues, every shadowInterval, each shadow profile whose
+// figures changed since and each profile that recorded a decision since,
+// so that its status is written once per period rather than once per pod.
+func (r *ProfileReconciler) flushFigures(ctx context.Context) error {
 	ticker := r.ticker.NewTicker(r.shadowInterval)
 	defer ticker.Stop()
 	flushed := map[string]uint64{}
@@ -164,11 +167,21 @@ func (r *ProfileReconciler) flushShadows(ctx context.Context) error {
 		r.mu.Lock()
 		var names []string
 		for name, lp := range r.live {
-			if lp.shadowOf == "" {
+			var version uint64
+			switch {
+			case lp.shadowOf != "":
+				stats, ok := r.host.ShadowStats(name)
+				if !ok {
+					continue
+				}
+				version = stats.Version
+			case lp.decisions != nil:
+				version = lp.decisions.Version()
+			default:
 				continue
 			}
-			if stats, ok := r.host.ShadowStats(name); ok && stats.Version != flushed[name] {
-				flushed[name] = stats.Version
+			if version != flushed[name] {
+				flushed[name] = version
 				names = append(names, name)
 			}
 		}
@@ -292,16 +305,31 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 		}
 		return out
 	}
-	r.host.InstallProfile(ctx, name, &profile.Profile{Framework: fwk, Source: p.Name, Generation: p.Generation})
+	recorder := decisionRecorder(p, prev)
+	r.host.InstallProfile(ctx, name, &profile.Profile{Framework: fwk, Source: p.Name, Generation: p.Generation, Decisions: recorder})
 	live := &liveProfile{
 		schedulerName: name, generation: p.Generation, uid: string(p.UID),
-		weights: maps.Clone(weights), plugins: fwk.ListPlugins(),
+		weights: maps.Clone(weights), plugins: fwk.ListPlugins(), decisions: recorder,
 	}
 	r.live[p.Name], r.servedBy[name] = live, p.Name
 	out.live = live
 	r.eventf(p, corev1.EventTypeNormal, EventProfileActivated, "Install",
 		"generation %d is live for schedulerName %s", p.Generation, name)
 	return out
+}
+
+// decisionRecorder returns the recorder of p's placements, nil when it
+// records none: the previous generation's when it kept as many, so that a
+// new generation's status goes on listing the placements of the last.
+func decisionRecorder(p *v1alpha1.SchedulingProfile, prev *liveProfile) *decisions.Recorder {
+	n := int(ptr.Deref(p.Spec.RecordDecisions, 0))
+	if n <= 0 {
+		return nil
+	}
+	if prev != nil && prev.uid == string(p.UID) && prev.decisions != nil && prev.decisions.Size() == n {
+		return prev.decisions
+	}
+	return decisions.NewRecorder(n)
 }
 
 // applyShadowLocked installs a shadow profile's current generation beside

@@ -20,13 +20,16 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/shadow"
 )
@@ -40,6 +43,8 @@ type liveProfile struct {
 	uid        string
 	weights    map[string]WeightAssignment
 	plugins    []runtime.PluginInfo
+	// decisions keeps the profile's last placements when it records them.
+	decisions *decisions.Recorder
 }
 
 // profileOutcome is what one reconcile found for a profile.
@@ -74,6 +79,9 @@ func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1
 		st.ActiveGeneration = out.live.generation
 		st.PluginCount = int32(len(out.live.plugins))
 		st.EffectivePlugins = effectivePlugins(out.live.plugins)
+		if r := out.live.decisions; r != nil {
+			st.RecentDecisions = recentDecisions(r.Recent(), p.Status.RecentDecisions, r.Size())
+		}
 	}
 
 	var ready metav1.ConditionStatus
@@ -157,6 +165,59 @@ func shadowStatus(of string, stats *scheduler.ShadowStats) *v1alpha1.ShadowStatu
 	}
 	return st
 }
+
+// recentDecisions merges the decisions this replica recorded, newest
+// first, with those the status holds (a previous leader's, or this
+// replica's before a restart), and keeps the newest size.
+func recentDecisions(recorded []decisions.Decision, written []v1alpha1.SchedulingDecision, size int) []v1alpha1.SchedulingDecision {
+	out := make([]v1alpha1.SchedulingDecision, 0, min(size, len(recorded)+len(written)))
+	seen := make(map[types.UID]bool, len(recorded))
+	for _, d := range recorded {
+		if len(out) == size {
+			break
+		}
+		seen[d.UID] = true
+		out = append(out, decisionStatus(d))
+	}
+	older := make([]v1alpha1.SchedulingDecision, 0, len(written))
+	for _, d := range written {
+		if !seen[d.PodUID] {
+			older = append(older, d)
+		}
+	}
+	out = append(out, older...)
+	// Newest first; this replica's decisions before the written ones of the same second.
+	slices.SortStableFunc(out, func(a, b v1alpha1.SchedulingDecision) int { return b.Time.Compare(a.Time.Time) })
+	if len(out) > size {
+		out = out[:size]
+	}
+	return out
+}
+
+// decisionStatus turns a recorded decision into its status entry. The time
+// is cut to the second, as the API stores it, so that a status read back
+// compares equal to the one written.
+func decisionStatus(d decisions.Decision) v1alpha1.SchedulingDecision {
+	sd := v1alpha1.SchedulingDecision{
+		Pod: d.Pod, PodUID: d.UID, Node: d.Node, Generation: d.Generation,
+		Time:          metav1.NewTime(d.Time.Truncate(time.Second)),
+		FeasibleNodes: int32(d.Feasible), EvaluatedNodes: int32(d.Evaluated),
+	}
+	for _, n := range d.Nodes {
+		dn := v1alpha1.DecisionNode{Node: n.Name, Total: n.TotalScore}
+		for _, ps := range n.Scores {
+			if len(dn.Scores) == maxDecisionScores {
+				break
+			}
+			dn.Scores = append(dn.Scores, v1alpha1.DecisionScore{Plugin: ps.Name, Score: ps.Score})
+		}
+		sd.Nodes = append(sd.Nodes, dn)
+	}
+	return sd
+}
+
+// maxDecisionScores bounds a decision node's scores, as the CRD does.
+const maxDecisionScores = 32
 
 // maxShadowPlugins bounds status.shadow.decidingPlugins, as the CRD does.
 const maxShadowPlugins = 32

@@ -73,8 +73,9 @@ type options struct {
 // WithClock sets the clock of the conditions' transition times.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
 
-// WithShadowStatusInterval sets how often shadow profiles' figures are
-// written to their status (DefaultShadowStatusInterval by default).
+// WithShadowStatusInterval sets how often shadow profiles' figures and
+// profiles' recorded decisions are written to their status
+// (DefaultShadowStatusInterval by default).
 func WithShadowStatusInterval(d time.Duration) Option {
 	return func(o *options) { o.shadowInterval = d }
 }

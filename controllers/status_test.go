@@ -23,13 +23,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/decisions"
+	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/shadow"
 )
@@ -279,4 +283,88 @@ func TestShadowProfileStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRecentDecisionsStatus(t *testing.T) {
+	at := func(s int) time.Time { return t0.Add(time.Duration(s)*time.Second + 300*time.Millisecond) }
+	recorded := func(pod string, s int) decisions.Decision {
+		return decisions.Decision{Pod: "ns/" + pod, UID: types.UID(pod), Node: "n-" + pod, Generation: 3, Time: at(s), Feasible: 2, Evaluated: 4,
+			Nodes: []framework.NodePluginScores{
+				{Name: "n-" + pod, TotalScore: 150, Scores: []framework.PluginScore{{Name: "NodeResourcesFit", Score: 100}, {Name: "NodeResourcesBalancedAllocation", Score: 50}}},
+				{Name: "other", TotalScore: 90, Scores: []framework.PluginScore{{Name: "NodeResourcesFit", Score: 60}, {Name: "NodeResourcesBalancedAllocation", Score: 30}}},
+			}}
+	}
+	// written is a decision as the API stored it: to the second.
+	written := func(pod string, s int) v1alpha1.SchedulingDecision {
+		return v1alpha1.SchedulingDecision{Pod: "ns/" + pod, PodUID: types.UID(pod), Node: "n-" + pod, Generation: 2,
+			Time: metav1.NewTime(at(s).Truncate(time.Second)), FeasibleNodes: 1, EvaluatedNodes: 4}
+	}
+	pods := func(ds []v1alpha1.SchedulingDecision) []string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Pod)
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		recorded []decisions.Decision
+		written  []v1alpha1.SchedulingDecision
+		size     int
+		want     []string
+	}{
+		{name: "none", size: 3},
+		{name: "recorded, newest first", size: 3, recorded: []decisions.Decision{recorded("b", 2), recorded("a", 1)}, want: []string{"ns/b", "ns/a"}},
+		{name: "a new leader keeps its predecessor's, after its own",
+			size: 4, recorded: []decisions.Decision{recorded("d", 9), recorded("c", 8)},
+			written: []v1alpha1.SchedulingDecision{written("b", 5), written("a", 4)},
+			want:    []string{"ns/d", "ns/c", "ns/b", "ns/a"}},
+		{name: "the newest size of both",
+			size: 3, recorded: []decisions.Decision{recorded("d", 9), recorded("c", 8)},
+			written: []v1alpha1.SchedulingDecision{written("b", 5), written("a", 4)},
+			want:    []string{"ns/d", "ns/c", "ns/b"}},
+		{name: "a pod both recorded and written appears once",
+			size: 5, recorded: []decisions.Decision{recorded("b", 5)},
+			written: []v1alpha1.SchedulingDecision{written("b", 5), written("a", 4)},
+			want:    []string{"ns/b", "ns/a"}},
+		{name: "a smaller size cuts the written ones",
+			size: 1, written: []v1alpha1.SchedulingDecision{written("b", 5), written("a", 4)},
+			want: []string{"ns/b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := recentDecisions(tt.recorded, tt.written, tt.size)
+			if diff := cmp.Diff(tt.want, pods(got)); diff != "" {
+				t.Errorf("recentDecisions (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("a recorded decision as status, to the second", func(t *testing.T) {
+		want := v1alpha1.SchedulingDecision{
+			Pod: "ns/a", PodUID: "a", Node: "n-a", Generation: 3, Time: metav1.NewTime(t0.Add(time.Second)), FeasibleNodes: 2, EvaluatedNodes: 4,
+			Nodes: []v1alpha1.DecisionNode{
+				{Node: "n-a", Total: 150, Scores: []v1alpha1.DecisionScore{{Plugin: "NodeResourcesFit", Score: 100}, {Plugin: "NodeResourcesBalancedAllocation", Score: 50}}},
+				{Node: "other", Total: 90, Scores: []v1alpha1.DecisionScore{{Plugin: "NodeResourcesFit", Score: 60}, {Plugin: "NodeResourcesBalancedAllocation", Score: 30}}},
+			},
+		}
+		if diff := cmp.Diff(want, decisionStatus(recorded("a", 1))); diff != "" {
+			t.Errorf("decisionStatus (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("profileStatus lists a recording profile's decisions, and none once it stops", func(t *testing.T) {
+		p := makeProfile("rec").gen(3).obj()
+		p.Status.RecentDecisions = []v1alpha1.SchedulingDecision{written("a", 1)}
+		r := decisions.NewRecorder(2)
+		r.Add(recorded("b", 2))
+		st := profileStatus(p, profileOutcome{schedulerName: "rec", live: &liveProfile{schedulerName: "rec", generation: 3, decisions: r}}, metav1.NewTime(t0))
+		if diff := cmp.Diff([]string{"ns/b", "ns/a"}, pods(st.RecentDecisions)); diff != "" {
+			t.Errorf("recording (-want +got):\n%s", diff)
+		}
+		st = profileStatus(p, profileOutcome{schedulerName: "rec", live: &liveProfile{schedulerName: "rec", generation: 3}}, metav1.NewTime(t0))
+		if st.RecentDecisions != nil {
+			t.Errorf("a profile that records nothing lists %v", pods(st.RecentDecisions))
+		}
+	})
 }

@@ -138,7 +138,7 @@ func TestEvaluateAgreesWithTheCycle(t *testing.T) {
 			placed, ties := 0, 0
 			for i := range 300 {
 				pod := randomPod(rng, i)
-				result, cycleErr := s.schedulePod(ctx, fwk, framework.NewCycleState(), pod)
+				result, cycleErr := s.schedulePod(ctx, fwk, framework.NewCycleState(), pod, false)
 				// The snapshot is the one the cycle just used.
 				e, err := evaluate(ctx, fwk, s.snapshot, pod)
 				if err != nil {

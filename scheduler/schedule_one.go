@@ -28,6 +28,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/internal/message"
+	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
@@ -50,6 +51,9 @@ type scheduleResult struct {
 	host           string
 	evaluatedNodes int
 	feasibleNodes  int
+	// top are the scores of host and its best runners-up, kept when the
+	// profile records its decisions and more than one node was feasible.
+	top []framework.NodePluginScores
 }
 
 // scheduleOne takes one pod from the queue and runs its scheduling cycle; on
@@ -84,7 +88,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 	// Shadow profiles of this schedulerName, if any, evaluate the pod on
 	// the cycle's snapshot on their own goroutine, once the cycle is done.
 	s.beginShadow(pod)
-	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi)
+	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi, prof.Decisions != nil)
 	s.endShadow(result.host, failure)
 	if failure != nil {
 		s.handleFailure(ctx, prof, qpi, failure, start, cycle)
@@ -104,7 +108,16 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		// Binding outlives the scheduling loop's context so that a bind in
 		// flight at shutdown completes rather than leaving an assumed pod.
 		bindCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
-		if !s.bindingCycle(bindCtx, ctx, state, prof, qpi, assumed, result, start, cycle, waiting) || s.scheduledEvents == nil {
+		if !s.bindingCycle(bindCtx, ctx, state, prof, qpi, assumed, result, start, cycle, waiting) {
+			return
+		}
+		if prof.Decisions != nil {
+			prof.Decisions.Add(decisions.Decision{
+				Pod: assumed.Namespace + "/" + assumed.Name, UID: assumed.UID, Node: result.host, Generation: prof.Generation,
+				Time: s.clock.Now(), Feasible: result.feasibleNodes, Evaluated: result.evaluatedNodes, Nodes: result.top,
+			})
+		}
+		if s.scheduledEvents == nil {
 			return
 		}
 		// The binding slot is free again; the event is written here, as
@@ -145,12 +158,13 @@ func (s *Scheduler) skipPod(ctx context.Context, pod *v1.Pod) bool {
 }
 
 // schedulingCycle picks a node, assumes the pod there, and runs Reserve and
-// Permit. It returns the assumed copy of the pod.
-func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk *runtime.Framework, qpi *framework.QueuedPodInfo) (scheduleResult, *v1.Pod, *schedulingFailure) {
+// Permit. It returns the assumed copy of the pod; with record, the result
+// keeps the scores that chose its node.
+func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk *runtime.Framework, qpi *framework.QueuedPodInfo, record bool) (scheduleResult, *v1.Pod, *schedulingFailure) {
 	logger := klog.FromContext(ctx)
 	pod := qpi.Pod
 
-	result, err := s.schedulePod(ctx, fwk, state, pod)
+	result, err := s.schedulePod(ctx, fwk, state, pod, record)
 	if err != nil {
 		var fitErr *framework.FitError
 		if !errors.As(err, &fitErr) || !fwk.HasPostFilterPlugins() {
@@ -214,8 +228,10 @@ func statusError(st *framework.Status, host string, numNodes int) error {
 	return &framework.FitError{NumAllNodes: numNodes, Diagnosis: d}
 }
 
-// schedulePod updates the snapshot and finds the best node for the pod.
-func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod) (scheduleResult, error) {
+// schedulePod updates the snapshot and finds the best node for the pod;
+// with record, the result keeps the chosen node's scores and its best
+// runners-up.
+func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, record bool) (scheduleResult, error) {
 	if err := s.updateSnapshot(ctx); err != nil {
 		return scheduleResult{}, fmt.Errorf("updating the snapshot: %w", err)
 	}
@@ -244,11 +260,15 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 		return scheduleResult{}, err
 	}
 	host, err := runtime.SelectHost(scores, s.rand)
+	var top []framework.NodePluginScores
+	if record && err == nil {
+		top = decisions.Top(scores, host)
+	}
 	fwk.ReleaseScores(scores)
 	if err != nil {
 		return scheduleResult{}, fmt.Errorf("selecting a node: %w", err)
 	}
-	return scheduleResult{host: host, evaluatedNodes: evaluated, feasibleNodes: len(feasible)}, nil
+	return scheduleResult{host: host, evaluatedNodes: evaluated, feasibleNodes: len(feasible), top: top}, nil
 }
 
 // prioritizeNodes runs PreScore, Score (with NormalizeScore and the

@@ -91,9 +91,13 @@ func BenchmarkSchedulePod(b *testing.B) {
 		// shadow adds a shadow identical to the live profile at 100%
 		// sampling, its worker running beside the loop as in the scheduler.
 		shadow bool
+		// record keeps the chosen node's and the runners-up's scores, as
+		// a profile with spec.recordDecisions does.
+		record bool
 	}{
 		{name: "adaptive"},
 		{name: "adaptive-shadow-100", shadow: true},
+		{name: "adaptive-record", record: true},
 		{name: "all-nodes", percentage: ptrTo(int32(100))},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -122,7 +126,7 @@ func BenchmarkSchedulePod(b *testing.B) {
 			defer reportCPUPerOp(b)()
 			for b.Loop() {
 				s.beginShadow(pod)
-				result, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod)
+				result, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod, tc.record)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -36,11 +36,13 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/profile"
 )
 
 func TestAssumedCopy(t *testing.T) {
@@ -311,6 +313,112 @@ func TestSchedulingAttempt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, tc.tt.run(t), cmp.AllowUnexported(cycleOutcome{})); diff != "" {
 				t.Errorf("attempt (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSchedulingRecordsDecisions(t *testing.T) {
+	node := func(name, cpu string) *v1.Node {
+		return pt.Node(name).Alloc("cpu", cpu, "memory", "32Gi", "pods", "110").Obj()
+	}
+	tests := []struct {
+		name    string
+		nodes   []*v1.Node
+		reserve *framework.Status
+		// want are the decision's nodes, chosen first; nil with wantNone.
+		wantNodes    []string
+		wantFeasible int
+		wantNone     bool
+	}{{
+		name:         "scored: the chosen node first, then the runners-up best first",
+		nodes:        []*v1.Node{node("small", "4"), node("big", "32"), node("mid", "16"), node("tiny", "2")},
+		wantNodes:    []string{"big", "mid", "small"},
+		wantFeasible: 4,
+	}, {
+		name:         "one feasible node: recorded, nothing scored",
+		nodes:        []*v1.Node{node("fits", "4"), node("too-small", "1")},
+		wantFeasible: 1,
+	}, {
+		name:     "rejected at Reserve: not placed, not recorded",
+		nodes:    []*v1.Node{node("a", "4"), node("b", "8")},
+		reserve:  framework.NewStatus(framework.Unschedulable, "no room for it"),
+		wantNone: true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := klog.NewContext(context.Background(), logr.Discard())
+			logger := logr.Discard()
+			pod := pt.Pod("p").Container("cpu", "2").Obj()
+			pod.Spec.SchedulerName = "test"
+			client := fake.NewClientset(pod)
+			var boundTo atomic.Value
+			client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
+				if b, ok := a.(k8stesting.CreateAction).GetObject().(*v1.Binding); ok {
+					boundTo.Store(b.Target.Name)
+				}
+				return true, nil, nil
+			})
+			registry := runtime.Registry(plugins.NewInTreeRegistry())
+			faults := &faultsPlugin{reserve: tt.reserve}
+			if err := registry.Register(faultsPluginName, func(context.Context, []byte, framework.Handle) (framework.Plugin, error) {
+				return faults, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(ctx, client, WithSeed(1), WithRegistry(registry), WithScheduledEvents(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{Reserve: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: faultsPluginName}}}}}
+			fwk, err := s.CompileProfile(ctx, "test", spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorder := decisions.NewRecorder(5)
+			s.InstallProfile(ctx, "test", &profile.Profile{Framework: fwk, Source: "recording", Generation: 7, Decisions: recorder})
+			for _, n := range tt.nodes {
+				s.cache.AddNode(logger, n)
+			}
+			if err := s.informerFactory.Core().V1().Pods().Informer().GetStore().Add(pod); err != nil {
+				t.Fatal(err)
+			}
+			s.queue.Add(logger, pod)
+			s.scheduleOne(ctx)
+			s.bindings.Wait()
+
+			got := recorder.Recent()
+			if tt.wantNone {
+				if len(got) != 0 {
+					t.Fatalf("recorded %+v for a pod not placed", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("recorded %d decisions, want 1", len(got))
+			}
+			d := got[0]
+			if d.Node != boundTo.Load() {
+				t.Errorf("decision node %q, pod bound to %v", d.Node, boundTo.Load())
+			}
+			if d.Pod != "default/p" || d.UID != pod.UID || d.Generation != 7 || d.Feasible != tt.wantFeasible || d.Evaluated != len(tt.nodes) {
+				t.Errorf("decision = %+v, want pod default/p, its UID, generation 7, %d feasible of %d", d, tt.wantFeasible, len(tt.nodes))
+			}
+			var scored []string
+			for i, n := range d.Nodes {
+				scored = append(scored, n.Name)
+				if i > 0 && n.TotalScore > d.Nodes[0].TotalScore {
+					t.Errorf("runner-up %s totals %d, above the chosen node's %d", n.Name, n.TotalScore, d.Nodes[0].TotalScore)
+				}
+				if len(n.Scores) == 0 {
+					t.Errorf("node %s has no per-plugin scores", n.Name)
+				}
+			}
+			if diff := cmp.Diff(tt.wantNodes, scored); diff != "" {
+				t.Errorf("scored nodes (-want +got):\n%s", diff)
+			}
+			if len(d.Nodes) > 0 && d.Node != d.Nodes[0].Name {
+				t.Errorf("decision node %q, scored first %v", d.Node, scored)
 			}
 		})
 	}

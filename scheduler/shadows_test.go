@@ -78,7 +78,7 @@ func (h *shadowHarness) cycle(pod *v1.Pod) *shadowJob {
 	s := h.s
 	s.beginShadow(pod)
 	fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
-	result, err := s.schedulePod(h.ctx, fwk, framework.NewCycleState(), pod)
+	result, err := s.schedulePod(h.ctx, fwk, framework.NewCycleState(), pod, false)
 	var failure *schedulingFailure
 	if err != nil {
 		failure = &schedulingFailure{err: err}
@@ -249,7 +249,7 @@ func TestShadowWorkerBesideTheLoop(t *testing.T) {
 	for i := range pods {
 		pod := randomPod(h.rng, i)
 		h.s.beginShadow(pod)
-		result, err := h.s.schedulePod(h.ctx, fwk, framework.NewCycleState(), pod)
+		result, err := h.s.schedulePod(h.ctx, fwk, framework.NewCycleState(), pod, false)
 		var failure *schedulingFailure
 		if err != nil {
 			failure = &schedulingFailure{err: err}

@@ -19,6 +19,7 @@ package v1alpha1
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Condition types and reasons shared by Berth's kinds, following the kstatus convention.
@@ -48,6 +49,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.shadowOf) || !has(self.schedulerName)",message="a shadow profile serves no schedulerName: leave schedulerName unset when shadowOf is set"
 // +kubebuilder:validation:XValidation:rule="!has(self.shadowSampleRatePercent) || has(self.shadowOf)",message="shadowSampleRatePercent needs shadowOf"
 // +kubebuilder:validation:XValidation:rule="!has(self.shadowOf) || !has(self.extenders) || size(self.extenders) == 0",message="a shadow profile cannot call extenders"
+// +kubebuilder:validation:XValidation:rule="!has(self.shadowOf) || !has(self.recordDecisions) || self.recordDecisions == 0",message="a shadow profile places no pod: recordDecisions needs a live profile"
 type SchedulingProfileSpec struct {
 	// schedulerName is the spec.schedulerName of the pods this profile places.
 	// It defaults to the profile's metadata.name. When two profiles claim one
@@ -78,6 +80,17 @@ type SchedulingProfileSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	ShadowSampleRatePercent *int32 `json:"shadowSampleRatePercent,omitempty"`
+
+	// recordDecisions keeps this profile's last N placements, 0-100, with
+	// the weighted per-plugin scores of the chosen node and its nearest
+	// runners-up, in status.recentDecisions (written every few seconds,
+	// not per pod), so that berth explain pod can show why a bound pod is
+	// where it is. Unset or 0 records nothing. A shadow profile places no
+	// pod and cannot set it.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	RecordDecisions *int32 `json:"recordDecisions,omitempty"`
 
 	// percentageOfNodesToScore is the share of all nodes that, once found
 	// feasible, ends the search for feasible nodes. 0 (or unset) picks the
@@ -293,6 +306,13 @@ type SchedulingProfileStatus struct {
 	// generation went live. It is written every few seconds, not per pod.
 	// +optional
 	Shadow *ShadowStatus `json:"shadow,omitempty"`
+	// recentDecisions are the live profile's last placements, newest
+	// first, when spec.recordDecisions is set. It is written every few
+	// seconds, not per pod, and carries over to a new leader.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	RecentDecisions []SchedulingDecision `json:"recentDecisions,omitempty"`
 	// conditions are Ready, Reconciling and Stalled, as kstatus reads them.
 	// +optional
 	// +listType=map
@@ -379,6 +399,55 @@ type ShadowDisagreement struct {
 	DecidingPlugins []string `json:"decidingPlugins,omitempty"`
 	// time is when the shadow evaluated the pod.
 	Time metav1.Time `json:"time"`
+}
+
+// SchedulingDecision is one placement by a live profile: where the pod
+// went and the scores that sent it there.
+type SchedulingDecision struct {
+	// pod is the pod, namespace/name.
+	Pod string `json:"pod"`
+	// podUID is the pod's metadata.uid, so that a pod created again under
+	// the same name is not taken for this one.
+	PodUID types.UID `json:"podUID"`
+	// node is the node the pod was bound to.
+	Node string `json:"node"`
+	// generation is the profile generation that placed the pod.
+	Generation int64 `json:"generation"`
+	// time is when the pod was bound.
+	Time metav1.Time `json:"time"`
+	// feasibleNodes counts the nodes that passed Filter.
+	FeasibleNodes int32 `json:"feasibleNodes"`
+	// evaluatedNodes counts the nodes filtered: the search stops once it
+	// found enough feasible nodes (percentageOfNodesToScore).
+	EvaluatedNodes int32 `json:"evaluatedNodes"`
+	// nodes are the chosen node first, then its best runners-up, with their
+	// scores; empty when one node was feasible and nothing was scored.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=3
+	Nodes []DecisionNode `json:"nodes,omitempty"`
+}
+
+// DecisionNode is one scored node of a SchedulingDecision.
+type DecisionNode struct {
+	// node is the node's name.
+	Node string `json:"node"`
+	// total is the sum of the weighted scores.
+	Total int64 `json:"total"`
+	// scores are the weighted (normalized score × weight) scores, per
+	// plugin or extender, in the order they ran.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Scores []DecisionScore `json:"scores,omitempty"`
+}
+
+// DecisionScore is one plugin's weighted score of a node.
+type DecisionScore struct {
+	// plugin is the score plugin's or extender's name.
+	Plugin string `json:"plugin"`
+	// score is the normalized score times the plugin's weight.
+	Score int64 `json:"score"`
 }
 
 // SchedulingProfile is a scheduler profile that Berth compiles into a live

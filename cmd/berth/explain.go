@@ -83,7 +83,9 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			"compiles the live profile serving the pod's schedulerName (or --profile, or the candidate\n"+
 			"in -f, or both, and compares them), and runs PreFilter, Filter, PreScore, Score and\n"+
 			"NormalizeScore over every node with the scheduler's own code. It binds and writes nothing.\n"+
-			"A bound pod is evaluated as if pending. Exit codes: 0 explained, 1 failed, 2 usage.\n\n")
+			"A bound pod is evaluated as if pending; when the profile that placed it records its decisions\n"+
+			"(spec.recordDecisions), the decision that placed it is shown first, with its scores.\n"+
+			"Exit codes: 0 explained, 1 failed, 2 usage.\n\n")
 		fs.PrintDefaults()
 	}
 	positional, err := parseInterspersed(fs, args)

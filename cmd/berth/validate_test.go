@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,8 +97,10 @@ func TestValidateOneErrorALine(t *testing.T) {
 			t.Errorf("line %q does not start with its file", l)
 		}
 	}
-	if summary := lines[len(lines)-1]; !strings.HasPrefix(summary, "32 objects checked in 32 files: 32 invalid, ") || len(files) != 32 {
-		t.Errorf("summary %q for %d files", summary, len(files))
+	// Each bad file holds one object, and each object is invalid.
+	want := fmt.Sprintf("%[1]d objects checked in %[1]d files: %[1]d invalid, ", len(files))
+	if summary := lines[len(lines)-1]; len(files) < 30 || !strings.HasPrefix(summary, want) {
+		t.Errorf("summary %q for %d files, want it to start %q", summary, len(files), want)
 	}
 }
 

@@ -130,7 +130,27 @@ func (b *profileBuilder) mostAllocated() *profileBuilder {
 	return b
 }
 
+// records sets spec.recordDecisions and the decisions its status holds.
+func (b *profileBuilder) records(n int32, recent ...v1alpha1.SchedulingDecision) *profileBuilder {
+	b.p.Spec.RecordDecisions = &n
+	b.p.Status.RecentDecisions = recent
+	return b
+}
+
 func (b *profileBuilder) obj() *v1alpha1.SchedulingProfile { return b.p.DeepCopy() }
+
+// decision returns a recorded placement of pod ns/name on node, scored
+// against one runner-up.
+func decision(ns, name, node string, generation int64) v1alpha1.SchedulingDecision {
+	return v1alpha1.SchedulingDecision{
+		Pod: ns + "/" + name, PodUID: types.UID(ns + "-" + name), Node: node, Generation: generation,
+		Time: metav1.NewTime(t0), FeasibleNodes: 2, EvaluatedNodes: 3,
+		Nodes: []v1alpha1.DecisionNode{
+			{Node: node, Total: 180, Scores: []v1alpha1.DecisionScore{{Plugin: "NodeResourcesFit", Score: 90}, {Plugin: "NodeResourcesBalancedAllocation", Score: 90}}},
+			{Node: "runner-up", Total: 150, Scores: []v1alpha1.DecisionScore{{Plugin: "NodeResourcesFit", Score: 70}, {Plugin: "NodeResourcesBalancedAllocation", Score: 80}}},
+		},
+	}
+}
 
 // makeWeight returns a PluginWeight setting plugin's weight in profile.
 func makeWeight(name, profile, plugin string, weight int32) *v1alpha1.PluginWeight {

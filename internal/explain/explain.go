@@ -158,6 +158,7 @@ func (e *Explainer) Explain(ctx context.Context, req Request) (*Report, error) {
 		Pod: pod.Namespace + "/" + pod.Name, SchedulerName: pod.Spec.SchedulerName,
 		BoundTo: pod.Spec.NodeName, NominatedNode: pod.Status.NominatedNodeName, TieBreak: TieBreak,
 	}
+	report.Recorded, report.RecordedNote = recordedDecision(pod, profiles.Items)
 	for _, g := range pod.Spec.SchedulingGates {
 		report.SchedulingGates = append(report.SchedulingGates, g.Name)
 	}

@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -421,5 +422,81 @@ func TestReportFormats(t *testing.T) {
 	}
 	if err := r.Write(&j, "xml"); err == nil {
 		t.Error("writing xml succeeded")
+	}
+}
+
+// TestExplainRecordedDecision checks that a bound pod is shown with the
+// live decision that placed it, when its profile recorded it, and that
+// otherwise the report says why there is none.
+func TestExplainRecordedDecision(t *testing.T) {
+	nodes := []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 8, 32).obj()}
+	other := decision("ns", "other", "a", 2)
+	for _, tc := range []struct {
+		name      string
+		pod       *v1.Pod
+		profile   *v1alpha1.SchedulingProfile
+		want      *explain.Recorded
+		wantNote  string
+		wantTable []string
+	}{{
+		name:    "recorded",
+		pod:     makePod("ns", "web", 500, 512).on("b").obj(),
+		profile: makeProfile("default").schedulerName(v1.DefaultSchedulerName).gen(3).records(10, other, decision("ns", "web", "b", 2)).obj(),
+		want:    &explain.Recorded{Profile: "default", SchedulingDecision: decision("ns", "web", "b", 2)},
+		wantTable: []string{
+			"Recorded: SchedulingProfile default, generation 2, bound it to b at 2030-01-01T00:00:00Z; 2 of 3 nodes searched were feasible.",
+			"b          chosen     180    90",
+			"runner-up  runner-up  150    70",
+		},
+	}, {
+		name:      "pending: nothing to look for",
+		pod:       makePod("ns", "web", 500, 512).obj(),
+		profile:   makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(10, other).obj(),
+		wantTable: []string{"is pending."},
+	}, {
+		name:      "the profile records nothing",
+		pod:       makePod("ns", "web", 500, 512).on("b").obj(),
+		profile:   defaultProfile,
+		wantNote:  "SchedulingProfile default records no decisions; set spec.recordDecisions to keep its last placements",
+		wantTable: []string{"No recorded decision: SchedulingProfile default records no decisions"},
+	}, {
+		name:     "aged out of the profile's last decisions",
+		pod:      makePod("ns", "web", 500, 512).on("b").obj(),
+		profile:  makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(1, other).obj(),
+		wantNote: "the placement is not among the last 1 that SchedulingProfile default recorded (status.recentDecisions): it is older, or another scheduler bound the pod",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _ := cluster{nodes: nodes, pods: []*v1.Pod{tc.pod}, profiles: []*v1alpha1.SchedulingProfile{tc.profile}}.explainer(t)
+			r, err := e.Explain(testContext(t), explain.Request{Namespace: "ns", Name: "web"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, r.Recorded); diff != "" {
+				t.Errorf("recorded (-want +got):\n%s", diff)
+			}
+			if r.RecordedNote != tc.wantNote {
+				t.Errorf("note %q, want %q", r.RecordedNote, tc.wantNote)
+			}
+			var table bytes.Buffer
+			if err := r.WriteTable(&table); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range tc.wantTable {
+				if !strings.Contains(table.String(), line) {
+					t.Errorf("table lacks %q:\n%s", line, table.String())
+				}
+			}
+			var j bytes.Buffer
+			if err := r.Write(&j, "json"); err != nil {
+				t.Fatal(err)
+			}
+			var back explain.Report
+			if err := json.Unmarshal(j.Bytes(), &back); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(r.Recorded, back.Recorded); diff != "" {
+				t.Errorf("JSON round trip (-before +after):\n%s", diff)
+			}
+		})
 	}
 }

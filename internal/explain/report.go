@@ -43,6 +43,11 @@ type Report struct {
 	// SchedulingGates lists the pod's gates; the scheduler does not try a
 	// gated pod until they are removed.
 	SchedulingGates []string `json:"schedulingGates,omitempty"`
+	// Recorded is the live decision that placed a bound pod, when the
+	// profile that placed it records its decisions.
+	Recorded *Recorded `json:"recorded,omitempty"`
+	// RecordedNote says why a bound pod has no recorded decision.
+	RecordedNote string `json:"recordedNote,omitempty"`
 	// TieBreak says how the scheduler chooses among tied nodes.
 	TieBreak string `json:"tieBreak"`
 	// Results holds one evaluation per profile: the live one, the

@@ -61,6 +61,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	default:
 		b.WriteString(" is pending.\n")
 	}
+	writeRecorded(&b, r)
 	if len(r.SchedulingGates) > 0 {
 		fmt.Fprintf(&b, "It has scheduling gates (%s): the scheduler tries it only once they are removed.\n", strings.Join(r.SchedulingGates, ", "))
 	}

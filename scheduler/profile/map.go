@@ -22,6 +22,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 )
 
@@ -33,6 +34,9 @@ type Profile struct {
 	Source string
 	// Generation is the SchedulingProfile generation compiled into Framework.
 	Generation int64
+	// Decisions, when set, keeps the profile's last placements
+	// (spec.recordDecisions); a new generation may carry it over.
+	Decisions *decisions.Recorder
 }
 
 // Map holds the live profiles keyed by schedulerName. Replacing a profile

@@ -179,6 +179,12 @@ func (b *profileBuilder) shadowOf(schedulerName string) *profileBuilder {
 	return b
 }
 
+// recordDecisions makes the profile keep its last n placements in status.
+func (b *profileBuilder) recordDecisions(n int32) *profileBuilder {
+	b.p.Spec.RecordDecisions = &n
+	return b
+}
+
 // fitStrategy sets NodeResourcesFit's scoring strategy (MostAllocated or LeastAllocated) on cpu.
 func (b *profileBuilder) fitStrategy(strategy string) *profileBuilder {
 	setFitStrategy(&b.p.Spec, strategy)
