@@ -57,7 +57,7 @@ func TestValidateProfile(t *testing.T) {
 		{
 			name:    "args that do not validate",
 			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).obj(),
-			want:    []want{{"spec.pluginConfig[0].args", `initializing plugin "NodeResourcesFit"`}},
+			want:    []want{{"spec.pluginConfig[0].args.scoringStrategy.type", `Unsupported value: "Bogus": supported values: "LeastAllocated", "MostAllocated"`}},
 		},
 		{
 			name:    "args that do not decode",
@@ -67,7 +67,7 @@ func TestValidateProfile(t *testing.T) {
 		{
 			name:    "args of a plugin that is not enabled",
 			profile: makeProfile("p").disable("multiPoint", "ImageLocality").args("ImageLocality", `{}`).obj(),
-			want:    []want{{"spec.pluginConfig", `plugin "ImageLocality" is not enabled`}},
+			want:    []want{{"spec.pluginConfig[0].name", `plugin "ImageLocality" is not enabled`}},
 		},
 		{
 			name:    "plugin at an extension point it does not implement",
@@ -105,8 +105,8 @@ func TestValidateProfile(t *testing.T) {
 			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).
 				args("InterPodAffinity", `{"hardPodAffinityWeight":200}`).obj(),
 			want: []want{
-				{"spec.pluginConfig[0].args", `initializing plugin "NodeResourcesFit"`},
-				{"spec.pluginConfig[1].args", `initializing plugin "InterPodAffinity"`},
+				{"spec.pluginConfig[0].args.scoringStrategy.type", `Unsupported value: "Bogus"`},
+				{"spec.pluginConfig[1].args.hardPodAffinityWeight", `Invalid value: 200: not in valid range [0, 100]`},
 			},
 		},
 		{
@@ -117,22 +117,22 @@ func TestValidateProfile(t *testing.T) {
 		{
 			name:    "DynamicResources filterTimeout negative",
 			profile: makeProfile("p").args("DynamicResources", `{"filterTimeout":"-1s"}`).obj(),
-			want:    []want{{"spec.pluginConfig[0].args", `filterTimeout: Invalid value: "-1s": must be zero or positive`}},
+			want:    []want{{"spec.pluginConfig[0].args.filterTimeout", `Invalid value: "-1s": must be zero or positive`}},
 		},
 		{
 			name:    "DynamicResources bindingTimeout under a second",
 			profile: makeProfile("p").args("DynamicResources", `{"bindingTimeout":"999ms"}`).obj(),
-			want:    []want{{"spec.pluginConfig[0].args", `bindingTimeout: Invalid value: "999ms": must be at least 1 second`}},
+			want:    []want{{"spec.pluginConfig[0].args.bindingTimeout", `Invalid value: "999ms": must be at least 1 second`}},
 		},
 		{
 			name:    "DynamicResources args of another kind",
 			profile: makeProfile("p").args("DynamicResources", `{"kind":"VolumeBindingArgs"}`).obj(),
-			want:    []want{{"spec.pluginConfig[0].args", `kind: Invalid value: "VolumeBindingArgs": must be DynamicResourcesArgs`}},
+			want:    []want{{"spec.pluginConfig[0].args.kind", `Invalid value: "VolumeBindingArgs": must be DynamicResourcesArgs`}},
 		},
 		{
 			name:    "DynamicResources args while the plugin is disabled",
 			profile: makeProfile("p").disable("multiPoint", "DynamicResources").args("DynamicResources", `{"filterTimeout":"5s"}`).obj(),
-			want:    []want{{"spec.pluginConfig", `plugin "DynamicResources" is not enabled`}},
+			want:    []want{{"spec.pluginConfig[0].name", `plugin "DynamicResources" is not enabled`}},
 		},
 	}
 	v := NewValidator(testRegistry())

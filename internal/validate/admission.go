@@ -21,11 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -106,8 +106,7 @@ func (v *Validator) ValidateProfileSpec(ctx context.Context, schedulerName strin
 	fwk, err := runtime.NewFramework(ctx, v.registry, schedulerName, spec, v.opts...)
 	if err != nil {
 		for _, e := range splitErrors(err) {
-			path, msg := v.compileErrorPath(ctx, e.Error(), spec, fldPath)
-			errs = append(errs, field.Invalid(path, field.OmitValueType{}, msg))
+			errs = append(errs, v.specErrors(ctx, e, fldPath)...)
 		}
 		return dedupe(errs)
 	}
@@ -232,101 +231,74 @@ func splitErrors(err error) []error {
 			}
 			return out
 		}
+		if _, ok := err.(*runtime.SpecError); ok {
+			// One problem, with its field, whatever it wraps.
+			return []error{err}
+		}
 		inner := errors.Unwrap(err)
 		if inner == nil {
 			return []error{err}
 		}
 		if _, ok := inner.(interface{ Unwrap() []error }); !ok {
-			// A single wrapped cause keeps its context, e.g. "initializing plugin X: ...".
+			// A single wrapped cause keeps its context.
 			return []error{err}
 		}
 		err = inner
 	}
 }
 
-// extensionPointFields maps the runtime's extension point names to their JSON fields.
-var extensionPointFields = map[string]string{
-	"MultiPoint": "multiPoint", "PreEnqueue": "preEnqueue", "QueueSort": "queueSort",
-	"PreFilter": "preFilter", "Filter": "filter", "PostFilter": "postFilter",
-	"PreScore": "preScore", "Score": "score", "Reserve": "reserve", "Permit": "permit",
-	"PreBind": "preBind", "Bind": "bind", "PostBind": "postBind",
+// specErrors turns one compile error into field errors under fldPath: at
+// the field the runtime names, and, for a plugin's args, at each field of
+// the args its validation names. An unknown plugin gets the plugins known
+// at its extension point; a plugin at a point it does not implement, the
+// points it does.
+func (v *Validator) specErrors(ctx context.Context, err error, fldPath *field.Path) field.ErrorList {
+	var se *runtime.SpecError
+	if !errors.As(err, &se) {
+		return field.ErrorList{field.Invalid(fldPath, field.OmitValueType{}, err.Error())}
+	}
+	path := se.Field(fldPath)
+	// The path says what the section does.
+	msg := se.Err.Error()
+	switch se.Kind {
+	case runtime.SpecInvalidArgs:
+		if inner := argsFieldErrors(se.Err, path); len(inner) > 0 {
+			return inner
+		}
+		msg = se.Error()
+	case runtime.SpecUnknownPlugin:
+		msg += "; " + v.knownPlugins(ctx, se.Point)
+	case runtime.SpecNotImplemented:
+		if points, err := v.extensionPoints(ctx, se.Plugin); err == nil && len(points) > 0 {
+			msg += "; it implements " + strings.Join(points, ", ")
+		}
+	}
+	return field.ErrorList{field.Invalid(path, field.OmitValueType{}, msg)}
 }
 
-// compileErrorPath points a compile error at the part of the spec it is
-// about, judging by the prefix the runtime gives its messages, and returns
-// the message without a prefix the path already says. An unknown plugin
-// gets the plugins known at its extension point; a plugin at a point it
-// does not implement, the points it does.
-func (v *Validator) compileErrorPath(ctx context.Context, msg string, spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) (*field.Path, string) {
-	prefix, rest, _ := strings.Cut(msg, ": ")
-	if f, ok := extensionPointFields[prefix]; ok {
-		path := fldPath.Child("plugins", f)
-		plugin, ok := quotedPlugin(rest)
-		if !ok {
-			return path, rest
+// argsFieldErrors returns the field errors a plugin's args validation
+// reported, each under args, the path of the args in the object; nil when
+// err carries none.
+func argsFieldErrors(err error, args *field.Path) field.ErrorList {
+	var agg utilerrors.Aggregate
+	if !errors.As(err, &agg) {
+		return nil
+	}
+	var out field.ErrorList
+	for _, e := range agg.Errors() {
+		var fe *field.Error
+		if !errors.As(e, &fe) {
+			return nil
 		}
-		if i := enabledIndex(spec.Plugins, f, plugin); i >= 0 {
-			path = path.Child("enabled").Index(i).Child("name")
+		at := *fe
+		// The args' own paths are relative to the args.
+		at.Field = args.String()
+		if fe.Field != "" && fe.Field != "<nil>" {
+			at.Field += "." + fe.Field
 		}
-		switch {
-		case strings.HasPrefix(rest, "unknown plugin "):
-			rest += "; " + v.knownPlugins(ctx, prefix)
-		case strings.Contains(rest, " does not implement the "):
-			if points, err := v.extensionPoints(ctx, plugin); err == nil && len(points) > 0 {
-				rest += "; it implements " + strings.Join(points, ", ")
-			}
-		}
-		return path, rest
+		out = append(out, &at)
 	}
-	switch {
-	case prefix == "pluginConfig":
-		return fldPath.Child("pluginConfig"), rest
-	case strings.HasPrefix(prefix, "percentageOfNodesToScore"):
-		return fldPath.Child("percentageOfNodesToScore"), msg
-	case strings.HasPrefix(prefix, "initializing plugin "):
-		plugin := strings.Trim(strings.TrimPrefix(prefix, "initializing plugin "), `"`)
-		for i, pc := range spec.PluginConfig {
-			if pc.Name == plugin {
-				return fldPath.Child("pluginConfig").Index(i).Child("args"), msg
-			}
-		}
-		return fldPath.Child("plugins"), msg
-	}
-	return fldPath, msg
-}
-
-// quotedPlugin returns the first quoted name in a runtime message, the
-// plugin it is about.
-func quotedPlugin(msg string) (string, bool) {
-	i := strings.IndexByte(msg, '"')
-	if i < 0 {
-		return "", false
-	}
-	quoted, err := strconv.QuotedPrefix(msg[i:])
-	if err != nil {
-		return "", false
-	}
-	name, err := strconv.Unquote(quoted)
-	return name, err == nil
-}
-
-// enabledIndex returns the index of plugin in the enabled list of the
-// extension point whose JSON field is point, or -1.
-func enabledIndex(plugins *v1alpha1.Plugins, point, plugin string) int {
-	if plugins == nil {
-		return -1
-	}
-	sets := map[string]*v1alpha1.PluginSet{
-		"multiPoint": plugins.MultiPoint, "preEnqueue": plugins.PreEnqueue, "queueSort": plugins.QueueSort,
-		"preFilter": plugins.PreFilter, "filter": plugins.Filter, "postFilter": plugins.PostFilter,
-		"preScore": plugins.PreScore, "score": plugins.Score, "reserve": plugins.Reserve, "permit": plugins.Permit,
-		"preBind": plugins.PreBind, "bind": plugins.Bind, "postBind": plugins.PostBind,
-	}
-	set := sets[point]
-	if set == nil {
-		return -1
-	}
-	return slices.IndexFunc(set.Enabled, func(p v1alpha1.Plugin) bool { return p.Name == plugin })
+	return out
 }
 
 // dedupe drops repeated errors, keeping the first of each.

@@ -100,9 +100,9 @@ func TestCheck(t *testing.T) {
 			`unknown plugin "Nope"; known plugins: DefaultBinder,`}}},
 		{"bad/misplaced-plugin.yaml", []want{{webhook, "spec.plugins.filter.enabled[0].name",
 			`does not implement the Filter extension point; it implements PreScore, Score`}}},
-		{"bad/args-invalid.yaml", []want{{webhook, "spec.pluginConfig[0].args", `scoringStrategy.type: Unsupported value: "Bogus"`}}},
+		{"bad/args-invalid.yaml", []want{{webhook, "spec.pluginConfig[0].args.scoringStrategy.type", `Unsupported value: "Bogus": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"`}}},
 		{"bad/args-unknown-field.yaml", []want{{webhook, "spec.pluginConfig[0].args", `unknown field "scoringStrategyy"`}}},
-		{"bad/args-not-enabled.yaml", []want{{webhook, "spec.pluginConfig", `plugin "ImageLocality" is not enabled`}}},
+		{"bad/args-not-enabled.yaml", []want{{webhook, "spec.pluginConfig[0].name", `plugin "ImageLocality" is not enabled`}}},
 		{"bad/queue-sort.yaml", []want{
 			{webhook, "spec.plugins.queueSort.enabled[0].name", "all profiles share one scheduling queue"},
 			{webhook, "spec.plugins.queueSort.enabled[0].name", "does not implement the QueueSort extension point"},

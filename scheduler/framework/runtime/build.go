@@ -200,10 +200,10 @@ func secondsOr(s *int64, def time.Duration) time.Duration {
 func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.SchedulingProfileSpec, defaults *v1alpha1.Plugins, overrides map[string]WeightOverride) error {
 	var errs []error
 	if p := spec.PercentageOfNodesToScore; p != nil && (*p < 0 || *p > 100) {
-		errs = append(errs, fmt.Errorf("percentageOfNodesToScore %d is not in [0, 100]", *p))
+		errs = append(errs, specErrorf(fieldPath{"percentageOfNodesToScore"}, "", "percentageOfNodesToScore %d is not in [0, 100]", *p))
 	}
 	if f.podInitialBackoff <= 0 || f.podMaxBackoff < f.podInitialBackoff {
-		errs = append(errs, fmt.Errorf("pod backoff must satisfy 0 < initial (%v) <= max (%v)", f.podInitialBackoff, f.podMaxBackoff))
+		errs = append(errs, specErrorf(fieldPath{"podInitialBackoffSeconds"}, "", "pod backoff must satisfy 0 < initial (%v) <= max (%v)", f.podInitialBackoff, f.podMaxBackoff))
 	}
 
 	user := spec.Plugins
@@ -242,7 +242,9 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 			continue
 		}
 		if requested[name] {
-			errs = append(errs, fmt.Errorf("%s: unknown plugin %q", where[name], name))
+			e := specErrorf(enabledField(user, where[name], name), where[name], "unknown plugin %q", name)
+			e.Kind, e.Point, e.Plugin = SpecUnknownPlugin, where[name], name
+			errs = append(errs, e)
 			continue
 		}
 		skipped.Insert(name)
@@ -250,14 +252,15 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	}
 
 	args := make(map[string][]byte, len(spec.PluginConfig))
-	for _, pc := range spec.PluginConfig {
+	for i, pc := range spec.PluginConfig {
+		at := fieldPath{"pluginConfig", i, "name"}
 		if _, dup := args[pc.Name]; dup {
-			errs = append(errs, fmt.Errorf("pluginConfig: plugin %q is configured more than once", pc.Name))
+			errs = append(errs, specErrorf(at, "pluginConfig", "plugin %q is configured more than once", pc.Name))
 			continue
 		}
 		args[pc.Name] = pc.Args.Raw
 		if _, needed := requested[pc.Name]; !needed {
-			errs = append(errs, fmt.Errorf("pluginConfig: plugin %q is not enabled", pc.Name))
+			errs = append(errs, specErrorf(at, "pluginConfig", "plugin %q is not enabled", pc.Name))
 		}
 	}
 	if len(errs) > 0 {
@@ -271,11 +274,11 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 		}
 		p, err := r[name](ctx, args[name], f)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("initializing plugin %q: %w", name, err))
+			errs = append(errs, &SpecError{Kind: SpecInvalidArgs, Plugin: name, at: pluginConfigField(spec, name), Section: fmt.Sprintf("initializing plugin %q", name), Err: err})
 			continue
 		}
 		if p == nil || p.Name() != name {
-			errs = append(errs, fmt.Errorf("initializing plugin %q: the factory built a plugin named %q", name, pluginName(p)))
+			errs = append(errs, specErrorf(fieldPath{"plugins"}, fmt.Sprintf("initializing plugin %q", name), "the factory built a plugin named %q", pluginName(p)))
 			continue
 		}
 		plugins[name] = p
@@ -286,7 +289,7 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 
 	placed := make(map[string][]string, len(plugins))
 	for i, ep := range points {
-		names, err := pointPlugins(ep, perPoint[i], multi, plugins, skipped)
+		names, err := pointPlugins(ep, perPoint[i], multi, plugins, skipped, user)
 		if err != nil {
 			errs = append(errs, err...)
 			continue
@@ -300,10 +303,10 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 		return errors.Join(errs...)
 	}
 	if len(f.queueSort) != 1 {
-		errs = append(errs, fmt.Errorf("QueueSort: exactly one plugin must be enabled, got %d", len(f.queueSort)))
+		errs = append(errs, specErrorf(pointField("QueueSort"), "QueueSort", "exactly one plugin must be enabled, got %d", len(f.queueSort)))
 	}
 	if len(f.bind) == 0 {
-		errs = append(errs, errors.New("Bind: at least one plugin must be enabled"))
+		errs = append(errs, specErrorf(pointField("Bind"), "Bind", "at least one plugin must be enabled"))
 	}
 	weights, err := scoreWeights(f.score, perPoint[scoreIndex(points)], multi, overrides)
 	if err != nil {
@@ -354,7 +357,7 @@ func ExtensionPointsOf(p framework.Plugin) []string {
 // point, in upstream's order: plugins enabled both there and through
 // MultiPoint (in the point's order), then MultiPoint plugins, then the rest
 // of the point's own plugins.
-func pointPlugins(ep extensionPoint, own, multi mergedSet, plugins map[string]framework.Plugin, skipped sets.Set[string]) ([]string, []error) {
+func pointPlugins(ep extensionPoint, own, multi mergedSet, plugins map[string]framework.Plugin, skipped sets.Set[string], user *v1alpha1.Plugins) ([]string, []error) {
 	var errs []error
 	ownNames := make([]string, 0, len(own.enabled))
 	ownSet := sets.New[string]()
@@ -363,11 +366,13 @@ func pointPlugins(ep extensionPoint, own, multi mergedSet, plugins map[string]fr
 			continue
 		}
 		if !ep.implements(plugins[e.Name]) {
-			errs = append(errs, fmt.Errorf("%s: plugin %q does not implement the %s extension point", ep.name, e.Name, ep.name))
+			se := specErrorf(enabledField(user, ep.name, e.Name), ep.name, "plugin %q does not implement the %s extension point", e.Name, ep.name)
+			se.Kind, se.Point, se.Plugin = SpecNotImplemented, ep.name, e.Name
+			errs = append(errs, se)
 			continue
 		}
 		if ownSet.Has(e.Name) {
-			errs = append(errs, fmt.Errorf("%s: plugin %q is enabled more than once", ep.name, e.Name))
+			errs = append(errs, specErrorf(enabledField(user, ep.name, e.Name), ep.name, "plugin %q is enabled more than once", e.Name))
 			continue
 		}
 		ownSet.Insert(e.Name)
@@ -391,7 +396,7 @@ func pointPlugins(ep extensionPoint, own, multi mergedSet, plugins map[string]fr
 			continue
 		}
 		if multiSet.Has(e.Name) {
-			errs = append(errs, fmt.Errorf("MultiPoint: plugin %q is enabled more than once", e.Name))
+			errs = append(errs, specErrorf(enabledField(user, "MultiPoint", e.Name), "MultiPoint", "plugin %q is enabled more than once", e.Name))
 			continue
 		}
 		multiSet.Insert(e.Name)
@@ -456,7 +461,7 @@ func scoreWeights(score []framework.ScorePlugin, own, multi mergedSet, overrides
 			w = weight{weight: o.Weight, override: o.Source}
 		}
 		if int64(w.weight)*framework.MaxNodeScore > framework.MaxTotalScore-total {
-			return nil, fmt.Errorf("Score: the weights of the score plugins could overflow the total score")
+			return nil, specErrorf(pointField("Score"), "Score", "the weights of the score plugins could overflow the total score")
 		}
 		total += int64(w.weight) * framework.MaxNodeScore
 		out[e.Name] = w

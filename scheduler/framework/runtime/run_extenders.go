@@ -41,7 +41,7 @@ func (f *Framework) buildExtenders(specs []v1alpha1.Extender) error {
 	for i, spec := range specs {
 		e, err := extender.New(spec)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("extenders[%d]: %w", i, err))
+			errs = append(errs, &SpecError{at: fieldPath{"extenders", i}, Section: fmt.Sprintf("extenders[%d]", i), Err: err})
 			continue
 		}
 		if e.IsBinder() {
@@ -50,7 +50,7 @@ func (f *Framework) buildExtenders(specs []v1alpha1.Extender) error {
 		f.extenders = append(f.extenders, e)
 	}
 	if binders > 1 {
-		errs = append(errs, errors.New("extenders: at most one extender may set bindVerb"))
+		errs = append(errs, specErrorf(fieldPath{"extenders"}, "extenders", "at most one extender may set bindVerb"))
 	}
 	if len(f.extenders) > 0 {
 		f.queueingHints[ExtenderName] = allEvents()

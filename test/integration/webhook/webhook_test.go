@@ -65,7 +65,7 @@ var _ = Describe("SchedulingProfile admission", func() {
 			"spec.plugins.filter", `unknown plugin "NodeRsourcesFit"`),
 		Entry("args that do not validate", makeProfile("bad-args").
 			args("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).obj(),
-			"spec.pluginConfig[0].args", `initializing plugin "NodeResourcesFit"`, "Bogus"),
+			"spec.pluginConfig[0].args.scoringStrategy.type", `Unsupported value: "Bogus"`),
 		Entry("args that do not decode", makeProfile("bad-field").
 			args("NodeResourcesFit", `{"scoringStrategyy":{}}`).obj(),
 			`unknown field "scoringStrategyy"`),
