@@ -185,6 +185,11 @@ func (r *ProfileReconciler) flushFigures(ctx context.Context) error {
 				names = append(names, name)
 			}
 		}
+		for name := range flushed {
+			if _, ok := r.live[name]; !ok {
+				delete(flushed, name)
+			}
+		}
 		r.mu.Unlock()
 		for _, name := range names {
 			select {
