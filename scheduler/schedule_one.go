@@ -87,7 +87,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 
 	// Shadow profiles of this schedulerName, if any, evaluate the pod on
 	// the cycle's snapshot on their own goroutine, once the cycle is done.
-	s.beginShadow(pod)
+	s.beginShadow(pod, fwk)
 	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi, prof.Decisions != nil)
 	s.endShadow(result.host, failure)
 	if failure != nil {

@@ -125,7 +125,7 @@ func BenchmarkSchedulePod(b *testing.B) {
 			b.ResetTimer()
 			defer reportCPUPerOp(b)()
 			for b.Loop() {
-				s.beginShadow(pod)
+				s.beginShadow(pod, prof.Framework)
 				result, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod, tc.record)
 				if err != nil {
 					b.Fatal(err)

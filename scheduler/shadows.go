@@ -94,6 +94,14 @@ type shadowJob struct {
 	// stopped before the last node; nil when it filtered them all.
 	searched []string
 	live     shadow.Live
+	// liveFwk is the live profile's framework.
+	liveFwk *runtime.Framework
+	// reuse says the live cycle's search is to be kept for the shadows
+	// that filter like the live profile (runtime.Framework.FiltersLike),
+	// and liveFiltered that it was: feasible are the nodes it found and
+	// rejecting the plugins that rejected the pod, if it found none.
+	reuse, liveFiltered bool
+	feasible, rejecting []string
 }
 
 func newShadows() *shadows {
@@ -179,11 +187,11 @@ func removeShadow(m map[string][]*ShadowProfile, source string) bool {
 }
 
 // beginShadow samples the shadows of the pod's schedulerName for the cycle
-// about to start. When some are sampled and the worker is free, the cycle's
-// snapshot update brings the shadows' snapshot along (updateSnapshot);
-// when the worker is busy, the sampled shadows count a drop. It runs on the
-// scheduling loop and never blocks.
-func (s *Scheduler) beginShadow(pod *v1.Pod) {
+// about to start with the live framework fwk. When some are sampled and the
+// worker is free, the cycle's snapshot update brings the shadows' snapshot
+// along (updateSnapshot); when the worker is busy, the sampled shadows
+// count a drop. It runs on the scheduling loop and never blocks.
+func (s *Scheduler) beginShadow(pod *v1.Pod, fwk *runtime.Framework) {
 	list := (*s.shadows.byOf.Load())[pod.Spec.SchedulerName]
 	if len(list) == 0 {
 		return
@@ -199,7 +207,9 @@ func (s *Scheduler) beginShadow(pod *v1.Pod) {
 	}
 	select {
 	case <-s.shadows.idle:
-		s.shadows.pending = &shadowJob{pod: pod, profiles: sampled, start: s.nextStartNodeIndex}
+		job := &shadowJob{pod: pod, profiles: sampled, start: s.nextStartNodeIndex, liveFwk: fwk}
+		job.reuse = !filterWritesState(pod) && slices.ContainsFunc(sampled, func(p *ShadowProfile) bool { return p.Framework.FiltersLike(fwk) })
+		s.shadows.pending = job
 	default:
 		for _, p := range sampled {
 			p.recorder.Count(shadow.OutcomeDropped)
@@ -239,7 +249,18 @@ func (s *Scheduler) endShadow(host string, failure *schedulingFailure) {
 // their own share.
 func (s *Scheduler) noteShadowSearch(feasible []*framework.NodeInfo, diagnosis framework.Diagnosis, numNodes int) {
 	job := s.shadows.pending
-	if job == nil || len(feasible)+diagnosis.NodeToStatus.Len() >= numNodes || len(feasible) == 0 {
+	if job == nil {
+		return
+	}
+	if job.reuse {
+		job.liveFiltered = true
+		job.feasible = make([]string, len(feasible))
+		for i, ni := range feasible {
+			job.feasible[i] = ni.Name()
+		}
+		job.rejecting = sets.List(diagnosis.UnschedulablePlugins)
+	}
+	if len(feasible)+diagnosis.NodeToStatus.Len() >= numNodes || len(feasible) == 0 {
 		return
 	}
 	job.searched = make([]string, 0, len(feasible)+diagnosis.NodeToStatus.Len())
@@ -282,7 +303,11 @@ func (s *Scheduler) runShadows(ctx context.Context) {
 // records the outcome.
 func (s *Scheduler) evaluateShadow(ctx context.Context, p *ShadowProfile, job *shadowJob) {
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(job.pod), "shadowProfile", p.Source)
-	e, release, err := s.shadowEvaluation(ctx, p.Framework, job)
+	evaluate := s.shadowEvaluation
+	if job.liveFiltered && p.Framework.FiltersLike(job.liveFwk) {
+		evaluate = s.reusedEvaluation
+	}
+	e, release, err := evaluate(ctx, p.Framework, job)
 	if err != nil {
 		logger.V(2).Info("Shadow evaluation failed", "err", err)
 		p.recorder.Count(shadow.OutcomeError)
@@ -359,6 +384,52 @@ func (s *Scheduler) shadowEvaluation(ctx context.Context, fwk *runtime.Framework
 	}
 	e.Scores = scores
 	return e, func() { fwk.ReleaseScores(scores) }, nil
+}
+
+// reusedEvaluation evaluates a shadow that filters like the live profile:
+// the nodes the live cycle found feasible are its own, so it runs PreFilter
+// (for the cycle state PreScore and Score read) and scores them, and
+// filters nothing. Filtering is most of a cycle's work.
+func (s *Scheduler) reusedEvaluation(ctx context.Context, fwk *runtime.Framework, job *shadowJob) (shadow.Evaluation, func(), error) {
+	e := shadow.Evaluation{Feasible: job.feasible}
+	none := func() {}
+	state := framework.NewCycleState()
+	if _, st, _ := fwk.RunPreFilterPlugins(ctx, state, job.pod); !st.IsSuccess() && !st.IsRejected() {
+		return e, none, st.AsError()
+	}
+	if len(job.feasible) == 0 {
+		e.Rejecting = job.rejecting
+		return e, none, nil
+	}
+	if len(job.feasible) == 1 {
+		return e, none, nil
+	}
+	nodes := make([]*framework.NodeInfo, 0, len(job.feasible))
+	for _, name := range job.feasible {
+		ni, err := s.shadows.snapshot.NodeInfos().Get(name)
+		if err != nil {
+			return e, none, fmt.Errorf("node %s of the live cycle: %w", name, err)
+		}
+		nodes = append(nodes, ni)
+	}
+	scores, err := prioritizeNodes(ctx, fwk, state, job.pod, nodes)
+	if err != nil {
+		return e, none, fmt.Errorf("scoring: %w", err)
+	}
+	e.Scores = scores
+	return e, func() { fwk.ReleaseScores(scores) }, nil
+}
+
+// filterWritesState reports whether Filter keeps per-node state about the
+// pod that Score reads (VolumeBinding for its claims, DynamicResources for
+// its devices): a shadow must then filter for itself.
+func filterWritesState(pod *v1.Pod) bool {
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(pod.Spec.Volumes, func(v v1.Volume) bool {
+		return v.PersistentVolumeClaim != nil || v.Ephemeral != nil
+	})
 }
 
 // filterNodes runs PreFilter, then Filter over the named nodes only,

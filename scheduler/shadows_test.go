@@ -20,9 +20,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
@@ -76,8 +78,8 @@ func newShadowHarness(t *testing.T, seed uint64, nodes int, shadowSpec *v1alpha1
 func (h *shadowHarness) cycle(pod *v1.Pod) *shadowJob {
 	h.t.Helper()
 	s := h.s
-	s.beginShadow(pod)
 	fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
+	s.beginShadow(pod, fwk)
 	result, err := s.schedulePod(h.ctx, fwk, framework.NewCycleState(), pod, false)
 	var failure *schedulingFailure
 	if err != nil {
@@ -248,7 +250,7 @@ func TestShadowWorkerBesideTheLoop(t *testing.T) {
 	fwk := h.s.profiles.Get(v1.DefaultSchedulerName).Framework
 	for i := range pods {
 		pod := randomPod(h.rng, i)
-		h.s.beginShadow(pod)
+		h.s.beginShadow(pod, fwk)
 		result, err := h.s.schedulePod(h.ctx, fwk, framework.NewCycleState(), pod, false)
 		var failure *schedulingFailure
 		if err != nil {
@@ -275,4 +277,122 @@ func TestShadowWorkerBesideTheLoop(t *testing.T) {
 		t.Errorf("outcomes %v: want every evaluated attempt agreed, and some evaluated", st.Outcomes)
 	}
 	t.Logf("outcomes %v", st.Outcomes)
+}
+
+// TestFiltersLike checks which profile changes leave a shadow's search for
+// feasible nodes the live profile's, so that it may take the live cycle's.
+func TestFiltersLike(t *testing.T) {
+	fit := func(args string) v1alpha1.PluginConfig { return v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: runtimeRaw(args)} }
+	tests := []struct {
+		name string
+		spec v1alpha1.SchedulingProfileSpec
+		want bool
+	}{
+		{name: "the same profile", want: true},
+		{name: "other score weights", want: true, spec: v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{
+			Score: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NodeResourcesFit", Weight: ptr.To[int32](9)}}}}}},
+		{name: "a scorer disabled", want: true, spec: v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{
+			Score: &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "ImageLocality"}}}}}},
+		{name: "another scoring strategy: Fit filters alike", want: true, spec: v1alpha1.SchedulingProfileSpec{
+			PluginConfig: []v1alpha1.PluginConfig{fit(mostAllocated)}}},
+		{name: "resources Fit ignores", want: false, spec: v1alpha1.SchedulingProfileSpec{
+			PluginConfig: []v1alpha1.PluginConfig{fit(`{"ignoredResources":["example.com/foo"]}`)}}},
+		{name: "a filter disabled", want: false, spec: v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{
+			Filter: &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "TaintToleration"}}}}}},
+		{name: "another share of nodes to find", want: false, spec: v1alpha1.SchedulingProfileSpec{PercentageOfNodesToScore: ptr.To[int32](100)}},
+		{name: "filter args", want: false, spec: v1alpha1.SchedulingProfileSpec{PluginConfig: []v1alpha1.PluginConfig{
+			{Name: "PodTopologySpread", Args: runtimeRaw(`{"defaultingType":"List"}`)}}}},
+	}
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	s, err := New(ctx, fake.NewClientset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := s.CompileProfile(ctx, "live", &v1alpha1.SchedulingProfileSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := tt.spec
+			spec.ShadowOf = "live"
+			candidate, err := s.CompileShadow(ctx, "candidate", &spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := candidate.FiltersLike(live); got != tt.want {
+				t.Errorf("FiltersLike = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestShadowReusesTheLiveSearch checks that a shadow filtering like the
+// live profile takes the live cycle's feasible nodes, and that what it
+// makes of them is what its own search would have: the same feasible
+// nodes, the same scores, on random pods and clusters where the search
+// stops early and where it does not. A pod with a claim is filtered anew.
+func TestShadowReusesTheLiveSearch(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		seed  uint64
+		nodes int
+		spec  v1alpha1.SchedulingProfileSpec
+	}{
+		{name: "identical, every node searched", seed: 11, nodes: 40},
+		{name: "identical, the search stops early", seed: 12, nodes: 240},
+		{name: "MostAllocated", seed: 13, nodes: 60, spec: v1alpha1.SchedulingProfileSpec{
+			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: runtimeRaw(mostAllocated)}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.ShadowOf = v1.DefaultSchedulerName
+			h := newShadowHarness(t, tc.seed, tc.nodes, &spec)
+			p := (*h.s.shadows.byOf.Load())[v1.DefaultSchedulerName][0]
+			reused := 0
+			for i := range 150 {
+				pod := randomPod(h.rng, i)
+				if i%10 == 0 {
+					pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{Name: "data", VolumeSource: v1.VolumeSource{
+						PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}})
+				}
+				job := h.cycle(pod)
+				if job == nil {
+					t.Fatalf("pod %d: no shadow job although the worker was free", i)
+				}
+				if job.liveFiltered == (i%10 == 0) {
+					t.Fatalf("pod %d: live search kept = %v, want it kept unless the pod has a claim", i, job.liveFiltered)
+				}
+				if job.liveFiltered {
+					reused++
+					got, releaseGot, errGot := h.s.reusedEvaluation(h.ctx, p.Framework, job)
+					want, releaseWant, errWant := h.s.shadowEvaluation(h.ctx, p.Framework, job)
+					if (errGot == nil) != (errWant == nil) {
+						t.Fatalf("pod %d: errors %v and %v", i, errGot, errWant)
+					}
+					if diff := cmp.Diff(summarize(want), summarize(got)); diff != "" {
+						t.Errorf("pod %d: reusing the live search changed the evaluation (-own search +reused):\n%s", i, diff)
+					}
+					releaseGot()
+					releaseWant()
+				}
+				h.work(job)
+			}
+			if reused == 0 {
+				t.Fatal("no evaluation reused the live search")
+			}
+		})
+	}
+}
+
+// summarize keeps what a comparison reads of an evaluation: the feasible
+// nodes, the rejecting plugins and each node's scores, in node order.
+func summarize(e shadow.Evaluation) map[string]any {
+	feasible := slices.Clone(e.Feasible)
+	slices.Sort(feasible)
+	scores := map[string]framework.NodePluginScores{}
+	for _, s := range e.Scores {
+		scores[s.Name] = s
+	}
+	return map[string]any{"feasible": feasible, "rejecting": e.Rejecting, "scores": scores}
 }

@@ -211,6 +211,14 @@ type ScorePlugin interface {
 // NodeScorer scores one node for the pod and the cycle it was made for.
 type NodeScorer func(nodeInfo *NodeInfo) (int64, *Status)
 
+// FilterFingerprinter is implemented by a plugin whose PreFilter and Filter
+// depend on only part of its args: FilterFingerprint returns that part,
+// canonically encoded, so that two instances with equal fingerprints filter
+// alike whatever their other args. Without it, the whole args count.
+type FilterFingerprinter interface {
+	FilterFingerprint() string
+}
+
 // CycleScorePlugin is a ScorePlugin that reads its cycle state once per
 // cycle instead of once per node: after PreScore the runtime asks it for a
 // NodeScorer and calls that, not Score, for each node. A NodeScorer must

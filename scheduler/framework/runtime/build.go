@@ -17,13 +17,17 @@ limitations under the License.
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -330,7 +334,47 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	if err := f.collectQueueingHints(ctx, order, plugins); err != nil {
 		return err
 	}
+	f.filtering = filtering(spec.PercentageOfNodesToScore, f.preFilter, f.filter, args)
 	return f.buildExtenders(spec.Extenders)
+}
+
+// filtering describes what a profile's search for feasible nodes does: its
+// share of nodes to find, its PreFilter and Filter plugins in order, and
+// the args they filter with (a plugin's FilterFingerprint, or its whole
+// args, compacted).
+func filtering(percentage *int32, preFilter []framework.PreFilterPlugin, filter []framework.FilterPlugin, args map[string][]byte) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "percentage=%d", ptr.Deref(percentage, 0))
+	configured := func(p framework.Plugin) {
+		b.WriteString(p.Name())
+		if fp, ok := p.(framework.FilterFingerprinter); ok {
+			fmt.Fprintf(&b, "{%q}", fp.FilterFingerprint())
+			return
+		}
+		var raw bytes.Buffer
+		if len(args[p.Name()]) > 0 && json.Compact(&raw, args[p.Name()]) != nil {
+			raw.Reset()
+			raw.Write(args[p.Name()])
+		}
+		fmt.Fprintf(&b, "{%q}", raw.String())
+	}
+	b.WriteString(";preFilter=")
+	for _, p := range preFilter {
+		configured(p)
+	}
+	b.WriteString(";filter=")
+	for _, p := range filter {
+		configured(p)
+	}
+	return b.String()
+}
+
+// FiltersLike reports whether f and other find the same feasible nodes for
+// any pod on the same snapshot: the same share of nodes to find, the same
+// PreFilter and Filter plugins in the same order with the same filtering
+// args, and no extender on either side.
+func (f *Framework) FiltersLike(other *Framework) bool {
+	return f.filtering == other.filtering && len(f.extenders) == 0 && len(other.extenders) == 0
 }
 
 func pluginName(p framework.Plugin) string {

@@ -84,6 +84,9 @@ type Framework struct {
 	// skips memoizes, per set of skipped plugins, what the cycles derive from it.
 	skips skipMemos
 
+	// filtering identifies what the profile's PreFilter and Filter do; see FiltersLike.
+	filtering string
+
 	queueingHints   map[string][]framework.ClusterEventWithHint
 	skippedDefaults []string
 	pluginInfos     []PluginInfo

@@ -89,6 +89,12 @@ func NewFitWithArgs(args *NodeResourcesFitArgs) (*Fit, error) {
 // Name returns the plugin's name.
 func (*Fit) Name() string { return FitName }
 
+// FilterFingerprint returns the args Fit filters with: the resources and
+// groups it ignores. Its scoring strategy does not change which nodes fit.
+func (f *Fit) FilterFingerprint() string {
+	return strings.Join(sets.List(f.ignoredResources), ",") + ";" + strings.Join(sets.List(f.ignoredGroups), ",")
+}
+
 // InsufficientResource is a resource the node has too little of for the pod.
 type InsufficientResource struct {
 	// ResourceName is the resource.
