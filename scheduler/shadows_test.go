@@ -282,7 +282,9 @@ func TestShadowWorkerBesideTheLoop(t *testing.T) {
 // TestFiltersLike checks which profile changes leave a shadow's search for
 // feasible nodes the live profile's, so that it may take the live cycle's.
 func TestFiltersLike(t *testing.T) {
-	fit := func(args string) v1alpha1.PluginConfig { return v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: runtimeRaw(args)} }
+	fit := func(args string) v1alpha1.PluginConfig {
+		return v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: runtimeRaw(args)}
+	}
 	tests := []struct {
 		name string
 		spec v1alpha1.SchedulingProfileSpec
