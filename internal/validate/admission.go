@@ -262,8 +262,12 @@ func (v *Validator) specErrors(ctx context.Context, err error, fldPath *field.Pa
 	msg := se.Err.Error()
 	switch se.Kind {
 	case runtime.SpecInvalidArgs:
-		if inner := argsFieldErrors(se.Err, path); len(inner) > 0 {
-			return inner
+		// The args' field errors are under the args, when the profile
+		// gives them; defaults that fail are the plugin's own doing.
+		if strings.HasSuffix(path.String(), ".args") {
+			if inner := argsFieldErrors(se.Err, path); len(inner) > 0 {
+				return inner
+			}
 		}
 		msg = se.Error()
 	case runtime.SpecUnknownPlugin:
