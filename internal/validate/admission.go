@@ -25,12 +25,12 @@ import (
 	"sync"
 
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -280,27 +280,22 @@ func (v *Validator) specErrors(ctx context.Context, err error, fldPath *field.Pa
 	return field.ErrorList{field.Invalid(path, field.OmitValueType{}, msg)}
 }
 
-// argsFieldErrors returns the field errors a plugin's args validation
-// reported, each under args, the path of the args in the object; nil when
+// argsFieldErrors returns the field errors of a plugin's args, loaded by
+// args.Load, each under at, the path of the args in the object; nil when
 // err carries none.
-func argsFieldErrors(err error, args *field.Path) field.ErrorList {
-	var agg utilerrors.Aggregate
-	if !errors.As(err, &agg) {
+func argsFieldErrors(err error, at *field.Path) field.ErrorList {
+	var invalid *args.InvalidError
+	if !errors.As(err, &invalid) {
 		return nil
 	}
-	var out field.ErrorList
-	for _, e := range agg.Errors() {
-		var fe *field.Error
-		if !errors.As(e, &fe) {
-			return nil
-		}
-		at := *fe
-		// The args' own paths are relative to the args.
-		at.Field = args.String()
+	out := make(field.ErrorList, 0, len(invalid.Errs))
+	for _, fe := range invalid.Errs {
+		rooted := *fe
+		rooted.Field = at.String()
 		if fe.Field != "" && fe.Field != "<nil>" {
-			at.Field += "." + fe.Field
+			rooted.Field += "." + fe.Field
 		}
-		out = append(out, &at)
+		out = append(out, &rooted)
 	}
 	return out
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/apipost"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -49,8 +50,8 @@ type DefaultBinder struct {
 var _ framework.BindPlugin = &DefaultBinder{}
 
 // New is the plugin's factory: it binds with the handle's client set.
-func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
 	if h == nil || h.ClientSet() == nil {

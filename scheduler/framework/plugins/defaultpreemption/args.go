@@ -17,12 +17,10 @@ limitations under the License.
 package defaultpreemption
 
 import (
-	"fmt"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // Defaults of DefaultPreemptionArgs, as in kubescheduler.config.k8s.io/v1.
@@ -45,8 +43,16 @@ type DefaultPreemptionArgs struct {
 	MinCandidateNodesAbsolute *int32 `json:"minCandidateNodesAbsolute,omitempty"`
 }
 
-// SetDefaults fills the fields the profile left unset.
-func SetDefaults(a *DefaultPreemptionArgs) {
+// DefaultArgs returns the args a profile without pluginConfig gets.
+func DefaultArgs() *DefaultPreemptionArgs {
+	a := &DefaultPreemptionArgs{}
+	a.Default()
+	return a
+}
+
+// Default fills unset fields as kube-scheduler's v1 defaulting does; an
+// explicit 0 stays 0.
+func (a *DefaultPreemptionArgs) Default() {
 	if a.MinCandidateNodesPercentage == nil {
 		v := DefaultMinCandidateNodesPercentage
 		a.MinCandidateNodesPercentage = &v
@@ -57,25 +63,9 @@ func SetDefaults(a *DefaultPreemptionArgs) {
 	}
 }
 
-// DecodeArgs decodes raw args strictly, applies the defaults and validates them.
-func DecodeArgs(raw []byte) (*DefaultPreemptionArgs, error) {
-	a := &DefaultPreemptionArgs{}
-	if err := framework.DecodeArgs(Name, raw, a); err != nil {
-		return nil, err
-	}
-	SetDefaults(a)
-	if err := ValidateArgs(nil, a); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
-	}
-	return a, nil
-}
-
-// ValidateArgs checks defaulted args and reports every problem at once.
-func ValidateArgs(path *field.Path, a *DefaultPreemptionArgs) error {
-	var errs field.ErrorList
-	if a.Kind != "" && a.Kind != argsKind {
-		errs = append(errs, field.Invalid(path.Child("kind"), a.Kind, "must be "+argsKind))
-	}
+// Validate reports every problem of defaulted args, under path.
+func (a *DefaultPreemptionArgs) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, argsKind)
 	pct, abs := int32(0), int32(0)
 	if a.MinCandidateNodesPercentage != nil {
 		pct = *a.MinCandidateNodesPercentage
@@ -94,5 +84,5 @@ func ValidateArgs(path *field.Path, a *DefaultPreemptionArgs) error {
 			field.Invalid(path.Child("minCandidateNodesPercentage"), pct, "cannot be zero at the same time as minCandidateNodesAbsolute"),
 			field.Invalid(path.Child("minCandidateNodesAbsolute"), abs, "cannot be zero at the same time as minCandidateNodesPercentage"))
 	}
-	return errs.ToAggregate()
+	return errs
 }

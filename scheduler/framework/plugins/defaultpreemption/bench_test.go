@@ -40,7 +40,7 @@ func BenchmarkFindCandidates(b *testing.B) {
 	pod := makePod("big").priority(100).cpu("2").obj()
 	c.pods = append(c.pods, pod)
 	e := newEnv(b, c)
-	p, err := NewWithArgs(&DefaultPreemptionArgs{}, e.fwk)
+	p, err := NewWithArgs(DefaultArgs(), e.fwk)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -105,11 +106,11 @@ func WithAsyncPreemption(async bool) Option { return func(p *DefaultPreemption) 
 // NewFactory returns a factory that builds the plugin with the options.
 func NewFactory(opts ...Option) framework.PluginFactory {
 	return func(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
-		args, err := DecodeArgs(raw)
+		a, err := args.Load[DefaultPreemptionArgs]("plugin "+Name, raw)
 		if err != nil {
 			return nil, err
 		}
-		return NewWithArgs(args, h, opts...)
+		return NewWithArgs(a, h, opts...)
 	}
 }
 
@@ -118,23 +119,22 @@ func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin,
 	return NewFactory()(ctx, raw, h)
 }
 
-// NewWithArgs builds the plugin from valid args. To preempt, the handle
-// must also run the profile's filters (the runtime's Framework does). Pods and
-// PodDisruptionBudgets are read through the handle's informer factory, which
+// NewWithArgs builds the plugin from args that args.Load returned. To
+// preempt, the handle must also run the profile's filters (the runtime's
+// Framework does). Pods and PodDisruptionBudgets are read through the handle's informer factory, which
 // registers those informers for the scheduler to start.
-func NewWithArgs(args *DefaultPreemptionArgs, h framework.Handle, opts ...Option) (*DefaultPreemption, error) {
+func NewWithArgs(a *DefaultPreemptionArgs, h framework.Handle, opts ...Option) (*DefaultPreemption, error) {
 	if h == nil {
 		return nil, fmt.Errorf("plugin %s needs a framework handle", Name)
 	}
 	// A handle that cannot run the filters builds (registries are checked
 	// with small fakes) but fails every preemption with an error.
 	runner, _ := h.(filterRunner)
-	SetDefaults(args)
 	p := &DefaultPreemption{
 		handle:       h,
 		runner:       runner,
-		percentage:   *args.MinCandidateNodesPercentage,
-		absolute:     *args.MinCandidateNodesAbsolute,
+		percentage:   *a.MinCandidateNodesPercentage,
+		absolute:     *a.MinCandidateNodesAbsolute,
 		rand:         rand.IntN,
 		clock:        clock.RealClock{},
 		parallelizer: h.Parallelizer(),

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	fwkruntime "github.com/berth-io/berth/scheduler/framework/runtime"
 )
@@ -403,7 +404,7 @@ func TestWaitingVictimIsRejectedInMemory(t *testing.T) {
 	pod := makePod("big").priority(100).cpu("2").obj()
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
 	wp := &fakeWaitingPod{pod: victim}
-	p, err := NewWithArgs(&DefaultPreemptionArgs{}, waitingHandle{Framework: e.fwk, wp: wp})
+	p, err := NewWithArgs(DefaultArgs(), waitingHandle{Framework: e.fwk, wp: wp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +510,7 @@ func TestNumCandidates(t *testing.T) {
 	}
 }
 
-func TestDecodeArgs(t *testing.T) {
+func TestLoadArgs(t *testing.T) {
 	tests := []struct {
 		name            string
 		raw             string
@@ -529,7 +530,7 @@ func TestDecodeArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := DecodeArgs([]byte(tt.raw))
+			a, err := args.Load[DefaultPreemptionArgs]("plugin "+Name, []byte(tt.raw))
 			if len(tt.wantErr) > 0 {
 				if err == nil {
 					t.Fatal("want an error")
@@ -553,7 +554,7 @@ func TestDecodeArgs(t *testing.T) {
 
 func TestNewWithoutRunnerFailsOnlyAtPreemption(t *testing.T) {
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "1")}})
-	p, err := NewWithArgs(&DefaultPreemptionArgs{}, handleOnly{e.fwk})
+	p, err := NewWithArgs(DefaultArgs(), handleOnly{e.fwk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // Upstream's defaults for the args (kube-scheduler v1.37 with its default
@@ -44,30 +46,32 @@ type Args struct {
 	BindingTimeout *metav1.Duration `json:"bindingTimeout,omitempty"`
 }
 
-// ValidateArgs applies upstream's limits (filterTimeout not negative,
-// bindingTimeout at least one second) and reports every violation.
-func ValidateArgs(a *Args) error {
-	var errs field.ErrorList
-	if a.Kind != "" && a.Kind != "DynamicResourcesArgs" {
-		errs = append(errs, field.Invalid(field.NewPath("kind"), a.Kind, "must be DynamicResourcesArgs"))
+// Default fills the timeouts a profile left unset with upstream's.
+func (a *Args) Default() {
+	if a.FilterTimeout == nil {
+		a.FilterTimeout = &metav1.Duration{Duration: DefaultFilterTimeout}
 	}
-	if a.FilterTimeout != nil && a.FilterTimeout.Duration < 0 {
-		errs = append(errs, field.Invalid(field.NewPath("filterTimeout"), a.FilterTimeout, "must be zero or positive"))
+	if a.BindingTimeout == nil {
+		a.BindingTimeout = &metav1.Duration{Duration: DefaultBindingTimeout}
 	}
-	if a.BindingTimeout != nil && a.BindingTimeout.Duration < time.Second {
-		errs = append(errs, field.Invalid(field.NewPath("bindingTimeout"), a.BindingTimeout, "must be at least 1 second"))
-	}
-	return errs.ToAggregate()
 }
 
-// timeouts returns the args' timeouts with upstream's defaults filled in.
-func (a *Args) timeouts() (filter, binding time.Duration) {
-	filter, binding = DefaultFilterTimeout, DefaultBindingTimeout
-	if a.FilterTimeout != nil {
-		filter = a.FilterTimeout.Duration
+// Validate applies upstream's limits (filterTimeout not negative,
+// bindingTimeout at least one second) to defaulted args and reports every
+// violation, under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, "DynamicResourcesArgs")
+	switch fp := path.Child("filterTimeout"); {
+	case a.FilterTimeout == nil:
+		errs = append(errs, field.Required(fp, "must be set"))
+	case a.FilterTimeout.Duration < 0:
+		errs = append(errs, field.Invalid(fp, a.FilterTimeout, "must be zero or positive"))
 	}
-	if a.BindingTimeout != nil {
-		binding = a.BindingTimeout.Duration
+	switch bp := path.Child("bindingTimeout"); {
+	case a.BindingTimeout == nil:
+		errs = append(errs, field.Required(bp, "must be set"))
+	case a.BindingTimeout.Duration < time.Second:
+		errs = append(errs, field.Invalid(bp, a.BindingTimeout, "must be at least 1 second"))
 	}
-	return filter, binding
+	return errs
 }

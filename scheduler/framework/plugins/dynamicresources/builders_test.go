@@ -95,10 +95,13 @@ func newEnvWithArgs(t *testing.T, args *Args, objs ...runtime.Object) *env {
 }
 
 // newPlugin builds another plugin over the same informers and shared
-// state, as a second profile would be.
+// state, as a second profile would be. The args are defaulted first, as
+// args.Load does.
 func (e *env) newPlugin(args *Args) *DynamicResources {
 	e.t.Helper()
-	pl, err := NewWithArgs(context.Background(), args, &fakeHandle{client: e.client, factory: e.factory, shared: e.shared},
+	loaded := *args
+	loaded.Default()
+	pl, err := NewWithArgs(context.Background(), &loaded, &fakeHandle{client: e.client, factory: e.factory, shared: e.shared},
 		WithClock(e.clock), WithPollInterval(time.Second))
 	if err != nil {
 		e.t.Fatalf("NewWithArgs: %v", err)
@@ -339,4 +342,11 @@ func withTemplateClaim(p *v1.Pod, name, generated string) *v1.Pod {
 		p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: name, ResourceClaimName: ptr.To(generated)})
 	}
 	return p
+}
+
+// defaultArgs returns the args a profile without pluginConfig gets.
+func defaultArgs() *Args {
+	a := &Args{}
+	a.Default()
+	return a
 }

@@ -46,6 +46,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -149,21 +150,19 @@ type pluginStateSharer interface {
 	SharedPluginState() *framework.SharedPluginState
 }
 
-// New is the plugin's factory: it decodes and validates DynamicResourcesArgs.
+// New is the plugin's factory: it loads Args with args.Load and builds the
+// plugin from them.
 func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
-	var a Args
-	if err := framework.DecodeArgs(Name, raw, &a); err != nil {
+	a, err := args.Load[Args]("plugin "+Name, raw)
+	if err != nil {
 		return nil, err
 	}
-	return NewWithArgs(ctx, &a, h)
+	return NewWithArgs(ctx, a, h)
 }
 
-// NewWithArgs builds the plugin from args, reading ResourceClaims,
+// NewWithArgs builds the plugin from args that args.Load returned, reading ResourceClaims,
 // ResourceSlices and DeviceClasses through the handle's informer factory.
 func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option) (*DynamicResources, error) {
-	if err := ValidateArgs(a); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
-	}
 	if h == nil || h.SharedInformerFactory() == nil {
 		return nil, fmt.Errorf("plugin %s needs an informer factory", Name)
 	}
@@ -177,7 +176,7 @@ func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option)
 	} else {
 		tracker = newClaimTracker(claims)
 	}
-	filterTimeout, bindingTimeout := a.timeouts()
+	filterTimeout, bindingTimeout := a.FilterTimeout.Duration, a.BindingTimeout.Duration
 	pl := &DynamicResources{
 		client:         h.ClientSet(),
 		handle:         h,

@@ -93,7 +93,7 @@ func TestDeviceTaintRules(t *testing.T) {
 			}
 			shared := framework.NewSharedPluginState()
 			shared.LoadOrStore(SlicesKey, func() any { return sliceTracker })
-			pl, err := NewWithArgs(ctx, &Args{}, &fakeHandle{client: client, factory: factory, shared: shared})
+			pl, err := NewWithArgs(ctx, defaultArgs(), &fakeHandle{client: client, factory: factory, shared: shared})
 			if err != nil {
 				t.Fatalf("NewWithArgs: %v", err)
 			}

@@ -37,6 +37,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -64,8 +65,8 @@ var (
 )
 
 // New is the plugin's factory; GangScheduling takes no args.
-func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
 	return &GangScheduling{handle: h}, nil

@@ -27,6 +27,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -61,8 +62,8 @@ var (
 
 // New is the plugin's factory; ImageLocality takes no args and reads the
 // cycle's snapshot through h.
-func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
 	return &ImageLocality{handle: h}, nil

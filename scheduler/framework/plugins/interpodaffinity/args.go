@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // Bounds and default of Args.HardPodAffinityWeight, as in kubescheduler.config.k8s.io/v1.
@@ -46,51 +46,43 @@ type Args struct {
 	metav1.TypeMeta `json:",inline"`
 	// HardPodAffinityWeight is the score weight of an existing pod's required
 	// affinity term that the incoming pod matches; 0 turns that scoring off.
-	HardPodAffinityWeight int32 `json:"hardPodAffinityWeight"`
+	HardPodAffinityWeight *int32 `json:"hardPodAffinityWeight,omitempty"`
 	// IgnorePreferredTermsOfExistingPods skips scoring by existing pods'
 	// terms when the incoming pod has no preferred pod (anti-)affinity itself.
 	IgnorePreferredTermsOfExistingPods bool `json:"ignorePreferredTermsOfExistingPods,omitempty"`
 }
 
-// DefaultArgs returns the args kube-scheduler's v1 defaulting produces from empty args.
+// DefaultArgs returns the args a profile without pluginConfig gets.
 func DefaultArgs() *Args {
-	return &Args{HardPodAffinityWeight: DefaultHardPodAffinityWeight}
+	a := &Args{}
+	a.Default()
+	return a
 }
 
-// DecodeArgs strictly decodes raw JSON args over the defaults and validates
-// the result; nil raw gives the defaults. An explicit hardPodAffinityWeight of
-// 0 stays 0, as with upstream's pointer field.
-func DecodeArgs(raw []byte) (*Args, error) {
-	args := DefaultArgs()
-	if err := framework.DecodeArgs(Name, raw, args); err != nil {
-		return nil, err
+// Default sets the hard affinity weight when none is given; an explicit 0
+// stays 0, as in kube-scheduler.
+func (a *Args) Default() {
+	if a.HardPodAffinityWeight == nil {
+		w := DefaultHardPodAffinityWeight
+		a.HardPodAffinityWeight = &w
 	}
-	if err := ValidateArgs(args); err != nil {
-		return nil, err
-	}
-	return args, nil
 }
 
-// ValidateArgs checks args and reports every problem at once.
-func ValidateArgs(a *Args) error {
-	if a == nil {
-		return fmt.Errorf("invalid args of plugin %s: %w", Name, field.Required(nil, "args are nil"))
-	}
-	var errs field.ErrorList
-	if a.Kind != "" && a.Kind != argsKind {
-		errs = append(errs, field.Invalid(field.NewPath("kind"), a.Kind, "must be "+argsKind))
-	}
+// Validate reports every problem of defaulted args, under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, argsKind)
 	if a.APIVersion != "" {
 		if gv, err := schema.ParseGroupVersion(a.APIVersion); err != nil || gv.Group != configGroup {
-			errs = append(errs, field.Invalid(field.NewPath("apiVersion"), a.APIVersion, "must be in group "+configGroup))
+			errs = append(errs, field.Invalid(path.Child("apiVersion"), a.APIVersion, "must be in group "+configGroup))
 		}
 	}
-	if w := a.HardPodAffinityWeight; w < MinHardPodAffinityWeight || w > MaxHardPodAffinityWeight {
-		errs = append(errs, field.Invalid(field.NewPath("hardPodAffinityWeight"), w,
+	wp := path.Child("hardPodAffinityWeight")
+	switch w := a.HardPodAffinityWeight; {
+	case w == nil:
+		errs = append(errs, field.Required(wp, "must be set"))
+	case *w < MinHardPodAffinityWeight || *w > MaxHardPodAffinityWeight:
+		errs = append(errs, field.Invalid(wp, *w,
 			fmt.Sprintf("not in valid range [%d, %d]", MinHardPodAffinityWeight, MaxHardPodAffinityWeight)))
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("invalid args of plugin %s: %w", Name, errs.ToAggregate())
+	return errs
 }

@@ -20,9 +20,14 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/scheduler/args"
 )
 
-func TestDecodeArgs(t *testing.T) {
+func TestLoadArgs(t *testing.T) {
 	tests := []struct {
 		name      string
 		raw       string
@@ -30,14 +35,14 @@ func TestDecodeArgs(t *testing.T) {
 		wantErrs  []string // fragments of the error; none means valid
 		notInErrs []string
 	}{
-		{name: "no args", raw: ``, want: Args{HardPodAffinityWeight: 1}},
-		{name: "null", raw: `null`, want: Args{HardPodAffinityWeight: 1}},
-		{name: "empty object defaults the weight", raw: `{}`, want: Args{HardPodAffinityWeight: 1}},
-		{name: "explicit zero weight stays zero", raw: `{"hardPodAffinityWeight":0}`, want: Args{HardPodAffinityWeight: 0}},
+		{name: "no args", raw: ``, want: Args{HardPodAffinityWeight: ptr.To[int32](1)}},
+		{name: "null", raw: `null`, want: Args{HardPodAffinityWeight: ptr.To[int32](1)}},
+		{name: "empty object defaults the weight", raw: `{}`, want: Args{HardPodAffinityWeight: ptr.To[int32](1)}},
+		{name: "explicit zero weight stays zero", raw: `{"hardPodAffinityWeight":0}`, want: Args{HardPodAffinityWeight: ptr.To[int32](0)}},
 		{name: "highest weight", raw: `{"hardPodAffinityWeight":100,"ignorePreferredTermsOfExistingPods":true}`,
-			want: Args{HardPodAffinityWeight: 100, IgnorePreferredTermsOfExistingPods: true}},
+			want: Args{HardPodAffinityWeight: ptr.To[int32](100), IgnorePreferredTermsOfExistingPods: true}},
 		{name: "typed", raw: `{"kind":"InterPodAffinityArgs","apiVersion":"kubescheduler.config.k8s.io/v1","hardPodAffinityWeight":5}`,
-			want: Args{HardPodAffinityWeight: 5}},
+			want: Args{HardPodAffinityWeight: ptr.To[int32](5)}},
 		{name: "weight above range", raw: `{"hardPodAffinityWeight":101}`,
 			wantErrs: []string{"hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"}},
 		{name: "negative weight", raw: `{"hardPodAffinityWeight":-1}`,
@@ -48,7 +53,7 @@ func TestDecodeArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeArgs([]byte(tt.raw))
+			got, err := args.Load[Args]("plugin "+Name, []byte(tt.raw))
 			if len(tt.wantErrs) > 0 {
 				if err == nil {
 					t.Fatalf("want error, got %+v", got)
@@ -64,19 +69,19 @@ func TestDecodeArgs(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.TypeMeta = tt.want.TypeMeta
-			if *got != tt.want {
-				t.Errorf("got %+v, want %+v", *got, tt.want)
+			if diff := cmp.Diff(tt.want, *got); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
 func TestValidateArgs(t *testing.T) {
-	if err := ValidateArgs(DefaultArgs()); err != nil {
-		t.Errorf("defaults: %v", err)
+	if errs := DefaultArgs().Validate(nil); len(errs) > 0 {
+		t.Errorf("defaults: %v", errs)
 	}
-	if err := ValidateArgs(nil); err == nil {
-		t.Error("nil args: want error")
+	if errs := (&Args{}).Validate(nil); len(errs) != 1 || errs[0].Field != "hardPodAffinityWeight" {
+		t.Errorf("undefaulted args: got %v, want hardPodAffinityWeight required", errs)
 	}
 }
 
@@ -92,7 +97,7 @@ func TestNew(t *testing.T) {
 		t.Error("handle without snapshot: want error")
 	}
 	pl := newPlugin(t, `{"hardPodAffinityWeight":7}`, h)
-	if pl.Name() != "InterPodAffinity" || pl.args.HardPodAffinityWeight != 7 || pl.nsLister == nil {
+	if pl.Name() != "InterPodAffinity" || pl.hardWeight != 7 || pl.nsLister == nil {
 		t.Errorf("plugin %+v", pl)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	listersv1 "k8s.io/client-go/listers/core/v1"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -39,9 +40,13 @@ const Name = names.InterPodAffinity
 
 // InterPodAffinity filters and scores nodes by pod affinity and anti-affinity.
 type InterPodAffinity struct {
-	args     Args
-	handle   framework.Handle
-	nsLister listersv1.NamespaceLister
+	// hardWeight is HardPodAffinityWeight, the weight of existing pods'
+	// required terms in scoring.
+	hardWeight int64
+	// ignorePreferred is IgnorePreferredTermsOfExistingPods.
+	ignorePreferred bool
+	handle          framework.Handle
+	nsLister        listersv1.NamespaceLister
 	// counts keeps PreFilter's counts across cycles.
 	counts *countCache
 	// index numbers the nodes of the latest node list.
@@ -60,28 +65,32 @@ var (
 
 var errNoSnapshot = errors.New("the handle has no snapshot lister")
 
-// New is the plugin's factory: it decodes, defaults and validates Args and
-// takes the namespace lister from the handle's informer factory.
+// New is the plugin's factory: it loads Args with args.Load and builds the
+// plugin from them.
 func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
-	args, err := DecodeArgs(raw)
+	a, err := args.Load[Args]("plugin "+Name, raw)
 	if err != nil {
 		return nil, err
 	}
-	return NewWithArgs(args, h)
+	return NewWithArgs(a, h)
 }
 
-// NewWithArgs builds the plugin from args, validating them.
-func NewWithArgs(args *Args, h framework.Handle) (*InterPodAffinity, error) {
-	if err := ValidateArgs(args); err != nil {
-		return nil, err
-	}
+// NewWithArgs builds the plugin from args that args.Load returned, taking
+// the namespace lister from the handle's informer factory.
+func NewWithArgs(a *Args, h framework.Handle) (*InterPodAffinity, error) {
 	if h == nil {
 		return nil, fmt.Errorf("plugin %s: %w", Name, errors.New("nil handle"))
 	}
 	if h.SnapshotSharedLister() == nil {
 		return nil, fmt.Errorf("plugin %s: %w", Name, errNoSnapshot)
 	}
-	pl := &InterPodAffinity{args: *args, handle: h, counts: newCountCache(), index: &indexer{}}
+	pl := &InterPodAffinity{
+		hardWeight:      int64(*a.HardPodAffinityWeight),
+		ignorePreferred: a.IgnorePreferredTermsOfExistingPods,
+		handle:          h,
+		counts:          newCountCache(),
+		index:           &indexer{},
+	}
 	if f := h.SharedInformerFactory(); f != nil {
 		pl.nsLister = f.Core().V1().Namespaces().Lister()
 	}

@@ -127,7 +127,7 @@ func hasPreferredTerms(pod *v1.Pod) bool {
 // domain got a weight.
 func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	own := hasPreferredTerms(pod)
-	if pl.args.IgnorePreferredTermsOfExistingPods && !own {
+	if pl.ignorePreferred && !own {
 		return framework.NewStatus(framework.Skip)
 	}
 	lister, err := pl.nodeInfos()
@@ -176,7 +176,7 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 		nsLabels:      pl.namespaceLabels(klog.FromContext(ctx), pod.Namespace),
 		preferred:     pi.PreferredAffinityTerms,
 		preferredAnti: pi.PreferredAntiAffinityTerms,
-		hardWeight:    int64(pl.args.HardPodAffinityWeight),
+		hardWeight:    pl.hardWeight,
 	}
 	parts := make([]domainScores, min(len(nodes), maxChunks))
 	n := chunked(ctx, pl.handle.Parallelizer(), len(nodes), func(piece, lo, hi int) {
@@ -220,7 +220,7 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 // keep these counts yet.
 func (pl *InterPodAffinity) cachedExistingScores(ctx context.Context, pod *v1.Pod, idx *nodeIndex, all []*framework.NodeInfo) (*scoreState, bool) {
 	nsLabels := pl.namespaceLabels(klog.FromContext(ctx), pod.Namespace)
-	hardWeight := int64(pl.args.HardPodAffinityWeight)
+	hardWeight := pl.hardWeight
 	par := pl.handle.Parallelizer()
 	matched := pl.counts.lookup(ctx, par, existingTermsKey("score-terms", pod, nsLabels, hardWeight), idx, all,
 		existingTermsShares(pod, nsLabels, hardWeight, true))

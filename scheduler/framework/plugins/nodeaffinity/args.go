@@ -17,14 +17,14 @@ limitations under the License.
 package nodeaffinity
 
 import (
-	"fmt"
+	"errors"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // NodeAffinityArgs are the args of NodeAffinity, as in kubescheduler.config.k8s.io/v1.
@@ -35,37 +35,46 @@ type NodeAffinityArgs struct {
 	AddedAffinity *v1.NodeAffinity `json:"addedAffinity,omitempty"`
 }
 
-// DecodeNodeAffinityArgs strictly decodes raw JSON args and validates them;
-// nil raw gives empty args. NodeAffinityArgs have no defaults.
-func DecodeNodeAffinityArgs(raw []byte) (*NodeAffinityArgs, error) {
-	args := &NodeAffinityArgs{}
-	if err := framework.DecodeArgs(Name, raw, args); err != nil {
-		return nil, err
-	}
-	if err := ValidateNodeAffinityArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
-	}
-	return args, nil
-}
+// Default does nothing: NodeAffinityArgs have no defaults.
+func (a *NodeAffinityArgs) Default() {}
 
-// ValidateNodeAffinityArgs checks that the added affinity parses and reports
-// every problem at once; path prefixes the field paths and may be nil.
-func ValidateNodeAffinityArgs(path *field.Path, a *NodeAffinityArgs) error {
-	var errs []error
-	if a.Kind != "" && a.Kind != "NodeAffinityArgs" {
-		errs = append(errs, field.Invalid(path.Child("kind"), a.Kind, "must be NodeAffinityArgs"))
-	}
+// Validate checks that the added affinity parses and reports every problem,
+// under path.
+func (a *NodeAffinityArgs) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, "NodeAffinityArgs")
 	if a.AddedAffinity == nil {
-		return utilerrors.NewAggregate(errs)
+		return errs
 	}
 	p := path.Child("addedAffinity")
 	if ns := a.AddedAffinity.RequiredDuringSchedulingIgnoredDuringExecution; ns != nil {
-		_, termErrs := parseNodeSelector(ns, p.Child("requiredDuringSchedulingIgnoredDuringExecution"))
-		errs = append(errs, termErrs...)
+		rp := p.Child("requiredDuringSchedulingIgnoredDuringExecution")
+		_, termErrs := parseNodeSelector(ns, rp)
+		errs = append(errs, fieldErrors(rp, termErrs)...)
 	}
 	if terms := a.AddedAffinity.PreferredDuringSchedulingIgnoredDuringExecution; len(terms) > 0 {
-		_, termErrs := parsePreferredTerms(terms, p.Child("preferredDuringSchedulingIgnoredDuringExecution"))
-		errs = append(errs, termErrs...)
+		pp := p.Child("preferredDuringSchedulingIgnoredDuringExecution")
+		_, termErrs := parsePreferredTerms(terms, pp)
+		errs = append(errs, fieldErrors(pp, termErrs)...)
 	}
-	return utilerrors.Flatten(utilerrors.NewAggregate(errs))
+	return errs
+}
+
+// fieldErrors flattens the selector parser's errors into field errors; the
+// parser reports field errors, some inside aggregates, and anything else is
+// kept at path.
+func fieldErrors(path *field.Path, errs []error) field.ErrorList {
+	agg := utilerrors.NewAggregate(errs)
+	if agg == nil {
+		return nil
+	}
+	var out field.ErrorList
+	for _, err := range utilerrors.Flatten(agg).Errors() {
+		var fe *field.Error
+		if errors.As(err, &fe) {
+			out = append(out, fe)
+			continue
+		}
+		out = append(out, field.Invalid(path, nil, err.Error()))
+	}
+	return out
 }

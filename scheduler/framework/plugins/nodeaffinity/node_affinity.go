@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -69,20 +70,18 @@ var (
 	_ framework.EnqueueExtensions = &NodeAffinity{}
 )
 
-// New is the plugin's factory: it decodes and validates NodeAffinityArgs.
+// New is the plugin's factory: it loads NodeAffinityArgs with args.Load
+// and builds the plugin from them.
 func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, error) {
-	args, err := DecodeNodeAffinityArgs(raw)
+	a, err := args.Load[NodeAffinityArgs]("plugin "+Name, raw)
 	if err != nil {
 		return nil, err
 	}
-	return NewWithArgs(args)
+	return NewWithArgs(a), nil
 }
 
-// NewWithArgs builds the plugin from args, validating them.
-func NewWithArgs(args *NodeAffinityArgs) (*NodeAffinity, error) {
-	if err := ValidateNodeAffinityArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
-	}
+// NewWithArgs builds the plugin from args that args.Load returned.
+func NewWithArgs(args *NodeAffinityArgs) *NodeAffinity {
 	pl := &NodeAffinity{}
 	if a := args.AddedAffinity; a != nil {
 		if ns := a.RequiredDuringSchedulingIgnoredDuringExecution; ns != nil {
@@ -90,7 +89,7 @@ func NewWithArgs(args *NodeAffinityArgs) (*NodeAffinity, error) {
 		}
 		pl.addedPreferred, _ = parsePreferredTerms(a.PreferredDuringSchedulingIgnoredDuringExecution, nil)
 	}
-	return pl, nil
+	return pl
 }
 
 // Name returns the plugin's name.

@@ -30,6 +30,7 @@ import (
 	ndftypes "k8s.io/component-helpers/nodedeclaredfeatures/types"
 	"k8s.io/klog/v2"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -66,8 +67,8 @@ type required struct{ set ndf.FeatureSet }
 func (r *required) Clone() framework.StateData { return r }
 
 // New is the plugin's factory; NodeDeclaredFeatures takes no args.
-func New(_ context.Context, args []byte, _ framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, error) {
+	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
 	return &NodeDeclaredFeatures{features: ndf.DefaultFramework, target: version.MustParse(TargetVersion)}, nil

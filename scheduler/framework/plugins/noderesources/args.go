@@ -29,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // ScoringStrategyType names a NodeResourcesFit scoring strategy.
@@ -119,8 +119,9 @@ func defaultWeights(rs []ResourceSpec) {
 	}
 }
 
-// SetDefaultsNodeResourcesFitArgs fills unset fields as kube-scheduler's v1 defaulting does.
-func SetDefaultsNodeResourcesFitArgs(a *NodeResourcesFitArgs) {
+// Default fills unset fields as kube-scheduler's v1 defaulting does:
+// LeastAllocated over cpu and memory, and weight 1 where none is given.
+func (a *NodeResourcesFitArgs) Default() {
 	if a.ScoringStrategy == nil {
 		a.ScoringStrategy = &ScoringStrategy{Type: LeastAllocated}
 	}
@@ -130,8 +131,9 @@ func SetDefaultsNodeResourcesFitArgs(a *NodeResourcesFitArgs) {
 	defaultWeights(a.ScoringStrategy.Resources)
 }
 
-// SetDefaultsNodeResourcesBalancedAllocationArgs fills unset fields as kube-scheduler's v1 defaulting does.
-func SetDefaultsNodeResourcesBalancedAllocationArgs(a *NodeResourcesBalancedAllocationArgs) {
+// Default fills unset fields as kube-scheduler's v1 defaulting does: cpu
+// and memory, and weight 1 where none is given.
+func (a *NodeResourcesBalancedAllocationArgs) Default() {
 	if len(a.Resources) == 0 {
 		a.Resources = defaultResources()
 		return
@@ -139,45 +141,9 @@ func SetDefaultsNodeResourcesBalancedAllocationArgs(a *NodeResourcesBalancedAllo
 	defaultWeights(a.Resources)
 }
 
-// DecodeNodeResourcesFitArgs strictly decodes raw JSON args, applies the
-// defaults and validates the result; nil raw gives the defaults.
-func DecodeNodeResourcesFitArgs(raw []byte) (*NodeResourcesFitArgs, error) {
-	args := &NodeResourcesFitArgs{}
-	if err := framework.DecodeArgs(FitName, raw, args); err != nil {
-		return nil, err
-	}
-	SetDefaultsNodeResourcesFitArgs(args)
-	if err := ValidateNodeResourcesFitArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", FitName, err)
-	}
-	return args, nil
-}
-
-// DecodeNodeResourcesBalancedAllocationArgs strictly decodes raw JSON args,
-// applies the defaults and validates the result; nil raw gives the defaults.
-func DecodeNodeResourcesBalancedAllocationArgs(raw []byte) (*NodeResourcesBalancedAllocationArgs, error) {
-	args := &NodeResourcesBalancedAllocationArgs{}
-	if err := framework.DecodeArgs(BalancedAllocationName, raw, args); err != nil {
-		return nil, err
-	}
-	SetDefaultsNodeResourcesBalancedAllocationArgs(args)
-	if err := ValidateNodeResourcesBalancedAllocationArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", BalancedAllocationName, err)
-	}
-	return args, nil
-}
-
-func validateKind(path *field.Path, tm metav1.TypeMeta, want string) field.ErrorList {
-	if tm.Kind != "" && tm.Kind != want {
-		return field.ErrorList{field.Invalid(path.Child("kind"), tm.Kind, "must be "+want)}
-	}
-	return nil
-}
-
-// ValidateNodeResourcesFitArgs checks defaulted args and reports every
-// problem at once; path prefixes the field paths and may be nil.
-func ValidateNodeResourcesFitArgs(path *field.Path, a *NodeResourcesFitArgs) error {
-	errs := validateKind(path, a.TypeMeta, "NodeResourcesFitArgs")
+// Validate reports every problem of defaulted args, under path.
+func (a *NodeResourcesFitArgs) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, "NodeResourcesFitArgs")
 	for i, r := range a.IgnoredResources {
 		errs = append(errs, metav1validation.ValidateLabelName(r, path.Child("ignoredResources").Index(i))...)
 	}
@@ -191,8 +157,7 @@ func ValidateNodeResourcesFitArgs(path *field.Path, a *NodeResourcesFitArgs) err
 	sp := path.Child("scoringStrategy")
 	s := a.ScoringStrategy
 	if s == nil {
-		errs = append(errs, field.Required(sp, "ScoringStrategy field is required"))
-		return errs.ToAggregate()
+		return append(errs, field.Required(sp, "ScoringStrategy field is required"))
 	}
 	if !supportedStrategies.Has(string(s.Type)) {
 		errs = append(errs, field.NotSupported(sp.Child("type"), s.Type, sets.List(supportedStrategies)))
@@ -207,13 +172,12 @@ func ValidateNodeResourcesFitArgs(path *field.Path, a *NodeResourcesFitArgs) err
 	case s.RequestedToCapacityRatio != nil:
 		errs = append(errs, field.Forbidden(rp, "must be nil when type is not RequestedToCapacityRatio"))
 	}
-	return errs.ToAggregate()
+	return errs
 }
 
-// ValidateNodeResourcesBalancedAllocationArgs checks defaulted args and
-// reports every problem at once; path prefixes the field paths and may be nil.
-func ValidateNodeResourcesBalancedAllocationArgs(path *field.Path, a *NodeResourcesBalancedAllocationArgs) error {
-	errs := validateKind(path, a.TypeMeta, "NodeResourcesBalancedAllocationArgs")
+// Validate reports every problem of defaulted args, under path.
+func (a *NodeResourcesBalancedAllocationArgs) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, "NodeResourcesBalancedAllocationArgs")
 	seen := sets.New[string]()
 	for i, r := range a.Resources {
 		p := path.Child("resources").Index(i)
@@ -225,7 +189,7 @@ func ValidateNodeResourcesBalancedAllocationArgs(path *field.Path, a *NodeResour
 			errs = append(errs, field.Invalid(p.Child("weight"), r.Weight, "must be 1"))
 		}
 	}
-	return errs.ToAggregate()
+	return errs
 }
 
 func validateWeights(rs []ResourceSpec, path *field.Path) field.ErrorList {

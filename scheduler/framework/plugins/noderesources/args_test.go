@@ -20,9 +20,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/berth-io/berth/scheduler/args"
 )
 
-func TestDecodeNodeResourcesFitArgsDefaults(t *testing.T) {
+func TestLoadNodeResourcesFitArgsDefaults(t *testing.T) {
 	tests := []struct {
 		name string
 		raw  string
@@ -41,7 +43,7 @@ func TestDecodeNodeResourcesFitArgsDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeNodeResourcesFitArgs([]byte(tt.raw))
+			got, err := args.Load[NodeResourcesFitArgs]("plugin "+FitName, []byte(tt.raw))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +54,7 @@ func TestDecodeNodeResourcesFitArgsDefaults(t *testing.T) {
 	}
 }
 
-func TestDecodeNodeResourcesFitArgsErrors(t *testing.T) {
+func TestLoadNodeResourcesFitArgsErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		raw  string
@@ -77,7 +79,7 @@ func TestDecodeNodeResourcesFitArgsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeNodeResourcesFitArgs([]byte(tt.raw))
+			_, err := args.Load[NodeResourcesFitArgs]("plugin "+FitName, []byte(tt.raw))
 			if err == nil {
 				t.Fatal("want error")
 			}
@@ -90,16 +92,16 @@ func TestDecodeNodeResourcesFitArgsErrors(t *testing.T) {
 	}
 }
 
-func TestDecodeNodeResourcesBalancedAllocationArgs(t *testing.T) {
-	got, err := DecodeNodeResourcesBalancedAllocationArgs(nil)
+func TestLoadNodeResourcesBalancedAllocationArgs(t *testing.T) {
+	got, err := args.Load[NodeResourcesBalancedAllocationArgs]("plugin "+BalancedAllocationName, nil)
 	if err != nil || !reflect.DeepEqual(got.Resources, defaultResources()) {
 		t.Fatalf("defaults = %+v, %v", got, err)
 	}
-	got, err = DecodeNodeResourcesBalancedAllocationArgs([]byte(`{"resources":[{"name":"cpu"},{"name":"example.com/gpu"}]}`))
+	got, err = args.Load[NodeResourcesBalancedAllocationArgs]("plugin "+BalancedAllocationName, []byte(`{"resources":[{"name":"cpu"},{"name":"example.com/gpu"}]}`))
 	if err != nil || !reflect.DeepEqual(got.Resources, []ResourceSpec{{"cpu", 1}, {"example.com/gpu", 1}}) {
 		t.Fatalf("weights defaulted = %+v, %v", got, err)
 	}
-	_, err = DecodeNodeResourcesBalancedAllocationArgs([]byte(`{"resources":[{"name":"cpu","weight":2},{"name":"cpu"}]}`))
+	_, err = args.Load[NodeResourcesBalancedAllocationArgs]("plugin "+BalancedAllocationName, []byte(`{"resources":[{"name":"cpu","weight":2},{"name":"cpu"}]}`))
 	if err == nil {
 		t.Fatal("want error")
 	}

@@ -18,10 +18,10 @@ package noderesources
 
 import (
 	"context"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -50,21 +50,19 @@ type balancedState struct {
 // Clone returns the state itself: it is never changed after PreScore.
 func (s *balancedState) Clone() framework.StateData { return s }
 
-// NewBalancedAllocation is the plugin's factory: it decodes, defaults and validates args.
+// NewBalancedAllocation is the plugin's factory: it loads
+// NodeResourcesBalancedAllocationArgs with args.Load and builds the plugin.
 func NewBalancedAllocation(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, error) {
-	args, err := DecodeNodeResourcesBalancedAllocationArgs(raw)
+	a, err := args.Load[NodeResourcesBalancedAllocationArgs]("plugin "+BalancedAllocationName, raw)
 	if err != nil {
 		return nil, err
 	}
-	return NewBalancedAllocationWithArgs(args)
+	return NewBalancedAllocationWithArgs(a), nil
 }
 
-// NewBalancedAllocationWithArgs builds the plugin from defaulted args, validating them.
-func NewBalancedAllocationWithArgs(args *NodeResourcesBalancedAllocationArgs) (*BalancedAllocation, error) {
-	if err := ValidateNodeResourcesBalancedAllocationArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", BalancedAllocationName, err)
-	}
-	return &BalancedAllocation{scorer: newResourceScorer(args.Resources, false)}, nil
+// NewBalancedAllocationWithArgs builds the plugin from args that args.Load returned.
+func NewBalancedAllocationWithArgs(a *NodeResourcesBalancedAllocationArgs) *BalancedAllocation {
+	return &BalancedAllocation{scorer: newResourceScorer(a.Resources, false)}
 }
 
 // Name returns the plugin's name.

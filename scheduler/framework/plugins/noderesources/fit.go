@@ -25,6 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -65,25 +66,23 @@ var (
 	_ framework.EnqueueExtensions = &Fit{}
 )
 
-// NewFit is the plugin's factory: it decodes, defaults and validates args.
+// NewFit is the plugin's factory: it loads NodeResourcesFitArgs with
+// args.Load and builds the plugin from them.
 func NewFit(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, error) {
-	args, err := DecodeNodeResourcesFitArgs(raw)
+	a, err := args.Load[NodeResourcesFitArgs]("plugin "+FitName, raw)
 	if err != nil {
 		return nil, err
 	}
-	return NewFitWithArgs(args)
+	return NewFitWithArgs(a), nil
 }
 
-// NewFitWithArgs builds the plugin from defaulted args, validating them.
-func NewFitWithArgs(args *NodeResourcesFitArgs) (*Fit, error) {
-	if err := ValidateNodeResourcesFitArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", FitName, err)
-	}
+// NewFitWithArgs builds the plugin from args that args.Load returned.
+func NewFitWithArgs(a *NodeResourcesFitArgs) *Fit {
 	return &Fit{
-		ignoredResources: sets.New(args.IgnoredResources...),
-		ignoredGroups:    sets.New(args.IgnoredResourceGroups...),
-		scorer:           newFitScorer(args.ScoringStrategy),
-	}, nil
+		ignoredResources: sets.New(a.IgnoredResources...),
+		ignoredGroups:    sets.New(a.IgnoredResourceGroups...),
+		scorer:           newFitScorer(a.ScoringStrategy),
+	}
 }
 
 // Name returns the plugin's name.

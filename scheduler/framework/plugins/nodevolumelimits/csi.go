@@ -43,6 +43,7 @@ import (
 	storagehelpers "k8s.io/component-helpers/storage/volume"
 	"k8s.io/klog/v2"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -118,8 +119,8 @@ var (
 // claims, volumes, storage classes, CSINodes, CSIDrivers and
 // VolumeAttachments through the handle's shared informer factory, and adds a
 // by-node index to the VolumeAttachment informer.
-func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
 	if h == nil || h.SharedInformerFactory() == nil {

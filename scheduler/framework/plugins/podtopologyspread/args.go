@@ -24,7 +24,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // Defaulting types of Args.DefaultingType, as in kubescheduler.config.k8s.io/v1.
@@ -48,45 +48,23 @@ type Args struct {
 	DefaultingType string `json:"defaultingType,omitempty"`
 }
 
-// DefaultArgs returns the args a profile gets when it configures none.
+// DefaultArgs returns the args a profile without pluginConfig gets.
 func DefaultArgs() *Args {
 	a := &Args{}
-	SetDefaults(a)
+	a.Default()
 	return a
 }
 
-// SetDefaults fills unset fields as kube-scheduler's v1 defaulting does.
-func SetDefaults(a *Args) {
+// Default sets the System defaulting when none is given.
+func (a *Args) Default() {
 	if a.DefaultingType == "" {
 		a.DefaultingType = SystemDefaulting
 	}
 }
 
-// DecodeArgs strictly decodes raw JSON args, applies the defaults and
-// validates the result; nil raw gives the defaults.
-func DecodeArgs(raw []byte) (*Args, error) {
-	a := &Args{}
-	if err := framework.DecodeArgs(Name, raw, a); err != nil {
-		return nil, err
-	}
-	SetDefaults(a)
-	if err := ValidateArgs(a); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
-	}
-	return a, nil
-}
-
-// ValidateArgs checks defaulted args and reports every problem at once.
-func ValidateArgs(a *Args) error {
-	return ValidateArgsAt(nil, a)
-}
-
-// ValidateArgsAt is ValidateArgs with field paths under path, which may be nil.
-func ValidateArgsAt(path *field.Path, a *Args) error {
-	var errs field.ErrorList
-	if a.Kind != "" && a.Kind != "PodTopologySpreadArgs" {
-		errs = append(errs, field.Invalid(path.Child("kind"), a.Kind, "must be PodTopologySpreadArgs"))
-	}
+// Validate reports every problem of defaulted args, under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, "PodTopologySpreadArgs")
 	typePath := path.Child("defaultingType")
 	switch a.DefaultingType {
 	case ListDefaulting:
@@ -101,11 +79,9 @@ func ValidateArgsAt(path *field.Path, a *Args) error {
 	for i := range a.DefaultConstraints {
 		errs = append(errs, validateDefaultConstraint(listPath, a.DefaultConstraints, i)...)
 	}
-	return errs.ToAggregate()
+	return errs
 }
 
-// validateDefaultConstraint checks the i-th default constraint, including
-// that no earlier one has the same topology key and action.
 func validateDefaultConstraint(listPath *field.Path, all []v1.TopologySpreadConstraint, i int) field.ErrorList {
 	var errs field.ErrorList
 	c := &all[i]

@@ -22,10 +22,11 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/berth-io/berth/scheduler/args"
 )
 
-func TestDecodeArgs(t *testing.T) {
+func TestLoadArgs(t *testing.T) {
 	tests := []struct {
 		name    string
 		raw     string
@@ -49,7 +50,7 @@ func TestDecodeArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeArgs([]byte(tt.raw))
+			got, err := args.Load[Args]("plugin "+Name, []byte(tt.raw))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
@@ -116,20 +117,9 @@ func TestValidateArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidateArgs(tt.args)
-			if len(tt.want) == 0 {
-				if err != nil {
-					t.Fatalf("err = %v", err)
-				}
-				return
-			}
-			agg, ok := err.(utilerrors.Aggregate)
-			if !ok {
-				t.Fatalf("err = %v (%T), want an aggregate", err, err)
-			}
-			errs := agg.Errors()
+			errs := tt.args.Validate(nil)
 			if len(errs) != len(tt.want) {
-				t.Fatalf("got %d errors, want %d: %v", len(errs), len(tt.want), err)
+				t.Fatalf("got %d errors, want %d: %v", len(errs), len(tt.want), errs)
 			}
 			for i, w := range tt.want {
 				if !strings.Contains(errs[i].Error(), w) {

@@ -31,6 +31,7 @@ import (
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -84,25 +85,23 @@ var (
 	_ framework.EnqueueExtensions   = &PodTopologySpread{}
 )
 
-// New is the plugin's factory: it decodes, defaults and validates Args.
+// New is the plugin's factory: it loads Args with args.Load and builds the
+// plugin from them.
 func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
-	args, err := DecodeArgs(raw)
+	a, err := args.Load[Args]("plugin "+Name, raw)
 	if err != nil {
 		return nil, err
 	}
-	return NewWithArgs(args, h)
+	return NewWithArgs(a, h)
 }
 
-// NewWithArgs builds the plugin from defaulted args. With default
+// NewWithArgs builds the plugin from args that args.Load returned. With default
 // constraints it takes the Service, ReplicationController, ReplicaSet and
 // StatefulSet listers from the handle's informer factory, which registers
 // those informers for the scheduler to start.
 func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
 	if h == nil {
 		return nil, errNoHandle
-	}
-	if err := ValidateArgs(args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
 	}
 	pl := &PodTopologySpread{handle: h, parallelizer: h.Parallelizer(), defaults: args.DefaultConstraints, hard: newCountCache(),
 		missingLabel: framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch).WithPlugin(Name),

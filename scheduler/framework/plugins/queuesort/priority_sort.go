@@ -21,6 +21,7 @@ package queuesort
 import (
 	"context"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -34,8 +35,8 @@ type PrioritySort struct{}
 var _ framework.QueueSortPlugin = &PrioritySort{}
 
 // New is the plugin's factory; PrioritySort takes no args.
-func New(_ context.Context, args []byte, _ framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, error) {
+	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
 	return &PrioritySort{}, nil

@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // Bounds of the utilization shape, as in kubescheduler.config.k8s.io/v1.
@@ -49,7 +49,7 @@ type VolumeBindingArgs struct {
 	metav1.TypeMeta `json:",inline"`
 	// BindTimeoutSeconds is how long PreBind waits for the PV controller to
 	// finish binding; 0 gives up after the first check.
-	BindTimeoutSeconds int64 `json:"bindTimeoutSeconds"`
+	BindTimeoutSeconds *int64 `json:"bindTimeoutSeconds,omitempty"`
 	// Shape maps a storage class's utilization on a node to a score; it is
 	// sorted by utilization. StorageCapacityScoring is beta and on by default
 	// in v1.37, so an empty shape is defaulted and the shape is always checked.
@@ -62,47 +62,36 @@ func defaultShape() []UtilizationShapePoint {
 	return []UtilizationShapePoint{{Utilization: 0, Score: MaxCustomPriorityScore}, {Utilization: maxUtilization, Score: 0}}
 }
 
-// DefaultArgs returns the args a profile gets when it configures none.
+// DefaultArgs returns the args a profile without pluginConfig gets.
 func DefaultArgs() *VolumeBindingArgs {
-	a := &VolumeBindingArgs{BindTimeoutSeconds: DefaultBindTimeoutSeconds}
-	SetDefaults(a)
+	a := &VolumeBindingArgs{}
+	a.Default()
 	return a
 }
 
-// SetDefaults fills the fields that v1 defaulting fills; BindTimeoutSeconds
-// is defaulted by DecodeArgs, which knows whether it was set.
-func SetDefaults(a *VolumeBindingArgs) {
+// Default fills unset fields as kube-scheduler's v1 defaulting does; an
+// explicit bindTimeoutSeconds of 0 stays 0.
+func (a *VolumeBindingArgs) Default() {
+	if a.BindTimeoutSeconds == nil {
+		t := DefaultBindTimeoutSeconds
+		a.BindTimeoutSeconds = &t
+	}
 	if len(a.Shape) == 0 {
 		a.Shape = defaultShape()
 	}
 }
 
-// DecodeArgs strictly decodes raw JSON args, applies the defaults and
-// validates the result; nil raw gives DefaultArgs.
-func DecodeArgs(raw []byte) (*VolumeBindingArgs, error) {
-	a := &VolumeBindingArgs{BindTimeoutSeconds: DefaultBindTimeoutSeconds}
-	if err := framework.DecodeArgs(Name, raw, a); err != nil {
-		return nil, err
+// Validate reports every problem of defaulted args, under path.
+func (a *VolumeBindingArgs) Validate(path *field.Path) field.ErrorList {
+	errs := args.Kind(path, a.Kind, "VolumeBindingArgs")
+	tp := path.Child("bindTimeoutSeconds")
+	switch t := a.BindTimeoutSeconds; {
+	case t == nil:
+		errs = append(errs, field.Required(tp, "must be set"))
+	case *t < 0:
+		errs = append(errs, field.Invalid(tp, *t, "invalid BindTimeoutSeconds, should not be a negative value"))
 	}
-	SetDefaults(a)
-	if err := ValidateArgs(nil, a); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
-	}
-	return a, nil
-}
-
-// ValidateArgs checks defaulted args and reports every problem at once;
-// path prefixes the field paths and may be nil.
-func ValidateArgs(path *field.Path, a *VolumeBindingArgs) error {
-	var errs field.ErrorList
-	if a.Kind != "" && a.Kind != "VolumeBindingArgs" {
-		errs = append(errs, field.Invalid(path.Child("kind"), a.Kind, "must be VolumeBindingArgs"))
-	}
-	if a.BindTimeoutSeconds < 0 {
-		errs = append(errs, field.Invalid(path.Child("bindTimeoutSeconds"), a.BindTimeoutSeconds, "invalid BindTimeoutSeconds, should not be a negative value"))
-	}
-	errs = append(errs, validateShape(a.Shape, path.Child("shape"))...)
-	return errs.ToAggregate()
+	return append(errs, validateShape(a.Shape, path.Child("shape"))...)
 }
 
 func validateShape(shape []UtilizationShapePoint, path *field.Path) field.ErrorList {

@@ -20,9 +20,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/scheduler/args"
 )
 
-func TestDecodeArgs(t *testing.T) {
+func TestLoadArgs(t *testing.T) {
 	tests := []struct {
 		name        string
 		raw         string
@@ -54,7 +58,7 @@ func TestDecodeArgs(t *testing.T) {
 			if tc.raw != "" {
 				raw = []byte(tc.raw)
 			}
-			args, err := DecodeArgs(raw)
+			got, err := args.Load[VolumeBindingArgs]("plugin "+Name, raw)
 			if len(tc.wantErrs) > 0 {
 				if err == nil {
 					t.Fatal("no error")
@@ -69,22 +73,22 @@ func TestDecodeArgs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if args.BindTimeoutSeconds != tc.wantTimeout || !slices.Equal(args.Shape, tc.wantShape) {
-				t.Errorf("args = %+v, want timeout %d shape %v", args, tc.wantTimeout, tc.wantShape)
+			if *got.BindTimeoutSeconds != tc.wantTimeout || !slices.Equal(got.Shape, tc.wantShape) {
+				t.Errorf("args = %+v, want timeout %d shape %v", got, tc.wantTimeout, tc.wantShape)
 			}
 		})
 	}
 }
 
 func TestValidateArgsRequiresShape(t *testing.T) {
-	err := ValidateArgs(nil, &VolumeBindingArgs{BindTimeoutSeconds: 1})
-	if err == nil || !strings.Contains(err.Error(), "shape: Required value: at least one point must be specified") {
-		t.Fatalf("ValidateArgs without shape = %v", err)
+	errs := (&VolumeBindingArgs{BindTimeoutSeconds: ptr.To[int64](1)}).Validate(nil)
+	if err := errs.ToAggregate(); err == nil || !strings.Contains(err.Error(), "shape: Required value: at least one point must be specified") {
+		t.Fatalf("Validate without shape = %v", err)
 	}
-	if err := ValidateArgs(nil, DefaultArgs()); err != nil {
-		t.Fatalf("DefaultArgs invalid: %v", err)
+	if errs := DefaultArgs().Validate(nil); len(errs) > 0 {
+		t.Fatalf("DefaultArgs invalid: %v", errs)
 	}
-	if d := DefaultArgs(); d.BindTimeoutSeconds != DefaultBindTimeoutSeconds || len(d.Shape) != 2 {
+	if d := DefaultArgs(); *d.BindTimeoutSeconds != DefaultBindTimeoutSeconds || len(d.Shape) != 2 {
 		t.Fatalf("DefaultArgs = %+v", d)
 	}
 }

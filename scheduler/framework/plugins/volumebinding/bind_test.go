@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/component-helpers/storage/volume"
+	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
 )
@@ -178,7 +179,7 @@ func TestPreBindFailures(t *testing.T) {
 			},
 			wantErr: "pod does not exist any more"},
 		{name: "zero timeout gives up after one check", setup: func(t *testing.T) (*env, *framework.CycleState, *v1.Pod) {
-			return staticSetup(t, &VolumeBindingArgs{BindTimeoutSeconds: 0, Shape: defaultShape()})
+			return staticSetup(t, &VolumeBindingArgs{BindTimeoutSeconds: ptr.To[int64](0), Shape: defaultShape()})
 		}, wantErr: "context deadline exceeded"},
 	}
 	for _, tc := range tests {

@@ -43,6 +43,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -101,20 +102,17 @@ func WithPollInterval(d time.Duration) Option { return func(pl *VolumeBinding) {
 
 // New is the plugin's factory: it decodes and validates VolumeBindingArgs.
 func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
-	args, err := DecodeArgs(raw)
+	a, err := args.Load[VolumeBindingArgs]("plugin "+Name, raw)
 	if err != nil {
 		return nil, err
 	}
-	return NewWithArgs(ctx, args, h)
+	return NewWithArgs(ctx, a, h)
 }
 
-// NewWithArgs builds the plugin from validated args, reading PVCs, PVs,
+// NewWithArgs builds the plugin from args that args.Load returned, reading PVCs, PVs,
 // StorageClasses, CSIDrivers, CSIStorageCapacities, nodes and pods through
 // the handle's informer factory.
-func NewWithArgs(_ context.Context, args *VolumeBindingArgs, h framework.Handle, opts ...Option) (*VolumeBinding, error) {
-	if err := ValidateArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("invalid args of plugin %s: %w", Name, err)
-	}
+func NewWithArgs(_ context.Context, a *VolumeBindingArgs, h framework.Handle, opts ...Option) (*VolumeBinding, error) {
 	f := h.SharedInformerFactory()
 	if f == nil {
 		return nil, fmt.Errorf("plugin %s needs an informer factory", Name)
@@ -136,10 +134,10 @@ func NewWithArgs(_ context.Context, args *VolumeBindingArgs, h framework.Handle,
 		capacities:   storage.CSIStorageCapacities().Lister(),
 		nodes:        f.Core().V1().Nodes().Lister(),
 		pods:         f.Core().V1().Pods().Lister(),
-		bindTimeout:  time.Duration(args.BindTimeoutSeconds) * time.Second,
+		bindTimeout:  time.Duration(*a.BindTimeoutSeconds) * time.Second,
 		pollInterval: defaultPollInterval,
 		clock:        clock.RealClock{},
-		shape:        args.Shape,
+		shape:        a.Shape,
 	}
 	// CSINodes matter to upstream only to translate in-tree PVs to CSI; the
 	// informer is still registered so its events reach this plugin's hints.

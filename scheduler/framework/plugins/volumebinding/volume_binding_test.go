@@ -26,6 +26,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
@@ -399,7 +400,7 @@ func TestScore(t *testing.T) {
 		{name: "static fully used", pod: podWith("p", "c1"), wantScore: 0,
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").size("5Gi").obj()}},
 		{name: "static with a most-allocated shape", pod: podWith("p", "c1"), wantScore: 80,
-			args: &VolumeBindingArgs{BindTimeoutSeconds: 1, Shape: []UtilizationShapePoint{{0, 0}, {100, 10}}},
+			args: &VolumeBindingArgs{BindTimeoutSeconds: ptr.To[int64](1), Shape: []UtilizationShapePoint{{0, 0}, {100, 10}}},
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("8Gi").obj(), makePV("pv1").class("wffc").size("10Gi").obj()}},
 		{name: "provisioning from tracked capacity", pod: podWith("p", "d1", "d2"), wantScore: 70,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("10Gi").obj(), makePVC("d2").class("prov").size("20Gi").obj(),

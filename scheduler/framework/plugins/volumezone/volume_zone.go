@@ -32,6 +32,7 @@ import (
 	storagehelpers "k8s.io/component-helpers/storage/volume"
 	"k8s.io/klog/v2"
 
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -92,8 +93,8 @@ var (
 
 // New is the plugin's factory; VolumeZone takes no args. It reads volumes,
 // claims and storage classes through the handle's shared informer factory.
-func New(_ context.Context, args []byte, h framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(Name, args, &struct{}{}); err != nil {
+func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
+	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
 	if h == nil || h.SharedInformerFactory() == nil {
