@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controllers_test runs the SchedulingProfile and PluginWeight
-// controllers with Berth's scheduler in one controller-runtime manager against
-// a real kube-apiserver (envtest), with the CRDs installed and no webhook.
+// Package controllers_test runs Berth's controllers with its scheduler, wired
+// by internal/manager as `berth manager` wires them, in one
+// controller-runtime manager against a real kube-apiserver (envtest), with
+// the CRDs installed and no webhook.
 package controllers_test
 
 import (
@@ -30,9 +31,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,8 +39,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
+	"github.com/berth-io/berth/internal/manager"
 	"github.com/berth-io/berth/scheduler"
 )
 
@@ -78,9 +77,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
 	cfg.QPS, cfg.Burst = -1, -1
 
-	scheme := k8sruntime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	scheme, err := manager.NewScheme()
+	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
@@ -93,12 +91,13 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		HealthProbeBindAddress: "0",
 	})
 	Expect(err).NotTo(HaveOccurred())
-	sched, err = scheduler.New(runCtx, clientset)
+	// Berth's one wiring, as `berth manager` runs it; shadow profiles'
+	// figures reach their status every second here.
+	berth, err := manager.Setup(runCtx, mgr, cfg, manager.SetupOptions{
+		ControllerOptions: []controllers.Option{controllers.WithShadowStatusInterval(time.Second)},
+	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(mgr.Add(sched)).To(Succeed())
-	// Shadow profiles' figures reach their status every second here.
-	Expect(controllers.SetupWithManager(mgr, sched, controllers.WithShadowStatusInterval(time.Second))).To(Succeed())
-
+	sched = berth.Scheduler
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()
 	DeferCleanup(func() {

@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package webhook_test runs Berth's validating webhook in a manager against
-// a real kube-apiserver (envtest), which calls it over TLS with envtest's
+// Package webhook_test runs Berth's validating webhook, wired by
+// internal/manager as `berth manager` wires it, against a real
+// kube-apiserver (envtest), which calls it over TLS with envtest's
 // certificates, and checks what the apiserver admits.
 package webhook_test
 
@@ -31,8 +32,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,8 +39,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/internal/manager"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
 )
@@ -79,9 +78,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred(), "starting envtest")
 	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	scheme, err := manager.NewScheme()
+	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
