@@ -31,6 +31,10 @@ import (
 	"github.com/berth-io/berth/internal/leasefence"
 )
 
+// Leader election, in the manager's namespace only.
+//
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=system,resources=leases,verbs=get;list;watch;create;update;patch
+
 // inClusterNamespaceFile holds the namespace of the pod the manager runs in.
 const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 

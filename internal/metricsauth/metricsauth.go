@@ -45,6 +45,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
+// The secure metrics endpoint asks the apiserver who calls and whether it may.
+//
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 // Cache lifetimes, as controller-runtime's filter has them: an accepted
 // token for a minute, an allowed request for five, a denied one for 30 s.
 const (
