@@ -135,7 +135,7 @@ func TestCheck(t *testing.T) {
 		{"bad/record-decisions-range.yaml", []want{{schema, "spec.recordDecisions", "should be less than or equal to 100"}}},
 		{"bad/podgroup-min-member.yaml", []want{{schema, "spec.minMember", "should be greater than or equal to 1"}}},
 		// The rebalancer's.
-		{"bad/rebalance-args.yaml", []want{{controller, "spec", `strategy PodLifeTime: decoding args of plugin PodLifeTime: json: unknown field "maxPodLifeTimeSecondz"`}}},
+		{"bad/rebalance-args.yaml", []want{{controller, "spec", `decoding args of strategy PodLifeTime: json: unknown field "maxPodLifeTimeSecondz"`}}},
 		// Documents that are not objects Berth knows.
 		{"bad/unknown-version.yaml", []want{{input, "", `unknown kind "SchedulingProfile" of apiVersion "scheduling.berth.io/v1beta1"`}}},
 		{"bad/unknown-kind.yaml", []want{{input, "", `unknown kind "SchedulingPolicy"`}}},
