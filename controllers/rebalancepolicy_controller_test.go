@@ -115,8 +115,8 @@ func TestRebalancePolicyReconcile(t *testing.T) {
 		},
 		{
 			name: "args the rebalancer refuses stall the policy", policy: makePolicy("p", false),
-			runner:    &fakeRunner{invalid: errors.New("strategy PodLifeTime: maxPodLifeTimeSeconds is required")},
-			wantReady: metav1.ConditionFalse, wantReason: v1alpha1.ReasonInvalid, wantMessage: "generation 2 is invalid: strategy PodLifeTime",
+			runner:    &fakeRunner{invalid: errors.New("invalid args of strategy PodLifeTime: maxPodLifeTimeSeconds: Required value")},
+			wantReady: metav1.ConditionFalse, wantReason: v1alpha1.ReasonInvalid, wantMessage: "generation 2 is invalid: invalid args of strategy PodLifeTime: maxPodLifeTimeSeconds: Required value",
 			wantEventHas: "InvalidPolicy",
 		},
 		{

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/internal/validate"
 	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
@@ -237,24 +238,29 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 	}
 
 	args := map[string]runtime.RawExtension{}
+	argsAt := map[string]*field.Path{}
 	for i, pc := range p.PluginConfig {
 		args[pc.Name] = pc.Args
+		argsAt[pc.Name] = path.Child("pluginConfig").Index(i).Child("args")
 		if pc.Name == defaultEvictorName {
 			evictor, eerrs := evictorOptions(pc.Args.Raw, path.Child("pluginConfig").Index(i).Child("args"))
 			out.Spec.Evictor, errs = evictor, append(errs, eerrs...)
 		}
 	}
 	var unknown []string
+	// enabledAt is where each strategy is enabled, in the order of out.Spec.Strategies.
+	var enabledAt []*field.Path
 	for _, set := range []struct {
 		name string
 		set  deschedulerPluginSet
 	}{{"deschedule", plugins.Deschedule}, {"balance", plugins.Balance}} {
-		for _, name := range set.set.Enabled {
+		for i, name := range set.set.Enabled {
 			if _, ok := c.strategies[v1alpha1.StrategyName(name)]; !ok {
 				unknown = append(unknown, name)
 				continue
 			}
 			out.Spec.Strategies = append(out.Spec.Strategies, v1alpha1.Strategy{Name: v1alpha1.StrategyName(name), Args: args[name]})
+			enabledAt = append(enabledAt, path.Child("plugins", set.name, "enabled").Index(i))
 		}
 	}
 	if len(unknown) > 0 {
@@ -266,10 +272,34 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 	if len(errs) > 0 {
 		return out, errs
 	}
-	if err := rebalance.ValidateSpec(c.strategies, &out.Spec); err != nil {
-		errs = append(errs, field.Invalid(path, p.Name, err.Error()))
+	for _, se := range rebalance.SpecErrors(rebalance.ValidateSpec(c.strategies, &out.Spec)) {
+		errs = append(errs, strategyErrors(se, p.Name, path, enabledAt, argsAt, out.Spec.Strategies)...)
 	}
 	return out, errs
+}
+
+// strategyErrors places a problem of a converted policy in the descheduler
+// profile at path: a strategy's args that do not validate at their fields
+// in the profile's pluginConfig, args that do not decode at that
+// pluginConfig entry, a strategy without a pluginConfig entry whose
+// defaults do not validate where it is enabled, and anything else at the
+// profile.
+func strategyErrors(se *rebalance.SpecError, profile string, path *field.Path, enabledAt []*field.Path, argsAt map[string]*field.Path, converted []v1alpha1.Strategy) field.ErrorList {
+	if se.Kind != rebalance.SpecInvalidArgs || se.Strategy < 0 || se.Strategy >= len(converted) {
+		return field.ErrorList{field.Invalid(path, profile, se.Error())}
+	}
+	name := string(converted[se.Strategy].Name)
+	at, configured := argsAt[name]
+	invalid := se.InvalidArgs()
+	switch {
+	case !configured && invalid != nil:
+		return field.ErrorList{field.Invalid(enabledAt[se.Strategy], name, "needs args in pluginConfig: "+invalid.Errs.ToAggregate().Error())}
+	case !configured:
+		return field.ErrorList{field.Invalid(enabledAt[se.Strategy], name, se.Error())}
+	case invalid != nil:
+		return validate.ArgsErrors(invalid, at)
+	}
+	return field.ErrorList{field.Invalid(at, field.OmitValueType{}, se.Error())}
 }
 
 // evictorOptions maps the DefaultEvictor's args; args with no equivalent are errors.

@@ -266,11 +266,7 @@ func (c *Checker) checkOne(ctx context.Context, ch *checked, index int) {
 	ch.typed = typed
 	ch.add(StageWebhook, c.validator.Admit(ctx, typed))
 	if p, ok := typed.(*v1alpha1.RebalancePolicy); ok {
-		if err := rebalance.ValidateSpec(c.strategies, &p.Spec); err != nil {
-			for _, e := range splitErrors(err) {
-				ch.findings = append(ch.findings, ch.finding(StageController, "spec", e.Error()))
-			}
-		}
+		ch.add(StageController, ValidateRebalancePolicySpec(c.strategies, &p.Spec, field.NewPath("spec")))
 	}
 }
 

@@ -135,7 +135,11 @@ func TestCheck(t *testing.T) {
 		{"bad/record-decisions-range.yaml", []want{{schema, "spec.recordDecisions", "should be less than or equal to 100"}}},
 		{"bad/podgroup-min-member.yaml", []want{{schema, "spec.minMember", "should be greater than or equal to 1"}}},
 		// The rebalancer's.
-		{"bad/rebalance-args.yaml", []want{{controller, "spec", `strategy PodLifeTime: decoding args of plugin PodLifeTime: json: unknown field "maxPodLifeTimeSecondz"`}}},
+		{"bad/rebalance-args.yaml", []want{{controller, "spec.strategies[0].args", `Invalid value: decoding args of strategy PodLifeTime: json: unknown field "maxPodLifeTimeSecondz"`}}},
+		{"bad/rebalance-args-invalid.yaml", []want{
+			{controller, "spec.strategies[1].args.podRestartThreshold", "Invalid value: 0: must be at least 1"},
+			{controller, "spec.strategies[1].args.states[1]", `Invalid value: "Pending": is not one of [Running CrashLoopBackOff]`},
+		}},
 		// Documents that are not objects Berth knows.
 		{"bad/unknown-version.yaml", []want{{input, "", `unknown kind "SchedulingProfile" of apiVersion "scheduling.berth.io/v1beta1"`}}},
 		{"bad/unknown-kind.yaml", []want{{input, "", `unknown kind "SchedulingPolicy"`}}},

@@ -42,39 +42,44 @@ type compiledPolicy struct {
 	cron cron.Schedule
 }
 
-// compile validates spec against the registry and returns every problem found.
+// compile validates spec against the registry and returns every problem
+// found, each a *SpecError; SpecErrors lists them.
 func compile(registry strategies.Registry, name string, generation int64, spec *v1alpha1.RebalancePolicySpec) (*compiledPolicy, error) {
 	c := &compiledPolicy{name: name, generation: generation, spec: spec.DeepCopy()}
 	var errs []error
 	switch sch := spec.Schedule; {
 	case sch.Interval != nil && sch.Cron != "":
-		errs = append(errs, errors.New("schedule: only one of interval or cron may be set"))
+		errs = append(errs, specError("schedule", errors.New("only one of interval or cron may be set"), "schedule"))
 	case sch.Interval != nil:
 		if sch.Interval.Duration <= 0 {
-			errs = append(errs, fmt.Errorf("schedule.interval %s must be positive", sch.Interval.Duration))
+			errs = append(errs, specError("schedule.interval", fmt.Errorf("%s must be positive", sch.Interval.Duration), "schedule", "interval"))
 		}
 	case sch.Cron != "":
 		parsed, err := cron.ParseStandard(sch.Cron)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("schedule.cron %q: %w", sch.Cron, err))
+			errs = append(errs, specError(fmt.Sprintf("schedule.cron %q", sch.Cron), err, "schedule", "cron"))
 		}
 		c.cron = parsed
 	default:
-		errs = append(errs, errors.New("schedule: one of interval or cron must be set"))
+		errs = append(errs, specError("schedule", errors.New("one of interval or cron must be set"), "schedule"))
 	}
 	if len(spec.Strategies) == 0 {
-		errs = append(errs, errors.New("strategies: at least one strategy is required"))
+		errs = append(errs, specError("strategies", errors.New("at least one strategy is required"), "strategies"))
 	}
 	seen := map[v1alpha1.StrategyName]bool{}
-	for _, s := range spec.Strategies {
+	for i, s := range spec.Strategies {
 		if seen[s.Name] {
-			errs = append(errs, fmt.Errorf("strategy %s appears more than once", s.Name))
+			errs = append(errs, strategyError(SpecDuplicateStrategy, i, fmt.Errorf("strategy %s appears more than once", s.Name), "name"))
 			continue
 		}
 		seen[s.Name] = true
+		if _, ok := registry[s.Name]; !ok {
+			errs = append(errs, strategyError(SpecUnknownStrategy, i, fmt.Errorf("strategy %q is not implemented", s.Name), "name"))
+			continue
+		}
 		built, err := registry.Build(s.Name, s.Args.Raw)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, strategyError(SpecInvalidArgs, i, err, "args"))
 			continue
 		}
 		c.strategies = append(c.strategies, built)
@@ -82,18 +87,18 @@ func compile(registry strategies.Registry, name string, generation int64, spec *
 	if ev := spec.Evictor; ev != nil {
 		if ev.LabelSelector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(ev.LabelSelector); err != nil {
-				errs = append(errs, fmt.Errorf("evictor.labelSelector: %w", err))
+				errs = append(errs, specError("evictor.labelSelector", err, "evictor", "labelSelector"))
 			}
 		}
 		if ev.MinPodAge != nil && ev.MinPodAge.Duration < 0 {
-			errs = append(errs, fmt.Errorf("evictor.minPodAge %s must not be negative", ev.MinPodAge.Duration))
+			errs = append(errs, specError("evictor.minPodAge", fmt.Errorf("%s must not be negative", ev.MinPodAge.Duration), "evictor", "minPodAge"))
 		}
 		if pt := ev.PriorityThreshold; pt != nil && pt.Value != nil && pt.Name != "" {
-			errs = append(errs, errors.New("evictor.priorityThreshold: only one of value or name may be set"))
+			errs = append(errs, specError("evictor.priorityThreshold", errors.New("only one of value or name may be set"), "evictor", "priorityThreshold"))
 		}
 	}
 	if ns := spec.Namespaces; ns != nil && len(ns.Include) > 0 && len(ns.Exclude) > 0 {
-		errs = append(errs, errors.New("namespaces: only one of include or exclude may be set"))
+		errs = append(errs, specError("namespaces", errors.New("only one of include or exclude may be set"), "namespaces"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -17,12 +17,13 @@ limitations under the License.
 package strategies
 
 import (
-	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Namespaces limits a strategy to some namespaces, as the descheduler's
@@ -42,28 +43,34 @@ type PodScope struct {
 	// LabelSelector limits the strategy to the pods it selects.
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
 
+	// selector is LabelSelector converted by Validate; nil when unset.
 	selector labels.Selector
 }
 
-// Compile validates the scope and prepares Matches; it returns every problem found.
-func (s *PodScope) Compile() []error {
-	var errs []error
-	if s.Namespaces != nil && len(s.Namespaces.Include) > 0 && len(s.Namespaces.Exclude) > 0 {
-		errs = append(errs, fmt.Errorf("only one of namespaces.include or namespaces.exclude may be set"))
-	}
-	s.selector = labels.Everything()
+// Validate reports every problem of the scope, each under path, the path
+// of the args that inline it; it also prepares the label selector for
+// Matches, so that args loaded with args.Load match at once.
+func (s *PodScope) Validate(path *field.Path) field.ErrorList {
+	errs := s.Namespaces.Validate(path.Child("namespaces"))
+	s.selector = nil
 	if s.LabelSelector != nil {
+		at := path.Child("labelSelector")
+		invalid := metav1validation.ValidateLabelSelector(s.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, at)
 		sel, err := metav1.LabelSelectorAsSelector(s.LabelSelector)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("labelSelector: %w", err))
-		} else {
+		switch {
+		case len(invalid) > 0:
+			errs = append(errs, invalid...)
+		case err != nil:
+			errs = append(errs, field.Invalid(at, field.OmitValueType{}, err.Error()))
+		default:
 			s.selector = sel
 		}
 	}
 	return errs
 }
 
-// Matches reports whether pod is in the scope. Compile must have run.
+// Matches reports whether pod is in the scope. Validate prepares the label
+// selector; a scope that was not validated converts it on every call.
 func (s *PodScope) Matches(pod *v1.Pod) bool {
 	if s.Namespaces != nil {
 		if len(s.Namespaces.Include) > 0 && !slices.Contains(s.Namespaces.Include, pod.Namespace) {
@@ -73,5 +80,21 @@ func (s *PodScope) Matches(pod *v1.Pod) bool {
 			return false
 		}
 	}
-	return s.selector == nil || s.selector.Matches(labels.Set(pod.Labels))
+	sel := s.selector
+	if sel == nil && s.LabelSelector != nil {
+		var err error
+		if sel, err = metav1.LabelSelectorAsSelector(s.LabelSelector); err != nil {
+			return false
+		}
+	}
+	return sel == nil || sel.Matches(labels.Set(pod.Labels))
+}
+
+// Validate reports include and exclude set together, under path, the path
+// of the namespaces; no namespaces is valid.
+func (n *Namespaces) Validate(path *field.Path) field.ErrorList {
+	if n != nil && len(n.Include) > 0 && len(n.Exclude) > 0 {
+		return field.ErrorList{field.Forbidden(path.Child("exclude"), "only one of include or exclude may be set")}
+	}
+	return nil
 }

@@ -61,21 +61,21 @@ type Strategy interface {
 }
 
 // Factory builds a strategy from its JSON arguments (nil when the policy
-// gives none), applying defaults and validating them.
+// gives none), applying defaults and validating them, as args.Load does
+// with the owner "strategy <Name>": its errors name the strategy, and
+// arguments that decode but do not validate are an *args.InvalidError.
 type Factory func(args []byte) (Strategy, error)
 
 // Registry maps strategy names to their factories.
 type Registry map[v1alpha1.StrategyName]Factory
 
-// Build returns the named strategy built from args; an unknown name is an error.
+// Build returns the named strategy built from args; an unknown name is an
+// error. The factory's errors are returned as they are: they name the
+// strategy already.
 func (r Registry) Build(name v1alpha1.StrategyName, args []byte) (Strategy, error) {
 	f, ok := r[name]
 	if !ok {
 		return nil, fmt.Errorf("strategy %q is not implemented", name)
 	}
-	s, err := f(args)
-	if err != nil {
-		return nil, fmt.Errorf("strategy %s: %w", name, err)
-	}
-	return s, nil
+	return f(args)
 }

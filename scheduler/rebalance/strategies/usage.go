@@ -17,7 +17,11 @@ limitations under the License.
 package strategies
 
 import (
+	"maps"
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/berth-io/berth/scheduler/framework"
@@ -86,4 +90,20 @@ func amount(list v1.ResourceList, r v1.ResourceName) float64 {
 		return float64(q.MilliValue())
 	}
 	return float64(q.Value())
+}
+
+// ValidateThresholds reports thresholds that name no resource and every
+// threshold that is not a percentage, each under path, the path of the
+// thresholds in the args (thresholds[cpu]).
+func ValidateThresholds[P ~float64](path *field.Path, thresholds map[v1.ResourceName]P) field.ErrorList {
+	if len(thresholds) == 0 {
+		return field.ErrorList{field.Required(path, "no resource threshold is configured")}
+	}
+	var errs field.ErrorList
+	for _, r := range slices.Sorted(maps.Keys(thresholds)) {
+		if p := thresholds[r]; p < 0 || p > 100 {
+			errs = append(errs, field.Invalid(path.Key(string(r)), float64(p), "is not a percentage from 0 to 100"))
+		}
+	}
+	return errs
 }

@@ -19,7 +19,9 @@ package strategies_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
@@ -60,6 +62,38 @@ func TestMeasureUsage(t *testing.T) {
 			}
 			if got := u.Percent(i); got != tt.wantPercent {
 				t.Errorf("percent = %v, want %v", got, tt.wantPercent)
+			}
+		})
+	}
+}
+
+func TestValidateThresholds(t *testing.T) {
+	path := field.NewPath("thresholds")
+	tests := []struct {
+		name       string
+		thresholds map[v1.ResourceName]float64
+		want       []string
+	}{
+		{name: "percentages", thresholds: map[v1.ResourceName]float64{"cpu": 0, "memory": 100}},
+		{name: "none", want: []string{"thresholds: Required value: no resource threshold is configured"}},
+		{name: "empty", thresholds: map[v1.ResourceName]float64{}, want: []string{"thresholds: Required value: no resource threshold is configured"}},
+		{
+			name:       "out of range, sorted",
+			thresholds: map[v1.ResourceName]float64{"pods": 100.5, "cpu": -0.5},
+			want: []string{
+				"thresholds[cpu]: Invalid value: -0.5: is not a percentage from 0 to 100",
+				"thresholds[pods]: Invalid value: 100.5: is not a percentage from 0 to 100",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range strategies.ValidateThresholds(path, tt.thresholds) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ValidateThresholds (-want +got):\n%s", diff)
 			}
 		})
 	}

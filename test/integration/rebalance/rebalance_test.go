@@ -161,7 +161,8 @@ var _ = Describe("RebalancePolicy", func() {
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 			g.Expect(c.Reason).To(Equal(v1alpha1.ReasonInvalid))
-			g.Expect(c.Message).To(ContainSubstring("maxPodLifeTimeSeconds"))
+			// The strategy named once; its args' problem at its field.
+			g.Expect(c.Message).To(Equal("generation 1 is invalid: invalid args of strategy PodLifeTime: maxPodLifeTimeSeconds: Required value"))
 			g.Expect(meta.IsStatusConditionFalse(p.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
 		}).WithTimeout(10 * time.Second).Should(Succeed())
 		Expect(p.Status.LastRun).To(BeNil())

@@ -21,12 +21,10 @@ limitations under the License.
 package highnodeutilization
 
 import (
-	"errors"
-	"fmt"
 	"maps"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
@@ -50,30 +48,32 @@ type Args struct {
 	EvictableNamespaces *strategies.Namespaces `json:"evictableNamespaces,omitempty"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	var errs []error
-	if len(a.Thresholds) == 0 {
-		errs = append(errs, errors.New("thresholds: no resource threshold is configured"))
-	}
-	for _, r := range slices.Sorted(maps.Keys(a.Thresholds)) {
-		if p := a.Thresholds[r]; p < 0 || p > 100 {
-			errs = append(errs, fmt.Errorf("thresholds[%s]: %v is not a percentage from 0 to 100", r, p))
-		}
-	}
+// Default leaves the arguments as written: the thresholds of cpu, memory
+// and pods the policy leaves out are filled in by measured, not here, so
+// that thresholds naming no resource stay an error and eviction reasons
+// name only the thresholds the policy sets.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := strategies.ValidateThresholds(path.Child("thresholds"), a.Thresholds)
 	if a.NumberOfNodes < 0 {
-		errs = append(errs, fmt.Errorf("numberOfNodes %d must not be negative", a.NumberOfNodes))
+		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "must not be negative"))
 	}
 	if ns := a.EvictableNamespaces; ns != nil && len(ns.Include) > 0 {
-		errs = append(errs, errors.New("evictableNamespaces: only exclude is supported"))
+		errs = append(errs, field.Forbidden(path.Child("evictableNamespaces", "include"), "only exclude is supported"))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
-// defaulted returns the thresholds with cpu, memory and pods set to 100
-// when absent, so that they never keep a node from being underutilized.
-func (a *Args) defaulted() map[v1.ResourceName]Percentage {
+// measured returns the thresholds of the resources measured: the policy's,
+// with cpu, memory and pods at 100 when absent, so that they never keep a
+// node from being underutilized but targets must still have room for them.
+func (a *Args) measured() map[v1.ResourceName]Percentage {
 	out := maps.Clone(a.Thresholds)
+	if out == nil {
+		out = map[v1.ResourceName]Percentage{}
+	}
 	for _, r := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods} {
 		if _, ok := out[r]; !ok {
 			out[r] = 100

@@ -24,35 +24,58 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	tests := []struct {
-		args    string
-		wantErr string
-	}{
-		{args: `{"thresholds":{"cpu":20}}`},
-		{args: `{"thresholds":{"cpu":20,"memory":30},"numberOfNodes":2,"evictableNamespaces":{"exclude":["kube-system"]}}`},
-		{args: `{"thresholds":{}}`, wantErr: "no resource threshold"},
-		{args: `{}`, wantErr: "no resource threshold"},
-		{args: `{"thresholds":{"cpu":120}}`, wantErr: "not a percentage"},
-		{args: `{"thresholds":{"cpu":20},"numberOfNodes":-1}`, wantErr: "must not be negative"},
-		{args: `{"thresholds":{"cpu":20},"evictableNamespaces":{"include":["a"]}}`, wantErr: "only exclude"},
-		{args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`, wantErr: "unknown field"},
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "one threshold", Args: `{"thresholds":{"cpu":20}}`, Want: &Args{Thresholds: map[v1.ResourceName]Percentage{"cpu": 20}}},
+		{
+			Name: "every field",
+			Args: `{"thresholds":{"cpu":20,"memory":30},"numberOfNodes":2,"evictableNamespaces":{"exclude":["kube-system"]}}`,
+			Want: &Args{
+				Thresholds:          map[v1.ResourceName]Percentage{"cpu": 20, "memory": 30},
+				NumberOfNodes:       2,
+				EvictableNamespaces: &strategies.Namespaces{Exclude: []string{"kube-system"}},
+			},
+		},
+		{Name: "explicit zero threshold", Args: `{"thresholds":{"cpu":0}}`, Want: &Args{Thresholds: map[v1.ResourceName]Percentage{"cpu": 0}}},
+		{Name: "empty thresholds", Args: `{"thresholds":{}}`, WantErrs: []string{"thresholds: Required value: no resource threshold is configured"}},
+		{Name: "no args", Args: ``, WantErrs: []string{"thresholds: Required value: no resource threshold is configured"}},
+		{Name: "above 100", Args: `{"thresholds":{"cpu":120}}`, WantErrs: []string{"thresholds[cpu]: Invalid value: 120: is not a percentage from 0 to 100"}},
+		{Name: "negative nodes", Args: `{"thresholds":{"cpu":20},"numberOfNodes":-1}`, WantErrs: []string{"numberOfNodes: Invalid value: -1: must not be negative"}},
+		{
+			Name:     "include",
+			Args:     `{"thresholds":{"cpu":20},"evictableNamespaces":{"include":["a"]}}`,
+			WantErrs: []string{"evictableNamespaces.include: Forbidden: only exclude is supported"},
+		},
+		{
+			Name: "every problem",
+			Args: `{"thresholds":{"cpu":-1,"example.com/gpu":101},"numberOfNodes":-2}`,
+			WantErrs: []string{
+				"thresholds[cpu]: Invalid value: -1: is not a percentage from 0 to 100",
+				"thresholds[example.com/gpu]: Invalid value: 101: is not a percentage from 0 to 100",
+				"numberOfNodes: Invalid value: -2: must not be negative",
+			},
+		},
+		{Name: "unknown field", Args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`, WantError: `unknown field "targetThresholds"`},
+	})
+}
+
+// The thresholds the policy leaves out of cpu, memory and pods are measured
+// at 100; the args keep the policy's.
+func TestMeasured(t *testing.T) {
+	a := &Args{Thresholds: map[v1.ResourceName]Percentage{"cpu": 20, "memory": 0}}
+	want := map[v1.ResourceName]Percentage{"cpu": 20, "memory": 0, "pods": 100}
+	if diff := cmp.Diff(want, a.measured()); diff != "" {
+		t.Errorf("measured (-want +got):\n%s", diff)
 	}
-	for _, tt := range tests {
-		_, err := New([]byte(tt.args))
-		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-			t.Errorf("New(%s) = %v, want error containing %q", tt.args, err, tt.wantErr)
-		}
-	}
-	// Every problem is reported, not only the first.
-	_, err := New([]byte(`{"thresholds":{"cpu":-1},"numberOfNodes":-2}`))
-	if err == nil || !strings.Contains(err.Error(), "percentage") || !strings.Contains(err.Error(), "negative") {
-		t.Errorf("New = %v, want both problems", err)
+	if diff := cmp.Diff(map[v1.ResourceName]Percentage{"cpu": 20, "memory": 0}, a.Thresholds); diff != "" {
+		t.Errorf("measured changed the args (-want +got):\n%s", diff)
 	}
 }
 

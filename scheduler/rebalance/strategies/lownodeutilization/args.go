@@ -20,12 +20,12 @@ limitations under the License.
 package lownodeutilization
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
@@ -55,40 +55,32 @@ type Args struct {
 	EvictableNamespaces *strategies.Namespaces `json:"evictableNamespaces,omitempty"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	var errs []error
-	check := func(field string, t Thresholds) {
-		if len(t) == 0 {
-			errs = append(errs, fmt.Errorf("%s: no resource threshold is configured", field))
-		}
-		for _, r := range slices.Sorted(maps.Keys(t)) {
-			if p := t[r]; p < 0 || p > 100 {
-				errs = append(errs, fmt.Errorf("%s[%s]: %v is not a percentage from 0 to 100", field, r, p))
-			}
-		}
-	}
-	check("thresholds", a.Thresholds)
-	check("targetThresholds", a.TargetThresholds)
+// Default leaves the arguments as written: none has a default.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	low, high := path.Child("thresholds"), path.Child("targetThresholds")
+	errs := strategies.ValidateThresholds(low, a.Thresholds)
+	errs = append(errs, strategies.ValidateThresholds(high, a.TargetThresholds)...)
+	const same = "thresholds and targetThresholds must name the same resources"
 	for _, r := range slices.Sorted(maps.Keys(a.Thresholds)) {
 		target, ok := a.TargetThresholds[r]
 		switch {
 		case !ok:
-			errs = append(errs, fmt.Errorf("thresholds and targetThresholds must name the same resources; targetThresholds lacks %s", r))
+			errs = append(errs, field.Required(high.Key(string(r)), same))
 		case !a.UseDeviationThresholds && a.Thresholds[r] > target:
-			errs = append(errs, fmt.Errorf("thresholds[%s] %v is above targetThresholds[%s] %v", r, a.Thresholds[r], r, target))
+			errs = append(errs, field.Invalid(low.Key(string(r)), float64(a.Thresholds[r]),
+				fmt.Sprintf("is above targetThresholds[%s] %v", r, target)))
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(a.TargetThresholds)) {
 		if _, ok := a.Thresholds[r]; !ok {
-			errs = append(errs, fmt.Errorf("thresholds and targetThresholds must name the same resources; thresholds lacks %s", r))
+			errs = append(errs, field.Required(low.Key(string(r)), same))
 		}
 	}
 	if a.NumberOfNodes < 0 {
-		errs = append(errs, fmt.Errorf("numberOfNodes %d must not be negative", a.NumberOfNodes))
+		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "must not be negative"))
 	}
-	if ns := a.EvictableNamespaces; ns != nil && len(ns.Include) > 0 && len(ns.Exclude) > 0 {
-		errs = append(errs, errors.New("evictableNamespaces: only one of include or exclude may be set"))
-	}
-	return errors.Join(errs...)
+	return append(errs, a.EvictableNamespaces.Validate(path.Child("evictableNamespaces"))...)
 }

@@ -27,6 +27,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
@@ -39,16 +40,12 @@ type strategy struct {
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	s := &strategy{args: a, resources: slices.Sorted(maps.Keys(a.Thresholds))}
+	s := &strategy{args: *a, resources: slices.Sorted(maps.Keys(a.Thresholds))}
 	s.scope.Namespaces = a.EvictableNamespaces
-	s.scope.Compile()
 	return s, nil
 }
 

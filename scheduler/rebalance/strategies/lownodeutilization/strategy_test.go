@@ -26,24 +26,83 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		`{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`:                               false,
-		`{"thresholds":{"cpu":20,"memory":20},"targetThresholds":{"cpu":50,"memory":50}}`:       false,
-		`{"thresholds":{},"targetThresholds":{"cpu":50}}`:                                       true,
-		`{"thresholds":{"cpu":60},"targetThresholds":{"cpu":50}}`:                               true,
-		`{"thresholds":{"cpu":60},"targetThresholds":{"cpu":50},"useDeviationThresholds":true}`: false,
-		`{"thresholds":{"cpu":20},"targetThresholds":{"memory":50}}`:                            true,
-		`{"thresholds":{"cpu":120},"targetThresholds":{"cpu":150}}`:                             true,
-		`{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"numberOfNodes":-1}`:            true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
+	th := func(kv ...any) Thresholds {
+		out := Thresholds{}
+		for i := 0; i < len(kv); i += 2 {
+			out[v1.ResourceName(kv[i].(string))] = Percentage(kv[i+1].(int))
 		}
+		return out
 	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{
+			Name: "cpu",
+			Args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`,
+			Want: &Args{Thresholds: th("cpu", 20), TargetThresholds: th("cpu", 50)},
+		},
+		{
+			Name: "every field",
+			Args: `{"thresholds":{"cpu":20,"memory":0},"targetThresholds":{"cpu":50,"memory":50},"numberOfNodes":1,"evictableNamespaces":{"include":["a"]}}`,
+			Want: &Args{
+				Thresholds: th("cpu", 20, "memory", 0), TargetThresholds: th("cpu", 50, "memory", 50), NumberOfNodes: 1,
+				EvictableNamespaces: &strategies.Namespaces{Include: []string{"a"}},
+			},
+		},
+		{
+			Name: "deviation above target",
+			Args: `{"thresholds":{"cpu":60},"targetThresholds":{"cpu":50},"useDeviationThresholds":true}`,
+			Want: &Args{Thresholds: th("cpu", 60), TargetThresholds: th("cpu", 50), UseDeviationThresholds: true},
+		},
+		{
+			Name:     "no args",
+			Args:     ``,
+			WantErrs: []string{"thresholds: Required value: no resource threshold is configured", "targetThresholds: Required value: no resource threshold is configured"},
+		},
+		{
+			Name: "empty thresholds",
+			Args: `{"thresholds":{},"targetThresholds":{"cpu":50}}`,
+			WantErrs: []string{
+				"thresholds: Required value: no resource threshold is configured",
+				"thresholds[cpu]: Required value: thresholds and targetThresholds must name the same resources",
+			},
+		},
+		{
+			Name:     "above target",
+			Args:     `{"thresholds":{"cpu":60},"targetThresholds":{"cpu":50}}`,
+			WantErrs: []string{"thresholds[cpu]: Invalid value: 60: is above targetThresholds[cpu] 50"},
+		},
+		{
+			Name: "other resources",
+			Args: `{"thresholds":{"cpu":20},"targetThresholds":{"memory":50}}`,
+			WantErrs: []string{
+				"targetThresholds[cpu]: Required value: thresholds and targetThresholds must name the same resources",
+				"thresholds[memory]: Required value: thresholds and targetThresholds must name the same resources",
+			},
+		},
+		{
+			Name: "not percentages",
+			Args: `{"thresholds":{"cpu":120},"targetThresholds":{"cpu":150}}`,
+			WantErrs: []string{
+				"thresholds[cpu]: Invalid value: 120: is not a percentage from 0 to 100",
+				"targetThresholds[cpu]: Invalid value: 150: is not a percentage from 0 to 100",
+			},
+		},
+		{
+			Name:     "negative nodes",
+			Args:     `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"numberOfNodes":-1}`,
+			WantErrs: []string{"numberOfNodes: Invalid value: -1: must not be negative"},
+		},
+		{
+			Name:     "include and exclude",
+			Args:     `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"evictableNamespaces":{"include":["a"],"exclude":["b"]}}`,
+			WantErrs: []string{"evictableNamespaces.exclude: Forbidden: only one of include or exclude may be set"},
+		},
+		{Name: "unknown field", Args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"metricsUtilization":{}}`, WantError: `unknown field "metricsUtilization"`},
+	})
 }
 
 // cluster puts pods of 500m CPU on nodes of 4 CPUs: counts[i] pods on node n<i>.

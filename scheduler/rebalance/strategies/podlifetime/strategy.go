@@ -20,16 +20,16 @@ package podlifetime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -56,32 +56,33 @@ type Args struct {
 	IncludingInitContainers bool `json:"includingInitContainers,omitempty"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	errs := a.Compile()
+// Default leaves the arguments as written: maxPodLifeTimeSeconds is
+// required, and the others mean nothing when unset.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := a.PodScope.Validate(path)
 	if a.MaxPodLifeTimeSeconds == nil {
-		errs = append(errs, errors.New("maxPodLifeTimeSeconds is required"))
+		errs = append(errs, field.Required(path.Child("maxPodLifeTimeSeconds"), ""))
 	}
-	for _, s := range a.States {
+	for i, s := range a.States {
 		if !slices.Contains(allowedStates, s) {
-			errs = append(errs, fmt.Errorf("states: %q is not a known pod phase or reason", s))
+			errs = append(errs, field.Invalid(path.Child("states").Index(i), s, "is not a known pod phase or reason"))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 type strategy struct{ args Args }
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return &strategy{args: a}, nil
+	return &strategy{args: *a}, nil
 }
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }

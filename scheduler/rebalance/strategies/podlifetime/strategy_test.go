@@ -23,22 +23,37 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		`{"maxPodLifeTimeSeconds":60}`: false,
-		`{}`:                           true,
-		`{"maxPodLifeTimeSeconds":60,"states":["Running","CrashLoopBackOff"]}`: false,
-		`{"maxPodLifeTimeSeconds":60,"states":["Sleeping"]}`:                   true,
-		`{"maxPodLifeTimeSeconds":-1}`:                                         true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
-		}
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "max age", Args: `{"maxPodLifeTimeSeconds":60}`, Want: &Args{MaxPodLifeTimeSeconds: ptr.To[uint](60)}},
+		// Zero is a maximum age, not unset.
+		{Name: "zero", Args: `{"maxPodLifeTimeSeconds":0}`, Want: &Args{MaxPodLifeTimeSeconds: ptr.To[uint](0)}},
+		{
+			Name: "states",
+			Args: `{"maxPodLifeTimeSeconds":60,"states":["Running","CrashLoopBackOff"],"namespaces":{"exclude":["kube-system"]}}`,
+			Want: &Args{
+				PodScope:              strategies.PodScope{Namespaces: &strategies.Namespaces{Exclude: []string{"kube-system"}}},
+				MaxPodLifeTimeSeconds: ptr.To[uint](60), States: []string{"Running", "CrashLoopBackOff"},
+			},
+		},
+		{Name: "no max age", Args: `{}`, WantErrs: []string{"maxPodLifeTimeSeconds: Required value"}},
+		{
+			Name: "every problem",
+			Args: `{"states":["Running","Sleeping"],"labelSelector":{"matchExpressions":[{"key":"a","operator":"Bad"}]}}`,
+			WantErrs: []string{
+				`labelSelector.matchExpressions[0].operator: Invalid value: "Bad": not a valid selector operator`,
+				"maxPodLifeTimeSeconds: Required value",
+				`states[1]: Invalid value: "Sleeping": is not a known pod phase or reason`,
+			},
+		},
+		{Name: "negative", Args: `{"maxPodLifeTimeSeconds":-1}`, WantError: "cannot unmarshal number -1"},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {

@@ -23,21 +23,32 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		`{}`:                            false,
-		`{"excludeOwnerKinds":["Job"]}`: false,
-		`{"excludeOwnerKinds":[""]}`:    true,
-		`{"unknown":true}`:              true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
-		}
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "none", Args: `{}`, Want: &Args{}},
+		{Name: "kinds", Args: `{"excludeOwnerKinds":["Job"]}`, Want: &Args{ExcludeOwnerKinds: []string{"Job"}}},
+		{
+			Name: "scope",
+			Args: `{"namespaces":{"include":["a"]},"labelSelector":{"matchLabels":{"app":"x"}}}`,
+			Want: &Args{PodScope: strategies.PodScope{
+				Namespaces:    &strategies.Namespaces{Include: []string{"a"}},
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			}},
+		},
+		{Name: "empty kind", Args: `{"excludeOwnerKinds":["Job",""]}`, WantErrs: []string{`excludeOwnerKinds[1]: Invalid value: "": is empty`}},
+		{
+			Name:     "include and exclude",
+			Args:     `{"namespaces":{"include":["a"],"exclude":["b"]}}`,
+			WantErrs: []string{"namespaces.exclude: Forbidden: only one of include or exclude may be set"},
+		},
+		{Name: "unknown field", Args: `{"unknown":true}`, WantError: `unknown field "unknown"`},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {

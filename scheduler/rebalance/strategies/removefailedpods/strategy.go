@@ -20,15 +20,14 @@ package removefailedpods
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -50,29 +49,30 @@ type Args struct {
 	IncludingInitContainers bool `json:"includingInitContainers,omitempty"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	errs := a.Compile()
+// Default leaves the arguments as written: none has a default, and an
+// explicit minPodLifetimeSeconds of 0 keeps no failed pod, as unset.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := a.PodScope.Validate(path)
 	for i, k := range a.ExcludeOwnerKinds {
 		if k == "" {
-			errs = append(errs, fmt.Errorf("excludeOwnerKinds[%d] is empty", i))
+			errs = append(errs, field.Invalid(path.Child("excludeOwnerKinds").Index(i), k, "is empty"))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 type strategy struct{ args Args }
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return &strategy{args: a}, nil
+	return &strategy{args: *a}, nil
 }
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }

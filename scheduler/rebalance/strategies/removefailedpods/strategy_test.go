@@ -23,6 +23,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
@@ -32,17 +33,24 @@ func exited(code int32, reason string) v1.ContainerStatus {
 }
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		`{}`:                            false,
-		`{"excludeOwnerKinds":["Job"]}`: false,
-		`{"excludeOwnerKinds":[""]}`:    true,
-		`{"exitCodes":["x"]}`:           true,
-		`{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Bad"}]}}`: true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
-		}
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "none", Args: `{}`, Want: &Args{}},
+		{
+			Name: "every field",
+			Args: `{"excludeOwnerKinds":["Job"],"minPodLifetimeSeconds":0,"reasons":["OOMKilled"],"exitCodes":[1],"includingInitContainers":true}`,
+			Want: &Args{
+				ExcludeOwnerKinds: []string{"Job"}, MinPodLifetimeSeconds: ptr.To[uint](0), Reasons: []string{"OOMKilled"},
+				ExitCodes: []int32{1}, IncludingInitContainers: true,
+			},
+		},
+		{Name: "empty kind", Args: `{"excludeOwnerKinds":[""]}`, WantErrs: []string{`excludeOwnerKinds[0]: Invalid value: "": is empty`}},
+		{
+			Name:     "bad selector",
+			Args:     `{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Bad"}]}}`,
+			WantErrs: []string{`labelSelector.matchExpressions[0].operator: Invalid value: "Bad": not a valid selector operator`},
+		},
+		{Name: "exit code not a number", Args: `{"exitCodes":["x"]}`, WantError: "cannot unmarshal string"},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {

@@ -20,14 +20,14 @@ package removepodshavingtoomanyrestarts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -48,32 +48,33 @@ type Args struct {
 	States []string `json:"states,omitempty"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	errs := a.Compile()
+// Default leaves the arguments as written: podRestartThreshold has no
+// default, so unset or 0 is an error.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := a.PodScope.Validate(path)
 	if a.PodRestartThreshold < 1 {
-		errs = append(errs, fmt.Errorf("podRestartThreshold must be at least 1, got %d", a.PodRestartThreshold))
+		errs = append(errs, field.Invalid(path.Child("podRestartThreshold"), a.PodRestartThreshold, "must be at least 1"))
 	}
-	for _, s := range a.States {
+	for i, s := range a.States {
 		if !slices.Contains(allowedStates, s) {
-			errs = append(errs, fmt.Errorf("states: %q is not one of %v", s, allowedStates))
+			errs = append(errs, field.Invalid(path.Child("states").Index(i), s, fmt.Sprintf("is not one of %v", allowedStates)))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 type strategy struct{ args Args }
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return &strategy{args: a}, nil
+	return &strategy{args: *a}, nil
 }
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }

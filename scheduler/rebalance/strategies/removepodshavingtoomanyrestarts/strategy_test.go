@@ -34,18 +34,27 @@ func crashLooping(n int32) v1.ContainerStatus {
 }
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		`{"podRestartThreshold":3}`: false,
-		`{}`:                        true,
-		`{"podRestartThreshold":3,"states":["CrashLoopBackOff","Running"]}`:        false,
-		`{"podRestartThreshold":3,"states":["Pending"]}`:                           true,
-		`{"podRestartThreshold":3,"bogus":1}`:                                      true,
-		`{"podRestartThreshold":3,"namespaces":{"include":["a"],"exclude":["b"]}}`: true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
-		}
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "threshold", Args: `{"podRestartThreshold":3}`, Want: &Args{PodRestartThreshold: 3}},
+		{
+			Name: "states",
+			Args: `{"podRestartThreshold":3,"states":["CrashLoopBackOff","Running"],"includingInitContainers":true}`,
+			Want: &Args{PodRestartThreshold: 3, States: []string{"CrashLoopBackOff", "Running"}, IncludingInitContainers: true},
+		},
+		{Name: "no threshold", Args: `{}`, WantErrs: []string{"podRestartThreshold: Invalid value: 0: must be at least 1"}},
+		{Name: "zero", Args: `{"podRestartThreshold":0}`, WantErrs: []string{"podRestartThreshold: Invalid value: 0: must be at least 1"}},
+		{
+			Name:     "state",
+			Args:     `{"podRestartThreshold":3,"states":["Pending"]}`,
+			WantErrs: []string{`states[0]: Invalid value: "Pending": is not one of [Running CrashLoopBackOff]`},
+		},
+		{
+			Name:     "include and exclude",
+			Args:     `{"podRestartThreshold":3,"namespaces":{"include":["a"],"exclude":["b"]}}`,
+			WantErrs: []string{"namespaces.exclude: Forbidden: only one of include or exclude may be set"},
+		},
+		{Name: "unknown field", Args: `{"podRestartThreshold":3,"bogus":1}`, WantError: `unknown field "bogus"`},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {

@@ -21,16 +21,16 @@ package removepodsviolatinginterpodantiaffinity
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -42,21 +42,21 @@ type Args struct {
 	strategies.PodScope `json:",inline"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error { return errors.Join(a.Compile()...) }
+// Default leaves the arguments as written: none has a default.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList { return a.PodScope.Validate(path) }
 
 type strategy struct{ args Args }
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return &strategy{args: a}, nil
+	return &strategy{args: *a}, nil
 }
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }

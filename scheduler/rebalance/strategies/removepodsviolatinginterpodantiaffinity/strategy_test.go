@@ -24,24 +24,37 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 const host = "kubernetes.io/hostname"
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		``: false,
-		`{"namespaces":{"include":["a"]},"labelSelector":{"matchLabels":{"app":"x"}}}`: false,
-		`{"namespaces":{"include":["a"],"exclude":["b"]}}`:                             true,
-		`{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Bad"}]}}`:        true,
-		`{"unknown":1}`: true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
-		}
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "none", Args: ``, Want: &Args{}},
+		{
+			Name: "scope",
+			Args: `{"namespaces":{"include":["a"]},"labelSelector":{"matchLabels":{"app":"x"}}}`,
+			Want: &Args{PodScope: strategies.PodScope{
+				Namespaces:    &strategies.Namespaces{Include: []string{"a"}},
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
+			}},
+		},
+		{
+			Name:     "include and exclude",
+			Args:     `{"namespaces":{"include":["a"],"exclude":["b"]}}`,
+			WantErrs: []string{"namespaces.exclude: Forbidden: only one of include or exclude may be set"},
+		},
+		{
+			Name:     "bad selector",
+			Args:     `{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Bad"}]}}`,
+			WantErrs: []string{`labelSelector.matchExpressions[0].operator: Invalid value: "Bad": not a valid selector operator`},
+		},
+		{Name: "unknown field", Args: `{"unknown":1}`, WantError: `unknown field "unknown"`},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {

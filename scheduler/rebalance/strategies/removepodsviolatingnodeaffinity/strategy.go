@@ -20,14 +20,15 @@ package removepodsviolatingnodeaffinity
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
@@ -50,32 +51,33 @@ type Args struct {
 	NodeAffinityType []string `json:"nodeAffinityType"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	errs := a.Compile()
+// Default leaves the arguments as written: nodeAffinityType has no default.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := a.PodScope.Validate(path)
+	types := path.Child("nodeAffinityType")
 	if len(a.NodeAffinityType) == 0 {
-		errs = append(errs, errors.New("nodeAffinityType must name at least one type"))
+		errs = append(errs, field.Required(types, "must name at least one type"))
 	}
-	for _, t := range a.NodeAffinityType {
+	for i, t := range a.NodeAffinityType {
 		if t != Required && t != Preferred {
-			errs = append(errs, fmt.Errorf("nodeAffinityType %q is not %s or %s", t, Required, Preferred))
+			errs = append(errs, field.Invalid(types.Index(i), t, fmt.Sprintf("is not %s or %s", Required, Preferred)))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 type strategy struct{ args Args }
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return &strategy{args: a}, nil
+	return &strategy{args: *a}, nil
 }
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }

@@ -34,16 +34,17 @@ func preferZone(zone string) *v1.Affinity {
 }
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		`{"nodeAffinityType":["requiredDuringSchedulingIgnoredDuringExecution"]}`:  false,
-		`{"nodeAffinityType":["preferredDuringSchedulingIgnoredDuringExecution"]}`: false,
-		`{}`:                                 true,
-		`{"nodeAffinityType":["sometimes"]}`: true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
-		}
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "required", Args: `{"nodeAffinityType":["requiredDuringSchedulingIgnoredDuringExecution"]}`, Want: &Args{NodeAffinityType: []string{Required}}},
+		{Name: "preferred", Args: `{"nodeAffinityType":["preferredDuringSchedulingIgnoredDuringExecution"]}`, Want: &Args{NodeAffinityType: []string{Preferred}}},
+		{Name: "no type", Args: `{}`, WantErrs: []string{"nodeAffinityType: Required value: must name at least one type"}},
+		{
+			Name: "unknown type",
+			Args: `{"nodeAffinityType":["requiredDuringSchedulingIgnoredDuringExecution","sometimes"]}`,
+			WantErrs: []string{`nodeAffinityType[1]: Invalid value: "sometimes": is not ` +
+				`requiredDuringSchedulingIgnoredDuringExecution or preferredDuringSchedulingIgnoredDuringExecution`},
+		},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {

@@ -20,16 +20,16 @@ package removepodsviolatingnodetaints
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -47,34 +47,37 @@ type Args struct {
 	IncludedTaints []string `json:"includedTaints,omitempty"`
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	errs := a.Compile()
+// Default leaves the arguments as written: none has a default.
+func (a *Args) Default() {}
+
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := a.PodScope.Validate(path)
 	if len(a.ExcludedTaints) > 0 && len(a.IncludedTaints) > 0 {
-		errs = append(errs, errors.New("only one of excludedTaints or includedTaints may be set"))
+		errs = append(errs, field.Forbidden(path.Child("includedTaints"), "only one of excludedTaints or includedTaints may be set"))
 	}
-	for _, list := range [][]string{a.ExcludedTaints, a.IncludedTaints} {
-		for _, t := range list {
+	for _, list := range []struct {
+		name   string
+		taints []string
+	}{{"excludedTaints", a.ExcludedTaints}, {"includedTaints", a.IncludedTaints}} {
+		for i, t := range list.taints {
 			if key, _, _ := strings.Cut(t, "="); key == "" {
-				errs = append(errs, fmt.Errorf("taint %q has no key", t))
+				errs = append(errs, field.Invalid(path.Child(list.name).Index(i), t, "has no key"))
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 type strategy struct{ args Args }
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return &strategy{args: a}, nil
+	return &strategy{args: *a}, nil
 }
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }

@@ -28,16 +28,21 @@ import (
 )
 
 func TestArgs(t *testing.T) {
-	for args, wantErr := range map[string]bool{
-		`{}`:                             false,
-		`{"excludedTaints":["a","b=c"]}`: false,
-		`{"includedTaints":["a"],"excludedTaints":["b"]}`: true,
-		`{"excludedTaints":["=v"]}`:                       true,
-	} {
-		if _, err := New([]byte(args)); (err != nil) != wantErr {
-			t.Errorf("New(%s) = %v, want error %v", args, err, wantErr)
-		}
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{Name: "none", Args: `{}`, Want: &Args{}},
+		{
+			Name: "excluded",
+			Args: `{"excludedTaints":["a","b=c"],"includePreferNoSchedule":true}`,
+			Want: &Args{ExcludedTaints: []string{"a", "b=c"}, IncludePreferNoSchedule: true},
+		},
+		{
+			Name:     "both lists",
+			Args:     `{"includedTaints":["a"],"excludedTaints":["b"]}`,
+			WantErrs: []string{"includedTaints: Forbidden: only one of excludedTaints or includedTaints may be set"},
+		},
+		{Name: "no key", Args: `{"excludedTaints":["a","=v"]}`, WantErrs: []string{`excludedTaints[1]: Invalid value: "=v": has no key`}},
+		{Name: "no key included", Args: `{"includedTaints":[""]}`, WantErrs: []string{`includedTaints[0]: Invalid value: "": has no key`}},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {

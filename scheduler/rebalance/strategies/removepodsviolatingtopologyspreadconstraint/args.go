@@ -22,10 +22,10 @@ limitations under the License.
 package removepodsviolatingtopologyspreadconstraint
 
 import (
-	"errors"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
@@ -47,7 +47,8 @@ type Args struct {
 	TopologyBalanceNodeFit *bool `json:"topologyBalanceNodeFit,omitempty"`
 }
 
-// Default fills the unset arguments.
+// Default fills the unset arguments: an empty list of constraints is
+// DoNotSchedule, as unset.
 func (a *Args) Default() {
 	if len(a.Constraints) == 0 {
 		a.Constraints = []v1.UnsatisfiableConstraintAction{v1.DoNotSchedule}
@@ -58,13 +59,14 @@ func (a *Args) Default() {
 	}
 }
 
-// Validate returns every problem of the arguments.
-func (a *Args) Validate() error {
-	errs := a.Compile()
+// Validate returns every problem of the arguments, each under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := a.PodScope.Validate(path)
 	for i, c := range a.Constraints {
 		if c != v1.DoNotSchedule && c != v1.ScheduleAnyway {
-			errs = append(errs, fmt.Errorf("constraints[%d]: %q is neither %s nor %s", i, c, v1.DoNotSchedule, v1.ScheduleAnyway))
+			errs = append(errs, field.Invalid(path.Child("constraints").Index(i), c,
+				fmt.Sprintf("is neither %s nor %s", v1.DoNotSchedule, v1.ScheduleAnyway)))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }

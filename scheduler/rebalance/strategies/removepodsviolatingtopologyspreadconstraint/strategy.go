@@ -30,7 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -42,17 +42,11 @@ type strategy struct {
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
-	var a Args
-	if err := framework.DecodeArgs(string(Name), raw, &a); err != nil {
+	a, err := args.Load[Args]("strategy "+string(Name), raw)
+	if err != nil {
 		return nil, err
 	}
-	a.Default()
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	s := &strategy{args: a, namespaces: strategies.PodScope{Namespaces: a.Namespaces}}
-	s.namespaces.Compile()
-	return s, nil
+	return &strategy{args: *a, namespaces: strategies.PodScope{Namespaces: a.Namespaces}}, nil
 }
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }

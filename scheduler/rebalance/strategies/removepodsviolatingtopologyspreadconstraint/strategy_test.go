@@ -23,32 +23,49 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	tests := []struct {
-		args    string
-		wantErr string
-	}{
-		{args: ``},
-		{args: `{"constraints":["DoNotSchedule","ScheduleAnyway"],"topologyBalanceNodeFit":false,"namespaces":{"include":["a"]}}`},
-		{args: `{"constraints":["Sometimes"]}`, wantErr: "neither"},
-		{args: `{"namespaces":{"include":["a"],"exclude":["b"]},"constraints":["x"]}`, wantErr: "only one of"},
-		{args: `{"includeSoftConstraints":true}`, wantErr: "unknown field"},
-	}
-	for _, tt := range tests {
-		_, err := New([]byte(tt.args))
-		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-			t.Errorf("New(%s) = %v, want error containing %q", tt.args, err, tt.wantErr)
-		}
-	}
-	s, _ := New(nil)
-	a := s.(*strategy).args
-	if len(a.Constraints) != 1 || a.Constraints[0] != v1.DoNotSchedule || !*a.TopologyBalanceNodeFit {
-		t.Errorf("defaults = %+v, want DoNotSchedule only and nodeFit on", a)
-	}
+	st.RunArgsCases(t, []st.ArgsCase[Args]{
+		{
+			Name: "defaults",
+			Args: ``,
+			Want: &Args{Constraints: []v1.UnsatisfiableConstraintAction{v1.DoNotSchedule}, TopologyBalanceNodeFit: ptr.To(true)},
+		},
+		// An empty list is unset; false is kept.
+		{
+			Name: "empty constraints, nodeFit off",
+			Args: `{"constraints":[],"topologyBalanceNodeFit":false}`,
+			Want: &Args{Constraints: []v1.UnsatisfiableConstraintAction{v1.DoNotSchedule}, TopologyBalanceNodeFit: ptr.To(false)},
+		},
+		{
+			Name: "every field",
+			Args: `{"constraints":["DoNotSchedule","ScheduleAnyway"],"topologyBalanceNodeFit":true,"namespaces":{"include":["a"]}}`,
+			Want: &Args{
+				PodScope:               strategies.PodScope{Namespaces: &strategies.Namespaces{Include: []string{"a"}}},
+				Constraints:            []v1.UnsatisfiableConstraintAction{v1.DoNotSchedule, v1.ScheduleAnyway},
+				TopologyBalanceNodeFit: ptr.To(true),
+			},
+		},
+		{
+			Name:     "unknown constraint",
+			Args:     `{"constraints":["Sometimes"]}`,
+			WantErrs: []string{`constraints[0]: Invalid value: "Sometimes": is neither DoNotSchedule nor ScheduleAnyway`},
+		},
+		{
+			Name: "every problem",
+			Args: `{"namespaces":{"include":["a"],"exclude":["b"]},"constraints":["DoNotSchedule","x"]}`,
+			WantErrs: []string{
+				"namespaces.exclude: Forbidden: only one of include or exclude may be set",
+				`constraints[1]: Invalid value: "x": is neither DoNotSchedule nor ScheduleAnyway`,
+			},
+		},
+		{Name: "unknown field", Args: `{"includeSoftConstraints":true}`, WantError: `unknown field "includeSoftConstraints"`},
+	}, st.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
