@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/internal/validate"
 	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
@@ -297,7 +296,7 @@ func strategyErrors(se *rebalance.SpecError, profile string, path *field.Path, e
 	case !configured:
 		return field.ErrorList{field.Invalid(enabledAt[se.Strategy], name, se.Error())}
 	case invalid != nil:
-		return validate.ArgsErrors(invalid, at)
+		return invalid.Under(at)
 	}
 	return field.ErrorList{field.Invalid(at, field.OmitValueType{}, se.Error())}
 }

@@ -288,16 +288,7 @@ func argsFieldErrors(err error, at *field.Path) field.ErrorList {
 	if !errors.As(err, &invalid) {
 		return nil
 	}
-	out := make(field.ErrorList, 0, len(invalid.Errs))
-	for _, fe := range invalid.Errs {
-		rooted := *fe
-		rooted.Field = at.String()
-		if fe.Field != "" && fe.Field != "<nil>" {
-			rooted.Field += "." + fe.Field
-		}
-		out = append(out, &rooted)
-	}
-	return out
+	return invalid.Under(at)
 }
 
 // dedupe drops repeated errors, keeping the first of each.

@@ -17,12 +17,9 @@ limitations under the License.
 package validate
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
@@ -43,7 +40,7 @@ func RebalanceErrors(err error, fldPath *field.Path) field.ErrorList {
 	for _, se := range rebalance.SpecErrors(err) {
 		path := se.Field(fldPath)
 		if invalid := se.InvalidArgs(); invalid != nil {
-			out = append(out, ArgsErrors(invalid, path)...)
+			out = append(out, invalid.Under(path)...)
 			continue
 		}
 		// The path says what the section does.
@@ -52,27 +49,6 @@ func RebalanceErrors(err error, fldPath *field.Path) field.ErrorList {
 			msg = se.Error()
 		}
 		out = append(out, field.Invalid(path, field.OmitValueType{}, msg))
-	}
-	return out
-}
-
-// ArgsErrors returns the field errors of args that did not validate, each
-// rooted at at, the path of the args in the object: thresholds[cpu] of the
-// args at spec.strategies[1].args is spec.strategies[1].args.thresholds[cpu].
-func ArgsErrors(invalid *args.InvalidError, at *field.Path) field.ErrorList {
-	out := make(field.ErrorList, 0, len(invalid.Errs))
-	for _, e := range invalid.Errs {
-		rooted := *e
-		rooted.Field = at.String()
-		switch {
-		case e.Field == "" || e.Field == "<nil>":
-			// About the args as a whole.
-		case strings.HasPrefix(e.Field, "["):
-			rooted.Field += e.Field
-		default:
-			rooted.Field += "." + e.Field
-		}
-		out = append(out, &rooted)
 	}
 	return out
 }

@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
@@ -84,29 +83,5 @@ func TestValidateRebalancePolicySpec(t *testing.T) {
 				t.Errorf("field errors (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestArgsErrors(t *testing.T) {
-	invalid := &args.InvalidError{Owner: "strategy X", Errs: field.ErrorList{
-		field.Invalid(field.NewPath("a", "b"), 1, "bad"),
-		field.Invalid(nil, field.OmitValueType{}, "bad as a whole"),
-		// A key at the root, as args of a map type would have.
-		{Type: field.ErrorTypeRequired, Field: "[k]"},
-	}}
-	var got []string
-	for _, e := range ArgsErrors(invalid, field.NewPath("spec", "strategies").Index(3).Child("args")) {
-		got = append(got, e.Error())
-	}
-	want := []string{
-		"spec.strategies[3].args.a.b: Invalid value: 1: bad",
-		"spec.strategies[3].args: Invalid value: bad as a whole",
-		"spec.strategies[3].args[k]: Required value",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ArgsErrors (-want +got):\n%s", diff)
-	}
-	if invalid.Errs[0].Field != "a.b" {
-		t.Errorf("ArgsErrors changed the args' errors: %q", invalid.Errs[0].Field)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -70,6 +71,28 @@ type InvalidError struct {
 // Error names the owner and lists every problem.
 func (e *InvalidError) Error() string {
 	return "invalid args of " + e.Owner + ": " + e.Errs.ToAggregate().Error()
+}
+
+// Under returns the field errors rooted at at, the path of the args in
+// their object (spec.pluginConfig[2].args): scoringStrategy.type becomes
+// spec.pluginConfig[2].args.scoringStrategy.type, a key of args that are a
+// map is appended as is, and an error about the args as a whole is at at.
+// The errors of e are left unchanged.
+func (e *InvalidError) Under(at *field.Path) field.ErrorList {
+	out := make(field.ErrorList, 0, len(e.Errs))
+	for _, fe := range e.Errs {
+		rooted := *fe
+		rooted.Field = at.String()
+		switch {
+		case fe.Field == "" || fe.Field == "<nil>":
+		case strings.HasPrefix(fe.Field, "["):
+			rooted.Field += fe.Field
+		default:
+			rooted.Field += "." + fe.Field
+		}
+		out = append(out, &rooted)
+	}
+	return out
 }
 
 // Load decodes raw strictly into a new A, applies A's defaults and validates

@@ -123,3 +123,27 @@ func TestNone(t *testing.T) {
 		t.Errorf("an argument to a plugin that takes none: err = %v", err)
 	}
 }
+
+func TestInvalidErrorUnder(t *testing.T) {
+	invalid := &InvalidError{Owner: "strategy X", Errs: field.ErrorList{
+		field.Invalid(field.NewPath("a", "b"), 1, "bad"),
+		field.Invalid(nil, field.OmitValueType{}, "bad as a whole"),
+		// A key at the root, as args of a map type would have.
+		{Type: field.ErrorTypeRequired, Field: "[k]"},
+	}}
+	var got []string
+	for _, e := range invalid.Under(field.NewPath("spec", "strategies").Index(3).Child("args")) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		"spec.strategies[3].args.a.b: Invalid value: 1: bad",
+		"spec.strategies[3].args: Invalid value: bad as a whole",
+		"spec.strategies[3].args[k]: Required value",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Under (-want +got):\n%s", diff)
+	}
+	if invalid.Errs[0].Field != "a.b" {
+		t.Errorf("Under changed the args' errors: %q", invalid.Errs[0].Field)
+	}
+}
