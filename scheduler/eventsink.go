@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 
-	"github.com/berth-io/berth/scheduler/apipost"
+	"github.com/berth-io/berth/scheduler/apiwrite"
 )
 
 // Limits of the broadcaster's sink: how many event writes may be in flight,
@@ -121,7 +121,7 @@ func (s *eventSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv
 // Updates and patches go through the typed client.
 type postingEventSink struct {
 	events.EventSinkImpl
-	poster *apipost.Poster
+	poster *apiwrite.Poster
 }
 
 // newScheduledEventSink returns the Scheduled-event writer's sink: a
@@ -129,7 +129,7 @@ type postingEventSink struct {
 // client set has none (a fake).
 func newScheduledEventSink(client kubernetes.Interface) events.EventSink {
 	if rc, ok := client.EventsV1().RESTClient().(*rest.RESTClient); ok {
-		if p, err := apipost.New(rc); err == nil && p != nil {
+		if p, err := apiwrite.NewPoster(rc); err == nil && p != nil {
 			return &postingEventSink{EventSinkImpl: events.EventSinkImpl{Interface: client.EventsV1()}, poster: p}
 		}
 	}
