@@ -110,7 +110,7 @@ type Scheduler struct {
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
 	// statusPatcher sends the pods' PodScheduled patches.
-	statusPatcher *statusPatcher
+	statusPatcher *apiwrite.StatusPatcher
 	// bindingPool runs the binding cycles on reused goroutines.
 	bindingPool *bindingPool
 	// scheduledEvents writes the Scheduled event of every bound pod; nil
@@ -233,7 +233,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
 	}
-	s.statusPatcher = newStatusPatcher(client, DefaultStatusPatchConcurrency, &s.bindings)
+	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
 		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)
 	}
