@@ -45,7 +45,7 @@ func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *v1.Pod
 		klog.FromContext(ctx).Error(err, "Building the PodScheduled patch")
 		return
 	}
-	s.statusPatcher.send(&statusPatch{ctx: ctx, namespace: pod.Namespace, name: pod.Name, uid: pod.UID, patch: patch})
+	s.statusPatcher.Send(ctx, pod, patch)
 }
 
 // podScheduledNeedsUpdate reports whether the pod's PodScheduled condition

@@ -122,7 +122,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		}
 		// The binding slot is free again; the event is written here, as
 		// fast as pods are bound, and abandoned at shutdown.
-		s.scheduledEvents.record(ctx, fwk.ProfileName(), assumed, fmt.Sprintf("Successfully assigned %s/%s to %s (profile %s, generation %d)",
+		s.scheduledEvents.Record(ctx, fwk.ProfileName(), assumed, fmt.Sprintf("Successfully assigned %s/%s to %s (profile %s, generation %d)",
 			assumed.Namespace, assumed.Name, result.host, prof.Source, prof.Generation))
 	})
 }

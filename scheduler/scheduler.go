@@ -42,6 +42,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
@@ -109,12 +110,12 @@ type Scheduler struct {
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
 	// statusPatcher sends the pods' PodScheduled patches.
-	statusPatcher *statusPatcher
+	statusPatcher *apiwrite.StatusPatcher
 	// bindingPool runs the binding cycles on reused goroutines.
 	bindingPool *bindingPool
 	// scheduledEvents writes the Scheduled event of every bound pod; nil
 	// when those are turned off.
-	scheduledEvents *scheduledEventWriter
+	scheduledEvents *apiwrite.ScheduledEventWriter
 	// leaseCheck says whether this replica may write as the leader; nil
 	// without leader election.
 	leaseCheck func() error
@@ -210,7 +211,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		client:          client,
 		informerFactory: factory,
 		podLister:       factory.Core().V1().Pods().Lister(),
-		broadcaster:     events.NewBroadcaster(newEventSink(client)),
+		broadcaster:     events.NewBroadcaster(apiwrite.NewEventSink(client)),
 		registry:        o.registry,
 		metrics:         o.metrics,
 		clock:           o.clock,
@@ -232,9 +233,9 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
 	}
-	s.statusPatcher = newStatusPatcher(client, DefaultStatusPatchConcurrency, &s.bindings)
+	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
-		s.scheduledEvents = newScheduledEventWriter(newScheduledEventSink(client), o.clock, o.metrics)
+		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)
 	}
 	podInformer := s.podInformer()
 	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers}); err != nil {

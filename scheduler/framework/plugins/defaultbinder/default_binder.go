@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
-	"github.com/berth-io/berth/scheduler/apipost"
+	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -44,7 +44,7 @@ type DefaultBinder struct {
 	client kubernetes.Interface
 	// poster posts on the client set's core REST client, when it has a
 	// real one (fake client sets do not).
-	poster *apipost.Poster
+	poster *apiwrite.Poster
 }
 
 var _ framework.BindPlugin = &DefaultBinder{}
@@ -65,7 +65,7 @@ func NewBinder(client kubernetes.Interface) *DefaultBinder {
 	b := &DefaultBinder{client: client}
 	if rc, ok := client.CoreV1().RESTClient().(*rest.RESTClient); ok {
 		// Without a poster, binding goes through the typed client.
-		b.poster, _ = apipost.New(rc)
+		b.poster, _ = apiwrite.NewPoster(rc)
 	}
 	return b
 }

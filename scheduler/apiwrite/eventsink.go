@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package apiwrite
 
 import (
 	"context"
@@ -26,8 +26,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
-
-	"github.com/berth-io/berth/scheduler/apipost"
 )
 
 // Limits of the broadcaster's sink: how many event writes may be in flight,
@@ -62,6 +60,11 @@ type eventSink struct {
 }
 
 var _ events.EventSink = &eventSink{}
+
+// NewEventSink returns the sink for the scheduler's events broadcaster:
+// creates are plain REST requests, and at most maxEventWritesInFlight
+// writes are in flight with maxEventWritesWaiting more waiting.
+func NewEventSink(client kubernetes.Interface) events.EventSink { return newEventSink(client) }
 
 // newEventSink returns a sink for client; with a client set that has no
 // real REST client (a fake) every call goes through the typed client.
@@ -121,7 +124,7 @@ func (s *eventSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv
 // Updates and patches go through the typed client.
 type postingEventSink struct {
 	events.EventSinkImpl
-	poster *apipost.Poster
+	poster *Poster
 }
 
 // newScheduledEventSink returns the Scheduled-event writer's sink: a
@@ -129,7 +132,7 @@ type postingEventSink struct {
 // client set has none (a fake).
 func newScheduledEventSink(client kubernetes.Interface) events.EventSink {
 	if rc, ok := client.EventsV1().RESTClient().(*rest.RESTClient); ok {
-		if p, err := apipost.New(rc); err == nil && p != nil {
+		if p, err := NewPoster(rc); err == nil && p != nil {
 			return &postingEventSink{EventSinkImpl: events.EventSinkImpl{Interface: client.EventsV1()}, poster: p}
 		}
 	}

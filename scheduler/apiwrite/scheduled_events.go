@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package apiwrite
 
 import (
 	"context"
@@ -26,6 +26,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -42,7 +43,7 @@ const (
 	maxEventNote               = 1024
 )
 
-// scheduledEventWriter posts the Scheduled event of every bound pod from the
+// ScheduledEventWriter posts the Scheduled event of every bound pod from the
 // goroutine that bound it, once its binding slot is free, so that events
 // are written as fast as pods are bound, as kube-scheduler's broadcaster
 // writes each from a goroutine of its own. The broadcaster also spends two
@@ -50,7 +51,7 @@ const (
 // a series; a Scheduled event is never repeated (a pod is bound once), so it
 // needs none of that. Other events, FailedScheduling above all, still go
 // through the broadcaster and its series.
-type scheduledEventWriter struct {
+type ScheduledEventWriter struct {
 	sink     events.EventSink
 	clock    clock.Clock
 	metrics  *metrics.Metrics
@@ -59,16 +60,24 @@ type scheduledEventWriter struct {
 	inFlight chan struct{}
 }
 
+// NewScheduledEventWriter returns a writer that creates events with plain
+// POSTs on client's connection (through the typed client for a fake client
+// set), times its retries on clk, and counts the events in m (which may be
+// nil).
+func NewScheduledEventWriter(client kubernetes.Interface, clk clock.Clock, m *metrics.Metrics) *ScheduledEventWriter {
+	return newScheduledEventWriter(newScheduledEventSink(client), clk, m)
+}
+
 // newScheduledEventWriter returns a writer that creates events through
 // sink and counts them in m (which may be nil).
-func newScheduledEventWriter(sink events.EventSink, clk clock.Clock, m *metrics.Metrics) *scheduledEventWriter {
+func newScheduledEventWriter(sink events.EventSink, clk clock.Clock, m *metrics.Metrics) *ScheduledEventWriter {
 	hostname, _ := os.Hostname()
-	return &scheduledEventWriter{sink: sink, clock: clk, metrics: m, hostname: hostname, inFlight: make(chan struct{}, maxScheduledEventsInFlight)}
+	return &ScheduledEventWriter{sink: sink, clock: clk, metrics: m, hostname: hostname, inFlight: make(chan struct{}, maxScheduledEventsInFlight)}
 }
 
 // event returns the Scheduled event of pod, reported by the profile
 // controller, with note.
-func (w *scheduledEventWriter) event(controller string, pod *v1.Pod, note string) *eventsv1.Event {
+func (w *ScheduledEventWriter) event(controller string, pod *v1.Pod, note string) *eventsv1.Event {
 	if len(note) > maxEventNote {
 		note = note[:maxEventNote]
 	}
@@ -87,10 +96,11 @@ func (w *scheduledEventWriter) event(controller string, pod *v1.Pod, note string
 	}
 }
 
-// record writes the Scheduled event of pod on the calling goroutine and
-// returns when it is written or given up; it drops the event at once when
-// too many are in flight. Cancelling ctx abandons the write.
-func (w *scheduledEventWriter) record(ctx context.Context, controller string, pod *v1.Pod, note string) {
+// Record writes the Scheduled event of pod, reported by the profile
+// controller, on the calling goroutine and returns when it is written or
+// given up; it drops the event at once when too many are in flight.
+// Cancelling ctx abandons the write.
+func (w *ScheduledEventWriter) Record(ctx context.Context, controller string, pod *v1.Pod, note string) {
 	select {
 	case w.inFlight <- struct{}{}:
 	default:
@@ -104,7 +114,7 @@ func (w *scheduledEventWriter) record(ctx context.Context, controller string, po
 
 // count counts one event as written or dropped: given up on because it
 // was refused, failed every attempt, or was over the in-flight limit.
-func (w *scheduledEventWriter) count(written bool) {
+func (w *ScheduledEventWriter) count(written bool) {
 	if written {
 		w.metrics.CountScheduledEvent(metrics.EventWritten)
 		return
@@ -114,7 +124,7 @@ func (w *scheduledEventWriter) count(written bool) {
 
 // write creates ev, trying again after a transient failure, and reports
 // whether the event exists.
-func (w *scheduledEventWriter) write(ctx context.Context, ev *eventsv1.Event) bool {
+func (w *ScheduledEventWriter) write(ctx context.Context, ev *eventsv1.Event) bool {
 	logger := klog.FromContext(ctx)
 	for attempt := 1; ; attempt++ {
 		_, err := w.sink.Create(ctx, ev)

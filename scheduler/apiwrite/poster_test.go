@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package apipost
+package apiwrite
 
 import (
 	"context"
@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -105,16 +106,18 @@ func scriptedServer(t *testing.T, replies []reply, attempts *atomic.Int32) *http
 	}))
 }
 
-func newPoster(t *testing.T, host string, opts ...Option) *Poster {
+// newPoster returns a Poster for host that waits on clk.
+func newPoster(t *testing.T, host string, clk clock.Clock) *Poster {
 	t.Helper()
 	client, err := kubernetes.NewForConfig(&rest.Config{Host: host, QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(client.CoreV1().RESTClient().(*rest.RESTClient), opts...)
+	p, err := NewPoster(client.CoreV1().RESTClient().(*rest.RESTClient))
 	if err != nil || p == nil {
-		t.Fatalf("New = %v, %v", p, err)
+		t.Fatalf("NewPoster = %v, %v", p, err)
 	}
+	p.clock = clk
 	return p
 }
 
@@ -148,7 +151,7 @@ func TestPost(t *testing.T) {
 			defer srv.Close()
 			start := time.Now()
 			clk := clocktesting.NewFakeClock(start)
-			p := newPoster(t, srv.URL, WithClock(clk))
+			p := newPoster(t, srv.URL, clk)
 
 			done := make(chan error, 1)
 			go func() {
@@ -187,7 +190,7 @@ func TestPostCancelledWhileWaiting(t *testing.T) {
 	srv := scriptedServer(t, []reply{busy(http.StatusTooManyRequests, "5")}, &attempts)
 	defer srv.Close()
 	clk := clocktesting.NewFakeClock(time.Now())
-	p := newPoster(t, srv.URL, WithClock(clk))
+	p := newPoster(t, srv.URL, clk)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Post(ctx, "namespaces/ns/pods/p/binding", binding("p", "n1"), pods, "p") }()
@@ -202,8 +205,8 @@ func TestPostCancelledWhileWaiting(t *testing.T) {
 
 func TestNewWithoutHTTPClient(t *testing.T) {
 	rc, _ := fake.NewClientset().CoreV1().RESTClient().(*rest.RESTClient)
-	if p, err := New(rc); p != nil || err != nil {
-		t.Errorf("New(fake) = %v, %v; want nil, nil", p, err)
+	if p, err := NewPoster(rc); p != nil || err != nil {
+		t.Errorf("NewPoster(fake) = %v, %v; want nil, nil", p, err)
 	}
 }
 
@@ -218,10 +221,10 @@ func BenchmarkPost(b *testing.B) {
 		b.Fatal(err)
 	}
 	rc := client.CoreV1().RESTClient().(*rest.RESTClient)
-	p, _ := New(rc)
+	p, _ := NewPoster(rc)
 	ctx := context.Background()
 	bd := binding("p", "n1")
-	b.Run("apipost", func(b *testing.B) {
+	b.Run("Poster", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := p.Post(ctx, "namespaces/ns/pods/p/binding", bd, pods, "p"); err != nil {

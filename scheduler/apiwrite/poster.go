@@ -14,13 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package apipost creates API objects with plain HTTP POSTs over a client-go
-// REST client's connection, for the scheduler's two writes per pod: the
-// binding and the Scheduled event. client-go's Request builds and joins the
-// URL twice (once for its metrics template), clones headers, and decodes a
-// response nobody reads, on every call; at hundreds of pods per second that
-// is a few percent of the scheduler's CPU and an eighth of its allocations.
-package apipost
+package apiwrite
 
 import (
 	"bytes"
@@ -51,7 +45,9 @@ const (
 	maxErrorBody = 64 << 10
 )
 
-// Poster creates objects of one API group version.
+// Poster creates objects of one API group version with plain HTTP POSTs
+// over a client-go REST client's connection, for the scheduler's two writes
+// per pod: the binding and the Scheduled event.
 type Poster struct {
 	client  *http.Client
 	base    string
@@ -61,17 +57,11 @@ type Poster struct {
 	clock   clock.Clock
 }
 
-// Option configures a Poster.
-type Option func(*Poster)
-
-// WithClock sets the clock that times waits before a retry.
-func WithClock(c clock.Clock) Option { return func(p *Poster) { p.clock = c } }
-
-// New returns a Poster that shares rc's HTTP client, base URL, group
+// NewPoster returns a Poster that shares rc's HTTP client, base URL, group
 // version and rate limiter, and sends protobuf, which every built-in type
 // accepts. It returns nil when rc is nil or has no HTTP client (a fake
 // client set's), so callers fall back to the typed client.
-func New(rc *rest.RESTClient, opts ...Option) (*Poster, error) {
+func NewPoster(rc *rest.RESTClient) (*Poster, error) {
 	if rc == nil || rc.Client == nil {
 		return nil, nil
 	}
@@ -79,18 +69,14 @@ func New(rc *rest.RESTClient, opts ...Option) (*Poster, error) {
 	if !ok {
 		return nil, errors.New("client-go's scheme has no protobuf serializer")
 	}
-	p := &Poster{
+	return &Poster{
 		client:  rc.Client,
 		base:    rc.Get().URL().String(),
 		limiter: rc.GetRateLimiter(),
 		encoder: scheme.Codecs.EncoderForVersion(info.Serializer, rc.APIVersion()),
 		decoder: scheme.Codecs.UniversalDeserializer(),
 		clock:   clock.RealClock{},
-	}
-	for _, opt := range opts {
-		opt(p)
-	}
-	return p, nil
+	}, nil
 }
 
 // Post creates obj at path, which is relative to the group version's root

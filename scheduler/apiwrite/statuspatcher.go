@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package apiwrite
 
 import (
 	"context"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,16 +28,16 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// DefaultStatusPatchConcurrency bounds the pod status patches in flight.
-const DefaultStatusPatchConcurrency = 16
+// maxStatusPatchesInFlight bounds the pod status patches in flight.
+const maxStatusPatchesInFlight = 16
 
-// statusPatcher sends pods' status patches with at most max in flight, one
+// StatusPatcher sends pods' status patches with at most max in flight, one
 // at a time per pod. A patch for a pod whose previous patch still waits
 // replaces it, so a pod is never patched with stale state, and a burst (a
 // profile deleted with 50,000 pending pods) costs one queued patch per pod,
 // not a goroutine and a connection stream each. Workers are started as
 // patches come and end when the queue is empty.
-type statusPatcher struct {
+type StatusPatcher struct {
 	client kubernetes.Interface
 	max    int
 	// inflight counts the patches queued or being sent; the scheduler waits
@@ -59,15 +60,31 @@ type statusPatch struct {
 	patch           []byte
 }
 
-func newStatusPatcher(client kubernetes.Interface, max int, inflight *sync.WaitGroup) *statusPatcher {
-	return &statusPatcher{
+// NewStatusPatcher returns a patcher that sends status patches with client,
+// at most maxStatusPatchesInFlight at a time, and counts each patch queued or
+// being sent in inflight.
+func NewStatusPatcher(client kubernetes.Interface, inflight *sync.WaitGroup) *StatusPatcher {
+	return newStatusPatcher(client, maxStatusPatchesInFlight, inflight)
+}
+
+// newStatusPatcher is NewStatusPatcher with at most max patches in flight.
+func newStatusPatcher(client kubernetes.Interface, max int, inflight *sync.WaitGroup) *StatusPatcher {
+	return &StatusPatcher{
 		client: client, max: max, inflight: inflight,
 		waiting: map[types.UID]*statusPatch{}, sending: map[types.UID]*statusPatch{}, next: map[types.UID]*statusPatch{},
 	}
 }
 
+// Send queues a strategic merge patch of pod's status, replacing a patch of
+// the same pod that has not been sent, and returns at once. The patch is
+// sent even once ctx is cancelled; a failure other than NotFound or Conflict
+// is logged with ctx's logger.
+func (sp *StatusPatcher) Send(ctx context.Context, pod *v1.Pod, patch []byte) {
+	sp.send(&statusPatch{ctx: ctx, namespace: pod.Namespace, name: pod.Name, uid: pod.UID, patch: patch})
+}
+
 // send queues p, replacing a patch of the same pod that has not been sent.
-func (sp *statusPatcher) send(p *statusPatch) {
+func (sp *StatusPatcher) send(p *statusPatch) {
 	sp.mu.Lock()
 	if w, ok := sp.waiting[p.uid]; ok {
 		*w = *p
@@ -88,7 +105,7 @@ func (sp *statusPatcher) send(p *statusPatch) {
 }
 
 // enqueueLocked queues p and starts a worker if fewer than max run.
-func (sp *statusPatcher) enqueueLocked(p *statusPatch) {
+func (sp *StatusPatcher) enqueueLocked(p *statusPatch) {
 	sp.waiting[p.uid] = p
 	sp.queue = append(sp.queue, p)
 	if sp.workers < sp.max {
@@ -98,7 +115,7 @@ func (sp *statusPatcher) enqueueLocked(p *statusPatch) {
 }
 
 // work sends queued patches until the queue is empty.
-func (sp *statusPatcher) work() {
+func (sp *StatusPatcher) work() {
 	for {
 		sp.mu.Lock()
 		if len(sp.queue) == 0 {
@@ -127,7 +144,7 @@ func (sp *statusPatcher) work() {
 	}
 }
 
-func (sp *statusPatcher) patch(p *statusPatch) {
+func (sp *StatusPatcher) patch(p *statusPatch) {
 	_, err := sp.client.CoreV1().Pods(p.namespace).Patch(context.WithoutCancel(p.ctx), p.name, types.StrategicMergePatchType, p.patch, metav1.PatchOptions{}, "status")
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		klog.FromContext(p.ctx).Error(err, "Updating the pod's status", "pod", klog.KRef(p.namespace, p.name))
