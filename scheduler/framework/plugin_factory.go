@@ -16,33 +16,9 @@ limitations under the License.
 
 package framework
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-)
+import "context"
 
 // PluginFactory builds a plugin from its arguments. args is the plugin's
 // pluginConfig entry as JSON, or nil when the profile gives none; the factory
-// applies the plugin's defaults and validates the result.
+// loads it with args.Load, which decodes, defaults and validates it.
 type PluginFactory func(ctx context.Context, args []byte, h Handle) (Plugin, error)
-
-// DecodeArgs decodes a plugin's JSON arguments into out strictly: an unknown
-// field is an error, so a typo in a profile is reported rather than ignored.
-// Empty args leave out untouched, so callers set defaults before decoding.
-func DecodeArgs(pluginName string, args []byte, out any) error {
-	trimmed := bytes.TrimSpace(args)
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("decoding args of plugin %s: %w", pluginName, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("decoding args of plugin %s: trailing data after the args object", pluginName)
-	}
-	return nil
-}
