@@ -27,16 +27,16 @@ import (
 	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // t0 is the start of every test's clock.
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // podBuilder adds to plugintest's builder what preemption tests need.
-type podBuilder struct{ *plugintest.PodBuilder }
+type podBuilder struct{ *st.PodBuilder }
 
-func makePod(name string) podBuilder { return podBuilder{plugintest.Pod(name)} }
+func makePod(name string) podBuilder { return podBuilder{st.Pod(name)} }
 
 func (b podBuilder) priority(p int32) podBuilder   { b.Priority(p); return b }
 func (b podBuilder) cpu(q string) podBuilder       { b.Container("cpu", q); return b }
@@ -78,7 +78,7 @@ func (b podBuilder) obj() *v1.Pod { return b.Obj() }
 
 // makeNode is a node with the CPU and room for 110 pods.
 func makeNode(name, cpu string) *v1.Node {
-	return plugintest.Node(name).Alloc("cpu", cpu, "memory", "100Gi", "pods", "110").Obj()
+	return st.Node(name).Alloc("cpu", cpu, "memory", "100Gi", "pods", "110").Obj()
 }
 
 // makePDB protects pods labelled app=<app> in "default", allowing the disruptions.

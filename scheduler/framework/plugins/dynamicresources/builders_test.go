@@ -40,7 +40,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -190,7 +190,7 @@ func (e *env) schedule(pl *DynamicResources, pod *v1.Pod, nodes ...*v1.Node) *cy
 		return c
 	}
 	for _, n := range nodes {
-		c.byNode[n.Name] = pl.Filter(context.Background(), c.state, pod, pt.NodeInfo(n))
+		c.byNode[n.Name] = pl.Filter(context.Background(), c.state, pod, st.NodeInfo(n))
 	}
 	return c
 }
@@ -201,7 +201,7 @@ func conflict(name string) error {
 }
 
 func node(name string, labels ...string) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Labels = map[string]string{"kubernetes.io/hostname": name}
 	for i := 0; i+1 < len(labels); i += 2 {
 		n.Labels[labels[i]] = labels[i+1]
@@ -324,7 +324,7 @@ func (b *claimBuilder) obj() *resourceapi.ResourceClaim { return b.c }
 
 // pod returns a pod in the test namespace using the named claims.
 func pod(name string, claims ...string) *v1.Pod {
-	p := pt.Pod(name).Namespace(ns).UID("uid-" + name).Obj()
+	p := st.Pod(name).Namespace(ns).UID("uid-" + name).Obj()
 	for _, c := range claims {
 		p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: c, ResourceClaimName: ptr.To(c)})
 	}

@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var nodes = []*v1.Node{node("node-a"), node("node-b")}
@@ -61,15 +61,15 @@ func TestPreEnqueue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, tt.objs...)
-			st := e.pl.PreEnqueue(context.Background(), tt.pod)
+			status := e.pl.PreEnqueue(context.Background(), tt.pod)
 			if tt.wantMsg == "" {
-				if !st.IsSuccess() {
-					t.Fatalf("PreEnqueue = %v, want success", st)
+				if !status.IsSuccess() {
+					t.Fatalf("PreEnqueue = %v, want success", status)
 				}
 				return
 			}
-			if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != tt.wantMsg {
-				t.Errorf("PreEnqueue = %v, want UnschedulableAndUnresolvable %q", st, tt.wantMsg)
+			if status.Code() != framework.UnschedulableAndUnresolvable || status.Message() != tt.wantMsg {
+				t.Errorf("PreEnqueue = %v, want UnschedulableAndUnresolvable %q", status, tt.wantMsg)
 			}
 		})
 	}
@@ -105,9 +105,9 @@ func TestPreFilter(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, st := e.pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
-			if st.Code() != tt.wantCode || (tt.wantMsg != "" && st.Message() != tt.wantMsg) {
-				t.Errorf("PreFilter = %v, want %v %q", st, tt.wantCode, tt.wantMsg)
+			_, status := e.pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
+			if status.Code() != tt.wantCode || (tt.wantMsg != "" && status.Message() != tt.wantMsg) {
+				t.Errorf("PreFilter = %v, want %v %q", status, tt.wantCode, tt.wantMsg)
 			}
 		})
 	}
@@ -174,12 +174,12 @@ func TestFilter(t *testing.T) {
 			if got := c.feasible(nodes); !slices.Equal(got, tt.wantFeasible) {
 				t.Errorf("feasible nodes = %v, want %v", got, tt.wantFeasible)
 			}
-			for name, st := range c.byNode {
-				if st.IsSuccess() {
+			for name, status := range c.byNode {
+				if status.IsSuccess() {
 					continue
 				}
-				if st.Code() != tt.wantCode || !strings.Contains(st.Message(), tt.wantMsg) {
-					t.Errorf("Filter(%s) = %v, want %v %q", name, st, tt.wantCode, tt.wantMsg)
+				if status.Code() != tt.wantCode || !strings.Contains(status.Message(), tt.wantMsg) {
+					t.Errorf("Filter(%s) = %v, want %v %q", name, status, tt.wantCode, tt.wantMsg)
 				}
 			}
 		})
@@ -203,16 +203,16 @@ func TestInFlight(t *testing.T) {
 			if got := c1.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
 				t.Fatalf("first pod's feasible nodes = %v", got)
 			}
-			if st := e.pl.Reserve(context.Background(), c1.state, first, "node-a"); !st.IsSuccess() {
-				t.Fatalf("Reserve = %v", st)
+			if status := e.pl.Reserve(context.Background(), c1.state, first, "node-a"); !status.IsSuccess() {
+				t.Fatalf("Reserve = %v", status)
 			}
 
 			c2 := e.schedule(second, other, nodes...)
 			if got := c2.feasible(nodes); len(got) != 0 {
 				t.Fatalf("second pod fits %v while the device is in flight", got)
 			}
-			if st := c2.byNode["node-a"]; st.Message() != ErrReasonCannotAllocate {
-				t.Errorf("second pod on node-a: %v, want %q", st, ErrReasonCannotAllocate)
+			if status := c2.byNode["node-a"]; status.Message() != ErrReasonCannotAllocate {
+				t.Errorf("second pod on node-a: %v, want %q", status, ErrReasonCannotAllocate)
 			}
 
 			e.pl.Unreserve(context.Background(), c1.state, first, "node-a")
@@ -231,14 +231,14 @@ func TestPreBindWritesAllocationAndReservation(t *testing.T) {
 	p := pod("p", "c")
 	e := newEnv(t, class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj())
 	c := e.schedule(e.pl, p, nodes...)
-	if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
-	if st := e.pl.PreBindPreFlight(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("PreBindPreFlight = %v, want Success (PreBind has work)", st)
+	if status := e.pl.PreBindPreFlight(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("PreBindPreFlight = %v, want Success (PreBind has work)", status)
 	}
-	if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 
 	got, err := e.client.ResourceV1().ResourceClaims(ns).Get(context.Background(), "c", metav1.GetOptions{})
@@ -281,11 +281,11 @@ func TestPreBindReservesAllocatedClaim(t *testing.T) {
 	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
 		t.Fatalf("feasible nodes = %v", got)
 	}
-	if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
-	if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 	got := e.syncClaim("c")
 	if len(got.Status.ReservedFor) != 1 || got.Status.ReservedFor[0].UID != p.UID {
@@ -306,14 +306,14 @@ func TestPreBindPreFlightSkipsPodsWithoutClaims(t *testing.T) {
 	e := newEnv(t)
 	cs := framework.NewCycleState()
 	p := pod("p")
-	if _, st := e.pl.PreFilter(context.Background(), cs, p, nil); !st.IsSkip() {
-		t.Fatalf("PreFilter = %v, want Skip", st)
+	if _, status := e.pl.PreFilter(context.Background(), cs, p, nil); !status.IsSkip() {
+		t.Fatalf("PreFilter = %v, want Skip", status)
 	}
-	if st := e.pl.PreBindPreFlight(context.Background(), cs, p, "node-a"); !st.IsSkip() {
-		t.Errorf("PreBindPreFlight = %v, want Skip", st)
+	if status := e.pl.PreBindPreFlight(context.Background(), cs, p, "node-a"); !status.IsSkip() {
+		t.Errorf("PreBindPreFlight = %v, want Skip", status)
 	}
-	if st := e.pl.PreBind(context.Background(), cs, p, "node-a"); !st.IsSuccess() {
-		t.Errorf("PreBind = %v, want Success", st)
+	if status := e.pl.PreBind(context.Background(), cs, p, "node-a"); !status.IsSuccess() {
+		t.Errorf("PreBind = %v, want Success", status)
 	}
 }
 
@@ -333,8 +333,8 @@ func TestPreBindWaitsForBindingConditions(t *testing.T) {
 			e := newEnvWithArgs(t, &Args{BindingTimeout: &metav1.Duration{Duration: time.Minute}},
 				class("gpu"), slice("node-a", "gpu-0").bindingConditions("Attached").obj(), claim("c").request("gpu", 1).obj())
 			c := e.schedule(e.pl, p, nodes...)
-			if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-				t.Fatalf("Reserve = %v", st)
+			if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+				t.Fatalf("Reserve = %v", status)
 			}
 			done := make(chan *framework.Status, 1)
 			go func() { done <- e.pl.PreBind(context.Background(), c.state, p, "node-a") }()
@@ -350,8 +350,8 @@ func TestPreBindWaitsForBindingConditions(t *testing.T) {
 			}
 			for i := 0; i < 61; i++ {
 				select {
-				case st := <-done:
-					checkBindingResult(t, st, tt.wantErr)
+				case status := <-done:
+					checkBindingResult(t, status, tt.wantErr)
 					return
 				default:
 				}
@@ -363,16 +363,16 @@ func TestPreBindWaitsForBindingConditions(t *testing.T) {
 	}
 }
 
-func checkBindingResult(t *testing.T, st *framework.Status, wantErr error) {
+func checkBindingResult(t *testing.T, status *framework.Status, wantErr error) {
 	t.Helper()
 	if wantErr == nil {
-		if !st.IsSuccess() {
-			t.Errorf("PreBind = %v, want Success", st)
+		if !status.IsSuccess() {
+			t.Errorf("PreBind = %v, want Success", status)
 		}
 		return
 	}
-	if st.Code() != framework.Error || !errors.Is(st.AsError(), wantErr) {
-		t.Errorf("PreBind = %v, want an error wrapping %v", st, wantErr)
+	if status.Code() != framework.Error || !errors.Is(status.AsError(), wantErr) {
+		t.Errorf("PreBind = %v, want an error wrapping %v", status, wantErr)
 	}
 }
 
@@ -408,9 +408,9 @@ func TestPostFilter(t *testing.T) {
 			if got := c.feasible(only); len(got) != 0 {
 				t.Fatalf("feasible nodes = %v, want none", got)
 			}
-			_, st := e.pl.PostFilter(context.Background(), c.state, p, nil)
-			if st.Code() != framework.Unschedulable || st.Message() != tt.wantMsg {
-				t.Errorf("PostFilter = %v, want Unschedulable %q", st, tt.wantMsg)
+			_, status := e.pl.PostFilter(context.Background(), c.state, p, nil)
+			if status.Code() != framework.Unschedulable || status.Message() != tt.wantMsg {
+				t.Errorf("PostFilter = %v, want Unschedulable %q", status, tt.wantMsg)
 			}
 			got, err := e.client.ResourceV1().ResourceClaims(ns).Get(context.Background(), "c", metav1.GetOptions{})
 			if err != nil {
@@ -437,19 +437,19 @@ func TestScorePrefersEarlierSubrequests(t *testing.T) {
 	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a", "node-b"}) {
 		t.Fatalf("feasible nodes = %v", got)
 	}
-	if st := e.pl.PreScore(context.Background(), c.state, p, nil); !st.IsSuccess() {
-		t.Fatalf("PreScore = %v", st)
+	if status := e.pl.PreScore(context.Background(), c.state, p, nil); !status.IsSuccess() {
+		t.Fatalf("PreScore = %v", status)
 	}
 	scores := framework.NodeScoreList{}
 	for _, n := range nodes {
-		s, st := e.pl.Score(context.Background(), c.state, p, pt.NodeInfo(n))
-		if !st.IsSuccess() {
-			t.Fatalf("Score = %v", st)
+		s, status := e.pl.Score(context.Background(), c.state, p, st.NodeInfo(n))
+		if !status.IsSuccess() {
+			t.Fatalf("Score = %v", status)
 		}
 		scores = append(scores, framework.NodeScore{Name: n.Name, Score: s})
 	}
-	if st := e.pl.NormalizeScore(context.Background(), c.state, p, scores); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := e.pl.NormalizeScore(context.Background(), c.state, p, scores); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	if scores[1].Score != framework.MaxNodeScore || scores[0].Score >= scores[1].Score {
 		t.Errorf("scores = %+v, want node-b best", scores)
@@ -523,12 +523,12 @@ func TestConcurrentBindingsNeverShareADevice(t *testing.T) {
 		if !c.byNode["node-a"].IsSuccess() {
 			t.Fatalf("pod %d: %v", i, c.byNode["node-a"])
 		}
-		if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-			t.Fatalf("pod %d: Reserve = %v", i, st)
+		if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+			t.Fatalf("pod %d: Reserve = %v", i, status)
 		}
 		go func() {
-			if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-				errs <- st.AsError()
+			if status := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+				errs <- status.AsError()
 				return
 			}
 			e.syncClaim(name)
@@ -609,14 +609,14 @@ func TestRelocation(t *testing.T) {
 				t.Fatalf("PreFilter = %v", c.preStart)
 			}
 			for _, n := range nodes {
-				c.byNode[n.Name] = e.pl.Filter(context.Background(), c.state, p, pt.NodeInfo(n))
+				c.byNode[n.Name] = e.pl.Filter(context.Background(), c.state, p, st.NodeInfo(n))
 			}
 			if got := c.feasible(nodes); !slices.Equal(got, tt.wantFeasible) {
 				t.Errorf("feasible nodes = %v, want %v", got, tt.wantFeasible)
 			}
-			for name, st := range c.byNode {
-				if !st.IsSuccess() && (st.Code() != framework.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), tt.wantMsg)) {
-					t.Errorf("Filter(%s) = %v, want %q", name, st, tt.wantMsg)
+			for name, status := range c.byNode {
+				if !status.IsSuccess() && (status.Code() != framework.UnschedulableAndUnresolvable || !strings.Contains(status.Message(), tt.wantMsg)) {
+					t.Errorf("Filter(%s) = %v, want %q", name, status, tt.wantMsg)
 				}
 			}
 			informer, err := e.pl.tracker.get(ns, "c")

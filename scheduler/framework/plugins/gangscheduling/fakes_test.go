@@ -27,12 +27,12 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // member is a pod of group g in namespace "default".
-func member(name, g string) *pt.PodBuilder {
-	b := pt.Pod(name)
+func member(name, g string) *st.PodBuilder {
+	b := st.Pod(name)
 	b.Obj().Labels = map[string]string{v1alpha1.PodGroupLabel: g}
 	return b
 }

@@ -29,7 +29,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // trio is a PodGroup of minMember 3 with a 30 s timeout.
@@ -65,7 +65,7 @@ func TestPreFilter(t *testing.T) {
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "a pod in no group is skipped", pod: pt.Pod("solo").Obj(), wantCode: framework.Skip},
+		{name: "a pod in no group is skipped", pod: st.Pod("solo").Obj(), wantCode: framework.Skip},
 		{
 			name: "an unknown group keeps the member pending", pod: member("a", "ghost").Obj(),
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "pod group default/ghost is not known: PodGroup default/ghost does not exist",
@@ -83,9 +83,9 @@ func TestPreFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, tt.world.handle())
-			_, st := pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
-			if st.Code() != tt.wantCode || st.Message() != tt.wantMsg {
-				t.Errorf("PreFilter = %v %q, want %v %q", st.Code(), st.Message(), tt.wantCode, tt.wantMsg)
+			_, status := pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
+			if status.Code() != tt.wantCode || status.Message() != tt.wantMsg {
+				t.Errorf("PreFilter = %v %q, want %v %q", status.Code(), status.Message(), tt.wantCode, tt.wantMsg)
 			}
 		})
 	}
@@ -102,7 +102,7 @@ func TestPermit(t *testing.T) {
 		wantOutcomes  map[string]string
 		wantActivated []string
 	}{
-		{name: "a pod in no group passes", world: world{pods: []*v1.Pod{pt.Pod("solo").Obj()}}, pod: "solo", wantOutcomes: map[string]string{}},
+		{name: "a pod in no group passes", world: world{pods: []*v1.Pod{st.Pod("solo").Obj()}}, pod: "solo", wantOutcomes: map[string]string{}},
 		{
 			name:  "the first member waits and pulls the others forward",
 			world: world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c"), assumed: []string{"a"}},
@@ -140,9 +140,9 @@ func TestPermit(t *testing.T) {
 					pod = p
 				}
 			}
-			st, timeout := pl.Permit(context.Background(), framework.NewCycleState(), pod, "n1")
-			if st.Code() != tt.wantCode || timeout != tt.wantTimeout {
-				t.Errorf("Permit = %v %q, %v; want %v, %v", st.Code(), st.Message(), timeout, tt.wantCode, tt.wantTimeout)
+			status, timeout := pl.Permit(context.Background(), framework.NewCycleState(), pod, "n1")
+			if status.Code() != tt.wantCode || timeout != tt.wantTimeout {
+				t.Errorf("Permit = %v %q, %v; want %v, %v", status.Code(), status.Message(), timeout, tt.wantCode, tt.wantTimeout)
 			}
 			if diff := cmp.Diff(tt.wantOutcomes, h.outcomes()); diff != "" {
 				t.Errorf("waiting pods (-want +got):\n%s", diff)
@@ -184,9 +184,9 @@ func TestRelease(t *testing.T) {
 	for _, tt := range tests {
 		t.Run("PostFilter/"+tt.name, func(t *testing.T) {
 			h := tt.world.handle()
-			_, st := newPlugin(t, h).PostFilter(context.Background(), framework.NewCycleState(), members("c")[0], nil)
-			if st.Code() != framework.Unschedulable || st.Message() != tt.wantMsg {
-				t.Errorf("PostFilter = %v %q, want Unschedulable %q", st.Code(), st.Message(), tt.wantMsg)
+			_, status := newPlugin(t, h).PostFilter(context.Background(), framework.NewCycleState(), members("c")[0], nil)
+			if status.Code() != framework.Unschedulable || status.Message() != tt.wantMsg {
+				t.Errorf("PostFilter = %v %q, want Unschedulable %q", status.Code(), status.Message(), tt.wantMsg)
 			}
 			if diff := cmp.Diff(tt.wantOutcomes, h.outcomes()); diff != "" {
 				t.Errorf("waiting pods (-want +got):\n%s", diff)
@@ -225,7 +225,7 @@ func TestQueueingHints(t *testing.T) {
 	}{
 		{name: "another member arrives", fn: isSchedulableAfterMemberAdded, newObj: member("b", "trio").Obj(), want: framework.Queue},
 		{name: "a pod of another group arrives", fn: isSchedulableAfterMemberAdded, newObj: member("b", "other").Obj(), want: framework.QueueSkip},
-		{name: "a pod in no group arrives", fn: isSchedulableAfterMemberAdded, newObj: pt.Pod("solo").Obj(), want: framework.QueueSkip},
+		{name: "a pod in no group arrives", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("solo").Obj(), want: framework.QueueSkip},
 		{name: "the same group in another namespace", fn: isSchedulableAfterMemberAdded, newObj: member("b", "trio").Namespace("ns2").Obj(), want: framework.QueueSkip},
 		{name: "the PodGroup appears", fn: isSchedulableAfterPodGroupChange, newObj: trio(), want: framework.Queue},
 		{name: "the PodGroup's spec changes", fn: isSchedulableAfterPodGroupChange, oldObj: trio(), newObj: updated, want: framework.Queue},

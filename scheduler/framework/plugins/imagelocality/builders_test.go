@@ -23,7 +23,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // snapshotHandle is a Handle that only provides a snapshot.
@@ -44,7 +44,7 @@ func img(mib int64, names ...string) v1.ContainerImage {
 
 // node returns a node reporting the images.
 func node(name string, images ...v1.ContainerImage) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Status.Images = images
 	return n
 }
@@ -52,7 +52,7 @@ func node(name string, images ...v1.ContainerImage) *v1.Node {
 // podBuilder builds a pod's images.
 type podBuilder struct{ pod *v1.Pod }
 
-func makePod() *podBuilder { return &podBuilder{pod: pt.Pod("p").Obj()} }
+func makePod() *podBuilder { return &podBuilder{pod: st.Pod("p").Obj()} }
 
 func (b *podBuilder) container(image string) *podBuilder {
 	b.pod.Spec.Containers = append(b.pod.Spec.Containers, v1.Container{Name: "c", Image: image})

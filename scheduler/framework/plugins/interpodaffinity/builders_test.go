@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -151,14 +151,14 @@ func labelMap(kv ...string) map[string]string {
 
 // node returns a node labelled with its hostname and the label pairs.
 func node(name string, kv ...string) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Labels = labelMap(append([]string{hostKey, name}, kv...)...)
 	return n
 }
 
 // bareNode returns a node with only the label pairs, without a hostname label.
 func bareNode(name string, kv ...string) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Labels = labelMap(kv...)
 	return n
 }
@@ -168,7 +168,7 @@ func cluster(nodes []*v1.Node, pods ...*v1.Pod) []*framework.NodeInfo {
 	out := make([]*framework.NodeInfo, len(nodes))
 	byName := map[string]*framework.NodeInfo{}
 	for i, n := range nodes {
-		out[i] = pt.NodeInfo(n)
+		out[i] = st.NodeInfo(n)
 		byName[n.Name] = out[i]
 	}
 	for _, p := range pods {
@@ -210,7 +210,7 @@ func (t *term) obj() v1.PodAffinityTerm { return v1.PodAffinityTerm(*t) }
 type podBuilder struct{ pod *v1.Pod }
 
 func makePod(name string, kv ...string) *podBuilder {
-	p := pt.Pod(name).Obj()
+	p := st.Pod(name).Obj()
 	p.Labels = labelMap(kv...)
 	return &podBuilder{pod: p}
 }

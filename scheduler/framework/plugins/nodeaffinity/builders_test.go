@@ -20,12 +20,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // node returns a node with the label pairs ("zone", "a", ...).
 func node(name string, kv ...string) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Labels = map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		n.Labels[kv[i]] = kv[i+1]
@@ -61,7 +61,7 @@ func pref(weight int32, t v1.NodeSelectorTerm) v1.PreferredSchedulingTerm {
 // podBuilder builds a pod's node constraints.
 type podBuilder struct{ pod *v1.Pod }
 
-func makePod() *podBuilder { return &podBuilder{pod: pt.Pod("p").Obj()} }
+func makePod() *podBuilder { return &podBuilder{pod: st.Pod("p").Obj()} }
 
 func (b *podBuilder) affinity() *v1.NodeAffinity {
 	if b.pod.Spec.Affinity == nil {

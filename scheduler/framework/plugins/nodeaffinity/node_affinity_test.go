@@ -27,7 +27,7 @@ import (
 	helpers "k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -178,7 +178,7 @@ func TestFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := mustNew(t, tt.args)
-			ni := pt.NodeInfo(tt.node)
+			ni := st.NodeInfo(tt.node)
 			state := framework.NewCycleState()
 			if _, s := pl.PreFilter(ctx, state, tt.pod, nil); s.IsSkip() {
 				// Filter must still work without PreFilter state.
@@ -198,7 +198,7 @@ func TestFilter(t *testing.T) {
 			}
 		})
 	}
-	if s := mustNew(t, ``).Filter(ctx, framework.NewCycleState(), makePod().obj(), pt.NodeInfo(nil)); s.Code() != framework.Error {
+	if s := mustNew(t, ``).Filter(ctx, framework.NewCycleState(), makePod().obj(), st.NodeInfo(nil)); s.Code() != framework.Error {
 		t.Errorf("missing node: %v, want Error", s)
 	}
 }
@@ -239,11 +239,11 @@ func TestScore(t *testing.T) {
 			}
 			scores := make(framework.NodeScoreList, len(nodes))
 			for i, n := range nodes {
-				got, s := pl.Score(ctx, state, tt.pod, pt.NodeInfo(n))
+				got, s := pl.Score(ctx, state, tt.pod, st.NodeInfo(n))
 				if !s.IsSuccess() || got != tt.raw[i] {
 					t.Errorf("Score(%s) = %d, %v; want %d", n.Name, got, s, tt.raw[i])
 				}
-				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, pt.NodeInfo(n)); fallback != got {
+				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, st.NodeInfo(n)); fallback != got {
 					t.Errorf("Score(%s) without PreScore = %d, want %d", n.Name, fallback, got)
 				}
 				scores[i] = framework.NodeScore{Name: n.Name, Score: got}
@@ -298,7 +298,7 @@ func TestQueueingHints(t *testing.T) {
 func BenchmarkFilter(b *testing.B) {
 	pl := mustNew(b, ``)
 	p := makePod().selector("disk", "ssd").required(labelTerm(expr("zone", in, "a", "b")), fieldTerm(nameIs(in, "other"))).obj()
-	ni := pt.NodeInfo(node("n", "zone", "b", "disk", "ssd", "kubernetes.io/hostname", "n"))
+	ni := st.NodeInfo(node("n", "zone", "b", "disk", "ssd", "kubernetes.io/hostname", "n"))
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreFilter(ctx, state, p, nil)
 	b.ReportAllocs()
@@ -312,7 +312,7 @@ func BenchmarkFilter(b *testing.B) {
 func BenchmarkScore(b *testing.B) {
 	pl := mustNew(b, ``)
 	p := makePod().preferred(pref(2, labelTerm(expr("zone", in, "a"))), pref(3, fieldTerm(nameIs(in, "n"))), pref(1, labelTerm(expr("cores", gt, "4")))).obj()
-	ni := pt.NodeInfo(node("n", "zone", "a", "cores", "8"))
+	ni := st.NodeInfo(node("n", "zone", "a", "cores", "8"))
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreScore(ctx, state, p, nil)
 	b.ReportAllocs()

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // BenchmarkFilter filters a pod with one CSI claim against 5,000 nodes,
@@ -49,21 +49,21 @@ func BenchmarkFilter(b *testing.B) {
 			pods = append(pods, pb.obj())
 		}
 		objs = append(objs, csiPV("pv-att-"+name, ebs, "vol-att-"+name), attachment("va-"+name, name, ebs, "pv-att-"+name))
-		infos = append(infos, pt.NodeInfo(pt.Node(name).Obj(), pods...))
+		infos = append(infos, st.NodeInfo(st.Node(name).Obj(), pods...))
 	}
 	pl := newPlugin(b, objs...)
 	pod := makePod("p").claims("new").obj()
 	ctx := context.Background()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, ni := range infos {
-			if st := pl.Filter(ctx, state, pod, ni); !st.IsSuccess() {
-				b.Fatal(st)
+			if status := pl.Filter(ctx, state, pod, ni); !status.IsSuccess() {
+				b.Fatal(status)
 			}
 		}
 	}

@@ -30,7 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeHandle provides only an informer factory.
@@ -155,7 +155,7 @@ func attachment(name, node, attacher, pv string) *storagev1.VolumeAttachment {
 // podBuilder adds volumes to a pod.
 type podBuilder struct{ pod *v1.Pod }
 
-func makePod(name string) *podBuilder { return &podBuilder{pod: pt.Pod(name).Obj()} }
+func makePod(name string) *podBuilder { return &podBuilder{pod: st.Pod(name).Obj()} }
 
 func (b *podBuilder) vol(name string, src v1.VolumeSource) *podBuilder {
 	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1.Volume{Name: name, VolumeSource: src})
@@ -185,5 +185,5 @@ func (b *podBuilder) obj() *v1.Pod { return b.pod }
 
 // nodeWith returns a NodeInfo for node "n" holding the pods.
 func nodeWith(pods ...*v1.Pod) *framework.NodeInfo {
-	return pt.NodeInfo(pt.Node("n").Obj(), pods...)
+	return st.NodeInfo(st.Node("n").Obj(), pods...)
 }

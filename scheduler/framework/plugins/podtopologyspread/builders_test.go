@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -170,7 +170,7 @@ func spread(maxSkew int32, key string, when v1.UnsatisfiableConstraintAction) v1
 // podBuilder builds pods step by step.
 type podBuilder struct{ pod *v1.Pod }
 
-func makePod(name string) *podBuilder { return &podBuilder{pod: pt.Pod(name).Obj()} }
+func makePod(name string) *podBuilder { return &podBuilder{pod: st.Pod(name).Obj()} }
 
 func (b *podBuilder) labels(pairs ...string) *podBuilder { b.pod.Labels = kv(pairs...); return b }
 func (b *podBuilder) ns(ns string) *podBuilder           { b.pod.Namespace = ns; return b }
@@ -254,7 +254,7 @@ func (b *podBuilder) info() *framework.PodInfo {
 
 // node returns a node with the label pairs.
 func node(name string, pairs ...string) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Labels = kv(pairs...)
 	return n
 }
@@ -278,7 +278,7 @@ func nodeInfos(nodes []*v1.Node, pods ...*v1.Pod) []*framework.NodeInfo {
 				on = append(on, p)
 			}
 		}
-		out[i] = pt.NodeInfo(n, on...)
+		out[i] = st.NodeInfo(n, on...)
 	}
 	return inList(out)
 }

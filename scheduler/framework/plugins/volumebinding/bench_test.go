@@ -24,13 +24,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func benchNodes(n int) []*framework.NodeInfo {
 	out := make([]*framework.NodeInfo, n)
 	for i := range out {
-		out[i] = pt.NodeInfo(nodeWith(fmt.Sprintf("n%d", i), "zone", fmt.Sprintf("z%d", i%3)))
+		out[i] = st.NodeInfo(nodeWith(fmt.Sprintf("n%d", i), "zone", fmt.Sprintf("z%d", i%3)))
 	}
 	return out
 }
@@ -45,8 +45,8 @@ func BenchmarkFilterBound(b *testing.B) {
 	nodes := benchNodes(1000)
 	ctx := context.Background()
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := e.pl.PreFilter(ctx, cs, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -69,14 +69,14 @@ func BenchmarkFilterDelayed(b *testing.B) {
 	nodes := benchNodes(1000)
 	ctx := context.Background()
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := e.pl.PreFilter(ctx, cs, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if st := e.pl.Filter(ctx, cs, pod, nodes[i%len(nodes)]); !st.IsSuccess() {
-			b.Fatal(st)
+		if status := e.pl.Filter(ctx, cs, pod, nodes[i%len(nodes)]); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -86,14 +86,14 @@ func BenchmarkScore(b *testing.B) {
 	t := &testing.T{}
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").obj())
 	pod := podWith("p", "c1")
-	node := pt.NodeInfo(nodeWith("n1"))
+	node := st.NodeInfo(nodeWith("n1"))
 	ctx := context.Background()
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := e.pl.PreFilter(ctx, cs, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
-	if st := e.pl.Filter(ctx, cs, pod, node); !st.IsSuccess() {
-		b.Fatal(st)
+	if status := e.pl.Filter(ctx, cs, pod, node); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -38,7 +38,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const ns = "default"
@@ -138,20 +138,20 @@ func (e *env) put(o runtime.Object) {
 // schedule runs PreFilter and, unless it rejects or skips, Filter on each node.
 func (e *env) schedule(pod *v1.Pod, nodes ...*v1.Node) (*framework.CycleState, *framework.Status, []*framework.Status) {
 	cs := framework.NewCycleState()
-	_, st := e.pl.PreFilter(context.Background(), cs, pod, nil)
-	if !st.IsSuccess() {
-		return cs, st, nil
+	_, status := e.pl.PreFilter(context.Background(), cs, pod, nil)
+	if !status.IsSuccess() {
+		return cs, status, nil
 	}
 	out := make([]*framework.Status, len(nodes))
 	for i, n := range nodes {
-		out[i] = e.pl.Filter(context.Background(), cs, pod, pt.NodeInfo(n))
+		out[i] = e.pl.Filter(context.Background(), cs, pod, st.NodeInfo(n))
 	}
-	return cs, st, out
+	return cs, status, out
 }
 
 // nodeWith returns a node with label pairs.
 func nodeWith(name string, kv ...string) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Labels = pairs(kv)
 	return n
 }
@@ -166,7 +166,7 @@ func pairs(kv []string) map[string]string {
 
 // podWith returns a pod using the claims as PVC volumes.
 func podWith(name string, claims ...string) *v1.Pod {
-	p := pt.Pod(name).Obj()
+	p := st.Pod(name).Obj()
 	for _, c := range claims {
 		p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: "v-" + c, VolumeSource: v1.VolumeSource{
 			PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: c},

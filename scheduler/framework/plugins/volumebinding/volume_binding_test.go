@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPreFilter(t *testing.T) {
@@ -37,7 +37,7 @@ func TestPreFilter(t *testing.T) {
 	noMode := makeClass("nomode").obj()
 	noMode.VolumeBindingMode = nil
 	pod := podWith("p", "c1")
-	ephPod := withEphemeral(pt.Pod("p").Obj(), "eph")
+	ephPod := withEphemeral(st.Pod("p").Obj(), "eph")
 	tests := []struct {
 		name     string
 		objs     []runtime.Object
@@ -45,7 +45,7 @@ func TestPreFilter(t *testing.T) {
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "no claims skips", pod: pt.Pod("p").Obj(), wantCode: framework.Skip},
+		{name: "no claims skips", pod: st.Pod("p").Obj(), wantCode: framework.Skip},
 		{name: "missing claim", pod: pod, wantCode: framework.UnschedulableAndUnresolvable, wantMsg: `persistentvolumeclaim "c1" not found`},
 		{name: "missing ephemeral claim", pod: ephPod, wantCode: framework.UnschedulableAndUnresolvable,
 			wantMsg: `waiting for ephemeral volume controller to create the persistentvolumeclaim "p-eph"`},
@@ -73,12 +73,12 @@ func TestPreFilter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, tc.objs...)
-			_, st, _ := e.schedule(tc.pod)
-			if st.Code() != tc.wantCode {
-				t.Fatalf("code = %v (%s), want %v", st.Code(), st.Message(), tc.wantCode)
+			_, status, _ := e.schedule(tc.pod)
+			if status.Code() != tc.wantCode {
+				t.Fatalf("code = %v (%s), want %v", status.Code(), status.Message(), tc.wantCode)
 			}
-			if tc.wantMsg != "" && !strings.Contains(st.Message(), tc.wantMsg) {
-				t.Errorf("message = %q, want it to contain %q", st.Message(), tc.wantMsg)
+			if tc.wantMsg != "" && !strings.Contains(status.Message(), tc.wantMsg) {
+				t.Errorf("message = %q, want it to contain %q", status.Message(), tc.wantMsg)
 			}
 		})
 	}
@@ -201,14 +201,14 @@ func TestFilter(t *testing.T) {
 			if !pre.IsSuccess() {
 				t.Fatalf("PreFilter: %v", pre)
 			}
-			st := sts[0]
+			status := sts[0]
 			if tc.wantReasons == nil {
-				if !st.IsSuccess() {
-					t.Fatalf("Filter = %v, want success", st)
+				if !status.IsSuccess() {
+					t.Fatalf("Filter = %v, want success", status)
 				}
 			} else {
-				if st.Code() != framework.UnschedulableAndUnresolvable || !slices.Equal(st.Reasons(), tc.wantReasons) {
-					t.Fatalf("Filter = %v, want UnschedulableAndUnresolvable %q", st, tc.wantReasons)
+				if status.Code() != framework.UnschedulableAndUnresolvable || !slices.Equal(status.Reasons(), tc.wantReasons) {
+					t.Fatalf("Filter = %v, want UnschedulableAndUnresolvable %q", status, tc.wantReasons)
 				}
 				return
 			}
@@ -247,8 +247,8 @@ func withPhase(pv *v1.PersistentVolume, p v1.PersistentVolumePhase) *v1.Persiste
 func TestFilterNodeMissing(t *testing.T) {
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePV("pv1").obj())
 	cs, _, _ := e.schedule(podWith("p", "c1"))
-	if st := e.pl.Filter(context.Background(), cs, podWith("p", "c1"), framework.NewNodeInfo()); st.Code() != framework.Error {
-		t.Fatalf("Filter without node = %v, want Error", st)
+	if status := e.pl.Filter(context.Background(), cs, podWith("p", "c1"), framework.NewNodeInfo()); status.Code() != framework.Error {
+		t.Fatalf("Filter without node = %v, want Error", status)
 	}
 }
 
@@ -264,8 +264,8 @@ func TestReserveAssumesPVsForLaterPods(t *testing.T) {
 	if !sts[0].IsSuccess() {
 		t.Fatalf("pod a: Filter = %v", sts[0])
 	}
-	if st := e.pl.Reserve(ctx, csA, podA, "n1"); !st.IsSuccess() {
-		t.Fatalf("pod a: Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, csA, podA, "n1"); !status.IsSuccess() {
+		t.Fatalf("pod a: Reserve = %v", status)
 	}
 	pv, _ := e.pl.pvs.get("pv1")
 	if pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Name != "a" {
@@ -283,8 +283,8 @@ func TestReserveAssumesPVsForLaterPods(t *testing.T) {
 	if !sts[0].IsSuccess() {
 		t.Fatalf("pod b after Unreserve: Filter = %v", sts[0])
 	}
-	if st := e.pl.Reserve(ctx, csB, podB, "n1"); !st.IsSuccess() {
-		t.Fatalf("pod b: Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, csB, podB, "n1"); !status.IsSuccess() {
+		t.Fatalf("pod b: Reserve = %v", status)
 	}
 	if pv, _ := e.pl.pvs.get("pv1"); pv.Spec.ClaimRef.Name != "b" {
 		t.Fatalf("pv1 assumed for %q, want b", pv.Spec.ClaimRef.Name)
@@ -299,8 +299,8 @@ func TestReserveAssumesSelectedNode(t *testing.T) {
 	if !sts[0].IsSuccess() || !sts[1].IsSuccess() {
 		t.Fatalf("Filter = %v", sts)
 	}
-	if st := e.pl.Reserve(ctx, cs, pod, "n2"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n2"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
 	pvc, _ := e.pl.pvcs.get(ns + "/d1")
 	if got := pvc.Annotations["volume.kubernetes.io/selected-node"]; got != "n2" {
@@ -323,8 +323,8 @@ func TestReserveStaleDecisionFails(t *testing.T) {
 	pod := podWith("p", "a")
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
 	e.put(makePV("pv1").class("wffc").rv("2").obj()) // changed after Filter
-	if st := e.pl.Reserve(ctx, cs, pod, "n1"); st.Code() != framework.Error {
-		t.Fatalf("Reserve on a stale PV = %v, want Error", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n1"); status.Code() != framework.Error {
+		t.Fatalf("Reserve on a stale PV = %v, want Error", status)
 	}
 	if n := e.pl.pvs.assumedCount(); n != 0 {
 		t.Fatalf("%d PVs left assumed", n)
@@ -336,24 +336,24 @@ func TestReserveWithoutClaimsToBind(t *testing.T) {
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePV("pv1").obj())
 	pod := podWith("p", "c1")
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
-	if st := e.pl.Reserve(ctx, cs, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
-	if st := e.pl.PreBind(ctx, cs, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.pl.PreBind(ctx, cs, pod, "n1"); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 	if n := len(e.client.Actions()); n != 0 {
 		t.Fatalf("PreBind made %d API calls, want none", n)
 	}
 	// A pod without claims has no state at all.
 	empty := framework.NewCycleState()
-	if st := e.pl.Reserve(ctx, empty, pt.Pod("x").Obj(), "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve without state = %v", st)
+	if status := e.pl.Reserve(ctx, empty, st.Pod("x").Obj(), "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve without state = %v", status)
 	}
-	if st := e.pl.PreBind(ctx, empty, pt.Pod("x").Obj(), "n1"); !st.IsSuccess() {
-		t.Fatalf("PreBind without state = %v", st)
+	if status := e.pl.PreBind(ctx, empty, st.Pod("x").Obj(), "n1"); !status.IsSuccess() {
+		t.Fatalf("PreBind without state = %v", status)
 	}
-	e.pl.Unreserve(ctx, empty, pt.Pod("x").Obj(), "n1")
+	e.pl.Unreserve(ctx, empty, st.Pod("x").Obj(), "n1")
 }
 
 func TestAssumeCacheExpiresOnInformerUpdate(t *testing.T) {
@@ -361,8 +361,8 @@ func TestAssumeCacheExpiresOnInformerUpdate(t *testing.T) {
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("a").class("wffc").obj(), makePV("pv1").class("wffc").obj())
 	pod := podWith("p", "a")
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
-	if st := e.pl.Reserve(ctx, cs, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
 	// The informer moves past the assumed version: its object wins.
 	e.put(makePV("pv1").class("wffc").rv("5").obj())
@@ -372,8 +372,8 @@ func TestAssumeCacheExpiresOnInformerUpdate(t *testing.T) {
 	// The next assume prunes the expired overlay.
 	e.put(makePVC("b").class("wffc").obj())
 	csB, _, _ := e.schedule(podWith("q", "b"), nodeWith("n1"))
-	if st := e.pl.Reserve(ctx, csB, podWith("q", "b"), "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve b = %v", st)
+	if status := e.pl.Reserve(ctx, csB, podWith("q", "b"), "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve b = %v", status)
 	}
 	if n := e.pl.pvs.assumedCount(); n != 1 {
 		t.Fatalf("assumed PVs = %d, want 1", n)
@@ -419,19 +419,19 @@ func TestScore(t *testing.T) {
 			if !sts[0].IsSuccess() {
 				t.Fatalf("Filter = %v", sts[0])
 			}
-			st := e.pl.PreScore(ctx, cs, tc.pod, nil)
+			status := e.pl.PreScore(ctx, cs, tc.pod, nil)
 			if tc.wantSkip {
-				if !st.IsSkip() {
-					t.Fatalf("PreScore = %v, want Skip", st)
+				if !status.IsSkip() {
+					t.Fatalf("PreScore = %v, want Skip", status)
 				}
 				return
 			}
-			if !st.IsSuccess() {
-				t.Fatalf("PreScore = %v", st)
+			if !status.IsSuccess() {
+				t.Fatalf("PreScore = %v", status)
 			}
-			got, st := e.pl.Score(ctx, cs, tc.pod, pt.NodeInfo(node))
-			if !st.IsSuccess() || got != tc.wantScore {
-				t.Fatalf("Score = %d, %v; want %d", got, st, tc.wantScore)
+			got, status := e.pl.Score(ctx, cs, tc.pod, st.NodeInfo(node))
+			if !status.IsSuccess() || got != tc.wantScore {
+				t.Fatalf("Score = %d, %v; want %d", got, status, tc.wantScore)
 			}
 		})
 	}
@@ -464,11 +464,11 @@ func TestFilterConcurrentNodes(t *testing.T) {
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").obj(), makePV("pv1").class("wffc").affinity("zone", "a").obj())
 	pod := podWith("p", "c1")
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(context.Background(), cs, pod, nil); !st.IsSuccess() {
-		t.Fatal(st)
+	if _, status := e.pl.PreFilter(context.Background(), cs, pod, nil); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	nodes := benchNodes(60) // zones z0..z2: none is "a"
-	nodes = append(nodes, pt.NodeInfo(nodeWith("na", "zone", "a")))
+	nodes = append(nodes, st.NodeInfo(nodeWith("na", "zone", "a")))
 	var wg sync.WaitGroup
 	feasible := make([]bool, len(nodes))
 	for i := range nodes {

@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeHandle provides an informer factory and a snapshot whose StorageInfos
@@ -73,7 +73,7 @@ func pvc(name string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolu
 // podBuilder adds volumes to a pod.
 type podBuilder struct{ pod *v1.Pod }
 
-func makePod(name string) *podBuilder { return &podBuilder{pod: pt.Pod(name).Obj()} }
+func makePod(name string) *podBuilder { return &podBuilder{pod: st.Pod(name).Obj()} }
 
 func (b *podBuilder) ns(ns string) *podBuilder { b.pod.Namespace = ns; return b }
 
@@ -118,5 +118,5 @@ func (b *podBuilder) info() *framework.PodInfo {
 
 // nodeWith returns a NodeInfo for node "n" holding the pods.
 func nodeWith(pods ...*v1.Pod) *framework.NodeInfo {
-	return pt.NodeInfo(pt.Node("n").Obj(), pods...)
+	return st.NodeInfo(st.Node("n").Obj(), pods...)
 }

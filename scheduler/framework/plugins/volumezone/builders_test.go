@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -107,7 +107,7 @@ func storageClass(name string, mode storagev1.VolumeBindingMode) *storagev1.Stor
 
 // podWithClaims returns pod "p" in "default" mounting the claims.
 func podWithClaims(claims ...string) *v1.Pod {
-	p := pt.Pod("p").Obj()
+	p := st.Pod("p").Obj()
 	for i, c := range claims {
 		p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: "v" + string(rune('a'+i)),
 			VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: c}}})
@@ -117,9 +117,9 @@ func podWithClaims(claims ...string) *v1.Pod {
 
 // nodeInfo returns a NodeInfo for a node with the label key/value pairs.
 func nodeInfo(kv ...string) *framework.NodeInfo {
-	n := pt.Node("n").Obj()
+	n := st.Node("n").Obj()
 	n.Labels = labelMap(kv...)
-	return pt.NodeInfo(n)
+	return st.NodeInfo(n)
 }
 
 func labelMap(kv ...string) map[string]string {

@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package plugintest builds pods, nodes and NodeInfos for plugin tests.
-package plugintest
+// Package schedtest builds the pods, nodes, NodeInfos and fakes that the
+// scheduler's tests share.
+package schedtest
 
 import (
 	"time"
