@@ -40,19 +40,19 @@ func BenchmarkFilter(b *testing.B) {
 		objs = append(objs, csiNode(name, limit{ebs, 39}))
 		var pods []*v1.Pod
 		for p := range podsPerNode {
-			pb := makePod(name + "-p" + strconv.Itoa(p)).onNode(name).emptyDir()
+			pb := st.Pod(name + "-p" + strconv.Itoa(p)).NodeName(name).EmptyDir("scratch")
 			if p < claimPods {
 				c := name + "-c" + strconv.Itoa(p)
 				objs = append(objs, csiPV("pv-"+c, ebs, "vol-"+c), claim(c, "pv-"+c, ""))
-				pb.claims(c)
+				pb.PVC(c)
 			}
-			pods = append(pods, pb.obj())
+			pods = append(pods, pb.Obj())
 		}
 		objs = append(objs, csiPV("pv-att-"+name, ebs, "vol-att-"+name), attachment("va-"+name, name, ebs, "pv-att-"+name))
 		infos = append(infos, st.NodeInfo(st.Node(name).Obj(), pods...))
 	}
 	pl := newPlugin(b, objs...)
-	pod := makePod("p").claims("new").obj()
+	pod := st.Pod("p").PVC("new").Obj()
 	ctx := context.Background()
 	state := framework.NewCycleState()
 	if _, status := pl.PreFilter(ctx, state, pod, nil); !status.IsSuccess() {
