@@ -389,6 +389,14 @@ func (b *PodBuilder) Volume(name string, src v1.VolumeSource) *PodBuilder {
 	return b
 }
 
+// Volumes adds a volume per source, named v<index> by its place in the pod.
+func (b *PodBuilder) Volumes(srcs ...v1.VolumeSource) *PodBuilder {
+	for _, src := range srcs {
+		b.Volume("v"+strconv.Itoa(len(b.pod.Spec.Volumes)), src)
+	}
+	return b
+}
+
 // PVC adds a volume named after each claim that mounts it.
 func (b *PodBuilder) PVC(claims ...string) *PodBuilder {
 	for _, c := range claims {

@@ -132,12 +132,13 @@ func TestPodBuilder(t *testing.T) {
 		},
 		{
 			name: "volumes and claims",
-			got:  Pod("p").PVC("c1").Ephemeral("e").EmptyDir("s").ResourceClaims("gpu").ResourceClaimTemplate("t", "tmpl").GeneratedClaim("t", "p-t").Obj(),
+			got:  Pod("p").PVC("c1").Ephemeral("e").EmptyDir("s").Volumes(v1.VolumeSource{HostPath: &v1.HostPathVolumeSource{Path: "/x"}}).ResourceClaims("gpu").ResourceClaimTemplate("t", "tmpl").GeneratedClaim("t", "p-t").Obj(),
 			want: &v1.Pod{ObjectMeta: meta("p"), Spec: v1.PodSpec{
 				Volumes: []v1.Volume{
 					{Name: "c1", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "c1"}}},
 					{Name: "e", VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}}},
 					{Name: "s", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}},
+					{Name: "v3", VolumeSource: v1.VolumeSource{HostPath: &v1.HostPathVolumeSource{Path: "/x"}}},
 				},
 				ResourceClaims: []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To("gpu")}, {Name: "t", ResourceClaimTemplateName: ptr.To("tmpl")}},
 			}, Status: v1.PodStatus{ResourceClaimStatuses: []v1.PodResourceClaimStatus{{Name: "t", ResourceClaimName: ptr.To("p-t")}}}},

@@ -32,20 +32,12 @@ import (
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
-// fakeHandle provides only an informer factory.
-type fakeHandle struct {
-	framework.Handle
-	factory informers.SharedInformerFactory
-}
-
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
-
 // newPlugin builds the plugin over the objects, put straight into the
 // informers' indexers.
 func newPlugin(t testing.TB, objs ...runtime.Object) *CSILimits {
 	t.Helper()
 	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
-	pl, err := New(context.Background(), nil, &fakeHandle{factory: f})
+	pl, err := New(context.Background(), nil, &st.Handle{Informers: f})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,14 +188,14 @@ func TestFilterErrors(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	if _, err := New(context.Background(), []byte(`{"x":1}`), &fakeHandle{}); err == nil {
+	if _, err := New(context.Background(), []byte(`{"x":1}`), &st.Handle{}); err == nil {
 		t.Error("unknown args: want error")
 	}
 	if _, err := New(context.Background(), nil, nil); err == nil {
 		t.Error("nil handle: want error")
 	}
 	// Two instances (two profiles) share one factory and its index.
-	h := &fakeHandle{factory: informers.NewSharedInformerFactory(fake.NewClientset(), 0)}
+	h := &st.Handle{Informers: informers.NewSharedInformerFactory(fake.NewClientset(), 0)}
 	for i := 0; i < 2; i++ {
 		pl, err := New(context.Background(), nil, h)
 		if err != nil {

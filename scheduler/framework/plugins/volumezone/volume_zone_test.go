@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const wffc = storagev1.VolumeBindingWaitForFirstConsumer
@@ -232,7 +233,7 @@ func TestSplitZones(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	if _, err := New(context.Background(), []byte(`{"x":1}`), &fakeHandle{}); err == nil {
+	if _, err := New(context.Background(), []byte(`{"x":1}`), &st.Handle{}); err == nil {
 		t.Error("unknown args: want error")
 	}
 	if _, err := New(context.Background(), nil, nil); err == nil {
