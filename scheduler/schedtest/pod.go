@@ -491,6 +491,12 @@ func Term(topologyKey string, pairs ...string) *TermBuilder {
 	return &TermBuilder{term: v1.PodAffinityTerm{TopologyKey: topologyKey, LabelSelector: Selector(pairs...)}}
 }
 
+// Selector replaces the term's label selector; nil selects no pod.
+func (t *TermBuilder) Selector(sel *metav1.LabelSelector) *TermBuilder {
+	t.term.LabelSelector = sel
+	return t
+}
+
 // Namespaces lists the namespaces the term selects pods in.
 func (t *TermBuilder) Namespaces(ns ...string) *TermBuilder { t.term.Namespaces = ns; return t }
 

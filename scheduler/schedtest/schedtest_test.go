@@ -104,7 +104,7 @@ func TestPodBuilder(t *testing.T) {
 			name: "affinity",
 			got: Pod("p").RequiredNodeAffinity().PodAffinity(Term("zone", "app", "a").Namespaces("x")).
 				PodAntiAffinity(Term("host", "app", "b").NamespaceSelector("team", "t")).
-				PreferPodAffinity(5, Term("zone").MatchLabelKeys("rev")).PreferPodAntiAffinity(7, Term("host")).Obj(),
+				PreferPodAffinity(5, Term("zone").MatchLabelKeys("rev")).PreferPodAntiAffinity(7, Term("host").Selector(nil)).Obj(),
 			want: &v1.Pod{ObjectMeta: meta("p"), Spec: v1.PodSpec{Affinity: &v1.Affinity{
 				NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{}},
 				PodAffinity: &v1.PodAffinity{
@@ -116,7 +116,7 @@ func TestPodBuilder(t *testing.T) {
 				PodAntiAffinity: &v1.PodAntiAffinity{
 					RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: "host", LabelSelector: Selector("app", "b"), NamespaceSelector: Selector("team", "t")}},
 					PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 7, PodAffinityTerm: v1.PodAffinityTerm{
-						TopologyKey: "host", LabelSelector: Selector(),
+						TopologyKey: "host",
 					}}},
 				},
 			}}},
