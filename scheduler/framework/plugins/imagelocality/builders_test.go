@@ -49,29 +49,6 @@ func node(name string, images ...v1.ContainerImage) *v1.Node {
 	return n
 }
 
-// podBuilder builds a pod's images.
-type podBuilder struct{ pod *v1.Pod }
-
-func makePod() *podBuilder { return &podBuilder{pod: st.Pod("p").Obj()} }
-
-func (b *podBuilder) container(image string) *podBuilder {
-	b.pod.Spec.Containers = append(b.pod.Spec.Containers, v1.Container{Name: "c", Image: image})
-	return b
-}
-
-func (b *podBuilder) init(image string) *podBuilder {
-	b.pod.Spec.InitContainers = append(b.pod.Spec.InitContainers, v1.Container{Name: "i", Image: image})
-	return b
-}
-
-func (b *podBuilder) imageVolume(ref string) *podBuilder {
-	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1.Volume{Name: "v",
-		VolumeSource: v1.VolumeSource{Image: &v1.ImageVolumeSource{Reference: ref}}})
-	return b
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.pod }
-
 // pluginFor builds the plugin over a snapshot of the nodes.
 func pluginFor(nodes ...*v1.Node) (*ImageLocality, *cache.Snapshot) {
 	snap := cache.NewSnapshot(nil, nodes)
