@@ -27,6 +27,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // TestPreEnqueueGatesWhileVictimsAreEvicted holds the delete of the last
@@ -34,9 +35,9 @@ import (
 // and checks the preemptor is gated until the informer shows that
 // victim terminating, and not after the background work ends.
 func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
-	first := makePod("first").priority(1).cpu("1").on("n1").started(0).obj()
-	last := makePod("last").priority(1).cpu("1").on("n1").started(time.Minute).obj()
-	pod := makePod("big").priority(100).cpu("2").obj()
+	first := st.Pod("first").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0).Obj()
+	last := st.Pod("last").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0.Add(time.Minute)).Obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{first, last, pod}})
 	lastDeleting, release := make(chan struct{}), make(chan struct{})
 	e.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -87,9 +88,9 @@ func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
 func TestPreEnqueueGatesAcrossAProfileSwap(t *testing.T) {
 	for _, shared := range []bool{true, false} {
 		t.Run(map[bool]string{true: "shared record", false: "own record"}[shared], func(t *testing.T) {
-			first := makePod("first").priority(1).cpu("1").on("n1").started(0).obj()
-			last := makePod("last").priority(1).cpu("1").on("n1").started(time.Minute).obj()
-			pod := makePod("big").priority(100).cpu("2").obj()
+			first := st.Pod("first").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0).Obj()
+			last := st.Pod("last").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0.Add(time.Minute)).Obj()
+			pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 			c := cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{first, last, pod}}
 			if shared {
 				c.preemptions = framework.NewPreemptionsInFlight()
@@ -120,8 +121,8 @@ func TestPreEnqueueGatesAcrossAProfileSwap(t *testing.T) {
 }
 
 func TestPreEnqueueUngatesAfterAFailure(t *testing.T) {
-	victim := makePod("v").priority(1).cpu("2").on("n1").obj()
-	pod := makePod("big").priority(100).cpu("2").obj()
+	victim := st.Pod("v").Priority(1).Container("cpu", "2").NodeName("n1").Obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
 	e.client.PrependReactor("patch", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errInjected
