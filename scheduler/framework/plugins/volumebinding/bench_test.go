@@ -41,7 +41,7 @@ func BenchmarkFilterBound(b *testing.B) {
 	t := &testing.T{}
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePVC("c2").bound("pv2").obj(),
 		makePV("pv1").affinity("zone", "z0", "z1").obj(), makePV("pv2").affinity("zone", "z0", "z1", "z2").obj())
-	pod := podWith("p", "c1", "c2")
+	pod := st.Pod("p").PVC("c1", "c2").Obj()
 	nodes := benchNodes(1000)
 	ctx := context.Background()
 	cs := framework.NewCycleState()
@@ -65,7 +65,7 @@ func BenchmarkFilterDelayed(b *testing.B) {
 			affinity("zone", fmt.Sprintf("z%d", i%3)).obj())
 	}
 	e := newEnv(t, objs...)
-	pod := podWith("p", "c1")
+	pod := st.Pod("p").PVC("c1").Obj()
 	nodes := benchNodes(1000)
 	ctx := context.Background()
 	cs := framework.NewCycleState()
@@ -85,7 +85,7 @@ func BenchmarkFilterDelayed(b *testing.B) {
 func BenchmarkScore(b *testing.B) {
 	t := &testing.T{}
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").obj())
-	pod := podWith("p", "c1")
+	pod := st.Pod("p").PVC("c1").Obj()
 	node := st.NodeInfo(nodeWith("n1"))
 	ctx := context.Background()
 	cs := framework.NewCycleState()

@@ -28,6 +28,7 @@ import (
 	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // reserved schedules pod onto n1 and reserves it; the pod and node are in
@@ -82,14 +83,14 @@ func (e *env) result(done <-chan *framework.Status) *framework.Status {
 }
 
 func staticSetup(t *testing.T, args *VolumeBindingArgs) (*env, *framework.CycleState, *v1.Pod) {
-	pod := podWith("p", "a")
+	pod := st.Pod("p").PVC("a").Obj()
 	e, cs := reserved(t, args, pod, makeClass("wffc").obj(), makePVC("a").class("wffc").size("1Gi").obj(),
 		makePV("pv1").class("wffc").affinity("zone", "a").obj())
 	return e, cs, pod
 }
 
 func provisionSetup(t *testing.T) (*env, *framework.CycleState, *v1.Pod) {
-	pod := podWith("p", "d1")
+	pod := st.Pod("p").PVC("d1").Obj()
 	e, cs := reserved(t, DefaultArgs(), pod, makeClass("prov").provisioner("csi.example.com").obj(),
 		makePVC("d1").class("prov").size("1Gi").obj())
 	return e, cs, pod
@@ -174,7 +175,7 @@ func TestPreBindFailures(t *testing.T) {
 			wantErr: `provisioning failed for PVC "d1"`},
 		{name: "pod deleted", setup: provisionSetup,
 			before: func(e *env) {
-				_ = e.factory.Core().V1().Pods().Informer().GetIndexer().Delete(podWith("p", "d1"))
+				_ = e.factory.Core().V1().Pods().Informer().GetIndexer().Delete(st.Pod("p").PVC("d1").Obj())
 			},
 			wantErr: "pod does not exist any more"},
 		{name: "zero timeout gives up after one check", setup: func(t *testing.T) (*env, *framework.CycleState, *v1.Pod) {

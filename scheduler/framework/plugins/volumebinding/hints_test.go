@@ -57,7 +57,7 @@ func TestEventsToRegister(t *testing.T) {
 }
 
 func TestQueueingHints(t *testing.T) {
-	pod := withEphemeral(podWith("p", "c1"), "eph")
+	pod := st.Pod("p").PVC("c1").Ephemeral("eph").Obj()
 	pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{Name: "inline", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: "csi.example.com"}}})
 	otherNS := makePVC("c1").obj()
 	otherNS.Namespace = "elsewhere"

@@ -36,8 +36,8 @@ func TestPreFilter(t *testing.T) {
 	imm := makeClass("imm").immediate().obj()
 	noMode := makeClass("nomode").obj()
 	noMode.VolumeBindingMode = nil
-	pod := podWith("p", "c1")
-	ephPod := withEphemeral(st.Pod("p").Obj(), "eph")
+	pod := st.Pod("p").PVC("c1").Obj()
+	ephPod := st.Pod("p").Ephemeral("eph").Obj()
 	tests := []struct {
 		name     string
 		objs     []runtime.Object
@@ -100,97 +100,97 @@ func TestFilter(t *testing.T) {
 		wantStatic  []string // "claim=pv"
 		wantProv    []string
 	}{
-		{name: "bound PV admits the node", pod: podWith("p", "c1"), node: nodeA,
+		{name: "bound PV admits the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs: []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").affinity("zone", "a").obj()}},
-		{name: "bound PV without affinity", pod: podWith("p", "c1"), node: nodeB,
+		{name: "bound PV without affinity", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs: []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").obj()}},
-		{name: "bound PV excludes the node", pod: podWith("p", "c1"), node: nodeB,
+		{name: "bound PV excludes the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs:        []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").affinity("zone", "a").obj()},
 			wantReasons: []string{ErrReasonNodeConflict}},
-		{name: "bound to a missing PV", pod: podWith("p", "c1"), node: nodeA,
+		{name: "bound to a missing PV", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{makePVC("c1").bound("gone").obj()},
 			wantReasons: []string{ErrReasonPVNotExist}},
-		{name: "smallest fitting PV", pod: podWith("p", "c1"), node: nodeA,
+		{name: "smallest fitting PV", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePV("big").class("wffc").size("20Gi").obj(),
 				makePV("small").class("wffc").size("4Gi").obj(), makePV("fit").class("wffc").size("6Gi").obj()},
 			wantStatic: []string{"c1=fit"}},
-		{name: "PV of another class does not match", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV of another class does not match", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), makePV("pv1").class("other").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "selector picks the labelled PV", pod: podWith("p", "c2"), node: nodeA,
+		{name: "selector picks the labelled PV", pod: st.Pod("p").PVC("c2").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, makePVC("c2").class("wffc").size("1Gi").selector("tier", "fast").obj(),
 				makePV("plain").class("wffc").size("2Gi").obj(), makePV("fast").class("wffc").size("8Gi").labels("tier", "fast").obj()},
 			wantStatic: []string{"c2=fast"}},
-		{name: "selector matches nothing", pod: podWith("p", "c2"), node: nodeA,
+		{name: "selector matches nothing", pod: st.Pod("p").PVC("c2").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, makePVC("c2").class("wffc").size("1Gi").selector("tier", "fast").obj(),
 				makePV("plain").class("wffc").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "access modes must be offered", pod: podWith("p", "c3"), node: nodeA,
+		{name: "access modes must be offered", pod: st.Pod("p").PVC("c3").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, makePVC("c3").class("wffc").size("1Gi").modes(v1.ReadWriteMany).obj(),
 				makePV("rwo").class("wffc").obj(), makePV("rwx").class("wffc").size("50Gi").modes(v1.ReadWriteOnce, v1.ReadWriteMany).obj()},
 			wantStatic: []string{"c3=rwx"}},
-		{name: "PV node affinity must admit the node", pod: podWith("p", "c1"), node: nodeB,
+		{name: "PV node affinity must admit the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs:        []runtime.Object{wffc, c1.obj(), makePV("pv1").class("wffc").affinity("zone", "a").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "PV claimed by another claim", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV claimed by another claim", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), makePV("pv1").class("wffc").claim(makePVC("other").obj()).obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "PV pre-bound to the claim wins over a smaller one", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV pre-bound to the claim wins over a smaller one", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePV("fit").class("wffc").size("5Gi").obj(),
 				makePV("mine").class("wffc").size("50Gi").claim(c1.obj()).obj()},
 			wantStatic: []string{"c1=mine"}},
-		{name: "PV pre-bound to the claim excludes the node", pod: podWith("p", "c1"), node: nodeB,
+		{name: "PV pre-bound to the claim excludes the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs: []runtime.Object{wffc, c1.obj(), makePV("fit").class("wffc").size("5Gi").obj(),
 				makePV("mine").class("wffc").claim(c1.obj()).affinity("zone", "a").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "PV being deleted does not match", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV being deleted does not match", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), deletingPV(makePV("pv1").class("wffc").obj())},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "released PV does not match", pod: podWith("p", "c1"), node: nodeA,
+		{name: "released PV does not match", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), withPhase(makePV("pv1").class("wffc").obj(), v1.VolumeReleased)},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "two claims take two PVs", pod: podWith("p", "c1", "c4"), node: nodeA,
+		{name: "two claims take two PVs", pod: st.Pod("p").PVC("c1", "c4").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePVC("c4").class("wffc").size("1Gi").obj(),
 				makePV("pv5").class("wffc").size("5Gi").obj(), makePV("pv6").class("wffc").size("6Gi").obj()},
 			wantStatic: []string{"c4=pv5", "c1=pv6"}},
-		{name: "two claims, one PV", pod: podWith("p", "c1", "c4"), node: nodeA,
+		{name: "two claims, one PV", pod: st.Pod("p").PVC("c1", "c4").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePVC("c4").class("wffc").size("1Gi").obj(),
 				makePV("pv6").class("wffc").size("6Gi").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "provisioning when no PV fits", pod: podWith("p", "d1"), node: nodeA,
+		{name: "provisioning when no PV fits", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:     []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), makePV("tiny").class("prov").size("1Gi").obj()},
 			wantProv: []string{"d1"}},
-		{name: "allowed topology admits the node", pod: podWith("p", "d1"), node: nodeA,
+		{name: "allowed topology admits the node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{provZoned, makePVC("d1").class("zoned").size("5Gi").obj()}, wantProv: []string{"d1"}},
-		{name: "allowed topology excludes the node", pod: podWith("p", "d1"), node: nodeB,
+		{name: "allowed topology excludes the node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeB,
 			objs:        []runtime.Object{provZoned, makePVC("d1").class("zoned").size("5Gi").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "driver without capacity tracking", pod: podWith("p", "d1"), node: nodeA,
+		{name: "driver without capacity tracking", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:     []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", false)},
 			wantProv: []string{"d1"}},
-		{name: "tracked capacity has room", pod: podWith("p", "d1"), node: nodeA,
+		{name: "tracked capacity has room", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap-small", "prov", "1Gi", "zone", "a"), capacity("cap", "prov", "100Gi", "zone", "a")},
 			wantProv: []string{"d1"}},
-		{name: "tracked capacity too small", pod: podWith("p", "d1"), node: nodeA,
+		{name: "tracked capacity too small", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap", "prov", "1Gi", "zone", "a")},
 			wantReasons: []string{ErrReasonNotEnoughSpace}},
-		{name: "tracked capacity out of the node's reach", pod: podWith("p", "d1"), node: nodeB,
+		{name: "tracked capacity out of the node's reach", pod: st.Pod("p").PVC("d1").Obj(), node: nodeB,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap", "prov", "100Gi", "zone", "a")},
 			wantReasons: []string{ErrReasonNotEnoughSpace}},
-		{name: "tracked capacity of another class", pod: podWith("p", "d1"), node: nodeA,
+		{name: "tracked capacity of another class", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap", "other", "100Gi", "zone", "a")},
 			wantReasons: []string{ErrReasonNotEnoughSpace}},
-		{name: "provisioning started on this node", pod: podWith("p", "d1"), node: nodeA,
+		{name: "provisioning started on this node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:     []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").selectedNode("n1").obj(), makePV("pv1").class("prov").obj()},
 			wantProv: []string{"d1"}},
-		{name: "provisioning started on another node", pod: podWith("p", "d1"), node: nodeA,
+		{name: "provisioning started on another node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:        []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").selectedNode("n2").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "bound conflict and no PV report both", pod: podWith("p", "c0", "c1"), node: nodeB,
+		{name: "bound conflict and no PV report both", pod: st.Pod("p").PVC("c0", "c1").Obj(), node: nodeB,
 			objs:        []runtime.Object{wffc, makePVC("c0").bound("pv0").obj(), makePV("pv0").affinity("zone", "a").obj(), c1.obj()},
 			wantReasons: []string{ErrReasonNodeConflict, ErrReasonBindConflict}},
 	}
@@ -246,8 +246,8 @@ func withPhase(pv *v1.PersistentVolume, p v1.PersistentVolumePhase) *v1.Persiste
 
 func TestFilterNodeMissing(t *testing.T) {
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePV("pv1").obj())
-	cs, _, _ := e.schedule(podWith("p", "c1"))
-	if status := e.pl.Filter(context.Background(), cs, podWith("p", "c1"), framework.NewNodeInfo()); status.Code() != framework.Error {
+	cs, _, _ := e.schedule(st.Pod("p").PVC("c1").Obj())
+	if status := e.pl.Filter(context.Background(), cs, st.Pod("p").PVC("c1").Obj(), framework.NewNodeInfo()); status.Code() != framework.Error {
 		t.Fatalf("Filter without node = %v, want Error", status)
 	}
 }
@@ -258,7 +258,7 @@ func TestReserveAssumesPVsForLaterPods(t *testing.T) {
 	e := newEnv(t, makeClass("wffc").obj(),
 		makePVC("a").class("wffc").size("1Gi").obj(), makePVC("b").class("wffc").size("1Gi").obj(),
 		makePV("pv1").class("wffc").obj())
-	podA, podB := podWith("pa", "a"), podWith("pb", "b")
+	podA, podB := st.Pod("pa").PVC("a").Obj(), st.Pod("pb").PVC("b").Obj()
 
 	csA, _, sts := e.schedule(podA, node)
 	if !sts[0].IsSuccess() {
@@ -294,7 +294,7 @@ func TestReserveAssumesPVsForLaterPods(t *testing.T) {
 func TestReserveAssumesSelectedNode(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makeClass("prov").provisioner("csi.example.com").obj(), makePVC("d1").class("prov").size("1Gi").obj())
-	pod := podWith("p", "d1")
+	pod := st.Pod("p").PVC("d1").Obj()
 	cs, _, sts := e.schedule(pod, nodeWith("n1"), nodeWith("n2"))
 	if !sts[0].IsSuccess() || !sts[1].IsSuccess() {
 		t.Fatalf("Filter = %v", sts)
@@ -307,7 +307,7 @@ func TestReserveAssumesSelectedNode(t *testing.T) {
 		t.Fatalf("assumed selected node = %q, want n2", got)
 	}
 	// A later pod sharing the claim is now held to n2.
-	_, _, sts = e.schedule(podWith("q", "d1"), nodeWith("n1"), nodeWith("n2"))
+	_, _, sts = e.schedule(st.Pod("q").PVC("d1").Obj(), nodeWith("n1"), nodeWith("n2"))
 	if sts[0].IsSuccess() || !sts[1].IsSuccess() {
 		t.Fatalf("later pod: Filter n1 = %v, n2 = %v; want only n2 feasible", sts[0], sts[1])
 	}
@@ -320,7 +320,7 @@ func TestReserveAssumesSelectedNode(t *testing.T) {
 func TestReserveStaleDecisionFails(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("a").class("wffc").obj(), makePV("pv1").class("wffc").obj())
-	pod := podWith("p", "a")
+	pod := st.Pod("p").PVC("a").Obj()
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
 	e.put(makePV("pv1").class("wffc").rv("2").obj()) // changed after Filter
 	if status := e.pl.Reserve(ctx, cs, pod, "n1"); status.Code() != framework.Error {
@@ -334,7 +334,7 @@ func TestReserveStaleDecisionFails(t *testing.T) {
 func TestReserveWithoutClaimsToBind(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePV("pv1").obj())
-	pod := podWith("p", "c1")
+	pod := st.Pod("p").PVC("c1").Obj()
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
 	if status := e.pl.Reserve(ctx, cs, pod, "n1"); !status.IsSuccess() {
 		t.Fatalf("Reserve = %v", status)
@@ -359,7 +359,7 @@ func TestReserveWithoutClaimsToBind(t *testing.T) {
 func TestAssumeCacheExpiresOnInformerUpdate(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("a").class("wffc").obj(), makePV("pv1").class("wffc").obj())
-	pod := podWith("p", "a")
+	pod := st.Pod("p").PVC("a").Obj()
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
 	if status := e.pl.Reserve(ctx, cs, pod, "n1"); !status.IsSuccess() {
 		t.Fatalf("Reserve = %v", status)
@@ -371,8 +371,8 @@ func TestAssumeCacheExpiresOnInformerUpdate(t *testing.T) {
 	}
 	// The next assume prunes the expired overlay.
 	e.put(makePVC("b").class("wffc").obj())
-	csB, _, _ := e.schedule(podWith("q", "b"), nodeWith("n1"))
-	if status := e.pl.Reserve(ctx, csB, podWith("q", "b"), "n1"); !status.IsSuccess() {
+	csB, _, _ := e.schedule(st.Pod("q").PVC("b").Obj(), nodeWith("n1"))
+	if status := e.pl.Reserve(ctx, csB, st.Pod("q").PVC("b").Obj(), "n1"); !status.IsSuccess() {
 		t.Fatalf("Reserve b = %v", status)
 	}
 	if n := e.pl.pvs.assumedCount(); n != 1 {
@@ -392,19 +392,19 @@ func TestScore(t *testing.T) {
 		wantSkip  bool
 		wantScore int64
 	}{
-		{name: "bound claims only: skipped", pod: podWith("p", "c1"), wantSkip: true,
+		{name: "bound claims only: skipped", pod: st.Pod("p").PVC("c1").Obj(), wantSkip: true,
 			objs: []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").obj()}},
-		{name: "static half used", pod: podWith("p", "c1"), wantScore: 50,
+		{name: "static half used", pod: st.Pod("p").PVC("c1").Obj(), wantScore: 50,
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").size("10Gi").obj()}},
-		{name: "static fully used", pod: podWith("p", "c1"), wantScore: 0,
+		{name: "static fully used", pod: st.Pod("p").PVC("c1").Obj(), wantScore: 0,
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").size("5Gi").obj()}},
-		{name: "static with a most-allocated shape", pod: podWith("p", "c1"), wantScore: 80,
+		{name: "static with a most-allocated shape", pod: st.Pod("p").PVC("c1").Obj(), wantScore: 80,
 			args: &VolumeBindingArgs{BindTimeoutSeconds: 1, Shape: []UtilizationShapePoint{{0, 0}, {100, 10}}},
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("8Gi").obj(), makePV("pv1").class("wffc").size("10Gi").obj()}},
-		{name: "provisioning from tracked capacity", pod: podWith("p", "d1", "d2"), wantScore: 70,
+		{name: "provisioning from tracked capacity", pod: st.Pod("p").PVC("d1", "d2").Obj(), wantScore: 70,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("10Gi").obj(), makePVC("d2").class("prov").size("20Gi").obj(),
 				csiDriver("csi.example.com", true), capacity("cap", "prov", "100Gi")}},
-		{name: "provisioning without tracked capacity: skipped", pod: podWith("p", "d1"), wantSkip: true,
+		{name: "provisioning without tracked capacity: skipped", pod: st.Pod("p").PVC("d1").Obj(), wantSkip: true,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("10Gi").obj()}},
 	}
 	for _, tc := range tests {
@@ -448,7 +448,7 @@ func TestShapeScore(t *testing.T) {
 
 func TestNewFactory(t *testing.T) {
 	e := newEnv(t)
-	h := &fakeHandle{client: e.client, factory: e.factory}
+	h := &st.Handle{Client: e.client, Informers: e.factory}
 	if _, err := New(context.Background(), []byte(`{"bindTimeoutSeconds": 5}`), h); err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -462,7 +462,7 @@ func TestNewFactory(t *testing.T) {
 
 func TestFilterConcurrentNodes(t *testing.T) {
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").obj(), makePV("pv1").class("wffc").affinity("zone", "a").obj())
-	pod := podWith("p", "c1")
+	pod := st.Pod("p").PVC("c1").Obj()
 	cs := framework.NewCycleState()
 	if _, status := e.pl.PreFilter(context.Background(), cs, pod, nil); !status.IsSuccess() {
 		t.Fatal(status)
