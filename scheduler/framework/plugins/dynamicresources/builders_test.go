@@ -32,10 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/events"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -47,21 +45,6 @@ const (
 	ns     = "default"
 	driver = "gpu.example.com"
 )
-
-// fakeHandle gives the plugin a client, an informer factory and, when set,
-// the scheduler's shared plugin state; every other Handle method panics
-// through the nil embedded interface.
-type fakeHandle struct {
-	framework.Handle
-	client  kubernetes.Interface
-	factory informers.SharedInformerFactory
-	shared  *framework.SharedPluginState
-}
-
-func (h *fakeHandle) ClientSet() kubernetes.Interface                        { return h.client }
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
-func (h *fakeHandle) EventRecorder() events.EventRecorder                    { return nil }
-func (h *fakeHandle) SharedPluginState() *framework.SharedPluginState        { return h.shared }
 
 // env is the plugin over a fake clientset whose informer indexers are
 // filled directly, on a fake clock.
@@ -98,7 +81,7 @@ func newEnvWithArgs(t *testing.T, args *Args, objs ...runtime.Object) *env {
 // state, as a second profile would be.
 func (e *env) newPlugin(args *Args) *DynamicResources {
 	e.t.Helper()
-	pl, err := NewWithArgs(context.Background(), args, &fakeHandle{client: e.client, factory: e.factory, shared: e.shared},
+	pl, err := NewWithArgs(context.Background(), args, &st.Handle{Client: e.client, Informers: e.factory, Shared: e.shared},
 		WithClock(e.clock), WithPollInterval(time.Second))
 	if err != nil {
 		e.t.Fatalf("NewWithArgs: %v", err)
@@ -321,22 +304,3 @@ func (b *claimBuilder) deleting() *claimBuilder {
 }
 
 func (b *claimBuilder) obj() *resourceapi.ResourceClaim { return b.c }
-
-// pod returns a pod in the test namespace using the named claims.
-func pod(name string, claims ...string) *v1.Pod {
-	p := st.Pod(name).Namespace(ns).UID("uid-" + name).Obj()
-	for _, c := range claims {
-		p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: c, ResourceClaimName: ptr.To(c)})
-	}
-	return p
-}
-
-// withTemplateClaim adds a claim from a template; generated, when not
-// empty, is the claim the resourceclaim controller made for it.
-func withTemplateClaim(p *v1.Pod, name, generated string) *v1.Pod {
-	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimTemplateName: ptr.To(name + "-template")})
-	if generated != "" {
-		p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: name, ResourceClaimName: ptr.To(generated)})
-	}
-	return p
-}

@@ -38,24 +38,24 @@ import (
 var nodes = []*v1.Node{node("node-a"), node("node-b")}
 
 func TestPreEnqueue(t *testing.T) {
-	owner := pod("p")
+	owner := st.Pod("p").Obj()
 	tests := []struct {
 		name    string
 		pod     *v1.Pod
 		objs    []runtime.Object
 		wantMsg string
 	}{
-		{name: "no claims", pod: pod("p")},
-		{name: "claim exists", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).obj()}},
-		{name: "claim missing", pod: pod("p", "c"), wantMsg: `could not find ResourceClaim "default/c"`},
-		{name: "template claim not created yet", pod: withTemplateClaim(pod("p"), "gpu", ""),
+		{name: "no claims", pod: st.Pod("p").Obj()},
+		{name: "claim exists", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).obj()}},
+		{name: "claim missing", pod: st.Pod("p").ResourceClaims("c").Obj(), wantMsg: `could not find ResourceClaim "default/c"`},
+		{name: "template claim not created yet", pod: st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").Obj(),
 			wantMsg: `pod "default/p": ResourceClaim not created yet`},
-		{name: "template claim created", pod: withTemplateClaim(pod("p"), "gpu", "p-gpu"),
+		{name: "template claim created", pod: st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").GeneratedClaim("gpu", "p-gpu").Obj(),
 			objs: []runtime.Object{claim("p-gpu").request("gpu", 1).ownedBy(owner).obj()}},
-		{name: "template claim not the pod's", pod: withTemplateClaim(pod("p"), "gpu", "p-gpu"),
+		{name: "template claim not the pod's", pod: st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").GeneratedClaim("gpu", "p-gpu").Obj(),
 			objs:    []runtime.Object{claim("p-gpu").request("gpu", 1).obj()},
 			wantMsg: "ResourceClaim default/p-gpu was not created for Pod default/p (Pod is not owner)"},
-		{name: "claim being deleted", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).deleting().obj()},
+		{name: "claim being deleted", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).deleting().obj()},
 			wantMsg: `resourceclaim "c" is being deleted`},
 	}
 	for _, tt := range tests {
@@ -84,17 +84,17 @@ func TestPreFilter(t *testing.T) {
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "pod without claims is skipped", pod: pod("p"), wantCode: framework.Skip},
-		{name: "claim ready to allocate", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()}},
-		{name: "unknown device class", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).obj()},
+		{name: "pod without claims is skipped", pod: st.Pod("p").Obj(), wantCode: framework.Skip},
+		{name: "claim ready to allocate", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()}},
+		{name: "unknown device class", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).obj()},
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "request req-0: device class gpu does not exist"},
-		{name: "unknown class of a subrequest", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").firstAvailable("gpu", "tpu").obj()},
+		{name: "unknown class of a subrequest", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{class("gpu"), claim("c").firstAvailable("gpu", "tpu").obj()},
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "request req-0/sub-1: device class tpu does not exist"},
-		{name: "claim missing", pod: pod("p", "c"),
+		{name: "claim missing", pod: st.Pod("p").ResourceClaims("c").Obj(),
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: `could not find ResourceClaim "default/c"`},
-		{name: "claim allocated in flight for another pod", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()},
+		{name: "claim allocated in flight for another pod", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()},
 			inFlight: true, wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "resource claim default/c is in the process of being allocated"},
-		{name: "allocated claim needs no class", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj()}},
+		{name: "allocated claim needs no class", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestPreFilter(t *testing.T) {
 }
 
 func TestFilter(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	tests := []struct {
 		name         string
 		objs         []runtime.Object
@@ -197,7 +197,7 @@ func TestInFlight(t *testing.T) {
 			if profiles == "two profiles" {
 				second = e.newPlugin(&Args{})
 			}
-			first, other := pod("p1", "c1"), pod("p2", "c2")
+			first, other := st.Pod("p1").ResourceClaims("c1").Obj(), st.Pod("p2").ResourceClaims("c2").Obj()
 
 			c1 := e.schedule(e.pl, first, nodes...)
 			if got := c1.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
@@ -228,7 +228,7 @@ func TestInFlight(t *testing.T) {
 }
 
 func TestPreBindWritesAllocationAndReservation(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	e := newEnv(t, class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj())
 	c := e.schedule(e.pl, p, nodes...)
 	if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
@@ -264,7 +264,7 @@ func TestPreBindWritesAllocationAndReservation(t *testing.T) {
 
 	// Until the informer delivers the write, the device stays taken.
 	e.put(claim("c2").request("gpu", 1).obj())
-	other := pod("p2", "c2")
+	other := st.Pod("p2").ResourceClaims("c2").Obj()
 	if got := e.schedule(e.pl, other, nodes...).feasible(nodes); len(got) != 0 {
 		t.Errorf("another pod fits %v before the informer saw the allocation", got)
 	}
@@ -275,7 +275,7 @@ func TestPreBindWritesAllocationAndReservation(t *testing.T) {
 }
 
 func TestPreBindReservesAllocatedClaim(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	e := newEnv(t, slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj())
 	c := e.schedule(e.pl, p, nodes...)
 	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
@@ -305,7 +305,7 @@ func TestPreBindReservesAllocatedClaim(t *testing.T) {
 func TestPreBindPreFlightSkipsPodsWithoutClaims(t *testing.T) {
 	e := newEnv(t)
 	cs := framework.NewCycleState()
-	p := pod("p")
+	p := st.Pod("p").Obj()
 	if _, status := e.pl.PreFilter(context.Background(), cs, p, nil); !status.IsSkip() {
 		t.Fatalf("PreFilter = %v, want Skip", status)
 	}
@@ -329,7 +329,7 @@ func TestPreBindWaitsForBindingConditions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := pod("p", "c")
+			p := st.Pod("p").ResourceClaims("c").Obj()
 			e := newEnvWithArgs(t, &Args{BindingTimeout: &metav1.Duration{Duration: time.Minute}},
 				class("gpu"), slice("node-a", "gpu-0").bindingConditions("Attached").obj(), claim("c").request("gpu", 1).obj())
 			c := e.schedule(e.pl, p, nodes...)
@@ -387,7 +387,7 @@ func setDeviceCondition(c *resourceapi.ResourceClaim, cond string) {
 }
 
 func TestPostFilter(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	tests := []struct {
 		name            string
 		claim           *resourceapi.ResourceClaim
@@ -398,7 +398,7 @@ func TestPostFilter(t *testing.T) {
 			wantMsg: ReasonDeallocated, wantDeallocated: true},
 		{name: "claim reserved for the pod is freed", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(p).obj(),
 			wantMsg: ReasonDeallocated, wantDeallocated: true},
-		{name: "claim another pod uses stays", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(pod("other")).obj()},
+		{name: "claim another pod uses stays", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(st.Pod("other").Obj()).obj()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -432,7 +432,7 @@ func TestScorePrefersEarlierSubrequests(t *testing.T) {
 	sa.Spec.Devices[0].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"size": {StringValue: strPtr("small")}}
 	sb.Spec.Devices[0].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"size": {StringValue: strPtr("big")}}
 	e := newEnv(t, small, big, sa, sb, claim("c").firstAvailable("big", "small").obj())
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	c := e.schedule(e.pl, p, nodes...)
 	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a", "node-b"}) {
 		t.Fatalf("feasible nodes = %v", got)
@@ -472,7 +472,7 @@ func TestArgs(t *testing.T) {
 		{name: "unknown field", args: `{"timeout":"1s"}`, wantErr: []string{"timeout"}},
 	}
 	client := fake.NewClientset()
-	h := &fakeHandle{client: client, factory: informers.NewSharedInformerFactory(client, 0)}
+	h := &st.Handle{Client: client, Informers: informers.NewSharedInformerFactory(client, 0)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var raw []byte
@@ -518,7 +518,7 @@ func TestConcurrentBindingsNeverShareADevice(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		name := "c" + string(rune('0'+i))
-		p := pod("p"+string(rune('0'+i)), name)
+		p := st.Pod("p" + string(rune('0'+i))).ResourceClaims(name).Obj()
 		c := e.schedule(e.pl, p, nodes[0])
 		if !c.byNode["node-a"].IsSuccess() {
 			t.Fatalf("pod %d: %v", i, c.byNode["node-a"])
@@ -556,7 +556,7 @@ func TestConcurrentBindingsNeverShareADevice(t *testing.T) {
 // nodeFit): a claim the pod alone holds is allocated afresh, its devices
 // free, while a claim shared with another pod keeps the pod where it is.
 func TestRelocation(t *testing.T) {
-	p, q := pod("p", "c"), pod("q", "c")
+	p, q := st.Pod("p").ResourceClaims("c").Obj(), st.Pod("q").ResourceClaims("c").Obj()
 	own := func() *resourceapi.ResourceClaim {
 		return claim("c").request("gpu", 1).allocated("node-a", "gpu-0").reservedFor(p).obj()
 	}
