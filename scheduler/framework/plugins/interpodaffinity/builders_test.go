@@ -35,10 +35,9 @@ const (
 )
 
 // serial and fakeHandle are schedtest's, under the names args_test.go uses.
-type (
-	serial     = st.Serial
-	fakeHandle = st.Handle
-)
+type serial = st.Serial
+
+type fakeHandle = st.Handle
 
 // newHandle builds a handle over the NodeInfos; the namespaces go straight into the informer's indexer.
 func newHandle(t testing.TB, par framework.Parallelizer, nodes []*framework.NodeInfo, nss ...*v1.Namespace) *st.Handle {
