@@ -23,13 +23,13 @@ import (
 	"maps"
 	"math/rand"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	st "github.com/berth-io/berth/scheduler/schedtest"
-	"time"
 )
 
 // fakeCluster mimics the snapshot: a changed node gets a fresh NodeInfo with

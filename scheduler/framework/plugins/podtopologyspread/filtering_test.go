@@ -19,12 +19,12 @@ package podtopologyspread
 import (
 	"context"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	st "github.com/berth-io/berth/scheduler/schedtest"
-	"time"
 )
 
 // Filter's rejections name the plugin already: they are made once and the
