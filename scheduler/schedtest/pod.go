@@ -113,6 +113,12 @@ func (b *PodBuilder) SchedulerName(name string) *PodBuilder {
 	return b
 }
 
+// SecurityContext sets spec.securityContext.
+func (b *PodBuilder) SecurityContext(sc *v1.PodSecurityContext) *PodBuilder {
+	b.pod.Spec.SecurityContext = sc
+	return b
+}
+
 // Priority sets spec.priority.
 func (b *PodBuilder) Priority(p int32) *PodBuilder { b.pod.Spec.Priority = &p; return b }
 
@@ -128,10 +134,18 @@ func (b *PodBuilder) PreemptionPolicy(p v1.PreemptionPolicy) *PodBuilder {
 	return b
 }
 
+// requests is the ResourceList of the pairs, nil without pairs.
+func requests(pairs []string) v1.ResourceRequirements {
+	if len(pairs) == 0 {
+		return v1.ResourceRequirements{}
+	}
+	return v1.ResourceRequirements{Requests: List(pairs...)}
+}
+
 // Container adds a container requesting the name/quantity pairs.
 func (b *PodBuilder) Container(pairs ...string) *PodBuilder {
 	b.pod.Spec.Containers = append(b.pod.Spec.Containers, v1.Container{
-		Name: "c" + strconv.Itoa(len(b.pod.Spec.Containers)), Resources: v1.ResourceRequirements{Requests: List(pairs...)},
+		Name: "c" + strconv.Itoa(len(b.pod.Spec.Containers)), Resources: requests(pairs),
 	})
 	return b
 }
@@ -148,7 +162,7 @@ func (b *PodBuilder) Images(images ...string) *PodBuilder {
 // Init adds a run-to-completion init container requesting the pairs.
 func (b *PodBuilder) Init(pairs ...string) *PodBuilder {
 	b.pod.Spec.InitContainers = append(b.pod.Spec.InitContainers, v1.Container{
-		Name: "i" + strconv.Itoa(len(b.pod.Spec.InitContainers)), Resources: v1.ResourceRequirements{Requests: List(pairs...)},
+		Name: "i" + strconv.Itoa(len(b.pod.Spec.InitContainers)), Resources: requests(pairs),
 	})
 	return b
 }
@@ -173,8 +187,7 @@ func (b *PodBuilder) InitLimit(pairs ...string) *PodBuilder {
 func (b *PodBuilder) Sidecar(pairs ...string) *PodBuilder {
 	always := v1.ContainerRestartPolicyAlways
 	b.pod.Spec.InitContainers = append(b.pod.Spec.InitContainers, v1.Container{
-		Name: "s" + strconv.Itoa(len(b.pod.Spec.InitContainers)), RestartPolicy: &always,
-		Resources: v1.ResourceRequirements{Requests: List(pairs...)},
+		Name: "s" + strconv.Itoa(len(b.pod.Spec.InitContainers)), RestartPolicy: &always, Resources: requests(pairs),
 	})
 	return b
 }
@@ -208,6 +221,23 @@ func (b *PodBuilder) Limit(pairs ...string) *PodBuilder {
 	for name, q := range List(pairs...) {
 		c.Resources.Limits[name] = q
 	}
+	return b
+}
+
+// Command sets the first container's command.
+func (b *PodBuilder) Command(args ...string) *PodBuilder { b.first().Command = args; return b }
+
+// Env adds an environment variable of the value to the first container.
+func (b *PodBuilder) Env(name, value string) *PodBuilder {
+	c := b.first()
+	c.Env = append(c.Env, v1.EnvVar{Name: name, Value: value})
+	return b
+}
+
+// EnvFrom adds an environment variable read from the source to the first container.
+func (b *PodBuilder) EnvFrom(name string, src *v1.EnvVarSource) *PodBuilder {
+	c := b.first()
+	c.Env = append(c.Env, v1.EnvVar{Name: name, ValueFrom: src})
 	return b
 }
 

@@ -67,10 +67,10 @@ func TestPodBuilder(t *testing.T) {
 		},
 		{
 			name: "scheduling",
-			got: Pod("p").SchedulerName("s").Priority(3).PriorityClass("high").PreemptionPolicy(v1.PreemptNever).
+			got: Pod("p").SchedulerName("s").SecurityContext(&v1.PodSecurityContext{}).Priority(3).PriorityClass("high").PreemptionPolicy(v1.PreemptNever).
 				NodeName("n1").Nominated("n2").Gates("g1", "g2").Tolerate("k").NodeSelector("zone", "a").Obj(),
 			want: &v1.Pod{ObjectMeta: meta("p"), Spec: v1.PodSpec{
-				SchedulerName: "s", Priority: ptr.To[int32](3), PriorityClassName: "high", PreemptionPolicy: ptr.To(v1.PreemptNever),
+				SchedulerName: "s", SecurityContext: &v1.PodSecurityContext{}, Priority: ptr.To[int32](3), PriorityClassName: "high", PreemptionPolicy: ptr.To(v1.PreemptNever),
 				NodeName: "n1", SchedulingGates: []v1.PodSchedulingGate{{Name: "g1"}, {Name: "g2"}},
 				Tolerations:  []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists}},
 				NodeSelector: map[string]string{"zone": "a"},
@@ -78,11 +78,14 @@ func TestPodBuilder(t *testing.T) {
 		},
 		{
 			name: "first container made on demand",
-			got:  Pod("p").Req("cpu", "1").Limit("cpu", "1").Image("img").HostPort(80).Obj(),
+			got: Pod("p").Req("cpu", "1").Limit("cpu", "1").Image("img").HostPort(80).Command("run", "-v").Env("A", "1").
+				EnvFrom("N", &v1.EnvVarSource{FieldRef: &v1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}).Obj(),
 			want: &v1.Pod{ObjectMeta: meta("p"), Spec: v1.PodSpec{Containers: []v1.Container{{
 				Name: "c0", Image: "img",
 				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{"cpu": one}, Limits: v1.ResourceList{"cpu": one}},
 				Ports:     []v1.ContainerPort{{ContainerPort: 80, HostPort: 80, Protocol: v1.ProtocolTCP}},
+				Command:   []string{"run", "-v"},
+				Env:       []v1.EnvVar{{Name: "A", Value: "1"}, {Name: "N", ValueFrom: &v1.EnvVarSource{FieldRef: &v1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
 			}}}},
 		},
 		{
@@ -91,12 +94,12 @@ func TestPodBuilder(t *testing.T) {
 			want: &v1.Pod{ObjectMeta: meta("p"), Spec: v1.PodSpec{
 				Containers: []v1.Container{
 					{Name: "c0", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{"cpu": one}}},
-					{Name: "c1", Image: "a", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{}}},
+					{Name: "c1", Image: "a"},
 				},
 				InitContainers: []v1.Container{
-					{Name: "i0", Image: "b", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{}}},
+					{Name: "i0", Image: "b"},
 					{Name: "i1", Resources: v1.ResourceRequirements{Limits: v1.ResourceList{"cpu": one}}},
-					{Name: "s2", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways), Resources: v1.ResourceRequirements{Requests: v1.ResourceList{}}},
+					{Name: "s2", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
 				},
 			}},
 		},
