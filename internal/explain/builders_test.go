@@ -17,92 +17,33 @@ limitations under the License.
 package explain_test
 
 import (
+	"strconv"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // t0 is when the builders' objects were created.
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
-type nodeBuilder struct{ n v1.Node }
-
-// makeNode returns a ready node with cpu cores and mem GiB allocatable.
-func makeNode(name string, cpu, memGi int64) *nodeBuilder {
-	alloc := v1.ResourceList{
-		v1.ResourceCPU:    *resource.NewQuantity(cpu, resource.DecimalSI),
-		v1.ResourceMemory: *resource.NewQuantity(memGi<<30, resource.BinarySI),
-		v1.ResourcePods:   resource.MustParse("110"),
-	}
-	return &nodeBuilder{n: v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
-		Status:     v1.NodeStatus{Capacity: alloc, Allocatable: alloc, Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}},
-	}}
+// readyNode starts a Ready node with cpu cores, memGi GiB and room for 110 pods.
+func readyNode(name string, cpu, memGi int64) *st.NodeBuilder {
+	return st.Node(name).Hostname().Ready().
+		Alloc("cpu", strconv.FormatInt(cpu, 10), "memory", strconv.FormatInt(memGi, 10)+"Gi", "pods", "110")
 }
 
-func (b *nodeBuilder) taint(key string) *nodeBuilder {
-	b.n.Spec.Taints = append(b.n.Spec.Taints, v1.Taint{Key: key, Effect: v1.TaintEffectNoSchedule})
-	return b
+// pendingPod starts a pending pod of the default scheduler requesting
+// milliCPU and memMi, with the UID its recorded decisions name.
+func pendingPod(ns, name string, milliCPU, memMi int64) *st.PodBuilder {
+	return st.Pod(name).Namespace(ns).UID(ns+"-"+name).SchedulerName(v1.DefaultSchedulerName).Image("app").
+		Req("cpu", strconv.FormatInt(milliCPU, 10)+"m", "memory", strconv.FormatInt(memMi, 10)+"Mi").Phase(v1.PodPending)
 }
-
-func (b *nodeBuilder) label(k, v string) *nodeBuilder {
-	b.n.Labels[k] = v
-	return b
-}
-
-func (b *nodeBuilder) obj() *v1.Node { return b.n.DeepCopy() }
-
-type podBuilder struct{ p v1.Pod }
-
-// makePod returns a pending pod of the default scheduler requesting
-// milliCPU and memMi.
-func makePod(ns, name string, milliCPU, memMi int64) *podBuilder {
-	return &podBuilder{p: v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "-" + name)},
-		Spec: v1.PodSpec{
-			SchedulerName: v1.DefaultSchedulerName,
-			Containers: []v1.Container{{Name: "app", Image: "app", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-				v1.ResourceCPU:    *resource.NewMilliQuantity(milliCPU, resource.DecimalSI),
-				v1.ResourceMemory: *resource.NewQuantity(memMi<<20, resource.BinarySI),
-			}}}},
-		},
-		Status: v1.PodStatus{Phase: v1.PodPending},
-	}}
-}
-
-func (b *podBuilder) on(node string) *podBuilder {
-	b.p.Spec.NodeName = node
-	b.p.Status.Phase = v1.PodRunning
-	return b
-}
-
-func (b *podBuilder) schedulerName(n string) *podBuilder { b.p.Spec.SchedulerName = n; return b }
-
-func (b *podBuilder) nominated(node string) *podBuilder {
-	b.p.Status.NominatedNodeName = node
-	return b
-}
-
-func (b *podBuilder) gate(name string) *podBuilder {
-	b.p.Spec.SchedulingGates = append(b.p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: name})
-	return b
-}
-
-func (b *podBuilder) nodeSelector(k, v string) *podBuilder {
-	if b.p.Spec.NodeSelector == nil {
-		b.p.Spec.NodeSelector = map[string]string{}
-	}
-	b.p.Spec.NodeSelector[k] = v
-	return b
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.p.DeepCopy() }
 
 type profileBuilder struct{ p v1alpha1.SchedulingProfile }
 

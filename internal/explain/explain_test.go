@@ -102,11 +102,11 @@ func TestExplain(t *testing.T) {
 		name: "each rejected node names its plugin and reason; the feasible one is chosen",
 		cluster: cluster{
 			nodes: []*v1.Node{
-				makeNode("small", 1, 4).obj(),
-				makeNode("tainted", 8, 32).taint("dedicated").obj(),
-				makeNode("big", 8, 32).obj(),
+				readyNode("small", 1, 4).Obj(),
+				readyNode("tainted", 8, 32).Taint("dedicated", "", v1.TaintEffectNoSchedule).Obj(),
+				readyNode("big", 8, 32).Obj(),
 			},
-			pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 2000, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -145,8 +145,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "equal nodes tie and are all listed as the scheduler's random choice",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("b", 4, 16).obj(), makeNode("a", 4, 16).obj(), makeNode("c", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			nodes:    []*v1.Node{readyNode("b", 4, 16).Obj(), readyNode("a", 4, 16).Obj(), readyNode("c", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -161,10 +161,10 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a bound pod is evaluated as if pending, off its node",
 		cluster: cluster{
-			nodes: []*v1.Node{makeNode("a", 2, 8).obj(), makeNode("b", 2, 8).obj()},
+			nodes: []*v1.Node{readyNode("a", 2, 8).Obj(), readyNode("b", 2, 8).Obj()},
 			pods: []*v1.Pod{
-				makePod("ns", "web", 1500, 512).on("a").obj(),
-				makePod("ns", "other", 1500, 512).on("b").obj(),
+				pendingPod("ns", "web", 1500, 512).NodeName("a").Phase(v1.PodRunning).Obj(),
+				pendingPod("ns", "other", 1500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
 			},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
@@ -184,8 +184,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a pod no node fits gets the scheduler's message",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("small", 1, 4).obj(), makeNode("other", 1, 4).label("disk", "hdd").obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).nodeSelector("disk", "ssd").obj()},
+			nodes:    []*v1.Node{readyNode("small", 1, 4).Obj(), readyNode("other", 1, 4).Label("disk", "hdd").Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 2000, 512).NodeSelector("disk", "ssd").Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -204,8 +204,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "PluginWeights apply as the controller applies them",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 8, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 1000, 512).obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj(), readyNode("b", 8, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 1000, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 			weights:  []*v1alpha1.PluginWeight{makeWeight("fit-heavy", "default", "NodeResourcesFit", 7)},
 		},
@@ -224,8 +224,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a nominated node that passes is taken without scoring",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 8, 32).obj(), makeNode("b", 2, 8).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).nominated("b").obj()},
+			nodes:    []*v1.Node{readyNode("a", 8, 32).Obj(), readyNode("b", 2, 8).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Nominated("b").Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -237,8 +237,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "--profile evaluates a profile that serves another name, and says so; gates are reported",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).gate("example.com/wait").obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Gates("example.com/wait").Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile, makeProfile("packing").mostAllocated().obj()},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "packing"},
@@ -255,10 +255,10 @@ func TestExplain(t *testing.T) {
 		name: "--nodes limits the rows, best first",
 		cluster: cluster{
 			nodes: []*v1.Node{
-				makeNode("n1", 1, 4).obj(), makeNode("n2", 2, 4).obj(), makeNode("n3", 4, 4).obj(),
-				makeNode("n4", 8, 4).obj(), makeNode("tiny", 1, 1).taint("x").obj(),
+				readyNode("n1", 1, 4).Obj(), readyNode("n2", 2, 4).Obj(), readyNode("n3", 4, 4).Obj(),
+				readyNode("n4", 8, 4).Obj(), readyNode("tiny", 1, 1).Taint("x", "", v1.TaintEffectNoSchedule).Obj(),
 			},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Nodes: 2},
@@ -274,10 +274,10 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "live and candidate compared: bin packing moves the pod and NodeResourcesFit decides",
 		cluster: cluster{
-			nodes: []*v1.Node{makeNode("busy", 4, 16).obj(), makeNode("idle", 4, 16).obj()},
+			nodes: []*v1.Node{readyNode("busy", 4, 16).Obj(), readyNode("idle", 4, 16).Obj()},
 			pods: []*v1.Pod{
-				makePod("ns", "filler", 3000, 8<<10).on("busy").obj(),
-				makePod("ns", "web", 500, 512).obj(),
+				pendingPod("ns", "filler", 3000, 8<<10).NodeName("busy").Phase(v1.PodRunning).Obj(),
+				pendingPod("ns", "web", 500, 512).Obj(),
 			},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
@@ -304,8 +304,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a shadow candidate is named as the shadow of the pod's schedulerName",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
@@ -327,8 +327,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a candidate's PluginWeights replace the cluster's of the same name",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 			weights:  []*v1alpha1.PluginWeight{makeWeight("fit", "default", "NodeResourcesFit", 7)},
 		},
@@ -369,8 +369,8 @@ func TestExplain(t *testing.T) {
 
 func TestExplainErrors(t *testing.T) {
 	c := cluster{
-		nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-		pods:     []*v1.Pod{makePod("ns", "web", 500, 512).schedulerName("nobody").obj()},
+		nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+		pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).SchedulerName("nobody").Obj()},
 		profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 	}
 	for _, tc := range []struct {
@@ -395,8 +395,8 @@ func TestExplainErrors(t *testing.T) {
 // TestReportFormats checks that JSON and YAML carry the same report.
 func TestReportFormats(t *testing.T) {
 	e, _ := cluster{
-		nodes:    []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 1, 1).obj()},
-		pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).obj()},
+		nodes:    []*v1.Node{readyNode("a", 4, 16).Obj(), readyNode("b", 1, 1).Obj()},
+		pods:     []*v1.Pod{pendingPod("ns", "web", 2000, 512).Obj()},
 		profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 	}.explainer(t)
 	r, err := e.Explain(testContext(t), explain.Request{Namespace: "ns", Name: "web"})
@@ -429,7 +429,7 @@ func TestReportFormats(t *testing.T) {
 // live decision that placed it, when its profile recorded it, and that
 // otherwise the report says why there is none.
 func TestExplainRecordedDecision(t *testing.T) {
-	nodes := []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 8, 32).obj()}
+	nodes := []*v1.Node{readyNode("a", 4, 16).Obj(), readyNode("b", 8, 32).Obj()}
 	other := decision("ns", "other", "a", 2)
 	for _, tc := range []struct {
 		name      string
@@ -440,7 +440,7 @@ func TestExplainRecordedDecision(t *testing.T) {
 		wantTable []string
 	}{{
 		name:    "recorded",
-		pod:     makePod("ns", "web", 500, 512).on("b").obj(),
+		pod:     pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
 		profile: makeProfile("default").schedulerName(v1.DefaultSchedulerName).gen(3).records(10, other, decision("ns", "web", "b", 2)).obj(),
 		want:    &explain.Recorded{Profile: "default", SchedulingDecision: decision("ns", "web", "b", 2)},
 		wantTable: []string{
@@ -450,18 +450,18 @@ func TestExplainRecordedDecision(t *testing.T) {
 		},
 	}, {
 		name:      "pending: nothing to look for",
-		pod:       makePod("ns", "web", 500, 512).obj(),
+		pod:       pendingPod("ns", "web", 500, 512).Obj(),
 		profile:   makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(10, other).obj(),
 		wantTable: []string{"is pending."},
 	}, {
 		name:      "the profile records nothing",
-		pod:       makePod("ns", "web", 500, 512).on("b").obj(),
+		pod:       pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
 		profile:   defaultProfile,
 		wantNote:  "SchedulingProfile default records no decisions; set spec.recordDecisions to keep its last placements",
 		wantTable: []string{"No recorded decision: SchedulingProfile default records no decisions"},
 	}, {
 		name:     "aged out of the profile's last decisions",
-		pod:      makePod("ns", "web", 500, 512).on("b").obj(),
+		pod:      pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
 		profile:  makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(1, other).obj(),
 		wantNote: "the placement is not among the last 1 that SchedulingProfile default recorded (status.recentDecisions): it is older, or another scheduler bound the pod",
 	}} {
