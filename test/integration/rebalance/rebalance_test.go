@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -29,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func everything() labels.Selector { return labels.Everything() }
@@ -37,8 +39,8 @@ func everything() labels.Selector { return labels.Everything() }
 // and returns their names.
 func tainted(ctx SpecContext, prefix, taint string) (string, string) {
 	GinkgoHelper()
-	makeNode(prefix + "-tainted").taint(taint).create(ctx)
-	makeNode(prefix + "-clean").create(ctx)
+	createNode(ctx, st.Node(prefix+"-tainted").Hostname().Taint(taint, "", corev1.TaintEffectNoSchedule).Obj())
+	createNode(ctx, st.Node(prefix+"-clean").Hostname().Obj())
 	return prefix + "-tainted", prefix + "-clean"
 }
 
@@ -46,11 +48,11 @@ var _ = Describe("RebalancePolicy", func() {
 	It("lists the expected evictions in a dry run and makes no eviction call", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "dry")
 		bad, good := tainted(ctx, "dry", "rebalance.test/dry")
-		makePod(ns, "p1", bad).create(ctx)
-		makePod(ns, "p2", bad).create(ctx)
-		makePod(ns, "stays-clean", good).create(ctx)
-		makePod(ns, "stays-bare", bad).bare().create(ctx)
-		makePod(ns, "stays-daemon", bad).daemonSet().create(ctx)
+		createPod(ctx, replicaPod(ns, "p1", bad).Obj())
+		createPod(ctx, replicaPod(ns, "p2", bad).Obj())
+		createPod(ctx, replicaPod(ns, "stays-clean", good).Obj())
+		createPod(ctx, boundPod(ns, "stays-bare", bad).Obj())
+		createPod(ctx, boundPod(ns, "stays-daemon", bad).Owner("apps/v1", "DaemonSet", "rs").Obj())
 		waitForPods(ns, 5)
 		before := evictionCalls.Load()
 
@@ -71,11 +73,11 @@ var _ = Describe("RebalancePolicy", func() {
 	It("evicts exactly the planned pods in live mode", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "live")
 		bad, good := tainted(ctx, "live", "rebalance.test/live")
-		makePod(ns, "p1", bad).create(ctx)
-		makePod(ns, "p2", bad).create(ctx)
-		makePod(ns, "stays-clean", good).create(ctx)
-		makePod(ns, "stays-bare", bad).bare().create(ctx)
-		makePod(ns, "stays-daemon", bad).daemonSet().create(ctx)
+		createPod(ctx, replicaPod(ns, "p1", bad).Obj())
+		createPod(ctx, replicaPod(ns, "p2", bad).Obj())
+		createPod(ctx, replicaPod(ns, "stays-clean", good).Obj())
+		createPod(ctx, boundPod(ns, "stays-bare", bad).Obj())
+		createPod(ctx, boundPod(ns, "stays-daemon", bad).Owner("apps/v1", "DaemonSet", "rs").Obj())
 		waitForPods(ns, 5)
 
 		createPolicy(ctx, taintPolicy("live", ns, "rebalance.test/live", false))
@@ -90,8 +92,8 @@ var _ = Describe("RebalancePolicy", func() {
 		ns := createNamespace(ctx, "pdb")
 		bad, _ := tainted(ctx, "pdb", "rebalance.test/pdb")
 		blockingPDB(ctx, ns, "guarded")
-		makePod(ns, "guarded", bad).label("app", "guarded").create(ctx)
-		makePod(ns, "free", bad).create(ctx)
+		createPod(ctx, replicaPod(ns, "guarded", bad).Label("app", "guarded").Obj())
+		createPod(ctx, replicaPod(ns, "free", bad).Obj())
 		waitForPods(ns, 2)
 
 		createPolicy(ctx, taintPolicy("pdb", ns, "rebalance.test/pdb", false))
@@ -107,7 +109,7 @@ var _ = Describe("RebalancePolicy", func() {
 		bad, _ := tainted(ctx, "limits", "rebalance.test/limits")
 		names := []string{"p1", "p2", "p3", "p4", "p5"}
 		for _, n := range names {
-			makePod(ns, n, bad).create(ctx)
+			createPod(ctx, replicaPod(ns, n, bad).Obj())
 		}
 		waitForPods(ns, len(names))
 
@@ -126,14 +128,14 @@ var _ = Describe("RebalancePolicy", func() {
 
 	It("keeps a pod whose only other node the profile's filters exclude, with nodeFit on", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "fit")
-		makeNode("fit-tainted").label("rebalance.test/pool", "fit").taint("rebalance.test/fit").create(ctx)
-		makeNode("fit-other").label("rebalance.test/pool", "fit").taint("rebalance.test/other").create(ctx)
+		createNode(ctx, st.Node("fit-tainted").Hostname().Label("rebalance.test/pool", "fit").Taint("rebalance.test/fit", "", corev1.TaintEffectNoSchedule).Obj())
+		createNode(ctx, st.Node("fit-other").Hostname().Label("rebalance.test/pool", "fit").Taint("rebalance.test/other", "", corev1.TaintEffectNoSchedule).Obj())
 		profile := &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: "fit-profile"}}
 		Expect(k8sClient.Create(ctx, profile)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, profile)).To(Succeed()) })
 		// Both pods may only run in the pool; only "moves" tolerates the other node's taint.
-		makePod(ns, "stays", "fit-tainted").nodeSelector("rebalance.test/pool", "fit").create(ctx)
-		makePod(ns, "moves", "fit-tainted").nodeSelector("rebalance.test/pool", "fit").tolerate("rebalance.test/other").create(ctx)
+		createPod(ctx, replicaPod(ns, "stays", "fit-tainted").NodeSelector("rebalance.test/pool", "fit").Obj())
+		createPod(ctx, replicaPod(ns, "moves", "fit-tainted").NodeSelector("rebalance.test/pool", "fit").Tolerate("rebalance.test/other").Obj())
 		waitForPods(ns, 2)
 
 		p := taintPolicy("fit", ns, "rebalance.test/fit", true)
