@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -292,5 +293,69 @@ func TestParallelizers(t *testing.T) {
 				t.Errorf("pieces run (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestProfileBuilder(t *testing.T) {
+	decision := v1alpha1.SchedulingDecision{Pod: "ns/p"}
+	effective := v1alpha1.EffectivePlugin{Name: "Fit"}
+	tests := []struct {
+		name string
+		got  *v1alpha1.SchedulingProfile
+		want *v1alpha1.SchedulingProfile
+	}{
+		{
+			name: "bare",
+			got:  Profile("p").Obj(),
+			want: &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "p-uid", Generation: 1}},
+		},
+		{
+			name: "metadata and status",
+			got: Profile("p").UID("u").Generation(3).Created(t0).Terminating(t0).Finalizers("f").Label("k", "v").
+				Effective(effective).RecentDecisions(decision).Obj(),
+			want: &v1alpha1.SchedulingProfile{
+				ObjectMeta: metav1.ObjectMeta{
+					Name: "p", UID: "u", Generation: 3, CreationTimestamp: metav1.NewTime(t0), DeletionTimestamp: ptr.To(metav1.NewTime(t0)),
+					Finalizers: []string{"f"}, Labels: map[string]string{"k": "v"},
+				},
+				Status: v1alpha1.SchedulingProfileStatus{ActiveGeneration: 3, EffectivePlugins: []v1alpha1.EffectivePlugin{effective}, RecentDecisions: []v1alpha1.SchedulingDecision{decision}},
+			},
+		},
+		{
+			name: "spec",
+			got: Profile("p").SchedulerName("s").ShadowOf("live").Percentage(50).RecordDecisions(10).
+				Enable("filter", "A").Weight("multiPoint", "B", 2).Disable("score", "*").PluginArgs("A", `{"x":1}`).Obj(),
+			want: &v1alpha1.SchedulingProfile{
+				ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "p-uid", Generation: 1},
+				Spec: v1alpha1.SchedulingProfileSpec{
+					SchedulerName: "s", ShadowOf: "live", PercentageOfNodesToScore: ptr.To[int32](50), RecordDecisions: ptr.To[int32](10),
+					Plugins: &v1alpha1.Plugins{
+						Filter:     &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "A"}}},
+						MultiPoint: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "B", Weight: ptr.To[int32](2)}}},
+						Score:      &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "*"}}},
+					},
+					PluginConfig: []v1alpha1.PluginConfig{{Name: "A", Args: runtime.RawExtension{Raw: []byte(`{"x":1}`)}}},
+				},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.got); diff != "" {
+				t.Errorf("profile (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPluginWeightBuilder(t *testing.T) {
+	sel := Selector("team", "a")
+	got := PluginWeight("w", "Fit", 5).UID("u").Created(t0).Profile("p").ProfileSelector(sel).Obj()
+	want := &v1alpha1.PluginWeight{
+		ObjectMeta: metav1.ObjectMeta{Name: "w", UID: "u", Generation: 1, CreationTimestamp: metav1.NewTime(t0)},
+		Spec:       v1alpha1.PluginWeightSpec{ProfileRef: &v1alpha1.ProfileReference{Name: "p"}, ProfileSelector: sel, Plugin: "Fit", Weight: 5},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PluginWeight (-want +got):\n%s", diff)
 	}
 }
