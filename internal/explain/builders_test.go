@@ -22,7 +22,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -45,40 +44,8 @@ func pendingPod(ns, name string, milliCPU, memMi int64) *st.PodBuilder {
 		Req("cpu", strconv.FormatInt(milliCPU, 10)+"m", "memory", strconv.FormatInt(memMi, 10)+"Mi").Phase(v1.PodPending)
 }
 
-type profileBuilder struct{ p v1alpha1.SchedulingProfile }
-
-func makeProfile(name string) *profileBuilder {
-	return &profileBuilder{p: v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{
-		Name: name, UID: types.UID("uid-" + name), Generation: 1, CreationTimestamp: metav1.NewTime(t0),
-	}}}
-}
-
-func (b *profileBuilder) schedulerName(n string) *profileBuilder {
-	b.p.Spec.SchedulerName = n
-	return b
-}
-
-func (b *profileBuilder) gen(g int64) *profileBuilder { b.p.Generation = g; return b }
-
-// shadowOf makes the profile a shadow of schedulerName's live profile.
-func (b *profileBuilder) shadowOf(n string) *profileBuilder { b.p.Spec.ShadowOf = n; return b }
-
-// mostAllocated scores NodeResourcesFit by MostAllocated (bin packing).
-func (b *profileBuilder) mostAllocated() *profileBuilder {
-	b.p.Spec.PluginConfig = append(b.p.Spec.PluginConfig, v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: apiruntime.RawExtension{
-		Raw: []byte(`{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`),
-	}})
-	return b
-}
-
-// records sets spec.recordDecisions and the decisions its status holds.
-func (b *profileBuilder) records(n int32, recent ...v1alpha1.SchedulingDecision) *profileBuilder {
-	b.p.Spec.RecordDecisions = &n
-	b.p.Status.RecentDecisions = recent
-	return b
-}
-
-func (b *profileBuilder) obj() *v1alpha1.SchedulingProfile { return b.p.DeepCopy() }
+// mostAllocated is NodeResourcesFit's args scoring by MostAllocated (bin packing).
+const mostAllocated = `{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`
 
 // decision returns a recorded placement of pod ns/name on node, scored
 // against one runner-up.
@@ -95,8 +62,5 @@ func decision(ns, name, node string, generation int64) v1alpha1.SchedulingDecisi
 
 // makeWeight returns a PluginWeight setting plugin's weight in profile.
 func makeWeight(name, profile, plugin string, weight int32) *v1alpha1.PluginWeight {
-	return &v1alpha1.PluginWeight{
-		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0)},
-		Spec:       v1alpha1.PluginWeightSpec{ProfileRef: &v1alpha1.ProfileReference{Name: profile}, Plugin: plugin, Weight: weight},
-	}
+	return st.PluginWeight(name, plugin, weight).Created(t0).Profile(profile).Obj()
 }

@@ -36,6 +36,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/explain"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // cluster is what a test case's cluster holds.
@@ -78,7 +79,7 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-var defaultProfile = makeProfile("default").schedulerName(v1.DefaultSchedulerName).gen(3).obj()
+var defaultProfile = st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).Generation(3).Obj()
 
 // nodeRow returns the row of a node, failing the test if there is none.
 func nodeRow(t *testing.T, r *explain.Result, name string) explain.NodeResult {
@@ -239,7 +240,7 @@ func TestExplain(t *testing.T) {
 		cluster: cluster{
 			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
 			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Gates("example.com/wait").Obj()},
-			profiles: []*v1alpha1.SchedulingProfile{defaultProfile, makeProfile("packing").mostAllocated().obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile, st.Profile("packing").Created(t0).PluginArgs("NodeResourcesFit", mostAllocated).Obj()},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "packing"},
 		check: func(t *testing.T, r *explain.Report) {
@@ -282,7 +283,7 @@ func TestExplain(t *testing.T) {
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
-			Profile: makeProfile("default").schedulerName(v1.DefaultSchedulerName).mostAllocated().obj(), Source: "candidate.yaml",
+			Profile: st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).PluginArgs("NodeResourcesFit", mostAllocated).Obj(), Source: "candidate.yaml",
 		}},
 		check: func(t *testing.T, r *explain.Report) {
 			if len(r.Results) != 2 || r.Results[1].Source != "candidate.yaml" {
@@ -309,7 +310,7 @@ func TestExplain(t *testing.T) {
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
-			Profile: makeProfile("default-packing").shadowOf(v1.DefaultSchedulerName).mostAllocated().obj(), Source: "candidate.yaml",
+			Profile: st.Profile("default-packing").Created(t0).ShadowOf(v1.DefaultSchedulerName).PluginArgs("NodeResourcesFit", mostAllocated).Obj(), Source: "candidate.yaml",
 		}},
 		check: func(t *testing.T, r *explain.Report) {
 			c := r.Results[1]
@@ -441,7 +442,7 @@ func TestExplainRecordedDecision(t *testing.T) {
 	}{{
 		name:    "recorded",
 		pod:     pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
-		profile: makeProfile("default").schedulerName(v1.DefaultSchedulerName).gen(3).records(10, other, decision("ns", "web", "b", 2)).obj(),
+		profile: st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).Generation(3).RecordDecisions(10).RecentDecisions(other, decision("ns", "web", "b", 2)).Obj(),
 		want:    &explain.Recorded{Profile: "default", SchedulingDecision: decision("ns", "web", "b", 2)},
 		wantTable: []string{
 			"Recorded: SchedulingProfile default, generation 2, bound it to b at 2030-01-01T00:00:00Z; 2 of 3 nodes searched were feasible.",
@@ -451,7 +452,7 @@ func TestExplainRecordedDecision(t *testing.T) {
 	}, {
 		name:      "pending: nothing to look for",
 		pod:       pendingPod("ns", "web", 500, 512).Obj(),
-		profile:   makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(10, other).obj(),
+		profile:   st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).RecordDecisions(10).RecentDecisions(other).Obj(),
 		wantTable: []string{"is pending."},
 	}, {
 		name:      "the profile records nothing",
@@ -462,7 +463,7 @@ func TestExplainRecordedDecision(t *testing.T) {
 	}, {
 		name:     "aged out of the profile's last decisions",
 		pod:      pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
-		profile:  makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(1, other).obj(),
+		profile:  st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).RecordDecisions(1).RecentDecisions(other).Obj(),
 		wantNote: "the placement is not among the last 1 that SchedulingProfile default recorded (status.recentDecisions): it is older, or another scheduler bound the pod",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
