@@ -97,11 +97,11 @@ func (r *podGroupRig) update(pod *corev1.Pod) {
 		r.t.Fatal(err)
 	}
 	pod.ResourceVersion = cur.ResourceVersion
-	st := pod.Status
+	podStatus := pod.Status
 	if err := r.client.Update(r.ctx, pod); err != nil {
 		r.t.Fatal(err)
 	}
-	pod.Status = st
+	pod.Status = podStatus
 	if err := r.client.Status().Update(r.ctx, pod); err != nil {
 		r.t.Fatal(err)
 	}

@@ -66,12 +66,12 @@ func TestPodGroupStatus(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pg := podGroup("gang", tc.minMember).Generation(4).Obj()
-			st := podGroupStatus(pg, tc.pods, now)
-			if st.Phase != tc.phase || st.Scheduled != tc.scheduled || st.Running != tc.running {
-				t.Errorf("phase %s, scheduled %d, running %d; want %s, %d, %d", st.Phase, st.Scheduled, st.Running, tc.phase, tc.scheduled, tc.running)
+			got := podGroupStatus(pg, tc.pods, now)
+			if got.Phase != tc.phase || got.Scheduled != tc.scheduled || got.Running != tc.running {
+				t.Errorf("phase %s, scheduled %d, running %d; want %s, %d, %d", got.Phase, got.Scheduled, got.Running, tc.phase, tc.scheduled, tc.running)
 			}
-			if st.ObservedGeneration != 4 {
-				t.Errorf("observedGeneration = %d, want 4", st.ObservedGeneration)
+			if got.ObservedGeneration != 4 {
+				t.Errorf("observedGeneration = %d, want 4", got.ObservedGeneration)
 			}
 			want := map[string]metav1.ConditionStatus{
 				v1alpha1.ConditionReady:       tc.ready,
@@ -84,11 +84,11 @@ func TestPodGroupStatus(t *testing.T) {
 			case v1alpha1.PodGroupFailed:
 				want[v1alpha1.ConditionStalled] = metav1.ConditionTrue
 			}
-			if len(st.Conditions) != len(want) {
-				t.Errorf("%d conditions, want %d: %+v", len(st.Conditions), len(want), st.Conditions)
+			if len(got.Conditions) != len(want) {
+				t.Errorf("%d conditions, want %d: %+v", len(got.Conditions), len(want), got.Conditions)
 			}
 			for typ, status := range want {
-				c := meta.FindStatusCondition(st.Conditions, typ)
+				c := meta.FindStatusCondition(got.Conditions, typ)
 				if c == nil {
 					t.Errorf("no %s condition", typ)
 					continue

@@ -151,9 +151,9 @@ func lastRun(ctx context.Context, name string) v1alpha1.RebalancePolicyStatus {
 }
 
 // plan maps pod names to their result in a plan.
-func plan(st v1alpha1.RebalancePolicyStatus) map[string]v1alpha1.EvictionResult {
+func plan(status v1alpha1.RebalancePolicyStatus) map[string]v1alpha1.EvictionResult {
 	out := map[string]v1alpha1.EvictionResult{}
-	for _, e := range st.Plan {
+	for _, e := range status.Plan {
 		out[e.Pod] = e.Result
 	}
 	return out

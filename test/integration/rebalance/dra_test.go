@@ -134,8 +134,8 @@ var _ = Describe("RebalancePolicy with DynamicResources", func() {
 		p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: "drafit-profile"}
 		p.Spec.Evictor = &v1alpha1.EvictorOptions{NodeFit: true}
 		createPolicy(ctx, p)
-		st := lastRun(ctx, "drafit")
-		Expect(st.LastRun.Planned).To(BeEquivalentTo(1))
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
+		status := lastRun(ctx, "drafit")
+		Expect(status.LastRun.Planned).To(BeEquivalentTo(1))
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
 	})
 })

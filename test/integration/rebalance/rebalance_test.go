@@ -57,15 +57,15 @@ var _ = Describe("RebalancePolicy", func() {
 		before := evictionCalls.Load()
 
 		createPolicy(ctx, taintPolicy("dry", ns, "rebalance.test/dry", true))
-		st := lastRun(ctx, "dry")
-		Expect(st.LastRun.DryRun).To(BeTrue())
-		Expect(st.LastRun.Planned).To(BeEquivalentTo(2))
-		Expect(st.LastRun.Evicted).To(BeZero())
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionPlanned, "p2": v1alpha1.EvictionPlanned}))
-		Expect(st.Plan[0].Strategy).To(BeEquivalentTo("RemovePodsViolatingNodeTaints"))
-		Expect(st.Plan[0].Node).To(Equal(bad))
-		Expect(meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
-		Expect(st.NextRunTime).NotTo(BeNil())
+		status := lastRun(ctx, "dry")
+		Expect(status.LastRun.DryRun).To(BeTrue())
+		Expect(status.LastRun.Planned).To(BeEquivalentTo(2))
+		Expect(status.LastRun.Evicted).To(BeZero())
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionPlanned, "p2": v1alpha1.EvictionPlanned}))
+		Expect(status.Plan[0].Strategy).To(BeEquivalentTo("RemovePodsViolatingNodeTaints"))
+		Expect(status.Plan[0].Node).To(Equal(bad))
+		Expect(meta.IsStatusConditionTrue(status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+		Expect(status.NextRunTime).NotTo(BeNil())
 		Expect(evictionCalls.Load()).To(Equal(before), "a dry run calls no Eviction API")
 		Expect(terminating(ctx, ns, "p1", "p2")).To(BeEmpty())
 	})
@@ -81,10 +81,10 @@ var _ = Describe("RebalancePolicy", func() {
 		waitForPods(ns, 5)
 
 		createPolicy(ctx, taintPolicy("live", ns, "rebalance.test/live", false))
-		st := lastRun(ctx, "live")
-		Expect(st.LastRun.DryRun).To(BeFalse())
-		Expect(st.LastRun.Evicted).To(BeEquivalentTo(2))
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionEvicted, "p2": v1alpha1.EvictionEvicted}))
+		status := lastRun(ctx, "live")
+		Expect(status.LastRun.DryRun).To(BeFalse())
+		Expect(status.LastRun.Evicted).To(BeEquivalentTo(2))
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionEvicted, "p2": v1alpha1.EvictionEvicted}))
 		Expect(terminating(ctx, ns, "p1", "p2", "stays-clean", "stays-bare", "stays-daemon")).To(ConsistOf("p1", "p2"))
 	})
 
@@ -97,10 +97,10 @@ var _ = Describe("RebalancePolicy", func() {
 		waitForPods(ns, 2)
 
 		createPolicy(ctx, taintPolicy("pdb", ns, "rebalance.test/pdb", false))
-		st := lastRun(ctx, "pdb")
-		Expect(st.LastRun.Blocked).To(BeEquivalentTo(1))
-		Expect(st.LastRun.Evicted).To(BeEquivalentTo(1))
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"guarded": v1alpha1.EvictionBlocked, "free": v1alpha1.EvictionEvicted}))
+		status := lastRun(ctx, "pdb")
+		Expect(status.LastRun.Blocked).To(BeEquivalentTo(1))
+		Expect(status.LastRun.Evicted).To(BeEquivalentTo(1))
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"guarded": v1alpha1.EvictionBlocked, "free": v1alpha1.EvictionEvicted}))
 		Expect(terminating(ctx, ns, "guarded", "free")).To(ConsistOf("free"))
 	})
 
@@ -116,11 +116,11 @@ var _ = Describe("RebalancePolicy", func() {
 		p := taintPolicy("limits", ns, "rebalance.test/limits", false)
 		p.Spec.Limits = &v1alpha1.EvictionLimits{MaxPodsToEvictPerNode: ptr.To[int32](3), MaxPodsToEvictTotal: ptr.To[int32](2)}
 		createPolicy(ctx, p)
-		st := lastRun(ctx, "limits")
-		Expect(st.LastRun.Evicted).To(BeEquivalentTo(2))
+		status := lastRun(ctx, "limits")
+		Expect(status.LastRun.Evicted).To(BeEquivalentTo(2))
 		Expect(terminating(ctx, ns, names...)).To(HaveLen(2))
 		results := map[v1alpha1.EvictionResult]int{}
-		for _, e := range st.Plan {
+		for _, e := range status.Plan {
 			results[e.Result]++
 		}
 		Expect(results).To(Equal(map[v1alpha1.EvictionResult]int{v1alpha1.EvictionEvicted: 2, v1alpha1.EvictionSkipped: 3}))
@@ -142,8 +142,8 @@ var _ = Describe("RebalancePolicy", func() {
 		p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: "fit-profile"}
 		p.Spec.Evictor = &v1alpha1.EvictorOptions{NodeFit: true}
 		createPolicy(ctx, p)
-		st := lastRun(ctx, "fit")
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
+		status := lastRun(ctx, "fit")
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
 	})
 
 	// The schema admits only the descheduler's strategy names; what it cannot

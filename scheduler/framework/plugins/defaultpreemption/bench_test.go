@@ -76,8 +76,8 @@ func BenchmarkPostFilterNoVictims(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, st := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); st.Code() != framework.Unschedulable {
-			b.Fatalf("status %v", st)
+		if _, status := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); status.Code() != framework.Unschedulable {
+			b.Fatalf("status %v", status)
 		}
 	}
 }

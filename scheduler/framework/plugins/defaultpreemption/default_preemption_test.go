@@ -306,12 +306,12 @@ func TestPostFilter(t *testing.T) {
 				c.sync = sync
 				c.pods = append(slices.Clone(c.pods), tt.pod)
 				e := newEnv(t, c)
-				result, st := e.schedule(t, tt.pod)
-				if st.Code() != tt.wantCode {
-					t.Fatalf("status %v, want code %v", st, tt.wantCode)
+				result, status := e.schedule(t, tt.pod)
+				if status.Code() != tt.wantCode {
+					t.Fatalf("status %v, want code %v", status, tt.wantCode)
 				}
-				if tt.wantMsg != "" && st.Message() != tt.wantMsg {
-					t.Errorf("message\n got %q\nwant %q", st.Message(), tt.wantMsg)
+				if tt.wantMsg != "" && status.Message() != tt.wantMsg {
+					t.Errorf("message\n got %q\nwant %q", status.Message(), tt.wantMsg)
 				}
 				switch {
 				case tt.wantNode != "" || tt.wantClear:
@@ -351,8 +351,8 @@ func TestVictimGetsDisruptionTargetThenIsDeleted(t *testing.T) {
 	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	pod.Spec.SchedulerName = "bin-packing"
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
-	if _, st := e.schedule(t, pod); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := e.schedule(t, pod); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
 	actions := e.client.Actions()
 	if len(actions) != 2 {
@@ -385,9 +385,9 @@ func TestLowerPriorityNominationsAreCleared(t *testing.T) {
 		pods:      []*v1.Pod{st.Pod("v").Priority(1).Container("cpu", "2").NodeName("n1").Obj(), st.Pod("w").Priority(200).Container("cpu", "1").NodeName("n2").Obj(), lower, higher, elsewhere, pod},
 		nominated: []*v1.Pod{lower, higher, elsewhere},
 	})
-	result, st := e.schedule(t, pod)
-	if !st.IsSuccess() || result.NominatedNodeName != "n1" {
-		t.Fatalf("PostFilter: %v, %+v", st, result)
+	result, status := e.schedule(t, pod)
+	if !status.IsSuccess() || result.NominatedNodeName != "n1" {
+		t.Fatalf("PostFilter: %v, %+v", status, result)
 	}
 	if got, want := sorted(e.statusPatches()), []string{"lower", "v"}; !slices.Equal(got, want) {
 		t.Errorf("status patches %v, want %v", got, want)
@@ -409,8 +409,8 @@ func TestWaitingVictimIsRejectedInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	state, statuses := e.filter(t, pod)
-	if _, st := p.PostFilter(context.Background(), state, pod, statuses); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := p.PostFilter(context.Background(), state, pod, statuses); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
 	p.background.Wait()
 	if got := e.deleted(); len(got) != 0 {
@@ -558,9 +558,9 @@ func TestNewWithoutRunnerFailsOnlyAtPreemption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, st := p.PostFilter(context.Background(), framework.NewCycleState(), st.Pod("x").Obj(), framework.NewNodeToStatus())
-	if st.Code() != framework.Error {
-		t.Errorf("status %v, want Error", st)
+	_, status := p.PostFilter(context.Background(), framework.NewCycleState(), st.Pod("x").Obj(), framework.NewNodeToStatus())
+	if status.Code() != framework.Error {
+		t.Errorf("status %v, want Error", status)
 	}
 }
 

@@ -151,12 +151,12 @@ func TestPostFilterWithDeviceClaims(t *testing.T) {
 			c.sync = true
 			c.pods = append(slices.Clone(c.pods), tt.pod)
 			e := newEnv(t, c)
-			result, st := e.schedule(t, tt.pod)
-			if st.Code() != tt.wantCode {
-				t.Fatalf("status %v, want code %v", st, tt.wantCode)
+			result, status := e.schedule(t, tt.pod)
+			if status.Code() != tt.wantCode {
+				t.Fatalf("status %v, want code %v", status, tt.wantCode)
 			}
-			if tt.wantMsg != "" && st.Message() != tt.wantMsg {
-				t.Errorf("message\n got %q\nwant %q", st.Message(), tt.wantMsg)
+			if tt.wantMsg != "" && status.Message() != tt.wantMsg {
+				t.Errorf("message\n got %q\nwant %q", status.Message(), tt.wantMsg)
 			}
 			if tt.wantNode != "" && (result == nil || result.NominatedNodeName != tt.wantNode) {
 				t.Errorf("result %+v, want nomination %q", result, tt.wantNode)

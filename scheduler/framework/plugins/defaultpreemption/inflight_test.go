@@ -48,17 +48,17 @@ func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
 		return false, nil, nil
 	})
 	ctx := context.Background()
-	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
-		t.Fatalf("PreEnqueue before any preemption: %v", st)
+	if status := e.plugin.PreEnqueue(ctx, pod); !status.IsSuccess() {
+		t.Fatalf("PreEnqueue before any preemption: %v", status)
 	}
 	state, statuses := e.filter(t, pod)
-	if _, st := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
 	<-lastDeleting
-	st := e.plugin.PreEnqueue(ctx, pod)
-	if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != msgPreempting {
-		t.Errorf("PreEnqueue while the last victim is being deleted: %v", st)
+	status := e.plugin.PreEnqueue(ctx, pod)
+	if status.Code() != framework.UnschedulableAndUnresolvable || status.Message() != msgPreempting {
+		t.Errorf("PreEnqueue while the last victim is being deleted: %v", status)
 	}
 	// The informer sees the last victim terminating: the wait is over.
 	terminating := last.DeepCopy()
@@ -67,13 +67,13 @@ func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
 	if err := e.fwk.SharedInformerFactory().Core().V1().Pods().Informer().GetIndexer().Update(terminating); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
-		t.Errorf("PreEnqueue once the last victim terminates: %v", st)
+	if status := e.plugin.PreEnqueue(ctx, pod); !status.IsSuccess() {
+		t.Errorf("PreEnqueue once the last victim terminates: %v", status)
 	}
 	close(release)
 	e.plugin.background.Wait()
-	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
-		t.Errorf("PreEnqueue after the preemption: %v", st)
+	if status := e.plugin.PreEnqueue(ctx, pod); !status.IsSuccess() {
+		t.Errorf("PreEnqueue after the preemption: %v", status)
 	}
 	if got := e.deleted(); len(got) != 2 {
 		t.Errorf("deleted %v, want both victims", got)
@@ -106,15 +106,15 @@ func TestPreEnqueueGatesAcrossAProfileSwap(t *testing.T) {
 			})
 			defer func() { close(release); gen1.plugin.background.Wait() }()
 			state, statuses := gen1.filter(t, pod)
-			if _, st := gen1.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses); !st.IsSuccess() {
-				t.Fatalf("PostFilter: %v", st)
+			if _, status := gen1.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses); !status.IsSuccess() {
+				t.Fatalf("PostFilter: %v", status)
 			}
 			<-lastDeleting
 
 			gen2 := newEnv(t, c)
-			st := gen2.plugin.PreEnqueue(context.Background(), pod)
-			if gated := st.Code() == framework.UnschedulableAndUnresolvable; gated != shared {
-				t.Errorf("the next generation's PreEnqueue = %v; want the preemptor held back: %v", st, shared)
+			status := gen2.plugin.PreEnqueue(context.Background(), pod)
+			if gated := status.Code() == framework.UnschedulableAndUnresolvable; gated != shared {
+				t.Errorf("the next generation's PreEnqueue = %v; want the preemptor held back: %v", status, shared)
 			}
 		})
 	}
@@ -127,11 +127,11 @@ func TestPreEnqueueUngatesAfterAFailure(t *testing.T) {
 	e.client.PrependReactor("patch", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errInjected
 	})
-	if _, st := e.schedule(t, pod); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := e.schedule(t, pod); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
-	if st := e.plugin.PreEnqueue(context.Background(), pod); !st.IsSuccess() {
-		t.Errorf("PreEnqueue after a failed preemption: %v", st)
+	if status := e.plugin.PreEnqueue(context.Background(), pod); !status.IsSuccess() {
+		t.Errorf("PreEnqueue after a failed preemption: %v", status)
 	}
 	if got := e.deleted(); len(got) != 0 {
 		t.Errorf("deleted %v although marking the victim failed", got)

@@ -101,8 +101,8 @@ func TestScore(t *testing.T) {
 				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, ni); fallback != got {
 					t.Errorf("Score(%s) without PreScore = %d, want %d", n.Name, fallback, got)
 				}
-				for _, st := range []*framework.CycleState{state, framework.NewCycleState()} {
-					scoreNode, s := pl.NodeScorer(ctx, st, tt.pod)
+				for _, status := range []*framework.CycleState{state, framework.NewCycleState()} {
+					scoreNode, s := pl.NodeScorer(ctx, status, tt.pod)
 					if !s.IsSuccess() {
 						t.Fatalf("NodeScorer = %v", s)
 					}
@@ -132,12 +132,12 @@ func TestPreScoreKeepsOnlyImagesSomeNodeHas(t *testing.T) {
 	if s := pl.PreScore(context.Background(), state, pod, nil); !s.IsSuccess() {
 		t.Fatal(s)
 	}
-	st, err := framework.ReadState[*imageState](state, preScoreKey)
+	status, err := framework.ReadState[*imageState](state, preScoreKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.images) != 3 || len(st.present) != 1 || st.present[0] != "half:v1" {
-		t.Errorf("images %v, present %v; want 3 images of which half:v1 present", st.images, st.present)
+	if len(status.images) != 3 || len(status.present) != 1 || status.present[0] != "half:v1" {
+		t.Errorf("images %v, present %v; want 3 images of which half:v1 present", status.images, status.present)
 	}
 }
 

@@ -93,8 +93,8 @@ func BenchmarkInterPodAffinityPreFilter(b *testing.B) {
 	pod, ctx := benchPod(), context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
-			b.Fatal(st)
+		if _, status := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -126,8 +126,8 @@ func benchPreFilterOneChange(b *testing.B, nodes []*framework.NodeInfo, pod *v1.
 		changed.AddPodInfo(info(arriving("new" + strconv.FormatInt(gen, 10)).NodeName(changed.Node().Name).Obj()))
 		changed.Generation = gen
 		nodes[n] = changed
-		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
-			b.Fatal(st)
+		if _, status := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -141,8 +141,8 @@ func BenchmarkInterPodAffinityPreFilterFullRecount(b *testing.B) {
 	pod, ctx := benchPod(), context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
-			b.Fatal(st)
+		if _, status := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -166,8 +166,8 @@ func BenchmarkInterPodAffinityFilter(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
 			ctx, state := context.Background(), framework.NewCycleState()
-			if _, st := pl.PreFilter(ctx, state, bc.pod, nodes); !st.IsSuccess() {
-				b.Fatal(st)
+			if _, status := pl.PreFilter(ctx, state, bc.pod, nodes); !status.IsSuccess() {
+				b.Fatal(status)
 			}
 			feasible := 0
 			for _, ni := range nodes {
@@ -204,18 +204,18 @@ func BenchmarkInterPodAffinityPreScoreScore(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				state := framework.NewCycleState()
-				if st := pl.PreScore(ctx, state, bc.pod, nodes); !st.IsSuccess() {
-					b.Fatal(st)
+				if status := pl.PreScore(ctx, state, bc.pod, nodes); !status.IsSuccess() {
+					b.Fatal(status)
 				}
 				for i, ni := range nodes {
-					s, st := pl.Score(ctx, state, bc.pod, ni)
-					if !st.IsSuccess() {
-						b.Fatal(st)
+					s, status := pl.Score(ctx, state, bc.pod, ni)
+					if !status.IsSuccess() {
+						b.Fatal(status)
 					}
 					scores[i] = framework.NodeScore{Name: ni.Node().Name, Score: s}
 				}
-				if st := pl.NormalizeScore(ctx, state, bc.pod, scores); !st.IsSuccess() {
-					b.Fatal(st)
+				if status := pl.NormalizeScore(ctx, state, bc.pod, scores); !status.IsSuccess() {
+					b.Fatal(status)
 				}
 			}
 		})
@@ -232,23 +232,23 @@ func TestFilterAndScoreDoNotAllocate(t *testing.T) {
 	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nodes, namespace("default")))
 	pod, ctx := benchPod(), context.Background()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nodes); !st.IsSuccess() {
-		t.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nodes); !status.IsSuccess() {
+		t.Fatal(status)
 	}
-	if st := pl.PreScore(ctx, state, pod, nodes); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := pl.PreScore(ctx, state, pod, nodes); !status.IsSuccess() {
+		t.Fatal(status)
 	}
-	if st := pl.Filter(ctx, state, pod, nodes[2]); st.IsSuccess() {
+	if status := pl.Filter(ctx, state, pod, nodes[2]); status.IsSuccess() {
 		t.Fatal("n3: want a rejection")
 	}
 	feasible := nodes[:2]
 	allocs := testing.AllocsPerRun(100, func() {
 		for _, ni := range feasible {
-			if st := pl.Filter(ctx, state, pod, ni); st != nil {
-				t.Fatal(st)
+			if status := pl.Filter(ctx, state, pod, ni); status != nil {
+				t.Fatal(status)
 			}
-			if _, st := pl.Score(ctx, state, pod, ni); st != nil {
-				t.Fatal(st)
+			if _, status := pl.Score(ctx, state, pod, ni); status != nil {
+				t.Fatal(status)
 			}
 		}
 	})
@@ -287,8 +287,8 @@ func BenchmarkInterPodAffinityAntiFilter(b *testing.B) {
 	nodes, pod := antiCluster(b, 2000)
 	pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
 	ctx, state := context.Background(), framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nodes); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nodes); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	var free []*framework.NodeInfo
 	for _, ni := range nodes {

@@ -45,8 +45,8 @@ func filterAll(t *testing.T, pl *InterPodAffinity, state *framework.CycleState, 
 	t.Helper()
 	got := map[string]*framework.Status{}
 	for _, ni := range nodes {
-		if st := pl.Filter(context.Background(), state, pod, ni); !st.IsSuccess() {
-			got[ni.Node().Name] = st
+		if status := pl.Filter(context.Background(), state, pod, ni); !status.IsSuccess() {
+			got[ni.Node().Name] = status
 		}
 	}
 	return got
@@ -240,15 +240,15 @@ func TestFilter(t *testing.T) {
 			infos := st.NodeInfos(nodes, tt.existing...)
 			pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos, nss...))
 			state := framework.NewCycleState()
-			_, st := pl.PreFilter(context.Background(), state, tt.pod, infos)
+			_, status := pl.PreFilter(context.Background(), state, tt.pod, infos)
 			if tt.skip {
-				if !st.IsSkip() {
-					t.Fatalf("PreFilter: got %v, want Skip", st)
+				if !status.IsSkip() {
+					t.Fatalf("PreFilter: got %v, want Skip", status)
 				}
 				return
 			}
-			if !st.IsSuccess() {
-				t.Fatalf("PreFilter: %v", st)
+			if !status.IsSuccess() {
+				t.Fatalf("PreFilter: %v", status)
 			}
 			assertStatuses(t, filterAll(t, pl, state, tt.pod, infos), tt.want)
 		})
@@ -258,9 +258,9 @@ func TestFilter(t *testing.T) {
 func TestFilterWithoutPreFilterState(t *testing.T) {
 	infos := st.NodeInfos(standardNodes())
 	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
-	st := pl.Filter(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), infos[0])
-	if st.Code() != framework.Error {
-		t.Fatalf("got %v, want Error", st)
+	status := pl.Filter(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), infos[0])
+	if status.Code() != framework.Error {
+		t.Fatalf("got %v, want Error", status)
 	}
 }
 
@@ -335,21 +335,21 @@ func TestAddRemovePod(t *testing.T) {
 			h := newHandle(t, st.Serial{}, infos, namespace("default"), namespace("prod", "env", "prod"))
 			pl := newPlugin(t, "", h)
 			state := framework.NewCycleState()
-			if _, st := pl.PreFilter(context.Background(), state, tt.pod, infos); !st.IsSuccess() {
-				t.Fatalf("PreFilter: %v", st)
+			if _, status := pl.PreFilter(context.Background(), state, tt.pod, infos); !status.IsSuccess() {
+				t.Fatalf("PreFilter: %v", status)
 			}
 			assertStatuses(t, filterAll(t, pl, state, tt.pod, infos), tt.initial)
 			for i, s := range tt.steps {
 				before := state.Clone()
 				ni, _ := h.Snapshot.NodeInfos().Get(s.node)
-				var st *framework.Status
+				var status *framework.Status
 				if s.add {
-					st = pl.AddPod(context.Background(), state, tt.pod, info(s.pod), ni)
+					status = pl.AddPod(context.Background(), state, tt.pod, info(s.pod), ni)
 				} else {
-					st = pl.RemovePod(context.Background(), state, tt.pod, info(s.pod), ni)
+					status = pl.RemovePod(context.Background(), state, tt.pod, info(s.pod), ni)
 				}
-				if !st.IsSuccess() {
-					t.Fatalf("step %d: %v", i, st)
+				if !status.IsSuccess() {
+					t.Fatalf("step %d: %v", i, status)
 				}
 				assertStatuses(t, filterAll(t, pl, state, tt.pod, infos), s.want)
 				// The clone taken before the step is unaffected by it.
@@ -364,9 +364,9 @@ func TestAddRemovePod(t *testing.T) {
 func TestAddPodWithoutState(t *testing.T) {
 	infos := st.NodeInfos(standardNodes())
 	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
-	st := pl.AddPod(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), info(st.Pod("q").Obj()), infos[0])
-	if st.Code() != framework.Error {
-		t.Fatalf("got %v, want Error", st)
+	status := pl.AddPod(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), info(st.Pod("q").Obj()), infos[0])
+	if status.Code() != framework.Error {
+		t.Fatalf("got %v, want Error", status)
 	}
 }
 
@@ -391,8 +391,8 @@ func TestPreFilterParallel(t *testing.T) {
 	for i, par := range []framework.Parallelizer{st.Serial{}, st.Concurrent{}} {
 		pl := newPlugin(t, "", newHandle(t, par, infos, namespace("default")))
 		cs := framework.NewCycleState()
-		if _, st := pl.PreFilter(context.Background(), cs, pod, infos); !st.IsSuccess() {
-			t.Fatal(st)
+		if _, status := pl.PreFilter(context.Background(), cs, pod, infos); !status.IsSuccess() {
+			t.Fatal(status)
 		}
 		s, err := framework.ReadState[*filterState](cs, preFilterKey)
 		if err != nil {

@@ -143,16 +143,16 @@ func TestFilterMatchesReference(t *testing.T) {
 			for _, pod := range pods {
 				for name, pl := range map[string]*InterPodAffinity{"cached": cached, "full": full} {
 					state := framework.NewCycleState()
-					_, st := pl.PreFilter(ctx, state, pod, c.nodes)
+					_, status := pl.PreFilter(ctx, state, pod, c.nodes)
 					for _, cand := range candidates(c.nodes, step) {
 						want := referenceFilter(t, pod, c.nodes, cand, nsLabels)
 						got := ""
-						if st.IsSuccess() {
+						if status.IsSuccess() {
 							ni := framework.NewNodeInfo()
 							ni.SetNode(cand)
 							got = pl.Filter(ctx, state, pod, ni).Message()
-						} else if !st.IsSkip() {
-							t.Fatalf("PreFilter: %v", st)
+						} else if !status.IsSkip() {
+							t.Fatalf("PreFilter: %v", status)
 						}
 						if got != want {
 							t.Fatalf("seed %d, step %d (%s), %s, pod %s, node %s: Filter %q, want %q", seed, step, what, name, pod.Name, cand.Name, got, want)
@@ -172,8 +172,8 @@ func TestAddPodOutsideTheIndex(t *testing.T) {
 	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nis))
 	pod := st.Pod("p").Labels("color", "green").PodAntiAffinity(st.Term(zoneKey, "color", "green")).Obj()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nis); !st.IsSuccess() {
-		t.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nis); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	ghost := st.NodeInfos([]*v1.Node{node("ghost", zoneKey, "z9")})[0]
 	other := st.Pod("o").Labels("color", "green").NodeName("ghost").Obj()

@@ -32,24 +32,24 @@ import (
 func scoreAll(t *testing.T, pl *InterPodAffinity, pod *v1.Pod, nodes []*framework.NodeInfo) (raw, norm []int64) {
 	t.Helper()
 	ctx, state := context.Background(), framework.NewCycleState()
-	st := pl.PreScore(ctx, state, pod, nodes)
-	if st.IsSkip() {
+	status := pl.PreScore(ctx, state, pod, nodes)
+	if status.IsSkip() {
 		return nil, nil
 	}
-	if !st.IsSuccess() {
-		t.Fatalf("PreScore: %v", st)
+	if !status.IsSuccess() {
+		t.Fatalf("PreScore: %v", status)
 	}
 	list := make(framework.NodeScoreList, len(nodes))
 	for i, ni := range nodes {
-		s, st := pl.Score(ctx, state, pod, ni)
-		if !st.IsSuccess() {
-			t.Fatalf("Score %s: %v", ni.Node().Name, st)
+		s, status := pl.Score(ctx, state, pod, ni)
+		if !status.IsSuccess() {
+			t.Fatalf("Score %s: %v", ni.Node().Name, status)
 		}
 		list[i] = framework.NodeScore{Name: ni.Node().Name, Score: s}
 		raw = append(raw, s)
 	}
-	if st := pl.ScoreExtensions().NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
-		t.Fatalf("NormalizeScore: %v", st)
+	if status := pl.ScoreExtensions().NormalizeScore(ctx, state, pod, list); !status.IsSuccess() {
+		t.Fatalf("NormalizeScore: %v", status)
 	}
 	for _, s := range list {
 		norm = append(norm, s.Score)
@@ -181,8 +181,8 @@ func TestPreScoreScansInfeasibleNodes(t *testing.T) {
 	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
 	pod := st.Pod("p").PreferPodAffinity(5, st.Term(zoneKey, "app", "web")).Obj()
 	state := framework.NewCycleState()
-	if st := pl.PreScore(context.Background(), state, pod, infos[:1]); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := pl.PreScore(context.Background(), state, pod, infos[:1]); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	if s, _ := pl.Score(context.Background(), state, pod, infos[0]); s != 5 {
 		t.Errorf("n1 scored %d, want 5", s)
@@ -212,8 +212,8 @@ func TestNormalizeScore(t *testing.T) {
 			for i, s := range tt.in {
 				list[i].Score = s
 			}
-			if st := pl.NormalizeScore(context.Background(), state, nil, list); !st.IsSuccess() {
-				t.Fatal(st)
+			if status := pl.NormalizeScore(context.Background(), state, nil, list); !status.IsSuccess() {
+				t.Fatal(status)
 			}
 			var got []int64
 			for _, s := range list {
@@ -229,10 +229,10 @@ func TestNormalizeScore(t *testing.T) {
 func TestScoreWithoutPreScoreState(t *testing.T) {
 	infos := st.NodeInfos(standardNodes())
 	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
-	if _, st := pl.Score(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), infos[0]); st.Code() != framework.Error {
-		t.Errorf("Score: got %v, want Error", st)
+	if _, status := pl.Score(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), infos[0]); status.Code() != framework.Error {
+		t.Errorf("Score: got %v, want Error", status)
 	}
-	if st := pl.NormalizeScore(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nil); st.Code() != framework.Error {
-		t.Errorf("NormalizeScore: got %v, want Error", st)
+	if status := pl.NormalizeScore(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nil); status.Code() != framework.Error {
+		t.Errorf("NormalizeScore: got %v, want Error", status)
 	}
 }

@@ -146,11 +146,11 @@ func TestFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, append(cluster(), tt.objs...)...)
 			state := framework.NewCycleState()
-			_, st := pl.PreFilter(context.Background(), state, tt.pod, nil)
-			if !st.Equal(tt.prefilter) {
-				t.Fatalf("PreFilter = %v, want %v", st, tt.prefilter)
+			_, status := pl.PreFilter(context.Background(), state, tt.pod, nil)
+			if !status.Equal(tt.prefilter) {
+				t.Fatalf("PreFilter = %v, want %v", status, tt.prefilter)
 			}
-			if st.IsSkip() {
+			if status.IsSkip() {
 				return
 			}
 			if got := pl.Filter(context.Background(), state, tt.pod, nodeWith(tt.existing...)); !got.Equal(tt.want) {

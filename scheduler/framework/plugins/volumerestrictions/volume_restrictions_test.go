@@ -56,15 +56,15 @@ func TestPreFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, used, claims...)
 			state := framework.NewCycleState()
-			res, st := pl.PreFilter(context.Background(), state, tt.pod, nil)
+			res, status := pl.PreFilter(context.Background(), state, tt.pod, nil)
 			if res != nil {
 				t.Errorf("PreFilter result = %v, want nil", res)
 			}
-			if !st.Equal(tt.want) {
-				t.Fatalf("PreFilter = %v, want %v", st, tt.want)
+			if !status.Equal(tt.want) {
+				t.Fatalf("PreFilter = %v, want %v", status, tt.want)
 			}
 			s, err := framework.ReadState[*preFilterState](state, stateKey)
-			if !st.IsSuccess() {
+			if !status.IsSuccess() {
 				if err == nil {
 					t.Error("state written for a skipped or rejected pod")
 				}
@@ -115,8 +115,8 @@ func TestFilterDiskConflicts(t *testing.T) {
 			pl := newPlugin(t, nil)
 			state := framework.NewCycleState()
 			pod := tt.pod.Obj()
-			if _, st := pl.PreFilter(context.Background(), state, pod, nil); !st.IsSuccess() {
-				t.Fatalf("PreFilter = %v", st)
+			if _, status := pl.PreFilter(context.Background(), state, pod, nil); !status.IsSuccess() {
+				t.Fatalf("PreFilter = %v", status)
 			}
 			got := pl.Filter(context.Background(), state, pod, nodeWith(tt.existing...))
 			var want *framework.Status
@@ -134,8 +134,8 @@ func TestFilterReadWriteOncePod(t *testing.T) {
 	pl := newPlugin(t, []string{"default/rwop"}, pvc("rwop", rwop))
 	pod := st.Pod("p").PVC("rwop").Obj()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(context.Background(), state, pod, nil); !st.IsSuccess() {
-		t.Fatalf("PreFilter = %v", st)
+	if _, status := pl.PreFilter(context.Background(), state, pod, nil); !status.IsSuccess() {
+		t.Fatalf("PreFilter = %v", status)
 	}
 	want := framework.NewStatus(framework.Unschedulable, ErrReasonReadWriteOncePodConflict)
 	// The claim is held elsewhere, so every node is rejected, empty or not.
@@ -162,8 +162,8 @@ func TestPreFilterExtensions(t *testing.T) {
 	pl := newPlugin(t, []string{"default/rwop"}, pvc("rwop", rwop), pvc("rwo", rwo))
 	pod := st.Pod("p").PVC("rwop").PVC("rwo").Obj()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(context.Background(), state, pod, nil); !st.IsSuccess() {
-		t.Fatalf("PreFilter = %v", st)
+	if _, status := pl.PreFilter(context.Background(), state, pod, nil); !status.IsSuccess() {
+		t.Fatalf("PreFilter = %v", status)
 	}
 	ctx, ni := context.Background(), nodeWith()
 	holder := st.Pod("holder").PVC("rwop").Info()
@@ -171,8 +171,8 @@ func TestPreFilterExtensions(t *testing.T) {
 	ext := pl.PreFilterExtensions()
 
 	snapshot := state.Clone()
-	if st := ext.RemovePod(ctx, state, pod, holder, ni); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := ext.RemovePod(ctx, state, pod, holder, ni); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	if got := pl.Filter(ctx, state, pod, ni); !got.IsSuccess() {
 		t.Errorf("after removing the holder: Filter = %v, want Success", got)
@@ -193,11 +193,11 @@ func TestPreFilterExtensions(t *testing.T) {
 	if got := pl.Filter(ctx, state, pod, ni); !got.Equal(conflict) {
 		t.Errorf("after adding the holder back: Filter = %v, want %v", got, conflict)
 	}
-	if st := ext.AddPod(ctx, framework.NewCycleState(), pod, holder, ni); st.Code() != framework.Error {
-		t.Errorf("AddPod without state = %v, want Error", st)
+	if status := ext.AddPod(ctx, framework.NewCycleState(), pod, holder, ni); status.Code() != framework.Error {
+		t.Errorf("AddPod without state = %v, want Error", status)
 	}
-	if st := ext.RemovePod(ctx, framework.NewCycleState(), pod, holder, ni); st.Code() != framework.Error {
-		t.Errorf("RemovePod without state = %v, want Error", st)
+	if status := ext.RemovePod(ctx, framework.NewCycleState(), pod, holder, ni); status.Code() != framework.Error {
+		t.Errorf("RemovePod without state = %v, want Error", status)
 	}
 }
 
