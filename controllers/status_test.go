@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -274,8 +273,8 @@ func TestShadowProfileStatus(t *testing.T) {
 			if status.SchedulerName != "" || status.ActiveGeneration != 2 {
 				t.Errorf("schedulerName %q, active %d; want none, 2", status.SchedulerName, status.ActiveGeneration)
 			}
-			if !equality.Semantic.DeepEqual(status.Shadow, &tt.want) {
-				t.Errorf("shadow = %+v\nwant %+v", status.Shadow, tt.want)
+			if diff := cmp.Diff(&tt.want, status.Shadow); diff != "" {
+				t.Errorf("shadow (-want +got):\n%s", diff)
 			}
 			ready := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionReady)
 			if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != v1alpha1.ReasonShadowing ||

@@ -69,8 +69,8 @@ func TestAssumedCopy(t *testing.T) {
 			}
 			want := before.DeepCopy()
 			want.Spec.NodeName = tt.host
-			if !equality.Semantic.DeepEqual(got, want) {
-				t.Errorf("assumed pod = %+v, want %+v", got, want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("assumed pod (-want +got):\n%s", diff)
 			}
 		})
 	}

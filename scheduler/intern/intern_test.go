@@ -22,6 +22,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -114,8 +115,8 @@ func TestPodSharing(t *testing.T) {
 			if !equality.Semantic.DeepEqual(first, wantFirst) || !equality.Semantic.DeepEqual(second, wantSecond) {
 				t.Fatalf("interning changed a pod's content")
 			}
-			if got := sharedParts(first, second); got != tt.want {
-				t.Errorf("shared parts = %+v, want %+v", got, tt.want)
+			if diff := cmp.Diff(tt.want, sharedParts(first, second), cmp.AllowUnexported(sharing{})); diff != "" {
+				t.Errorf("shared parts (-want +got):\n%s", diff)
 			}
 		})
 	}

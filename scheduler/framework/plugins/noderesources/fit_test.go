@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
@@ -109,8 +110,8 @@ func TestFits(t *testing.T) {
 		{ResourceName: v1.ResourceCPU, Reason: "Insufficient cpu", Requested: 2000, Used: 3000, Capacity: 4000},
 		{ResourceName: gpu, Reason: "Insufficient example.com/gpu", Requested: 1, Unresolvable: true},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Fits = %+v\nwant %+v", got, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Fits (-want +got):\n%s", diff)
 	}
 	if got := Fits(pod("cpu", "1"), node(alloc("cpu", "4", "pods", "10"))); len(got) != 0 {
 		t.Errorf("Fits on an empty node = %+v", got)
