@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // podGroupRig is a PodGroupReconciler on a fake client that counts status patches.
@@ -96,11 +97,11 @@ func (r *podGroupRig) update(pod *corev1.Pod) {
 		r.t.Fatal(err)
 	}
 	pod.ResourceVersion = cur.ResourceVersion
-	st := pod.Status
+	podStatus := pod.Status
 	if err := r.client.Update(r.ctx, pod); err != nil {
 		r.t.Fatal(err)
 	}
-	pod.Status = st
+	pod.Status = podStatus
 	if err := r.client.Status().Update(r.ctx, pod); err != nil {
 		r.t.Fatal(err)
 	}
@@ -122,14 +123,14 @@ func (r *podGroupRig) expect(name string, phase v1alpha1.PodGroupPhase, schedule
 
 func TestPodGroupReconcile(t *testing.T) {
 	rig := newPodGroupRig(t,
-		makePodGroup("gang", 3).gen(2).obj(),
-		makePodGroup("other", 1).obj(),
-		makeMember("a", "gang").on("n1").obj(),
-		makeMember("b", "gang").on("n2").obj(),
-		makeMember("c", "gang").obj(),
+		podGroup("gang", 3).Generation(2).Obj(),
+		podGroup("other", 1).Obj(),
+		member("a", "gang").NodeName("n1").Obj(),
+		member("b", "gang").NodeName("n2").Obj(),
+		member("c", "gang").Obj(),
 		// Neither a namesake group elsewhere nor another group's pods count.
-		makeMember("d", "gang").namespace("elsewhere").on("n1").obj(),
-		makeMember("e", "other").on("n1").obj(),
+		member("d", "gang").Namespace("elsewhere").NodeName("n1").Obj(),
+		member("e", "other").NodeName("n1").Obj(),
 	)
 	rig.reconcile("gang")
 	rig.expect("gang", v1alpha1.PodGroupScheduling, 2, 0, 1)
@@ -138,17 +139,17 @@ func TestPodGroupReconcile(t *testing.T) {
 	rig.reconcile("gang")
 	rig.expect("gang", v1alpha1.PodGroupScheduling, 2, 0, 1) // nothing changed, nothing written
 
-	rig.update(makeMember("c", "gang").on("n1").obj())
+	rig.update(member("c", "gang").NodeName("n1").Obj())
 	rig.reconcile("gang")
 	rig.expect("gang", v1alpha1.PodGroupScheduled, 3, 0, 2)
 
-	rig.update(makeMember("a", "gang").running("n1").obj())
-	rig.update(makeMember("b", "gang").running("n2").obj())
-	rig.update(makeMember("c", "gang").running("n1").obj())
+	rig.update(member("a", "gang").NodeName("n1").Phase(corev1.PodRunning).Obj())
+	rig.update(member("b", "gang").NodeName("n2").Phase(corev1.PodRunning).Obj())
+	rig.update(member("c", "gang").NodeName("n1").Phase(corev1.PodRunning).Obj())
 	rig.reconcile("gang")
 	rig.expect("gang", v1alpha1.PodGroupRunning, 3, 3, 3)
 
-	rig.update(makeMember("c", "gang").on("n1").phase(corev1.PodFailed).obj())
+	rig.update(member("c", "gang").NodeName("n1").Phase(corev1.PodFailed).Obj())
 	rig.reconcile("gang")
 	rig.expect("gang", v1alpha1.PodGroupFailed, 2, 2, 4)
 
@@ -160,42 +161,42 @@ func TestPodGroupReconcile(t *testing.T) {
 }
 
 func TestGroupOfPod(t *testing.T) {
-	reqs := groupOfPod(context.Background(), makeMember("a", "gang").obj())
+	reqs := groupOfPod(context.Background(), member("a", "gang").Obj())
 	if want := (types.NamespacedName{Namespace: testNamespace, Name: "gang"}); len(reqs) != 1 || reqs[0].NamespacedName != want {
 		t.Errorf("groupOfPod = %v, want %s", reqs, want)
 	}
-	unlabelled := makeMember("b", "").obj()
+	unlabelled := member("b", "").Obj()
 	delete(unlabelled.Labels, v1alpha1.PodGroupLabel)
 	if reqs := groupOfPod(context.Background(), unlabelled); len(reqs) != 0 {
 		t.Errorf("an unlabelled pod maps to %v", reqs)
 	}
 	sel := MemberPodSelector()
-	if !sel.Matches(labels.Set(makeMember("a", "gang").obj().Labels)) || sel.Matches(labels.Set(unlabelled.Labels)) {
+	if !sel.Matches(labels.Set(member("a", "gang").Obj().Labels)) || sel.Matches(labels.Set(unlabelled.Labels)) {
 		t.Errorf("MemberPodSelector %s selects the wrong pods", sel)
 	}
 }
 
 func TestMemberChanged(t *testing.T) {
-	base := func() *memberBuilder { return makeMember("a", "gang") }
+	base := func() *st.PodBuilder { return member("a", "gang") }
 	unlabelled := func() *corev1.Pod {
-		p := base().obj()
+		p := base().Obj()
 		delete(p.Labels, v1alpha1.PodGroupLabel)
 		return p
 	}
-	withIP := base().on("n1").obj()
+	withIP := base().NodeName("n1").Obj()
 	withIP.Status.PodIP = "10.0.0.1"
 	tests := []struct {
 		name     string
 		old, new *corev1.Pod
 		want     bool
 	}{
-		{"bound", base().obj(), base().on("n1").obj(), true},
-		{"started", base().on("n1").obj(), base().running("n1").obj(), true},
-		{"terminating", base().running("n1").obj(), base().running("n1").terminating().obj(), true},
-		{"moved to another group", base().obj(), makeMember("a", "other").obj(), true},
-		{"joined a group", unlabelled(), base().obj(), true},
-		{"left its group", base().obj(), unlabelled(), true},
-		{"got an IP", base().on("n1").obj(), withIP, false},
+		{"bound", base().Obj(), base().NodeName("n1").Obj(), true},
+		{"started", base().NodeName("n1").Obj(), base().NodeName("n1").Phase(corev1.PodRunning).Obj(), true},
+		{"terminating", base().NodeName("n1").Phase(corev1.PodRunning).Obj(), base().NodeName("n1").Phase(corev1.PodRunning).Terminating(t0).Finalizers("test/hold").Obj(), true},
+		{"moved to another group", base().Obj(), member("a", "other").Obj(), true},
+		{"joined a group", unlabelled(), base().Obj(), true},
+		{"left its group", base().Obj(), unlabelled(), true},
+		{"got an IP", base().NodeName("n1").Obj(), withIP, false},
 		{"not a member", unlabelled(), func() *corev1.Pod { p := unlabelled(); p.Spec.NodeName = "n1"; return p }(), false},
 	}
 	p := memberChanged()
@@ -206,10 +207,10 @@ func TestMemberChanged(t *testing.T) {
 			}
 		})
 	}
-	if !p.Create(event.CreateEvent{Object: base().obj()}) || p.Create(event.CreateEvent{Object: unlabelled()}) {
+	if !p.Create(event.CreateEvent{Object: base().Obj()}) || p.Create(event.CreateEvent{Object: unlabelled()}) {
 		t.Error("Create passes non-members or drops members")
 	}
-	if !p.Delete(event.DeleteEvent{Object: base().obj()}) || p.Delete(event.DeleteEvent{Object: unlabelled()}) {
+	if !p.Delete(event.DeleteEvent{Object: base().Obj()}) || p.Delete(event.DeleteEvent{Object: unlabelled()}) {
 		t.Error("Delete passes non-members or drops members")
 	}
 }

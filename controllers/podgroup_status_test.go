@@ -27,10 +27,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPodGroupStatus(t *testing.T) {
-	m := func(i int) *memberBuilder { return makeMember("p"+string(rune('0'+i)), "gang") }
+	m := func(i int) *st.PodBuilder { return member("p"+string(rune('0'+i)), "gang") }
 	tests := []struct {
 		name      string
 		minMember int32
@@ -45,32 +46,32 @@ func TestPodGroupStatus(t *testing.T) {
 	}{
 		{"no members", 3, nil, v1alpha1.PodGroupPending, 0, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "0 of minMember 3 members exist"},
 		{"two of three", 3, members(m(0), m(1)), v1alpha1.PodGroupPending, 0, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
-		{"two of three, both bound", 3, members(m(0).on("n1"), m(1).on("n1")), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
+		{"two of three, both bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n1")), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
 		{"three, none bound", 3, members(m(0), m(1), m(2)), v1alpha1.PodGroupScheduling, 0, 0, metav1.ConditionFalse, ReasonGangScheduling, "0 of minMember 3 members are bound"},
-		{"three, two bound", 3, members(m(0).on("n1"), m(1).on("n2"), m(2)), v1alpha1.PodGroupScheduling, 2, 0, metav1.ConditionFalse, ReasonGangScheduling, "2 of minMember 3"},
-		{"three bound", 3, members(m(0).on("n1"), m(1).on("n2"), m(2).on("n2")), v1alpha1.PodGroupScheduled, 3, 0, metav1.ConditionTrue, ReasonGangScheduled, "3 members are bound"},
-		{"four, three bound", 3, members(m(0).on("n1"), m(1).on("n2"), m(2).on("n2"), m(3)), v1alpha1.PodGroupScheduled, 3, 0, metav1.ConditionTrue, ReasonGangScheduled, "3 members are bound"},
-		{"three bound, two running", 3, members(m(0).running("n1"), m(1).running("n2"), m(2).on("n2")), v1alpha1.PodGroupScheduled, 3, 2, metav1.ConditionTrue, ReasonGangScheduled, "2 running"},
-		{"three running", 3, members(m(0).running("n1"), m(1).running("n2"), m(2).running("n2")), v1alpha1.PodGroupRunning, 3, 3, metav1.ConditionTrue, ReasonGangRunning, "3 members are running and 0 have succeeded"},
-		{"two running, one succeeded", 3, members(m(0).running("n1"), m(1).running("n2"), m(2).on("n2").phase(corev1.PodSucceeded)), v1alpha1.PodGroupRunning, 3, 2, metav1.ConditionTrue, ReasonGangRunning, "1 have succeeded"},
-		{"all succeeded", 2, members(m(0).on("n1").phase(corev1.PodSucceeded), m(1).on("n1").phase(corev1.PodSucceeded)), v1alpha1.PodGroupRunning, 2, 0, metav1.ConditionTrue, ReasonGangRunning, "0 members are running and 2 have succeeded"},
-		{"a bound member failed", 3, members(m(0).running("n1"), m(1).running("n2"), m(2).on("n2").phase(corev1.PodFailed)), v1alpha1.PodGroupFailed, 2, 2, metav1.ConditionFalse, ReasonMemberFailed, "1 members failed; the 2 others are fewer than minMember 3"},
-		{"an unbound member failed", 2, members(m(0), m(1).phase(corev1.PodFailed)), v1alpha1.PodGroupFailed, 0, 0, metav1.ConditionFalse, ReasonMemberFailed, "the 1 others"},
-		{"a failed member was replaced", 3, members(m(0).running("n1"), m(1).running("n2"), m(2).on("n2").phase(corev1.PodFailed), m(3).running("n1")), v1alpha1.PodGroupRunning, 3, 3, metav1.ConditionTrue, ReasonGangRunning, "3 members are running"},
-		{"a failed member's replacement is pending", 3, members(m(0).running("n1"), m(1).running("n2"), m(2).on("n2").phase(corev1.PodFailed), m(3)), v1alpha1.PodGroupScheduling, 2, 2, metav1.ConditionFalse, ReasonGangScheduling, "2 of minMember 3"},
-		{"a terminating member does not count", 3, members(m(0).on("n1"), m(1).on("n1"), m(2).on("n1").terminating()), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
-		{"a terminating failed member fails nothing", 2, members(m(0), m(1), m(2).phase(corev1.PodFailed).terminating()), v1alpha1.PodGroupScheduling, 0, 0, metav1.ConditionFalse, ReasonGangScheduling, "0 of minMember 2"},
+		{"three, two bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n2"), m(2)), v1alpha1.PodGroupScheduling, 2, 0, metav1.ConditionFalse, ReasonGangScheduling, "2 of minMember 3"},
+		{"three bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n2"), m(2).NodeName("n2")), v1alpha1.PodGroupScheduled, 3, 0, metav1.ConditionTrue, ReasonGangScheduled, "3 members are bound"},
+		{"four, three bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n2"), m(2).NodeName("n2"), m(3)), v1alpha1.PodGroupScheduled, 3, 0, metav1.ConditionTrue, ReasonGangScheduled, "3 members are bound"},
+		{"three bound, two running", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2")), v1alpha1.PodGroupScheduled, 3, 2, metav1.ConditionTrue, ReasonGangScheduled, "2 running"},
+		{"three running", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodRunning)), v1alpha1.PodGroupRunning, 3, 3, metav1.ConditionTrue, ReasonGangRunning, "3 members are running and 0 have succeeded"},
+		{"two running, one succeeded", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodSucceeded)), v1alpha1.PodGroupRunning, 3, 2, metav1.ConditionTrue, ReasonGangRunning, "1 have succeeded"},
+		{"all succeeded", 2, members(m(0).NodeName("n1").Phase(corev1.PodSucceeded), m(1).NodeName("n1").Phase(corev1.PodSucceeded)), v1alpha1.PodGroupRunning, 2, 0, metav1.ConditionTrue, ReasonGangRunning, "0 members are running and 2 have succeeded"},
+		{"a bound member failed", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed)), v1alpha1.PodGroupFailed, 2, 2, metav1.ConditionFalse, ReasonMemberFailed, "1 members failed; the 2 others are fewer than minMember 3"},
+		{"an unbound member failed", 2, members(m(0), m(1).Phase(corev1.PodFailed)), v1alpha1.PodGroupFailed, 0, 0, metav1.ConditionFalse, ReasonMemberFailed, "the 1 others"},
+		{"a failed member was replaced", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed), m(3).NodeName("n1").Phase(corev1.PodRunning)), v1alpha1.PodGroupRunning, 3, 3, metav1.ConditionTrue, ReasonGangRunning, "3 members are running"},
+		{"a failed member's replacement is pending", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed), m(3)), v1alpha1.PodGroupScheduling, 2, 2, metav1.ConditionFalse, ReasonGangScheduling, "2 of minMember 3"},
+		{"a terminating member does not count", 3, members(m(0).NodeName("n1"), m(1).NodeName("n1"), m(2).NodeName("n1").Terminating(t0).Finalizers("test/hold")), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
+		{"a terminating failed member fails nothing", 2, members(m(0), m(1), m(2).Phase(corev1.PodFailed).Terminating(t0).Finalizers("test/hold")), v1alpha1.PodGroupScheduling, 0, 0, metav1.ConditionFalse, ReasonGangScheduling, "0 of minMember 2"},
 	}
 	now := metav1.NewTime(t0)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pg := makePodGroup("gang", tc.minMember).gen(4).obj()
-			st := podGroupStatus(pg, tc.pods, now)
-			if st.Phase != tc.phase || st.Scheduled != tc.scheduled || st.Running != tc.running {
-				t.Errorf("phase %s, scheduled %d, running %d; want %s, %d, %d", st.Phase, st.Scheduled, st.Running, tc.phase, tc.scheduled, tc.running)
+			pg := podGroup("gang", tc.minMember).Generation(4).Obj()
+			got := podGroupStatus(pg, tc.pods, now)
+			if got.Phase != tc.phase || got.Scheduled != tc.scheduled || got.Running != tc.running {
+				t.Errorf("phase %s, scheduled %d, running %d; want %s, %d, %d", got.Phase, got.Scheduled, got.Running, tc.phase, tc.scheduled, tc.running)
 			}
-			if st.ObservedGeneration != 4 {
-				t.Errorf("observedGeneration = %d, want 4", st.ObservedGeneration)
+			if got.ObservedGeneration != 4 {
+				t.Errorf("observedGeneration = %d, want 4", got.ObservedGeneration)
 			}
 			want := map[string]metav1.ConditionStatus{
 				v1alpha1.ConditionReady:       tc.ready,
@@ -83,11 +84,11 @@ func TestPodGroupStatus(t *testing.T) {
 			case v1alpha1.PodGroupFailed:
 				want[v1alpha1.ConditionStalled] = metav1.ConditionTrue
 			}
-			if len(st.Conditions) != len(want) {
-				t.Errorf("%d conditions, want %d: %+v", len(st.Conditions), len(want), st.Conditions)
+			if len(got.Conditions) != len(want) {
+				t.Errorf("%d conditions, want %d: %+v", len(got.Conditions), len(want), got.Conditions)
 			}
 			for typ, status := range want {
-				c := meta.FindStatusCondition(st.Conditions, typ)
+				c := meta.FindStatusCondition(got.Conditions, typ)
 				if c == nil {
 					t.Errorf("no %s condition", typ)
 					continue
@@ -107,16 +108,16 @@ func TestPodGroupStatus(t *testing.T) {
 func TestPodGroupStatusIsStable(t *testing.T) {
 	t1 := metav1.NewTime(t0.Add(time.Minute))
 	t2 := metav1.NewTime(t0.Add(2 * time.Minute))
-	pending := members(makeMember("a", "gang"), makeMember("b", "gang"))
-	first := podGroupStatus(makePodGroup("gang", 2).obj(), pending, metav1.NewTime(t0))
+	pending := members(member("a", "gang"), member("b", "gang"))
+	first := podGroupStatus(podGroup("gang", 2).Obj(), pending, metav1.NewTime(t0))
 
-	again := podGroupStatus(makePodGroup("gang", 2).status(first).obj(), pending, t1)
+	again := podGroupStatus(podGroup("gang", 2).Status(first).Obj(), pending, t1)
 	if !equality.Semantic.DeepEqual(first, again) {
 		t.Errorf("the same pods gave a new status:\n%+v\n%+v", first, again)
 	}
 
-	bound := members(makeMember("a", "gang").on("n1"), makeMember("b", "gang").on("n2"))
-	next := podGroupStatus(makePodGroup("gang", 2).status(first).obj(), bound, t2)
+	bound := members(member("a", "gang").NodeName("n1"), member("b", "gang").NodeName("n2"))
+	next := podGroupStatus(podGroup("gang", 2).Status(first).Obj(), bound, t2)
 	if next.Phase != v1alpha1.PodGroupScheduled {
 		t.Fatalf("phase %s, want Scheduled", next.Phase)
 	}

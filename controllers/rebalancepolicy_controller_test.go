@@ -37,6 +37,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/rebalance"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeRunner is a PolicyRunner that records what the reconciler hands it.
@@ -109,7 +110,7 @@ func TestRebalancePolicyReconcile(t *testing.T) {
 		},
 		{
 			name: "nodeFit with its profile runs", policy: makePolicy("p", true),
-			profiles:  []client.Object{makeProfile("default-scheduler").obj()},
+			profiles:  []client.Object{st.Profile("default-scheduler").Created(t0).Obj()},
 			runner:    &fakeRunner{},
 			wantReady: metav1.ConditionTrue, wantReason: ReasonScheduled, wantSet: true,
 		},

@@ -38,6 +38,7 @@ import (
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // recordingHost is a real scheduler that counts compiles and remembers what it serves.
@@ -143,7 +144,7 @@ func expectCondition(t *testing.T, p *v1alpha1.SchedulingProfile, typ string, st
 }
 
 func TestProfileLifecycle(t *testing.T) {
-	r := newRig(t, makeProfile("pack").schedulerName("sched").obj())
+	r := newRig(t, st.Profile("pack").Created(t0).SchedulerName("sched").Obj())
 	r.reconcileProfile("pack")
 
 	live := r.host.Profile("sched")
@@ -205,8 +206,8 @@ func TestProfileLifecycle(t *testing.T) {
 
 func TestProfileConflict(t *testing.T) {
 	r := newRig(t,
-		makeProfile("old").created(1).schedulerName("sched").obj(),
-		makeProfile("new").created(2).schedulerName("sched").obj(),
+		st.Profile("old").Created(t0).Created(minutes(1)).SchedulerName("sched").Obj(),
+		st.Profile("new").Created(t0).Created(minutes(2)).SchedulerName("sched").Obj(),
 	)
 	r.reconcileProfile("new")
 	r.reconcileProfile("old")
@@ -238,8 +239,8 @@ func TestProfileConflict(t *testing.T) {
 	// The other order: the contender reconciles first, then the deletion is
 	// seen; the contender's install survives.
 	r2 := newRig(t,
-		makeProfile("old").created(1).schedulerName("sched").obj(),
-		makeProfile("new").created(2).schedulerName("sched").obj(),
+		st.Profile("old").Created(t0).Created(minutes(1)).SchedulerName("sched").Obj(),
+		st.Profile("new").Created(t0).Created(minutes(2)).SchedulerName("sched").Obj(),
 	)
 	r2.reconcileProfile("old")
 	r2.reconcileProfile("new")
@@ -255,11 +256,11 @@ func TestProfileConflict(t *testing.T) {
 
 func TestPluginWeightsReachTheProfile(t *testing.T) {
 	r := newRig(t,
-		makeProfile("pack").label("team", "a").obj(),
-		makeWeight("old", "NodeResourcesFit", 7).created(1).selector("team", "a").obj(),
-		makeWeight("new", "NodeResourcesFit", 9).created(2).ref("pack").obj(),
-		makeWeight("filter-only", "NodeName", 5).created(3).ref("pack").obj(),
-		makeWeight("orphan", "NodeResourcesFit", 5).ref("missing").obj(),
+		st.Profile("pack").Created(t0).Label("team", "a").Obj(),
+		st.PluginWeight("old", "NodeResourcesFit", 7).Created(t0).Created(minutes(1)).ProfileSelector(st.Selector("team", "a")).Obj(),
+		st.PluginWeight("new", "NodeResourcesFit", 9).Created(t0).Created(minutes(2)).Profile("pack").Obj(),
+		st.PluginWeight("filter-only", "NodeName", 5).Created(t0).Created(minutes(3)).Profile("pack").Obj(),
+		st.PluginWeight("orphan", "NodeResourcesFit", 5).Created(t0).Profile("missing").Obj(),
 	)
 	r.reconcileProfile("pack")
 	p := r.profile("pack")
@@ -349,12 +350,12 @@ func TestProfileRecreated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRig(t, makeProfile("p").schedulerName("sched").obj())
+			r := newRig(t, st.Profile("p").Created(t0).SchedulerName("sched").Obj())
 			r.reconcileProfile("p")
 			if err := r.client.Delete(r.ctx, r.profile("p")); err != nil {
 				t.Fatal(err)
 			}
-			again := makeProfile("p").schedulerName("sched").obj()
+			again := st.Profile("p").Created(t0).SchedulerName("sched").Obj()
 			again.UID = "uid-p-2"
 			tt.spec(again)
 			if err := r.client.Create(r.ctx, again); err != nil {
@@ -375,7 +376,7 @@ func TestProfileRecreated(t *testing.T) {
 }
 
 func TestStandbyCompilesButWritesNothing(t *testing.T) {
-	r := newRig(t, makeProfile("p").schedulerName("sched").obj())
+	r := newRig(t, st.Profile("p").Created(t0).SchedulerName("sched").Obj())
 	elected := make(chan struct{})
 	r.pr.elected = elected
 

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,6 +34,7 @@ import (
 	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 	"github.com/berth-io/berth/scheduler/shadow"
 )
 
@@ -82,16 +82,16 @@ func TestProfileStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := makeProfile("p").gen(tt.gen).obj()
-			st := profileStatus(p, tt.out, now)
-			if st.ObservedGeneration != tt.gen || st.ActiveGeneration != tt.wantActive || st.PluginCount != tt.wantPluginsLen || st.SchedulerName != "sched" {
-				t.Errorf("observed %d active %d plugins %d scheduler %q", st.ObservedGeneration, st.ActiveGeneration, st.PluginCount, st.SchedulerName)
+			p := st.Profile("p").Created(t0).Generation(tt.gen).Obj()
+			status := profileStatus(p, tt.out, now)
+			if status.ObservedGeneration != tt.gen || status.ActiveGeneration != tt.wantActive || status.PluginCount != tt.wantPluginsLen || status.SchedulerName != "sched" {
+				t.Errorf("observed %d active %d plugins %d scheduler %q", status.ObservedGeneration, status.ActiveGeneration, status.PluginCount, status.SchedulerName)
 			}
-			ready := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
-			stalled := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionStalled)
-			reconciling := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReconciling)
+			ready := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionReady)
+			stalled := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionStalled)
+			reconciling := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionReconciling)
 			if ready == nil || stalled == nil || reconciling == nil {
-				t.Fatalf("conditions = %+v", st.Conditions)
+				t.Fatalf("conditions = %+v", status.Conditions)
 			}
 			if ready.Status != tt.wantReady || ready.Reason != tt.wantReason || ready.Message != tt.wantMessage || ready.ObservedGeneration != tt.gen {
 				t.Errorf("Ready = %s/%s %q (gen %d)", ready.Status, ready.Reason, ready.Message, ready.ObservedGeneration)
@@ -106,22 +106,22 @@ func TestProfileStatus(t *testing.T) {
 	}
 
 	t.Run("effective plugins name each weight's source", func(t *testing.T) {
-		st := profileStatus(makeProfile("p").gen(3).obj(), profileOutcome{schedulerName: "sched", live: live3}, now)
+		status := profileStatus(st.Profile("p").Created(t0).Generation(3).Obj(), profileOutcome{schedulerName: "sched", live: live3}, now)
 		want := []v1alpha1.EffectivePlugin{
 			{Name: "NodeResourcesFit", ExtensionPoints: []string{"PreFilter", "Filter", "Score"}, Weight: 5, WeightSource: v1alpha1.WeightSourcePluginWeight, PluginWeight: "pw"},
 			{Name: "TaintToleration", ExtensionPoints: []string{"Filter", "Score"}, Weight: 3, WeightSource: v1alpha1.WeightSourceDefault},
 			{Name: "ImageLocality", ExtensionPoints: []string{"Score"}, Weight: 2, WeightSource: v1alpha1.WeightSourceProfile},
 			{Name: "NodeName", ExtensionPoints: []string{"Filter"}},
 		}
-		if !slices.EqualFunc(st.EffectivePlugins, want, func(a, b v1alpha1.EffectivePlugin) bool {
+		if !slices.EqualFunc(status.EffectivePlugins, want, func(a, b v1alpha1.EffectivePlugin) bool {
 			return a.Name == b.Name && slices.Equal(a.ExtensionPoints, b.ExtensionPoints) && a.Weight == b.Weight && a.WeightSource == b.WeightSource && a.PluginWeight == b.PluginWeight
 		}) {
-			t.Errorf("effectivePlugins = %+v", st.EffectivePlugins)
+			t.Errorf("effectivePlugins = %+v", status.EffectivePlugins)
 		}
 	})
 
 	t.Run("a condition keeps its transition time while its status stays", func(t *testing.T) {
-		p := makeProfile("p").gen(3).obj()
+		p := st.Profile("p").Created(t0).Generation(3).Obj()
 		first := profileStatus(p, profileOutcome{schedulerName: "sched", live: live3}, now)
 		p.Status = first
 		later := metav1.NewTime(now.Add(time.Hour))
@@ -137,8 +137,8 @@ func TestProfileStatus(t *testing.T) {
 	})
 
 	t.Run("long compile errors are cut", func(t *testing.T) {
-		st := profileStatus(makeProfile("p").obj(), profileOutcome{schedulerName: "s", compileErr: errors.New(strings.Repeat("x", 10000))}, now)
-		c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+		status := profileStatus(st.Profile("p").Created(t0).Obj(), profileOutcome{schedulerName: "s", compileErr: errors.New(strings.Repeat("x", 10000))}, now)
+		c := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionReady)
 		if len(c.Message) != message.MaxBytes || !strings.HasSuffix(c.Message, "x ...; no generation is live") {
 			t.Errorf("message of %d bytes ending %q, want %d ending with what stays live", len(c.Message), c.Message[max(0, len(c.Message)-40):], message.MaxBytes)
 		}
@@ -148,12 +148,12 @@ func TestProfileStatus(t *testing.T) {
 func TestPluginWeightStatus(t *testing.T) {
 	now := metav1.NewTime(t0)
 	profiles := map[string]*v1alpha1.SchedulingProfile{
-		"pack":    makeProfile("pack").effective(scoring("Fit", 5, "w"), filtering("NodeName")).obj(),
-		"spread":  makeProfile("spread").effective(scoring("Fit", 1, "")).obj(),
-		"stale":   makeProfile("stale").effective(scoring("Fit", 1, "w")).obj(),
-		"dormant": makeProfile("dormant").obj(),
+		"pack":    st.Profile("pack").Created(t0).Effective(scoring("Fit", 5, "w"), filtering("NodeName")).Obj(),
+		"spread":  st.Profile("spread").Created(t0).Effective(scoring("Fit", 1, "")).Obj(),
+		"stale":   st.Profile("stale").Created(t0).Effective(scoring("Fit", 1, "w")).Obj(),
+		"dormant": st.Profile("dormant").Created(t0).Obj(),
 	}
-	w := makeWeight("w", "Fit", 5)
+	w := st.PluginWeight("w", "Fit", 5).Created(t0)
 	tests := []struct {
 		name        string
 		pw          *v1alpha1.PluginWeight
@@ -165,70 +165,70 @@ func TestPluginWeightStatus(t *testing.T) {
 		wantApplied []string
 	}{
 		{
-			name: "applied", pw: w.obj(), targets: []WeightTarget{{Profile: "pack", Winner: "w"}},
+			name: "applied", pw: w.Obj().DeepCopy(), targets: []WeightTarget{{Profile: "pack", Winner: "w"}},
 			wantStatus: metav1.ConditionTrue, wantReason: ReasonApplied,
 			wantMessage: "Fit has weight 5 in SchedulingProfile pack", wantApplied: []string{"pack"},
 		},
 		{
-			name: "conflict names the winner and outranks pending", pw: w.obj(),
+			name: "conflict names the winner and outranks pending", pw: w.Obj().DeepCopy(),
 			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}, {Profile: "spread", Winner: "w"}, {Profile: "stale", Winner: "older"}},
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.ReasonConflict,
 			wantMessage: "SchedulingProfile spread has not applied weight 5 yet; PluginWeight older, which is older, already sets Fit in SchedulingProfile stale",
 			wantApplied: []string{"pack"},
 		},
 		{
-			name: "a plugin that does not score is reported", pw: makeWeight("w", "NodeName", 5).obj(),
+			name: "a plugin that does not score is reported", pw: st.PluginWeight("w", "NodeName", 5).Created(t0).Obj(),
 			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPluginNotScoring,
 			wantMessage: "plugin NodeName does not score in SchedulingProfile pack",
 		},
 		{
-			name: "a plugin absent from the profile is reported", pw: makeWeight("w", "Absent", 5).obj(),
+			name: "a plugin absent from the profile is reported", pw: st.PluginWeight("w", "Absent", 5).Created(t0).Obj(),
 			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPluginNotScoring,
 			wantMessage: "plugin Absent does not score in SchedulingProfile pack",
 		},
 		{
-			name: "a profile not live is pending", pw: w.obj(), targets: []WeightTarget{{Profile: "dormant", Winner: "w"}},
+			name: "a profile not live is pending", pw: w.Obj().DeepCopy(), targets: []WeightTarget{{Profile: "dormant", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPending,
 			wantMessage: "SchedulingProfile dormant is not live",
 		},
 		{
-			name: "an old weight value is pending", pw: w.obj(), targets: []WeightTarget{{Profile: "stale", Winner: "w"}},
+			name: "an old weight value is pending", pw: w.Obj().DeepCopy(), targets: []WeightTarget{{Profile: "stale", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPending,
 			wantMessage: "SchedulingProfile stale has not applied weight 5 yet",
 		},
 		{
-			name: "no matching profile by reference", pw: makeWeight("w", "Fit", 5).ref("missing").obj(),
+			name: "no matching profile by reference", pw: st.PluginWeight("w", "Fit", 5).Created(t0).Profile("missing").Obj(),
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
 			wantMessage: "SchedulingProfile missing does not exist",
 		},
 		{
-			name: "no matching profile by selector", pw: makeWeight("w", "Fit", 5).selector("team", "z").obj(),
+			name: "no matching profile by selector", pw: st.PluginWeight("w", "Fit", 5).Created(t0).ProfileSelector(st.Selector("team", "z")).Obj(),
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
 			wantMessage: "no SchedulingProfile matches profileSelector team=z",
 		},
 		{
-			name: "invalid selector", pw: w.obj(), selectorErr: errors.New("profileSelector is invalid: x"),
+			name: "invalid selector", pw: w.Obj().DeepCopy(), selectorErr: errors.New("profileSelector is invalid: x"),
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
 			wantMessage: "profileSelector is invalid: x",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := pluginWeightStatus(tt.pw, tt.targets, tt.selectorErr, profiles, now)
-			c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionApplied)
+			status := pluginWeightStatus(tt.pw, tt.targets, tt.selectorErr, profiles, now)
+			c := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionApplied)
 			if c == nil {
 				t.Fatal("no Applied condition")
 			}
 			if c.Status != tt.wantStatus || c.Reason != tt.wantReason || c.Message != tt.wantMessage {
 				t.Errorf("Applied = %s/%s %q\nwant %s/%s %q", c.Status, c.Reason, c.Message, tt.wantStatus, tt.wantReason, tt.wantMessage)
 			}
-			if !slices.Equal(st.AppliedTo, tt.wantApplied) {
-				t.Errorf("appliedTo = %v, want %v", st.AppliedTo, tt.wantApplied)
+			if !slices.Equal(status.AppliedTo, tt.wantApplied) {
+				t.Errorf("appliedTo = %v, want %v", status.AppliedTo, tt.wantApplied)
 			}
-			if st.ObservedGeneration != tt.pw.Generation {
-				t.Errorf("observedGeneration = %d", st.ObservedGeneration)
+			if status.ObservedGeneration != tt.pw.Generation {
+				t.Errorf("observedGeneration = %d", status.ObservedGeneration)
 			}
 		})
 	}
@@ -238,7 +238,7 @@ func TestShadowProfileStatus(t *testing.T) {
 	now := metav1.NewTime(t0.Add(time.Hour))
 	since := metav1.NewTime(t0)
 	live := &liveProfile{shadowOf: "sched", generation: 2}
-	p := makeProfile("candidate").gen(2).obj()
+	p := st.Profile("candidate").Created(t0).Generation(2).Obj()
 	p.Spec.ShadowOf = "sched"
 	tests := []struct {
 		name  string
@@ -269,14 +269,14 @@ func TestShadowProfileStatus(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := profileStatus(p, profileOutcome{shadowOf: "sched", live: live, shadowStats: tt.stats}, now)
-			if st.SchedulerName != "" || st.ActiveGeneration != 2 {
-				t.Errorf("schedulerName %q, active %d; want none, 2", st.SchedulerName, st.ActiveGeneration)
+			status := profileStatus(p, profileOutcome{shadowOf: "sched", live: live, shadowStats: tt.stats}, now)
+			if status.SchedulerName != "" || status.ActiveGeneration != 2 {
+				t.Errorf("schedulerName %q, active %d; want none, 2", status.SchedulerName, status.ActiveGeneration)
 			}
-			if !equality.Semantic.DeepEqual(st.Shadow, &tt.want) {
-				t.Errorf("shadow = %+v\nwant %+v", st.Shadow, tt.want)
+			if diff := cmp.Diff(&tt.want, status.Shadow); diff != "" {
+				t.Errorf("shadow (-want +got):\n%s", diff)
 			}
-			ready := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+			ready := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionReady)
 			if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != v1alpha1.ReasonShadowing ||
 				ready.Message != "generation 2 is live as a shadow of schedulerName sched, evaluating 100% of its scheduling attempts; it binds no pod" {
 				t.Errorf("Ready = %+v", ready)
@@ -354,17 +354,17 @@ func TestRecentDecisionsStatus(t *testing.T) {
 	})
 
 	t.Run("profileStatus lists a recording profile's decisions, and none once it stops", func(t *testing.T) {
-		p := makeProfile("rec").gen(3).obj()
+		p := st.Profile("rec").Created(t0).Generation(3).Obj()
 		p.Status.RecentDecisions = []v1alpha1.SchedulingDecision{written("a", 1)}
 		r := decisions.NewRecorder(2)
 		r.Add(recorded("b", 2))
-		st := profileStatus(p, profileOutcome{schedulerName: "rec", live: &liveProfile{schedulerName: "rec", generation: 3, decisions: r}}, metav1.NewTime(t0))
-		if diff := cmp.Diff([]string{"ns/b", "ns/a"}, pods(st.RecentDecisions)); diff != "" {
+		status := profileStatus(p, profileOutcome{schedulerName: "rec", live: &liveProfile{schedulerName: "rec", generation: 3, decisions: r}}, metav1.NewTime(t0))
+		if diff := cmp.Diff([]string{"ns/b", "ns/a"}, pods(status.RecentDecisions)); diff != "" {
 			t.Errorf("recording (-want +got):\n%s", diff)
 		}
-		st = profileStatus(p, profileOutcome{schedulerName: "rec", live: &liveProfile{schedulerName: "rec", generation: 3}}, metav1.NewTime(t0))
-		if st.RecentDecisions != nil {
-			t.Errorf("a profile that records nothing lists %v", pods(st.RecentDecisions))
+		status = profileStatus(p, profileOutcome{schedulerName: "rec", live: &liveProfile{schedulerName: "rec", generation: 3}}, metav1.NewTime(t0))
+		if status.RecentDecisions != nil {
+			t.Errorf("a profile that records nothing lists %v", pods(status.RecentDecisions))
 		}
 	})
 }

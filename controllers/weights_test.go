@@ -22,13 +22,14 @@ import (
 	"testing"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPlanWeights(t *testing.T) {
 	profiles := []v1alpha1.SchedulingProfile{
-		makeProfile("pack").label("team", "a").val(),
-		makeProfile("spread").label("team", "a").val(),
-		makeProfile("other").label("team", "b").val(),
+		*st.Profile("pack").Created(t0).Label("team", "a").Obj(),
+		*st.Profile("spread").Created(t0).Label("team", "a").Obj(),
+		*st.Profile("other").Created(t0).Label("team", "b").Obj(),
 	}
 	tests := []struct {
 		name        string
@@ -39,7 +40,7 @@ func TestPlanWeights(t *testing.T) {
 	}{
 		{
 			name:    "a reference selects one profile",
-			weights: []v1alpha1.PluginWeight{makeWeight("w", "Fit", 5).ref("pack").val()},
+			weights: []v1alpha1.PluginWeight{*st.PluginWeight("w", "Fit", 5).Created(t0).Profile("pack").Obj()},
 			wantProfile: map[string]map[string]WeightAssignment{
 				"pack": {"Fit": {PluginWeight: "w", Weight: 5}},
 			},
@@ -47,7 +48,7 @@ func TestPlanWeights(t *testing.T) {
 		},
 		{
 			name:    "a selector selects by label",
-			weights: []v1alpha1.PluginWeight{makeWeight("w", "Fit", 5).selector("team", "a").val()},
+			weights: []v1alpha1.PluginWeight{*st.PluginWeight("w", "Fit", 5).Created(t0).ProfileSelector(st.Selector("team", "a")).Obj()},
 			wantProfile: map[string]map[string]WeightAssignment{
 				"pack":   {"Fit": {PluginWeight: "w", Weight: 5}},
 				"spread": {"Fit": {PluginWeight: "w", Weight: 5}},
@@ -57,8 +58,8 @@ func TestPlanWeights(t *testing.T) {
 		{
 			name: "the older of two on one plugin wins, whatever the list order",
 			weights: []v1alpha1.PluginWeight{
-				makeWeight("young", "Fit", 9).created(5).ref("pack").val(),
-				makeWeight("old", "Fit", 2).created(1).selector("team", "a").val(),
+				*st.PluginWeight("young", "Fit", 9).Created(t0).Created(minutes(5)).Profile("pack").Obj(),
+				*st.PluginWeight("old", "Fit", 2).Created(t0).Created(minutes(1)).ProfileSelector(st.Selector("team", "a")).Obj(),
 			},
 			wantProfile: map[string]map[string]WeightAssignment{
 				"pack":   {"Fit": {PluginWeight: "old", Weight: 2}},
@@ -72,8 +73,8 @@ func TestPlanWeights(t *testing.T) {
 		{
 			name: "same age: the smaller name wins",
 			weights: []v1alpha1.PluginWeight{
-				makeWeight("b", "Fit", 9).ref("pack").val(),
-				makeWeight("a", "Fit", 2).ref("pack").val(),
+				*st.PluginWeight("b", "Fit", 9).Created(t0).Profile("pack").Obj(),
+				*st.PluginWeight("a", "Fit", 2).Created(t0).Profile("pack").Obj(),
 			},
 			wantProfile: map[string]map[string]WeightAssignment{"pack": {"Fit": {PluginWeight: "a", Weight: 2}}},
 			wantTargets: map[string][]WeightTarget{
@@ -84,8 +85,8 @@ func TestPlanWeights(t *testing.T) {
 		{
 			name: "different plugins do not conflict",
 			weights: []v1alpha1.PluginWeight{
-				makeWeight("fit", "Fit", 3).ref("pack").val(),
-				makeWeight("aff", "InterPodAffinity", 7).created(9).ref("pack").val(),
+				*st.PluginWeight("fit", "Fit", 3).Created(t0).Profile("pack").Obj(),
+				*st.PluginWeight("aff", "InterPodAffinity", 7).Created(t0).Created(minutes(9)).Profile("pack").Obj(),
 			},
 			wantProfile: map[string]map[string]WeightAssignment{"pack": {
 				"Fit": {PluginWeight: "fit", Weight: 3}, "InterPodAffinity": {PluginWeight: "aff", Weight: 7},
@@ -98,9 +99,9 @@ func TestPlanWeights(t *testing.T) {
 		{
 			name: "no matching profile, and an invalid selector",
 			weights: []v1alpha1.PluginWeight{
-				makeWeight("gone", "Fit", 3).ref("missing").val(),
-				makeWeight("nobody", "Fit", 3).selector("team", "z").val(),
-				makeWeight("bad", "Fit", 3).badSelector().val(),
+				*st.PluginWeight("gone", "Fit", 3).Created(t0).Profile("missing").Obj(),
+				*st.PluginWeight("nobody", "Fit", 3).Created(t0).ProfileSelector(st.Selector("team", "z")).Obj(),
+				*st.PluginWeight("bad", "Fit", 3).Created(t0).ProfileSelector(badSelector).Obj(),
 			},
 			wantProfile: map[string]map[string]WeightAssignment{},
 			wantTargets: map[string][]WeightTarget{"gone": nil, "nobody": nil, "bad": nil},
@@ -134,21 +135,21 @@ func TestOwnerOf(t *testing.T) {
 		profiles []v1alpha1.SchedulingProfile
 		want     string
 	}{
-		{name: "nobody claims it", profiles: []v1alpha1.SchedulingProfile{makeProfile("x").val()}, want: ""},
-		{name: "metadata.name is the default", profiles: []v1alpha1.SchedulingProfile{makeProfile("sched").val()}, want: "sched"},
+		{name: "nobody claims it", profiles: []v1alpha1.SchedulingProfile{*st.Profile("x").Created(t0).Obj()}, want: ""},
+		{name: "metadata.name is the default", profiles: []v1alpha1.SchedulingProfile{*st.Profile("sched").Created(t0).Obj()}, want: "sched"},
 		{
 			name: "the older claimant owns it",
 			profiles: []v1alpha1.SchedulingProfile{
-				makeProfile("new").created(2).schedulerName("sched").val(),
-				makeProfile("old").created(1).schedulerName("sched").val(),
+				*st.Profile("new").Created(t0).Created(minutes(2)).SchedulerName("sched").Obj(),
+				*st.Profile("old").Created(t0).Created(minutes(1)).SchedulerName("sched").Obj(),
 			},
 			want: "old",
 		},
 		{
 			name: "same age: the smaller name owns it",
 			profiles: []v1alpha1.SchedulingProfile{
-				makeProfile("sched").val(),
-				makeProfile("another").schedulerName("sched").val(),
+				*st.Profile("sched").Created(t0).Obj(),
+				*st.Profile("another").Created(t0).SchedulerName("sched").Obj(),
 			},
 			want: "another",
 		},

@@ -23,23 +23,16 @@ import (
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
-
-func pendingPod(name, schedulerName string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name)},
-		Spec:       v1.PodSpec{SchedulerName: schedulerName, Containers: []v1.Container{{Name: "c", Image: "img"}}},
-	}
-}
 
 func TestRemoveProfileReportsParkedPods(t *testing.T) {
 	ctx := klog.NewContext(context.Background(), logr.Discard())
-	mine, other := pendingPod("mine", "packing"), pendingPod("other", "spreading")
+	mine, other := st.Pod("mine").Namespace("ns").SchedulerName("packing").Image("img").Obj(), st.Pod("other").Namespace("ns").SchedulerName("spreading").Image("img").Obj()
 	client := fake.NewClientset(mine, other)
 	s, err := New(ctx, client, WithSeed(1))
 	if err != nil {

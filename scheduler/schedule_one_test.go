@@ -40,9 +40,9 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestAssumedCopy(t *testing.T) {
@@ -51,8 +51,8 @@ func TestAssumedCopy(t *testing.T) {
 		pod  *v1.Pod
 		host string
 	}{
-		{name: "plain pod", pod: pt.Pod("p").Obj(), host: "n1"},
-		{name: "priority, requests and a nomination", pod: pt.Pod("q").Priority(5).Container("cpu", "500m").Nominated("n2").Obj(), host: "n3"},
+		{name: "plain pod", pod: st.Pod("p").Obj(), host: "n1"},
+		{name: "priority, requests and a nomination", pod: st.Pod("q").Priority(5).Container("cpu", "500m").Nominated("n2").Obj(), host: "n3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,8 +69,8 @@ func TestAssumedCopy(t *testing.T) {
 			}
 			want := before.DeepCopy()
 			want.Spec.NodeName = tt.host
-			if !equality.Semantic.DeepEqual(got, want) {
-				t.Errorf("assumed pod = %+v, want %+v", got, want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("assumed pod (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -198,7 +198,7 @@ func (tt cycleTest) run(t *testing.T) cycleOutcome {
 	if err := s.SetProfile(ctx, "test", "test", 1, spec); err != nil {
 		t.Fatal(err)
 	}
-	s.cache.AddNode(logger, pt.Node("node").Alloc("cpu", "4", "memory", "8Gi", "pods", "110").Obj())
+	s.cache.AddNode(logger, st.Node("node").Alloc("cpu", "4", "memory", "8Gi", "pods", "110").Obj())
 	if !tt.absent {
 		inInformer := tt.pod
 		if tt.informerPod != nil {
@@ -225,14 +225,14 @@ func (tt cycleTest) run(t *testing.T) cycleOutcome {
 			out.reason, out.message = c.Reason, c.Message
 		}
 	}
-	switch st := s.queue.Stats(); {
-	case st.InFlight != 0:
-		t.Errorf("%d pods still in flight after the attempt", st.InFlight)
-	case st.Active == 1:
+	switch status := s.queue.Stats(); {
+	case status.InFlight != 0:
+		t.Errorf("%d pods still in flight after the attempt", status.InFlight)
+	case status.Active == 1:
 		out.queued = "active"
-	case st.Backoff == 1:
+	case status.Backoff == 1:
 		out.queued = "backoff"
-	case st.Unschedulable == 1:
+	case status.Unschedulable == 1:
 		out.queued = "unschedulable"
 	case s.ParkedPods() == 1:
 		out.queued = "parked"
@@ -241,8 +241,8 @@ func (tt cycleTest) run(t *testing.T) cycleOutcome {
 }
 
 func TestSchedulingAttempt(t *testing.T) {
-	pod := func() *pt.PodBuilder { return pt.Pod("p").Container("cpu", "1") }
-	withScheduler := func(b *pt.PodBuilder, name string) *v1.Pod {
+	pod := func() *st.PodBuilder { return st.Pod("p").Container("cpu", "1") }
+	withScheduler := func(b *st.PodBuilder, name string) *v1.Pod {
 		p := b.Obj()
 		p.Spec.SchedulerName = name
 		return p
@@ -260,7 +260,7 @@ func TestSchedulingAttempt(t *testing.T) {
 			tt:   cycleTest{plugin: &faultsPlugin{}, pod: withScheduler(pod(), "test")},
 			want: cycleOutcome{binds: 1, assumed: true}},
 		{name: "no node fits: unschedulable, waits for an event",
-			tt: cycleTest{plugin: &faultsPlugin{}, pod: withScheduler(pt.Pod("p").Container("cpu", "8"), "test")},
+			tt: cycleTest{plugin: &faultsPlugin{}, pod: withScheduler(st.Pod("p").Container("cpu", "8"), "test")},
 			want: cycleOutcome{reason: v1.PodReasonUnschedulable,
 				message: "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 				queued:  "unschedulable"}},
@@ -320,7 +320,7 @@ func TestSchedulingAttempt(t *testing.T) {
 
 func TestSchedulingRecordsDecisions(t *testing.T) {
 	node := func(name, cpu string) *v1.Node {
-		return pt.Node(name).Alloc("cpu", cpu, "memory", "32Gi", "pods", "110").Obj()
+		return st.Node(name).Alloc("cpu", cpu, "memory", "32Gi", "pods", "110").Obj()
 	}
 	tests := []struct {
 		name    string
@@ -349,7 +349,7 @@ func TestSchedulingRecordsDecisions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := klog.NewContext(context.Background(), logr.Discard())
 			logger := logr.Discard()
-			pod := pt.Pod("p").Container("cpu", "2").Obj()
+			pod := st.Pod("p").Container("cpu", "2").Obj()
 			pod.Spec.SchedulerName = "test"
 			client := fake.NewClientset(pod)
 			var boundTo atomic.Value

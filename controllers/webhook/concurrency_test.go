@@ -19,14 +19,16 @@ package webhook
 import (
 	"sync"
 	"testing"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // TestValidatorIsSafeForConcurrentUse runs admission checks in parallel, as
 // the webhook server does; run with -race.
 func TestValidatorIsSafeForConcurrentUse(t *testing.T) {
 	v := NewValidator(testRegistry())
-	good := makeProfile("good").args("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).obj()
-	bad := makeProfile("bad").enable("filter", "Nope").obj()
+	good := st.Profile("good").PluginArgs("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).Obj()
+	bad := st.Profile("bad").Enable("filter", "Nope").Obj()
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -50,9 +52,9 @@ func TestValidatorIsSafeForConcurrentUse(t *testing.T) {
 // latency the webhook adds to kubectl apply.
 func BenchmarkValidateProfile(b *testing.B) {
 	v := NewValidator(testRegistry())
-	p := makeProfile("bin-packing").weight("multiPoint", "NodeResourcesFit", 3).
-		disable("score", "NodeResourcesBalancedAllocation").
-		args("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).obj()
+	p := st.Profile("bin-packing").Weight("multiPoint", "NodeResourcesFit", 3).
+		Disable("score", "NodeResourcesBalancedAllocation").
+		PluginArgs("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).Obj()
 	b.ReportAllocs()
 	for b.Loop() {
 		if errs := v.ValidateProfile(b.Context(), p); len(errs) > 0 {

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // want is one expected field error: its path and a fragment of its message.
@@ -36,64 +37,64 @@ func TestValidateProfile(t *testing.T) {
 		profile *v1alpha1.SchedulingProfile
 		want    []want
 	}{
-		{name: "empty spec is the default profile", profile: makeProfile("default-scheduler").obj()},
+		{name: "empty spec is the default profile", profile: st.Profile("default-scheduler").Obj()},
 		{
 			name: "bin packing with args",
-			profile: makeProfile("bin-packing").weight("multiPoint", "NodeResourcesFit", 3).
-				disable("score", "NodeResourcesBalancedAllocation").
-				args("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).obj(),
+			profile: st.Profile("bin-packing").Weight("multiPoint", "NodeResourcesFit", 3).
+				Disable("score", "NodeResourcesBalancedAllocation").
+				PluginArgs("NodeResourcesFit", `{"scoringStrategy":{"type":"MostAllocated"}}`).Obj(),
 		},
 		{
 			name:    "unknown plugin",
-			profile: makeProfile("p").enable("filter", "NodeRsourcesFit").obj(),
+			profile: st.Profile("p").Enable("filter", "NodeRsourcesFit").Obj(),
 			want: []want{{"spec.plugins.filter.enabled[0].name",
 				`unknown plugin "NodeRsourcesFit"; known Filter plugins: DynamicResources, InterPodAffinity, NodeAffinity,`}},
 		},
 		{
 			name:    "unknown plugin through multiPoint",
-			profile: makeProfile("p").enable("multiPoint", "Nope").obj(),
+			profile: st.Profile("p").Enable("multiPoint", "Nope").Obj(),
 			want:    []want{{"spec.plugins.multiPoint.enabled[0].name", `unknown plugin "Nope"; known plugins: DefaultBinder, DefaultPreemption,`}},
 		},
 		{
 			name:    "args that do not validate",
-			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).obj(),
+			profile: st.Profile("p").PluginArgs("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].args.scoringStrategy.type", `Unsupported value: "Bogus": supported values: "LeastAllocated", "MostAllocated"`}},
 		},
 		{
 			name:    "args that do not decode",
-			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategyy":{}}`).obj(),
+			profile: st.Profile("p").PluginArgs("NodeResourcesFit", `{"scoringStrategyy":{}}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].args", `unknown field "scoringStrategyy"`}},
 		},
 		{
 			name:    "args of a plugin that is not enabled",
-			profile: makeProfile("p").disable("multiPoint", "ImageLocality").args("ImageLocality", `{}`).obj(),
+			profile: st.Profile("p").Disable("multiPoint", "ImageLocality").PluginArgs("ImageLocality", `{}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].name", `plugin "ImageLocality" is not enabled`}},
 		},
 		{
 			name:    "plugin at an extension point it does not implement",
-			profile: makeProfile("p").enable("score", "NodeName").obj(),
+			profile: st.Profile("p").Enable("score", "NodeName").Obj(),
 			want: []want{{"spec.plugins.score.enabled[0].name",
 				`plugin "NodeName" does not implement the Score extension point; it implements PreFilter, Filter`}},
 		},
 		{
 			name:    "percentage out of range",
-			profile: makeProfile("p").percentage(101).obj(),
+			profile: st.Profile("p").Percentage(101).Obj(),
 			want:    []want{{"spec.percentageOfNodesToScore", "is not in [0, 100]"}},
 		},
 		{
 			name:    "another QueueSort at the QueueSort point",
-			profile: makeProfile("p").disable("queueSort", "PrioritySort").enable("queueSort", "FifoSort").obj(),
+			profile: st.Profile("p").Disable("queueSort", "PrioritySort").Enable("queueSort", "FifoSort").Obj(),
 			want:    []want{{"spec.plugins.queueSort.enabled[0].name", "all profiles share one scheduling queue"}},
 		},
 		{
 			name:    "another QueueSort through multiPoint",
-			profile: makeProfile("p").disable("queueSort", "PrioritySort").enable("multiPoint", "FifoSort").obj(),
+			profile: st.Profile("p").Disable("queueSort", "PrioritySort").Enable("multiPoint", "FifoSort").Obj(),
 			want:    []want{{"spec.plugins", `plugin "FifoSort" would sort the queue: all profiles share one scheduling queue`}},
 		},
 		{
 			name: "several errors at once",
-			profile: makeProfile("p").enable("filter", "Nope").enable("score", "AlsoNope").
-				enable("queueSort", "FifoSort").obj(),
+			profile: st.Profile("p").Enable("filter", "Nope").Enable("score", "AlsoNope").
+				Enable("queueSort", "FifoSort").Obj(),
 			want: []want{
 				{"spec.plugins.queueSort.enabled[0].name", "all profiles share one scheduling queue"},
 				{"spec.plugins.filter.enabled[0].name", `unknown plugin "Nope"`},
@@ -102,36 +103,35 @@ func TestValidateProfile(t *testing.T) {
 		},
 		{
 			name: "several args errors at once",
-			profile: makeProfile("p").args("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).
-				args("InterPodAffinity", `{"hardPodAffinityWeight":200}`).obj(),
+			profile: st.Profile("p").PluginArgs("NodeResourcesFit", `{"scoringStrategy":{"type":"Bogus"}}`).
+				PluginArgs("InterPodAffinity", `{"hardPodAffinityWeight":200}`).Obj(),
 			want: []want{
 				{"spec.pluginConfig[0].args.scoringStrategy.type", `Unsupported value: "Bogus"`},
 				{"spec.pluginConfig[1].args.hardPodAffinityWeight", `Invalid value: 200: not in valid range [0, 100]`},
 			},
 		},
 		{
-			name: "DynamicResources args as upstream writes them",
-			profile: makeProfile("p").args("DynamicResources",
-				`{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"DynamicResourcesArgs","filterTimeout":"0s","bindingTimeout":"1s"}`).obj(),
+			name:    "DynamicResources args as upstream writes them",
+			profile: st.Profile("p").PluginArgs("DynamicResources", `{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"DynamicResourcesArgs","filterTimeout":"0s","bindingTimeout":"1s"}`).Obj(),
 		},
 		{
 			name:    "DynamicResources filterTimeout negative",
-			profile: makeProfile("p").args("DynamicResources", `{"filterTimeout":"-1s"}`).obj(),
+			profile: st.Profile("p").PluginArgs("DynamicResources", `{"filterTimeout":"-1s"}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].args.filterTimeout", `Invalid value: "-1s": must be zero or positive`}},
 		},
 		{
 			name:    "DynamicResources bindingTimeout under a second",
-			profile: makeProfile("p").args("DynamicResources", `{"bindingTimeout":"999ms"}`).obj(),
+			profile: st.Profile("p").PluginArgs("DynamicResources", `{"bindingTimeout":"999ms"}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].args.bindingTimeout", `Invalid value: "999ms": must be at least 1 second`}},
 		},
 		{
 			name:    "DynamicResources args of another kind",
-			profile: makeProfile("p").args("DynamicResources", `{"kind":"VolumeBindingArgs"}`).obj(),
+			profile: st.Profile("p").PluginArgs("DynamicResources", `{"kind":"VolumeBindingArgs"}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].args.kind", `Invalid value: "VolumeBindingArgs": must be DynamicResourcesArgs`}},
 		},
 		{
 			name:    "DynamicResources args while the plugin is disabled",
-			profile: makeProfile("p").disable("multiPoint", "DynamicResources").args("DynamicResources", `{"filterTimeout":"5s"}`).obj(),
+			profile: st.Profile("p").Disable("multiPoint", "DynamicResources").PluginArgs("DynamicResources", `{"filterTimeout":"5s"}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].name", `plugin "DynamicResources" is not enabled`}},
 		},
 	}

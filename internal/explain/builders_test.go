@@ -17,127 +17,35 @@ limitations under the License.
 package explain_test
 
 import (
+	"strconv"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // t0 is when the builders' objects were created.
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
-type nodeBuilder struct{ n v1.Node }
-
-// makeNode returns a ready node with cpu cores and mem GiB allocatable.
-func makeNode(name string, cpu, memGi int64) *nodeBuilder {
-	alloc := v1.ResourceList{
-		v1.ResourceCPU:    *resource.NewQuantity(cpu, resource.DecimalSI),
-		v1.ResourceMemory: *resource.NewQuantity(memGi<<30, resource.BinarySI),
-		v1.ResourcePods:   resource.MustParse("110"),
-	}
-	return &nodeBuilder{n: v1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
-		Status:     v1.NodeStatus{Capacity: alloc, Allocatable: alloc, Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}},
-	}}
+// readyNode starts a Ready node with cpu cores, memGi GiB and room for 110 pods.
+func readyNode(name string, cpu, memGi int64) *st.NodeBuilder {
+	return st.Node(name).Hostname().Ready().
+		Alloc("cpu", strconv.FormatInt(cpu, 10), "memory", strconv.FormatInt(memGi, 10)+"Gi", "pods", "110")
 }
 
-func (b *nodeBuilder) taint(key string) *nodeBuilder {
-	b.n.Spec.Taints = append(b.n.Spec.Taints, v1.Taint{Key: key, Effect: v1.TaintEffectNoSchedule})
-	return b
+// pendingPod starts a pending pod of the default scheduler requesting
+// milliCPU and memMi, with the UID its recorded decisions name.
+func pendingPod(ns, name string, milliCPU, memMi int64) *st.PodBuilder {
+	return st.Pod(name).Namespace(ns).UID(ns+"-"+name).SchedulerName(v1.DefaultSchedulerName).Image("app").
+		Req("cpu", strconv.FormatInt(milliCPU, 10)+"m", "memory", strconv.FormatInt(memMi, 10)+"Mi").Phase(v1.PodPending)
 }
 
-func (b *nodeBuilder) label(k, v string) *nodeBuilder {
-	b.n.Labels[k] = v
-	return b
-}
-
-func (b *nodeBuilder) obj() *v1.Node { return b.n.DeepCopy() }
-
-type podBuilder struct{ p v1.Pod }
-
-// makePod returns a pending pod of the default scheduler requesting
-// milliCPU and memMi.
-func makePod(ns, name string, milliCPU, memMi int64) *podBuilder {
-	return &podBuilder{p: v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "-" + name)},
-		Spec: v1.PodSpec{
-			SchedulerName: v1.DefaultSchedulerName,
-			Containers: []v1.Container{{Name: "app", Image: "app", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
-				v1.ResourceCPU:    *resource.NewMilliQuantity(milliCPU, resource.DecimalSI),
-				v1.ResourceMemory: *resource.NewQuantity(memMi<<20, resource.BinarySI),
-			}}}},
-		},
-		Status: v1.PodStatus{Phase: v1.PodPending},
-	}}
-}
-
-func (b *podBuilder) on(node string) *podBuilder {
-	b.p.Spec.NodeName = node
-	b.p.Status.Phase = v1.PodRunning
-	return b
-}
-
-func (b *podBuilder) schedulerName(n string) *podBuilder { b.p.Spec.SchedulerName = n; return b }
-
-func (b *podBuilder) nominated(node string) *podBuilder {
-	b.p.Status.NominatedNodeName = node
-	return b
-}
-
-func (b *podBuilder) gate(name string) *podBuilder {
-	b.p.Spec.SchedulingGates = append(b.p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: name})
-	return b
-}
-
-func (b *podBuilder) nodeSelector(k, v string) *podBuilder {
-	if b.p.Spec.NodeSelector == nil {
-		b.p.Spec.NodeSelector = map[string]string{}
-	}
-	b.p.Spec.NodeSelector[k] = v
-	return b
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.p.DeepCopy() }
-
-type profileBuilder struct{ p v1alpha1.SchedulingProfile }
-
-func makeProfile(name string) *profileBuilder {
-	return &profileBuilder{p: v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{
-		Name: name, UID: types.UID("uid-" + name), Generation: 1, CreationTimestamp: metav1.NewTime(t0),
-	}}}
-}
-
-func (b *profileBuilder) schedulerName(n string) *profileBuilder {
-	b.p.Spec.SchedulerName = n
-	return b
-}
-
-func (b *profileBuilder) gen(g int64) *profileBuilder { b.p.Generation = g; return b }
-
-// shadowOf makes the profile a shadow of schedulerName's live profile.
-func (b *profileBuilder) shadowOf(n string) *profileBuilder { b.p.Spec.ShadowOf = n; return b }
-
-// mostAllocated scores NodeResourcesFit by MostAllocated (bin packing).
-func (b *profileBuilder) mostAllocated() *profileBuilder {
-	b.p.Spec.PluginConfig = append(b.p.Spec.PluginConfig, v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: apiruntime.RawExtension{
-		Raw: []byte(`{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`),
-	}})
-	return b
-}
-
-// records sets spec.recordDecisions and the decisions its status holds.
-func (b *profileBuilder) records(n int32, recent ...v1alpha1.SchedulingDecision) *profileBuilder {
-	b.p.Spec.RecordDecisions = &n
-	b.p.Status.RecentDecisions = recent
-	return b
-}
-
-func (b *profileBuilder) obj() *v1alpha1.SchedulingProfile { return b.p.DeepCopy() }
+// mostAllocated is NodeResourcesFit's args scoring by MostAllocated (bin packing).
+const mostAllocated = `{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`
 
 // decision returns a recorded placement of pod ns/name on node, scored
 // against one runner-up.
@@ -154,8 +62,5 @@ func decision(ns, name, node string, generation int64) v1alpha1.SchedulingDecisi
 
 // makeWeight returns a PluginWeight setting plugin's weight in profile.
 func makeWeight(name, profile, plugin string, weight int32) *v1alpha1.PluginWeight {
-	return &v1alpha1.PluginWeight{
-		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0)},
-		Spec:       v1alpha1.PluginWeightSpec{ProfileRef: &v1alpha1.ProfileReference{Name: profile}, Plugin: plugin, Weight: weight},
-	}
+	return st.PluginWeight(name, plugin, weight).Created(t0).Profile(profile).Obj()
 }

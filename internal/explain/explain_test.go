@@ -36,6 +36,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/explain"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // cluster is what a test case's cluster holds.
@@ -78,7 +79,7 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-var defaultProfile = makeProfile("default").schedulerName(v1.DefaultSchedulerName).gen(3).obj()
+var defaultProfile = st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).Generation(3).Obj()
 
 // nodeRow returns the row of a node, failing the test if there is none.
 func nodeRow(t *testing.T, r *explain.Result, name string) explain.NodeResult {
@@ -102,11 +103,11 @@ func TestExplain(t *testing.T) {
 		name: "each rejected node names its plugin and reason; the feasible one is chosen",
 		cluster: cluster{
 			nodes: []*v1.Node{
-				makeNode("small", 1, 4).obj(),
-				makeNode("tainted", 8, 32).taint("dedicated").obj(),
-				makeNode("big", 8, 32).obj(),
+				readyNode("small", 1, 4).Obj(),
+				readyNode("tainted", 8, 32).Taint("dedicated", "", v1.TaintEffectNoSchedule).Obj(),
+				readyNode("big", 8, 32).Obj(),
 			},
-			pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 2000, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -145,8 +146,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "equal nodes tie and are all listed as the scheduler's random choice",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("b", 4, 16).obj(), makeNode("a", 4, 16).obj(), makeNode("c", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			nodes:    []*v1.Node{readyNode("b", 4, 16).Obj(), readyNode("a", 4, 16).Obj(), readyNode("c", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -161,10 +162,10 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a bound pod is evaluated as if pending, off its node",
 		cluster: cluster{
-			nodes: []*v1.Node{makeNode("a", 2, 8).obj(), makeNode("b", 2, 8).obj()},
+			nodes: []*v1.Node{readyNode("a", 2, 8).Obj(), readyNode("b", 2, 8).Obj()},
 			pods: []*v1.Pod{
-				makePod("ns", "web", 1500, 512).on("a").obj(),
-				makePod("ns", "other", 1500, 512).on("b").obj(),
+				pendingPod("ns", "web", 1500, 512).NodeName("a").Phase(v1.PodRunning).Obj(),
+				pendingPod("ns", "other", 1500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
 			},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
@@ -184,8 +185,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a pod no node fits gets the scheduler's message",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("small", 1, 4).obj(), makeNode("other", 1, 4).label("disk", "hdd").obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).nodeSelector("disk", "ssd").obj()},
+			nodes:    []*v1.Node{readyNode("small", 1, 4).Obj(), readyNode("other", 1, 4).Label("disk", "hdd").Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 2000, 512).NodeSelector("disk", "ssd").Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -204,8 +205,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "PluginWeights apply as the controller applies them",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 8, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 1000, 512).obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj(), readyNode("b", 8, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 1000, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 			weights:  []*v1alpha1.PluginWeight{makeWeight("fit-heavy", "default", "NodeResourcesFit", 7)},
 		},
@@ -224,8 +225,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a nominated node that passes is taken without scoring",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 8, 32).obj(), makeNode("b", 2, 8).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).nominated("b").obj()},
+			nodes:    []*v1.Node{readyNode("a", 8, 32).Obj(), readyNode("b", 2, 8).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Nominated("b").Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web"},
@@ -237,9 +238,9 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "--profile evaluates a profile that serves another name, and says so; gates are reported",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).gate("example.com/wait").obj()},
-			profiles: []*v1alpha1.SchedulingProfile{defaultProfile, makeProfile("packing").mostAllocated().obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Gates("example.com/wait").Obj()},
+			profiles: []*v1alpha1.SchedulingProfile{defaultProfile, st.Profile("packing").Created(t0).PluginArgs("NodeResourcesFit", mostAllocated).Obj()},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "packing"},
 		check: func(t *testing.T, r *explain.Report) {
@@ -255,10 +256,10 @@ func TestExplain(t *testing.T) {
 		name: "--nodes limits the rows, best first",
 		cluster: cluster{
 			nodes: []*v1.Node{
-				makeNode("n1", 1, 4).obj(), makeNode("n2", 2, 4).obj(), makeNode("n3", 4, 4).obj(),
-				makeNode("n4", 8, 4).obj(), makeNode("tiny", 1, 1).taint("x").obj(),
+				readyNode("n1", 1, 4).Obj(), readyNode("n2", 2, 4).Obj(), readyNode("n3", 4, 4).Obj(),
+				readyNode("n4", 8, 4).Obj(), readyNode("tiny", 1, 1).Taint("x", "", v1.TaintEffectNoSchedule).Obj(),
 			},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Nodes: 2},
@@ -274,15 +275,15 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "live and candidate compared: bin packing moves the pod and NodeResourcesFit decides",
 		cluster: cluster{
-			nodes: []*v1.Node{makeNode("busy", 4, 16).obj(), makeNode("idle", 4, 16).obj()},
+			nodes: []*v1.Node{readyNode("busy", 4, 16).Obj(), readyNode("idle", 4, 16).Obj()},
 			pods: []*v1.Pod{
-				makePod("ns", "filler", 3000, 8<<10).on("busy").obj(),
-				makePod("ns", "web", 500, 512).obj(),
+				pendingPod("ns", "filler", 3000, 8<<10).NodeName("busy").Phase(v1.PodRunning).Obj(),
+				pendingPod("ns", "web", 500, 512).Obj(),
 			},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
-			Profile: makeProfile("default").schedulerName(v1.DefaultSchedulerName).mostAllocated().obj(), Source: "candidate.yaml",
+			Profile: st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).PluginArgs("NodeResourcesFit", mostAllocated).Obj(), Source: "candidate.yaml",
 		}},
 		check: func(t *testing.T, r *explain.Report) {
 			if len(r.Results) != 2 || r.Results[1].Source != "candidate.yaml" {
@@ -304,12 +305,12 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a shadow candidate is named as the shadow of the pod's schedulerName",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 		},
 		req: explain.Request{Namespace: "ns", Name: "web", Profile: "default", Candidate: &explain.Candidate{
-			Profile: makeProfile("default-packing").shadowOf(v1.DefaultSchedulerName).mostAllocated().obj(), Source: "candidate.yaml",
+			Profile: st.Profile("default-packing").Created(t0).ShadowOf(v1.DefaultSchedulerName).PluginArgs("NodeResourcesFit", mostAllocated).Obj(), Source: "candidate.yaml",
 		}},
 		check: func(t *testing.T, r *explain.Report) {
 			c := r.Results[1]
@@ -327,8 +328,8 @@ func TestExplain(t *testing.T) {
 	}, {
 		name: "a candidate's PluginWeights replace the cluster's of the same name",
 		cluster: cluster{
-			nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-			pods:     []*v1.Pod{makePod("ns", "web", 500, 512).obj()},
+			nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+			pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).Obj()},
 			profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 			weights:  []*v1alpha1.PluginWeight{makeWeight("fit", "default", "NodeResourcesFit", 7)},
 		},
@@ -369,8 +370,8 @@ func TestExplain(t *testing.T) {
 
 func TestExplainErrors(t *testing.T) {
 	c := cluster{
-		nodes:    []*v1.Node{makeNode("a", 4, 16).obj()},
-		pods:     []*v1.Pod{makePod("ns", "web", 500, 512).schedulerName("nobody").obj()},
+		nodes:    []*v1.Node{readyNode("a", 4, 16).Obj()},
+		pods:     []*v1.Pod{pendingPod("ns", "web", 500, 512).SchedulerName("nobody").Obj()},
 		profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 	}
 	for _, tc := range []struct {
@@ -395,8 +396,8 @@ func TestExplainErrors(t *testing.T) {
 // TestReportFormats checks that JSON and YAML carry the same report.
 func TestReportFormats(t *testing.T) {
 	e, _ := cluster{
-		nodes:    []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 1, 1).obj()},
-		pods:     []*v1.Pod{makePod("ns", "web", 2000, 512).obj()},
+		nodes:    []*v1.Node{readyNode("a", 4, 16).Obj(), readyNode("b", 1, 1).Obj()},
+		pods:     []*v1.Pod{pendingPod("ns", "web", 2000, 512).Obj()},
 		profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
 	}.explainer(t)
 	r, err := e.Explain(testContext(t), explain.Request{Namespace: "ns", Name: "web"})
@@ -429,7 +430,7 @@ func TestReportFormats(t *testing.T) {
 // live decision that placed it, when its profile recorded it, and that
 // otherwise the report says why there is none.
 func TestExplainRecordedDecision(t *testing.T) {
-	nodes := []*v1.Node{makeNode("a", 4, 16).obj(), makeNode("b", 8, 32).obj()}
+	nodes := []*v1.Node{readyNode("a", 4, 16).Obj(), readyNode("b", 8, 32).Obj()}
 	other := decision("ns", "other", "a", 2)
 	for _, tc := range []struct {
 		name      string
@@ -440,8 +441,8 @@ func TestExplainRecordedDecision(t *testing.T) {
 		wantTable []string
 	}{{
 		name:    "recorded",
-		pod:     makePod("ns", "web", 500, 512).on("b").obj(),
-		profile: makeProfile("default").schedulerName(v1.DefaultSchedulerName).gen(3).records(10, other, decision("ns", "web", "b", 2)).obj(),
+		pod:     pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
+		profile: st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).Generation(3).RecordDecisions(10).RecentDecisions(other, decision("ns", "web", "b", 2)).Obj(),
 		want:    &explain.Recorded{Profile: "default", SchedulingDecision: decision("ns", "web", "b", 2)},
 		wantTable: []string{
 			"Recorded: SchedulingProfile default, generation 2, bound it to b at 2030-01-01T00:00:00Z; 2 of 3 nodes searched were feasible.",
@@ -450,19 +451,19 @@ func TestExplainRecordedDecision(t *testing.T) {
 		},
 	}, {
 		name:      "pending: nothing to look for",
-		pod:       makePod("ns", "web", 500, 512).obj(),
-		profile:   makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(10, other).obj(),
+		pod:       pendingPod("ns", "web", 500, 512).Obj(),
+		profile:   st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).RecordDecisions(10).RecentDecisions(other).Obj(),
 		wantTable: []string{"is pending."},
 	}, {
 		name:      "the profile records nothing",
-		pod:       makePod("ns", "web", 500, 512).on("b").obj(),
+		pod:       pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
 		profile:   defaultProfile,
 		wantNote:  "SchedulingProfile default records no decisions; set spec.recordDecisions to keep its last placements",
 		wantTable: []string{"No recorded decision: SchedulingProfile default records no decisions"},
 	}, {
 		name:     "aged out of the profile's last decisions",
-		pod:      makePod("ns", "web", 500, 512).on("b").obj(),
-		profile:  makeProfile("default").schedulerName(v1.DefaultSchedulerName).records(1, other).obj(),
+		pod:      pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
+		profile:  st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).RecordDecisions(1).RecentDecisions(other).Obj(),
 		wantNote: "the placement is not among the last 1 that SchedulingProfile default recorded (status.recentDecisions): it is older, or another scheduler bound the pod",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -29,6 +30,7 @@ import (
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeSync is a scheduler whose informers have synced or not.
@@ -69,25 +71,25 @@ func TestReadiness(t *testing.T) {
 		{name: "not listed yet", skipList: true, wantErr: "not been listed"},
 		{name: "no profiles, caches not synced", wantErr: "informer caches have not synced"},
 		{name: "no profiles, caches synced", synced: true},
-		{name: "profile not compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+		{name: "profile not compiled", profiles: []*v1alpha1.SchedulingProfile{st.Profile("p1").Obj()},
 			wantErr: "profiles not compiled yet for schedulerNames p1"},
-		{name: "profile compiled after listing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").schedulerName("s1").obj()},
+		{name: "profile compiled after listing", profiles: []*v1alpha1.SchedulingProfile{st.Profile("p1").SchedulerName("s1").Obj()},
 			compileAfter: []string{"s1"}, synced: true},
-		{name: "profile compiled before listing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+		{name: "profile compiled before listing", profiles: []*v1alpha1.SchedulingProfile{st.Profile("p1").Obj()},
 			compileBefore: []string{"p1"}, synced: true},
-		{name: "invalid profile counts as compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+		{name: "invalid profile counts as compiled", profiles: []*v1alpha1.SchedulingProfile{st.Profile("p1").Obj()},
 			compileAfter: []string{"p1"}, invalid: []string{"p1"}, synced: true},
 		{name: "contenders settle with one compile", profiles: []*v1alpha1.SchedulingProfile{
-			makeProfile("old").schedulerName("s").obj(), makeProfile("new").schedulerName("s").obj()},
+			st.Profile("old").SchedulerName("s").Obj(), st.Profile("new").SchedulerName("s").Obj()},
 			compileAfter: []string{"s"}, synced: true},
-		{name: "one of two compiled", profiles: []*v1alpha1.SchedulingProfile{makeProfile("a").obj(), makeProfile("b").obj()},
+		{name: "one of two compiled", profiles: []*v1alpha1.SchedulingProfile{st.Profile("a").Obj(), st.Profile("b").Obj()},
 			compileAfter: []string{"a"}, wantErr: "schedulerNames b"},
-		{name: "deleting profile ignored", profiles: []*v1alpha1.SchedulingProfile{makeProfile("gone").deleting().obj()}, synced: true},
-		{name: "compiled profiles pass, caches still syncing", profiles: []*v1alpha1.SchedulingProfile{makeProfile("p1").obj()},
+		{name: "deleting profile ignored", profiles: []*v1alpha1.SchedulingProfile{st.Profile("gone").Terminating(time.Now()).Finalizers("example.com/hold").Obj()}, synced: true},
+		{name: "compiled profiles pass, caches still syncing", profiles: []*v1alpha1.SchedulingProfile{st.Profile("p1").Obj()},
 			compileAfter: []string{"p1"}, wantErr: "informer caches"},
 		{name: "many waiting are summarised", profiles: []*v1alpha1.SchedulingProfile{
-			makeProfile("a").obj(), makeProfile("b").obj(), makeProfile("c").obj(), makeProfile("d").obj(),
-			makeProfile("e").obj(), makeProfile("f").obj(), makeProfile("g").obj()},
+			st.Profile("a").Obj(), st.Profile("b").Obj(), st.Profile("c").Obj(), st.Profile("d").Obj(),
+			st.Profile("e").Obj(), st.Profile("f").Obj(), st.Profile("g").Obj()},
 			wantErr: "a, b, c, d, e and 2 more"},
 	}
 	for _, tc := range tests {

@@ -19,11 +19,11 @@ package cache
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"testing"
 	"unsafe"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
@@ -33,27 +33,34 @@ import (
 // taints and unschedulable flag equal want's, and those of its own Node.
 func assertFactsOf(t *testing.T, ni *framework.NodeInfo, want *v1.Node) {
 	t.Helper()
+	type facts struct {
+		Name          string
+		Unschedulable bool
+		Taints        []v1.Taint
+	}
+	got := facts{ni.Name(), ni.Unschedulable(), ni.Taints()}
 	for _, node := range []*v1.Node{want, ni.Node()} {
-		if ni.Name() != node.Name || ni.Unschedulable() != node.Spec.Unschedulable || !reflect.DeepEqual(ni.Taints(), node.Spec.Taints) {
-			t.Fatalf("NodeInfo facts name=%q unschedulable=%v taints=%v, want name=%q unschedulable=%v taints=%v",
-				ni.Name(), ni.Unschedulable(), ni.Taints(), node.Name, node.Spec.Unschedulable, node.Spec.Taints)
+		if diff := cmp.Diff(facts{node.Name, node.Spec.Unschedulable, node.Spec.Taints}, got); diff != "" {
+			t.Fatalf("NodeInfo facts of node %s (-want +got):\n%s", node.Name, diff)
 		}
 	}
 }
 
 func TestSnapshotNodeFactsFollowNodeUpdates(t *testing.T) {
 	const nodes = 3 * compactMin // more than one arena chunk, enough changes to compact
-	plain := func(i int) *v1.Node { return makeNode(fmt.Sprintf("n%03d", i)).rv("1").obj() }
+	plain := func(i int) *v1.Node { return cacheNode(fmt.Sprintf("n%03d", i)).ResourceVersion("1").Obj() }
 	tests := []struct {
 		name    string
 		updated func(i int) *v1.Node
 	}{
 		{"taints added", func(i int) *v1.Node {
-			return makeNode(fmt.Sprintf("n%03d", i)).rv("2").taint("a", v1.TaintEffectNoSchedule).taint("b", v1.TaintEffectPreferNoSchedule).obj()
+			return cacheNode(fmt.Sprintf("n%03d", i)).ResourceVersion("2").Taint("a", "", v1.TaintEffectNoSchedule).Taint("b", "", v1.TaintEffectPreferNoSchedule).Obj()
 		}},
-		{"cordoned", func(i int) *v1.Node { return makeNode(fmt.Sprintf("n%03d", i)).rv("2").cordon().obj() }},
+		{"cordoned", func(i int) *v1.Node {
+			return cacheNode(fmt.Sprintf("n%03d", i)).ResourceVersion("2").Unschedulable(true).Obj()
+		}},
 		{"cordoned and tainted", func(i int) *v1.Node {
-			return makeNode(fmt.Sprintf("n%03d", i)).rv("2").cordon().taint("a", v1.TaintEffectNoExecute).obj()
+			return cacheNode(fmt.Sprintf("n%03d", i)).ResourceVersion("2").Unschedulable(true).Taint("a", "", v1.TaintEffectNoExecute).Obj()
 		}},
 	}
 	for _, tc := range tests {

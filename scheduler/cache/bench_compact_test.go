@@ -21,6 +21,8 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // benchChangedNodes is how many nodes BenchmarkUpdateSnapshot_ManyChanged
@@ -42,7 +44,7 @@ func BenchmarkUpdateSnapshot_ManyChanged(b *testing.B) {
 	versions := make([][2]*v1.Pod, benchChangedNodes)
 	for i := range versions {
 		p := pods[i]
-		versions[i] = [2]*v1.Pod{p, makePod(p.Name).on(p.Spec.NodeName).req(v1.ResourceCPU, "200m").rv("2").obj()}
+		versions[i] = [2]*v1.Pod{p, st.Pod(p.Name).NodeName(p.Spec.NodeName).Req("cpu", "200m").ResourceVersion("2").Obj()}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

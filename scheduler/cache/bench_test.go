@@ -23,6 +23,8 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -37,20 +39,20 @@ func benchCache(b *testing.B) (*Cache, []*v1.Pod) {
 	l := logr.Discard()
 	c := New(context.Background())
 	for i := 0; i < benchNodes; i++ {
-		c.AddNode(l, makeNode(fmt.Sprintf("node-%d", i)).zone(fmt.Sprintf("z%d", i%3)).
-			image(100, "registry/app:1").image(200, fmt.Sprintf("registry/side:%d", i%10)).obj())
+		c.AddNode(l, cacheNode(fmt.Sprintf("node-%d", i)).Region("r").Zone(fmt.Sprintf("z%d", i%3)).
+			Image(100, "registry/app:1").Image(200, fmt.Sprintf("registry/side:%d", i%10)).Obj())
 	}
 	pods := make([]*v1.Pod, 0, benchPods)
 	for i := 0; i < benchPods; i++ {
-		pb := makePod(fmt.Sprintf("pod-%d", i)).on(fmt.Sprintf("node-%d", i%benchNodes)).
-			req(v1.ResourceCPU, "100m").req(v1.ResourceMemory, "128Mi")
+		pb := st.Pod(fmt.Sprintf("pod-%d", i)).NodeName(fmt.Sprintf("node-%d", i%benchNodes)).
+			Req("cpu", "100m").Req("memory", "128Mi")
 		if i%10 == 0 {
-			pb.antiAffinity("db")
+			pb.PodAntiAffinity(st.Term(v1.LabelHostname, "app", "db"))
 		}
 		if i%7 == 0 {
-			pb.pvc(fmt.Sprintf("claim-%d", i))
+			pb.PVC(fmt.Sprintf("claim-%d", i))
 		}
-		p := pb.obj()
+		p := pb.Obj()
 		if err := c.AddPod(l, p); err != nil {
 			b.Fatal(err)
 		}
@@ -69,7 +71,7 @@ func BenchmarkUpdateSnapshot_OnePodChanged(b *testing.B) {
 		b.Fatal(err)
 	}
 	// Two versions of one pod with different requests, swapped each iteration.
-	versions := [2]*v1.Pod{pods[1], makePod("pod-1").on("node-1").req(v1.ResourceCPU, "200m").rv("2").obj()}
+	versions := [2]*v1.Pod{pods[1], st.Pod("pod-1").NodeName("node-1").Req("cpu", "200m").ResourceVersion("2").Obj()}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

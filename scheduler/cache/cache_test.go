@@ -25,6 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // step is one call on the cache with whether it should fail.
@@ -104,17 +105,17 @@ func runSteps(t *testing.T, c *Cache, steps []step) {
 }
 
 func TestCacheNodesAndPods(t *testing.T) {
-	n1 := makeNode("n1").obj()
-	n1Big := makeNode("n1").cpu("8").obj()
-	n2 := makeNode("n2").obj()
-	p1 := makePod("p1").on("n1").req(v1.ResourceCPU, "1").obj()
-	p1Bigger := makePod("p1").on("n1").req(v1.ResourceCPU, "2").rv("2").obj()
-	p1OnN2 := makePod("p1").on("n2").req(v1.ResourceCPU, "1").rv("2").obj()
-	p2 := makePod("p2").on("n1").req(v1.ResourceCPU, "500m").obj()
-	p2OnN2 := makePod("p2").on("n2").req(v1.ResourceCPU, "500m").obj()
-	noUID := makePod("x").on("n1").uid("").obj()
-	withPorts := makePod("web").on("n1").hostPort(80).hostPort(443).pvc("data").obj()
-	withAnti := makePod("anti").on("n1").antiAffinity("db").obj()
+	n1 := cacheNode("n1").Obj()
+	n1Big := cacheNode("n1").Alloc("cpu", "8", "memory", "8Gi", "pods", "110").Obj()
+	n2 := cacheNode("n2").Obj()
+	p1 := st.Pod("p1").NodeName("n1").Req("cpu", "1").Obj()
+	p1Bigger := st.Pod("p1").NodeName("n1").Req("cpu", "2").ResourceVersion("2").Obj()
+	p1OnN2 := st.Pod("p1").NodeName("n2").Req("cpu", "1").ResourceVersion("2").Obj()
+	p2 := st.Pod("p2").NodeName("n1").Req("cpu", "500m").Obj()
+	p2OnN2 := st.Pod("p2").NodeName("n2").Req("cpu", "500m").Obj()
+	noUID := st.Pod("x").NodeName("n1").UID("").Obj()
+	withPorts := st.Pod("web").NodeName("n1").HostPort(80).HostPort(443).PVC("data").Obj()
+	withAnti := st.Pod("anti").NodeName("n1").PodAntiAffinity(st.Term(v1.LabelHostname, "app", "db")).Obj()
 
 	tests := []struct {
 		name        string
@@ -218,7 +219,7 @@ func TestCacheNodesAndPods(t *testing.T) {
 		},
 		{
 			name:  "unbound pod is refused",
-			steps: []step{failing(addPod(makePod("p").obj())), failing(assume(makePod("p").obj()))},
+			steps: []step{failing(addPod(st.Pod("p").Obj())), failing(assume(st.Pod("p").Obj()))},
 			want:  map[string]nodeWant{},
 		},
 		{
@@ -381,21 +382,21 @@ func assertCache(t *testing.T, c *Cache, want map[string]nodeWant, wantAssumed [
 func TestGetPod(t *testing.T) {
 	c := New(context.Background())
 	l := logr.Discard()
-	p := makePod("p1").on("n1").obj()
+	p := st.Pod("p1").NodeName("n1").Obj()
 	if _, err := c.GetPod(p); err == nil {
 		t.Fatal("GetPod of an unknown pod: want error")
 	}
 	if err := c.AssumePod(l, p); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.GetPod(makePod("p1").obj())
+	got, err := c.GetPod(st.Pod("p1").Obj())
 	if err != nil || got != p {
 		t.Fatalf("GetPod = %v, %v; want the assumed pod", got, err)
 	}
 	if ok, _ := c.IsAssumedPod(p); !ok {
 		t.Fatal("pod should be assumed")
 	}
-	bound := makePod("p1").on("n1").rv("5").obj()
+	bound := st.Pod("p1").NodeName("n1").ResourceVersion("5").Obj()
 	if err := c.AddPod(l, bound); err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func TestGetPod(t *testing.T) {
 
 func TestAddNodeReturnsACopy(t *testing.T) {
 	c := New(context.Background())
-	ni := c.AddNode(logr.Discard(), makeNode("n1").obj())
+	ni := c.AddNode(logr.Discard(), cacheNode("n1").Obj())
 	ni.Requested.MilliCPU = 999
 	if got := c.Dump().Nodes["n1"].Requested.MilliCPU; got != 0 {
 		t.Fatalf("changing the returned NodeInfo changed the cache: %d", got)
@@ -417,9 +418,9 @@ func TestAddNodeReturnsACopy(t *testing.T) {
 }
 
 func TestImageStates(t *testing.T) {
-	a := makeNode("a").image(100, "nginx:1", "nginx@sha").image(50, "redis:7").obj()
-	b := makeNode("b").image(100, "nginx:1").obj()
-	bNoNginx := makeNode("b").image(70, "busybox").obj()
+	a := cacheNode("a").Image(100, "nginx:1", "nginx@sha").Image(50, "redis:7").Obj()
+	b := cacheNode("b").Image(100, "nginx:1").Obj()
+	bNoNginx := cacheNode("b").Image(70, "busybox").Obj()
 	tests := []struct {
 		name  string
 		steps []step

@@ -26,16 +26,18 @@ import (
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	testingclock "k8s.io/utils/clock/testing"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestCompare(t *testing.T) {
-	n1, n2, n3 := makeNode("n1").obj(), makeNode("n2").obj(), makeNode("n3").obj()
-	p1 := makePod("p1").on("n1").obj()
-	p2 := makePod("p2").on("n2").obj()
-	p1OnN2 := makePod("p1").on("n2").obj()
-	pending := makePod("pending").obj()
-	assumed := makePod("assumed").on("n1").obj()
-	assumedUnbound := makePod("assumed").obj()
+	n1, n2, n3 := cacheNode("n1").Obj(), cacheNode("n2").Obj(), cacheNode("n3").Obj()
+	p1 := st.Pod("p1").NodeName("n1").Obj()
+	p2 := st.Pod("p2").NodeName("n2").Obj()
+	p1OnN2 := st.Pod("p1").NodeName("n2").Obj()
+	pending := st.Pod("pending").Obj()
+	assumed := st.Pod("assumed").NodeName("n1").Obj()
+	assumedUnbound := st.Pod("assumed").Obj()
 	tests := []struct {
 		name      string
 		steps     []step
@@ -73,7 +75,7 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name:  "missing, extra and misplaced pods",
-			steps: []step{addNode(n1), addNode(n2), addPod(p1), addPod(makePod("gone").on("n2").obj())},
+			steps: []step{addNode(n1), addNode(n2), addPod(p1), addPod(st.Pod("gone").NodeName("n2").Obj())},
 			nodes: []*v1.Node{n1, n2},
 			pods:  []*v1.Pod{p1OnN2, p2},
 			want: &MismatchError{
@@ -84,7 +86,7 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name:  "cached bound pod the apiserver shows pending",
-			steps: []step{addNode(n1), addPod(makePod("pending").on("n1").obj())},
+			steps: []step{addNode(n1), addPod(st.Pod("pending").NodeName("n1").Obj())},
 			nodes: []*v1.Node{n1},
 			pods:  []*v1.Pod{pending},
 			want:  &MismatchError{ExtraPods: []string{"default/pending"}},
@@ -130,7 +132,7 @@ func TestDumpAssumedPods(t *testing.T) {
 	clk := testingclock.NewFakeClock(time.Unix(0, 0))
 	c := New(context.Background(), WithClock(clk), WithAssumedPodTTL(time.Minute))
 	l := logr.Discard()
-	a, b := makePod("a").on("n1").obj(), makePod("b").on("n1").obj()
+	a, b := st.Pod("a").NodeName("n1").Obj(), st.Pod("b").NodeName("n1").Obj()
 	for _, p := range []*v1.Pod{b, a} {
 		if err := c.AssumePod(l, p); err != nil {
 			t.Fatal(err)

@@ -24,11 +24,13 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestAssumedPodExpiry(t *testing.T) {
 	const ttl = 10 * time.Second
-	p1 := makePod("p1").on("n1").obj()
+	p1 := st.Pod("p1").NodeName("n1").Obj()
 	tests := []struct {
 		name        string
 		ttl         time.Duration
@@ -49,7 +51,7 @@ func TestAssumedPodExpiry(t *testing.T) {
 			clk := testingclock.NewFakeClock(time.Unix(1000, 0))
 			c := New(quietContext(), WithClock(clk), WithAssumedPodTTL(tt.ttl))
 			l := logr.Discard()
-			c.AddNode(l, makeNode("n1").obj())
+			c.AddNode(l, cacheNode("n1").Obj())
 			if err := c.AssumePod(l, p1); err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +82,7 @@ func TestRunExpiresWithFakeClock(t *testing.T) {
 	clk := testingclock.NewFakeClock(time.Unix(1000, 0))
 	c := New(quietContext(), WithClock(clk), WithAssumedPodTTL(5*time.Second), WithCleanupPeriod(time.Second))
 	l := logr.Discard()
-	p := makePod("p1").on("n1").obj()
+	p := st.Pod("p1").NodeName("n1").Obj()
 	if err := c.AssumePod(l, p); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestZoneRingOrder(t *testing.T) {
 		add    *v1.Node
 		remove string
 	}
-	a := func(name, zone string) change { return change{add: makeNode(name).zone(zone).obj()} }
+	a := func(name, zone string) change { return change{add: cacheNode(name).Region("r").Zone(zone).Obj()} }
 	rm := func(name string) change { return change{remove: name} }
 	tests := []struct {
 		name    string
@@ -36,7 +36,7 @@ func TestZoneRingOrder(t *testing.T) {
 		want    []string
 	}{
 		{name: "empty", want: []string{}},
-		{name: "no zone labels form one zone", changes: []change{{add: makeNode("x").obj()}, {add: makeNode("y").obj()}}, want: []string{"x", "y"}},
+		{name: "no zone labels form one zone", changes: []change{{add: cacheNode("x").Obj()}, {add: cacheNode("y").Obj()}}, want: []string{"x", "y"}},
 		{name: "uneven zones", changes: []change{a("a1", "a"), a("a2", "a"), a("a3", "a"), a("b1", "b"), a("c1", "c"), a("c2", "c")},
 			want: []string{"a1", "b1", "c1", "a2", "c2", "a3"}},
 		{name: "duplicate add is ignored", changes: []change{a("a1", "a"), a("a1", "a"), a("b1", "b")}, want: []string{"a1", "b1"}},

@@ -28,9 +28,11 @@ import (
 	"unsafe"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func update(t *testing.T, c *Cache, s *Snapshot) {
@@ -59,8 +61,8 @@ func snapshotOf(s *Snapshot) map[string]*framework.NodeInfo {
 
 func TestSnapshotClonesOnlyChangedNodeInfos(t *testing.T) {
 	l := logr.Discard()
-	p2 := makePod("p2").on("n2").req(v1.ResourceCPU, "1").obj()
-	p2b := makePod("p2").on("n2").req(v1.ResourceCPU, "3").rv("2").obj()
+	p2 := st.Pod("p2").NodeName("n2").Req("cpu", "1").Obj()
+	p2b := st.Pod("p2").NodeName("n2").Req("cpu", "3").ResourceVersion("2").Obj()
 	tests := []struct {
 		name        string
 		change      func(c *Cache) error
@@ -68,17 +70,22 @@ func TestSnapshotClonesOnlyChangedNodeInfos(t *testing.T) {
 	}{
 		{name: "no change", change: func(*Cache) error { return nil }},
 		{name: "pod updated", change: func(c *Cache) error { return c.UpdatePod(l, p2, p2b) }, wantChanged: []string{"n2"}},
-		{name: "pod added", change: func(c *Cache) error { return c.AddPod(l, makePod("new").on("n3").obj()) }, wantChanged: []string{"n3"}},
-		{name: "pod assumed", change: func(c *Cache) error { return c.AssumePod(l, makePod("new").on("n1").obj()) }, wantChanged: []string{"n1"}},
+		{name: "pod added", change: func(c *Cache) error { return c.AddPod(l, st.Pod("new").NodeName("n3").Obj()) }, wantChanged: []string{"n3"}},
+		{name: "pod assumed", change: func(c *Cache) error { return c.AssumePod(l, st.Pod("new").NodeName("n1").Obj()) }, wantChanged: []string{"n1"}},
 		{name: "pod removed", change: func(c *Cache) error { return c.RemovePod(l, p2) }, wantChanged: []string{"n2"}},
 		{
-			name:        "pod moved",
-			change:      func(c *Cache) error { return c.UpdatePod(l, p2, makePod("p2").on("n1").rv("2").obj()) },
+			name: "pod moved",
+			change: func(c *Cache) error {
+				return c.UpdatePod(l, p2, st.Pod("p2").NodeName("n1").ResourceVersion("2").Obj())
+			},
 			wantChanged: []string{"n1", "n2"},
 		},
 		{
-			name:        "node updated",
-			change:      func(c *Cache) error { c.UpdateNode(l, nil, makeNode("n3").cpu("16").obj()); return nil },
+			name: "node updated",
+			change: func(c *Cache) error {
+				c.UpdateNode(l, nil, cacheNode("n3").Alloc("cpu", "16", "memory", "8Gi", "pods", "110").Obj())
+				return nil
+			},
 			wantChanged: []string{"n3"},
 		},
 	}
@@ -86,8 +93,8 @@ func TestSnapshotClonesOnlyChangedNodeInfos(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New(context.Background())
 			for _, n := range []string{"n1", "n2", "n3"} {
-				c.AddNode(l, makeNode(n).obj())
-				if err := c.AddPod(l, makePod("base-"+n).on(n).req(v1.ResourceCPU, "100m").obj()); err != nil {
+				c.AddNode(l, cacheNode(n).Obj())
+				if err := c.AddPod(l, st.Pod("base-"+n).NodeName(n).Req("cpu", "100m").Obj()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -129,15 +136,15 @@ func TestSnapshotClonesOnlyChangedNodeInfos(t *testing.T) {
 func TestSnapshotIsolatedFromLaterChanges(t *testing.T) {
 	l := logr.Discard()
 	c := New(context.Background())
-	c.AddNode(l, makeNode("n1").obj())
-	p := makePod("p").on("n1").req(v1.ResourceCPU, "1").obj()
+	c.AddNode(l, cacheNode("n1").Obj())
+	p := st.Pod("p").NodeName("n1").Req("cpu", "1").Obj()
 	if err := c.AddPod(l, p); err != nil {
 		t.Fatal(err)
 	}
 	s := NewEmptySnapshot()
 	update(t, c, s)
 	held := mustGet(t, s, "n1")
-	if err := c.AddPod(l, makePod("q").on("n1").req(v1.ResourceCPU, "2").obj()); err != nil {
+	if err := c.AddPod(l, st.Pod("q").NodeName("n1").Req("cpu", "2").Obj()); err != nil {
 		t.Fatal(err)
 	}
 	if held.Requested.MilliCPU != 1000 || len(held.Pods) != 1 {
@@ -153,9 +160,9 @@ func TestSnapshotIsolatedFromLaterChanges(t *testing.T) {
 }
 
 func TestSnapshotNodeSet(t *testing.T) {
-	a1, a2, a3 := makeNode("a1").zone("a").obj(), makeNode("a2").zone("a").obj(), makeNode("a3").zone("a").obj()
-	b1, b2 := makeNode("b1").zone("b").obj(), makeNode("b2").zone("b").obj()
-	c1 := makeNode("c1").zone("c").obj()
+	a1, a2, a3 := cacheNode("a1").Region("r").Zone("a").Obj(), cacheNode("a2").Region("r").Zone("a").Obj(), cacheNode("a3").Region("r").Zone("a").Obj()
+	b1, b2 := cacheNode("b1").Region("r").Zone("b").Obj(), cacheNode("b2").Region("r").Zone("b").Obj()
+	c1 := cacheNode("c1").Region("r").Zone("c").Obj()
 	tests := []struct {
 		name     string
 		steps    []step
@@ -167,16 +174,16 @@ func TestSnapshotNodeSet(t *testing.T) {
 			wantList: []string{"a2", "b1"}},
 		{name: "removed zone", steps: []step{addNode(a1), addNode(b1), addNode(c1), removeNode(b1)},
 			wantList: []string{"a1", "c1"}},
-		{name: "zone move", steps: []step{addNode(a1), addNode(a2), addNode(b1), updateNode(a1, makeNode("a1").zone("b").obj())},
+		{name: "zone move", steps: []step{addNode(a1), addNode(a2), addNode(b1), updateNode(a1, cacheNode("a1").Region("r").Zone("b").Obj())},
 			wantList: []string{"a2", "b1", "a1"}},
 		{name: "removed node with pods leaves the snapshot",
-			steps:    []step{addNode(a1), addNode(b1), addPod(makePod("p").on("a1").obj()), removeNode(a1)},
+			steps:    []step{addNode(a1), addNode(b1), addPod(st.Pod("p").NodeName("a1").Obj()), removeNode(a1)},
 			wantList: []string{"b1"}},
 		{name: "placeholder is not in the snapshot",
-			steps:    []step{addNode(a1), addPod(makePod("p").on("ghost").obj())},
+			steps:    []step{addNode(a1), addPod(st.Pod("p").NodeName("ghost").Obj())},
 			wantList: []string{"a1"}},
 		{name: "placeholder joins when its node arrives",
-			steps:    []step{addNode(a1), addPod(makePod("p").on("b1").obj()), addNode(b1)},
+			steps:    []step{addNode(a1), addPod(st.Pod("p").NodeName("b1").Obj()), addNode(b1)},
 			wantList: []string{"a1", "b1"}},
 	}
 	for _, tt := range tests {
@@ -207,9 +214,9 @@ func TestSnapshotNodeSet(t *testing.T) {
 
 func TestSnapshotAffinityLists(t *testing.T) {
 	l := logr.Discard()
-	anti := makePod("anti").on("n1").antiAffinity("db").obj()
-	pref := makePod("pref").on("n2").affinity("web").obj()
-	plain := makePod("plain").on("n1").obj()
+	anti := st.Pod("anti").NodeName("n1").PodAntiAffinity(st.Term(v1.LabelHostname, "app", "db")).Obj()
+	pref := st.Pod("pref").NodeName("n2").PreferPodAffinity(10, st.Term(v1.LabelHostname, "app", "web")).Obj()
+	plain := st.Pod("plain").NodeName("n1").Obj()
 	tests := []struct {
 		name     string
 		steps    []step
@@ -227,8 +234,8 @@ func TestSnapshotAffinityLists(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New(context.Background())
-			c.AddNode(l, makeNode("n1").obj())
-			c.AddNode(l, makeNode("n2").obj())
+			c.AddNode(l, cacheNode("n1").Obj())
+			c.AddNode(l, cacheNode("n2").Obj())
 			s := NewEmptySnapshot()
 			update(t, c, s)
 			for i := range tt.steps {
@@ -256,8 +263,8 @@ func TestSnapshotAffinityLists(t *testing.T) {
 
 func TestSnapshotPVCs(t *testing.T) {
 	l := logr.Discard()
-	p1 := makePod("p1").on("n1").pvc("data").obj()
-	p2 := makePod("p2").on("n2").pvc("data").obj()
+	p1 := st.Pod("p1").NodeName("n1").PVC("data").Obj()
+	p2 := st.Pod("p2").NodeName("n2").PVC("data").Obj()
 	tests := []struct {
 		name     string
 		steps    []step
@@ -268,13 +275,13 @@ func TestSnapshotPVCs(t *testing.T) {
 		{name: "used twice, one removed", steps: []step{addPod(p1), addPod(p2), removePod(p1)}, wantUsed: true},
 		{name: "released", steps: []step{addPod(p1), addPod(p2), removePod(p1), removePod(p2)}},
 		{name: "assumed counts", steps: []step{assume(p1)}, wantUsed: true},
-		{name: "node removed", steps: []step{addPod(p1), removeNode(makeNode("n1").obj())}},
+		{name: "node removed", steps: []step{addPod(p1), removeNode(cacheNode("n1").Obj())}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New(context.Background())
-			c.AddNode(l, makeNode("n1").obj())
-			c.AddNode(l, makeNode("n2").obj())
+			c.AddNode(l, cacheNode("n1").Obj())
+			c.AddNode(l, cacheNode("n2").Obj())
 			s := NewEmptySnapshot()
 			update(t, c, s)
 			for i := range tt.steps {
@@ -293,15 +300,15 @@ func TestSnapshotPVCs(t *testing.T) {
 
 func TestNewSnapshot(t *testing.T) {
 	nodes := []*v1.Node{
-		makeNode("a1").zone("a").image(10, "img").obj(),
-		makeNode("a2").zone("a").image(10, "img").obj(),
-		makeNode("b1").zone("b").obj(),
+		cacheNode("a1").Region("r").Zone("a").Image(10, "img").Obj(),
+		cacheNode("a2").Region("r").Zone("a").Image(10, "img").Obj(),
+		cacheNode("b1").Region("r").Zone("b").Obj(),
 	}
 	pods := []*v1.Pod{
-		makePod("p1").on("a1").req(v1.ResourceCPU, "1").obj(),
-		makePod("p2").on("b1").antiAffinity("x").pvc("claim").obj(),
-		makePod("stray").on("nowhere").obj(),
-		makePod("pending").obj(),
+		st.Pod("p1").NodeName("a1").Req("cpu", "1").Obj(),
+		st.Pod("p2").NodeName("b1").PodAntiAffinity(st.Term(v1.LabelHostname, "app", "x")).PVC("claim").Obj(),
+		st.Pod("stray").NodeName("nowhere").Obj(),
+		st.Pod("pending").Obj(),
 	}
 	s := NewSnapshot(pods, nodes)
 	list, _ := s.List()
@@ -311,8 +318,8 @@ func TestNewSnapshot(t *testing.T) {
 	if got := mustGet(t, s, "a1").Requested.MilliCPU; got != 1000 {
 		t.Fatalf("a1 requests %d", got)
 	}
-	if got := mustGet(t, s, "a2").ImageStates["img"]; got == nil || got.NumNodes != 2 || got.Size != 10 {
-		t.Fatalf("image summary %+v", got)
+	if diff := cmp.Diff(&framework.ImageStateSummary{Size: 10, NumNodes: 2}, mustGet(t, s, "a2").ImageStates["img"]); diff != "" {
+		t.Fatalf("image summary (-want +got):\n%s", diff)
 	}
 	anti, _ := s.HavePodsWithRequiredAntiAffinityList()
 	if got := names(anti); !slices.Equal(got, []string{"b1"}) {
@@ -387,27 +394,27 @@ func TestSnapshotRandomOperations(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		switch op := rng.Intn(10); {
 		case op < 2:
-			b := makeNode(nodeName()).zone(zones[rng.Intn(len(zones))])
+			b := cacheNode(nodeName()).Region("r").Zone(zones[rng.Intn(len(zones))])
 			for _, img := range images {
 				if rng.Intn(2) == 0 {
-					b.image(1, img)
+					b.Image(1, img)
 				}
 			}
-			c.AddNode(l, b.obj())
+			c.AddNode(l, b.Obj())
 		case op < 3:
-			_ = c.RemoveNode(l, makeNode(nodeName()).obj())
+			_ = c.RemoveNode(l, cacheNode(nodeName()).Obj())
 		case op < 6:
 			podSeq++
-			b := makePod(fmt.Sprintf("p%d", podSeq)).on(nodeName()).req(v1.ResourceCPU, "100m")
+			b := st.Pod(fmt.Sprintf("p%d", podSeq)).NodeName(nodeName()).Req("cpu", "100m")
 			switch rng.Intn(4) {
 			case 0:
-				b.antiAffinity("x")
+				b.PodAntiAffinity(st.Term(v1.LabelHostname, "app", "x"))
 			case 1:
-				b.affinity("y")
+				b.PreferPodAffinity(10, st.Term(v1.LabelHostname, "app", "y"))
 			case 2:
-				b.pvc(fmt.Sprintf("c%d", rng.Intn(3)))
+				b.PVC(fmt.Sprintf("c%d", rng.Intn(3)))
 			}
-			p := b.obj()
+			p := b.Obj()
 			if rng.Intn(3) == 0 {
 				if c.AssumePod(l, p) == nil {
 					pods[p.Name] = p
@@ -431,7 +438,7 @@ func TestSnapshotRandomOperations(t *testing.T) {
 					_ = c.AddPod(l, p)
 					break
 				}
-				moved := makePod(name).on(nodeName()).req(v1.ResourceCPU, "200m").rv(fmt.Sprint(i)).obj()
+				moved := st.Pod(name).NodeName(nodeName()).Req("cpu", "200m").ResourceVersion(fmt.Sprint(i)).Obj()
 				if c.UpdatePod(l, p, moved) == nil {
 					pods[name] = moved
 				}
@@ -450,7 +457,7 @@ func TestSnapshotCompactsIntoListOrder(t *testing.T) {
 	c := New(context.Background())
 	const nodes = 3 * compactMin // more than one arena chunk
 	for i := range nodes {
-		c.AddNode(l, makeNode(fmt.Sprintf("n%03d", i)).zone(fmt.Sprintf("z%d", i%3)).obj())
+		c.AddNode(l, cacheNode(fmt.Sprintf("n%03d", i)).Region("r").Zone(fmt.Sprintf("z%d", i%3)).Obj())
 	}
 	s := NewEmptySnapshot()
 	update(t, c, s)
@@ -477,7 +484,7 @@ func TestSnapshotCompactsIntoListOrder(t *testing.T) {
 	heldLabels := mustGet(t, s, "n127").Node().Labels
 	// Changing fewer than compactMin NodeInfos clones them outside the arena.
 	for i := range compactMin - 1 {
-		if err := c.AddPod(l, makePod(fmt.Sprintf("p%d", i)).on(fmt.Sprintf("n%03d", i)).req(v1.ResourceCPU, "1").obj()); err != nil {
+		if err := c.AddPod(l, st.Pod(fmt.Sprintf("p%d", i)).NodeName(fmt.Sprintf("n%03d", i)).Req("cpu", "1").Obj()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -488,7 +495,7 @@ func TestSnapshotCompactsIntoListOrder(t *testing.T) {
 	if held.Requested.MilliCPU != 0 || len(held.Pods) != 0 {
 		t.Fatalf("a held NodeInfo changed: %v", held)
 	}
-	if err := c.AddPod(l, makePod("last").on("n100").req(v1.ResourceCPU, "1").obj()); err != nil {
+	if err := c.AddPod(l, st.Pod("last").NodeName("n100").Req("cpu", "1").Obj()); err != nil {
 		t.Fatal(err)
 	}
 	update(t, c, s)
@@ -512,8 +519,8 @@ func TestSnapshotNodeLabelsAreInternedCopies(t *testing.T) {
 	l := logr.Discard()
 	c := New(context.Background())
 	// Distinct string data for equal values, as two decoded objects have.
-	a := makeNode("a").zone(strings.Clone("zone-x")).obj()
-	b := makeNode("b").zone(strings.Clone("zone-x")).obj()
+	a := cacheNode("a").Region("r").Zone(strings.Clone("zone-x")).Obj()
+	b := cacheNode("b").Region("r").Zone(strings.Clone("zone-x")).Obj()
 	c.AddNode(l, a)
 	c.AddNode(l, b)
 	s := NewEmptySnapshot()
@@ -543,13 +550,13 @@ func TestSnapshotReusesLabelCopiesOfAnUnchangedNode(t *testing.T) {
 		wantReuse bool
 	}{
 		{name: "a pod added to the same node version", wantLabel: "blue", wantReuse: true},
-		{name: "a new node version", next: makeNode("a").rv("2").label("color", "green").obj(), wantLabel: "green"},
-		{name: "no resource version", next: makeNode("a").label("color", "green").obj(), wantLabel: "green"},
+		{name: "a new node version", next: cacheNode("a").ResourceVersion("2").Label("color", "green").Obj(), wantLabel: "green"},
+		{name: "no resource version", next: cacheNode("a").Label("color", "green").Obj(), wantLabel: "green"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New(context.Background())
-			first := makeNode("a").rv("1").label("color", "blue").obj()
+			first := cacheNode("a").ResourceVersion("1").Label("color", "blue").Obj()
 			c.AddNode(l, first)
 			s := NewEmptySnapshot()
 			update(t, c, s)
@@ -557,7 +564,7 @@ func TestSnapshotReusesLabelCopiesOfAnUnchangedNode(t *testing.T) {
 			if tt.next != nil {
 				c.UpdateNode(l, first, tt.next)
 			}
-			if err := c.AddPod(l, makePod("p").on("a").obj()); err != nil {
+			if err := c.AddPod(l, st.Pod("p").NodeName("a").Obj()); err != nil {
 				t.Fatal(err)
 			}
 			update(t, c, s)

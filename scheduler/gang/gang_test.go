@@ -24,39 +24,15 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-
-// pod builds a pod in namespace "default".
-type podBuilder struct{ p *v1.Pod }
-
-func pod(name string) *podBuilder {
-	return &podBuilder{p: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(name), Labels: map[string]string{}}}}
-}
-func (b *podBuilder) group(g string) *podBuilder      { b.p.Labels[v1alpha1.PodGroupLabel] = g; return b }
-func (b *podBuilder) ns(ns string) *podBuilder        { b.p.Namespace = ns; return b }
-func (b *podBuilder) node(n string) *podBuilder       { b.p.Spec.NodeName = n; return b }
-func (b *podBuilder) priority(p int32) *podBuilder    { b.p.Spec.Priority = ptr.To(p); return b }
-func (b *podBuilder) phase(p v1.PodPhase) *podBuilder { b.p.Status.Phase = p; return b }
-func (b *podBuilder) deleting() *podBuilder {
-	b.p.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
-	return b
-}
-func (b *podBuilder) queued(at time.Time) *framework.QueuedPodInfo {
-	return &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: b.p}, Timestamp: at}
-}
-
-func podGroup(name string, created time.Time) *v1alpha1.PodGroup {
-	return &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, CreationTimestamp: metav1.NewTime(created)}}
-}
 
 // idleLW is a ListerWatcher that is never run: the tests fill the store.
 type idleLW struct{}
@@ -93,16 +69,16 @@ func newGroups(t *testing.T, pods []*v1.Pod, groups []*v1alpha1.PodGroup, assume
 
 func TestMembers(t *testing.T) {
 	pods := []*v1.Pod{
-		pod("a").group("g").p,
-		pod("b").group("g").node("n1").p,
-		pod("gone").group("g").deleting().p,
-		pod("done").group("g").phase(v1.PodSucceeded).p,
-		pod("failed").group("g").phase(v1.PodFailed).p,
-		pod("elsewhere").group("g").ns("other").p,
-		pod("other-group").group("h").p,
-		pod("solo").p,
+		st.Pod("a").Group("g").Obj(),
+		st.Pod("b").Group("g").NodeName("n1").Obj(),
+		st.Pod("gone").Group("g").Terminating(t0).Obj(),
+		st.Pod("done").Group("g").Phase(v1.PodSucceeded).Obj(),
+		st.Pod("failed").Group("g").Phase(v1.PodFailed).Obj(),
+		st.Pod("elsewhere").Group("g").Namespace("other").Obj(),
+		st.Pod("other-group").Group("h").Obj(),
+		st.Pod("solo").Obj(),
 	}
-	g := newGroups(t, pods, nil, "a")
+	g := newGroups(t, pods, nil, "a-uid")
 	var names []string
 	for _, p := range g.Members("default", "g") {
 		names = append(names, p.Name)
@@ -120,7 +96,7 @@ func TestMembers(t *testing.T) {
 }
 
 func TestPodGroup(t *testing.T) {
-	g := newGroups(t, nil, []*v1alpha1.PodGroup{podGroup("g", t0)})
+	g := newGroups(t, nil, []*v1alpha1.PodGroup{st.PodGroup("g", 0).Created(t0).Obj()})
 	if pg, err := g.PodGroup("default", "g"); err != nil || pg.Name != "g" {
 		t.Errorf("PodGroup(g) = %v, %v", pg, err)
 	}
@@ -134,7 +110,7 @@ func TestPodGroup(t *testing.T) {
 }
 
 func TestLess(t *testing.T) {
-	g := newGroups(t, nil, []*v1alpha1.PodGroup{podGroup("early", t0), podGroup("late", t0.Add(time.Hour))})
+	g := newGroups(t, nil, []*v1alpha1.PodGroup{st.PodGroup("early", 0).Created(t0).Obj(), st.PodGroup("late", 0).Created(t0.Add(time.Hour)).Obj()})
 	byTimestamp := func(a, b *framework.QueuedPodInfo) bool { return a.Timestamp.Before(b.Timestamp) }
 	less := g.Less(byTimestamp)
 	tests := []struct {
@@ -142,12 +118,12 @@ func TestLess(t *testing.T) {
 		a, b *framework.QueuedPodInfo
 		want bool
 	}{
-		{name: "priority first", a: pod("a").priority(10).group("late").queued(t0.Add(2 * time.Hour)), b: pod("b").priority(1).queued(t0), want: true},
-		{name: "plain pods by queue time", a: pod("a").queued(t0), b: pod("b").queued(t0.Add(time.Second)), want: true},
-		{name: "a member takes its group's creation time", a: pod("a").group("early").queued(t0.Add(2 * time.Hour)), b: pod("b").queued(t0.Add(time.Minute)), want: true},
-		{name: "an older group's members go first", a: pod("a").group("late").queued(t0), b: pod("b").group("early").queued(t0.Add(3 * time.Hour)), want: false},
-		{name: "an unknown group sorts like a plain pod", a: pod("a").group("ghost").queued(t0.Add(time.Minute)), b: pod("b").queued(t0), want: false},
-		{name: "members of one group tie-break by the base order", a: pod("a").group("early").queued(t0.Add(time.Second)), b: pod("b").group("early").queued(t0), want: false},
+		{name: "priority first", a: st.Pod("a").Priority(10).Group("late").Queued(t0.Add(2 * time.Hour)), b: st.Pod("b").Priority(1).Queued(t0), want: true},
+		{name: "plain pods by queue time", a: st.Pod("a").Queued(t0), b: st.Pod("b").Queued(t0.Add(time.Second)), want: true},
+		{name: "a member takes its group's creation time", a: st.Pod("a").Group("early").Queued(t0.Add(2 * time.Hour)), b: st.Pod("b").Queued(t0.Add(time.Minute)), want: true},
+		{name: "an older group's members go first", a: st.Pod("a").Group("late").Queued(t0), b: st.Pod("b").Group("early").Queued(t0.Add(3 * time.Hour)), want: false},
+		{name: "an unknown group sorts like a plain pod", a: st.Pod("a").Group("ghost").Queued(t0.Add(time.Minute)), b: st.Pod("b").Queued(t0), want: false},
+		{name: "members of one group tie-break by the base order", a: st.Pod("a").Group("early").Queued(t0.Add(time.Second)), b: st.Pod("b").Group("early").Queued(t0), want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,10 +139,10 @@ func TestIndexMembers(t *testing.T) {
 		obj  any
 		want []string
 	}{
-		{obj: pod("a").group("g").p, want: []string{"default/g"}},
-		{obj: pod("a").group("").p},
-		{obj: pod("a").p},
-		{obj: podGroup("g", t0)},
+		{obj: st.Pod("a").Group("g").Obj(), want: []string{"default/g"}},
+		{obj: st.Pod("a").Group("").Obj()},
+		{obj: st.Pod("a").Obj()},
+		{obj: st.PodGroup("g", 0).Created(t0).Obj()},
 	}
 	for _, tt := range tests {
 		got, err := IndexMembers(tt.obj)

@@ -18,12 +18,16 @@ package intern
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // sharing lists what two pods have in common after the table saw both.
@@ -51,11 +55,11 @@ func sameMapPtr[M ~map[K]V, K comparable, V any](a, b M) bool {
 }
 
 func replica(name string) *v1.Pod {
-	return makePod(name).label("app", "web").label("pod-template-hash", "5d8f").
-		req(v1.ResourceCPU, "100m").req(v1.ResourceMemory, "500Mi").
-		limit(v1.ResourceCPU, "100m").limit(v1.ResourceMemory, "500Mi").
-		port(80).toleration(v1.TaintNodeNotReady, 300).toleration(v1.TaintNodeUnreachable, 300).
-		owner("ReplicaSet", "web-5d8f").obj()
+	return decoded(apiPod(name).Label("app", "web").Label("pod-template-hash", "5d8f").
+		Req("cpu", "100m").Req("memory", "500Mi").
+		Limit("cpu", "100m").Limit("memory", "500Mi").
+		Port(v1.ContainerPort{ContainerPort: 80, Protocol: v1.ProtocolTCP}).Toleration(noExecute(v1.TaintNodeNotReady, 300)).Toleration(noExecute(v1.TaintNodeUnreachable, 300)).
+		Owner("apps/v1", "ReplicaSet", "web-5d8f").Obj())
 }
 
 func TestPodSharing(t *testing.T) {
@@ -69,18 +73,18 @@ func TestPodSharing(t *testing.T) {
 		{name: "other labels", second: func() *v1.Pod { p := replica("web-2"); p.Labels["app"] = "db"; return p }(),
 			want: sharing{requests: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true, containers: true}},
 		{name: "a request differs", second: func() *v1.Pod {
-			return makePod("web-2").label("app", "web").label("pod-template-hash", "5d8f").
-				req(v1.ResourceCPU, "200m").req(v1.ResourceMemory, "500Mi").limit(v1.ResourceCPU, "100m").limit(v1.ResourceMemory, "500Mi").
-				port(80).toleration(v1.TaintNodeNotReady, 300).toleration(v1.TaintNodeUnreachable, 300).owner("ReplicaSet", "web-5d8f").obj()
+			return decoded(apiPod("web-2").Label("app", "web").Label("pod-template-hash", "5d8f").
+				Req("cpu", "200m").Req("memory", "500Mi").Limit("cpu", "100m").Limit("memory", "500Mi").
+				Port(v1.ContainerPort{ContainerPort: 80, Protocol: v1.ProtocolTCP}).Toleration(noExecute(v1.TaintNodeNotReady, 300)).Toleration(noExecute(v1.TaintNodeUnreachable, 300)).Owner("apps/v1", "ReplicaSet", "web-5d8f").Obj())
 		}(), want: sharing{labels: true, limits: true, tolerations: true, ports: true, owners: true, securityContext: true, image: true}},
 		{name: "equal value, same canonical form", second: func() *v1.Pod {
 			p := replica("web-2")
-			p.Spec.Containers[0].Resources.Requests = makePod("x").req(v1.ResourceCPU, "0.1").req(v1.ResourceMemory, "500Mi").obj().Spec.Containers[0].Resources.Requests
+			p.Spec.Containers[0].Resources.Requests = decoded(apiPod("x").Req("cpu", "0.1").Req("memory", "500Mi").Obj()).Spec.Containers[0].Resources.Requests
 			return p
 		}(), want: all},
 		{name: "equal value in another format", second: func() *v1.Pod {
 			p := replica("web-2")
-			p.Spec.Containers[0].Resources.Requests = makePod("x").req(v1.ResourceCPU, "100m").req(v1.ResourceMemory, "524288000").obj().Spec.Containers[0].Resources.Requests
+			p.Spec.Containers[0].Resources.Requests = decoded(apiPod("x").Req("cpu", "100m").Req("memory", "524288000").Obj()).Spec.Containers[0].Resources.Requests
 			return p
 		}(), want: func() sharing { s := all; s.requests, s.containers = false, false; return s }()},
 		{name: "other toleration seconds", second: func() *v1.Pod {
@@ -93,7 +97,7 @@ func TestPodSharing(t *testing.T) {
 			want: func() sharing { s := all; s.owners = false; return s }()},
 		{name: "a non-empty security context stays the pod's own", second: func() *v1.Pod {
 			user := int64(1000)
-			return makePod("web-2").securityContext(&v1.PodSecurityContext{RunAsUser: &user}).obj()
+			return decoded(apiPod("web-2").SecurityContext(&v1.PodSecurityContext{RunAsUser: &user}).Obj())
 		}(), want: sharing{image: true}},
 	}
 	for _, tt := range tests {
@@ -111,8 +115,8 @@ func TestPodSharing(t *testing.T) {
 			if !equality.Semantic.DeepEqual(first, wantFirst) || !equality.Semantic.DeepEqual(second, wantSecond) {
 				t.Fatalf("interning changed a pod's content")
 			}
-			if got := sharedParts(first, second); got != tt.want {
-				t.Errorf("shared parts = %+v, want %+v", got, tt.want)
+			if diff := cmp.Diff(tt.want, sharedParts(first, second), cmp.AllowUnexported(sharing{})); diff != "" {
+				t.Errorf("shared parts (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -161,9 +165,9 @@ func TestTransformIsIdempotent(t *testing.T) {
 
 func TestTableStartsAfreshWhenFull(t *testing.T) {
 	table := New(WithMaxEntries(1))
-	a := makePod("a").label("app", "a").obj()
-	b := makePod("b").label("app", "b").obj()
-	a2 := makePod("a2").label("app", "a").obj()
+	a := decoded(apiPod("a").Label("app", "a").Obj())
+	b := decoded(apiPod("b").Label("app", "b").Obj())
+	a2 := decoded(apiPod("a2").Label("app", "a").Obj())
 	for _, p := range []*v1.Pod{a, b, a2} {
 		table.Pod(p)
 	}
@@ -181,9 +185,9 @@ func TestTableStartsAfreshWhenFull(t *testing.T) {
 
 func TestNodeSharing(t *testing.T) {
 	table := New()
-	a := makeNode("n1").capacity("4", "32Gi").obj()
-	b := makeNode("n2").capacity("4", "32Gi").obj()
-	c := makeNode("n3").capacity("8", "32Gi").obj()
+	a := decoded(apiNode("n1").Alloc("cpu", "4", "memory", "32Gi").Obj())
+	b := decoded(apiNode("n2").Alloc("cpu", "4", "memory", "32Gi").Obj())
+	c := decoded(apiNode("n3").Alloc("cpu", "8", "memory", "32Gi").Obj())
 	want := []*v1.Node{a.DeepCopy(), b.DeepCopy(), c.DeepCopy()}
 	for _, n := range []*v1.Node{a, b, c} {
 		if _, err := table.Transform(n); err != nil {
@@ -222,19 +226,19 @@ func TestTransformPassesOtherObjects(t *testing.T) {
 }
 
 func TestPodSharesAnnotationsCommandsAndPlainEnv(t *testing.T) {
-	build := func(name string) *podBuilder {
-		return makePod(name).annotation("prometheus.io/scrape", "true").command("/app", "--port=80").env("MODE", "prod")
+	build := func(name string) *st.PodBuilder {
+		return apiPod(name).Annotation("prometheus.io/scrape", "true").Command("/app", "--port=80").Env("MODE", "prod")
 	}
 	tests := []struct {
 		name                          string
 		first, second                 *v1.Pod
 		annotations, command, envVars bool
 	}{
-		{name: "replicas", first: build("a").obj(), second: build("b").obj(), annotations: true, command: true, envVars: true},
-		{name: "other annotation", first: build("a").obj(), second: build("b").annotation("extra", "1").obj(), command: true, envVars: true},
-		{name: "other command", first: build("a").obj(), second: build("b").command("--debug").obj(), annotations: true, envVars: true},
-		{name: "env read from a field stays the pod's own", first: build("a").envFromField("NODE", "spec.nodeName").obj(),
-			second: build("b").envFromField("NODE", "spec.nodeName").obj(), annotations: true, command: true},
+		{name: "replicas", first: decoded(build("a").Obj()), second: decoded(build("b").Obj()), annotations: true, command: true, envVars: true},
+		{name: "other annotation", first: decoded(build("a").Obj()), second: decoded(build("b").Annotation("extra", "1").Obj()), command: true, envVars: true},
+		{name: "other command", first: decoded(build("a").Obj()), second: decoded(build("b").Command("/app", "--port=80", "--debug").Obj()), annotations: true, envVars: true},
+		{name: "env read from a field stays the pod's own", first: decoded(build("a").EnvFrom("NODE", fieldRef("spec.nodeName")).Obj()),
+			second: decoded(build("b").EnvFrom("NODE", fieldRef("spec.nodeName")).Obj()), annotations: true, command: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,8 +266,8 @@ func TestPodSharesAnnotationsCommandsAndPlainEnv(t *testing.T) {
 func TestNodeSharesLabelStringsAndImageNames(t *testing.T) {
 	const digest = "registry.k8s.io/pause@sha256:ee6521f290b2168b6e0935a181d4cff9be1ac3f505666ef0e3c98fae8199917a"
 	table := New()
-	a := makeNode("n1").label(v1.LabelArchStable, "amd64").image(300, digest, "registry.k8s.io/pause:3.10.2").obj()
-	b := makeNode("n2").label(v1.LabelArchStable, "amd64").image(300, digest, "registry.k8s.io/pause:3.10.2").obj()
+	a := decoded(apiNode("n1").Label(v1.LabelArchStable, "amd64").Image(300, digest, "registry.k8s.io/pause:3.10.2").Obj())
+	b := decoded(apiNode("n2").Label(v1.LabelArchStable, "amd64").Image(300, digest, "registry.k8s.io/pause:3.10.2").Obj())
 	want := b.DeepCopy()
 	table.Node(a)
 	table.Node(b)
@@ -305,7 +309,7 @@ func TestContainersShared(t *testing.T) {
 		return p
 	}
 	withInit := func(p *v1.Pod) *v1.Pod {
-		p.Spec.InitContainers = []v1.Container{{Name: clone("init"), Image: clone("busybox:1")}}
+		p.Spec.InitContainers = []v1.Container{{Name: strings.Clone("init"), Image: strings.Clone("busybox:1")}}
 		return p
 	}
 	tests := []struct {
@@ -358,10 +362,10 @@ func TestConditionsShared(t *testing.T) {
 		a, b *v1.Pod
 		want bool
 	}{
-		{name: "bound in the same second", a: makePod("a").scheduled(100).obj(), b: makePod("b").scheduled(100).obj(), want: true},
-		{name: "bound in another second", a: makePod("a").scheduled(100).obj(), b: makePod("b").scheduled(101).obj()},
-		{name: "another reason", a: makePod("a").scheduled(100).obj(), b: func() *v1.Pod {
-			p := makePod("b").scheduled(100).obj()
+		{name: "bound in the same second", a: decoded(apiPod("a").Condition(scheduledAt(100)).Obj()), b: decoded(apiPod("b").Condition(scheduledAt(100)).Obj()), want: true},
+		{name: "bound in another second", a: decoded(apiPod("a").Condition(scheduledAt(100)).Obj()), b: decoded(apiPod("b").Condition(scheduledAt(101)).Obj())},
+		{name: "another reason", a: decoded(apiPod("a").Condition(scheduledAt(100)).Obj()), b: func() *v1.Pod {
+			p := decoded(apiPod("b").Condition(scheduledAt(100)).Obj())
 			p.Status.Conditions[0].Reason = "Other"
 			return p
 		}()},

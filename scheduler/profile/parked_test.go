@@ -20,16 +20,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-)
 
-func pendingPod(name, schedulerName string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID(name)},
-		Spec:       v1.PodSpec{SchedulerName: schedulerName},
-	}
-}
+	st "github.com/berth-io/berth/scheduler/schedtest"
+)
 
 func TestParked(t *testing.T) {
 	tests := []struct {
@@ -41,17 +34,17 @@ func TestParked(t *testing.T) {
 		wantLen   int
 	}{
 		{name: "take returns the pods of one name only",
-			put:  []*v1.Pod{pendingPod("a", "packing"), pendingPod("b", "packing"), pendingPod("c", "spread")},
+			put:  []*v1.Pod{st.Pod("a").SchedulerName("packing").Obj(), st.Pod("b").SchedulerName("packing").Obj(), st.Pod("c").SchedulerName("spread").Obj()},
 			take: "packing", wantTaken: 2, wantLen: 1},
 		{name: "put twice counts once",
-			put:  []*v1.Pod{pendingPod("a", "packing"), pendingPod("a", "packing")},
+			put:  []*v1.Pod{st.Pod("a").SchedulerName("packing").Obj(), st.Pod("a").SchedulerName("packing").Obj()},
 			take: "packing", wantTaken: 1, wantLen: 0},
 		{name: "remove finds a pod whose schedulerName changed",
-			put:    []*v1.Pod{pendingPod("a", "packing"), pendingPod("b", "packing")},
-			remove: []*v1.Pod{pendingPod("a", "spread")},
+			put:    []*v1.Pod{st.Pod("a").SchedulerName("packing").Obj(), st.Pod("b").SchedulerName("packing").Obj()},
+			remove: []*v1.Pod{st.Pod("a").SchedulerName("spread").Obj()},
 			take:   "packing", wantTaken: 1, wantLen: 0},
 		{name: "take of an unknown name is empty",
-			put:  []*v1.Pod{pendingPod("a", "packing")},
+			put:  []*v1.Pod{st.Pod("a").SchedulerName("packing").Obj()},
 			take: "spread", wantTaken: 0, wantLen: 1},
 	}
 	for _, tc := range tests {

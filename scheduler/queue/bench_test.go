@@ -30,7 +30,7 @@ import (
 func benchPods(n int) []*v1.Pod {
 	pods := make([]*v1.Pod, n)
 	for i := range pods {
-		pods[i] = makePod("p"+strconv.Itoa(i)).priority(int32(i%17)).req(v1.ResourceCPU, "100m").obj()
+		pods[i] = pendingPod("p"+strconv.Itoa(i)).Priority(int32(i%17)).Req("cpu", "100m").Obj()
 	}
 	return pods
 }

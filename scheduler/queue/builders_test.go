@@ -23,75 +23,26 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const defaultProfile = "default-scheduler"
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// podBuilder builds test pods: makePod("p1").priority(10).obj().
-type podBuilder struct{ pod *v1.Pod }
-
-func makePod(name string) *podBuilder {
-	return &podBuilder{pod: &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name), ResourceVersion: "1"},
-		Spec:       v1.PodSpec{SchedulerName: defaultProfile, Containers: []v1.Container{{Name: "c"}}},
-	}}
+// pendingPod starts a pod of the default profile at resourceVersion 1.
+func pendingPod(name string) *st.PodBuilder {
+	return st.Pod(name).ResourceVersion("1").SchedulerName(defaultProfile)
 }
 
-func (b *podBuilder) priority(p int32) *podBuilder { b.pod.Spec.Priority = &p; return b }
-
-func (b *podBuilder) scheduler(name string) *podBuilder { b.pod.Spec.SchedulerName = name; return b }
-
-func (b *podBuilder) nominated(node string) *podBuilder {
-	b.pod.Status.NominatedNodeName = node
-	return b
+// unschedulable is a PodScheduled=False condition with the reason.
+func unschedulable(reason string) v1.PodCondition {
+	return v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reason}
 }
-
-func (b *podBuilder) node(node string) *podBuilder { b.pod.Spec.NodeName = node; return b }
-
-func (b *podBuilder) gate(names ...string) *podBuilder {
-	for _, n := range names {
-		b.pod.Spec.SchedulingGates = append(b.pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: n})
-	}
-	return b
-}
-
-func (b *podBuilder) label(k, v string) *podBuilder {
-	if b.pod.Labels == nil {
-		b.pod.Labels = map[string]string{}
-	}
-	b.pod.Labels[k] = v
-	return b
-}
-
-func (b *podBuilder) req(name v1.ResourceName, q string) *podBuilder {
-	c := &b.pod.Spec.Containers[0]
-	if c.Resources.Requests == nil {
-		c.Resources.Requests = v1.ResourceList{}
-	}
-	c.Resources.Requests[name] = resource.MustParse(q)
-	return b
-}
-
-func (b *podBuilder) rv(v string) *podBuilder { b.pod.ResourceVersion = v; return b }
-
-func (b *podBuilder) condition(reason string) *podBuilder {
-	b.pod.Status.Conditions = append(b.pod.Status.Conditions, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reason})
-	return b
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.pod }
-
-// podCopy starts a builder from a copy of an existing pod.
-func podCopy(p *v1.Pod) *podBuilder { return &podBuilder{pod: p.DeepCopy()} }
 
 // fakeProfile implements ProfileHooks.
 type fakeProfile struct {

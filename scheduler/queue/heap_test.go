@@ -32,7 +32,7 @@ func TestEntryHeap(t *testing.T) {
 	for i := range 500 {
 		switch op := rng.Intn(4); {
 		case op < 2 || len(live) == 0:
-			pod := makePod("p").priority(int32(rng.Intn(50))).obj()
+			pod := pendingPod("p").Priority(int32(rng.Intn(50))).Obj()
 			e := &entry{info: &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}}}
 			h.push(e)
 			live = append(live, e)

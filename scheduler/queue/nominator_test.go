@@ -23,6 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func podInfo(t *testing.T, pod *v1.Pod) *framework.PodInfo {
@@ -39,10 +40,10 @@ func override(node string) *framework.NominatingInfo {
 }
 
 func TestNominator(t *testing.T) {
-	p1 := makePod("p1").obj()
-	p1n1 := makePod("p1").nominated("n1").obj()
-	p1n2 := makePod("p1").nominated("n2").obj()
-	p2n1 := makePod("p2").nominated("n1").obj()
+	p1 := pendingPod("p1").Obj()
+	p1n1 := pendingPod("p1").Nominated("n1").Obj()
+	p1n2 := pendingPod("p1").Nominated("n2").Obj()
+	p2n1 := pendingPod("p2").Nominated("n1").Obj()
 	type step func(t *testing.T, q *testQueue)
 	add := func(p *v1.Pod, ni *framework.NominatingInfo) step {
 		return func(t *testing.T, q *testQueue) { q.AddNominatedPod(podInfo(t, p), ni) }
@@ -62,8 +63,8 @@ func TestNominator(t *testing.T) {
 		{name: "by PostFilter", steps: []step{add(p1, override("n2"))}, want: map[string][]string{"n2": {"p1"}}},
 		{name: "no node, no nomination", steps: []step{add(p1, nil)}, want: map[string][]string{}},
 		{name: "re-adding moves the pod", steps: []step{add(p1n1, nil), add(p1n1, override("n2"))}, want: map[string][]string{"n2": {"p1"}}},
-		{name: "bound pods are not nominated", steps: []step{add(podCopy(p1n1).node("n1").obj(), nil)}, want: map[string][]string{}},
-		{name: "update keeps a PostFilter nomination the status has not caught up with", steps: []step{add(p1, override("n1")), update(p1, podCopy(p1).label("a", "b").obj())}, want: map[string][]string{"n1": {"p1"}}},
+		{name: "bound pods are not nominated", steps: []step{add(st.PodFrom(p1n1).NodeName("n1").Obj(), nil)}, want: map[string][]string{}},
+		{name: "update keeps a PostFilter nomination the status has not caught up with", steps: []step{add(p1, override("n1")), update(p1, st.PodFrom(p1).Label("a", "b").Obj())}, want: map[string][]string{"n1": {"p1"}}},
 		{name: "update follows the status", steps: []step{add(p1n1, nil), update(p1n1, p1n2)}, want: map[string][]string{"n2": {"p1"}}},
 		{name: "update clearing the status clears the nomination", steps: []step{add(p1n1, nil), update(p1n1, p1)}, want: map[string][]string{}},
 		{name: "delete", steps: []step{add(p1n1, nil), add(p2n1, nil), del(p1)}, want: map[string][]string{"n1": {"p2"}}},
@@ -100,12 +101,12 @@ func TestNominator(t *testing.T) {
 
 func TestQueueKeepsNominationsInStep(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	pod := makePod("p").nominated("n1").obj()
+	pod := pendingPod("p").Nominated("n1").Obj()
 	q.Add(tlog, pod)
 	if n := len(q.NominatedPodsForNode("n1")); n != 1 {
 		t.Fatalf("added pod with nominatedNodeName: %d nominated", n)
 	}
-	moved := podCopy(pod).nominated("n2").rv("2").obj()
+	moved := st.PodFrom(pod).Nominated("n2").ResourceVersion("2").Obj()
 	q.Update(tlog, pod, moved)
 	if len(q.NominatedPodsForNode("n1")) != 0 || len(q.NominatedPodsForNode("n2")) != 1 {
 		t.Fatalf("update did not move the nomination")

@@ -23,42 +23,43 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPodUpdateEvents(t *testing.T) {
-	base := makePod("p").req(v1.ResourceCPU, "2").gate("g").obj()
+	base := pendingPod("p").Req("cpu", "2").Gates("g").Obj()
 	tests := []struct {
 		name        string
-		update      func(*podBuilder) *podBuilder
+		update      func(*st.PodBuilder) *st.PodBuilder
 		mayHelp     bool
 		wantActions []framework.ActionType
 	}{
-		{name: "resourceVersion only", update: func(b *podBuilder) *podBuilder { return b.rv("9") }, wantActions: []framework.ActionType{framework.Update}},
-		{name: "status condition", update: func(b *podBuilder) *podBuilder { return b.condition("Unschedulable") }, wantActions: []framework.ActionType{framework.Update}},
-		{name: "managed fields", update: func(b *podBuilder) *podBuilder {
-			b.pod.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+		{name: "resourceVersion only", update: func(b *st.PodBuilder) *st.PodBuilder { return b.ResourceVersion("9") }, wantActions: []framework.ActionType{framework.Update}},
+		{name: "status condition", update: func(b *st.PodBuilder) *st.PodBuilder { return b.Condition(unschedulable("Unschedulable")) }, wantActions: []framework.ActionType{framework.Update}},
+		{name: "managed fields", update: func(b *st.PodBuilder) *st.PodBuilder {
+			b.Obj().ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
 			return b
 		}, wantActions: []framework.ActionType{framework.Update}},
-		{name: "label", update: func(b *podBuilder) *podBuilder { return b.label("a", "b") }, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodLabel}},
-		{name: "scale down", update: func(b *podBuilder) *podBuilder { return b.req(v1.ResourceCPU, "1") }, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodScaleDown}},
-		{name: "scale up is a general update", update: func(b *podBuilder) *podBuilder { return b.req(v1.ResourceCPU, "3") }, mayHelp: true, wantActions: []framework.ActionType{framework.Update}},
-		{name: "toleration", update: func(b *podBuilder) *podBuilder {
-			b.pod.Spec.Tolerations = append(b.pod.Spec.Tolerations, v1.Toleration{Key: "k", Operator: v1.TolerationOpExists})
+		{name: "label", update: func(b *st.PodBuilder) *st.PodBuilder { return b.Label("a", "b") }, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodLabel}},
+		{name: "scale down", update: func(b *st.PodBuilder) *st.PodBuilder { return b.Req("cpu", "1") }, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodScaleDown}},
+		{name: "scale up is a general update", update: func(b *st.PodBuilder) *st.PodBuilder { return b.Req("cpu", "3") }, mayHelp: true, wantActions: []framework.ActionType{framework.Update}},
+		{name: "toleration", update: func(b *st.PodBuilder) *st.PodBuilder {
+			b.Obj().Spec.Tolerations = append(b.Obj().Spec.Tolerations, v1.Toleration{Key: "k", Operator: v1.TolerationOpExists})
 			return b
 		}, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodToleration}},
-		{name: "gates removed and label", update: func(b *podBuilder) *podBuilder {
-			b.pod.Spec.SchedulingGates = nil
-			return b.label("x", "y")
+		{name: "gates removed and label", update: func(b *st.PodBuilder) *st.PodBuilder {
+			b.Obj().Spec.SchedulingGates = nil
+			return b.Label("x", "y")
 		}, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodLabel, framework.UpdatePodSchedulingGatesEliminated}},
-		{name: "generated resource claim", update: func(b *podBuilder) *podBuilder {
+		{name: "generated resource claim", update: func(b *st.PodBuilder) *st.PodBuilder {
 			name := "claim-1"
-			b.pod.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "c", ResourceClaimName: &name}}
+			b.Obj().Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "c", ResourceClaimName: &name}}
 			return b
 		}, mayHelp: true, wantActions: []framework.ActionType{framework.UpdatePodGeneratedResourceClaim}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			newPod := tt.update(podCopy(base)).obj()
+			newPod := tt.update(st.PodFrom(base)).Obj()
 			if got := mayHelpScheduling(base, newPod); got != tt.mayHelp {
 				t.Errorf("mayHelpScheduling = %v, want %v", got, tt.mayHelp)
 			}

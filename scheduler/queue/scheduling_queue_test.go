@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPopOrder(t *testing.T) {
@@ -43,26 +44,26 @@ func TestPopOrder(t *testing.T) {
 		{
 			name: "higher priority first",
 			add: []added{
-				{pod: makePod("low").priority(1).obj()},
-				{pod: makePod("high").priority(100).obj()},
-				{pod: makePod("mid").priority(10).obj()},
+				{pod: pendingPod("low").Priority(1).Obj()},
+				{pod: pendingPod("high").Priority(100).Obj()},
+				{pod: pendingPod("mid").Priority(10).Obj()},
 			},
 			want: []string{"high", "mid", "low"},
 		},
 		{
 			name: "equal priority in arrival order",
 			add: []added{
-				{pod: makePod("a").obj()},
-				{pod: makePod("b").obj(), after: time.Second},
-				{pod: makePod("c").obj(), after: time.Second},
+				{pod: pendingPod("a").Obj()},
+				{pod: pendingPod("b").Obj(), after: time.Second},
+				{pod: pendingPod("c").Obj(), after: time.Second},
 			},
 			want: []string{"a", "b", "c"},
 		},
 		{
 			name: "priority beats age",
 			add: []added{
-				{pod: makePod("old").priority(1).obj()},
-				{pod: makePod("young").priority(2).obj(), after: time.Hour},
+				{pod: pendingPod("old").Priority(1).Obj()},
+				{pod: pendingPod("young").Priority(2).Obj(), after: time.Hour},
 			},
 			want: []string{"young", "old"},
 		},
@@ -90,7 +91,7 @@ func TestPopOrder(t *testing.T) {
 
 func TestPopSetsAttemptBookkeeping(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	pod := makePod("p").obj()
+	pod := pendingPod("p").Obj()
 	info := q.parkAfterFailure(pod, "X")
 	if info.Attempts != 1 || info.InitialAttemptTimestamp == nil || !info.InitialAttemptTimestamp.Equal(t0) {
 		t.Fatalf("after first pop: attempts %d, initial %v", info.Attempts, info.InitialAttemptTimestamp)
@@ -122,7 +123,7 @@ func TestPopBlocksUntilAdd(t *testing.T) {
 		t.Fatalf("Pop returned %q on an empty queue", name)
 	case <-time.After(20 * time.Millisecond):
 	}
-	q.Add(tlog, makePod("p").obj())
+	q.Add(tlog, pendingPod("p").Obj())
 	select {
 	case name := <-got:
 		if name != "p" {
@@ -206,7 +207,7 @@ func TestBackoffPerProfile(t *testing.T) {
 				defaultProfile: profile(),
 				"slow":         profile().backoff(5*time.Second, 7*time.Second),
 			}, WithDefaultPodBackoff(2*time.Second, 30*time.Second))
-			pod := makePod("p").scheduler(tt.scheduler).obj()
+			pod := pendingPod("p").SchedulerName(tt.scheduler).Obj()
 			q.Add(tlog, pod)
 			for i := 0; i < tt.attempts; i++ {
 				for q.Stats().Active == 0 {
@@ -235,7 +236,7 @@ func TestBackoffPerProfile(t *testing.T) {
 
 func TestErrorCountsConsecutively(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	pod := makePod("p").obj()
+	pod := pendingPod("p").Obj()
 	q.Add(tlog, pod)
 	for want := 1; want <= 2; want++ {
 		info := q.pop()
@@ -275,13 +276,13 @@ func TestEventHints(t *testing.T) {
 		{name: "wildcard registration", prof: profile().on("X", framework.ClusterEvent{Resource: framework.WildCard, ActionType: framework.All}, nil), rejectors: []string{"X"}, event: podDelete, want: "backoffQ"},
 		{name: "pending plugin Queue skips backoff", prof: profile().on("P", nodeAdd, hintQueue), pending: []string{"P"}, event: nodeAdd, want: "activeQ"},
 		{name: "pending plugin Skip, unschedulable plugin Queue", prof: profile().on("P", nodeAdd, hintSkip).on("X", nodeAdd, hintQueue), rejectors: []string{"X"}, pending: []string{"P"}, event: nodeAdd, want: "backoffQ"},
-		{name: "force activate aimed at another pod", prof: profile(), rejectors: []string{"X"}, event: framework.EventForceActivate, newObj: makePod("other").obj(), want: "unschedulable"},
-		{name: "force activate aimed at the pod", prof: profile(), rejectors: []string{"X"}, event: framework.EventForceActivate, newObj: makePod("p").obj(), want: "backoffQ"},
+		{name: "force activate aimed at another pod", prof: profile(), rejectors: []string{"X"}, event: framework.EventForceActivate, newObj: pendingPod("other").Obj(), want: "unschedulable"},
+		{name: "force activate aimed at the pod", prof: profile(), rejectors: []string{"X"}, event: framework.EventForceActivate, newObj: pendingPod("p").Obj(), want: "backoffQ"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: tt.prof})
-			pod := makePod("p").obj()
+			pod := pendingPod("p").Obj()
 			q.Add(tlog, pod)
 			info := q.pop()
 			info.PendingPlugins = sets.New(tt.pending...)
@@ -300,7 +301,7 @@ func TestEventHints(t *testing.T) {
 
 func TestMovePreCheck(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("X", podDelete, nil)})
-	low, high := makePod("low").priority(1).obj(), makePod("high").priority(100).obj()
+	low, high := pendingPod("low").Priority(1).Obj(), pendingPod("high").Priority(100).Obj()
 	q.parkAfterFailure(low, "X")
 	q.parkAfterFailure(high, "X")
 	q.MoveAllToActiveOrBackoffQueue(tlog, podDelete, nil, nil, func(p *v1.Pod) bool { return prio(p) <= 10 })
@@ -316,15 +317,15 @@ func TestAssignedPodEvents(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().
 		on("Affinity", podAdd, nil).
 		on("Labels", framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.UpdatePodLabel}, nil)})
-	a, b := makePod("a").obj(), makePod("b").obj()
+	a, b := pendingPod("a").Obj(), pendingPod("b").Obj()
 	q.parkAfterFailure(a, "Affinity")
 	q.parkAfterFailure(b, "Labels")
-	bound := makePod("bound").node("n1").obj()
+	bound := pendingPod("bound").NodeName("n1").Obj()
 	q.AssignedPodAdded(tlog, bound)
 	if q.where(a) != "backoffQ" || q.where(b) != "unschedulable" {
 		t.Fatalf("after AssignedPodAdded: a in %s, b in %s", q.where(a), q.where(b))
 	}
-	relabelled := podCopy(bound).label("app", "x").obj()
+	relabelled := st.PodFrom(bound).Label("app", "x").Obj()
 	q.AssignedPodUpdated(tlog, bound, relabelled, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.UpdatePodLabel})
 	if got := q.where(b); got != "backoffQ" {
 		t.Errorf("after AssignedPodUpdated b in %s, want backoffQ", got)
@@ -349,10 +350,10 @@ func TestInFlightEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("X", nodeAdd, nil).on("P", nodeAdd, nil)})
-			pod := makePod("p").obj()
+			pod := pendingPod("p").Obj()
 			q.Add(tlog, pod)
 			// A second pod keeps the event log alive across the first pod's Done.
-			other := makePod("other").priority(-1).obj()
+			other := pendingPod("other").Priority(-1).Obj()
 			q.Add(tlog, other)
 			for _, ev := range tt.before {
 				q.MoveAllToActiveOrBackoffQueue(tlog, ev, nil, nil, nil)
@@ -377,10 +378,10 @@ func TestInFlightEvents(t *testing.T) {
 
 func TestInFlightUpdateOfThePodItself(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("Labels", podLabelUpd, nil)})
-	pod := makePod("p").obj()
+	pod := pendingPod("p").Obj()
 	q.Add(tlog, pod)
 	info := q.pop()
-	q.Update(tlog, pod, podCopy(pod).label("fixed", "yes").rv("2").obj())
+	q.Update(tlog, pod, st.PodFrom(pod).Label("fixed", "yes").ResourceVersion("2").Obj())
 	q.fail(info, "Labels")
 	if got := q.where(pod); got != "backoffQ" {
 		t.Errorf("pod updated in flight is in %s, want backoffQ", got)
@@ -389,7 +390,7 @@ func TestInFlightUpdateOfThePodItself(t *testing.T) {
 
 func TestDeletedWhileInFlight(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	pod := makePod("p").obj()
+	pod := pendingPod("p").Obj()
 	q.Add(tlog, pod)
 	info := q.pop()
 	q.Delete(pod)
@@ -401,10 +402,10 @@ func TestDeletedWhileInFlight(t *testing.T) {
 
 func TestAddUnschedulableRejectsDuplicates(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	pod := makePod("p").obj()
+	pod := pendingPod("p").Obj()
 	q.Add(tlog, pod)
 	info := q.pop()
-	q.Add(tlog, podCopy(pod).obj()) // ignored: in flight
+	q.Add(tlog, st.PodFrom(pod).Obj()) // ignored: in flight
 	if got := q.where(pod); got != "inFlight" {
 		t.Fatalf("re-added in-flight pod is in %s", got)
 	}
@@ -417,7 +418,7 @@ func TestAddUnschedulableRejectsDuplicates(t *testing.T) {
 
 func TestUnschedulableTimeoutFlush(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	pod := makePod("p").obj()
+	pod := pendingPod("p").Obj()
 	q.parkAfterFailure(pod, "X")
 	q.clock.Step(DefaultUnschedulableTimeout)
 	q.flushUnschedulableTimedOut(tlog)
@@ -433,7 +434,7 @@ func TestUnschedulableTimeoutFlush(t *testing.T) {
 
 func TestRunFlushesPeriodically(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	parked, backedOff := makePod("parked").obj(), makePod("backed-off").obj()
+	parked, backedOff := pendingPod("parked").Obj(), pendingPod("backed-off").Obj()
 	q.parkAfterFailure(parked, "X")
 	q.Add(tlog, backedOff)
 	q.fail(q.pop())
@@ -453,7 +454,7 @@ func TestRunFlushesPeriodically(t *testing.T) {
 	}
 	q.clock.Step(30 * time.Second)
 	waitFor(t, func() bool { return q.where(parked) == "activeQ" })
-	late := makePod("late").priority(100).obj()
+	late := pendingPod("late").Priority(100).Obj()
 	q.parkAfterFailure(late, "X")
 	// Close returns only once both flushers have exited.
 	closed := make(chan struct{})
@@ -484,31 +485,31 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestGatedPod(t *testing.T) {
 	prof := profile().gating("SchedulingGates").on("SchedulingGates", gatesGone, nil)
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: prof})
-	gated := makePod("p").gate("example.com/wait").obj()
+	gated := pendingPod("p").Gates("example.com/wait").Obj()
 	q.Add(tlog, gated)
-	if got, st := q.where(gated), q.Stats(); got != "gated" || st.Gated != 1 || st.Active != 0 || st.Unschedulable != 0 {
-		t.Fatalf("gated pod in %s, stats %+v", got, st)
+	if got, stats := q.where(gated), q.Stats(); got != "gated" || stats.Gated != 1 || stats.Active != 0 || stats.Unschedulable != 0 {
+		t.Fatalf("gated pod in %s, stats %+v", got, stats)
 	}
 	runs := prof.preEnqueueRuns
 	q.MoveAllToActiveOrBackoffQueue(tlog, nodeAdd, nil, nil, nil)
 	if prof.preEnqueueRuns != runs || q.where(gated) != "gated" {
 		t.Fatalf("event the gate does not care about re-ran PreEnqueue or moved the pod")
 	}
-	statusOnly := podCopy(gated).condition("SchedulingGated").rv("2").obj()
+	statusOnly := st.PodFrom(gated).Condition(unschedulable("SchedulingGated")).ResourceVersion("2").Obj()
 	q.Update(tlog, gated, statusOnly)
 	if prof.preEnqueueRuns != runs || q.where(gated) != "gated" {
 		t.Fatalf("status-only update re-ran PreEnqueue or moved the pod")
 	}
-	stillGated := podCopy(statusOnly).label("a", "b").rv("3").obj()
+	stillGated := st.PodFrom(statusOnly).Label("a", "b").ResourceVersion("3").Obj()
 	q.Update(tlog, statusOnly, stillGated)
 	if prof.preEnqueueRuns != runs+1 || q.where(gated) != "gated" {
 		t.Fatalf("update keeping the gate: runs %d, pod in %s", prof.preEnqueueRuns-runs, q.where(gated))
 	}
-	ungated := podCopy(stillGated).rv("4").obj()
+	ungated := st.PodFrom(stillGated).ResourceVersion("4").Obj()
 	ungated.Spec.SchedulingGates = nil
 	q.Update(tlog, stillGated, ungated)
-	if got, st := q.where(gated), q.Stats(); got != "activeQ" || st.Gated != 0 {
-		t.Fatalf("ungated pod in %s, stats %+v", got, st)
+	if got, stats := q.where(gated), q.Stats(); got != "activeQ" || stats.Gated != 0 {
+		t.Fatalf("ungated pod in %s, stats %+v", got, stats)
 	}
 	if info := q.pop(); info.Pod != ungated || info.GatingPlugin != "" {
 		t.Errorf("popped %v with gating plugin %q", info.Pod.ResourceVersion, info.GatingPlugin)
@@ -518,7 +519,7 @@ func TestGatedPod(t *testing.T) {
 func TestGatedPodRetriedOnTimeout(t *testing.T) {
 	prof := profile().gating("Gate")
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: prof})
-	gated := makePod("p").gate("g").obj()
+	gated := pendingPod("p").Gates("g").Obj()
 	q.Add(tlog, gated)
 	runs := prof.preEnqueueRuns
 	q.clock.Step(DefaultUnschedulableTimeout + time.Second)
@@ -539,14 +540,16 @@ func TestUpdate(t *testing.T) {
 		update func(*v1.Pod) *v1.Pod
 		want   string
 	}{
-		{name: "status only", update: func(p *v1.Pod) *v1.Pod { return podCopy(p).condition("Unschedulable").rv("2").obj() }, want: "unschedulable"},
-		{name: "label the rejector cares about", update: func(p *v1.Pod) *v1.Pod { return podCopy(p).label("a", "b").rv("2").obj() }, want: "backoffQ"},
-		{name: "requests shrink, rejector cares about labels only", update: func(p *v1.Pod) *v1.Pod { return podCopy(p).req(v1.ResourceCPU, "1").rv("2").obj() }, want: "unschedulable"},
+		{name: "status only", update: func(p *v1.Pod) *v1.Pod {
+			return st.PodFrom(p).Condition(unschedulable("Unschedulable")).ResourceVersion("2").Obj()
+		}, want: "unschedulable"},
+		{name: "label the rejector cares about", update: func(p *v1.Pod) *v1.Pod { return st.PodFrom(p).Label("a", "b").ResourceVersion("2").Obj() }, want: "backoffQ"},
+		{name: "requests shrink, rejector cares about labels only", update: func(p *v1.Pod) *v1.Pod { return st.PodFrom(p).Req("cpu", "1").ResourceVersion("2").Obj() }, want: "unschedulable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("Labels", podLabelUpd, nil)})
-			pod := makePod("p").req(v1.ResourceCPU, "2").obj()
+			pod := pendingPod("p").Req("cpu", "2").Obj()
 			q.parkAfterFailure(pod, "Labels")
 			newPod := tt.update(pod)
 			q.Update(tlog, pod, newPod)
@@ -565,10 +568,10 @@ func TestUpdate(t *testing.T) {
 
 func TestUpdateReordersActiveQ(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	a, b := makePod("a").priority(10).obj(), makePod("b").priority(5).obj()
+	a, b := pendingPod("a").Priority(10).Obj(), pendingPod("b").Priority(5).Obj()
 	q.Add(tlog, a)
 	q.Add(tlog, b)
-	q.Update(tlog, b, podCopy(b).priority(50).rv("2").obj())
+	q.Update(tlog, b, st.PodFrom(b).Priority(50).ResourceVersion("2").Obj())
 	if got := q.pop().Pod.Name; got != "b" {
 		t.Errorf("popped %s first, want b after its priority rose", got)
 	}
@@ -576,7 +579,7 @@ func TestUpdateReordersActiveQ(t *testing.T) {
 
 func TestUpdateUnknownPodAddsIt(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	pod := makePod("p").obj()
+	pod := pendingPod("p").Obj()
 	q.Update(tlog, nil, pod)
 	if got := q.where(pod); got != "activeQ" {
 		t.Errorf("pod in %s, want activeQ", got)
@@ -593,7 +596,7 @@ func TestDelete(t *testing.T) {
 		{name: "backoffQ", place: func(q *testQueue, pod *v1.Pod) { q.Add(tlog, pod); q.fail(q.pop()) }, want: "backoffQ"},
 		{name: "unschedulable", place: func(q *testQueue, pod *v1.Pod) { q.parkAfterFailure(pod, "X") }, want: "unschedulable"},
 		{name: "gated", place: func(q *testQueue, pod *v1.Pod) {
-			gated := podCopy(pod).gate("g").obj()
+			gated := st.PodFrom(pod).Gates("g").Obj()
 			*pod = *gated
 			q.Add(tlog, pod)
 		}, want: "gated"},
@@ -601,7 +604,7 @@ func TestDelete(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().gating("Gate")})
-			pod := makePod("p").nominated("n1").obj()
+			pod := pendingPod("p").Nominated("n1").Obj()
 			tt.place(q, pod)
 			if got := q.where(pod); got != tt.want {
 				t.Fatalf("pod in %s before delete, want %s", got, tt.want)
@@ -613,8 +616,8 @@ func TestDelete(t *testing.T) {
 			if q.Has(pod) || q.where(pod) != "none" {
 				t.Errorf("pod still in %s", q.where(pod))
 			}
-			if st := q.Stats(); st != (Stats{}) {
-				t.Errorf("stats after delete %+v", st)
+			if diff := cmp.Diff(Stats{}, q.Stats()); diff != "" {
+				t.Errorf("stats after delete (-want +got):\n%s", diff)
 			}
 			if n := len(q.NominatedPodsForNode("n1")); n != 0 {
 				t.Errorf("%d pods still nominated", n)
@@ -625,13 +628,13 @@ func TestDelete(t *testing.T) {
 
 func TestActivate(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	parked, backedOff, flying := makePod("parked").obj(), makePod("backed-off").obj(), makePod("flying").obj()
+	parked, backedOff, flying := pendingPod("parked").Obj(), pendingPod("backed-off").Obj(), pendingPod("flying").Obj()
 	q.parkAfterFailure(parked, "X")
 	q.Add(tlog, backedOff)
 	q.fail(q.pop())
 	q.Add(tlog, flying)
 	flyingInfo := q.pop()
-	q.Activate(tlog, map[string]*v1.Pod{"a": parked, "b": backedOff, "c": flying, "d": makePod("stranger").obj()})
+	q.Activate(tlog, map[string]*v1.Pod{"a": parked, "b": backedOff, "c": flying, "d": pendingPod("stranger").Obj()})
 	if q.where(parked) != "activeQ" || q.where(backedOff) != "activeQ" {
 		t.Errorf("after Activate: parked in %s, backed-off in %s", q.where(parked), q.where(backedOff))
 	}
@@ -646,12 +649,12 @@ func TestActivate(t *testing.T) {
 
 func TestPendingPodsAndStats(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().gating("Gate")})
-	q.parkAfterFailure(makePod("u").obj(), "X")
-	q.Add(tlog, makePod("b").obj())
+	q.parkAfterFailure(pendingPod("u").Obj(), "X")
+	q.Add(tlog, pendingPod("b").Obj())
 	q.fail(q.pop())
-	q.Add(tlog, makePod("g").gate("x").obj())
-	q.Add(tlog, makePod("a").obj())
-	q.Add(tlog, makePod("f").priority(100).obj())
+	q.Add(tlog, pendingPod("g").Gates("x").Obj())
+	q.Add(tlog, pendingPod("a").Obj())
+	q.Add(tlog, pendingPod("f").Priority(100).Obj())
 	q.pop()
 	pods, summary := q.PendingPods()
 	if len(pods) != 4 {
@@ -660,14 +663,14 @@ func TestPendingPodsAndStats(t *testing.T) {
 	if want := "activeQ:1; backoffQ:1; unschedulablePods:1; gatedPods:1"; summary != want {
 		t.Errorf("summary %q, want %q", summary, want)
 	}
-	if st, want := q.Stats(), (Stats{Active: 1, Backoff: 1, Unschedulable: 1, Gated: 1, InFlight: 1}); st != want {
-		t.Errorf("stats %+v, want %+v", st, want)
+	if diff := cmp.Diff(Stats{Active: 1, Backoff: 1, Unschedulable: 1, Gated: 1, InFlight: 1}, q.Stats()); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
 	}
 }
 
 func TestNoProfileDoesNotPanic(t *testing.T) {
 	q := newTestQueue(t, nil)
-	pod := makePod("p").scheduler("nobody").obj()
+	pod := pendingPod("p").SchedulerName("nobody").Obj()
 	q.Add(tlog, pod)
 	info := q.pop()
 	q.fail(info, "X")
@@ -683,7 +686,7 @@ func TestNoProfileDoesNotPanic(t *testing.T) {
 
 func TestNilLoggerSafe(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
-	q.Add(logr.Logger{}, makePod("p").obj())
+	q.Add(logr.Logger{}, pendingPod("p").Obj())
 	if q.Stats().Active != 1 {
 		t.Error("zero logger broke Add")
 	}
@@ -703,7 +706,7 @@ func equalStrings(a, b []string) bool {
 
 func TestRejectorGroups(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("Affinity", nodeAdd, nil).on("Fit", podDelete, nil)})
-	a1, a2, fit, both := makePod("a1").obj(), makePod("a2").obj(), makePod("fit").obj(), makePod("both").obj()
+	a1, a2, fit, both := pendingPod("a1").Obj(), pendingPod("a2").Obj(), pendingPod("fit").Obj(), pendingPod("both").Obj()
 	q.parkAfterFailure(a1, "Affinity")
 	q.parkAfterFailure(a2, "Affinity")
 	q.parkAfterFailure(fit, "Fit")

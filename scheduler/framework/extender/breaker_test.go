@@ -29,6 +29,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestBreaker(t *testing.T) {
@@ -126,7 +128,7 @@ func TestBlackholedExtenderFailsFast(t *testing.T) {
 	ctx := context.Background()
 	filter := func() (time.Duration, error) {
 		start := time.Now()
-		_, _, _, err := e.Filter(ctx, makePod("p").obj(), nodeInfos("n1"))
+		_, _, _, err := e.Filter(ctx, st.Pod("p").Obj(), st.NamedNodeInfos("n1"))
 		return time.Since(start), err
 	}
 
@@ -170,7 +172,7 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, err = e.Filter(context.Background(), makePod("p").obj(), nodeInfos("n1"))
+	_, _, _, err = e.Filter(context.Background(), st.Pod("p").Obj(), st.NamedNodeInfos("n1"))
 	if err == nil || !strings.Contains(err.Error(), "HTTP 307") {
 		t.Fatalf("Filter() = %v, want the redirect refused", err)
 	}

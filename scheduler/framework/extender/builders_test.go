@@ -22,50 +22,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 )
-
-type podBuilder struct{ p *v1.Pod }
-
-func makePod(name string) *podBuilder {
-	return &podBuilder{p: &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)},
-		Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "c"}}},
-	}}
-}
-
-func (b *podBuilder) req(name, qty string) *podBuilder {
-	c := &b.p.Spec.Containers[0]
-	if c.Resources.Requests == nil {
-		c.Resources.Requests = v1.ResourceList{}
-	}
-	c.Resources.Requests[v1.ResourceName(name)] = resource.MustParse(qty)
-	return b
-}
-
-func (b *podBuilder) initLimit(name, qty string) *podBuilder {
-	b.p.Spec.InitContainers = append(b.p.Spec.InitContainers, v1.Container{Name: "init",
-		Resources: v1.ResourceRequirements{Limits: v1.ResourceList{v1.ResourceName(name): resource.MustParse(qty)}}})
-	return b
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.p }
-
-func nodeInfos(names ...string) []*framework.NodeInfo {
-	out := make([]*framework.NodeInfo, len(names))
-	for i, n := range names {
-		ni := framework.NewNodeInfo()
-		ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}})
-		out[i] = ni
-	}
-	return out
-}
 
 func names(nis []*framework.NodeInfo) []string {
 	out := make([]string, 0, len(nis))

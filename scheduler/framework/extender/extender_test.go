@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestNewValidates(t *testing.T) {
@@ -63,13 +64,13 @@ func TestIsInterested(t *testing.T) {
 	tests := []struct {
 		name    string
 		managed []string
-		pod     *podBuilder
+		pod     *st.PodBuilder
 		want    bool
 	}{
-		{name: "no managed resources: every pod", pod: makePod("p"), want: true},
-		{name: "request of a managed resource", managed: []string{"example.com/gpu"}, pod: makePod("p").req("example.com/gpu", "1"), want: true},
-		{name: "init container limit", managed: []string{"example.com/gpu"}, pod: makePod("p").initLimit("example.com/gpu", "1"), want: true},
-		{name: "other resources only", managed: []string{"example.com/gpu"}, pod: makePod("p").req("cpu", "1"), want: false},
+		{name: "no managed resources: every pod", pod: st.Pod("p"), want: true},
+		{name: "request of a managed resource", managed: []string{"example.com/gpu"}, pod: st.Pod("p").Req("example.com/gpu", "1"), want: true},
+		{name: "init container limit", managed: []string{"example.com/gpu"}, pod: st.Pod("p").InitLimit("example.com/gpu", "1"), want: true},
+		{name: "other resources only", managed: []string{"example.com/gpu"}, pod: st.Pod("p").Req("cpu", "1"), want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +78,7 @@ func TestIsInterested(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := e.IsInterested(tt.pod.obj()); got != tt.want {
+			if got := e.IsInterested(tt.pod.Obj()); got != tt.want {
 				t.Fatalf("IsInterested = %v, want %v", got, tt.want)
 			}
 		})
@@ -121,7 +122,7 @@ func TestFilter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			feasible, failed, unresolvable, err := e.Filter(context.Background(), makePod("p").obj(), nodeInfos("n1", "n2", "n3"))
+			feasible, failed, unresolvable, err := e.Filter(context.Background(), st.Pod("p").Obj(), st.NamedNodeInfos("n1", "n2", "n3"))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), e.Name()) {
 					t.Fatalf("error %v, want one naming the extender and %q", err, tt.wantErr)
@@ -162,8 +163,8 @@ func TestFilterFullNodesAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := nodeInfos("n1", "n2", "n3")
-	feasible, _, _, err := e.Filter(context.Background(), makePod("p").obj(), in)
+	in := st.NamedNodeInfos("n1", "n2", "n3")
+	feasible, _, _, err := e.Filter(context.Background(), st.Pod("p").Obj(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestFilterTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, _, _, err = e.Filter(context.Background(), makePod("p").obj(), nodeInfos("n1"))
+	_, _, _, err = e.Filter(context.Background(), st.Pod("p").Obj(), st.NamedNodeInfos("n1"))
 	if err == nil {
 		t.Fatal("want a timeout error")
 	}
@@ -208,7 +209,7 @@ func TestPrioritize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, weight, err := e.Prioritize(context.Background(), makePod("p").obj(), nodeInfos("n1", "n2"))
+	list, weight, err := e.Prioritize(context.Background(), st.Pod("p").Obj(), st.NamedNodeInfos("n1", "n2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestBind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = e.Bind(context.Background(), makePod("p").obj(), "n7")
+			err = e.Bind(context.Background(), st.Pod("p").Namespace("ns").Obj(), "n7")
 			if (err != nil) != (tt.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("error %v, want %q", err, tt.wantErr)
 			}
@@ -276,7 +277,7 @@ func TestHTTPSWithCA(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := e.Bind(context.Background(), makePod("p").obj(), "n1"); (err != nil) != tt.wantErr {
+			if err := e.Bind(context.Background(), st.Pod("p").Obj(), "n1"); (err != nil) != tt.wantErr {
 				t.Fatalf("error %v, wantErr %v", err, tt.wantErr)
 			}
 		})

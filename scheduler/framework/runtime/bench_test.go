@@ -24,6 +24,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // trivialPlugin passes every node and scores it by its name's length, so a
@@ -50,7 +51,7 @@ func BenchmarkFindFeasibleAndScore(b *testing.B) {
 		b.Fatal(err)
 	}
 	nodes := nodeNames(5000)
-	pod := makePod("p").obj()
+	pod := st.Pod("p").Obj()
 	ctx := context.Background()
 	start := 0
 	b.ReportAllocs()

@@ -22,8 +22,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -310,38 +308,6 @@ func weighted(name string, w int32) v1alpha1.Plugin {
 	return v1alpha1.Plugin{Name: name, Weight: ptr.To(w)}
 }
 
-// podBuilder builds test pods.
-type podBuilder struct{ pod *v1.Pod }
-
-func makePod(name string) *podBuilder {
-	return &podBuilder{pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)}}}
-}
-
-func (b *podBuilder) priority(p int32) *podBuilder { b.pod.Spec.Priority = ptr.To(p); return b }
-func (b *podBuilder) obj() *v1.Pod                 { return b.pod }
-
-func (b *podBuilder) info() *framework.PodInfo {
-	pi, err := framework.NewPodInfo(b.pod)
-	if err != nil {
-		panic(err)
-	}
-	return pi
-}
-
-func makeNode(name string) *framework.NodeInfo {
-	ni := framework.NewNodeInfo()
-	ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	return ni
-}
-
-func makeNodes(names ...string) []*framework.NodeInfo {
-	out := make([]*framework.NodeInfo, len(names))
-	for i, n := range names {
-		out[i] = makeNode(n)
-	}
-	return out
-}
-
 // fakeNominator nominates fixed pods per node.
 type fakeNominator map[string][]*framework.PodInfo
 
@@ -349,24 +315,3 @@ func (fakeNominator) AddNominatedPod(*framework.PodInfo, *framework.NominatingIn
 func (fakeNominator) DeleteNominatedPodIfExists(*v1.Pod)                            {}
 func (fakeNominator) UpdateNominatedPod(*v1.Pod, *framework.PodInfo)                {}
 func (n fakeNominator) NominatedPodsForNode(node string) []*framework.PodInfo       { return n[node] }
-
-// fakeSnapshot lists fixed nodes.
-type fakeSnapshot struct{ nodes []*framework.NodeInfo }
-
-func (s fakeSnapshot) NodeInfos() framework.NodeInfoLister       { return s }
-func (s fakeSnapshot) StorageInfos() framework.StorageInfoLister { return nil }
-func (s fakeSnapshot) List() ([]*framework.NodeInfo, error)      { return s.nodes, nil }
-func (s fakeSnapshot) HavePodsWithAffinityList() ([]*framework.NodeInfo, error) {
-	return nil, nil
-}
-func (s fakeSnapshot) HavePodsWithRequiredAntiAffinityList() ([]*framework.NodeInfo, error) {
-	return nil, nil
-}
-func (s fakeSnapshot) Get(name string) (*framework.NodeInfo, error) {
-	for _, n := range s.nodes {
-		if n.Node().Name == name {
-			return n, nil
-		}
-	}
-	return nil, framework.ErrNotFound
-}

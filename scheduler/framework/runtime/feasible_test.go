@@ -28,6 +28,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestNumFeasibleNodesToFind(t *testing.T) {
@@ -62,7 +63,7 @@ func nodeNames(n int) []*framework.NodeInfo {
 	for i := range names {
 		names[i] = fmt.Sprintf("n%04d", i)
 	}
-	return makeNodes(names...)
+	return st.NamedNodeInfos(names...)
 }
 
 func TestFindFeasibleNodes(t *testing.T) {
@@ -119,7 +120,7 @@ func TestFindFeasibleNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 			nodes := nodeNames(tc.nodes)
-			feasible, next, statuses, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), makePod("p").obj(), nodes, tc.start)
+			feasible, next, statuses, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nodes, tc.start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +164,7 @@ func TestFindFeasibleNodesRotates(t *testing.T) {
 	start := 0
 	visited := map[string]int{}
 	for range 10 {
-		feasible, next, _, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), makePod("p").obj(), nodes, start)
+		feasible, next, _, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nodes, start)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestFindFeasibleNodesError(t *testing.T) {
 		return framework.NewStatus(framework.Error, "boom")
 	}}}
 	f := newFw(t, []framework.Plugin{boom, scorePlugin{&fake{name: "S"}}}, WithParallelism(1))
-	_, _, _, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), makePod("p").obj(), nodeNames(500), 0)
+	_, _, _, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nodeNames(500), 0)
 	if err == nil || !strings.Contains(err.Error(), `running Filter plugin "F": boom`) {
 		t.Errorf("err = %v", err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/extender"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeExtender serves filter (passing nodes not in reject, failing the rest)
@@ -155,7 +156,7 @@ func TestRunExtenderFilters(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := extenderFramework(t, tc.exts(t)...)
 			statuses := framework.NewNodeToStatus()
-			got, err := f.RunExtenderFilters(context.Background(), makePod("p").obj(), makeNodes("n1", "n2", "n3"), statuses)
+			got, err := f.RunExtenderFilters(context.Background(), st.Pod("p").Obj(), st.NamedNodeInfos("n1", "n2", "n3"), statuses)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "extender http://") {
 					t.Fatalf("error %v, want one naming the extender and %q", err, tc.wantErr)
@@ -196,9 +197,9 @@ func TestRunExtenderPrioritizers(t *testing.T) {
 		v1alpha1.Extender{URLPrefix: b, PrioritizeVerb: "prioritize", Weight: 3, NodeCacheCapable: true},
 		v1alpha1.Extender{URLPrefix: broken, PrioritizeVerb: "prioritize", Weight: 100, NodeCacheCapable: true, Ignorable: false},
 	)
-	nodes := makeNodes("n1", "n2", "n3")
+	nodes := st.NamedNodeInfos("n1", "n2", "n3")
 	scores := []framework.NodePluginScores{{Name: "n1", TotalScore: 50}, {Name: "n2", TotalScore: 50}, {Name: "n3", TotalScore: 50}}
-	f.RunExtenderPrioritizers(context.Background(), makePod("p").obj(), nodes, scores)
+	f.RunExtenderPrioritizers(context.Background(), st.Pod("p").Obj(), nodes, scores)
 	// n1: 50 + 10·2·10; n2: 50 + 5·2·10 + 10·3·10; n3: 50 + 0.
 	want := map[string]int64{"n1": 250, "n2": 450, "n3": 50}
 	for _, s := range scores {
@@ -212,7 +213,7 @@ func TestRunExtenderPrioritizersCutsScoresToRange(t *testing.T) {
 	hostile := fakeExtender(t, nil, false, map[string]int64{"n1": 1e18, "n2": -1e18, "n3": 7}, 200)
 	f := extenderFramework(t, v1alpha1.Extender{URLPrefix: hostile, PrioritizeVerb: "prioritize", Weight: 1000, NodeCacheCapable: true})
 	scores := []framework.NodePluginScores{{Name: "n1"}, {Name: "n2"}, {Name: "n3"}}
-	f.RunExtenderPrioritizers(context.Background(), makePod("p").obj(), makeNodes("n1", "n2", "n3"), scores)
+	f.RunExtenderPrioritizers(context.Background(), st.Pod("p").Obj(), st.NamedNodeInfos("n1", "n2", "n3"), scores)
 	// 1e18 counts as the maximum, 10; a negative score as 0.
 	want := map[string]int64{"n1": 10 * 1000 * 10, "n2": 0, "n3": 7 * 1000 * 10}
 	for _, s := range scores {
@@ -243,12 +244,12 @@ func TestRunExtenderBind(t *testing.T) {
 	f := extenderFramework(t, v1alpha1.Extender{URLPrefix: srv.URL, BindVerb: "bind",
 		ManagedResources: []v1alpha1.ExtenderManagedResource{{Name: "cpu"}}})
 
-	handled, st := f.RunExtenderBind(context.Background(), makePod("p").obj(), "n1")
-	if handled || !st.IsSuccess() {
-		t.Fatalf("pod without managed resources: handled=%v status=%v", handled, st)
+	handled, status := f.RunExtenderBind(context.Background(), st.Pod("p").Obj(), "n1")
+	if handled || !status.IsSuccess() {
+		t.Fatalf("pod without managed resources: handled=%v status=%v", handled, status)
 	}
-	handled, st = f.RunExtenderBind(context.Background(), withRequest(makePod("p").obj(), "cpu", "1"), "n1")
-	if !handled || !st.IsSuccess() || bound.PodName != "p" || bound.Node != "n1" {
-		t.Fatalf("handled=%v status=%v bound=%+v", handled, st, bound)
+	handled, status = f.RunExtenderBind(context.Background(), withRequest(st.Pod("p").Obj(), "cpu", "1"), "n1")
+	if !handled || !status.IsSuccess() || bound.PodName != "p" || bound.Node != "n1" {
+		t.Fatalf("handled=%v status=%v bound=%+v", handled, status, bound)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // switchNominator is a nominator that says whether anything is nominated
@@ -44,7 +45,7 @@ func TestFindFeasibleNodesNominationsAndSkips(t *testing.T) {
 		}
 		return nil
 	}
-	nominated := fakeNominator{"n": {makePod("nominated").priority(10).info()}}
+	nominated := fakeNominator{"n": {st.Pod("nominated").Priority(10).Info()}}
 	tests := []struct {
 		name         string
 		nominator    framework.PodNominator
@@ -66,7 +67,7 @@ func TestFindFeasibleNodesNominationsAndSkips(t *testing.T) {
 			f := newFw(t, []framework.Plugin{filterPlugin{&fake{name: "Fits", filter: full}}}, opts...)
 			state := framework.NewCycleState()
 			state.SetSkipFilterPlugins(tc.skip)
-			feasible, _, statuses, err := f.FindFeasibleNodes(context.Background(), state, makePod("p").obj(), makeNodes("n"), 0)
+			feasible, _, statuses, err := f.FindFeasibleNodes(context.Background(), state, st.Pod("p").Obj(), st.NamedNodeInfos("n"), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +85,7 @@ func TestRunScorePluginsReusesReleasedResults(t *testing.T) {
 	f := newFw(t, []framework.Plugin{scorePlugin{&fake{name: "Len", score: byName}}})
 	score := func(nodes []*framework.NodeInfo) []framework.NodePluginScores {
 		t.Helper()
-		got, s := f.RunScorePlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), nodes)
+		got, s := f.RunScorePlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nodes)
 		if !s.IsSuccess() {
 			t.Fatal(s)
 		}
@@ -102,16 +103,16 @@ func TestRunScorePluginsReusesReleasedResults(t *testing.T) {
 		}
 	}
 
-	first := score(makeNodes("a", "bb", "ccc"))
+	first := score(st.NamedNodeInfos("a", "bb", "ccc"))
 	check(first, "a", "bb", "ccc")
 	// Unreleased, the first result is not touched by the next cycle.
-	second := score(makeNodes("dddd", "e"))
+	second := score(st.NamedNodeInfos("dddd", "e"))
 	check(first, "a", "bb", "ccc")
 	check(second, "dddd", "e")
 
 	// Released, the next cycle reuses its memory and fills it afresh.
 	f.ReleaseScores(second)
-	third := score(makeNodes("ff", "ggg"))
+	third := score(st.NamedNodeInfos("ff", "ggg"))
 	if &third[0] != &second[0] {
 		t.Error("the released result's memory was not reused")
 	}
@@ -120,8 +121,8 @@ func TestRunScorePluginsReusesReleasedResults(t *testing.T) {
 	f.ReleaseScores(third)
 	f.ReleaseScores(third)
 	f.ReleaseScores(first)
-	fourth := score(makeNodes("hhhh"))
-	fifth := score(makeNodes("i"))
+	fourth := score(st.NamedNodeInfos("hhhh"))
+	fifth := score(st.NamedNodeInfos("i"))
 	if &fourth[0] == &fifth[0] {
 		t.Error("one result's memory was lent twice")
 	}
@@ -133,7 +134,7 @@ func TestFindFeasibleNodesReusesReleasedLists(t *testing.T) {
 	f := newFw(t, []framework.Plugin{filterPlugin{&fake{name: "Fits"}}, scorePlugin{&fake{name: "Score"}}})
 	find := func(names ...string) []*framework.NodeInfo {
 		t.Helper()
-		feasible, _, _, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), makePod("p").obj(), makeNodes(names...), 0)
+		feasible, _, _, err := f.FindFeasibleNodes(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), st.NamedNodeInfos(names...), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // newFw builds a framework whose default set is the basics plus the given
@@ -104,9 +105,9 @@ func TestRunPreFilterPlugins(t *testing.T) {
 			for i := range tc.results {
 				plugins = append(plugins, preFilterReturning("P"+string(rune('0'+i)), log, tc.results[i], tc.statuses[i]))
 			}
-			f := newFw(t, plugins, WithSnapshotSharedLister(fakeSnapshot{nodes: makeNodes("a", "b", "c")}))
+			f := newFw(t, plugins, WithSnapshotSharedLister(st.NewLister(st.NamedNodeInfos("a", "b", "c")...)))
 			state := framework.NewCycleState()
-			res, s, _ := f.RunPreFilterPlugins(context.Background(), state, makePod("p").obj())
+			res, s, _ := f.RunPreFilterPlugins(context.Background(), state, st.Pod("p").Obj())
 			if s.Code() != tc.wantCode || s.Plugin() != tc.wantPlugin || s.Message() != tc.wantMsg {
 				t.Errorf("status = %v, want %v(%s): %s", s, tc.wantCode, tc.wantPlugin, tc.wantMsg)
 			}
@@ -129,16 +130,16 @@ func TestPreFilterSkipSkipsFilter(t *testing.T) {
 	runner := preFilterReturning("Runner", log, nil, nil)
 	f := newFw(t, []framework.Plugin{skipper, runner})
 	state := framework.NewCycleState()
-	pod := makePod("p").obj()
+	pod := st.Pod("p").Obj()
 	f.RunPreFilterPlugins(context.Background(), state, pod)
-	if s := f.RunFilterPlugins(context.Background(), state, pod, makeNode("n")); !s.IsSuccess() {
+	if s := f.RunFilterPlugins(context.Background(), state, pod, st.NodeInfo(st.Node("n").Obj())); !s.IsSuccess() {
 		t.Fatal(s)
 	}
 	if log.count("Filter:Skipper") != 0 || log.count("Filter:Runner") != 1 {
 		t.Errorf("calls = %v", log.get())
 	}
-	f.RunPreFilterExtensionAddPod(context.Background(), state, pod, makePod("q").info(), makeNode("n"))
-	f.RunPreFilterExtensionRemovePod(context.Background(), state, pod, makePod("q").info(), makeNode("n"))
+	f.RunPreFilterExtensionAddPod(context.Background(), state, pod, st.Pod("q").Info(), st.NodeInfo(st.Node("n").Obj()))
+	f.RunPreFilterExtensionRemovePod(context.Background(), state, pod, st.Pod("q").Info(), st.NodeInfo(st.Node("n").Obj()))
 	if log.count("AddPod:Skipper")+log.count("RemovePod:Skipper") != 0 || log.count("AddPod:Runner") != 1 || log.count("RemovePod:Runner") != 1 {
 		t.Errorf("extension calls = %v", log.get())
 	}
@@ -172,7 +173,7 @@ func TestRunFilterPlugins(t *testing.T) {
 				filterReturning("First", log, func() *framework.Status { return tc.first }),
 				filterReturning("Second", log, func() *framework.Status { return nil }),
 			})
-			s := f.RunFilterPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), makeNode("n"))
+			s := f.RunFilterPlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), st.NodeInfo(st.Node("n").Obj()))
 			if s.Code() != tc.wantCode || (tc.wantMsg != "" && s.Message() != tc.wantMsg) {
 				t.Errorf("status = %v, want %v: %s", s, tc.wantCode, tc.wantMsg)
 			}
@@ -197,7 +198,7 @@ func TestRunFilterPluginsWithNominatedPods(t *testing.T) {
 	}
 	log := &callLog{}
 	pl := filterPlugin{&fake{name: "Fits", log: log, filter: full}}
-	nominated := makePod("nominated").priority(10).info()
+	nominated := st.Pod("nominated").Priority(10).Info()
 	tests := []struct {
 		name      string
 		priority  int32
@@ -219,8 +220,8 @@ func TestRunFilterPluginsWithNominatedPods(t *testing.T) {
 				opts = append(opts, WithPodNominator(tc.nominator))
 			}
 			f := newFw(t, []framework.Plugin{pl}, opts...)
-			node := makeNode("n")
-			s := f.RunFilterPluginsWithNominatedPods(context.Background(), framework.NewCycleState(), makePod("p").priority(tc.priority).obj(), node)
+			node := st.NodeInfo(st.Node("n").Obj())
+			s := f.RunFilterPluginsWithNominatedPods(context.Background(), framework.NewCycleState(), st.Pod("p").Priority(tc.priority).Obj(), node)
 			if s.Code() != tc.wantCode {
 				t.Errorf("status = %v, want %v", s, tc.wantCode)
 			}
@@ -242,7 +243,7 @@ func TestRunFilterPluginsWithNominatedPods(t *testing.T) {
 		return nil
 	}}}
 	f := newFw(t, []framework.Plugin{needs}, WithPodNominator(fakeNominator{"n": {nominated}}))
-	if s := f.RunFilterPluginsWithNominatedPods(context.Background(), framework.NewCycleState(), makePod("p").obj(), makeNode("n")); s.Message() != "lonely" {
+	if s := f.RunFilterPluginsWithNominatedPods(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), st.NodeInfo(st.Node("n").Obj())); s.Message() != "lonely" {
 		t.Errorf("second pass status = %v, want lonely", s)
 	}
 }
@@ -275,7 +276,7 @@ func TestRunPostFilterPlugins(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFw(t, tc.plugins)
-			r, s := f.RunPostFilterPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), framework.NewNodeToStatus())
+			r, s := f.RunPostFilterPlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), framework.NewNodeToStatus())
 			if s.Code() != tc.wantCode || s.Plugin() != tc.wantPlugin || s.Message() != tc.wantMsg {
 				t.Errorf("status = %v, want %v(%s): %s", s, tc.wantCode, tc.wantPlugin, tc.wantMsg)
 			}
@@ -301,18 +302,18 @@ func TestRunPreEnqueuePlugins(t *testing.T) {
 		return nil
 	}}}
 	f := newFw(t, []framework.Plugin{gate})
-	if s := f.RunPreEnqueuePlugins(context.Background(), makePod("ok").obj()); !s.IsSuccess() {
+	if s := f.RunPreEnqueuePlugins(context.Background(), st.Pod("ok").Obj()); !s.IsSuccess() {
 		t.Errorf("ok pod: %v", s)
 	}
-	if s := f.RunPreEnqueuePlugins(context.Background(), makePod("gated").obj()); s.Code() != framework.UnschedulableAndUnresolvable || s.Plugin() != "Gate" {
+	if s := f.RunPreEnqueuePlugins(context.Background(), st.Pod("gated").Obj()); s.Code() != framework.UnschedulableAndUnresolvable || s.Plugin() != "Gate" {
 		t.Errorf("gated pod: %v", s)
 	}
-	if s := f.RunPreEnqueuePlugins(context.Background(), makePod("broken").obj()); s.Code() != framework.Error || s.Plugin() != "Gate" {
+	if s := f.RunPreEnqueuePlugins(context.Background(), st.Pod("broken").Obj()); s.Code() != framework.Error || s.Plugin() != "Gate" {
 		t.Errorf("broken pod: %v", s)
 	}
 	less := f.QueueSortFunc()
-	a := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: makePod("a").obj()}}
-	b := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: makePod("b").obj()}}
+	a := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: st.Pod("a").Obj()}}
+	b := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: st.Pod("b").Obj()}}
 	if !less(a, b) || less(b, a) {
 		t.Error("QueueSortFunc must be the QueueSort plugin's Less")
 	}
@@ -428,11 +429,11 @@ func TestRunScorePlugins(t *testing.T) {
 				t.Fatal(err)
 			}
 			state := framework.NewCycleState()
-			nodes := makeNodes("n1", "n2")
-			if s := f.RunPreScorePlugins(context.Background(), state, makePod("p").obj(), nodes); !s.IsSuccess() {
+			nodes := st.NamedNodeInfos("n1", "n2")
+			if s := f.RunPreScorePlugins(context.Background(), state, st.Pod("p").Obj(), nodes); !s.IsSuccess() {
 				t.Fatal(s)
 			}
-			got, s := f.RunScorePlugins(context.Background(), state, makePod("p").obj(), nodes)
+			got, s := f.RunScorePlugins(context.Background(), state, st.Pod("p").Obj(), nodes)
 			if tc.wantErr != "" {
 				if s.Code() != framework.Error || !strings.Contains(s.Message(), tc.wantErr) {
 					t.Errorf("status = %v, want error containing %q", s, tc.wantErr)
@@ -456,7 +457,7 @@ func TestRunScorePlugins(t *testing.T) {
 
 func TestRunPreScorePluginsError(t *testing.T) {
 	f := newFw(t, []framework.Plugin{scorePlugin{&fake{name: "A", preScore: status(framework.Error, "boom")}}})
-	s := f.RunPreScorePlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), nil)
+	s := f.RunPreScorePlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nil)
 	if s.Code() != framework.Error || s.Plugin() != "A" || !strings.Contains(s.Message(), "boom") {
 		t.Errorf("status = %v", s)
 	}
@@ -483,7 +484,7 @@ func TestReservePlugins(t *testing.T) {
 				reservePlugin{&fake{name: "R2", log: log, reserve: func() *framework.Status { return tc.second }}},
 				reservePlugin{&fake{name: "R3", log: log}},
 			})
-			s := f.RunReservePluginsReserve(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n")
+			s := f.RunReservePluginsReserve(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), "n")
 			if s.Code() != tc.wantCode || (!s.IsSuccess() && s.Plugin() != "R2") {
 				t.Errorf("status = %v", s)
 			}
@@ -494,7 +495,7 @@ func TestReservePlugins(t *testing.T) {
 	}
 	log := &callLog{}
 	f := newFw(t, []framework.Plugin{reservePlugin{&fake{name: "R1", log: log}}, reservePlugin{&fake{name: "R2", log: log}}})
-	f.RunReservePluginsUnreserve(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n")
+	f.RunReservePluginsUnreserve(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), "n")
 	if want := []string{"Unreserve:R2", "Unreserve:R1"}; !slices.Equal(log.get(), want) {
 		t.Errorf("unreserve order = %v, want %v", log.get(), want)
 	}
@@ -525,7 +526,7 @@ func TestBindPlugins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := f.RunBindPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n")
+			s := f.RunBindPlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), "n")
 			if s.Code() != tc.wantCode {
 				t.Errorf("status = %v, want %v", s, tc.wantCode)
 			}
@@ -539,10 +540,10 @@ func TestBindPlugins(t *testing.T) {
 func TestPreBindAndPostBind(t *testing.T) {
 	log := &callLog{}
 	f := newFw(t, []framework.Plugin{preBindPlugin{&fake{name: "Pre", log: log}}, postBindPlugin{&fake{name: "Post", log: log}}})
-	if s := f.RunPreBindPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n"); !s.IsSuccess() {
+	if s := f.RunPreBindPlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), "n"); !s.IsSuccess() {
 		t.Fatal(s)
 	}
-	f.RunPostBindPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n")
+	f.RunPostBindPlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), "n")
 	if want := []string{"PreBind:Pre", "PostBind:Post"}; !slices.Equal(log.get(), want) {
 		t.Errorf("calls = %v", log.get())
 	}
@@ -581,7 +582,7 @@ func TestRunPreBindPreFlights(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			log := &callLog{}
 			f := newFw(t, tt.plugins(log))
-			s := f.RunPreBindPreFlights(context.Background(), framework.NewCycleState(), makePod("p").obj(), "n")
+			s := f.RunPreBindPreFlights(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), "n")
 			if s.Code() != tt.want {
 				t.Errorf("status = %v, want code %v", s, tt.want)
 			}
@@ -605,7 +606,7 @@ func TestPermitWaitAllowRejectTimeout(t *testing.T) {
 			permitPlugin{&fake{name: "Yes", permit: func() (*framework.Status, time.Duration) { return nil, 0 }}},
 		}, WithClock(clk))
 	}
-	pod := makePod("p").obj()
+	pod := st.Pod("p").Obj()
 
 	t.Run("allowed by all", func(t *testing.T) {
 		f := newPermitFw(clocktesting.NewFakeClock(time.Now()))
@@ -720,7 +721,7 @@ func TestWaitingPodsShared(t *testing.T) {
 	plugins := []framework.Plugin{permitPlugin{&fake{name: "W", permit: waitFor(time.Minute)}}}
 	f1 := newFw(t, plugins, WithWaitingPods(shared))
 	f2 := newFw(t, plugins, WithWaitingPods(shared))
-	pod := makePod("p").obj()
+	pod := st.Pod("p").Obj()
 	f1.RunPermitPlugins(context.Background(), framework.NewCycleState(), pod, "n")
 	if f2.GetWaitingPod(pod.UID) == nil || shared.Len() != 1 {
 		t.Fatal("a shared WaitingPods must show the pod to every framework")

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // skipping returns a PreFilter/Filter plugin whose PreFilter skips while
@@ -69,7 +70,7 @@ func TestRunPreFilterPluginsSharesSkipSets(t *testing.T) {
 	for i, c := range cycles {
 		skipA, skipC = c.skipA, c.skipC
 		state := framework.NewCycleState()
-		_, s, narrowedBy := f.RunPreFilterPlugins(context.Background(), state, makePod("p").obj())
+		_, s, narrowedBy := f.RunPreFilterPlugins(context.Background(), state, st.Pod("p").Obj())
 		if !s.IsSuccess() {
 			t.Fatalf("cycle %d: %v", i, s)
 		}
@@ -92,9 +93,9 @@ func TestRunPreFilterPluginsNarrowedBy(t *testing.T) {
 	narrowing := filterPlugin{&fake{name: "N", preFilter: func() (*framework.PreFilterResult, *framework.Status) {
 		return &framework.PreFilterResult{NodeNames: sets.New("a")}, nil
 	}}}
-	f := newFw(t, []framework.Plugin{narrowing, skipping("S", new(bool))}, WithSnapshotSharedLister(fakeSnapshot{nodes: makeNodes("a", "b")}))
+	f := newFw(t, []framework.Plugin{narrowing, skipping("S", new(bool))}, WithSnapshotSharedLister(st.NewLister(st.NamedNodeInfos("a", "b")...)))
 	for i := range 2 {
-		_, s, narrowedBy := f.RunPreFilterPlugins(context.Background(), framework.NewCycleState(), makePod("p").obj())
+		_, s, narrowedBy := f.RunPreFilterPlugins(context.Background(), framework.NewCycleState(), st.Pod("p").Obj())
 		if !s.IsSuccess() || !narrowedBy.Equal(sets.New("N")) {
 			t.Fatalf("cycle %d: status %v, narrowedBy %v; want success narrowed by N", i, s, narrowedBy)
 		}

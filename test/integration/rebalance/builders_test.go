@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // createNamespace creates a namespace for one spec and deletes it and its pods after.
@@ -48,27 +49,13 @@ func createNamespace(ctx context.Context, prefix string) string {
 	return ns.Name
 }
 
-// nodeBuilder builds a Ready node with room for 110 pods, 4 CPUs and 8Gi.
-type nodeBuilder struct{ node *corev1.Node }
-
-func makeNode(name string) *nodeBuilder {
-	return &nodeBuilder{node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: name, Labels: map[string]string{corev1.LabelHostname: name},
-	}}}
-}
-
-func (b *nodeBuilder) label(k, v string) *nodeBuilder { b.node.Labels[k] = v; return b }
-
-func (b *nodeBuilder) taint(key string) *nodeBuilder {
-	b.node.Spec.Taints = append(b.node.Spec.Taints, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule})
-	return b
-}
-
-// create creates the node with its status and deletes it after the spec.
-func (b *nodeBuilder) create(ctx context.Context) {
+// createNode creates the node, then makes it Ready with room for 110 pods,
+// 4 CPUs and 8Gi and keeps only its own taints, and deletes it after the
+// spec.
+func createNode(ctx context.Context, node *corev1.Node) {
 	GinkgoHelper()
 	nodes := clientset.CoreV1().Nodes()
-	created, err := nodes.Create(ctx, b.node, metav1.CreateOptions{})
+	created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	created.Status = corev1.NodeStatus{
 		Allocatable: corev1.ResourceList{
@@ -81,59 +68,37 @@ func (b *nodeBuilder) create(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	// The apiserver taints new nodes not-ready and envtest runs no node
 	// lifecycle controller to lift it: keep only the spec's taints.
-	created.Spec.Taints = b.node.Spec.Taints
+	created.Spec.Taints = node.Spec.Taints
 	_, err = nodes.Update(ctx, created, metav1.UpdateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	// The rebalancer's snapshot must see the node as it is now.
 	Eventually(func(g Gomega) {
-		seen, err := nodeLister.Get(b.node.Name)
+		seen, err := nodeLister.Get(node.Name)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(seen.Spec.Taints).To(HaveLen(len(b.node.Spec.Taints)))
+		g.Expect(seen.Spec.Taints).To(HaveLen(len(node.Spec.Taints)))
 		g.Expect(seen.Status.Allocatable).NotTo(BeEmpty())
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 	DeferCleanup(func(ctx SpecContext) {
-		Expect(nodes.Delete(ctx, b.node.Name, metav1.DeleteOptions{})).To(Succeed())
+		Expect(nodes.Delete(ctx, node.Name, metav1.DeleteOptions{})).To(Succeed())
 	})
 }
 
-// podBuilder builds a pod owned by a ReplicaSet and bound to a node.
-type podBuilder struct{ pod *corev1.Pod }
-
-func makePod(ns, name, node string) *podBuilder {
-	return &podBuilder{pod: &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: name, Labels: map[string]string{},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid"}},
-		},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "app"}}},
-	}}
+// boundPod starts a pod of image "app" bound to the node.
+func boundPod(ns, name, node string) *st.PodBuilder {
+	return st.Pod(name).Namespace(ns).NodeName(node).Image("app")
 }
 
-func (b *podBuilder) label(k, v string) *podBuilder { b.pod.Labels[k] = v; return b }
-
-func (b *podBuilder) bare() *podBuilder { b.pod.OwnerReferences = nil; return b }
-
-func (b *podBuilder) daemonSet() *podBuilder {
-	b.pod.OwnerReferences[0].Kind = "DaemonSet"
-	return b
+// replicaPod is a boundPod owned by ReplicaSet "rs".
+func replicaPod(ns, name, node string) *st.PodBuilder {
+	return boundPod(ns, name, node).Owner("apps/v1", "ReplicaSet", "rs")
 }
 
-func (b *podBuilder) nodeSelector(k, v string) *podBuilder {
-	b.pod.Spec.NodeSelector = map[string]string{k: v}
-	return b
-}
-
-func (b *podBuilder) tolerate(key string) *podBuilder {
-	b.pod.Spec.Tolerations = append(b.pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists})
-	return b
-}
-
-// create creates the pod running and ready, as a kubelet would report it:
+// createPod creates the pod running and ready, as a kubelet would report it:
 // the Eviction API consults PodDisruptionBudgets only for such pods.
-func (b *podBuilder) create(ctx context.Context) {
+func createPod(ctx context.Context, pod *corev1.Pod) {
 	GinkgoHelper()
-	pods := clientset.CoreV1().Pods(b.pod.Namespace)
-	created, err := pods.Create(ctx, b.pod, metav1.CreateOptions{})
+	pods := clientset.CoreV1().Pods(pod.Namespace)
+	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	created.Status.Phase = corev1.PodRunning
 	created.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
@@ -186,9 +151,9 @@ func lastRun(ctx context.Context, name string) v1alpha1.RebalancePolicyStatus {
 }
 
 // plan maps pod names to their result in a plan.
-func plan(st v1alpha1.RebalancePolicyStatus) map[string]v1alpha1.EvictionResult {
+func plan(status v1alpha1.RebalancePolicyStatus) map[string]v1alpha1.EvictionResult {
 	out := map[string]v1alpha1.EvictionResult{}
-	for _, e := range st.Plan {
+	for _, e := range status.Plan {
 		out[e.Pod] = e.Result
 	}
 	return out

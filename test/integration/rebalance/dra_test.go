@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // rebalanceDRADriver is the driver of the spec's devices.
@@ -109,17 +110,11 @@ func createAllocatedClaim(ctx context.Context, ns, name, class, node, pod string
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 }
 
-// claim makes the pod use the named ResourceClaim.
-func (b *podBuilder) claim(name string) *podBuilder {
-	b.pod.Spec.ResourceClaims = append(b.pod.Spec.ResourceClaims, corev1.PodResourceClaim{Name: name, ResourceClaimName: ptr.To(name)})
-	return b
-}
-
 var _ = Describe("RebalancePolicy with DynamicResources", func() {
 	It("keeps a pod whose claim no other node can allocate, with nodeFit on, and plans one whose claim another node can", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "drafit")
-		makeNode("drafit-tainted").label("rebalance.test/pool", "drafit").taint("rebalance.test/drafit").create(ctx)
-		makeNode("drafit-other").label("rebalance.test/pool", "drafit").create(ctx)
+		createNode(ctx, st.Node("drafit-tainted").Hostname().Label("rebalance.test/pool", "drafit").Taint("rebalance.test/drafit", "", corev1.TaintEffectNoSchedule).Obj())
+		createNode(ctx, st.Node("drafit-other").Hostname().Label("rebalance.test/pool", "drafit").Obj())
 		createGPUClass(ctx, "drafit-gpu")
 		// Three devices where both pods run; one on the only other node.
 		createGPUSlice(ctx, "drafit-tainted", 3)
@@ -127,8 +122,8 @@ var _ = Describe("RebalancePolicy with DynamicResources", func() {
 		profile := &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: "drafit-profile"}}
 		Expect(k8sClient.Create(ctx, profile)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, profile)).To(Succeed()) })
-		makePod(ns, "stays", "drafit-tainted").nodeSelector("rebalance.test/pool", "drafit").claim("two-gpus").create(ctx)
-		makePod(ns, "moves", "drafit-tainted").nodeSelector("rebalance.test/pool", "drafit").claim("one-gpu").create(ctx)
+		createPod(ctx, replicaPod(ns, "stays", "drafit-tainted").NodeSelector("rebalance.test/pool", "drafit").ResourceClaims("two-gpus").Obj())
+		createPod(ctx, replicaPod(ns, "moves", "drafit-tainted").NodeSelector("rebalance.test/pool", "drafit").ResourceClaims("one-gpu").Obj())
 		waitForPods(ns, 2)
 		// "stays" holds two devices and the other node has one: its claim,
 		// allocated afresh, fits nowhere else. "moves" holds one.
@@ -139,8 +134,8 @@ var _ = Describe("RebalancePolicy with DynamicResources", func() {
 		p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: "drafit-profile"}
 		p.Spec.Evictor = &v1alpha1.EvictorOptions{NodeFit: true}
 		createPolicy(ctx, p)
-		st := lastRun(ctx, "drafit")
-		Expect(st.LastRun.Planned).To(BeEquivalentTo(1))
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
+		status := lastRun(ctx, "drafit")
+		Expect(status.LastRun.Planned).To(BeEquivalentTo(1))
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
 	})
 })

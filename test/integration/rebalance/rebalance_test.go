@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -29,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func everything() labels.Selector { return labels.Everything() }
@@ -37,8 +39,8 @@ func everything() labels.Selector { return labels.Everything() }
 // and returns their names.
 func tainted(ctx SpecContext, prefix, taint string) (string, string) {
 	GinkgoHelper()
-	makeNode(prefix + "-tainted").taint(taint).create(ctx)
-	makeNode(prefix + "-clean").create(ctx)
+	createNode(ctx, st.Node(prefix+"-tainted").Hostname().Taint(taint, "", corev1.TaintEffectNoSchedule).Obj())
+	createNode(ctx, st.Node(prefix+"-clean").Hostname().Obj())
 	return prefix + "-tainted", prefix + "-clean"
 }
 
@@ -46,24 +48,24 @@ var _ = Describe("RebalancePolicy", func() {
 	It("lists the expected evictions in a dry run and makes no eviction call", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "dry")
 		bad, good := tainted(ctx, "dry", "rebalance.test/dry")
-		makePod(ns, "p1", bad).create(ctx)
-		makePod(ns, "p2", bad).create(ctx)
-		makePod(ns, "stays-clean", good).create(ctx)
-		makePod(ns, "stays-bare", bad).bare().create(ctx)
-		makePod(ns, "stays-daemon", bad).daemonSet().create(ctx)
+		createPod(ctx, replicaPod(ns, "p1", bad).Obj())
+		createPod(ctx, replicaPod(ns, "p2", bad).Obj())
+		createPod(ctx, replicaPod(ns, "stays-clean", good).Obj())
+		createPod(ctx, boundPod(ns, "stays-bare", bad).Obj())
+		createPod(ctx, boundPod(ns, "stays-daemon", bad).Owner("apps/v1", "DaemonSet", "rs").Obj())
 		waitForPods(ns, 5)
 		before := evictionCalls.Load()
 
 		createPolicy(ctx, taintPolicy("dry", ns, "rebalance.test/dry", true))
-		st := lastRun(ctx, "dry")
-		Expect(st.LastRun.DryRun).To(BeTrue())
-		Expect(st.LastRun.Planned).To(BeEquivalentTo(2))
-		Expect(st.LastRun.Evicted).To(BeZero())
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionPlanned, "p2": v1alpha1.EvictionPlanned}))
-		Expect(st.Plan[0].Strategy).To(BeEquivalentTo("RemovePodsViolatingNodeTaints"))
-		Expect(st.Plan[0].Node).To(Equal(bad))
-		Expect(meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
-		Expect(st.NextRunTime).NotTo(BeNil())
+		status := lastRun(ctx, "dry")
+		Expect(status.LastRun.DryRun).To(BeTrue())
+		Expect(status.LastRun.Planned).To(BeEquivalentTo(2))
+		Expect(status.LastRun.Evicted).To(BeZero())
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionPlanned, "p2": v1alpha1.EvictionPlanned}))
+		Expect(status.Plan[0].Strategy).To(BeEquivalentTo("RemovePodsViolatingNodeTaints"))
+		Expect(status.Plan[0].Node).To(Equal(bad))
+		Expect(meta.IsStatusConditionTrue(status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+		Expect(status.NextRunTime).NotTo(BeNil())
 		Expect(evictionCalls.Load()).To(Equal(before), "a dry run calls no Eviction API")
 		Expect(terminating(ctx, ns, "p1", "p2")).To(BeEmpty())
 	})
@@ -71,18 +73,18 @@ var _ = Describe("RebalancePolicy", func() {
 	It("evicts exactly the planned pods in live mode", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "live")
 		bad, good := tainted(ctx, "live", "rebalance.test/live")
-		makePod(ns, "p1", bad).create(ctx)
-		makePod(ns, "p2", bad).create(ctx)
-		makePod(ns, "stays-clean", good).create(ctx)
-		makePod(ns, "stays-bare", bad).bare().create(ctx)
-		makePod(ns, "stays-daemon", bad).daemonSet().create(ctx)
+		createPod(ctx, replicaPod(ns, "p1", bad).Obj())
+		createPod(ctx, replicaPod(ns, "p2", bad).Obj())
+		createPod(ctx, replicaPod(ns, "stays-clean", good).Obj())
+		createPod(ctx, boundPod(ns, "stays-bare", bad).Obj())
+		createPod(ctx, boundPod(ns, "stays-daemon", bad).Owner("apps/v1", "DaemonSet", "rs").Obj())
 		waitForPods(ns, 5)
 
 		createPolicy(ctx, taintPolicy("live", ns, "rebalance.test/live", false))
-		st := lastRun(ctx, "live")
-		Expect(st.LastRun.DryRun).To(BeFalse())
-		Expect(st.LastRun.Evicted).To(BeEquivalentTo(2))
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionEvicted, "p2": v1alpha1.EvictionEvicted}))
+		status := lastRun(ctx, "live")
+		Expect(status.LastRun.DryRun).To(BeFalse())
+		Expect(status.LastRun.Evicted).To(BeEquivalentTo(2))
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"p1": v1alpha1.EvictionEvicted, "p2": v1alpha1.EvictionEvicted}))
 		Expect(terminating(ctx, ns, "p1", "p2", "stays-clean", "stays-bare", "stays-daemon")).To(ConsistOf("p1", "p2"))
 	})
 
@@ -90,15 +92,15 @@ var _ = Describe("RebalancePolicy", func() {
 		ns := createNamespace(ctx, "pdb")
 		bad, _ := tainted(ctx, "pdb", "rebalance.test/pdb")
 		blockingPDB(ctx, ns, "guarded")
-		makePod(ns, "guarded", bad).label("app", "guarded").create(ctx)
-		makePod(ns, "free", bad).create(ctx)
+		createPod(ctx, replicaPod(ns, "guarded", bad).Label("app", "guarded").Obj())
+		createPod(ctx, replicaPod(ns, "free", bad).Obj())
 		waitForPods(ns, 2)
 
 		createPolicy(ctx, taintPolicy("pdb", ns, "rebalance.test/pdb", false))
-		st := lastRun(ctx, "pdb")
-		Expect(st.LastRun.Blocked).To(BeEquivalentTo(1))
-		Expect(st.LastRun.Evicted).To(BeEquivalentTo(1))
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"guarded": v1alpha1.EvictionBlocked, "free": v1alpha1.EvictionEvicted}))
+		status := lastRun(ctx, "pdb")
+		Expect(status.LastRun.Blocked).To(BeEquivalentTo(1))
+		Expect(status.LastRun.Evicted).To(BeEquivalentTo(1))
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"guarded": v1alpha1.EvictionBlocked, "free": v1alpha1.EvictionEvicted}))
 		Expect(terminating(ctx, ns, "guarded", "free")).To(ConsistOf("free"))
 	})
 
@@ -107,18 +109,18 @@ var _ = Describe("RebalancePolicy", func() {
 		bad, _ := tainted(ctx, "limits", "rebalance.test/limits")
 		names := []string{"p1", "p2", "p3", "p4", "p5"}
 		for _, n := range names {
-			makePod(ns, n, bad).create(ctx)
+			createPod(ctx, replicaPod(ns, n, bad).Obj())
 		}
 		waitForPods(ns, len(names))
 
 		p := taintPolicy("limits", ns, "rebalance.test/limits", false)
 		p.Spec.Limits = &v1alpha1.EvictionLimits{MaxPodsToEvictPerNode: ptr.To[int32](3), MaxPodsToEvictTotal: ptr.To[int32](2)}
 		createPolicy(ctx, p)
-		st := lastRun(ctx, "limits")
-		Expect(st.LastRun.Evicted).To(BeEquivalentTo(2))
+		status := lastRun(ctx, "limits")
+		Expect(status.LastRun.Evicted).To(BeEquivalentTo(2))
 		Expect(terminating(ctx, ns, names...)).To(HaveLen(2))
 		results := map[v1alpha1.EvictionResult]int{}
-		for _, e := range st.Plan {
+		for _, e := range status.Plan {
 			results[e.Result]++
 		}
 		Expect(results).To(Equal(map[v1alpha1.EvictionResult]int{v1alpha1.EvictionEvicted: 2, v1alpha1.EvictionSkipped: 3}))
@@ -126,22 +128,22 @@ var _ = Describe("RebalancePolicy", func() {
 
 	It("keeps a pod whose only other node the profile's filters exclude, with nodeFit on", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "fit")
-		makeNode("fit-tainted").label("rebalance.test/pool", "fit").taint("rebalance.test/fit").create(ctx)
-		makeNode("fit-other").label("rebalance.test/pool", "fit").taint("rebalance.test/other").create(ctx)
+		createNode(ctx, st.Node("fit-tainted").Hostname().Label("rebalance.test/pool", "fit").Taint("rebalance.test/fit", "", corev1.TaintEffectNoSchedule).Obj())
+		createNode(ctx, st.Node("fit-other").Hostname().Label("rebalance.test/pool", "fit").Taint("rebalance.test/other", "", corev1.TaintEffectNoSchedule).Obj())
 		profile := &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: "fit-profile"}}
 		Expect(k8sClient.Create(ctx, profile)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, profile)).To(Succeed()) })
 		// Both pods may only run in the pool; only "moves" tolerates the other node's taint.
-		makePod(ns, "stays", "fit-tainted").nodeSelector("rebalance.test/pool", "fit").create(ctx)
-		makePod(ns, "moves", "fit-tainted").nodeSelector("rebalance.test/pool", "fit").tolerate("rebalance.test/other").create(ctx)
+		createPod(ctx, replicaPod(ns, "stays", "fit-tainted").NodeSelector("rebalance.test/pool", "fit").Obj())
+		createPod(ctx, replicaPod(ns, "moves", "fit-tainted").NodeSelector("rebalance.test/pool", "fit").Tolerate("rebalance.test/other").Obj())
 		waitForPods(ns, 2)
 
 		p := taintPolicy("fit", ns, "rebalance.test/fit", true)
 		p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: "fit-profile"}
 		p.Spec.Evictor = &v1alpha1.EvictorOptions{NodeFit: true}
 		createPolicy(ctx, p)
-		st := lastRun(ctx, "fit")
-		Expect(plan(st)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
+		status := lastRun(ctx, "fit")
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{"moves": v1alpha1.EvictionPlanned}))
 	})
 
 	// The schema admits only the descheduler's strategy names; what it cannot

@@ -29,7 +29,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestBind(t *testing.T) {
@@ -43,7 +43,7 @@ func TestBind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pod := pt.Pod("p").Namespace("ns").UID("uid-123").Obj()
+			pod := st.Pod("p").Namespace("ns").UID("uid-123").Obj()
 			client := fake.NewClientset(pod)
 			var got *v1.Binding
 			client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -53,12 +53,12 @@ func TestBind(t *testing.T) {
 				got = a.(clienttesting.CreateAction).GetObject().(*v1.Binding)
 				return true, got, tt.fail
 			})
-			st := NewBinder(client).Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
-			if st.Code() != tt.want {
-				t.Fatalf("Bind = %v, want %v", st, tt.want)
+			status := NewBinder(client).Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
+			if status.Code() != tt.want {
+				t.Fatalf("Bind = %v, want %v", status, tt.want)
 			}
-			if tt.fail != nil && !apierrors.IsConflict(errors.Unwrap(st.AsError())) {
-				t.Errorf("error %v does not wrap the API conflict", st.AsError())
+			if tt.fail != nil && !apierrors.IsConflict(errors.Unwrap(status.AsError())) {
+				t.Errorf("error %v does not wrap the API conflict", status.AsError())
 			}
 			if got == nil {
 				t.Fatal("no Binding was posted")

@@ -33,7 +33,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // TestBindOverHTTP binds through a real REST client against a server that
@@ -59,11 +59,11 @@ func TestBindOverHTTP(t *testing.T) {
 				body, _ = io.ReadAll(r.Body)
 				w.Header().Set("Content-Type", runtime.ContentTypeJSON)
 				w.WriteHeader(tt.status)
-				st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess, Code: int32(tt.status)}
+				status := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess, Code: int32(tt.status)}
 				if tt.status != http.StatusCreated {
-					st.Status, st.Reason, st.Message = metav1.StatusFailure, metav1.StatusReasonConflict, "uid mismatch"
+					status.Status, status.Reason, status.Message = metav1.StatusFailure, metav1.StatusReasonConflict, "uid mismatch"
 				}
-				raw, _ := runtime.Encode(scheme.Codecs.LegacyCodec(v1.SchemeGroupVersion), &st)
+				raw, _ := runtime.Encode(scheme.Codecs.LegacyCodec(v1.SchemeGroupVersion), &status)
 				_, _ = w.Write(raw)
 			}))
 			defer srv.Close()
@@ -75,14 +75,14 @@ func TestBindOverHTTP(t *testing.T) {
 			if b.poster == nil {
 				t.Fatal("a real client set's REST client was not used")
 			}
-			pod := pt.Pod("p").Namespace("ns").UID("uid-123").Obj()
+			pod := st.Pod("p").Namespace("ns").UID("uid-123").Obj()
 
-			st := b.Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
-			if st.Code() != tt.want {
-				t.Fatalf("Bind = %v, want %v", st, tt.want)
+			status := b.Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
+			if status.Code() != tt.want {
+				t.Fatalf("Bind = %v, want %v", status, tt.want)
 			}
-			if tt.want != framework.Success && !apierrors.IsConflict(errors.Unwrap(st.AsError())) {
-				t.Errorf("error %v does not wrap the API conflict", st.AsError())
+			if tt.want != framework.Success && !apierrors.IsConflict(errors.Unwrap(status.AsError())) {
+				t.Errorf("error %v does not wrap the API conflict", status.AsError())
 			}
 			if method != http.MethodPost || path != "/api/v1/namespaces/ns/pods/p/binding" || query != "" {
 				t.Errorf("request = %s %s?%s, want POST /api/v1/namespaces/ns/pods/p/binding with no query", method, path, query)
@@ -120,7 +120,7 @@ func BenchmarkBind(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pod := pt.Pod("p").Namespace("ns").UID("uid-123").Obj()
+	pod := st.Pod("p").Namespace("ns").UID("uid-123").Obj()
 	for _, typed := range []bool{true, false} {
 		name := "apipost"
 		if typed {
@@ -133,8 +133,8 @@ func BenchmarkBind(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if st := binder.Bind(context.Background(), nil, pod, "node-1"); !st.IsSuccess() {
-					b.Fatal(st)
+				if status := binder.Bind(context.Background(), nil, pod, "node-1"); !status.IsSuccess() {
+					b.Fatal(status)
 				}
 			}
 		})

@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // BenchmarkFindCandidates dry-runs preemption for a pod that needs two of
@@ -34,10 +35,10 @@ func BenchmarkFindCandidates(b *testing.B) {
 		node := fmt.Sprintf("n%04d", i)
 		c.nodes = append(c.nodes, makeNode(node, "10"))
 		for j := range podsPerNode {
-			c.pods = append(c.pods, makePod(fmt.Sprintf("%s-p%d", node, j)).priority(int32(j%3)).cpu("1").on(node).obj())
+			c.pods = append(c.pods, st.Pod(fmt.Sprintf("%s-p%d", node, j)).Priority(int32(j%3)).Container("cpu", "1").NodeName(node).Obj())
 		}
 	}
-	pod := makePod("big").priority(100).cpu("2").obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	c.pods = append(c.pods, pod)
 	e := newEnv(b, c)
 	p, err := NewWithArgs(DefaultArgs(), e.fwk)
@@ -65,9 +66,9 @@ func BenchmarkPostFilterNoVictims(b *testing.B) {
 	for i := range numNodes {
 		node := fmt.Sprintf("n%04d", i)
 		c.nodes = append(c.nodes, makeNode(node, "4"))
-		c.pods = append(c.pods, makePod(node+"-p").priority(0).cpu("4").on(node).obj())
+		c.pods = append(c.pods, st.Pod(node+"-p").Priority(0).Container("cpu", "4").NodeName(node).Obj())
 	}
-	pod := makePod("big").priority(0).cpu("2").obj()
+	pod := st.Pod("big").Priority(0).Container("cpu", "2").Obj()
 	c.pods = append(c.pods, pod)
 	e := newEnv(b, c)
 	state, statuses := e.filter(b, pod)
@@ -75,8 +76,8 @@ func BenchmarkPostFilterNoVictims(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, st := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); st.Code() != framework.Unschedulable {
-			b.Fatalf("status %v", st)
+		if _, status := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); status.Code() != framework.Unschedulable {
+			b.Fatalf("status %v", status)
 		}
 	}
 }

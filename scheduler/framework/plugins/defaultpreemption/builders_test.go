@@ -27,58 +27,18 @@ import (
 	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // t0 is the start of every test's clock.
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// podBuilder adds to plugintest's builder what preemption tests need.
-type podBuilder struct{ *plugintest.PodBuilder }
-
-func makePod(name string) podBuilder { return podBuilder{plugintest.Pod(name)} }
-
-func (b podBuilder) priority(p int32) podBuilder   { b.Priority(p); return b }
-func (b podBuilder) cpu(q string) podBuilder       { b.Container("cpu", q); return b }
-func (b podBuilder) on(node string) podBuilder     { b.NodeName(node); return b }
-func (b podBuilder) nominated(n string) podBuilder { b.Nominated(n); return b }
-
-// started sets status.startTime to t0 plus d.
-func (b podBuilder) started(d time.Duration) podBuilder {
-	t := metav1.NewTime(t0.Add(d))
-	b.Obj().Status.StartTime = &t
-	return b
-}
-
-func (b podBuilder) label(k, v string) podBuilder {
-	if b.Obj().Labels == nil {
-		b.Obj().Labels = map[string]string{}
-	}
-	b.Obj().Labels[k] = v
-	return b
-}
-
-func (b podBuilder) never() podBuilder {
-	p := v1.PreemptNever
-	b.Obj().Spec.PreemptionPolicy = &p
-	return b
-}
-
-// preemptedAndTerminating marks the pod as a victim of an earlier preemption still shutting down.
-func (b podBuilder) preemptedAndTerminating() podBuilder {
-	now := metav1.NewTime(t0)
-	b.Obj().DeletionTimestamp = &now
-	b.Obj().Status.Conditions = append(b.Obj().Status.Conditions, v1.PodCondition{
-		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
-	})
-	return b
-}
-
-func (b podBuilder) obj() *v1.Pod { return b.Obj() }
+// preemptedByScheduler is the condition of a victim of an earlier preemption.
+var preemptedByScheduler = v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler}
 
 // makeNode is a node with the CPU and room for 110 pods.
 func makeNode(name, cpu string) *v1.Node {
-	return plugintest.Node(name).Alloc("cpu", cpu, "memory", "100Gi", "pods", "110").Obj()
+	return st.Node(name).Alloc("cpu", cpu, "memory", "100Gi", "pods", "110").Obj()
 }
 
 // makePDB protects pods labelled app=<app> in "default", allowing the disruptions.

@@ -31,10 +31,11 @@ import (
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	fwkruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPostFilter(t *testing.T) {
-	preemptor := func() podBuilder { return makePod("big").priority(100).cpu("2") }
+	preemptor := func() *st.PodBuilder { return st.Pod("big").Priority(100).Container("cpu", "2") }
 	tests := []struct {
 		name        string
 		cluster     cluster
@@ -48,11 +49,11 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "keeps the more important pods and evicts only what is needed",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3")}, pods: []*v1.Pod{
-				makePod("low").priority(1).cpu("1").on("n1").obj(),
-				makePod("mid").priority(5).cpu("1").on("n1").obj(),
-				makePod("high").priority(9).cpu("1").on("n1").obj(),
+				st.Pod("low").Priority(1).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("mid").Priority(5).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("high").Priority(9).Container("cpu", "1").NodeName("n1").Obj(),
 			}},
-			pod:         makePod("big").priority(100).cpu("1").obj(),
+			pod:         st.Pod("big").Priority(100).Container("cpu", "1").Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"low"},
 			wantCode:    framework.Success,
@@ -61,11 +62,11 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "among equal priorities the pod that started last is evicted",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3")}, pods: []*v1.Pod{
-				makePod("old").priority(1).cpu("1").on("n1").started(0).obj(),
-				makePod("new").priority(1).cpu("1").on("n1").started(time.Hour).obj(),
-				makePod("older").priority(1).cpu("1").on("n1").started(-time.Hour).obj(),
+				st.Pod("old").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0).Obj(),
+				st.Pod("new").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0.Add(time.Hour)).Obj(),
+				st.Pod("older").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0.Add(-time.Hour)).Obj(),
 			}},
-			pod:         makePod("big").priority(100).cpu("1").obj(),
+			pod:         st.Pod("big").Priority(100).Container("cpu", "1").Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"new"},
 			wantCode:    framework.Success,
@@ -75,13 +76,13 @@ func TestPostFilter(t *testing.T) {
 			cluster: cluster{
 				nodes: []*v1.Node{makeNode("n1", "3")},
 				pods: []*v1.Pod{
-					makePod("protected").priority(1).cpu("1").on("n1").label("app", "db").started(time.Hour).obj(),
-					makePod("free").priority(1).cpu("1").on("n1").started(0).obj(),
-					makePod("keep").priority(1).cpu("1").on("n1").started(-time.Hour).obj(),
+					st.Pod("protected").Priority(1).Container("cpu", "1").NodeName("n1").Label("app", "db").StartTime(t0.Add(time.Hour)).Obj(),
+					st.Pod("free").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0).Obj(),
+					st.Pod("keep").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0.Add(-time.Hour)).Obj(),
 				},
 				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 0)},
 			},
-			pod:         makePod("big").priority(100).cpu("1").obj(),
+			pod:         st.Pod("big").Priority(100).Container("cpu", "1").Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"free"},
 			wantCode:    framework.Success,
@@ -91,12 +92,12 @@ func TestPostFilter(t *testing.T) {
 			cluster: cluster{
 				nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
 				pods: []*v1.Pod{
-					makePod("a").priority(1).cpu("2").on("n1").label("app", "db").obj(),
-					makePod("b").priority(5).cpu("2").on("n2").obj(),
+					st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Label("app", "db").Obj(),
+					st.Pod("b").Priority(5).Container("cpu", "2").NodeName("n2").Obj(),
 				},
 				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 0)},
 			},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b"},
 			wantCode:    framework.Success,
@@ -106,12 +107,12 @@ func TestPostFilter(t *testing.T) {
 			cluster: cluster{
 				nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
 				pods: []*v1.Pod{
-					makePod("a").priority(1).cpu("2").on("n1").label("app", "db").obj(),
-					makePod("b").priority(5).cpu("2").on("n2").obj(),
+					st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Label("app", "db").Obj(),
+					st.Pod("b").Priority(5).Container("cpu", "2").NodeName("n2").Obj(),
 				},
 				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 1)},
 			},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"a"},
 			wantCode:    framework.Success,
@@ -119,12 +120,12 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "lowest priority of the most important victim wins",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("a1").priority(5).cpu("1").on("n1").obj(),
-				makePod("a2").priority(1).cpu("1").on("n1").obj(),
-				makePod("b1").priority(4).cpu("1").on("n2").obj(),
-				makePod("b2").priority(4).cpu("1").on("n2").obj(),
+				st.Pod("a1").Priority(5).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("a2").Priority(1).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("b1").Priority(4).Container("cpu", "1").NodeName("n2").Obj(),
+				st.Pod("b2").Priority(4).Container("cpu", "1").NodeName("n2").Obj(),
 			}},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b1", "b2"},
 			wantCode:    framework.Success,
@@ -132,12 +133,12 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "then the smallest sum of priorities",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("a1").priority(5).cpu("1").on("n1").obj(),
-				makePod("a2").priority(3).cpu("1").on("n1").obj(),
-				makePod("b1").priority(5).cpu("1").on("n2").obj(),
-				makePod("b2").priority(2).cpu("1").on("n2").obj(),
+				st.Pod("a1").Priority(5).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("a2").Priority(3).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("b1").Priority(5).Container("cpu", "1").NodeName("n2").Obj(),
+				st.Pod("b2").Priority(2).Container("cpu", "1").NodeName("n2").Obj(),
 			}},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b1", "b2"},
 			wantCode:    framework.Success,
@@ -145,11 +146,11 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "then the fewest victims",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("a1").priority(5).cpu("1").on("n1").obj(),
-				makePod("a2").priority(5).cpu("1").on("n1").obj(),
-				makePod("b1").priority(5).cpu("2").on("n2").obj(),
+				st.Pod("a1").Priority(5).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("a2").Priority(5).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("b1").Priority(5).Container("cpu", "2").NodeName("n2").Obj(),
 			}},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b1"},
 			wantCode:    framework.Success,
@@ -157,10 +158,10 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "then the latest start of the earliest top-priority victim",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("a").priority(5).cpu("2").on("n1").started(-time.Hour).obj(),
-				makePod("b").priority(5).cpu("2").on("n2").started(-time.Minute).obj(),
+				st.Pod("a").Priority(5).Container("cpu", "2").NodeName("n1").StartTime(t0.Add(-time.Hour)).Obj(),
+				st.Pod("b").Priority(5).Container("cpu", "2").NodeName("n2").StartTime(t0.Add(-time.Minute)).Obj(),
 			}},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b"},
 			wantCode:    framework.Success,
@@ -168,10 +169,10 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "full ties go to the candidate found first",
 			cluster: cluster{offset: 1, nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("a").priority(5).cpu("2").on("n1").started(0).obj(),
-				makePod("b").priority(5).cpu("2").on("n2").started(0).obj(),
+				st.Pod("a").Priority(5).Container("cpu", "2").NodeName("n1").StartTime(t0).Obj(),
+				st.Pod("b").Priority(5).Container("cpu", "2").NodeName("n2").StartTime(t0).Obj(),
 			}},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b"},
 			wantCode:    framework.Success,
@@ -183,12 +184,12 @@ func TestPostFilter(t *testing.T) {
 				offset: 1,
 				nodes:  []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2"), makeNode("n3", "2")},
 				pods: []*v1.Pod{
-					makePod("a").priority(1).cpu("2").on("n1").obj(),
-					makePod("b").priority(9).cpu("2").on("n2").obj(),
-					makePod("c").priority(1).cpu("2").on("n3").obj(),
+					st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Obj(),
+					st.Pod("b").Priority(9).Container("cpu", "2").NodeName("n2").Obj(),
+					st.Pod("c").Priority(1).Container("cpu", "2").NodeName("n3").Obj(),
 				},
 			},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b"},
 			wantCode:    framework.Success,
@@ -199,12 +200,12 @@ func TestPostFilter(t *testing.T) {
 				args:  `{"minCandidateNodesPercentage":0,"minCandidateNodesAbsolute":1}`,
 				nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
 				pods: []*v1.Pod{
-					makePod("a").priority(1).cpu("2").on("n1").label("app", "db").obj(),
-					makePod("b").priority(9).cpu("2").on("n2").obj(),
+					st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Label("app", "db").Obj(),
+					st.Pod("b").Priority(9).Container("cpu", "2").NodeName("n2").Obj(),
 				},
 				pdbs: []*policy.PodDisruptionBudget{makePDB("db", 0)},
 			},
-			pod:         preemptor().obj(),
+			pod:         preemptor().Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"b"},
 			wantCode:    framework.Success,
@@ -212,30 +213,30 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "preemptionPolicy Never preempts nobody",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{
-				makePod("a").priority(1).cpu("2").on("n1").obj(),
+				st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Obj(),
 			}},
-			pod:      preemptor().never().obj(),
+			pod:      preemptor().PreemptionPolicy(v1.PreemptNever).Obj(),
 			wantCode: framework.Unschedulable,
 			wantMsg:  "preemption: not eligible due to preemptionPolicy=Never.",
 		},
 		{
 			name: "victims still terminating on the nominated node stop a second preemption",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3")}, pods: []*v1.Pod{
-				makePod("gone").priority(1).cpu("1").on("n1").preemptedAndTerminating().obj(),
-				makePod("a").priority(1).cpu("2").on("n1").obj(),
+				st.Pod("gone").Priority(1).Container("cpu", "1").NodeName("n1").Terminating(t0).Condition(preemptedByScheduler).Obj(),
+				st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Obj(),
 			}},
-			pod:      preemptor().nominated("n1").obj(),
+			pod:      preemptor().Nominated("n1").Obj(),
 			wantCode: framework.Unschedulable,
 			wantMsg:  "preemption: not eligible due to a terminating pod on the nominated node.",
 		},
 		{
 			name: "terminating pods elsewhere do not stop it, and count as victims without an API call",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "3"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("gone").priority(1).cpu("1").on("n1").preemptedAndTerminating().obj(),
-				makePod("a").priority(1).cpu("2").on("n1").obj(),
-				makePod("b").priority(200).cpu("2").on("n2").obj(),
+				st.Pod("gone").Priority(1).Container("cpu", "1").NodeName("n1").Terminating(t0).Condition(preemptedByScheduler).Obj(),
+				st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Obj(),
+				st.Pod("b").Priority(200).Container("cpu", "2").NodeName("n2").Obj(),
 			}},
-			pod:         preemptor().nominated("n2").obj(),
+			pod:         preemptor().Nominated("n2").Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"a"},
 			wantCode:    framework.Success,
@@ -243,10 +244,10 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "a nominated node that no longer suits the pod does not stop it",
 			cluster: cluster{nodes: []*v1.Node{plainCordoned("n1"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("gone").priority(1).cpu("1").on("n1").preemptedAndTerminating().obj(),
-				makePod("a").priority(1).cpu("2").on("n2").obj(),
+				st.Pod("gone").Priority(1).Container("cpu", "1").NodeName("n1").Terminating(t0).Condition(preemptedByScheduler).Obj(),
+				st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n2").Obj(),
 			}},
-			pod:         preemptor().nominated("n1").obj(),
+			pod:         preemptor().Nominated("n1").Obj(),
 			wantNode:    "n2",
 			wantDeleted: []string{"a"},
 			wantCode:    framework.Success,
@@ -254,10 +255,10 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "no lower-priority pods: nobody to preempt",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")}, pods: []*v1.Pod{
-				makePod("a").priority(100).cpu("2").on("n1").obj(),
-				makePod("b").priority(200).cpu("2").on("n2").obj(),
+				st.Pod("a").Priority(100).Container("cpu", "2").NodeName("n1").Obj(),
+				st.Pod("b").Priority(200).Container("cpu", "2").NodeName("n2").Obj(),
 			}},
-			pod:       preemptor().obj(),
+			pod:       preemptor().Obj(),
 			wantClear: true,
 			wantCode:  framework.Unschedulable,
 			wantMsg:   "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
@@ -265,10 +266,10 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "unresolvable nodes are not tried",
 			cluster: cluster{nodes: []*v1.Node{plainCordoned("n1"), makeNode("n2", "2"), makeNode("n3", "1")}, pods: []*v1.Pod{
-				makePod("a").priority(1).cpu("2").on("n1").obj(),
-				makePod("b").priority(200).cpu("2").on("n2").obj(),
+				st.Pod("a").Priority(1).Container("cpu", "2").NodeName("n1").Obj(),
+				st.Pod("b").Priority(200).Container("cpu", "2").NodeName("n2").Obj(),
 			}},
-			pod:       preemptor().obj(),
+			pod:       preemptor().Obj(),
 			wantClear: true,
 			wantCode:  framework.Unschedulable,
 			wantMsg:   "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
@@ -276,10 +277,10 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "a node where higher-priority pods leave too little room reports the filter's reason",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{
-				makePod("a").priority(1).cpu("1").on("n1").obj(),
-				makePod("b").priority(200).cpu("1").on("n1").obj(),
+				st.Pod("a").Priority(1).Container("cpu", "1").NodeName("n1").Obj(),
+				st.Pod("b").Priority(200).Container("cpu", "1").NodeName("n1").Obj(),
 			}},
-			pod:       preemptor().obj(),
+			pod:       preemptor().Obj(),
 			wantClear: true,
 			wantCode:  framework.Unschedulable,
 			wantMsg:   "preemption: 0/1 nodes are available: 1 Insufficient cpu.",
@@ -287,9 +288,9 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "a pod larger than any node is not helped",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "1")}, pods: []*v1.Pod{
-				makePod("a").priority(1).cpu("1").on("n1").obj(),
+				st.Pod("a").Priority(1).Container("cpu", "1").NodeName("n1").Obj(),
 			}},
-			pod:       preemptor().obj(),
+			pod:       preemptor().Obj(),
 			wantClear: true,
 			wantCode:  framework.Unschedulable,
 			wantMsg:   "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
@@ -306,12 +307,12 @@ func TestPostFilter(t *testing.T) {
 				c.sync = sync
 				c.pods = append(slices.Clone(c.pods), tt.pod)
 				e := newEnv(t, c)
-				result, st := e.schedule(t, tt.pod)
-				if st.Code() != tt.wantCode {
-					t.Fatalf("status %v, want code %v", st, tt.wantCode)
+				result, status := e.schedule(t, tt.pod)
+				if status.Code() != tt.wantCode {
+					t.Fatalf("status %v, want code %v", status, tt.wantCode)
 				}
-				if tt.wantMsg != "" && st.Message() != tt.wantMsg {
-					t.Errorf("message\n got %q\nwant %q", st.Message(), tt.wantMsg)
+				if tt.wantMsg != "" && status.Message() != tt.wantMsg {
+					t.Errorf("message\n got %q\nwant %q", status.Message(), tt.wantMsg)
 				}
 				switch {
 				case tt.wantNode != "" || tt.wantClear:
@@ -346,13 +347,13 @@ func plainCordoned(name string) *v1.Node {
 }
 
 func TestVictimGetsDisruptionTargetThenIsDeleted(t *testing.T) {
-	victim := makePod("v").priority(1).cpu("2").on("n1").obj()
+	victim := st.Pod("v").Priority(1).Container("cpu", "2").NodeName("n1").Obj()
 	victim.Generation = 3
-	pod := makePod("big").priority(100).cpu("2").obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	pod.Spec.SchedulerName = "bin-packing"
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
-	if _, st := e.schedule(t, pod); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := e.schedule(t, pod); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
 	actions := e.client.Actions()
 	if len(actions) != 2 {
@@ -376,18 +377,18 @@ func TestVictimGetsDisruptionTargetThenIsDeleted(t *testing.T) {
 }
 
 func TestLowerPriorityNominationsAreCleared(t *testing.T) {
-	lower := makePod("lower").priority(5).cpu("1").nominated("n1").obj()
-	higher := makePod("higher").priority(500).cpu("1").nominated("n1").obj()
-	elsewhere := makePod("elsewhere").priority(5).cpu("1").nominated("n2").obj()
-	pod := makePod("big").priority(100).cpu("1").obj()
+	lower := st.Pod("lower").Priority(5).Container("cpu", "1").Nominated("n1").Obj()
+	higher := st.Pod("higher").Priority(500).Container("cpu", "1").Nominated("n1").Obj()
+	elsewhere := st.Pod("elsewhere").Priority(5).Container("cpu", "1").Nominated("n2").Obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "1").Obj()
 	e := newEnv(t, cluster{
 		nodes:     []*v1.Node{makeNode("n1", "3"), makeNode("n2", "1")},
-		pods:      []*v1.Pod{makePod("v").priority(1).cpu("2").on("n1").obj(), makePod("w").priority(200).cpu("1").on("n2").obj(), lower, higher, elsewhere, pod},
+		pods:      []*v1.Pod{st.Pod("v").Priority(1).Container("cpu", "2").NodeName("n1").Obj(), st.Pod("w").Priority(200).Container("cpu", "1").NodeName("n2").Obj(), lower, higher, elsewhere, pod},
 		nominated: []*v1.Pod{lower, higher, elsewhere},
 	})
-	result, st := e.schedule(t, pod)
-	if !st.IsSuccess() || result.NominatedNodeName != "n1" {
-		t.Fatalf("PostFilter: %v, %+v", st, result)
+	result, status := e.schedule(t, pod)
+	if !status.IsSuccess() || result.NominatedNodeName != "n1" {
+		t.Fatalf("PostFilter: %v, %+v", status, result)
 	}
 	if got, want := sorted(e.statusPatches()), []string{"lower", "v"}; !slices.Equal(got, want) {
 		t.Errorf("status patches %v, want %v", got, want)
@@ -400,8 +401,8 @@ func TestLowerPriorityNominationsAreCleared(t *testing.T) {
 }
 
 func TestWaitingVictimIsRejectedInMemory(t *testing.T) {
-	victim := makePod("v").priority(1).cpu("2").on("n1").obj()
-	pod := makePod("big").priority(100).cpu("2").obj()
+	victim := st.Pod("v").Priority(1).Container("cpu", "2").NodeName("n1").Obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
 	wp := &fakeWaitingPod{pod: victim}
 	p, err := NewWithArgs(DefaultArgs(), waitingHandle{Framework: e.fwk, wp: wp})
@@ -409,8 +410,8 @@ func TestWaitingVictimIsRejectedInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	state, statuses := e.filter(t, pod)
-	if _, st := p.PostFilter(context.Background(), state, pod, statuses); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := p.PostFilter(context.Background(), state, pod, statuses); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
 	p.background.Wait()
 	if got := e.deleted(); len(got) != 0 {
@@ -450,7 +451,7 @@ func TestPickCandidateOrder(t *testing.T) {
 	pods := func(prios ...int32) []*v1.Pod {
 		out := make([]*v1.Pod, len(prios))
 		for i, pr := range prios {
-			out[i] = makePod("p").priority(pr).started(time.Duration(i) * time.Minute).obj()
+			out[i] = st.Pod("p").Priority(pr).StartTime(t0.Add(time.Duration(i) * time.Minute)).Obj()
 		}
 		return out
 	}
@@ -472,12 +473,12 @@ func TestPickCandidateOrder(t *testing.T) {
 			{node: "b", victims: pods(-5)},
 		}, "b"},
 		{"then start time of the top victims", []*candidate{
-			{node: "a", victims: []*v1.Pod{makePod("x").priority(3).started(0).obj()}},
-			{node: "b", victims: []*v1.Pod{makePod("y").priority(3).started(time.Second).obj()}},
+			{node: "a", victims: []*v1.Pod{st.Pod("x").Priority(3).StartTime(t0).Obj()}},
+			{node: "b", victims: []*v1.Pod{st.Pod("y").Priority(3).StartTime(t0.Add(time.Second)).Obj()}},
 		}, "b"},
 		{"a victim without start time counts as starting now", []*candidate{
-			{node: "a", victims: []*v1.Pod{makePod("x").priority(3).started(time.Hour).obj()}},
-			{node: "b", victims: []*v1.Pod{makePod("y").priority(3).obj()}},
+			{node: "a", victims: []*v1.Pod{st.Pod("x").Priority(3).StartTime(t0.Add(time.Hour)).Obj()}},
+			{node: "b", victims: []*v1.Pod{st.Pod("y").Priority(3).Obj()}},
 		}, "a"},
 	}
 	for _, tt := range tests {
@@ -558,9 +559,9 @@ func TestNewWithoutRunnerFailsOnlyAtPreemption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, st := p.PostFilter(context.Background(), framework.NewCycleState(), makePod("x").obj(), framework.NewNodeToStatus())
-	if st.Code() != framework.Error {
-		t.Errorf("status %v, want Error", st)
+	_, status := p.PostFilter(context.Background(), framework.NewCycleState(), st.Pod("x").Obj(), framework.NewNodeToStatus())
+	if status.Code() != framework.Error {
+		t.Errorf("status %v, want Error", status)
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // draDriver is the driver of the test's devices.
@@ -79,12 +80,6 @@ func gpuClaim(name string, holder *v1.Pod, device string) *resourceapi.ResourceC
 	return c
 }
 
-// claiming makes the pod use the named ResourceClaim.
-func (b podBuilder) claiming(claim string) podBuilder {
-	b.Obj().Spec.ResourceClaims = append(b.Obj().Spec.ResourceClaims, v1.PodResourceClaim{Name: claim, ResourceClaimName: ptr.To(claim)})
-	return b
-}
-
 // TestPostFilterWithDeviceClaims checks preemption beside DynamicResources
 // as kube-scheduler v1.37 has it: DynamicResources has no
 // PreFilterExtensions and rejects a node whose devices are all taken as
@@ -92,8 +87,8 @@ func (b podBuilder) claiming(claim string) podBuilder {
 // its devices; it still evicts pods (with claims or not) for other
 // resources on nodes where the preemptor's devices are free.
 func TestPostFilterWithDeviceClaims(t *testing.T) {
-	low := makePod("low").priority(1).cpu("2").on("n1").claiming("low-gpu").obj()
-	lowNoClaim := makePod("low").priority(1).cpu("2").on("n1").obj()
+	low := st.Pod("low").Priority(1).Container("cpu", "2").NodeName("n1").ResourceClaims("low-gpu").Obj()
+	lowNoClaim := st.Pod("low").Priority(1).Container("cpu", "2").NodeName("n1").Obj()
 	tests := []struct {
 		name        string
 		cluster     cluster
@@ -107,7 +102,7 @@ func TestPostFilterWithDeviceClaims(t *testing.T) {
 			name: "a device held by a lower-priority pod is not freed",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "4")}, pods: []*v1.Pod{low},
 				dra: []runtime.Object{gpuClass(), gpuSlice("n1", "gpu-0"), gpuClaim("low-gpu", low, "gpu-0"), gpuClaim("urgent-gpu", nil, "")}},
-			pod:      makePod("urgent").priority(100).cpu("1").claiming("urgent-gpu").obj(),
+			pod:      st.Pod("urgent").Priority(100).Container("cpu", "1").ResourceClaims("urgent-gpu").Obj(),
 			wantCode: framework.Unschedulable,
 			wantMsg:  "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 		},
@@ -118,7 +113,7 @@ func TestPostFilterWithDeviceClaims(t *testing.T) {
 			name: "nor when it also lacks CPU there: the dry run reports the devices",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{low},
 				dra: []runtime.Object{gpuClass(), gpuSlice("n1", "gpu-0"), gpuClaim("low-gpu", low, "gpu-0"), gpuClaim("urgent-gpu", nil, "")}},
-			pod:      makePod("urgent").priority(100).cpu("2").claiming("urgent-gpu").obj(),
+			pod:      st.Pod("urgent").Priority(100).Container("cpu", "2").ResourceClaims("urgent-gpu").Obj(),
 			wantCode: framework.Unschedulable,
 			wantMsg:  "preemption: 0/1 nodes are available: 1 cannot allocate all claims.",
 		},
@@ -126,7 +121,7 @@ func TestPostFilterWithDeviceClaims(t *testing.T) {
 			name: "a pod holding a device is evicted for CPU where the preemptor's device is free",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{low},
 				dra: []runtime.Object{gpuClass(), gpuSlice("n1", "gpu-0", "gpu-1"), gpuClaim("low-gpu", low, "gpu-0"), gpuClaim("urgent-gpu", nil, "")}},
-			pod:         makePod("urgent").priority(100).cpu("2").claiming("urgent-gpu").obj(),
+			pod:         st.Pod("urgent").Priority(100).Container("cpu", "2").ResourceClaims("urgent-gpu").Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"low"},
 			wantCode:    framework.Success,
@@ -135,7 +130,7 @@ func TestPostFilterWithDeviceClaims(t *testing.T) {
 			name: "a pod without claims preempts a pod holding a device",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{low},
 				dra: []runtime.Object{gpuClass(), gpuSlice("n1", "gpu-0"), gpuClaim("low-gpu", low, "gpu-0")}},
-			pod:         makePod("urgent").priority(100).cpu("2").obj(),
+			pod:         st.Pod("urgent").Priority(100).Container("cpu", "2").Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"low"},
 			wantCode:    framework.Success,
@@ -144,7 +139,7 @@ func TestPostFilterWithDeviceClaims(t *testing.T) {
 			name: "a released claim's device counts as free: only CPU is preempted",
 			cluster: cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{lowNoClaim},
 				dra: []runtime.Object{gpuClass(), gpuSlice("n1", "gpu-0"), gpuClaim("low-gpu", nil, ""), gpuClaim("urgent-gpu", nil, "")}},
-			pod:         makePod("urgent").priority(100).cpu("2").claiming("urgent-gpu").obj(),
+			pod:         st.Pod("urgent").Priority(100).Container("cpu", "2").ResourceClaims("urgent-gpu").Obj(),
 			wantNode:    "n1",
 			wantDeleted: []string{"low"},
 			wantCode:    framework.Success,
@@ -156,12 +151,12 @@ func TestPostFilterWithDeviceClaims(t *testing.T) {
 			c.sync = true
 			c.pods = append(slices.Clone(c.pods), tt.pod)
 			e := newEnv(t, c)
-			result, st := e.schedule(t, tt.pod)
-			if st.Code() != tt.wantCode {
-				t.Fatalf("status %v, want code %v", st, tt.wantCode)
+			result, status := e.schedule(t, tt.pod)
+			if status.Code() != tt.wantCode {
+				t.Fatalf("status %v, want code %v", status, tt.wantCode)
 			}
-			if tt.wantMsg != "" && st.Message() != tt.wantMsg {
-				t.Errorf("message\n got %q\nwant %q", st.Message(), tt.wantMsg)
+			if tt.wantMsg != "" && status.Message() != tt.wantMsg {
+				t.Errorf("message\n got %q\nwant %q", status.Message(), tt.wantMsg)
 			}
 			if tt.wantNode != "" && (result == nil || result.NominatedNodeName != tt.wantNode) {
 				t.Errorf("result %+v, want nomination %q", result, tt.wantNode)

@@ -27,6 +27,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // TestPreEnqueueGatesWhileVictimsAreEvicted holds the delete of the last
@@ -34,9 +35,9 @@ import (
 // and checks the preemptor is gated until the informer shows that
 // victim terminating, and not after the background work ends.
 func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
-	first := makePod("first").priority(1).cpu("1").on("n1").started(0).obj()
-	last := makePod("last").priority(1).cpu("1").on("n1").started(time.Minute).obj()
-	pod := makePod("big").priority(100).cpu("2").obj()
+	first := st.Pod("first").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0).Obj()
+	last := st.Pod("last").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0.Add(time.Minute)).Obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{first, last, pod}})
 	lastDeleting, release := make(chan struct{}), make(chan struct{})
 	e.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -47,17 +48,17 @@ func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
 		return false, nil, nil
 	})
 	ctx := context.Background()
-	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
-		t.Fatalf("PreEnqueue before any preemption: %v", st)
+	if status := e.plugin.PreEnqueue(ctx, pod); !status.IsSuccess() {
+		t.Fatalf("PreEnqueue before any preemption: %v", status)
 	}
 	state, statuses := e.filter(t, pod)
-	if _, st := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := e.fwk.RunPostFilterPlugins(ctx, state, pod, statuses); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
 	<-lastDeleting
-	st := e.plugin.PreEnqueue(ctx, pod)
-	if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != msgPreempting {
-		t.Errorf("PreEnqueue while the last victim is being deleted: %v", st)
+	status := e.plugin.PreEnqueue(ctx, pod)
+	if status.Code() != framework.UnschedulableAndUnresolvable || status.Message() != msgPreempting {
+		t.Errorf("PreEnqueue while the last victim is being deleted: %v", status)
 	}
 	// The informer sees the last victim terminating: the wait is over.
 	terminating := last.DeepCopy()
@@ -66,13 +67,13 @@ func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
 	if err := e.fwk.SharedInformerFactory().Core().V1().Pods().Informer().GetIndexer().Update(terminating); err != nil {
 		t.Fatal(err)
 	}
-	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
-		t.Errorf("PreEnqueue once the last victim terminates: %v", st)
+	if status := e.plugin.PreEnqueue(ctx, pod); !status.IsSuccess() {
+		t.Errorf("PreEnqueue once the last victim terminates: %v", status)
 	}
 	close(release)
 	e.plugin.background.Wait()
-	if st := e.plugin.PreEnqueue(ctx, pod); !st.IsSuccess() {
-		t.Errorf("PreEnqueue after the preemption: %v", st)
+	if status := e.plugin.PreEnqueue(ctx, pod); !status.IsSuccess() {
+		t.Errorf("PreEnqueue after the preemption: %v", status)
 	}
 	if got := e.deleted(); len(got) != 2 {
 		t.Errorf("deleted %v, want both victims", got)
@@ -87,9 +88,9 @@ func TestPreEnqueueGatesWhileVictimsAreEvicted(t *testing.T) {
 func TestPreEnqueueGatesAcrossAProfileSwap(t *testing.T) {
 	for _, shared := range []bool{true, false} {
 		t.Run(map[bool]string{true: "shared record", false: "own record"}[shared], func(t *testing.T) {
-			first := makePod("first").priority(1).cpu("1").on("n1").started(0).obj()
-			last := makePod("last").priority(1).cpu("1").on("n1").started(time.Minute).obj()
-			pod := makePod("big").priority(100).cpu("2").obj()
+			first := st.Pod("first").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0).Obj()
+			last := st.Pod("last").Priority(1).Container("cpu", "1").NodeName("n1").StartTime(t0.Add(time.Minute)).Obj()
+			pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 			c := cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{first, last, pod}}
 			if shared {
 				c.preemptions = framework.NewPreemptionsInFlight()
@@ -105,32 +106,32 @@ func TestPreEnqueueGatesAcrossAProfileSwap(t *testing.T) {
 			})
 			defer func() { close(release); gen1.plugin.background.Wait() }()
 			state, statuses := gen1.filter(t, pod)
-			if _, st := gen1.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses); !st.IsSuccess() {
-				t.Fatalf("PostFilter: %v", st)
+			if _, status := gen1.fwk.RunPostFilterPlugins(context.Background(), state, pod, statuses); !status.IsSuccess() {
+				t.Fatalf("PostFilter: %v", status)
 			}
 			<-lastDeleting
 
 			gen2 := newEnv(t, c)
-			st := gen2.plugin.PreEnqueue(context.Background(), pod)
-			if gated := st.Code() == framework.UnschedulableAndUnresolvable; gated != shared {
-				t.Errorf("the next generation's PreEnqueue = %v; want the preemptor held back: %v", st, shared)
+			status := gen2.plugin.PreEnqueue(context.Background(), pod)
+			if gated := status.Code() == framework.UnschedulableAndUnresolvable; gated != shared {
+				t.Errorf("the next generation's PreEnqueue = %v; want the preemptor held back: %v", status, shared)
 			}
 		})
 	}
 }
 
 func TestPreEnqueueUngatesAfterAFailure(t *testing.T) {
-	victim := makePod("v").priority(1).cpu("2").on("n1").obj()
-	pod := makePod("big").priority(100).cpu("2").obj()
+	victim := st.Pod("v").Priority(1).Container("cpu", "2").NodeName("n1").Obj()
+	pod := st.Pod("big").Priority(100).Container("cpu", "2").Obj()
 	e := newEnv(t, cluster{nodes: []*v1.Node{makeNode("n1", "2")}, pods: []*v1.Pod{victim, pod}})
 	e.client.PrependReactor("patch", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errInjected
 	})
-	if _, st := e.schedule(t, pod); !st.IsSuccess() {
-		t.Fatalf("PostFilter: %v", st)
+	if _, status := e.schedule(t, pod); !status.IsSuccess() {
+		t.Fatalf("PostFilter: %v", status)
 	}
-	if st := e.plugin.PreEnqueue(context.Background(), pod); !st.IsSuccess() {
-		t.Errorf("PreEnqueue after a failed preemption: %v", st)
+	if status := e.plugin.PreEnqueue(context.Background(), pod); !status.IsSuccess() {
+		t.Errorf("PreEnqueue after a failed preemption: %v", status)
 	}
 	if got := e.deleted(); len(got) != 0 {
 		t.Errorf("deleted %v although marking the victim failed", got)

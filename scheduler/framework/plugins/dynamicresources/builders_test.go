@@ -32,36 +32,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/events"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
 	ns     = "default"
 	driver = "gpu.example.com"
 )
-
-// fakeHandle gives the plugin a client, an informer factory and, when set,
-// the scheduler's shared plugin state; every other Handle method panics
-// through the nil embedded interface.
-type fakeHandle struct {
-	framework.Handle
-	client  kubernetes.Interface
-	factory informers.SharedInformerFactory
-	shared  *framework.SharedPluginState
-}
-
-func (h *fakeHandle) ClientSet() kubernetes.Interface                        { return h.client }
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
-func (h *fakeHandle) EventRecorder() events.EventRecorder                    { return nil }
-func (h *fakeHandle) SharedPluginState() *framework.SharedPluginState        { return h.shared }
 
 // env is the plugin over a fake clientset whose informer indexers are
 // filled directly, on a fake clock.
@@ -101,7 +84,7 @@ func (e *env) newPlugin(args *Args) *DynamicResources {
 	e.t.Helper()
 	loaded := *args
 	loaded.Default()
-	pl, err := NewWithArgs(context.Background(), &loaded, &fakeHandle{client: e.client, factory: e.factory, shared: e.shared},
+	pl, err := NewWithArgs(context.Background(), &loaded, &st.Handle{Client: e.client, Informers: e.factory, Shared: e.shared},
 		WithClock(e.clock), WithPollInterval(time.Second))
 	if err != nil {
 		e.t.Fatalf("NewWithArgs: %v", err)
@@ -193,7 +176,7 @@ func (e *env) schedule(pl *DynamicResources, pod *v1.Pod, nodes ...*v1.Node) *cy
 		return c
 	}
 	for _, n := range nodes {
-		c.byNode[n.Name] = pl.Filter(context.Background(), c.state, pod, pt.NodeInfo(n))
+		c.byNode[n.Name] = pl.Filter(context.Background(), c.state, pod, st.NodeInfo(n))
 	}
 	return c
 }
@@ -204,7 +187,7 @@ func conflict(name string) error {
 }
 
 func node(name string, labels ...string) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Labels = map[string]string{"kubernetes.io/hostname": name}
 	for i := 0; i+1 < len(labels); i += 2 {
 		n.Labels[labels[i]] = labels[i+1]
@@ -324,25 +307,6 @@ func (b *claimBuilder) deleting() *claimBuilder {
 }
 
 func (b *claimBuilder) obj() *resourceapi.ResourceClaim { return b.c }
-
-// pod returns a pod in the test namespace using the named claims.
-func pod(name string, claims ...string) *v1.Pod {
-	p := pt.Pod(name).Namespace(ns).UID("uid-" + name).Obj()
-	for _, c := range claims {
-		p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: c, ResourceClaimName: ptr.To(c)})
-	}
-	return p
-}
-
-// withTemplateClaim adds a claim from a template; generated, when not
-// empty, is the claim the resourceclaim controller made for it.
-func withTemplateClaim(p *v1.Pod, name, generated string) *v1.Pod {
-	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimTemplateName: ptr.To(name + "-template")})
-	if generated != "" {
-		p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: name, ResourceClaimName: ptr.To(generated)})
-	}
-	return p
-}
 
 // defaultArgs returns the args a profile without pluginConfig gets.
 func defaultArgs() *Args {

@@ -32,44 +32,44 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var nodes = []*v1.Node{node("node-a"), node("node-b")}
 
 func TestPreEnqueue(t *testing.T) {
-	owner := pod("p")
+	owner := st.Pod("p").Obj()
 	tests := []struct {
 		name    string
 		pod     *v1.Pod
 		objs    []runtime.Object
 		wantMsg string
 	}{
-		{name: "no claims", pod: pod("p")},
-		{name: "claim exists", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).obj()}},
-		{name: "claim missing", pod: pod("p", "c"), wantMsg: `could not find ResourceClaim "default/c"`},
-		{name: "template claim not created yet", pod: withTemplateClaim(pod("p"), "gpu", ""),
+		{name: "no claims", pod: st.Pod("p").Obj()},
+		{name: "claim exists", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).obj()}},
+		{name: "claim missing", pod: st.Pod("p").ResourceClaims("c").Obj(), wantMsg: `could not find ResourceClaim "default/c"`},
+		{name: "template claim not created yet", pod: st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").Obj(),
 			wantMsg: `pod "default/p": ResourceClaim not created yet`},
-		{name: "template claim created", pod: withTemplateClaim(pod("p"), "gpu", "p-gpu"),
+		{name: "template claim created", pod: st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").GeneratedClaim("gpu", "p-gpu").Obj(),
 			objs: []runtime.Object{claim("p-gpu").request("gpu", 1).ownedBy(owner).obj()}},
-		{name: "template claim not the pod's", pod: withTemplateClaim(pod("p"), "gpu", "p-gpu"),
+		{name: "template claim not the pod's", pod: st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").GeneratedClaim("gpu", "p-gpu").Obj(),
 			objs:    []runtime.Object{claim("p-gpu").request("gpu", 1).obj()},
 			wantMsg: "ResourceClaim default/p-gpu was not created for Pod default/p (Pod is not owner)"},
-		{name: "claim being deleted", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).deleting().obj()},
+		{name: "claim being deleted", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).deleting().obj()},
 			wantMsg: `resourceclaim "c" is being deleted`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, tt.objs...)
-			st := e.pl.PreEnqueue(context.Background(), tt.pod)
+			status := e.pl.PreEnqueue(context.Background(), tt.pod)
 			if tt.wantMsg == "" {
-				if !st.IsSuccess() {
-					t.Fatalf("PreEnqueue = %v, want success", st)
+				if !status.IsSuccess() {
+					t.Fatalf("PreEnqueue = %v, want success", status)
 				}
 				return
 			}
-			if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != tt.wantMsg {
-				t.Errorf("PreEnqueue = %v, want UnschedulableAndUnresolvable %q", st, tt.wantMsg)
+			if status.Code() != framework.UnschedulableAndUnresolvable || status.Message() != tt.wantMsg {
+				t.Errorf("PreEnqueue = %v, want UnschedulableAndUnresolvable %q", status, tt.wantMsg)
 			}
 		})
 	}
@@ -84,17 +84,17 @@ func TestPreFilter(t *testing.T) {
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "pod without claims is skipped", pod: pod("p"), wantCode: framework.Skip},
-		{name: "claim ready to allocate", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()}},
-		{name: "unknown device class", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).obj()},
+		{name: "pod without claims is skipped", pod: st.Pod("p").Obj(), wantCode: framework.Skip},
+		{name: "claim ready to allocate", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()}},
+		{name: "unknown device class", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).obj()},
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "request req-0: device class gpu does not exist"},
-		{name: "unknown class of a subrequest", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").firstAvailable("gpu", "tpu").obj()},
+		{name: "unknown class of a subrequest", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{class("gpu"), claim("c").firstAvailable("gpu", "tpu").obj()},
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "request req-0/sub-1: device class tpu does not exist"},
-		{name: "claim missing", pod: pod("p", "c"),
+		{name: "claim missing", pod: st.Pod("p").ResourceClaims("c").Obj(),
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: `could not find ResourceClaim "default/c"`},
-		{name: "claim allocated in flight for another pod", pod: pod("p", "c"), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()},
+		{name: "claim allocated in flight for another pod", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{class("gpu"), claim("c").request("gpu", 1).obj()},
 			inFlight: true, wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "resource claim default/c is in the process of being allocated"},
-		{name: "allocated claim needs no class", pod: pod("p", "c"), objs: []runtime.Object{claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj()}},
+		{name: "allocated claim needs no class", pod: st.Pod("p").ResourceClaims("c").Obj(), objs: []runtime.Object{claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,16 +105,16 @@ func TestPreFilter(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, st := e.pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
-			if st.Code() != tt.wantCode || (tt.wantMsg != "" && st.Message() != tt.wantMsg) {
-				t.Errorf("PreFilter = %v, want %v %q", st, tt.wantCode, tt.wantMsg)
+			_, status := e.pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
+			if status.Code() != tt.wantCode || (tt.wantMsg != "" && status.Message() != tt.wantMsg) {
+				t.Errorf("PreFilter = %v, want %v %q", status, tt.wantCode, tt.wantMsg)
 			}
 		})
 	}
 }
 
 func TestFilter(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	tests := []struct {
 		name         string
 		objs         []runtime.Object
@@ -174,12 +174,12 @@ func TestFilter(t *testing.T) {
 			if got := c.feasible(nodes); !slices.Equal(got, tt.wantFeasible) {
 				t.Errorf("feasible nodes = %v, want %v", got, tt.wantFeasible)
 			}
-			for name, st := range c.byNode {
-				if st.IsSuccess() {
+			for name, status := range c.byNode {
+				if status.IsSuccess() {
 					continue
 				}
-				if st.Code() != tt.wantCode || !strings.Contains(st.Message(), tt.wantMsg) {
-					t.Errorf("Filter(%s) = %v, want %v %q", name, st, tt.wantCode, tt.wantMsg)
+				if status.Code() != tt.wantCode || !strings.Contains(status.Message(), tt.wantMsg) {
+					t.Errorf("Filter(%s) = %v, want %v %q", name, status, tt.wantCode, tt.wantMsg)
 				}
 			}
 		})
@@ -197,22 +197,22 @@ func TestInFlight(t *testing.T) {
 			if profiles == "two profiles" {
 				second = e.newPlugin(&Args{})
 			}
-			first, other := pod("p1", "c1"), pod("p2", "c2")
+			first, other := st.Pod("p1").ResourceClaims("c1").Obj(), st.Pod("p2").ResourceClaims("c2").Obj()
 
 			c1 := e.schedule(e.pl, first, nodes...)
 			if got := c1.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
 				t.Fatalf("first pod's feasible nodes = %v", got)
 			}
-			if st := e.pl.Reserve(context.Background(), c1.state, first, "node-a"); !st.IsSuccess() {
-				t.Fatalf("Reserve = %v", st)
+			if status := e.pl.Reserve(context.Background(), c1.state, first, "node-a"); !status.IsSuccess() {
+				t.Fatalf("Reserve = %v", status)
 			}
 
 			c2 := e.schedule(second, other, nodes...)
 			if got := c2.feasible(nodes); len(got) != 0 {
 				t.Fatalf("second pod fits %v while the device is in flight", got)
 			}
-			if st := c2.byNode["node-a"]; st.Message() != ErrReasonCannotAllocate {
-				t.Errorf("second pod on node-a: %v, want %q", st, ErrReasonCannotAllocate)
+			if status := c2.byNode["node-a"]; status.Message() != ErrReasonCannotAllocate {
+				t.Errorf("second pod on node-a: %v, want %q", status, ErrReasonCannotAllocate)
 			}
 
 			e.pl.Unreserve(context.Background(), c1.state, first, "node-a")
@@ -228,17 +228,17 @@ func TestInFlight(t *testing.T) {
 }
 
 func TestPreBindWritesAllocationAndReservation(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	e := newEnv(t, class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj())
 	c := e.schedule(e.pl, p, nodes...)
-	if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
-	if st := e.pl.PreBindPreFlight(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("PreBindPreFlight = %v, want Success (PreBind has work)", st)
+	if status := e.pl.PreBindPreFlight(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("PreBindPreFlight = %v, want Success (PreBind has work)", status)
 	}
-	if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 
 	got, err := e.client.ResourceV1().ResourceClaims(ns).Get(context.Background(), "c", metav1.GetOptions{})
@@ -264,7 +264,7 @@ func TestPreBindWritesAllocationAndReservation(t *testing.T) {
 
 	// Until the informer delivers the write, the device stays taken.
 	e.put(claim("c2").request("gpu", 1).obj())
-	other := pod("p2", "c2")
+	other := st.Pod("p2").ResourceClaims("c2").Obj()
 	if got := e.schedule(e.pl, other, nodes...).feasible(nodes); len(got) != 0 {
 		t.Errorf("another pod fits %v before the informer saw the allocation", got)
 	}
@@ -275,17 +275,17 @@ func TestPreBindWritesAllocationAndReservation(t *testing.T) {
 }
 
 func TestPreBindReservesAllocatedClaim(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	e := newEnv(t, slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj())
 	c := e.schedule(e.pl, p, nodes...)
 	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a"}) {
 		t.Fatalf("feasible nodes = %v", got)
 	}
-	if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
-	if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 	got := e.syncClaim("c")
 	if len(got.Status.ReservedFor) != 1 || got.Status.ReservedFor[0].UID != p.UID {
@@ -305,15 +305,15 @@ func TestPreBindReservesAllocatedClaim(t *testing.T) {
 func TestPreBindPreFlightSkipsPodsWithoutClaims(t *testing.T) {
 	e := newEnv(t)
 	cs := framework.NewCycleState()
-	p := pod("p")
-	if _, st := e.pl.PreFilter(context.Background(), cs, p, nil); !st.IsSkip() {
-		t.Fatalf("PreFilter = %v, want Skip", st)
+	p := st.Pod("p").Obj()
+	if _, status := e.pl.PreFilter(context.Background(), cs, p, nil); !status.IsSkip() {
+		t.Fatalf("PreFilter = %v, want Skip", status)
 	}
-	if st := e.pl.PreBindPreFlight(context.Background(), cs, p, "node-a"); !st.IsSkip() {
-		t.Errorf("PreBindPreFlight = %v, want Skip", st)
+	if status := e.pl.PreBindPreFlight(context.Background(), cs, p, "node-a"); !status.IsSkip() {
+		t.Errorf("PreBindPreFlight = %v, want Skip", status)
 	}
-	if st := e.pl.PreBind(context.Background(), cs, p, "node-a"); !st.IsSuccess() {
-		t.Errorf("PreBind = %v, want Success", st)
+	if status := e.pl.PreBind(context.Background(), cs, p, "node-a"); !status.IsSuccess() {
+		t.Errorf("PreBind = %v, want Success", status)
 	}
 }
 
@@ -329,12 +329,12 @@ func TestPreBindWaitsForBindingConditions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := pod("p", "c")
+			p := st.Pod("p").ResourceClaims("c").Obj()
 			e := newEnvWithArgs(t, &Args{BindingTimeout: &metav1.Duration{Duration: time.Minute}},
 				class("gpu"), slice("node-a", "gpu-0").bindingConditions("Attached").obj(), claim("c").request("gpu", 1).obj())
 			c := e.schedule(e.pl, p, nodes...)
-			if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-				t.Fatalf("Reserve = %v", st)
+			if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+				t.Fatalf("Reserve = %v", status)
 			}
 			done := make(chan *framework.Status, 1)
 			go func() { done <- e.pl.PreBind(context.Background(), c.state, p, "node-a") }()
@@ -350,8 +350,8 @@ func TestPreBindWaitsForBindingConditions(t *testing.T) {
 			}
 			for i := 0; i < 61; i++ {
 				select {
-				case st := <-done:
-					checkBindingResult(t, st, tt.wantErr)
+				case status := <-done:
+					checkBindingResult(t, status, tt.wantErr)
 					return
 				default:
 				}
@@ -363,16 +363,16 @@ func TestPreBindWaitsForBindingConditions(t *testing.T) {
 	}
 }
 
-func checkBindingResult(t *testing.T, st *framework.Status, wantErr error) {
+func checkBindingResult(t *testing.T, status *framework.Status, wantErr error) {
 	t.Helper()
 	if wantErr == nil {
-		if !st.IsSuccess() {
-			t.Errorf("PreBind = %v, want Success", st)
+		if !status.IsSuccess() {
+			t.Errorf("PreBind = %v, want Success", status)
 		}
 		return
 	}
-	if st.Code() != framework.Error || !errors.Is(st.AsError(), wantErr) {
-		t.Errorf("PreBind = %v, want an error wrapping %v", st, wantErr)
+	if status.Code() != framework.Error || !errors.Is(status.AsError(), wantErr) {
+		t.Errorf("PreBind = %v, want an error wrapping %v", status, wantErr)
 	}
 }
 
@@ -387,7 +387,7 @@ func setDeviceCondition(c *resourceapi.ResourceClaim, cond string) {
 }
 
 func TestPostFilter(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	tests := []struct {
 		name            string
 		claim           *resourceapi.ResourceClaim
@@ -398,7 +398,7 @@ func TestPostFilter(t *testing.T) {
 			wantMsg: ReasonDeallocated, wantDeallocated: true},
 		{name: "claim reserved for the pod is freed", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(p).obj(),
 			wantMsg: ReasonDeallocated, wantDeallocated: true},
-		{name: "claim another pod uses stays", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(pod("other")).obj()},
+		{name: "claim another pod uses stays", claim: claim("c").request("gpu", 1).allocated("node-b", "gpu-0").reservedFor(st.Pod("other").Obj()).obj()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -408,9 +408,9 @@ func TestPostFilter(t *testing.T) {
 			if got := c.feasible(only); len(got) != 0 {
 				t.Fatalf("feasible nodes = %v, want none", got)
 			}
-			_, st := e.pl.PostFilter(context.Background(), c.state, p, nil)
-			if st.Code() != framework.Unschedulable || st.Message() != tt.wantMsg {
-				t.Errorf("PostFilter = %v, want Unschedulable %q", st, tt.wantMsg)
+			_, status := e.pl.PostFilter(context.Background(), c.state, p, nil)
+			if status.Code() != framework.Unschedulable || status.Message() != tt.wantMsg {
+				t.Errorf("PostFilter = %v, want Unschedulable %q", status, tt.wantMsg)
 			}
 			got, err := e.client.ResourceV1().ResourceClaims(ns).Get(context.Background(), "c", metav1.GetOptions{})
 			if err != nil {
@@ -432,24 +432,24 @@ func TestScorePrefersEarlierSubrequests(t *testing.T) {
 	sa.Spec.Devices[0].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"size": {StringValue: strPtr("small")}}
 	sb.Spec.Devices[0].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"size": {StringValue: strPtr("big")}}
 	e := newEnv(t, small, big, sa, sb, claim("c").firstAvailable("big", "small").obj())
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	c := e.schedule(e.pl, p, nodes...)
 	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-a", "node-b"}) {
 		t.Fatalf("feasible nodes = %v", got)
 	}
-	if st := e.pl.PreScore(context.Background(), c.state, p, nil); !st.IsSuccess() {
-		t.Fatalf("PreScore = %v", st)
+	if status := e.pl.PreScore(context.Background(), c.state, p, nil); !status.IsSuccess() {
+		t.Fatalf("PreScore = %v", status)
 	}
 	scores := framework.NodeScoreList{}
 	for _, n := range nodes {
-		s, st := e.pl.Score(context.Background(), c.state, p, pt.NodeInfo(n))
-		if !st.IsSuccess() {
-			t.Fatalf("Score = %v", st)
+		s, status := e.pl.Score(context.Background(), c.state, p, st.NodeInfo(n))
+		if !status.IsSuccess() {
+			t.Fatalf("Score = %v", status)
 		}
 		scores = append(scores, framework.NodeScore{Name: n.Name, Score: s})
 	}
-	if st := e.pl.NormalizeScore(context.Background(), c.state, p, scores); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := e.pl.NormalizeScore(context.Background(), c.state, p, scores); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	if scores[1].Score != framework.MaxNodeScore || scores[0].Score >= scores[1].Score {
 		t.Errorf("scores = %+v, want node-b best", scores)
@@ -472,7 +472,7 @@ func TestArgs(t *testing.T) {
 		{name: "unknown field", args: `{"timeout":"1s"}`, wantErr: []string{"timeout"}},
 	}
 	client := fake.NewClientset()
-	h := &fakeHandle{client: client, factory: informers.NewSharedInformerFactory(client, 0)}
+	h := &st.Handle{Client: client, Informers: informers.NewSharedInformerFactory(client, 0)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var raw []byte
@@ -518,17 +518,17 @@ func TestConcurrentBindingsNeverShareADevice(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		name := "c" + string(rune('0'+i))
-		p := pod("p"+string(rune('0'+i)), name)
+		p := st.Pod("p" + string(rune('0'+i))).ResourceClaims(name).Obj()
 		c := e.schedule(e.pl, p, nodes[0])
 		if !c.byNode["node-a"].IsSuccess() {
 			t.Fatalf("pod %d: %v", i, c.byNode["node-a"])
 		}
-		if st := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-			t.Fatalf("pod %d: Reserve = %v", i, st)
+		if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+			t.Fatalf("pod %d: Reserve = %v", i, status)
 		}
 		go func() {
-			if st := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !st.IsSuccess() {
-				errs <- st.AsError()
+			if status := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+				errs <- status.AsError()
 				return
 			}
 			e.syncClaim(name)
@@ -556,7 +556,7 @@ func TestConcurrentBindingsNeverShareADevice(t *testing.T) {
 // nodeFit): a claim the pod alone holds is allocated afresh, its devices
 // free, while a claim shared with another pod keeps the pod where it is.
 func TestRelocation(t *testing.T) {
-	p, q := pod("p", "c"), pod("q", "c")
+	p, q := st.Pod("p").ResourceClaims("c").Obj(), st.Pod("q").ResourceClaims("c").Obj()
 	own := func() *resourceapi.ResourceClaim {
 		return claim("c").request("gpu", 1).allocated("node-a", "gpu-0").reservedFor(p).obj()
 	}
@@ -609,14 +609,14 @@ func TestRelocation(t *testing.T) {
 				t.Fatalf("PreFilter = %v", c.preStart)
 			}
 			for _, n := range nodes {
-				c.byNode[n.Name] = e.pl.Filter(context.Background(), c.state, p, pt.NodeInfo(n))
+				c.byNode[n.Name] = e.pl.Filter(context.Background(), c.state, p, st.NodeInfo(n))
 			}
 			if got := c.feasible(nodes); !slices.Equal(got, tt.wantFeasible) {
 				t.Errorf("feasible nodes = %v, want %v", got, tt.wantFeasible)
 			}
-			for name, st := range c.byNode {
-				if !st.IsSuccess() && (st.Code() != framework.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), tt.wantMsg)) {
-					t.Errorf("Filter(%s) = %v, want %q", name, st, tt.wantMsg)
+			for name, status := range c.byNode {
+				if !status.IsSuccess() && (status.Code() != framework.UnschedulableAndUnresolvable || !strings.Contains(status.Message(), tt.wantMsg)) {
+					t.Errorf("Filter(%s) = %v, want %q", name, status, tt.wantMsg)
 				}
 			}
 			informer, err := e.pl.tracker.get(ns, "c")

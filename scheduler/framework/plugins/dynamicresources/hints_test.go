@@ -25,10 +25,11 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestIsSchedulableAfterClaimChange(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	pending := claim("c").request("gpu", 1).obj()
 	withFinalizer := claim("c").request("gpu", 1).obj()
 	withFinalizer.Finalizers = []string{resourceapi.Finalizer}
@@ -69,8 +70,8 @@ func TestIsSchedulableAfterClaimChange(t *testing.T) {
 }
 
 func TestIsSchedulableAfterOwnClaimsCreated(t *testing.T) {
-	waiting := withTemplateClaim(pod("p"), "gpu", "")
-	named := withTemplateClaim(pod("p"), "gpu", "p-gpu")
+	waiting := st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").Obj()
+	named := st.Pod("p").ResourceClaimTemplate("gpu", "gpu-template").GeneratedClaim("gpu", "p-gpu").Obj()
 	tests := []struct {
 		name    string
 		created bool
@@ -79,7 +80,7 @@ func TestIsSchedulableAfterOwnClaimsCreated(t *testing.T) {
 	}{
 		{name: "claim named and created", created: true, newPod: named, want: framework.Queue},
 		{name: "claim named, not in the informer yet", newPod: named, want: framework.QueueSkip},
-		{name: "another pod", created: true, newPod: withTemplateClaim(pod("q"), "gpu", "p-gpu"), want: framework.QueueSkip},
+		{name: "another pod", created: true, newPod: st.Pod("q").ResourceClaimTemplate("gpu", "gpu-template").GeneratedClaim("gpu", "p-gpu").Obj(), want: framework.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,12 +105,12 @@ func TestIsSchedulableAfterPodWithClaimsDeleted(t *testing.T) {
 		deleted *v1.Pod
 		want    framework.QueueingHint
 	}{
-		{name: "pod with claims", deleted: pod("q", "c"), want: framework.Queue},
-		{name: "pod without claims", deleted: pod("q"), want: framework.QueueSkip},
+		{name: "pod with claims", deleted: st.Pod("q").ResourceClaims("c").Obj(), want: framework.Queue},
+		{name: "pod without claims", deleted: st.Pod("q").Obj(), want: framework.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := isSchedulableAfterPodWithClaimsDeleted(klog.Background(), pod("p", "c"), tt.deleted, nil)
+			got, err := isSchedulableAfterPodWithClaimsDeleted(klog.Background(), st.Pod("p").ResourceClaims("c").Obj(), tt.deleted, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // taintRule taints the devices of a node's pool (every pool when node is
@@ -53,7 +54,7 @@ func taintRule(name, node, key string, effect resourceapi.DeviceTaintEffect) *re
 // the devices it selects from claims that do not tolerate it, as the
 // taints a driver publishes in its slices do.
 func TestDeviceTaintRules(t *testing.T) {
-	p := pod("p", "c")
+	p := st.Pod("p").ResourceClaims("c").Obj()
 	base := []runtime.Object{class("gpu"), slice("node-a", "gpu-0").obj(), slice("node-b", "gpu-0").obj()}
 	tests := []struct {
 		name         string
@@ -93,7 +94,7 @@ func TestDeviceTaintRules(t *testing.T) {
 			}
 			shared := framework.NewSharedPluginState()
 			shared.LoadOrStore(SlicesKey, func() any { return sliceTracker })
-			pl, err := NewWithArgs(ctx, defaultArgs(), &fakeHandle{client: client, factory: factory, shared: shared})
+			pl, err := NewWithArgs(ctx, defaultArgs(), &st.Handle{Client: client, Informers: factory, Shared: shared})
 			if err != nil {
 				t.Fatalf("NewWithArgs: %v", err)
 			}
@@ -125,7 +126,7 @@ func TestWithoutTheSchedulersSlicesThePluginReadsTheInformer(t *testing.T) {
 	if _, ok := e.pl.slices.(listerSource); !ok {
 		t.Fatalf("slices = %T, want the informer's lister", e.pl.slices)
 	}
-	c := e.schedule(e.pl, pod("p", "c"), nodes...)
+	c := e.schedule(e.pl, st.Pod("p").ResourceClaims("c").Obj(), nodes...)
 	if got := c.feasible(nodes); !slices.Equal(got, []string{"node-b"}) {
 		t.Errorf("feasible nodes = %v, want [node-b]", got)
 	}

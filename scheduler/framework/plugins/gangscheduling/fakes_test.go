@@ -21,26 +21,13 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
-
-// member is a pod of group g in namespace "default".
-func member(name, g string) *pt.PodBuilder {
-	b := pt.Pod(name)
-	b.Obj().Labels = map[string]string{v1alpha1.PodGroupLabel: g}
-	return b
-}
-
-// podGroup is a PodGroup in namespace "default".
-func podGroup(name string, minMember int32) *v1alpha1.PodGroup {
-	return &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Generation: 1}, Spec: v1alpha1.PodGroupSpec{MinMember: minMember}}
-}
 
 // fakeGroups is a PodGroupLister over fixed groups and pods; placed pods
 // are bound ones plus the UIDs in assumed.
@@ -94,23 +81,21 @@ func (w *fakeWaiting) outcome() string {
 	return "waiting"
 }
 
-// fakeHandle is the part of framework.Handle the plugin uses.
-type fakeHandle struct {
-	framework.Handle
-	groups    *fakeGroups
+// gangHandle is schedtest's Handle over the groups, with the pods
+// waiting at Permit and a record of the pods the plugin activates.
+type gangHandle struct {
+	st.Handle
 	waiting   []*fakeWaiting
 	activated []string
 }
 
-func (h *fakeHandle) PodGroups() framework.PodGroupLister { return h.groups }
-
-func (h *fakeHandle) Activate(_ logr.Logger, pods map[string]*v1.Pod) {
+func (h *gangHandle) Activate(_ logr.Logger, pods map[string]*v1.Pod) {
 	for k := range pods {
 		h.activated = append(h.activated, k)
 	}
 }
 
-func (h *fakeHandle) IterateOverWaitingPods(fn func(framework.WaitingPod)) {
+func (h *gangHandle) IterateOverWaitingPods(fn func(framework.WaitingPod)) {
 	for _, w := range h.waiting {
 		fn(w)
 	}
@@ -125,7 +110,7 @@ type world struct {
 	waiting []string
 }
 
-func (w world) handle() *fakeHandle {
+func (w world) handle() *gangHandle {
 	f := &fakeGroups{groups: map[string]*v1alpha1.PodGroup{}, pods: w.pods, assumed: sets.New[types.UID]()}
 	for _, g := range w.groups {
 		f.groups[g.Namespace+"/"+g.Name] = g
@@ -133,7 +118,7 @@ func (w world) handle() *fakeHandle {
 	for _, name := range w.assumed {
 		f.assumed.Insert(types.UID(name + "-uid"))
 	}
-	h := &fakeHandle{groups: f}
+	h := &gangHandle{Handle: st.Handle{Groups: f}}
 	for _, name := range w.waiting {
 		for _, p := range w.pods {
 			if p.Name == name {
@@ -145,7 +130,7 @@ func (w world) handle() *fakeHandle {
 }
 
 // outcomes maps each waiting pod's name to how its wait ended.
-func (h *fakeHandle) outcomes() map[string]string {
+func (h *gangHandle) outcomes() map[string]string {
 	out := map[string]string{}
 	for _, w := range h.waiting {
 		out[w.pod.Name] = w.outcome()

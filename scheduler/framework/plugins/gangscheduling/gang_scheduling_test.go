@@ -29,12 +29,12 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // trio is a PodGroup of minMember 3 with a 30 s timeout.
 func trio() *v1alpha1.PodGroup {
-	pg := podGroup("trio", 3)
+	pg := st.PodGroup("trio", 3).Obj()
 	pg.Spec.ScheduleTimeoutSeconds = ptr.To[int32](30)
 	return pg
 }
@@ -42,7 +42,7 @@ func trio() *v1alpha1.PodGroup {
 func members(names ...string) []*v1.Pod {
 	out := make([]*v1.Pod, len(names))
 	for i, n := range names {
-		out[i] = member(n, "trio").Obj()
+		out[i] = st.Pod(n).Group("trio").Obj()
 	}
 	return out
 }
@@ -57,7 +57,7 @@ func newPlugin(t *testing.T, h framework.Handle) *GangScheduling {
 }
 
 func TestPreFilter(t *testing.T) {
-	bound := member("b", "trio").NodeName("n1").Obj()
+	bound := st.Pod("b").Group("trio").NodeName("n1").Obj()
 	tests := []struct {
 		name     string
 		world    world
@@ -65,9 +65,9 @@ func TestPreFilter(t *testing.T) {
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "a pod in no group is skipped", pod: pt.Pod("solo").Obj(), wantCode: framework.Skip},
+		{name: "a pod in no group is skipped", pod: st.Pod("solo").Obj(), wantCode: framework.Skip},
 		{
-			name: "an unknown group keeps the member pending", pod: member("a", "ghost").Obj(),
+			name: "an unknown group keeps the member pending", pod: st.Pod("a").Group("ghost").Obj(),
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "pod group default/ghost is not known: PodGroup default/ghost does not exist",
 		},
 		{
@@ -76,23 +76,23 @@ func TestPreFilter(t *testing.T) {
 		},
 		{name: "enough members", world: world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c")}, pod: members("a")[0]},
 		{
-			name: "a formed gang takes late members", world: world{groups: []*v1alpha1.PodGroup{podGroup("trio", 1)}, pods: []*v1.Pod{bound, members("a")[0]}},
+			name: "a formed gang takes late members", world: world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 1).Obj()}, pods: []*v1.Pod{bound, members("a")[0]}},
 			pod: members("a")[0],
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, tt.world.handle())
-			_, st := pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
-			if st.Code() != tt.wantCode || st.Message() != tt.wantMsg {
-				t.Errorf("PreFilter = %v %q, want %v %q", st.Code(), st.Message(), tt.wantCode, tt.wantMsg)
+			_, status := pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
+			if status.Code() != tt.wantCode || status.Message() != tt.wantMsg {
+				t.Errorf("PreFilter = %v %q, want %v %q", status.Code(), status.Message(), tt.wantCode, tt.wantMsg)
 			}
 		})
 	}
 }
 
 func TestPermit(t *testing.T) {
-	other := member("x", "other").Obj()
+	other := st.Pod("x").Group("other").Obj()
 	tests := []struct {
 		name          string
 		world         world
@@ -102,7 +102,7 @@ func TestPermit(t *testing.T) {
 		wantOutcomes  map[string]string
 		wantActivated []string
 	}{
-		{name: "a pod in no group passes", world: world{pods: []*v1.Pod{pt.Pod("solo").Obj()}}, pod: "solo", wantOutcomes: map[string]string{}},
+		{name: "a pod in no group passes", world: world{pods: []*v1.Pod{st.Pod("solo").Obj()}}, pod: "solo", wantOutcomes: map[string]string{}},
 		{
 			name:  "the first member waits and pulls the others forward",
 			world: world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c"), assumed: []string{"a"}},
@@ -112,7 +112,7 @@ func TestPermit(t *testing.T) {
 		{
 			name: "the member that completes the gang releases the waiting ones, not another group's",
 			world: world{
-				groups: []*v1alpha1.PodGroup{trio(), podGroup("other", 2)},
+				groups: []*v1alpha1.PodGroup{trio(), st.PodGroup("other", 2).Obj()},
 				pods:   append(members("a", "b", "c"), other), assumed: []string{"a", "b", "c", "x"}, waiting: []string{"a", "b", "x"},
 			},
 			pod:          "c",
@@ -120,12 +120,12 @@ func TestPermit(t *testing.T) {
 		},
 		{
 			name:  "the pod itself counts before the member index sees it",
-			world: world{groups: []*v1alpha1.PodGroup{podGroup("trio", 1)}},
+			world: world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 1).Obj()}},
 			pod:   "a", wantOutcomes: map[string]string{},
 		},
 		{
 			name:  "without a timeout the default applies",
-			world: world{groups: []*v1alpha1.PodGroup{podGroup("trio", 2)}, pods: members("a", "b"), assumed: []string{"a"}},
+			world: world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 2).Obj()}, pods: members("a", "b"), assumed: []string{"a"}},
 			pod:   "a", wantCode: framework.Wait, wantTimeout: time.Minute,
 			wantOutcomes: map[string]string{}, wantActivated: []string{"default/b"},
 		},
@@ -140,9 +140,9 @@ func TestPermit(t *testing.T) {
 					pod = p
 				}
 			}
-			st, timeout := pl.Permit(context.Background(), framework.NewCycleState(), pod, "n1")
-			if st.Code() != tt.wantCode || timeout != tt.wantTimeout {
-				t.Errorf("Permit = %v %q, %v; want %v, %v", st.Code(), st.Message(), timeout, tt.wantCode, tt.wantTimeout)
+			status, timeout := pl.Permit(context.Background(), framework.NewCycleState(), pod, "n1")
+			if status.Code() != tt.wantCode || timeout != tt.wantTimeout {
+				t.Errorf("Permit = %v %q, %v; want %v, %v", status.Code(), status.Message(), timeout, tt.wantCode, tt.wantTimeout)
 			}
 			if diff := cmp.Diff(tt.wantOutcomes, h.outcomes()); diff != "" {
 				t.Errorf("waiting pods (-want +got):\n%s", diff)
@@ -177,16 +177,16 @@ func TestRelease(t *testing.T) {
 		},
 		{
 			name:         "a formed gang is left alone",
-			world:        world{groups: []*v1alpha1.PodGroup{podGroup("trio", 2)}, pods: members("a", "b", "c"), assumed: []string{"a", "b"}, waiting: []string{"a", "b"}},
+			world:        world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 2).Obj()}, pods: members("a", "b", "c"), assumed: []string{"a", "b"}, waiting: []string{"a", "b"}},
 			wantOutcomes: map[string]string{"a": "waiting", "b": "waiting"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run("PostFilter/"+tt.name, func(t *testing.T) {
 			h := tt.world.handle()
-			_, st := newPlugin(t, h).PostFilter(context.Background(), framework.NewCycleState(), members("c")[0], nil)
-			if st.Code() != framework.Unschedulable || st.Message() != tt.wantMsg {
-				t.Errorf("PostFilter = %v %q, want Unschedulable %q", st.Code(), st.Message(), tt.wantMsg)
+			_, status := newPlugin(t, h).PostFilter(context.Background(), framework.NewCycleState(), members("c")[0], nil)
+			if status.Code() != framework.Unschedulable || status.Message() != tt.wantMsg {
+				t.Errorf("PostFilter = %v %q, want Unschedulable %q", status.Code(), status.Message(), tt.wantMsg)
 			}
 			if diff := cmp.Diff(tt.wantOutcomes, h.outcomes()); diff != "" {
 				t.Errorf("waiting pods (-want +got):\n%s", diff)
@@ -205,7 +205,7 @@ func TestRelease(t *testing.T) {
 		}
 	})
 	t.Run("Unreserve leaves a formed gang alone", func(t *testing.T) {
-		h := world{groups: []*v1alpha1.PodGroup{podGroup("trio", 2)}, pods: members("a", "b", "c"), assumed: []string{"a", "b", "c"}, waiting: []string{"b"}}.handle()
+		h := world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 2).Obj()}, pods: members("a", "b", "c"), assumed: []string{"a", "b", "c"}, waiting: []string{"b"}}.handle()
 		newPlugin(t, h).Unreserve(context.Background(), framework.NewCycleState(), members("a")[0], "n1")
 		if diff := cmp.Diff(map[string]string{"b": "waiting"}, h.outcomes()); diff != "" {
 			t.Errorf("waiting pods (-want +got):\n%s", diff)
@@ -214,7 +214,7 @@ func TestRelease(t *testing.T) {
 }
 
 func TestQueueingHints(t *testing.T) {
-	pod := member("a", "trio").Obj()
+	pod := st.Pod("a").Group("trio").Obj()
 	updated := trio()
 	updated.Generation = 2
 	tests := []struct {
@@ -223,14 +223,14 @@ func TestQueueingHints(t *testing.T) {
 		oldObj, newObj any
 		want           framework.QueueingHint
 	}{
-		{name: "another member arrives", fn: isSchedulableAfterMemberAdded, newObj: member("b", "trio").Obj(), want: framework.Queue},
-		{name: "a pod of another group arrives", fn: isSchedulableAfterMemberAdded, newObj: member("b", "other").Obj(), want: framework.QueueSkip},
-		{name: "a pod in no group arrives", fn: isSchedulableAfterMemberAdded, newObj: pt.Pod("solo").Obj(), want: framework.QueueSkip},
-		{name: "the same group in another namespace", fn: isSchedulableAfterMemberAdded, newObj: member("b", "trio").Namespace("ns2").Obj(), want: framework.QueueSkip},
+		{name: "another member arrives", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("b").Group("trio").Obj(), want: framework.Queue},
+		{name: "a pod of another group arrives", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("b").Group("other").Obj(), want: framework.QueueSkip},
+		{name: "a pod in no group arrives", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("solo").Obj(), want: framework.QueueSkip},
+		{name: "the same group in another namespace", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("b").Group("trio").Namespace("ns2").Obj(), want: framework.QueueSkip},
 		{name: "the PodGroup appears", fn: isSchedulableAfterPodGroupChange, newObj: trio(), want: framework.Queue},
 		{name: "the PodGroup's spec changes", fn: isSchedulableAfterPodGroupChange, oldObj: trio(), newObj: updated, want: framework.Queue},
 		{name: "only its status changes", fn: isSchedulableAfterPodGroupChange, oldObj: trio(), newObj: trio(), want: framework.QueueSkip},
-		{name: "another PodGroup appears", fn: isSchedulableAfterPodGroupChange, newObj: podGroup("other", 1), want: framework.QueueSkip},
+		{name: "another PodGroup appears", fn: isSchedulableAfterPodGroupChange, newObj: st.PodGroup("other", 1).Obj(), want: framework.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

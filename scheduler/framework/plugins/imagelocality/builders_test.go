@@ -23,7 +23,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // snapshotHandle is a Handle that only provides a snapshot.
@@ -44,33 +44,10 @@ func img(mib int64, names ...string) v1.ContainerImage {
 
 // node returns a node reporting the images.
 func node(name string, images ...v1.ContainerImage) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Status.Images = images
 	return n
 }
-
-// podBuilder builds a pod's images.
-type podBuilder struct{ pod *v1.Pod }
-
-func makePod() *podBuilder { return &podBuilder{pod: pt.Pod("p").Obj()} }
-
-func (b *podBuilder) container(image string) *podBuilder {
-	b.pod.Spec.Containers = append(b.pod.Spec.Containers, v1.Container{Name: "c", Image: image})
-	return b
-}
-
-func (b *podBuilder) init(image string) *podBuilder {
-	b.pod.Spec.InitContainers = append(b.pod.Spec.InitContainers, v1.Container{Name: "i", Image: image})
-	return b
-}
-
-func (b *podBuilder) imageVolume(ref string) *podBuilder {
-	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1.Volume{Name: "v",
-		VolumeSource: v1.VolumeSource{Image: &v1.ImageVolumeSource{Reference: ref}}})
-	return b
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.pod }
 
 // pluginFor builds the plugin over a snapshot of the nodes.
 func pluginFor(nodes ...*v1.Node) (*ImageLocality, *cache.Snapshot) {

@@ -23,6 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestNew(t *testing.T) {
@@ -59,24 +60,24 @@ func TestScore(t *testing.T) {
 		nodes []*v1.Node
 		want  []int64
 	}{
-		{"no images anywhere", makePod().container("big").obj(), []*v1.Node{node("a"), node("b")}, []int64{0, 0}},
-		{"image above the max threshold on every node", makePod().container("big").obj(),
+		{"no images anywhere", st.Pod("p").Images("big").Obj(), []*v1.Node{node("a"), node("b")}, []int64{0, 0}},
+		{"image above the max threshold on every node", st.Pod("p").Images("big").Obj(),
 			[]*v1.Node{node("a", big), node("b", big)}, []int64{100, 100}},
-		{"image spread over half the nodes", makePod().container("big").obj(),
+		{"image spread over half the nodes", st.Pod("p").Images("big").Obj(),
 			[]*v1.Node{node("a", big), node("b")}, // 1500 MiB scaled, clamped to 1000
 			[]int64{100, 0}},
-		{"spread scales the size", makePod().container("half:v1").obj(),
+		{"spread scales the size", st.Pod("p").Images("half:v1").Obj(),
 			[]*v1.Node{node("a", half), node("b", half), node("c"), node("d")}, // 250 MiB
 			[]int64{100 * (250 - 23) / (1000 - 23), 100 * (250 - 23) / (1000 - 23), 0, 0}},
-		{"below the min threshold", makePod().container("small").obj(), []*v1.Node{node("a", small)}, []int64{0}},
-		{"thresholds grow with the image count", makePod().container("half:v1").container("other").obj(),
+		{"below the min threshold", st.Pod("p").Images("small").Obj(), []*v1.Node{node("a", small)}, []int64{0}},
+		{"thresholds grow with the image count", st.Pod("p").Images("half:v1").Images("other").Obj(),
 			[]*v1.Node{node("a", half)}, []int64{100 * (500 - 23) / (2000 - 23)}},
-		{"init containers and image volumes count", makePod().init("half:v1").container("x").imageVolume("big").obj(),
+		{"init containers and image volumes count", st.Pod("p").InitImages("half:v1").Images("x").Volume("v", v1.VolumeSource{Image: &v1.ImageVolumeSource{Reference: "big"}}).Obj(),
 			[]*v1.Node{node("a", half, big)}, []int64{100 * (3000 - 23) / (3000 - 23)}},
-		{"image used twice counts twice", makePod().container("half:v1").container("half:v1").obj(),
+		{"image used twice counts twice", st.Pod("p").Images("half:v1").Images("half:v1").Obj(),
 			[]*v1.Node{node("a", half)}, []int64{100 * (1000 - 23) / (2000 - 23)}},
-		{"tag must match", makePod().container("half:v2").obj(), []*v1.Node{node("a", half)}, []int64{0}},
-		{"untagged means latest", makePod().container("big:latest").container("small").obj(),
+		{"tag must match", st.Pod("p").Images("half:v2").Obj(), []*v1.Node{node("a", half)}, []int64{0}},
+		{"untagged means latest", st.Pod("p").Images("big:latest").Images("small").Obj(),
 			[]*v1.Node{node("a", big, small)}, []int64{100 * (2000 - 23) / (2000 - 23)}},
 	}
 	ctx := context.Background()
@@ -100,8 +101,8 @@ func TestScore(t *testing.T) {
 				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, ni); fallback != got {
 					t.Errorf("Score(%s) without PreScore = %d, want %d", n.Name, fallback, got)
 				}
-				for _, st := range []*framework.CycleState{state, framework.NewCycleState()} {
-					scoreNode, s := pl.NodeScorer(ctx, st, tt.pod)
+				for _, status := range []*framework.CycleState{state, framework.NewCycleState()} {
+					scoreNode, s := pl.NodeScorer(ctx, status, tt.pod)
 					if !s.IsSuccess() {
 						t.Fatalf("NodeScorer = %v", s)
 					}
@@ -116,10 +117,10 @@ func TestScore(t *testing.T) {
 			}
 		})
 	}
-	if pl := (&ImageLocality{}); pl.PreScore(ctx, framework.NewCycleState(), makePod().obj(), nil).Code() != framework.Error {
+	if pl := (&ImageLocality{}); pl.PreScore(ctx, framework.NewCycleState(), st.Pod("p").Obj(), nil).Code() != framework.Error {
 		t.Error("PreScore without a handle: want Error")
 	}
-	if pl := (&ImageLocality{handle: snapshotHandle{}}); pl.PreScore(ctx, framework.NewCycleState(), makePod().obj(), nil).Code() != framework.Error {
+	if pl := (&ImageLocality{handle: snapshotHandle{}}); pl.PreScore(ctx, framework.NewCycleState(), st.Pod("p").Obj(), nil).Code() != framework.Error {
 		t.Error("PreScore without a snapshot: want Error")
 	}
 }
@@ -127,16 +128,16 @@ func TestScore(t *testing.T) {
 func TestPreScoreKeepsOnlyImagesSomeNodeHas(t *testing.T) {
 	pl, _ := pluginFor(node("a", img(500, "half:v1")), node("b"))
 	state := framework.NewCycleState()
-	pod := makePod().container("half:v1").container("nowhere").init("big").obj()
+	pod := st.Pod("p").Images("half:v1").Images("nowhere").InitImages("big").Obj()
 	if s := pl.PreScore(context.Background(), state, pod, nil); !s.IsSuccess() {
 		t.Fatal(s)
 	}
-	st, err := framework.ReadState[*imageState](state, preScoreKey)
+	status, err := framework.ReadState[*imageState](state, preScoreKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.images) != 3 || len(st.present) != 1 || st.present[0] != "half:v1" {
-		t.Errorf("images %v, present %v; want 3 images of which half:v1 present", st.images, st.present)
+	if len(status.images) != 3 || len(status.present) != 1 || status.present[0] != "half:v1" {
+		t.Errorf("images %v, present %v; want 3 images of which half:v1 present", status.images, status.present)
 	}
 }
 
@@ -158,7 +159,7 @@ func TestPriority(t *testing.T) {
 
 func BenchmarkScore(b *testing.B) {
 	pl, snap := pluginFor(node("a", img(300, "app:v1"), img(800, "sidecar:latest")), node("b"))
-	p := makePod().container("app:v1").container("sidecar").obj()
+	p := st.Pod("p").Images("app:v1").Images("sidecar").Obj()
 	ni, _ := snap.Get("a")
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreScore(ctx, state, p, nil)

@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/args"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestLoadArgs(t *testing.T) {
@@ -86,14 +87,14 @@ func TestValidateArgs(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	h := newHandle(t, serial{}, nil)
+	h := newHandle(t, st.Serial{}, nil)
 	if _, err := New(context.Background(), []byte(`{"hardPodAffinityWeight":101}`), h); err == nil {
 		t.Error("invalid args: want error")
 	}
 	if _, err := New(context.Background(), nil, nil); err == nil {
 		t.Error("nil handle: want error")
 	}
-	if _, err := New(context.Background(), nil, &fakeHandle{}); err == nil {
+	if _, err := New(context.Background(), nil, &st.Handle{}); err == nil {
 		t.Error("handle without snapshot: want error")
 	}
 	pl := newPlugin(t, `{"hardPodAffinityWeight":7}`, h)

@@ -27,6 +27,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -64,26 +65,26 @@ func benchCluster(b *testing.B) []*framework.NodeInfo {
 	pods := make([]*v1.Pod, benchPods)
 	for i := range pods {
 		app := "a" + strconv.Itoa(i%benchApps)
-		pb := makePod("e"+strconv.Itoa(i), "app", app).on(nodes[i%benchNodes].Name)
+		pb := st.Pod("e"+strconv.Itoa(i)).Labels("app", app).NodeName(nodes[i%benchNodes].Name)
 		switch i % 10 {
 		case 3:
-			pb.anti(sel(hostKey, "app", "a"+strconv.Itoa((i+1)%benchApps)))
+			pb.PodAntiAffinity(st.Term(hostKey, "app", "a"+strconv.Itoa((i+1)%benchApps)))
 		case 7:
-			pb.prefer(10, sel(zoneKey, "app", "a"+strconv.Itoa((i+2)%benchApps)))
+			pb.PreferPodAffinity(10, st.Term(zoneKey, "app", "a"+strconv.Itoa((i+2)%benchApps)))
 		}
-		pods[i] = pb.obj()
+		pods[i] = pb.Obj()
 	}
-	return cluster(nodes, pods...)
+	return st.NodeInfos(nodes, pods...)
 }
 
 // benchPod has required affinity by zone, required anti-affinity by host,
 // and preferred terms both ways.
 func benchPod() *v1.Pod {
-	return makePod("p", "app", "a4").
-		affinity(sel(zoneKey, "app", "a1")).
-		anti(sel(hostKey, "app", "a2")).
-		prefer(5, sel(zoneKey, "app", "a5")).
-		avoid(3, sel(hostKey, "app", "a6")).obj()
+	return st.Pod("p").Labels("app", "a4").
+		PodAffinity(st.Term(zoneKey, "app", "a1")).
+		PodAntiAffinity(st.Term(hostKey, "app", "a2")).
+		PreferPodAffinity(5, st.Term(zoneKey, "app", "a5")).
+		PreferPodAntiAffinity(3, st.Term(hostKey, "app", "a6")).Obj()
 }
 
 func BenchmarkInterPodAffinityPreFilter(b *testing.B) {
@@ -92,8 +93,8 @@ func BenchmarkInterPodAffinityPreFilter(b *testing.B) {
 	pod, ctx := benchPod(), context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
-			b.Fatal(st)
+		if _, status := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -106,14 +107,14 @@ func BenchmarkInterPodAffinityPreFilterOneChange(b *testing.B) {
 	for i, ni := range nodes {
 		ni.Generation = int64(i + 1)
 	}
-	benchPreFilterOneChange(b, nodes, benchPod(), func(name string) *podBuilder {
-		return makePod(name, "app", "a2").anti(sel(hostKey, "app", "a4"))
+	benchPreFilterOneChange(b, nodes, benchPod(), func(name string) *st.PodBuilder {
+		return st.Pod(name).Labels("app", "a2").PodAntiAffinity(st.Term(hostKey, "app", "a4"))
 	})
 }
 
 // benchPreFilterOneChange runs PreFilter of pod over nodes, each cycle
 // after one more node (in turn) got a pod from arriving.
-func benchPreFilterOneChange(b *testing.B, nodes []*framework.NodeInfo, pod *v1.Pod, arriving func(name string) *podBuilder) {
+func benchPreFilterOneChange(b *testing.B, nodes []*framework.NodeInfo, pod *v1.Pod, arriving func(name string) *st.PodBuilder) {
 	pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
 	ctx := context.Background()
 	gen := int64(len(nodes))
@@ -122,11 +123,11 @@ func benchPreFilterOneChange(b *testing.B, nodes []*framework.NodeInfo, pod *v1.
 		gen++
 		n := int(gen) % len(nodes)
 		changed := nodes[n].Clone()
-		changed.AddPodInfo(info(arriving("new" + strconv.FormatInt(gen, 10)).on(changed.Node().Name).obj()))
+		changed.AddPodInfo(info(arriving("new" + strconv.FormatInt(gen, 10)).NodeName(changed.Node().Name).Obj()))
 		changed.Generation = gen
 		nodes[n] = changed
-		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
-			b.Fatal(st)
+		if _, status := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -140,8 +141,8 @@ func BenchmarkInterPodAffinityPreFilterFullRecount(b *testing.B) {
 	pod, ctx := benchPod(), context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !st.IsSuccess() {
-			b.Fatal(st)
+		if _, status := pl.PreFilter(ctx, framework.NewCycleState(), pod, nodes); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -159,14 +160,14 @@ func BenchmarkInterPodAffinityFilter(b *testing.B) {
 	}{
 		{"Mixed", benchPod(), func(n int) bool { return n > 0 && n < len(nodes) }},
 		// The first pod of its group: no pod matches its terms and no pod's anti-affinity selects it.
-		{"Feasible", makePod("p", "app", "new").affinity(sel(zoneKey, "app", "new")).anti(sel(hostKey, "app", "b0")).obj(),
+		{"Feasible", st.Pod("p").Labels("app", "new").PodAffinity(st.Term(zoneKey, "app", "new")).PodAntiAffinity(st.Term(hostKey, "app", "b0")).Obj(),
 			func(n int) bool { return n == len(nodes) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
 			ctx, state := context.Background(), framework.NewCycleState()
-			if _, st := pl.PreFilter(ctx, state, bc.pod, nodes); !st.IsSuccess() {
-				b.Fatal(st)
+			if _, status := pl.PreFilter(ctx, state, bc.pod, nodes); !status.IsSuccess() {
+				b.Fatal(status)
 			}
 			feasible := 0
 			for _, ni := range nodes {
@@ -194,7 +195,7 @@ func BenchmarkInterPodAffinityPreScoreScore(b *testing.B) {
 		pod  *v1.Pod
 	}{
 		{"PodWithPreferredTerms", benchPod()},
-		{"ExistingPodsTermsOnly", makePod("p", "app", "a9").obj()},
+		{"ExistingPodsTermsOnly", st.Pod("p").Labels("app", "a9").Obj()},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
@@ -203,18 +204,18 @@ func BenchmarkInterPodAffinityPreScoreScore(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				state := framework.NewCycleState()
-				if st := pl.PreScore(ctx, state, bc.pod, nodes); !st.IsSuccess() {
-					b.Fatal(st)
+				if status := pl.PreScore(ctx, state, bc.pod, nodes); !status.IsSuccess() {
+					b.Fatal(status)
 				}
 				for i, ni := range nodes {
-					s, st := pl.Score(ctx, state, bc.pod, ni)
-					if !st.IsSuccess() {
-						b.Fatal(st)
+					s, status := pl.Score(ctx, state, bc.pod, ni)
+					if !status.IsSuccess() {
+						b.Fatal(status)
 					}
 					scores[i] = framework.NodeScore{Name: ni.Node().Name, Score: s}
 				}
-				if st := pl.NormalizeScore(ctx, state, bc.pod, scores); !st.IsSuccess() {
-					b.Fatal(st)
+				if status := pl.NormalizeScore(ctx, state, bc.pod, scores); !status.IsSuccess() {
+					b.Fatal(status)
 				}
 			}
 		})
@@ -224,30 +225,30 @@ func BenchmarkInterPodAffinityPreScoreScore(b *testing.B) {
 // TestFilterAndScoreDoNotAllocate checks that Filter of a feasible node and
 // Score allocate nothing, with every count map in use.
 func TestFilterAndScoreDoNotAllocate(t *testing.T) {
-	nodes := cluster([]*v1.Node{node("n1", zoneKey, "z1"), node("n2", zoneKey, "z1"), node("n3", zoneKey, "z2")},
-		makePod("e1", "app", "a1").on("n1").obj(),
-		makePod("e2", "app", "a2").on("n3").obj(),
-		makePod("e3", "app", "a5").on("n3").anti(sel(zoneKey, "app", "a4")).obj())
-	pl := newPlugin(t, "", newHandle(t, serial{}, nodes, namespace("default")))
+	nodes := st.NodeInfos([]*v1.Node{node("n1", zoneKey, "z1"), node("n2", zoneKey, "z1"), node("n3", zoneKey, "z2")},
+		st.Pod("e1").Labels("app", "a1").NodeName("n1").Obj(),
+		st.Pod("e2").Labels("app", "a2").NodeName("n3").Obj(),
+		st.Pod("e3").Labels("app", "a5").NodeName("n3").PodAntiAffinity(st.Term(zoneKey, "app", "a4")).Obj())
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nodes, namespace("default")))
 	pod, ctx := benchPod(), context.Background()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nodes); !st.IsSuccess() {
-		t.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nodes); !status.IsSuccess() {
+		t.Fatal(status)
 	}
-	if st := pl.PreScore(ctx, state, pod, nodes); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := pl.PreScore(ctx, state, pod, nodes); !status.IsSuccess() {
+		t.Fatal(status)
 	}
-	if st := pl.Filter(ctx, state, pod, nodes[2]); st.IsSuccess() {
+	if status := pl.Filter(ctx, state, pod, nodes[2]); status.IsSuccess() {
 		t.Fatal("n3: want a rejection")
 	}
 	feasible := nodes[:2]
 	allocs := testing.AllocsPerRun(100, func() {
 		for _, ni := range feasible {
-			if st := pl.Filter(ctx, state, pod, ni); st != nil {
-				t.Fatal(st)
+			if status := pl.Filter(ctx, state, pod, ni); status != nil {
+				t.Fatal(status)
 			}
-			if _, st := pl.Score(ctx, state, pod, ni); st != nil {
-				t.Fatal(st)
+			if _, status := pl.Score(ctx, state, pod, ni); status != nil {
+				t.Fatal(status)
 			}
 		}
 	})
@@ -265,18 +266,18 @@ func antiCluster(b *testing.B, antiPods int) ([]*framework.NodeInfo, *v1.Pod) {
 	for i := range nodes {
 		nodes[i] = node("n"+strconv.Itoa(i), zoneKey, "z"+strconv.Itoa(i%benchZones))
 	}
-	anti := func(name string) *podBuilder {
-		return makePod(name, "color", "green").anti(sel(hostKey, "color", "green"))
+	anti := func(name string) *st.PodBuilder {
+		return st.Pod(name).Labels("color", "green").PodAntiAffinity(st.Term(hostKey, "color", "green"))
 	}
 	pods := make([]*v1.Pod, antiPods)
 	for i := range pods {
-		pods[i] = anti("e" + strconv.Itoa(i)).on(nodes[i*benchNodes/antiPods].Name).obj()
+		pods[i] = anti("e" + strconv.Itoa(i)).NodeName(nodes[i*benchNodes/antiPods].Name).Obj()
 	}
-	infos := cluster(nodes, pods...)
+	infos := st.NodeInfos(nodes, pods...)
 	for i, ni := range infos {
 		ni.Generation = int64(i + 1)
 	}
-	return infos, anti("p").obj()
+	return infos, anti("p").Obj()
 }
 
 // BenchmarkInterPodAffinityAntiFilter is Filter in the PodAntiAffinity
@@ -286,8 +287,8 @@ func BenchmarkInterPodAffinityAntiFilter(b *testing.B) {
 	nodes, pod := antiCluster(b, 2000)
 	pl := newPlugin(b, "", newHandle(b, pool{}, nodes, namespace("default")))
 	ctx, state := context.Background(), framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nodes); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nodes); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	var free []*framework.NodeInfo
 	for _, ni := range nodes {
@@ -311,7 +312,7 @@ func BenchmarkInterPodAffinityAntiFilter(b *testing.B) {
 // on a free node (which grows the hostname counts), with the count cache.
 func BenchmarkInterPodAffinityAntiPreFilterOneChange(b *testing.B) {
 	nodes, pod := antiCluster(b, 2000)
-	benchPreFilterOneChange(b, nodes, pod, func(name string) *podBuilder {
-		return makePod(name, "color", "green").anti(sel(hostKey, "color", "green"))
+	benchPreFilterOneChange(b, nodes, pod, func(name string) *st.PodBuilder {
+		return st.Pod(name).Labels("color", "green").PodAntiAffinity(st.Term(hostKey, "color", "green"))
 	})
 }

@@ -24,9 +24,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeCluster mimics the snapshot: a changed node gets a fresh NodeInfo with
@@ -89,22 +89,22 @@ func (c *fakeCluster) freshNode() *framework.NodeInfo {
 // required affinity or anti-affinity of its own.
 func (c *fakeCluster) randomPod(nodeName string) *framework.PodInfo {
 	c.seq++
-	b := makePod("p"+strconv.Itoa(c.seq), "color", c.pick(randColors)).ns(c.pick(randNS)).on(nodeName)
+	b := st.Pod("p"+strconv.Itoa(c.seq)).Labels("color", c.pick(randColors)).Namespace(c.pick(randNS)).NodeName(nodeName)
 	switch c.rng.Intn(8) {
 	case 0:
-		b = b.anti(sel(hostKey, "color", c.pick(randColors)))
+		b = b.PodAntiAffinity(st.Term(hostKey, "color", c.pick(randColors)))
 	case 1:
-		b = b.anti(sel(zoneKey, "color", c.pick(randColors)).nsSel("team", "yes"))
+		b = b.PodAntiAffinity(st.Term(zoneKey, "color", c.pick(randColors)).NamespaceSelector("team", "yes"))
 	case 2:
-		b = b.affinity(sel(zoneKey, "color", c.pick(randColors)))
+		b = b.PodAffinity(st.Term(zoneKey, "color", c.pick(randColors)))
 	case 3:
-		b = b.prefer(int32(1+c.rng.Intn(3)), sel(zoneKey, "color", c.pick(randColors)))
+		b = b.PreferPodAffinity(int32(1+c.rng.Intn(3)), st.Term(zoneKey, "color", c.pick(randColors)))
 	case 4:
-		b = b.avoid(int32(1+c.rng.Intn(3)), sel(zoneKey, "color", c.pick(randColors))).
-			prefer(int32(1+c.rng.Intn(3)), sel(hostKey, "color", c.pick(randColors)))
+		b = b.PreferPodAntiAffinity(int32(1+c.rng.Intn(3)), st.Term(zoneKey, "color", c.pick(randColors))).
+			PreferPodAffinity(int32(1+c.rng.Intn(3)), st.Term(hostKey, "color", c.pick(randColors)))
 	}
-	b.pod.UID = types.UID(b.pod.Name)
-	return info(b.obj())
+	b.UID("p" + strconv.Itoa(c.seq))
+	return info(b.Obj())
 }
 
 // step changes the cluster at random, as the cache between two cycles does.
@@ -165,14 +165,14 @@ func (c *fakeCluster) step() string {
 // only, own anti-affinity, own affinity, both, and namespace selectors.
 func incomingPods() []*v1.Pod {
 	return []*v1.Pod{
-		makePod("plain", "color", "blue").obj(),
-		makePod("plain-team", "color", "red").ns("team").obj(),
-		makePod("anti-host", "color", "green").anti(sel(hostKey, "color", "green")).obj(),
-		makePod("anti-zone-all-ns", "color", "blue").anti(sel(zoneKey, "color", "red").nsSel()).obj(),
-		makePod("affinity-zone", "color", "blue").affinity(sel(zoneKey, "color", "blue")).obj(),
-		makePod("affinity-team", "color", "red").affinity(sel(zoneKey, "color", "red").nsSel("team", "yes")).
-			anti(sel(hostKey, "color", "green").in("default", "team")).obj(),
-		makePod("two-affinity", "color", "green").affinity(sel(zoneKey, "color", "green")).affinity(sel(hostKey, "color", "green")).obj(),
+		st.Pod("plain").Labels("color", "blue").Obj(),
+		st.Pod("plain-team").Labels("color", "red").Namespace("team").Obj(),
+		st.Pod("anti-host").Labels("color", "green").PodAntiAffinity(st.Term(hostKey, "color", "green")).Obj(),
+		st.Pod("anti-zone-all-ns").Labels("color", "blue").PodAntiAffinity(st.Term(zoneKey, "color", "red").NamespaceSelector()).Obj(),
+		st.Pod("affinity-zone").Labels("color", "blue").PodAffinity(st.Term(zoneKey, "color", "blue")).Obj(),
+		st.Pod("affinity-team").Labels("color", "red").PodAffinity(st.Term(zoneKey, "color", "red").NamespaceSelector("team", "yes")).
+			PodAntiAffinity(st.Term(hostKey, "color", "green").Namespaces("default", "team")).Obj(),
+		st.Pod("two-affinity").Labels("color", "green").PodAffinity(st.Term(zoneKey, "color", "green")).PodAffinity(st.Term(hostKey, "color", "green")).Obj(),
 	}
 }
 
@@ -194,9 +194,9 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 	pods := incomingPods()
 	for seed := range int64(6) {
 		c := newFakeCluster(seed, 25)
-		var par framework.Parallelizer = serial{}
+		var par framework.Parallelizer = st.Serial{}
 		if seed%2 == 1 {
-			par = concurrent{}
+			par = st.Concurrent{}
 		}
 		h := newHandle(t, par, c.nodes, namespace("default"), namespace("team", "team", "yes"))
 		cached := newPlugin(t, "", h)
@@ -204,7 +204,7 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 		full.counts = nil
 		for step := range 300 {
 			what := c.step()
-			h.snapshot.nodes = c.nodes
+			h.Snapshot = st.NewLister(c.nodes...)
 			for _, pod := range pods {
 				if c.rng.Intn(3) == 0 {
 					continue
@@ -275,17 +275,17 @@ func comparePreScore(t *testing.T, cached, full *InterPodAffinity, pod *v1.Pod, 
 // leaves the cache alone, and that a refresh leaves an earlier state alone.
 func TestCountCacheCopiesOnWrite(t *testing.T) {
 	ctx := context.Background()
-	nis := cluster([]*v1.Node{node("a"), node("b")}, makePod("x", "color", "green").on("a").obj())
+	nis := st.NodeInfos([]*v1.Node{node("a"), node("b")}, st.Pod("x").Labels("color", "green").NodeName("a").Obj())
 	for i, ni := range nis {
 		ni.Generation = int64(i + 1)
 	}
-	h := newHandle(t, serial{}, nis)
+	h := newHandle(t, st.Serial{}, nis)
 	pl := newPlugin(t, "", h)
-	pod := makePod("p", "color", "green").anti(sel(hostKey, "color", "green")).obj()
+	pod := st.Pod("p").Labels("color", "green").PodAntiAffinity(st.Term(hostKey, "color", "green")).Obj()
 
 	first := framework.NewCycleState()
 	pl.PreFilter(ctx, first, pod, nis)
-	if s := pl.AddPod(ctx, first, pod, info(makePod("y", "color", "green").on("b").obj()), nis[1]); !s.IsSuccess() {
+	if s := pl.AddPod(ctx, first, pod, info(st.Pod("y").Labels("color", "green").NodeName("b").Obj()), nis[1]); !s.IsSuccess() {
 		t.Fatal(s)
 	}
 	if got := readState(t, first).antiAffinity.get(domain{hostKey, "b"}); got != 1 {
@@ -298,7 +298,7 @@ func TestCountCacheCopiesOnWrite(t *testing.T) {
 	}
 
 	changed := nis[1].Clone()
-	changed.AddPodInfo(info(makePod("z", "color", "green").on("b").obj()))
+	changed.AddPodInfo(info(st.Pod("z").Labels("color", "green").NodeName("b").Obj()))
 	changed.Generation = 10
 	third := framework.NewCycleState()
 	pl.PreFilter(ctx, third, pod, []*framework.NodeInfo{nis[0], changed})
@@ -311,10 +311,10 @@ func TestCountCacheCopiesOnWrite(t *testing.T) {
 }
 
 func TestTermsKeyTellsSelectorsApart(t *testing.T) {
-	everything := info(makePod("e").affinity(&term{TopologyKey: zoneKey, LabelSelector: nil}).obj())
-	all := info(makePod("a").affinity(sel(zoneKey)).obj())
-	one := info(makePod("o").affinity(sel(zoneKey, "color", "blue")).obj())
-	other := info(makePod("n").ns("team").affinity(sel(zoneKey, "color", "blue")).obj())
+	everything := info(st.Pod("e").PodAffinity(st.Term(zoneKey).Selector(nil)).Obj())
+	all := info(st.Pod("a").PodAffinity(st.Term(zoneKey)).Obj())
+	one := info(st.Pod("o").PodAffinity(st.Term(zoneKey, "color", "blue")).Obj())
+	other := info(st.Pod("n").Namespace("team").PodAffinity(st.Term(zoneKey, "color", "blue")).Obj())
 	keys := map[string]string{}
 	for name, pi := range map[string]*framework.PodInfo{"nil selector": everything, "empty selector": all, "one label": one, "other namespace": other} {
 		k := termsKey("affinity", pi.RequiredAffinityTerms)

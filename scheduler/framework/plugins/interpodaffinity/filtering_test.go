@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // standardNodes: n1 and n2 share zone z1, n3 is alone in z2, n4 has no zone.
@@ -44,8 +45,8 @@ func filterAll(t *testing.T, pl *InterPodAffinity, state *framework.CycleState, 
 	t.Helper()
 	got := map[string]*framework.Status{}
 	for _, ni := range nodes {
-		if st := pl.Filter(context.Background(), state, pod, ni); !st.IsSuccess() {
-			got[ni.Node().Name] = st
+		if status := pl.Filter(context.Background(), state, pod, ni); !status.IsSuccess() {
+			got[ni.Node().Name] = status
 		}
 	}
 	return got
@@ -78,154 +79,154 @@ func TestFilter(t *testing.T) {
 	}{
 		{
 			name:     "no terms and no existing anti-affinity: skip",
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e", "app", "web").on("n1").obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "web").NodeName("n1").Obj()},
 			skip:     true,
 		},
 		{
 			name: "existing anti-affinity that does not select the pod: skip",
-			pod:  makePod("p", "app", "web").obj(),
+			pod:  st.Pod("p").Labels("app", "web").Obj(),
 			existing: []*v1.Pod{
-				makePod("e").on("n1").anti(sel(zoneKey, "app", "db")).obj(),
+				st.Pod("e").NodeName("n1").PodAntiAffinity(st.Term(zoneKey, "app", "db")).Obj(),
 			},
 			skip: true,
 		},
 		{
 			name:     "affinity satisfied in the matching pod's zone only",
-			pod:      makePod("p").affinity(sel(zoneKey, "app", "web")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "web").on("n1").obj()},
+			pod:      st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "web").NodeName("n1").Obj()},
 			want:     map[string]*framework.Status{"n3": affinityFail, "n4": affinityFail},
 		},
 		{
 			name:     "affinity nowhere satisfied and the pod does not match itself",
-			pod:      makePod("p").affinity(sel(zoneKey, "app", "web")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "db").on("n1").obj()},
+			pod:      st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "db").NodeName("n1").Obj()},
 			want:     map[string]*framework.Status{"n1": affinityFail, "n2": affinityFail, "n3": affinityFail, "n4": affinityFail},
 		},
 		{
 			name: "first pod of a self-affine group goes to any node with the topology key",
-			pod:  makePod("p", "app", "web").affinity(sel(zoneKey, "app", "web")).obj(),
+			pod:  st.Pod("p").Labels("app", "web").PodAffinity(st.Term(zoneKey, "app", "web")).Obj(),
 			want: map[string]*framework.Status{"n4": affinityFail},
 		},
 		{
 			name:     "self-affine pod must join the existing group's zone",
-			pod:      makePod("p", "app", "web").affinity(sel(zoneKey, "app", "web")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "web").on("n3").obj()},
+			pod:      st.Pod("p").Labels("app", "web").PodAffinity(st.Term(zoneKey, "app", "web")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "web").NodeName("n3").Obj()},
 			want:     map[string]*framework.Status{"n1": affinityFail, "n2": affinityFail, "n4": affinityFail},
 		},
 		{
 			name: "all affinity terms must be met by one pod",
-			pod:  makePod("p").affinity(sel(zoneKey, "app", "web")).affinity(sel(hostKey, "tier", "fe")).obj(),
+			pod:  st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web")).PodAffinity(st.Term(hostKey, "tier", "fe")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e1", "app", "web", "tier", "fe").on("n1").obj(),
-				makePod("e2", "tier", "fe").on("n3").obj(),
+				st.Pod("e1").Labels("app", "web", "tier", "fe").NodeName("n1").Obj(),
+				st.Pod("e2").Labels("tier", "fe").NodeName("n3").Obj(),
 			},
 			want: map[string]*framework.Status{"n2": affinityFail, "n3": affinityFail, "n4": affinityFail},
 		},
 		{
 			name: "no single pod meets all terms",
-			pod:  makePod("p").affinity(sel(zoneKey, "app", "web")).affinity(sel(hostKey, "tier", "fe")).obj(),
+			pod:  st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web")).PodAffinity(st.Term(hostKey, "tier", "fe")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e1", "app", "web").on("n1").obj(),
-				makePod("e2", "tier", "fe").on("n1").obj(),
+				st.Pod("e1").Labels("app", "web").NodeName("n1").Obj(),
+				st.Pod("e2").Labels("tier", "fe").NodeName("n1").Obj(),
 			},
 			want: map[string]*framework.Status{"n1": affinityFail, "n2": affinityFail, "n3": affinityFail, "n4": affinityFail},
 		},
 		{
 			name:     "anti-affinity by hostname rejects only the node with the pod",
-			pod:      makePod("p").anti(sel(hostKey, "app", "db")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "db").on("n1").obj()},
+			pod:      st.Pod("p").PodAntiAffinity(st.Term(hostKey, "app", "db")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "db").NodeName("n1").Obj()},
 			want:     map[string]*framework.Status{"n1": antiFail},
 		},
 		{
 			name:     "anti-affinity by zone rejects the zone; a node without the key is fine",
-			pod:      makePod("p").anti(sel(zoneKey, "app", "db")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "db").on("n1").obj()},
+			pod:      st.Pod("p").PodAntiAffinity(st.Term(zoneKey, "app", "db")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "db").NodeName("n1").Obj()},
 			want:     map[string]*framework.Status{"n1": antiFail, "n2": antiFail},
 		},
 		{
 			name:     "existing pod's anti-affinity rejects the pod in its zone",
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e").on("n3").anti(sel(zoneKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n3").PodAntiAffinity(st.Term(zoneKey, "app", "web")).Obj()},
 			want:     map[string]*framework.Status{"n3": existingFail},
 		},
 		{
 			name:     "existing pod's anti-affinity on a key the node lacks",
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e").on("n4").anti(sel(zoneKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n4").PodAntiAffinity(st.Term(zoneKey, "app", "web")).Obj()},
 			skip:     true,
 		},
 		{
 			name: "affinity is checked before anti-affinity",
-			pod:  makePod("p").affinity(sel(zoneKey, "app", "web")).anti(sel(hostKey, "app", "web")).obj(),
+			pod:  st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web")).PodAntiAffinity(st.Term(hostKey, "app", "web")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e", "app", "web").on("n1").obj(),
+				st.Pod("e").Labels("app", "web").NodeName("n1").Obj(),
 			},
 			want: map[string]*framework.Status{"n1": antiFail, "n3": affinityFail, "n4": affinityFail},
 		},
 		{
 			name: "terms select pods in the pod's namespace by default",
-			pod:  makePod("p").affinity(sel(zoneKey, "app", "web")).obj(),
+			pod:  st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e", "app", "web").ns("other").on("n1").obj(),
+				st.Pod("e").Labels("app", "web").Namespace("other").NodeName("n1").Obj(),
 			},
 			want: map[string]*framework.Status{"n1": affinityFail, "n2": affinityFail, "n3": affinityFail, "n4": affinityFail},
 		},
 		{
 			name: "terms with namespaces select pods there only",
-			pod:  makePod("p").affinity(sel(zoneKey, "app", "web").in("other")).obj(),
+			pod:  st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web").Namespaces("other")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e1", "app", "web").on("n1").obj(),
-				makePod("e2", "app", "web").ns("other").on("n3").obj(),
+				st.Pod("e1").Labels("app", "web").NodeName("n1").Obj(),
+				st.Pod("e2").Labels("app", "web").Namespace("other").NodeName("n3").Obj(),
 			},
 			want: map[string]*framework.Status{"n1": affinityFail, "n2": affinityFail, "n4": affinityFail},
 		},
 		{
 			name: "namespace selector picks namespaces by label",
-			pod:  makePod("p").anti(sel(zoneKey, "app", "web").nsSel("team", "a")).obj(),
+			pod:  st.Pod("p").PodAntiAffinity(st.Term(zoneKey, "app", "web").NamespaceSelector("team", "a")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e1", "app", "web").ns("team-b").on("n1").obj(),
-				makePod("e2", "app", "web").ns("team-a").on("n3").obj(),
+				st.Pod("e1").Labels("app", "web").Namespace("team-b").NodeName("n1").Obj(),
+				st.Pod("e2").Labels("app", "web").Namespace("team-a").NodeName("n3").Obj(),
 			},
 			want: map[string]*framework.Status{"n3": antiFail},
 		},
 		{
 			name: "empty namespace selector picks every namespace",
-			pod:  makePod("p").anti(sel(zoneKey, "app", "web").nsSel()).obj(),
+			pod:  st.Pod("p").PodAntiAffinity(st.Term(zoneKey, "app", "web").NamespaceSelector()).Obj(),
 			existing: []*v1.Pod{
-				makePod("e1", "app", "web").ns("team-b").on("n1").obj(),
-				makePod("e2", "app", "web").ns("other").on("n3").obj(),
+				st.Pod("e1").Labels("app", "web").Namespace("team-b").NodeName("n1").Obj(),
+				st.Pod("e2").Labels("app", "web").Namespace("other").NodeName("n3").Obj(),
 			},
 			want: map[string]*framework.Status{"n1": antiFail, "n2": antiFail, "n3": antiFail},
 		},
 		{
 			name: "existing pod's anti-affinity selects the pod's namespace by its labels",
-			pod:  makePod("p", "app", "web").ns("prod").obj(),
+			pod:  st.Pod("p").Labels("app", "web").Namespace("prod").Obj(),
 			existing: []*v1.Pod{
-				makePod("e").on("n1").anti(sel(hostKey, "app", "web").nsSel("env", "prod")).obj(),
+				st.Pod("e").NodeName("n1").PodAntiAffinity(st.Term(hostKey, "app", "web").NamespaceSelector("env", "prod")).Obj(),
 			},
 			want: map[string]*framework.Status{"n1": existingFail},
 		},
 		{
 			name: "existing pod's namespace selector does not match the pod's namespace",
-			pod:  makePod("p", "app", "web").ns("other").obj(),
+			pod:  st.Pod("p").Labels("app", "web").Namespace("other").Obj(),
 			existing: []*v1.Pod{
-				makePod("e").on("n1").anti(sel(hostKey, "app", "web").nsSel("env", "prod")).obj(),
+				st.Pod("e").NodeName("n1").PodAntiAffinity(st.Term(hostKey, "app", "web").NamespaceSelector("env", "prod")).Obj(),
 			},
 			skip: true,
 		},
 		{
 			name: "matchLabelKeys narrows the selector to the pod's own label value",
-			pod:  makePod("p", "ver", "v2").affinity(sel(zoneKey, "app", "web").matchKeys("ver")).obj(),
+			pod:  st.Pod("p").Labels("ver", "v2").PodAffinity(st.Term(zoneKey, "app", "web").MatchLabelKeys("ver")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e1", "app", "web", "ver", "v1").on("n1").obj(),
-				makePod("e2", "app", "web", "ver", "v2").on("n3").obj(),
+				st.Pod("e1").Labels("app", "web", "ver", "v1").NodeName("n1").Obj(),
+				st.Pod("e2").Labels("app", "web", "ver", "v2").NodeName("n3").Obj(),
 			},
 			want: map[string]*framework.Status{"n1": affinityFail, "n2": affinityFail, "n4": affinityFail},
 		},
 		{
 			name:  "node without any labels",
-			pod:   makePod("p", "app", "web").affinity(sel(hostKey, "app", "web")).anti(sel(zoneKey, "app", "db")).obj(),
+			pod:   st.Pod("p").Labels("app", "web").PodAffinity(st.Term(hostKey, "app", "web")).PodAntiAffinity(st.Term(zoneKey, "app", "db")).Obj(),
 			nodes: []*v1.Node{bareNode("bare"), node("n1", zoneKey, "z1")},
 			want:  map[string]*framework.Status{"bare": affinityFail},
 		},
@@ -236,18 +237,18 @@ func TestFilter(t *testing.T) {
 			if nodes == nil {
 				nodes = standardNodes()
 			}
-			infos := cluster(nodes, tt.existing...)
-			pl := newPlugin(t, "", newHandle(t, serial{}, infos, nss...))
+			infos := st.NodeInfos(nodes, tt.existing...)
+			pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos, nss...))
 			state := framework.NewCycleState()
-			_, st := pl.PreFilter(context.Background(), state, tt.pod, infos)
+			_, status := pl.PreFilter(context.Background(), state, tt.pod, infos)
 			if tt.skip {
-				if !st.IsSkip() {
-					t.Fatalf("PreFilter: got %v, want Skip", st)
+				if !status.IsSkip() {
+					t.Fatalf("PreFilter: got %v, want Skip", status)
 				}
 				return
 			}
-			if !st.IsSuccess() {
-				t.Fatalf("PreFilter: %v", st)
+			if !status.IsSuccess() {
+				t.Fatalf("PreFilter: %v", status)
 			}
 			assertStatuses(t, filterAll(t, pl, state, tt.pod, infos), tt.want)
 		})
@@ -255,22 +256,24 @@ func TestFilter(t *testing.T) {
 }
 
 func TestFilterWithoutPreFilterState(t *testing.T) {
-	infos := cluster(standardNodes())
-	pl := newPlugin(t, "", newHandle(t, serial{}, infos))
-	st := pl.Filter(context.Background(), framework.NewCycleState(), makePod("p").obj(), infos[0])
-	if st.Code() != framework.Error {
-		t.Fatalf("got %v, want Error", st)
+	infos := st.NodeInfos(standardNodes())
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
+	status := pl.Filter(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), infos[0])
+	if status.Code() != framework.Error {
+		t.Fatalf("got %v, want Error", status)
 	}
 }
 
 func TestPreFilterInvalidSelector(t *testing.T) {
-	infos := cluster(standardNodes())
-	pl := newPlugin(t, "", newHandle(t, serial{}, infos))
-	bad := sel(zoneKey)
-	bad.LabelSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}
-	_, st := pl.PreFilter(context.Background(), framework.NewCycleState(), makePod("p").affinity(bad).obj(), infos)
-	if st.Code() != framework.UnschedulableAndUnresolvable {
-		t.Fatalf("got %v, want UnschedulableAndUnresolvable", st)
+	infos := st.NodeInfos(standardNodes())
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
+	bad := st.Term(zoneKey).Selector(&metav1.LabelSelector{
+		MatchLabels:      map[string]string{},
+		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}},
+	})
+	_, status := pl.PreFilter(context.Background(), framework.NewCycleState(), st.Pod("p").PodAffinity(bad).Obj(), infos)
+	if status.Code() != framework.UnschedulableAndUnresolvable {
+		t.Fatalf("got %v, want UnschedulableAndUnresolvable", status)
 	}
 }
 
@@ -290,63 +293,63 @@ func TestAddRemovePod(t *testing.T) {
 	}{
 		{
 			name:    "a nominated pod the anti-affinity selects",
-			pod:     makePod("p").anti(sel(hostKey, "app", "db")).obj(),
+			pod:     st.Pod("p").PodAntiAffinity(st.Term(hostKey, "app", "db")).Obj(),
 			initial: map[string]*framework.Status{},
 			steps: []step{
-				{add: true, pod: makePod("db", "app", "db").obj(), node: "n1", want: map[string]*framework.Status{"n1": antiFail}},
-				{add: false, pod: makePod("db", "app", "db").obj(), node: "n1", want: map[string]*framework.Status{}},
+				{add: true, pod: st.Pod("db").Labels("app", "db").Obj(), node: "n1", want: map[string]*framework.Status{"n1": antiFail}},
+				{add: false, pod: st.Pod("db").Labels("app", "db").Obj(), node: "n1", want: map[string]*framework.Status{}},
 			},
 		},
 		{
 			name:     "removing the only matching pod lets a self-affine pod start anywhere",
-			pod:      makePod("p", "app", "web").affinity(sel(zoneKey, "app", "web")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "web").on("n3").obj()},
+			pod:      st.Pod("p").Labels("app", "web").PodAffinity(st.Term(zoneKey, "app", "web")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "web").NodeName("n3").Obj()},
 			initial:  map[string]*framework.Status{"n1": affinityFail, "n2": affinityFail, "n4": affinityFail},
 			steps: []step{
-				{pod: makePod("e", "app", "web").obj(), node: "n3", want: map[string]*framework.Status{"n4": affinityFail}},
-				{add: true, pod: makePod("f", "app", "web").obj(), node: "n1", want: map[string]*framework.Status{"n3": affinityFail, "n4": affinityFail}},
+				{pod: st.Pod("e").Labels("app", "web").Obj(), node: "n3", want: map[string]*framework.Status{"n4": affinityFail}},
+				{add: true, pod: st.Pod("f").Labels("app", "web").Obj(), node: "n1", want: map[string]*framework.Status{"n3": affinityFail, "n4": affinityFail}},
 			},
 		},
 		{
 			name:    "an added pod with anti-affinity to the pod",
-			pod:     makePod("p", "app", "web").anti(sel(hostKey, "app", "none")).obj(),
+			pod:     st.Pod("p").Labels("app", "web").PodAntiAffinity(st.Term(hostKey, "app", "none")).Obj(),
 			initial: map[string]*framework.Status{},
 			steps: []step{
-				{add: true, pod: makePod("x").anti(sel(zoneKey, "app", "web")).obj(), node: "n2", want: map[string]*framework.Status{"n1": existingFail, "n2": existingFail}},
-				{pod: makePod("x").anti(sel(zoneKey, "app", "web")).obj(), node: "n2", want: map[string]*framework.Status{}},
+				{add: true, pod: st.Pod("x").PodAntiAffinity(st.Term(zoneKey, "app", "web")).Obj(), node: "n2", want: map[string]*framework.Status{"n1": existingFail, "n2": existingFail}},
+				{pod: st.Pod("x").PodAntiAffinity(st.Term(zoneKey, "app", "web")).Obj(), node: "n2", want: map[string]*framework.Status{}},
 			},
 		},
 		{
 			name:    "an added pod whose anti-affinity selects the pod's namespace by label",
-			pod:     makePod("p", "app", "web").ns("prod").anti(sel(hostKey, "app", "none")).obj(),
+			pod:     st.Pod("p").Labels("app", "web").Namespace("prod").PodAntiAffinity(st.Term(hostKey, "app", "none")).Obj(),
 			initial: map[string]*framework.Status{},
 			steps: []step{
-				{add: true, pod: makePod("x").anti(sel(hostKey, "app", "web").nsSel("env", "prod")).obj(), node: "n3", want: map[string]*framework.Status{"n3": existingFail}},
-				{add: true, pod: makePod("y").anti(sel(hostKey, "app", "web").nsSel("env", "dev")).obj(), node: "n1", want: map[string]*framework.Status{"n3": existingFail}},
+				{add: true, pod: st.Pod("x").PodAntiAffinity(st.Term(hostKey, "app", "web").NamespaceSelector("env", "prod")).Obj(), node: "n3", want: map[string]*framework.Status{"n3": existingFail}},
+				{add: true, pod: st.Pod("y").PodAntiAffinity(st.Term(hostKey, "app", "web").NamespaceSelector("env", "dev")).Obj(), node: "n1", want: map[string]*framework.Status{"n3": existingFail}},
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			infos := cluster(standardNodes(), tt.existing...)
-			h := newHandle(t, serial{}, infos, namespace("default"), namespace("prod", "env", "prod"))
+			infos := st.NodeInfos(standardNodes(), tt.existing...)
+			h := newHandle(t, st.Serial{}, infos, namespace("default"), namespace("prod", "env", "prod"))
 			pl := newPlugin(t, "", h)
 			state := framework.NewCycleState()
-			if _, st := pl.PreFilter(context.Background(), state, tt.pod, infos); !st.IsSuccess() {
-				t.Fatalf("PreFilter: %v", st)
+			if _, status := pl.PreFilter(context.Background(), state, tt.pod, infos); !status.IsSuccess() {
+				t.Fatalf("PreFilter: %v", status)
 			}
 			assertStatuses(t, filterAll(t, pl, state, tt.pod, infos), tt.initial)
 			for i, s := range tt.steps {
 				before := state.Clone()
-				ni := h.snapshot.node(s.node)
-				var st *framework.Status
+				ni, _ := h.Snapshot.NodeInfos().Get(s.node)
+				var status *framework.Status
 				if s.add {
-					st = pl.AddPod(context.Background(), state, tt.pod, info(s.pod), ni)
+					status = pl.AddPod(context.Background(), state, tt.pod, info(s.pod), ni)
 				} else {
-					st = pl.RemovePod(context.Background(), state, tt.pod, info(s.pod), ni)
+					status = pl.RemovePod(context.Background(), state, tt.pod, info(s.pod), ni)
 				}
-				if !st.IsSuccess() {
-					t.Fatalf("step %d: %v", i, st)
+				if !status.IsSuccess() {
+					t.Fatalf("step %d: %v", i, status)
 				}
 				assertStatuses(t, filterAll(t, pl, state, tt.pod, infos), s.want)
 				// The clone taken before the step is unaffected by it.
@@ -359,11 +362,11 @@ func TestAddRemovePod(t *testing.T) {
 }
 
 func TestAddPodWithoutState(t *testing.T) {
-	infos := cluster(standardNodes())
-	pl := newPlugin(t, "", newHandle(t, serial{}, infos))
-	st := pl.AddPod(context.Background(), framework.NewCycleState(), makePod("p").obj(), info(makePod("q").obj()), infos[0])
-	if st.Code() != framework.Error {
-		t.Fatalf("got %v, want Error", st)
+	infos := st.NodeInfos(standardNodes())
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
+	status := pl.AddPod(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), info(st.Pod("q").Obj()), infos[0])
+	if status.Code() != framework.Error {
+		t.Fatalf("got %v, want Error", status)
 	}
 }
 
@@ -375,21 +378,21 @@ func TestPreFilterParallel(t *testing.T) {
 		name := "n" + itoa(i)
 		nodes = append(nodes, node(name, zoneKey, "z"+itoa(i%7)))
 		for j := range 3 {
-			b := makePod(name+"-"+itoa(j), "app", "a"+itoa((i+j)%5)).on(name)
+			b := st.Pod(name+"-"+itoa(j)).Labels("app", "a"+itoa((i+j)%5)).NodeName(name)
 			if j == 0 && i%4 == 0 {
-				b.anti(sel(zoneKey, "app", "a1"))
+				b.PodAntiAffinity(st.Term(zoneKey, "app", "a1"))
 			}
-			pods = append(pods, b.obj())
+			pods = append(pods, b.Obj())
 		}
 	}
-	infos := cluster(nodes, pods...)
-	pod := makePod("p", "app", "a1").affinity(sel(zoneKey, "app", "a2")).anti(sel(hostKey, "app", "a3")).obj()
+	infos := st.NodeInfos(nodes, pods...)
+	pod := st.Pod("p").Labels("app", "a1").PodAffinity(st.Term(zoneKey, "app", "a2")).PodAntiAffinity(st.Term(hostKey, "app", "a3")).Obj()
 	var states [2]*filterState
-	for i, par := range []framework.Parallelizer{serial{}, concurrent{}} {
+	for i, par := range []framework.Parallelizer{st.Serial{}, st.Concurrent{}} {
 		pl := newPlugin(t, "", newHandle(t, par, infos, namespace("default")))
 		cs := framework.NewCycleState()
-		if _, st := pl.PreFilter(context.Background(), cs, pod, infos); !st.IsSuccess() {
-			t.Fatal(st)
+		if _, status := pl.PreFilter(context.Background(), cs, pod, infos); !status.IsSuccess() {
+			t.Fatal(status)
 		}
 		s, err := framework.ReadState[*filterState](cs, preFilterKey)
 		if err != nil {

@@ -25,10 +25,11 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestEventsToRegister(t *testing.T) {
-	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nil))
 	events, err := pl.EventsToRegister(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -49,36 +50,36 @@ func TestEventsToRegister(t *testing.T) {
 }
 
 func TestAssignedPodHint(t *testing.T) {
-	affine := makePod("p", "app", "web").affinity(sel(zoneKey, "app", "web")).affinity(sel(hostKey, "tier", "fe")).obj()
-	averse := makePod("p", "app", "web").anti(sel(zoneKey, "app", "db")).obj()
+	affine := st.Pod("p").Labels("app", "web").PodAffinity(st.Term(zoneKey, "app", "web")).PodAffinity(st.Term(hostKey, "tier", "fe")).Obj()
+	averse := st.Pod("p").Labels("app", "web").PodAntiAffinity(st.Term(zoneKey, "app", "db")).Obj()
 	tests := []struct {
 		name     string
 		pod      *v1.Pod
 		old, new any
 		want     framework.QueueingHint
 	}{
-		{"added pod matches all affinity terms", affine, nil, makePod("e", "app", "web", "tier", "fe").on("n1").obj(), framework.Queue},
-		{"added pod matches only some affinity terms", affine, nil, makePod("e", "app", "web").on("n1").obj(), framework.QueueSkip},
-		{"added pod without node or nomination", affine, nil, makePod("e", "app", "web", "tier", "fe").obj(), framework.QueueSkip},
-		{"added nominated pod matches", affine, nil, makePod("e", "app", "web", "tier", "fe").nominated("n1").obj(), framework.Queue},
-		{"added pod and anti-affinity only", averse, nil, makePod("e", "app", "db").on("n1").obj(), framework.QueueSkip},
+		{"added pod matches all affinity terms", affine, nil, st.Pod("e").Labels("app", "web", "tier", "fe").NodeName("n1").Obj(), framework.Queue},
+		{"added pod matches only some affinity terms", affine, nil, st.Pod("e").Labels("app", "web").NodeName("n1").Obj(), framework.QueueSkip},
+		{"added pod without node or nomination", affine, nil, st.Pod("e").Labels("app", "web", "tier", "fe").Obj(), framework.QueueSkip},
+		{"added nominated pod matches", affine, nil, st.Pod("e").Labels("app", "web", "tier", "fe").Nominated("n1").Obj(), framework.Queue},
+		{"added pod and anti-affinity only", averse, nil, st.Pod("e").Labels("app", "db").NodeName("n1").Obj(), framework.QueueSkip},
 		{"updated pod starts matching affinity", affine,
-			makePod("e", "app", "web").on("n1").obj(), makePod("e", "app", "web", "tier", "fe").on("n1").obj(), framework.Queue},
+			st.Pod("e").Labels("app", "web").NodeName("n1").Obj(), st.Pod("e").Labels("app", "web", "tier", "fe").NodeName("n1").Obj(), framework.Queue},
 		{"updated pod already matched affinity", affine,
-			makePod("e", "app", "web", "tier", "fe", "x", "1").on("n1").obj(), makePod("e", "app", "web", "tier", "fe").on("n1").obj(), framework.QueueSkip},
+			st.Pod("e").Labels("app", "web", "tier", "fe", "x", "1").NodeName("n1").Obj(), st.Pod("e").Labels("app", "web", "tier", "fe").NodeName("n1").Obj(), framework.QueueSkip},
 		{"updated pod stops matching anti-affinity", averse,
-			makePod("e", "app", "db").on("n1").obj(), makePod("e", "app", "cache").on("n1").obj(), framework.Queue},
+			st.Pod("e").Labels("app", "db").NodeName("n1").Obj(), st.Pod("e").Labels("app", "cache").NodeName("n1").Obj(), framework.Queue},
 		{"updated pod starts matching anti-affinity", averse,
-			makePod("e", "app", "cache").on("n1").obj(), makePod("e", "app", "db").on("n1").obj(), framework.QueueSkip},
-		{"deleted pod matched anti-affinity", averse, makePod("e", "app", "db").on("n1").obj(), nil, framework.Queue},
+			st.Pod("e").Labels("app", "cache").NodeName("n1").Obj(), st.Pod("e").Labels("app", "db").NodeName("n1").Obj(), framework.QueueSkip},
+		{"deleted pod matched anti-affinity", averse, st.Pod("e").Labels("app", "db").NodeName("n1").Obj(), nil, framework.Queue},
 		{"deleted pod in a tombstone", averse,
-			cache.DeletedFinalStateUnknown{Key: "default/e", Obj: makePod("e", "app", "db").on("n1").obj()}, nil, framework.Queue},
-		{"deleted pod had anti-affinity to the pod", makePod("p", "app", "web").obj(),
-			makePod("e").on("n1").anti(sel(hostKey, "app", "web")).obj(), nil, framework.Queue},
-		{"deleted pod unrelated", averse, makePod("e", "app", "web").on("n1").obj(), nil, framework.QueueSkip},
-		{"deleted pod matched affinity only", affine, makePod("e", "app", "web", "tier", "fe").on("n1").obj(), nil, framework.QueueSkip},
+			cache.DeletedFinalStateUnknown{Key: "default/e", Obj: st.Pod("e").Labels("app", "db").NodeName("n1").Obj()}, nil, framework.Queue},
+		{"deleted pod had anti-affinity to the pod", st.Pod("p").Labels("app", "web").Obj(),
+			st.Pod("e").NodeName("n1").PodAntiAffinity(st.Term(hostKey, "app", "web")).Obj(), nil, framework.Queue},
+		{"deleted pod unrelated", averse, st.Pod("e").Labels("app", "web").NodeName("n1").Obj(), nil, framework.QueueSkip},
+		{"deleted pod matched affinity only", affine, st.Pod("e").Labels("app", "web", "tier", "fe").NodeName("n1").Obj(), nil, framework.QueueSkip},
 	}
-	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nil))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := pl.isSchedulableAfterAssignedPodChange(logr.Discard(), tt.pod, tt.old, tt.new)
@@ -96,15 +97,15 @@ func TestAssignedPodHint(t *testing.T) {
 }
 
 func TestOwnLabelHint(t *testing.T) {
-	pod := makePod("p", "app", "web").obj()
-	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	pod := st.Pod("p").Labels("app", "web").Obj()
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nil))
 	for _, tt := range []struct {
 		name string
 		new  *v1.Pod
 		want framework.QueueingHint
 	}{
-		{"the pod itself", makePod("p", "app", "api").obj(), framework.Queue},
-		{"another pod", makePod("q", "app", "api").obj(), framework.QueueSkip},
+		{"the pod itself", st.Pod("p").Labels("app", "api").Obj(), framework.Queue},
+		{"another pod", st.Pod("q").Labels("app", "api").Obj(), framework.QueueSkip},
 	} {
 		got, err := pl.isSchedulableAfterOwnLabelChange(logr.Discard(), pod, pod, tt.new)
 		if err != nil || got != tt.want {
@@ -114,9 +115,9 @@ func TestOwnLabelHint(t *testing.T) {
 }
 
 func TestNodeHint(t *testing.T) {
-	affine := makePod("p").affinity(sel(zoneKey, "app", "web")).obj()
-	averse := makePod("p").anti(sel(zoneKey, "app", "db")).obj()
-	plain := makePod("p", "app", "web").obj()
+	affine := st.Pod("p").PodAffinity(st.Term(zoneKey, "app", "web")).Obj()
+	averse := st.Pod("p").PodAntiAffinity(st.Term(zoneKey, "app", "db")).Obj()
+	plain := st.Pod("p").Labels("app", "web").Obj()
 	tests := []struct {
 		name     string
 		pod      *v1.Pod
@@ -135,7 +136,7 @@ func TestNodeHint(t *testing.T) {
 		{"node gains the anti-affinity key", averse, node("n1"), node("n1", zoneKey, "z1"), framework.QueueSkip},
 		{"pod without terms", plain, nil, node("n1", zoneKey, "z1"), framework.QueueSkip},
 	}
-	pl := newPlugin(t, "", newHandle(t, serial{}, nil))
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nil))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var old any

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // sameDomain reports whether both nodes have the label key with one value.
@@ -132,26 +133,26 @@ func TestFilterMatchesReference(t *testing.T) {
 	pods := incomingPods()
 	for seed := range int64(4) {
 		c := newFakeCluster(100+seed, 20)
-		h := newHandle(t, serial{}, c.nodes, namespace("default"), namespace("team", "team", "yes"))
+		h := newHandle(t, st.Serial{}, c.nodes, namespace("default"), namespace("team", "team", "yes"))
 		cached := newPlugin(t, "", h)
 		full := newPlugin(t, "", h)
 		full.counts = nil
 		for step := range 150 {
 			what := c.step()
-			h.snapshot.nodes = c.nodes
+			h.Snapshot = st.NewLister(c.nodes...)
 			for _, pod := range pods {
 				for name, pl := range map[string]*InterPodAffinity{"cached": cached, "full": full} {
 					state := framework.NewCycleState()
-					_, st := pl.PreFilter(ctx, state, pod, c.nodes)
+					_, status := pl.PreFilter(ctx, state, pod, c.nodes)
 					for _, cand := range candidates(c.nodes, step) {
 						want := referenceFilter(t, pod, c.nodes, cand, nsLabels)
 						got := ""
-						if st.IsSuccess() {
+						if status.IsSuccess() {
 							ni := framework.NewNodeInfo()
 							ni.SetNode(cand)
 							got = pl.Filter(ctx, state, pod, ni).Message()
-						} else if !st.IsSkip() {
-							t.Fatalf("PreFilter: %v", st)
+						} else if !status.IsSkip() {
+							t.Fatalf("PreFilter: %v", status)
 						}
 						if got != want {
 							t.Fatalf("seed %d, step %d (%s), %s, pod %s, node %s: Filter %q, want %q", seed, step, what, name, pod.Name, cand.Name, got, want)
@@ -167,15 +168,15 @@ func TestFilterMatchesReference(t *testing.T) {
 // does not hold, whose domain the counts keep apart.
 func TestAddPodOutsideTheIndex(t *testing.T) {
 	ctx := context.Background()
-	nis := cluster([]*v1.Node{node("a", zoneKey, "z1"), node("b", zoneKey, "z1")})
-	pl := newPlugin(t, "", newHandle(t, serial{}, nis))
-	pod := makePod("p", "color", "green").anti(sel(zoneKey, "color", "green")).obj()
+	nis := st.NodeInfos([]*v1.Node{node("a", zoneKey, "z1"), node("b", zoneKey, "z1")})
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, nis))
+	pod := st.Pod("p").Labels("color", "green").PodAntiAffinity(st.Term(zoneKey, "color", "green")).Obj()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nis); !st.IsSuccess() {
-		t.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nis); !status.IsSuccess() {
+		t.Fatal(status)
 	}
-	ghost := cluster([]*v1.Node{node("ghost", zoneKey, "z9")})[0]
-	other := makePod("o", "color", "green").on("ghost").obj()
+	ghost := st.NodeInfos([]*v1.Node{node("ghost", zoneKey, "z9")})[0]
+	other := st.Pod("o").Labels("color", "green").NodeName("ghost").Obj()
 	filter := func() (string, string) {
 		return pl.Filter(ctx, state, pod, ghost).Message(), pl.Filter(ctx, state, pod, nis[0]).Message()
 	}

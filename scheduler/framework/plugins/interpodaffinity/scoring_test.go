@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // scoreAll runs PreScore, Score on every node and NormalizeScore; it returns
@@ -31,24 +32,24 @@ import (
 func scoreAll(t *testing.T, pl *InterPodAffinity, pod *v1.Pod, nodes []*framework.NodeInfo) (raw, norm []int64) {
 	t.Helper()
 	ctx, state := context.Background(), framework.NewCycleState()
-	st := pl.PreScore(ctx, state, pod, nodes)
-	if st.IsSkip() {
+	status := pl.PreScore(ctx, state, pod, nodes)
+	if status.IsSkip() {
 		return nil, nil
 	}
-	if !st.IsSuccess() {
-		t.Fatalf("PreScore: %v", st)
+	if !status.IsSuccess() {
+		t.Fatalf("PreScore: %v", status)
 	}
 	list := make(framework.NodeScoreList, len(nodes))
 	for i, ni := range nodes {
-		s, st := pl.Score(ctx, state, pod, ni)
-		if !st.IsSuccess() {
-			t.Fatalf("Score %s: %v", ni.Node().Name, st)
+		s, status := pl.Score(ctx, state, pod, ni)
+		if !status.IsSuccess() {
+			t.Fatalf("Score %s: %v", ni.Node().Name, status)
 		}
 		list[i] = framework.NodeScore{Name: ni.Node().Name, Score: s}
 		raw = append(raw, s)
 	}
-	if st := pl.ScoreExtensions().NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
-		t.Fatalf("NormalizeScore: %v", st)
+	if status := pl.ScoreExtensions().NormalizeScore(ctx, state, pod, list); !status.IsSuccess() {
+		t.Fatalf("NormalizeScore: %v", status)
 	}
 	for _, s := range list {
 		norm = append(norm, s.Score)
@@ -69,103 +70,103 @@ func TestScore(t *testing.T) {
 	}{
 		{
 			name:     "nothing to score: skip",
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e", "app", "web").on("n1").obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "web").NodeName("n1").Obj()},
 		},
 		{
 			name:     "preferred affinity favours the matching pod's zone",
-			pod:      makePod("p").prefer(5, sel(zoneKey, "app", "web")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "web").on("n1").obj()},
+			pod:      st.Pod("p").PreferPodAffinity(5, st.Term(zoneKey, "app", "web")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "web").NodeName("n1").Obj()},
 			wantRaw:  []int64{5, 5, 0, 0},
 			wantNorm: []int64{100, 100, 0, 0},
 		},
 		{
 			name:     "preferred anti-affinity gives negative raw scores",
-			pod:      makePod("p").avoid(3, sel(zoneKey, "app", "db")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "db").on("n3").obj()},
+			pod:      st.Pod("p").PreferPodAntiAffinity(3, st.Term(zoneKey, "app", "db")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "db").NodeName("n3").Obj()},
 			wantRaw:  []int64{0, 0, -3, 0},
 			wantNorm: []int64{100, 100, 0, 100},
 		},
 		{
 			name: "affinity and anti-affinity add up per domain",
-			pod:  makePod("p").prefer(10, sel(zoneKey, "app", "web")).avoid(4, sel(hostKey, "app", "db")).obj(),
+			pod:  st.Pod("p").PreferPodAffinity(10, st.Term(zoneKey, "app", "web")).PreferPodAntiAffinity(4, st.Term(hostKey, "app", "db")).Obj(),
 			existing: []*v1.Pod{
-				makePod("e1", "app", "web").on("n1").obj(),
-				makePod("e2", "app", "web").on("n2").obj(),
-				makePod("e3", "app", "db").on("n2").obj(),
-				makePod("e4", "app", "db").on("n3").obj(),
+				st.Pod("e1").Labels("app", "web").NodeName("n1").Obj(),
+				st.Pod("e2").Labels("app", "web").NodeName("n2").Obj(),
+				st.Pod("e3").Labels("app", "db").NodeName("n2").Obj(),
+				st.Pod("e4").Labels("app", "db").NodeName("n3").Obj(),
 			},
 			wantRaw:  []int64{20, 16, -4, 0},
 			wantNorm: []int64{100, 83, 0, 16},
 		},
 		{
 			name:     "preferred terms select namespaces by label",
-			pod:      makePod("p").prefer(5, sel(zoneKey, "app", "web").nsSel("team", "a")).obj(),
-			existing: []*v1.Pod{makePod("e1", "app", "web").ns("team-b").on("n1").obj(), makePod("e2", "app", "web").ns("team-a").on("n3").obj()},
+			pod:      st.Pod("p").PreferPodAffinity(5, st.Term(zoneKey, "app", "web").NamespaceSelector("team", "a")).Obj(),
+			existing: []*v1.Pod{st.Pod("e1").Labels("app", "web").Namespace("team-b").NodeName("n1").Obj(), st.Pod("e2").Labels("app", "web").Namespace("team-a").NodeName("n3").Obj()},
 			wantRaw:  []int64{0, 0, 5, 0},
 			wantNorm: []int64{0, 0, 100, 0},
 		},
 		{
 			name:     "existing pods' preferred affinity to the pod",
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e").on("n3").prefer(7, sel(zoneKey, "app", "web")).avoid(2, sel(hostKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n3").PreferPodAffinity(7, st.Term(zoneKey, "app", "web")).PreferPodAntiAffinity(2, st.Term(hostKey, "app", "web")).Obj()},
 			wantRaw:  []int64{0, 0, 5, 0},
 			wantNorm: []int64{0, 0, 100, 0},
 		},
 		{
 			name:     "existing pods' preferred terms ignored when the pod has none",
 			args:     `{"ignorePreferredTermsOfExistingPods":true}`,
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e").on("n3").prefer(7, sel(zoneKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n3").PreferPodAffinity(7, st.Term(zoneKey, "app", "web")).Obj()},
 		},
 		{
 			name:     "existing pods' preferred terms still count when the pod has its own",
 			args:     `{"ignorePreferredTermsOfExistingPods":true}`,
-			pod:      makePod("p", "app", "web").prefer(1, sel(hostKey, "app", "x")).obj(),
-			existing: []*v1.Pod{makePod("e").on("n3").prefer(7, sel(zoneKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").PreferPodAffinity(1, st.Term(hostKey, "app", "x")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n3").PreferPodAffinity(7, st.Term(zoneKey, "app", "web")).Obj()},
 			wantRaw:  []int64{0, 0, 7, 0},
 			wantNorm: []int64{0, 0, 100, 0},
 		},
 		{
 			name:     "existing pods' required affinity weighs the default 1",
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e").on("n1").affinity(sel(zoneKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n1").PodAffinity(st.Term(zoneKey, "app", "web")).Obj()},
 			wantRaw:  []int64{1, 1, 0, 0},
 			wantNorm: []int64{100, 100, 0, 0},
 		},
 		{
 			name:     "existing pods' required affinity weighs hardPodAffinityWeight",
 			args:     `{"hardPodAffinityWeight":30}`,
-			pod:      makePod("p", "app", "web").prefer(10, sel(hostKey, "app", "db")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "db").on("n1").affinity(sel(zoneKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").PreferPodAffinity(10, st.Term(hostKey, "app", "db")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "db").NodeName("n1").PodAffinity(st.Term(zoneKey, "app", "web")).Obj()},
 			wantRaw:  []int64{40, 30, 0, 0},
 			wantNorm: []int64{100, 75, 0, 0},
 		},
 		{
 			name:     "hardPodAffinityWeight 0 turns required affinity scoring off",
 			args:     `{"hardPodAffinityWeight":0}`,
-			pod:      makePod("p", "app", "web").obj(),
-			existing: []*v1.Pod{makePod("e").on("n1").affinity(sel(zoneKey, "app", "web")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n1").PodAffinity(st.Term(zoneKey, "app", "web")).Obj()},
 		},
 		{
 			name:     "existing pod's terms select the pod's namespace by its labels",
-			pod:      makePod("p", "app", "web").ns("team-a").obj(),
-			existing: []*v1.Pod{makePod("e").on("n1").prefer(9, sel(zoneKey, "app", "web").nsSel("team", "a")).obj(), makePod("f").on("n3").prefer(9, sel(zoneKey, "app", "web").nsSel("team", "b")).obj()},
+			pod:      st.Pod("p").Labels("app", "web").Namespace("team-a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").NodeName("n1").PreferPodAffinity(9, st.Term(zoneKey, "app", "web").NamespaceSelector("team", "a")).Obj(), st.Pod("f").NodeName("n3").PreferPodAffinity(9, st.Term(zoneKey, "app", "web").NamespaceSelector("team", "b")).Obj()},
 			wantRaw:  []int64{9, 9, 0, 0},
 			wantNorm: []int64{100, 100, 0, 0},
 		},
 		{
 			name:     "matches that cancel out still score, all equal",
-			pod:      makePod("p").prefer(5, sel(zoneKey, "app", "web")).avoid(5, sel(zoneKey, "tier", "fe")).obj(),
-			existing: []*v1.Pod{makePod("e", "app", "web", "tier", "fe").on("n1").obj()},
+			pod:      st.Pod("p").PreferPodAffinity(5, st.Term(zoneKey, "app", "web")).PreferPodAntiAffinity(5, st.Term(zoneKey, "tier", "fe")).Obj(),
+			existing: []*v1.Pod{st.Pod("e").Labels("app", "web", "tier", "fe").NodeName("n1").Obj()},
 			wantRaw:  []int64{0, 0, 0, 0},
 			wantNorm: []int64{0, 0, 0, 0},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			infos := cluster(standardNodes(), tt.existing...)
-			pl := newPlugin(t, tt.args, newHandle(t, concurrent{}, infos, nss...))
+			infos := st.NodeInfos(standardNodes(), tt.existing...)
+			pl := newPlugin(t, tt.args, newHandle(t, st.Concurrent{}, infos, nss...))
 			raw, norm := scoreAll(t, pl, tt.pod, infos)
 			if !slices.Equal(raw, tt.wantRaw) || !slices.Equal(norm, tt.wantNorm) {
 				t.Errorf("raw %v normalized %v, want %v %v", raw, norm, tt.wantRaw, tt.wantNorm)
@@ -176,12 +177,12 @@ func TestScore(t *testing.T) {
 
 // TestPreScoreScansInfeasibleNodes checks that pods on nodes Filter rejected still count.
 func TestPreScoreScansInfeasibleNodes(t *testing.T) {
-	infos := cluster(standardNodes(), makePod("e", "app", "web").on("n2").obj())
-	pl := newPlugin(t, "", newHandle(t, serial{}, infos))
-	pod := makePod("p").prefer(5, sel(zoneKey, "app", "web")).obj()
+	infos := st.NodeInfos(standardNodes(), st.Pod("e").Labels("app", "web").NodeName("n2").Obj())
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
+	pod := st.Pod("p").PreferPodAffinity(5, st.Term(zoneKey, "app", "web")).Obj()
 	state := framework.NewCycleState()
-	if st := pl.PreScore(context.Background(), state, pod, infos[:1]); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := pl.PreScore(context.Background(), state, pod, infos[:1]); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	if s, _ := pl.Score(context.Background(), state, pod, infos[0]); s != 5 {
 		t.Errorf("n1 scored %d, want 5", s)
@@ -211,8 +212,8 @@ func TestNormalizeScore(t *testing.T) {
 			for i, s := range tt.in {
 				list[i].Score = s
 			}
-			if st := pl.NormalizeScore(context.Background(), state, nil, list); !st.IsSuccess() {
-				t.Fatal(st)
+			if status := pl.NormalizeScore(context.Background(), state, nil, list); !status.IsSuccess() {
+				t.Fatal(status)
 			}
 			var got []int64
 			for _, s := range list {
@@ -226,12 +227,12 @@ func TestNormalizeScore(t *testing.T) {
 }
 
 func TestScoreWithoutPreScoreState(t *testing.T) {
-	infos := cluster(standardNodes())
-	pl := newPlugin(t, "", newHandle(t, serial{}, infos))
-	if _, st := pl.Score(context.Background(), framework.NewCycleState(), makePod("p").obj(), infos[0]); st.Code() != framework.Error {
-		t.Errorf("Score: got %v, want Error", st)
+	infos := st.NodeInfos(standardNodes())
+	pl := newPlugin(t, "", newHandle(t, st.Serial{}, infos))
+	if _, status := pl.Score(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), infos[0]); status.Code() != framework.Error {
+		t.Errorf("Score: got %v, want Error", status)
 	}
-	if st := pl.NormalizeScore(context.Background(), framework.NewCycleState(), makePod("p").obj(), nil); st.Code() != framework.Error {
-		t.Errorf("NormalizeScore: got %v, want Error", st)
+	if status := pl.NormalizeScore(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nil); status.Code() != framework.Error {
+		t.Errorf("NormalizeScore: got %v, want Error", status)
 	}
 }

@@ -27,7 +27,7 @@ import (
 	helpers "k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -101,18 +101,18 @@ func TestPreFilter(t *testing.T) {
 		wantCode  framework.Code
 		wantNodes []string // nil: all nodes
 	}{
-		{"nothing to check", ``, makePod().obj(), framework.Skip, nil},
-		{"affinity without required part", ``, makePod().preferred(pref(1, labelTerm(expr("a", exists)))).obj(), framework.Skip, nil},
-		{"nodeSelector", ``, makePod().selector("zone", "a").obj(), framework.Success, nil},
-		{"empty nodeSelector still checked", ``, makePod().selector().obj(), framework.Success, nil},
-		{"added affinity", `{"addedAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}`, makePod().obj(), framework.Success, nil},
-		{"label terms", ``, makePod().required(labelTerm(expr("zone", in, "a"))).obj(), framework.Success, nil},
-		{"one named node", ``, makePod().required(fieldTerm(nameIs(in, "n1"))).obj(), framework.Success, []string{"n1"}},
-		{"terms union", ``, makePod().required(fieldTerm(nameIs(in, "n1")), fieldTerm(nameIs(in, "n2"))).obj(), framework.Success, []string{"n1", "n2"}},
-		{"requirements intersect", ``, makePod().required(fieldTerm(nameIs(in, "n1", "n2"), nameIs(in, "n2", "n3"))).obj(), framework.Success, []string{"n2"}},
-		{"a term without names leaves all nodes", ``, makePod().required(fieldTerm(nameIs(in, "n1")), labelTerm(expr("zone", exists))).obj(), framework.Success, nil},
-		{"NotIn does not narrow", ``, makePod().required(fieldTerm(nameIs(notIn, "n1"))).obj(), framework.Success, nil},
-		{"conflicting names", ``, makePod().required(fieldTerm(nameIs(in, "n1"), nameIs(in, "n2"))).obj(), framework.UnschedulableAndUnresolvable, nil},
+		{"nothing to check", ``, st.Pod("p").Obj(), framework.Skip, nil},
+		{"affinity without required part", ``, st.Pod("p").PreferredNodeAffinity(pref(1, labelTerm(expr("a", exists)))).Obj(), framework.Skip, nil},
+		{"nodeSelector", ``, st.Pod("p").NodeSelector("zone", "a").Obj(), framework.Success, nil},
+		{"empty nodeSelector still checked", ``, st.Pod("p").NodeSelector().Obj(), framework.Success, nil},
+		{"added affinity", `{"addedAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}}`, st.Pod("p").Obj(), framework.Success, nil},
+		{"label terms", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("zone", in, "a"))).Obj(), framework.Success, nil},
+		{"one named node", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(in, "n1"))).Obj(), framework.Success, []string{"n1"}},
+		{"terms union", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(in, "n1")), fieldTerm(nameIs(in, "n2"))).Obj(), framework.Success, []string{"n1", "n2"}},
+		{"requirements intersect", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(in, "n1", "n2"), nameIs(in, "n2", "n3"))).Obj(), framework.Success, []string{"n2"}},
+		{"a term without names leaves all nodes", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(in, "n1")), labelTerm(expr("zone", exists))).Obj(), framework.Success, nil},
+		{"NotIn does not narrow", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(notIn, "n1"))).Obj(), framework.Success, nil},
+		{"conflicting names", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(in, "n1"), nameIs(in, "n2"))).Obj(), framework.UnschedulableAndUnresolvable, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,39 +146,39 @@ func TestFilter(t *testing.T) {
 		node *v1.Node
 		want *framework.Status
 	}{
-		{"no constraints", ``, makePod().obj(), node("n"), nil},
-		{"nodeSelector matches", ``, makePod().selector("zone", "a").obj(), node("n", "zone", "a", "x", "y"), nil},
-		{"nodeSelector misses", ``, makePod().selector("zone", "a").obj(), node("n", "zone", "b"), podReason},
-		{"In", ``, makePod().required(labelTerm(expr("zone", in, "a", "b"))).obj(), node("n", "zone", "b"), nil},
-		{"NotIn", ``, makePod().required(labelTerm(expr("zone", notIn, "a"))).obj(), node("n", "zone", "a"), podReason},
-		{"Exists", ``, makePod().required(labelTerm(expr("gpu", exists))).obj(), node("n", "gpu", ""), nil},
-		{"DoesNotExist", ``, makePod().required(labelTerm(expr("gpu", absent))).obj(), node("n", "gpu", "1"), podReason},
-		{"Gt", ``, makePod().required(labelTerm(expr("cores", gt, "8"))).obj(), node("n", "cores", "16"), nil},
-		{"Lt", ``, makePod().required(labelTerm(expr("cores", lt, "8"))).obj(), node("n", "cores", "16"), podReason},
-		{"Gt on a non-number", ``, makePod().required(labelTerm(expr("cores", gt, "8"))).obj(), node("n", "cores", "many"), podReason},
-		{"requirements are ANDed", ``, makePod().required(labelTerm(expr("zone", in, "a"), expr("gpu", exists))).obj(), node("n", "zone", "a"), podReason},
-		{"terms are ORed", ``, makePod().required(labelTerm(expr("zone", in, "b")), labelTerm(expr("zone", in, "a"))).obj(), node("n", "zone", "a"), nil},
-		{"nodeSelector and affinity both needed", ``, makePod().selector("disk", "ssd").required(labelTerm(expr("zone", in, "a"))).obj(), node("n", "zone", "a"), podReason},
-		{"no terms match nothing", ``, makePod().required().obj(), node("n"), podReason},
-		{"empty term matches nothing", ``, makePod().required(v1.NodeSelectorTerm{}).obj(), node("n"), podReason},
-		{"metadata.name In", ``, makePod().required(fieldTerm(nameIs(in, "n"))).obj(), node("n"), nil},
-		{"metadata.name In other", ``, makePod().required(fieldTerm(nameIs(in, "m"))).obj(), node("n"), podReason},
-		{"metadata.name NotIn", ``, makePod().required(fieldTerm(nameIs(notIn, "n"))).obj(), node("n"), podReason},
-		{"unknown field key", ``, makePod().required(fieldTerm(v1.NodeSelectorRequirement{Key: "spec.x", Operator: in, Values: []string{"n"}})).obj(), node("n"), podReason},
-		{"label and field in one term", ``, makePod().required(v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{expr("zone", in, "a")},
-			MatchFields: []v1.NodeSelectorRequirement{nameIs(in, "n")}}).obj(), node("n", "zone", "a"), nil},
-		{"unparsable term never matches", ``, makePod().required(labelTerm(expr("zone", "Bogus", "a"))).obj(), node("n", "zone", "a"), podReason},
-		{"unparsable term ignored when another matches", ``, makePod().required(labelTerm(expr("zone", "Bogus")), labelTerm(expr("zone", exists))).obj(), node("n", "zone", "a"), nil},
-		{"added affinity matches", addedZoneA, makePod().obj(), node("n", "zone", "a"), nil},
-		{"added affinity misses", addedZoneA, makePod().obj(), node("n", "zone", "b"), enforced},
-		{"added affinity checked first", addedZoneA, makePod().selector("x", "y").obj(), node("n", "zone", "b"), enforced},
-		{"added matches, pod misses", addedZoneA, makePod().selector("x", "y").obj(), node("n", "zone", "a"), podReason},
+		{"no constraints", ``, st.Pod("p").Obj(), node("n"), nil},
+		{"nodeSelector matches", ``, st.Pod("p").NodeSelector("zone", "a").Obj(), node("n", "zone", "a", "x", "y"), nil},
+		{"nodeSelector misses", ``, st.Pod("p").NodeSelector("zone", "a").Obj(), node("n", "zone", "b"), podReason},
+		{"In", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("zone", in, "a", "b"))).Obj(), node("n", "zone", "b"), nil},
+		{"NotIn", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("zone", notIn, "a"))).Obj(), node("n", "zone", "a"), podReason},
+		{"Exists", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("gpu", exists))).Obj(), node("n", "gpu", ""), nil},
+		{"DoesNotExist", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("gpu", absent))).Obj(), node("n", "gpu", "1"), podReason},
+		{"Gt", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("cores", gt, "8"))).Obj(), node("n", "cores", "16"), nil},
+		{"Lt", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("cores", lt, "8"))).Obj(), node("n", "cores", "16"), podReason},
+		{"Gt on a non-number", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("cores", gt, "8"))).Obj(), node("n", "cores", "many"), podReason},
+		{"requirements are ANDed", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("zone", in, "a"), expr("gpu", exists))).Obj(), node("n", "zone", "a"), podReason},
+		{"terms are ORed", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("zone", in, "b")), labelTerm(expr("zone", in, "a"))).Obj(), node("n", "zone", "a"), nil},
+		{"nodeSelector and affinity both needed", ``, st.Pod("p").NodeSelector("disk", "ssd").RequiredNodeAffinity(labelTerm(expr("zone", in, "a"))).Obj(), node("n", "zone", "a"), podReason},
+		{"no terms match nothing", ``, st.Pod("p").RequiredNodeAffinity().Obj(), node("n"), podReason},
+		{"empty term matches nothing", ``, st.Pod("p").RequiredNodeAffinity(v1.NodeSelectorTerm{}).Obj(), node("n"), podReason},
+		{"metadata.name In", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(in, "n"))).Obj(), node("n"), nil},
+		{"metadata.name In other", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(in, "m"))).Obj(), node("n"), podReason},
+		{"metadata.name NotIn", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(nameIs(notIn, "n"))).Obj(), node("n"), podReason},
+		{"unknown field key", ``, st.Pod("p").RequiredNodeAffinity(fieldTerm(v1.NodeSelectorRequirement{Key: "spec.x", Operator: in, Values: []string{"n"}})).Obj(), node("n"), podReason},
+		{"label and field in one term", ``, st.Pod("p").RequiredNodeAffinity(v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{expr("zone", in, "a")},
+			MatchFields: []v1.NodeSelectorRequirement{nameIs(in, "n")}}).Obj(), node("n", "zone", "a"), nil},
+		{"unparsable term never matches", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("zone", "Bogus", "a"))).Obj(), node("n", "zone", "a"), podReason},
+		{"unparsable term ignored when another matches", ``, st.Pod("p").RequiredNodeAffinity(labelTerm(expr("zone", "Bogus")), labelTerm(expr("zone", exists))).Obj(), node("n", "zone", "a"), nil},
+		{"added affinity matches", addedZoneA, st.Pod("p").Obj(), node("n", "zone", "a"), nil},
+		{"added affinity misses", addedZoneA, st.Pod("p").Obj(), node("n", "zone", "b"), enforced},
+		{"added affinity checked first", addedZoneA, st.Pod("p").NodeSelector("x", "y").Obj(), node("n", "zone", "b"), enforced},
+		{"added matches, pod misses", addedZoneA, st.Pod("p").NodeSelector("x", "y").Obj(), node("n", "zone", "a"), podReason},
 	}
 	ctx := context.Background()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := mustNew(t, tt.args)
-			ni := pt.NodeInfo(tt.node)
+			ni := st.NodeInfo(tt.node)
 			state := framework.NewCycleState()
 			if _, s := pl.PreFilter(ctx, state, tt.pod, nil); s.IsSkip() {
 				// Filter must still work without PreFilter state.
@@ -198,7 +198,7 @@ func TestFilter(t *testing.T) {
 			}
 		})
 	}
-	if s := mustNew(t, ``).Filter(ctx, framework.NewCycleState(), makePod().obj(), pt.NodeInfo(nil)); s.Code() != framework.Error {
+	if s := mustNew(t, ``).Filter(ctx, framework.NewCycleState(), st.Pod("p").Obj(), st.NodeInfo(nil)); s.Code() != framework.Error {
 		t.Errorf("missing node: %v, want Error", s)
 	}
 }
@@ -214,16 +214,16 @@ func TestScore(t *testing.T) {
 		raw      []int64
 		want     []int64
 	}{
-		{"no preferences", ``, makePod().obj(), true, nil, nil},
-		{"one term", ``, makePod().preferred(pref(5, labelTerm(expr("zone", in, "a")))).obj(), false, []int64{5, 0, 0}, []int64{100, 0, 0}},
-		{"weights add up", ``, makePod().preferred(pref(2, labelTerm(expr("gpu", exists))), pref(6, labelTerm(expr("zone", in, "b")))).obj(),
+		{"no preferences", ``, st.Pod("p").Obj(), true, nil, nil},
+		{"one term", ``, st.Pod("p").PreferredNodeAffinity(pref(5, labelTerm(expr("zone", in, "a")))).Obj(), false, []int64{5, 0, 0}, []int64{100, 0, 0}},
+		{"weights add up", ``, st.Pod("p").PreferredNodeAffinity(pref(2, labelTerm(expr("gpu", exists))), pref(6, labelTerm(expr("zone", in, "b")))).Obj(),
 			false, []int64{2, 8, 0}, []int64{25, 100, 0}},
-		{"only zero-weight terms skip", ``, makePod().preferred(pref(0, labelTerm(expr("gpu", exists)))).obj(), true, nil, nil},
-		{"only empty preferences skip", ``, makePod().preferred(pref(3, v1.NodeSelectorTerm{})).obj(), true, nil, nil},
-		{"zero weight ignored among others", ``, makePod().preferred(pref(0, labelTerm(expr("gpu", exists))), pref(1, labelTerm(expr("zone", in, "c")))).obj(), false, []int64{0, 0, 1}, []int64{0, 0, 100}},
-		{"field preference", ``, makePod().preferred(pref(4, fieldTerm(nameIs(in, "c")))).obj(), false, []int64{0, 0, 4}, []int64{0, 0, 100}},
-		{"added preferences only", addedPref, makePod().obj(), false, []int64{10, 0, 0}, []int64{100, 0, 0}},
-		{"added and pod preferences", addedPref, makePod().preferred(pref(30, labelTerm(expr("gpu", exists)))).obj(), false, []int64{40, 30, 0}, []int64{100, 75, 0}},
+		{"only zero-weight terms skip", ``, st.Pod("p").PreferredNodeAffinity(pref(0, labelTerm(expr("gpu", exists)))).Obj(), true, nil, nil},
+		{"only empty preferences skip", ``, st.Pod("p").PreferredNodeAffinity(pref(3, v1.NodeSelectorTerm{})).Obj(), true, nil, nil},
+		{"zero weight ignored among others", ``, st.Pod("p").PreferredNodeAffinity(pref(0, labelTerm(expr("gpu", exists))), pref(1, labelTerm(expr("zone", in, "c")))).Obj(), false, []int64{0, 0, 1}, []int64{0, 0, 100}},
+		{"field preference", ``, st.Pod("p").PreferredNodeAffinity(pref(4, fieldTerm(nameIs(in, "c")))).Obj(), false, []int64{0, 0, 4}, []int64{0, 0, 100}},
+		{"added preferences only", addedPref, st.Pod("p").Obj(), false, []int64{10, 0, 0}, []int64{100, 0, 0}},
+		{"added and pod preferences", addedPref, st.Pod("p").PreferredNodeAffinity(pref(30, labelTerm(expr("gpu", exists)))).Obj(), false, []int64{40, 30, 0}, []int64{100, 75, 0}},
 	}
 	ctx := context.Background()
 	for _, tt := range tests {
@@ -239,11 +239,11 @@ func TestScore(t *testing.T) {
 			}
 			scores := make(framework.NodeScoreList, len(nodes))
 			for i, n := range nodes {
-				got, s := pl.Score(ctx, state, tt.pod, pt.NodeInfo(n))
+				got, s := pl.Score(ctx, state, tt.pod, st.NodeInfo(n))
 				if !s.IsSuccess() || got != tt.raw[i] {
 					t.Errorf("Score(%s) = %d, %v; want %d", n.Name, got, s, tt.raw[i])
 				}
-				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, pt.NodeInfo(n)); fallback != got {
+				if fallback, _ := pl.Score(ctx, framework.NewCycleState(), tt.pod, st.NodeInfo(n)); fallback != got {
 					t.Errorf("Score(%s) without PreScore = %d, want %d", n.Name, fallback, got)
 				}
 				scores[i] = framework.NodeScore{Name: n.Name, Score: got}
@@ -256,7 +256,7 @@ func TestScore(t *testing.T) {
 			}
 		})
 	}
-	bad := makePod().preferred(pref(1, labelTerm(expr("zone", "Bogus")))).obj()
+	bad := st.Pod("p").PreferredNodeAffinity(pref(1, labelTerm(expr("zone", "Bogus")))).Obj()
 	if s := mustNew(t, ``).PreScore(ctx, framework.NewCycleState(), bad, nil); s.Code() != framework.Error {
 		t.Errorf("PreScore of an unparsable preference = %v, want Error", s)
 	}
@@ -264,7 +264,7 @@ func TestScore(t *testing.T) {
 
 func TestQueueingHints(t *testing.T) {
 	addedZoneA := `{"addedAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]}}}`
-	p := makePod().selector("gpu", "1").obj()
+	p := st.Pod("p").NodeSelector("gpu", "1").Obj()
 	tests := []struct {
 		name     string
 		args     string
@@ -278,7 +278,7 @@ func TestQueueingHints(t *testing.T) {
 		{"label removed", ``, node("n", "gpu", "1"), node("n"), framework.QueueSkip},
 		{"node misses added affinity", addedZoneA, nil, node("n", "gpu", "1"), framework.QueueSkip},
 		{"node now matches added affinity", addedZoneA, node("n", "gpu", "1"), node("n", "gpu", "1", "zone", "a"), framework.Queue},
-		{"wrong type", ``, nil, makePod().obj(), framework.Queue},
+		{"wrong type", ``, nil, st.Pod("p").Obj(), framework.Queue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,8 +297,8 @@ func TestQueueingHints(t *testing.T) {
 
 func BenchmarkFilter(b *testing.B) {
 	pl := mustNew(b, ``)
-	p := makePod().selector("disk", "ssd").required(labelTerm(expr("zone", in, "a", "b")), fieldTerm(nameIs(in, "other"))).obj()
-	ni := pt.NodeInfo(node("n", "zone", "b", "disk", "ssd", "kubernetes.io/hostname", "n"))
+	p := st.Pod("p").NodeSelector("disk", "ssd").RequiredNodeAffinity(labelTerm(expr("zone", in, "a", "b")), fieldTerm(nameIs(in, "other"))).Obj()
+	ni := st.NodeInfo(node("n", "zone", "b", "disk", "ssd", "kubernetes.io/hostname", "n"))
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreFilter(ctx, state, p, nil)
 	b.ReportAllocs()
@@ -311,8 +311,8 @@ func BenchmarkFilter(b *testing.B) {
 
 func BenchmarkScore(b *testing.B) {
 	pl := mustNew(b, ``)
-	p := makePod().preferred(pref(2, labelTerm(expr("zone", in, "a"))), pref(3, fieldTerm(nameIs(in, "n"))), pref(1, labelTerm(expr("cores", gt, "4")))).obj()
-	ni := pt.NodeInfo(node("n", "zone", "a", "cores", "8"))
+	p := st.Pod("p").PreferredNodeAffinity(pref(2, labelTerm(expr("zone", in, "a"))), pref(3, fieldTerm(nameIs(in, "n"))), pref(1, labelTerm(expr("cores", gt, "4")))).Obj()
+	ni := st.NodeInfo(node("n", "zone", "a", "cores", "8"))
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreScore(ctx, state, p, nil)
 	b.ReportAllocs()

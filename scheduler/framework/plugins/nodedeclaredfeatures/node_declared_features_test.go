@@ -25,21 +25,21 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	"github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const hostNetworkUserNS = "UserNamespacesHostNetworkSupport"
 
 // hostNetworkInUserNS is a pod that needs UserNamespacesHostNetworkSupport.
 func hostNetworkInUserNS(name string) *v1.Pod {
-	pod := plugintest.Pod(name).UID(name).Obj()
+	pod := st.Pod(name).UID(name).Obj()
 	pod.Spec.HostNetwork = true
 	pod.Spec.HostUsers = ptr.To(false)
 	return pod
 }
 
 func declaring(name string, features ...string) *v1.Node {
-	node := plugintest.Node(name).Obj()
+	node := st.Node(name).Obj()
 	node.Status.DeclaredFeatures = features
 	return node
 }
@@ -61,7 +61,7 @@ func TestPreFilterAndFilter(t *testing.T) {
 		wantPreFilter framework.Code
 		wantFilter    framework.Code
 	}{
-		{name: "a pod needing nothing is skipped", pod: plugintest.Pod("p").Obj(), node: declaring("n"), wantPreFilter: framework.Skip},
+		{name: "a pod needing nothing is skipped", pod: st.Pod("p").Obj(), node: declaring("n"), wantPreFilter: framework.Skip},
 		{name: "node declares the feature", pod: hostNetworkInUserNS("p"), node: declaring("n", "Other", hostNetworkUserNS), wantFilter: framework.Success},
 		{name: "node declares nothing", pod: hostNetworkInUserNS("p"), node: declaring("n"), wantFilter: framework.UnschedulableAndUnresolvable},
 		{name: "node declares other features", pod: hostNetworkInUserNS("p"), node: declaring("n", "SomethingElse"), wantFilter: framework.UnschedulableAndUnresolvable},
@@ -70,34 +70,34 @@ func TestPreFilterAndFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t)
 			state := framework.NewCycleState()
-			_, st := pl.PreFilter(context.Background(), state, tt.pod, nil)
-			if st.Code() != tt.wantPreFilter {
-				t.Fatalf("PreFilter code = %v, want %v (%v)", st.Code(), tt.wantPreFilter, st)
+			_, status := pl.PreFilter(context.Background(), state, tt.pod, nil)
+			if status.Code() != tt.wantPreFilter {
+				t.Fatalf("PreFilter code = %v, want %v (%v)", status.Code(), tt.wantPreFilter, status)
 			}
 			if tt.wantPreFilter == framework.Skip {
 				return
 			}
-			st = pl.Filter(context.Background(), state, tt.pod, plugintest.NodeInfo(tt.node))
-			if st.Code() != tt.wantFilter {
-				t.Fatalf("Filter code = %v, want %v (%v)", st.Code(), tt.wantFilter, st)
+			status = pl.Filter(context.Background(), state, tt.pod, st.NodeInfo(tt.node))
+			if status.Code() != tt.wantFilter {
+				t.Fatalf("Filter code = %v, want %v (%v)", status.Code(), tt.wantFilter, status)
 			}
-			if tt.wantFilter != framework.Success && st.Message() != ErrReason {
-				t.Errorf("Filter message = %q, want %q", st.Message(), ErrReason)
+			if tt.wantFilter != framework.Success && status.Message() != ErrReason {
+				t.Errorf("Filter message = %q, want %q", status.Message(), ErrReason)
 			}
 		})
 	}
 }
 
 func TestFilterWithoutPreFilterIsAnError(t *testing.T) {
-	st := newPlugin(t).Filter(context.Background(), framework.NewCycleState(), hostNetworkInUserNS("p"), plugintest.NodeInfo(declaring("n")))
-	if st.Code() != framework.Error {
-		t.Fatalf("code = %v, want Error", st.Code())
+	status := newPlugin(t).Filter(context.Background(), framework.NewCycleState(), hostNetworkInUserNS("p"), st.NodeInfo(declaring("n")))
+	if status.Code() != framework.Error {
+		t.Fatalf("code = %v, want Error", status.Code())
 	}
 }
 
 func TestQueueingHints(t *testing.T) {
 	pod := hostNetworkInUserNS("p")
-	plainPod := plugintest.Pod("p").UID("p").Obj()
+	plainPod := st.Pod("p").UID("p").Obj()
 	tests := []struct {
 		name   string
 		hint   func(*NodeDeclaredFeatures) framework.QueueingHintFn
@@ -110,7 +110,7 @@ func TestQueueingHints(t *testing.T) {
 		{name: "node update without feature change", hint: nodeHint, oldObj: declaring("n", "A"), newObj: declaring("n", "A"), want: framework.QueueSkip},
 		{name: "pod stops needing the feature", hint: podHint, oldObj: pod, newObj: plainPod, want: framework.Queue},
 		{name: "pod update with the same needs", hint: podHint, oldObj: pod, newObj: hostNetworkInUserNS("p"), want: framework.QueueSkip},
-		{name: "another pod's update", hint: podHint, oldObj: plugintest.Pod("q").UID("q").Obj(), newObj: plugintest.Pod("q").UID("q").Obj(), want: framework.QueueSkip},
+		{name: "another pod's update", hint: podHint, oldObj: st.Pod("q").UID("q").Obj(), newObj: st.Pod("q").UID("q").Obj(), want: framework.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestFilter(t *testing.T) {
@@ -35,10 +35,10 @@ func TestFilter(t *testing.T) {
 		ni   *framework.NodeInfo
 		want framework.Code
 	}{
-		{"no node name", pt.Pod("p").Obj(), pt.NodeInfo(pt.Node("n1").Obj()), framework.Success},
-		{"matching", pt.Pod("p").NodeName("n1").Obj(), pt.NodeInfo(pt.Node("n1").Obj()), framework.Success},
-		{"other node", pt.Pod("p").NodeName("n2").Obj(), pt.NodeInfo(pt.Node("n1").Obj()), framework.UnschedulableAndUnresolvable},
-		{"no node object", pt.Pod("p").Obj(), pt.NodeInfo(nil), framework.Error},
+		{"no node name", st.Pod("p").Obj(), st.NodeInfo(st.Node("n1").Obj()), framework.Success},
+		{"matching", st.Pod("p").NodeName("n1").Obj(), st.NodeInfo(st.Node("n1").Obj()), framework.Success},
+		{"other node", st.Pod("p").NodeName("n2").Obj(), st.NodeInfo(st.Node("n1").Obj()), framework.UnschedulableAndUnresolvable},
+		{"no node object", st.Pod("p").Obj(), st.NodeInfo(nil), framework.Error},
 	}
 	pl := &NodeName{}
 	for _, tt := range tests {
@@ -56,13 +56,13 @@ func TestFilter(t *testing.T) {
 
 func TestPreFilter(t *testing.T) {
 	pl := &NodeName{}
-	res, st := pl.PreFilter(context.Background(), framework.NewCycleState(), pt.Pod("p").Obj(), nil)
-	if !st.IsSkip() || !res.AllNodes() {
-		t.Errorf("no node name: result %v, status %v, want every node and Skip", res, st)
+	res, status := pl.PreFilter(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), nil)
+	if !status.IsSkip() || !res.AllNodes() {
+		t.Errorf("no node name: result %v, status %v, want every node and Skip", res, status)
 	}
-	res, st = pl.PreFilter(context.Background(), framework.NewCycleState(), pt.Pod("p").NodeName("n1").Obj(), nil)
-	if !st.IsSuccess() || res.AllNodes() || !res.NodeNames.Equal(sets.New("n1")) {
-		t.Errorf("node name: result %v, status %v", res, st)
+	res, status = pl.PreFilter(context.Background(), framework.NewCycleState(), st.Pod("p").NodeName("n1").Obj(), nil)
+	if !status.IsSuccess() || res.AllNodes() || !res.NodeNames.Equal(sets.New("n1")) {
+		t.Errorf("node name: result %v, status %v", res, status)
 	}
 }
 
@@ -72,14 +72,14 @@ func TestQueueingHint(t *testing.T) {
 	if len(evs) != 1 || evs[0].Event.Resource != framework.Node || evs[0].Event.ActionType != framework.Add {
 		t.Fatalf("events = %+v", evs)
 	}
-	pod := pt.Pod("p").NodeName("n1").Obj()
+	pod := st.Pod("p").NodeName("n1").Obj()
 	tests := []struct {
 		name string
 		node *v1.Node
 		want framework.QueueingHint
 	}{
-		{"requested node added", pt.Node("n1").Obj(), framework.Queue},
-		{"other node added", pt.Node("n2").Obj(), framework.QueueSkip},
+		{"requested node added", st.Node("n1").Obj(), framework.Queue},
+		{"other node added", st.Node("n2").Obj(), framework.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

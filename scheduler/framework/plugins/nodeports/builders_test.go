@@ -19,7 +19,7 @@ package nodeports
 import (
 	v1 "k8s.io/api/core/v1"
 
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // port is a host port request "ip/proto/port"-style: hostIP, protocol and port.
@@ -29,7 +29,7 @@ func port(ip string, proto v1.Protocol, hostPort int32) v1.ContainerPort {
 
 // podWithPorts returns a pod named name with one container asking for the ports.
 func podWithPorts(name string, ports ...v1.ContainerPort) *v1.Pod {
-	p := pt.Pod(name).Container().Obj()
+	p := st.Pod(name).Container().Obj()
 	p.Spec.Containers[0].Ports = ports
 	return p
 }

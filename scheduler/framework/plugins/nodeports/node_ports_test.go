@@ -24,7 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -58,11 +58,11 @@ func TestPreFilterSkip(t *testing.T) {
 		pod      *v1.Pod
 		wantSkip bool
 	}{
-		{"no ports", pt.Pod("p").Container().Obj(), true},
+		{"no ports", st.Pod("p").Container().Obj(), true},
 		{"container port only", podWithPorts("p", v1.ContainerPort{ContainerPort: 80}), true},
-		{"init container host port", sidecarPorts(pt.Pod("p").Obj(), false, port("", tcp, 80)), true},
+		{"init container host port", sidecarPorts(st.Pod("p").Obj(), false, port("", tcp, 80)), true},
 		{"host port", podWithPorts("p", port("", tcp, 80)), false},
-		{"sidecar host port", sidecarPorts(pt.Pod("p").Obj(), true, port("", tcp, 80)), false},
+		{"sidecar host port", sidecarPorts(st.Pod("p").Obj(), true, port("", tcp, 80)), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestFilter(t *testing.T) {
 			if _, s := pl.PreFilter(ctx, state, tt.pod, nil); !s.IsSuccess() {
 				t.Fatalf("PreFilter = %v", s)
 			}
-			ni := pt.NodeInfo(pt.Node("n").Obj(), tt.existing...)
+			ni := st.NodeInfo(st.Node("n").Obj(), tt.existing...)
 			if got := pl.Filter(ctx, state, tt.pod, ni); !got.Equal(tt.want) {
 				t.Errorf("Filter = %v, want %v", got, tt.want)
 			}
@@ -115,7 +115,7 @@ func TestFilter(t *testing.T) {
 			}
 		})
 	}
-	if s := pl.Filter(ctx, framework.NewCycleState(), podWithPorts("p"), pt.NodeInfo(pt.Node("n").Obj())); s.Code() != framework.Error {
+	if s := pl.Filter(ctx, framework.NewCycleState(), podWithPorts("p"), st.NodeInfo(st.Node("n").Obj())); s.Code() != framework.Error {
 		t.Errorf("Filter without PreFilter = %v, want Error", s)
 	}
 }
@@ -141,7 +141,7 @@ func TestQueueingHints(t *testing.T) {
 		{"unassigned pod with the port", podWithPorts("q", port("", tcp, 80)), framework.QueueSkip},
 		{"assigned pod with another port", onNode(podWithPorts("q", port("", tcp, 81))), framework.QueueSkip},
 		{"assigned pod without ports", onNode(podWithPorts("q")), framework.QueueSkip},
-		{"wrong type", pt.Node("n").Obj(), framework.Queue},
+		{"wrong type", st.Node("n").Obj(), framework.Queue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestQueueingHints(t *testing.T) {
 func BenchmarkFilter(b *testing.B) {
 	pl := &NodePorts{}
 	p := podWithPorts("p", port("", tcp, 80), port("", udp, 53))
-	ni := pt.NodeInfo(pt.Node("n").Obj(), onNode(podWithPorts("q", port("10.0.0.1", tcp, 81))), onNode(podWithPorts("r", port("", tcp, 443))))
+	ni := st.NodeInfo(st.Node("n").Obj(), onNode(podWithPorts("q", port("10.0.0.1", tcp, 81))), onNode(podWithPorts("r", port("", tcp, 443))))
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreFilter(ctx, state, p, nil)
 	b.ReportAllocs()

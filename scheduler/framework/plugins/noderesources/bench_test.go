@@ -24,7 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const benchNodes = 5000
@@ -33,10 +33,10 @@ const benchNodes = 5000
 func benchNodeInfos() []*framework.NodeInfo {
 	out := make([]*framework.NodeInfo, benchNodes)
 	for i := range out {
-		n := pt.Node("n"+strconv.Itoa(i)).Alloc("cpu", "32", "memory", "128Gi", "pods", "110", "example.com/gpu", "8").Obj()
-		ni := pt.NodeInfo(n)
+		n := st.Node("n"+strconv.Itoa(i)).Alloc("cpu", "32", "memory", "128Gi", "pods", "110", "example.com/gpu", "8").Obj()
+		ni := st.NodeInfo(n)
 		for j := 0; j < i%8; j++ {
-			p := pt.Pod("p"+strconv.Itoa(i)+"-"+strconv.Itoa(j)).NodeName(n.Name).Container("cpu", "3", "memory", "10Gi").Obj()
+			p := st.Pod("p"+strconv.Itoa(i)+"-"+strconv.Itoa(j)).NodeName(n.Name).Container("cpu", "3", "memory", "10Gi").Obj()
 			pi, _ := framework.NewPodInfo(p)
 			ni.AddPodInfo(pi)
 		}
@@ -48,15 +48,15 @@ func benchNodeInfos() []*framework.NodeInfo {
 func BenchmarkFitFilter(b *testing.B) {
 	nodes := benchNodeInfos()
 	pl := mustFit(b, "")
-	p := pt.Pod("p").Container("cpu", "2", "memory", "4Gi", "example.com/gpu", "1").Obj()
+	p := st.Pod("p").Container("cpu", "2", "memory", "4Gi", "example.com/gpu", "1").Obj()
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreFilter(ctx, state, p, nodes)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		for _, ni := range nodes {
-			if st := pl.Filter(ctx, state, p, ni); !st.IsSuccess() {
-				b.Fatal(st)
+			if status := pl.Filter(ctx, state, p, ni); !status.IsSuccess() {
+				b.Fatal(status)
 			}
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkFitFilter(b *testing.B) {
 
 func BenchmarkFitScore(b *testing.B) {
 	nodes := benchNodeInfos()
-	p := pt.Pod("p").Container("cpu", "2", "memory", "4Gi").Obj()
+	p := st.Pod("p").Container("cpu", "2", "memory", "4Gi").Obj()
 	for _, bc := range []struct{ name, args string }{
 		{"LeastAllocated", ""},
 		{"MostAllocated", `{"scoringStrategy":{"type":"MostAllocated"}}`},
@@ -76,21 +76,21 @@ func BenchmarkFitScore(b *testing.B) {
 	}
 	b.Run("BalancedAllocation3", func(b *testing.B) {
 		pl := mustBalanced(b, `{"resources":[{"name":"cpu"},{"name":"memory"},{"name":"example.com/gpu"}]}`)
-		benchScore(b, pl, pt.Pod("p").Container("cpu", "2", "memory", "4Gi", "example.com/gpu", "1").Obj(), nodes)
+		benchScore(b, pl, st.Pod("p").Container("cpu", "2", "memory", "4Gi", "example.com/gpu", "1").Obj(), nodes)
 	})
 }
 
 func benchScore(b *testing.B, pl scorer, p *v1.Pod, nodes []*framework.NodeInfo) {
 	ctx, state := context.Background(), framework.NewCycleState()
-	if st := pl.PreScore(ctx, state, p, nodes); !st.IsSuccess() {
-		b.Fatal(st)
+	if status := pl.PreScore(ctx, state, p, nodes); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		for _, ni := range nodes {
-			if _, st := pl.Score(ctx, state, p, ni); !st.IsSuccess() {
-				b.Fatal(st)
+			if _, status := pl.Score(ctx, state, p, ni); !status.IsSuccess() {
+				b.Fatal(status)
 			}
 		}
 	}

@@ -23,23 +23,23 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // node returns a NodeInfo of a node with the allocatable pairs holding the pods.
 func node(alloc []string, pods ...*v1.Pod) *framework.NodeInfo {
-	return pt.NodeInfo(pt.Node("n").Alloc(alloc...).Obj(), pods...)
+	return st.NodeInfo(st.Node("n").Alloc(alloc...).Obj(), pods...)
 }
 
 // alloc is shorthand for name/quantity pairs.
 func alloc(pairs ...string) []string { return pairs }
 
 // pod returns a pod with one container requesting the pairs.
-func pod(pairs ...string) *v1.Pod { return pt.Pod("p").Container(pairs...).Obj() }
+func pod(pairs ...string) *v1.Pod { return st.Pod("p").Container(pairs...).Obj() }
 
 // assigned returns a pod named name on node n requesting the pairs.
 func assigned(name string, pairs ...string) *v1.Pod {
-	return pt.Pod(name).NodeName("n").Container(pairs...).Obj()
+	return st.Pod(name).NodeName("n").Container(pairs...).Obj()
 }
 
 func mustFit(t testing.TB, raw string) *Fit {
@@ -62,8 +62,8 @@ func mustBalanced(t testing.TB, raw string) *BalancedAllocation {
 
 func filter(pl *Fit, p *v1.Pod, ni *framework.NodeInfo) *framework.Status {
 	ctx, state := context.Background(), framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, p, nil); !st.IsSuccess() {
-		return st
+	if _, status := pl.PreFilter(ctx, state, p, nil); !status.IsSuccess() {
+		return status
 	}
 	return pl.Filter(ctx, state, p, ni)
 }
@@ -76,21 +76,21 @@ type scorer interface {
 func score(t *testing.T, pl scorer, p *v1.Pod, ni *framework.NodeInfo) int64 {
 	t.Helper()
 	ctx, state := context.Background(), framework.NewCycleState()
-	if st := pl.PreScore(ctx, state, p, []*framework.NodeInfo{ni}); !st.IsSuccess() {
-		t.Fatalf("PreScore: %v", st)
+	if status := pl.PreScore(ctx, state, p, []*framework.NodeInfo{ni}); !status.IsSuccess() {
+		t.Fatalf("PreScore: %v", status)
 	}
-	s, st := pl.Score(ctx, state, p, ni)
-	if !st.IsSuccess() {
-		t.Fatalf("Score: %v", st)
+	s, status := pl.Score(ctx, state, p, ni)
+	if !status.IsSuccess() {
+		t.Fatalf("Score: %v", status)
 	}
 	// The runtime scores through NodeScorer: it must agree with Score.
 	if cs, ok := pl.(framework.CycleScorePlugin); ok {
-		scoreNode, st := cs.NodeScorer(ctx, state, p)
-		if !st.IsSuccess() {
-			t.Fatalf("NodeScorer: %v", st)
+		scoreNode, status := cs.NodeScorer(ctx, state, p)
+		if !status.IsSuccess() {
+			t.Fatalf("NodeScorer: %v", status)
 		}
-		if got, st := scoreNode(ni); got != s || !st.IsSuccess() {
-			t.Errorf("NodeScorer's score = %d, %v; Score gave %d", got, st, s)
+		if got, status := scoreNode(ni); got != s || !status.IsSuccess() {
+			t.Errorf("NodeScorer's score = %d, %v; Score gave %d", got, status, s)
 		}
 	}
 	return s

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func hintFor(t *testing.T, pl *Fit, ev framework.ClusterEvent) framework.QueueingHintFn {
@@ -52,7 +52,7 @@ func TestFitQueueingHints(t *testing.T) {
 		nodeChanged = framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}
 	)
 	target := pod("cpu", "2", "example.com/gpu", "1")
-	nodeWith := func(pairs ...string) *v1.Node { return pt.Node("n").Alloc(pairs...).Obj() }
+	nodeWith := func(pairs ...string) *v1.Node { return st.Node("n").Alloc(pairs...).Obj() }
 	tests := []struct {
 		name     string
 		event    framework.ClusterEvent
@@ -61,9 +61,9 @@ func TestFitQueueingHints(t *testing.T) {
 		wantErr  bool
 	}{
 		{"assigned pod deleted", podDelete, assigned("a", "cpu", "1"), nil, framework.Queue, false},
-		{"nominated pod deleted", podDelete, pt.Pod("a").Nominated("n").Obj(), nil, framework.Queue, false},
+		{"nominated pod deleted", podDelete, st.Pod("a").Nominated("n").Obj(), nil, framework.Queue, false},
 		{"tombstone of assigned pod", podDelete, cache.DeletedFinalStateUnknown{Obj: assigned("a")}, nil, framework.Queue, false},
-		{"unscheduled pod deleted", podDelete, pt.Pod("a").Obj(), nil, framework.QueueSkip, false},
+		{"unscheduled pod deleted", podDelete, st.Pod("a").Obj(), nil, framework.QueueSkip, false},
 		{"deleted object of wrong type", podDelete, &v1.Node{}, nil, framework.Queue, true},
 
 		{"assigned pod freed cpu", podScale, assigned("a", "cpu", "2"), assigned("a", "cpu", "1"), framework.Queue, false},
@@ -72,7 +72,7 @@ func TestFitQueueingHints(t *testing.T) {
 		{"unassigned pod scaled down", podScale, pod("cpu", "2"), pod("cpu", "1"), framework.QueueSkip, false},
 
 		{"pod itself scaled down", ownScale, target, pod("cpu", "1"), framework.Queue, false},
-		{"another unscheduled pod scaled down", ownScale, pt.Pod("x").Obj(), pt.Pod("x").Obj(), framework.QueueSkip, false},
+		{"another unscheduled pod scaled down", ownScale, st.Pod("x").Obj(), st.Pod("x").Obj(), framework.QueueSkip, false},
 
 		{"big node added", nodeChanged, nil, nodeWith("cpu", "4", "example.com/gpu", "1", "pods", "10"), framework.Queue, false},
 		{"small node added", nodeChanged, nil, nodeWith("cpu", "1", "example.com/gpu", "1", "pods", "10"), framework.QueueSkip, false},

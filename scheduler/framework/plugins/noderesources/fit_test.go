@@ -21,10 +21,11 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const gpu = "example.com/gpu"
@@ -56,7 +57,7 @@ func TestFitFilter(t *testing.T) {
 			code: U, reasons: []string{"Too many pods"}},
 		{name: "too many pods and cpu", pod: pod("cpu", "2"), ni: node(alloc("cpu", "4", "pods", "1"), assigned("a", "cpu", "3")),
 			code: U, reasons: []string{"Too many pods", "Insufficient cpu"}},
-		{name: "zero-request pod on full node", pod: pt.Pod("p").Container().Obj(), ni: node(std, assigned("a", "cpu", "4", "memory", "8Gi")),
+		{name: "zero-request pod on full node", pod: st.Pod("p").Container().Obj(), ni: node(std, assigned("a", "cpu", "4", "memory", "8Gi")),
 			code: framework.Success},
 		{name: "insufficient extended resource", pod: pod(gpu, "1"), ni: node(std, assigned("a", gpu, "2")),
 			code: U, reasons: []string{"Insufficient example.com/gpu"}},
@@ -70,18 +71,18 @@ func TestFitFilter(t *testing.T) {
 			code: UU, reasons: []string{"Insufficient cpu"}},
 		{name: "hugepages", pod: pod("hugepages-2Mi", "4Mi"), ni: node(alloc("pods", "10", "hugepages-2Mi", "2Mi")),
 			code: UU, reasons: []string{"Insufficient hugepages-2Mi"}},
-		{name: "init container larger than containers", pod: pt.Pod("p").Init("cpu", "3").Container("cpu", "1").Obj(),
+		{name: "init container larger than containers", pod: st.Pod("p").Init("cpu", "3").Container("cpu", "1").Obj(),
 			ni: node(std, assigned("a", "cpu", "2")), code: U, reasons: []string{"Insufficient cpu"}},
-		{name: "sidecar adds to containers", pod: pt.Pod("p").Sidecar("cpu", "1").Container("cpu", "1").Obj(),
+		{name: "sidecar adds to containers", pod: st.Pod("p").Sidecar("cpu", "1").Container("cpu", "1").Obj(),
 			ni: node(std, assigned("a", "cpu", "2500m")), code: U, reasons: []string{"Insufficient cpu"}},
-		{name: "sidecar fits", pod: pt.Pod("p").Sidecar("cpu", "1").Container("cpu", "1").Obj(),
+		{name: "sidecar fits", pod: st.Pod("p").Sidecar("cpu", "1").Container("cpu", "1").Obj(),
 			ni: node(std, assigned("a", "cpu", "2")), code: framework.Success},
-		{name: "overhead counted", pod: pt.Pod("p").Container("cpu", "1").Overhead("cpu", "1").Obj(),
+		{name: "overhead counted", pod: st.Pod("p").Container("cpu", "1").Overhead("cpu", "1").Obj(),
 			ni: node(std, assigned("a", "cpu", "2500m")), code: U, reasons: []string{"Insufficient cpu"}},
-		{name: "pod-level resources win", pod: pt.Pod("p").Container("cpu", "1").PodLevel("cpu", "3").Obj(),
+		{name: "pod-level resources win", pod: st.Pod("p").Container("cpu", "1").PodLevel("cpu", "3").Obj(),
 			ni: node(std, assigned("a", "cpu", "2")), code: U, reasons: []string{"Insufficient cpu"}},
 		{name: "node usage counts sidecars of assigned pods",
-			pod: pod("cpu", "1"), ni: node(std, pt.Pod("a").NodeName("n").Sidecar("cpu", "2").Container("cpu", "1500m").Obj()),
+			pod: pod("cpu", "1"), ni: node(std, st.Pod("a").NodeName("n").Sidecar("cpu", "2").Container("cpu", "1500m").Obj()),
 			code: U, reasons: []string{"Insufficient cpu"}},
 	}
 	for _, tt := range tests {
@@ -97,9 +98,9 @@ func TestFitFilter(t *testing.T) {
 
 func TestFitFilterWithoutPreFilter(t *testing.T) {
 	pl := mustFit(t, "")
-	st := pl.Filter(context.Background(), framework.NewCycleState(), pod("cpu", "1"), node(alloc("cpu", "1", "pods", "1")))
-	if st.Code() != framework.Error {
-		t.Errorf("Filter = %v, want Error", st)
+	status := pl.Filter(context.Background(), framework.NewCycleState(), pod("cpu", "1"), node(alloc("cpu", "1", "pods", "1")))
+	if status.Code() != framework.Error {
+		t.Errorf("Filter = %v, want Error", status)
 	}
 }
 
@@ -109,8 +110,8 @@ func TestFits(t *testing.T) {
 		{ResourceName: v1.ResourceCPU, Reason: "Insufficient cpu", Requested: 2000, Used: 3000, Capacity: 4000},
 		{ResourceName: gpu, Reason: "Insufficient example.com/gpu", Requested: 1, Unresolvable: true},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Fits = %+v\nwant %+v", got, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Fits (-want +got):\n%s", diff)
 	}
 	if got := Fits(pod("cpu", "1"), node(alloc("cpu", "4", "pods", "10"))); len(got) != 0 {
 		t.Errorf("Fits on an empty node = %+v", got)

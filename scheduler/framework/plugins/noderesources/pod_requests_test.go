@@ -22,7 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // TestPlainPodRequestsMatchTheHelper checks the direct sum against
@@ -30,21 +30,21 @@ import (
 // takes the helper's path.
 func TestPlainPodRequestsMatchTheHelper(t *testing.T) {
 	specs := []ResourceSpec{{Name: "cpu", Weight: 1}, {Name: "memory", Weight: 1}, {Name: "example.com/gpu", Weight: 1}}
-	withStatus := pt.Pod("s").Container("cpu", "100m").Obj()
+	withStatus := st.Pod("s").Container("cpu", "100m").Obj()
 	withStatus.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "c"}}
 	tests := []struct {
 		name      string
 		pod       *v1.Pod
 		wantPlain bool
 	}{
-		{"one container", pt.Pod("p").Container("cpu", "100m", "memory", "500Mi").Obj(), true},
-		{"two containers and an extended resource", pt.Pod("p").Container("cpu", "1", "example.com/gpu", "2").Container("memory", "1Gi").Obj(), true},
-		{"sub-milli CPU is summed before rounding", pt.Pod("p").Container("cpu", "500u").Container("cpu", "500u").Obj(), true},
-		{"no requests at all", pt.Pod("p").Container().Obj(), true},
-		{"no containers", pt.Pod("p").Obj(), true},
-		{"init containers", pt.Pod("p").Init("cpu", "2").Container("cpu", "1").Obj(), false},
-		{"overhead", pt.Pod("p").Container("cpu", "1").Overhead("cpu", "250m").Obj(), false},
-		{"pod-level resources", pt.Pod("p").Container("cpu", "1").PodLevel("cpu", "3").Obj(), false},
+		{"one container", st.Pod("p").Container("cpu", "100m", "memory", "500Mi").Obj(), true},
+		{"two containers and an extended resource", st.Pod("p").Container("cpu", "1", "example.com/gpu", "2").Container("memory", "1Gi").Obj(), true},
+		{"sub-milli CPU is summed before rounding", st.Pod("p").Container("cpu", "500u").Container("cpu", "500u").Obj(), true},
+		{"no requests at all", st.Pod("p").Container().Obj(), true},
+		{"no containers", st.Pod("p").Obj(), true},
+		{"init containers", st.Pod("p").Init("cpu", "2").Container("cpu", "1").Obj(), false},
+		{"overhead", st.Pod("p").Container("cpu", "1").Overhead("cpu", "250m").Obj(), false},
+		{"pod-level resources", st.Pod("p").Container("cpu", "1").PodLevel("cpu", "3").Obj(), false},
 		{"container statuses", withStatus, false},
 	}
 	for _, nonZero := range []bool{false, true} {

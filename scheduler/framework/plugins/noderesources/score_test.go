@@ -23,7 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestFitScore(t *testing.T) {
@@ -45,11 +45,11 @@ func TestFitScore(t *testing.T) {
 		want int64
 	}{
 		{"least: empty node", "", pod("cpu", "1", "memory", "2Gi"), node(n4x8), 75},
-		{"least: zero-request pod counts defaults", "", pt.Pod("p").Container().Obj(), node(n4x8), 97},
+		{"least: zero-request pod counts defaults", "", st.Pod("p").Container().Obj(), node(n4x8), 97},
 		{"least: best-effort pods on node count defaults", "", pod("cpu", "400m"),
 			node(alloc("cpu", "1", "memory", "1000Mi"), assigned("a")), 55},
 		{"least: full node", "", pod("cpu", "1", "memory", "1Gi"), node(n4x8, assigned("a", "cpu", "4", "memory", "8Gi")), 0},
-		{"least: node without allocatable", "", pod("cpu", "1"), pt.NodeInfo(nil), 0},
+		{"least: node without allocatable", "", pod("cpu", "1"), st.NodeInfo(nil), 0},
 		{"most: empty node", most, pod("cpu", "1", "memory", "2Gi"), node(n4x8), 25},
 		{"most: overcommitted node capped", most, pod("cpu", "1", "memory", "1Gi"), node(n4x8, assigned("a", "cpu", "4", "memory", "8Gi")), 100},
 		{"most: weighted", `{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":3},{"name":"memory","weight":1}]}}`,
@@ -70,9 +70,9 @@ func TestFitScore(t *testing.T) {
 				t.Errorf("Score = %d, want %d", got, tt.want)
 			}
 			// Without PreScore the plugin computes the requests itself.
-			got, st := pl.Score(context.Background(), framework.NewCycleState(), tt.pod, tt.ni)
-			if !st.IsSuccess() || got != tt.want {
-				t.Errorf("Score without PreScore = %d, %v; want %d", got, st, tt.want)
+			got, status := pl.Score(context.Background(), framework.NewCycleState(), tt.pod, tt.ni)
+			if !status.IsSuccess() || got != tt.want {
+				t.Errorf("Score without PreScore = %d, %v; want %d", got, status, tt.want)
 			}
 		})
 	}
@@ -99,7 +99,7 @@ func TestBalancedAllocationScore(t *testing.T) {
 			node(alloc("cpu", "4", "memory", "10000", "example.com/gpu", "4")), 68},
 		{"requested extended resource balanced", withGPU, pod("cpu", "1", "memory", "5000", "example.com/gpu", "3"),
 			node(alloc("cpu", "4", "memory", "10000", "example.com/gpu", "4")), 64},
-		{"node without allocatable", "", pod("cpu", "1"), pt.NodeInfo(nil), 75},
+		{"node without allocatable", "", pod("cpu", "1"), st.NodeInfo(nil), 75},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,19 +113,19 @@ func TestBalancedAllocationScore(t *testing.T) {
 
 func TestBalancedAllocationSkipsBestEffort(t *testing.T) {
 	pl := mustBalanced(t, "")
-	p := pt.Pod("p").Container().Obj()
+	p := st.Pod("p").Container().Obj()
 	ni := node(alloc("cpu", "4", "memory", "10000"))
-	if st := pl.PreScore(context.Background(), framework.NewCycleState(), p, []*framework.NodeInfo{ni}); !st.IsSkip() {
-		t.Errorf("PreScore = %v, want Skip", st)
+	if status := pl.PreScore(context.Background(), framework.NewCycleState(), p, []*framework.NodeInfo{ni}); !status.IsSkip() {
+		t.Errorf("PreScore = %v, want Skip", status)
 	}
-	if s, st := pl.Score(context.Background(), framework.NewCycleState(), p, ni); s != 0 || !st.IsSuccess() {
-		t.Errorf("Score without PreScore = %d, %v; want 0", s, st)
+	if s, status := pl.Score(context.Background(), framework.NewCycleState(), p, ni); s != 0 || !status.IsSuccess() {
+		t.Errorf("Score without PreScore = %d, %v; want 0", s, status)
 	}
-	scoreNode, st := pl.NodeScorer(context.Background(), framework.NewCycleState(), p)
-	if !st.IsSuccess() {
-		t.Fatalf("NodeScorer = %v", st)
+	scoreNode, status := pl.NodeScorer(context.Background(), framework.NewCycleState(), p)
+	if !status.IsSuccess() {
+		t.Fatalf("NodeScorer = %v", status)
 	}
-	if s, st := scoreNode(ni); s != 0 || !st.IsSuccess() {
-		t.Errorf("NodeScorer without PreScore scored %d, %v; want 0", s, st)
+	if s, status := scoreNode(ni); s != 0 || !status.IsSuccess() {
+		t.Errorf("NodeScorer without PreScore scored %d, %v; want 0", s, status)
 	}
 }

@@ -24,7 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var tolerateCordon = v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}
@@ -36,26 +36,26 @@ func TestFilter(t *testing.T) {
 		node *v1.Node
 		want *framework.Status
 	}{
-		{"schedulable node", pt.Pod("p").Obj(), pt.Node("n").Obj(), nil},
-		{"cordoned node", pt.Pod("p").Obj(), pt.Node("n").Unschedulable(true).Obj(),
+		{"schedulable node", st.Pod("p").Obj(), st.Node("n").Obj(), nil},
+		{"cordoned node", st.Pod("p").Obj(), st.Node("n").Unschedulable(true).Obj(),
 			framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)},
-		{"cordoned node tolerated", pt.Pod("p").Toleration(tolerateCordon).Obj(), pt.Node("n").Unschedulable(true).Obj(), nil},
-		{"tolerate everything", pt.Pod("p").Toleration(v1.Toleration{Operator: v1.TolerationOpExists}).Obj(),
-			pt.Node("n").Unschedulable(true).Obj(), nil},
-		{"wrong effect not tolerated", pt.Pod("p").Toleration(v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute}).Obj(),
-			pt.Node("n").Unschedulable(true).Obj(),
+		{"cordoned node tolerated", st.Pod("p").Toleration(tolerateCordon).Obj(), st.Node("n").Unschedulable(true).Obj(), nil},
+		{"tolerate everything", st.Pod("p").Toleration(v1.Toleration{Operator: v1.TolerationOpExists}).Obj(),
+			st.Node("n").Unschedulable(true).Obj(), nil},
+		{"wrong effect not tolerated", st.Pod("p").Toleration(v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute}).Obj(),
+			st.Node("n").Unschedulable(true).Obj(),
 			framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)},
 	}
 	pl := &NodeUnschedulable{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, pt.NodeInfo(tt.node))
+			got := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, st.NodeInfo(tt.node))
 			if !got.Equal(tt.want) {
 				t.Errorf("Filter = %v, want %v", got, tt.want)
 			}
 		})
 	}
-	if got := pl.Filter(context.Background(), nil, pt.Pod("p").Obj(), pt.NodeInfo(nil)); got.Code() != framework.Error {
+	if got := pl.Filter(context.Background(), nil, st.Pod("p").Obj(), st.NodeInfo(nil)); got.Code() != framework.Error {
 		t.Errorf("missing node: %v, want Error", got)
 	}
 }
@@ -67,8 +67,8 @@ func TestQueueingHints(t *testing.T) {
 		t.Fatalf("events = %+v", evs)
 	}
 	nodeHint, podHint := evs[0].QueueingHintFn, evs[1].QueueingHintFn
-	pod := pt.Pod("p").Obj()
-	cordoned, open := pt.Node("n").Unschedulable(true).Obj(), pt.Node("n").Obj()
+	pod := st.Pod("p").Obj()
+	cordoned, open := st.Node("n").Unschedulable(true).Obj(), st.Node("n").Obj()
 	tests := []struct {
 		name     string
 		fn       framework.QueueingHintFn
@@ -80,9 +80,9 @@ func TestQueueingHints(t *testing.T) {
 		{"node uncordoned", nodeHint, cordoned, open, framework.Queue},
 		{"node cordoned", nodeHint, open, cordoned, framework.QueueSkip},
 		{"node stays open", nodeHint, open, open, framework.QueueSkip},
-		{"pod gains toleration", podHint, pod, pt.Pod("p").Toleration(tolerateCordon).Obj(), framework.Queue},
-		{"pod gains unrelated toleration", podHint, pod, pt.Pod("p").Toleration(v1.Toleration{Key: "x", Operator: v1.TolerationOpExists}).Obj(), framework.QueueSkip},
-		{"other pod gains toleration", podHint, pod, pt.Pod("q").Toleration(tolerateCordon).Obj(), framework.QueueSkip},
+		{"pod gains toleration", podHint, pod, st.Pod("p").Toleration(tolerateCordon).Obj(), framework.Queue},
+		{"pod gains unrelated toleration", podHint, pod, st.Pod("p").Toleration(v1.Toleration{Key: "x", Operator: v1.TolerationOpExists}).Obj(), framework.QueueSkip},
+		{"other pod gains toleration", podHint, pod, st.Pod("q").Toleration(tolerateCordon).Obj(), framework.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // BenchmarkFilter filters a pod with one CSI claim against 5,000 nodes,
@@ -40,30 +40,30 @@ func BenchmarkFilter(b *testing.B) {
 		objs = append(objs, csiNode(name, limit{ebs, 39}))
 		var pods []*v1.Pod
 		for p := range podsPerNode {
-			pb := makePod(name + "-p" + strconv.Itoa(p)).onNode(name).emptyDir()
+			pb := st.Pod(name + "-p" + strconv.Itoa(p)).NodeName(name).EmptyDir("scratch")
 			if p < claimPods {
 				c := name + "-c" + strconv.Itoa(p)
 				objs = append(objs, csiPV("pv-"+c, ebs, "vol-"+c), claim(c, "pv-"+c, ""))
-				pb.claims(c)
+				pb.PVC(c)
 			}
-			pods = append(pods, pb.obj())
+			pods = append(pods, pb.Obj())
 		}
 		objs = append(objs, csiPV("pv-att-"+name, ebs, "vol-att-"+name), attachment("va-"+name, name, ebs, "pv-att-"+name))
-		infos = append(infos, pt.NodeInfo(pt.Node(name).Obj(), pods...))
+		infos = append(infos, st.NodeInfo(st.Node(name).Obj(), pods...))
 	}
 	pl := newPlugin(b, objs...)
-	pod := makePod("p").claims("new").obj()
+	pod := st.Pod("p").PVC("new").Obj()
 	ctx := context.Background()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(ctx, state, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := pl.PreFilter(ctx, state, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, ni := range infos {
-			if st := pl.Filter(ctx, state, pod, ni); !st.IsSuccess() {
-				b.Fatal(st)
+			if status := pl.Filter(ctx, state, pod, ni); !status.IsSuccess() {
+				b.Fatal(status)
 			}
 		}
 	}

@@ -24,29 +24,20 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
-
-// fakeHandle provides only an informer factory.
-type fakeHandle struct {
-	framework.Handle
-	factory informers.SharedInformerFactory
-}
-
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
 
 // newPlugin builds the plugin over the objects, put straight into the
 // informers' indexers.
 func newPlugin(t testing.TB, objs ...runtime.Object) *CSILimits {
 	t.Helper()
 	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
-	pl, err := New(context.Background(), nil, &fakeHandle{factory: f})
+	pl, err := New(context.Background(), nil, &st.Handle{Informers: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,38 +143,7 @@ func attachment(name, node, attacher, pv string) *storagev1.VolumeAttachment {
 	return va
 }
 
-// podBuilder adds volumes to a pod.
-type podBuilder struct{ pod *v1.Pod }
-
-func makePod(name string) *podBuilder { return &podBuilder{pod: pt.Pod(name).Obj()} }
-
-func (b *podBuilder) vol(name string, src v1.VolumeSource) *podBuilder {
-	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1.Volume{Name: name, VolumeSource: src})
-	return b
-}
-
-func (b *podBuilder) claims(names ...string) *podBuilder {
-	for _, n := range names {
-		b.vol("v-"+n, v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: n}})
-	}
-	return b
-}
-
-func (b *podBuilder) ephemeral(volume string) *podBuilder {
-	return b.vol(volume, v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}})
-}
-
-func (b *podBuilder) emptyDir() *podBuilder {
-	return b.vol("scratch", v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}})
-}
-
-func (b *podBuilder) onNode(n string) *podBuilder { b.pod.Spec.NodeName = n; return b }
-
-func (b *podBuilder) uid(u string) *podBuilder { b.pod.UID = types.UID(u); return b }
-
-func (b *podBuilder) obj() *v1.Pod { return b.pod }
-
 // nodeWith returns a NodeInfo for node "n" holding the pods.
 func nodeWith(pods ...*v1.Pod) *framework.NodeInfo {
-	return pt.NodeInfo(pt.Node("n").Obj(), pods...)
+	return st.NodeInfo(st.Node("n").Obj(), pods...)
 }

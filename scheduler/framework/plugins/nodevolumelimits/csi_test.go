@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -53,8 +54,8 @@ func cluster() []runtime.Object {
 func TestFilter(t *testing.T) {
 	exceeded := framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 	skip := framework.NewStatus(framework.Skip)
-	owner := makePod("owner").uid("owner-uid").ephemeral("data").obj()
-	stranger := makePod("stranger").uid("stranger-uid").ephemeral("data").obj()
+	owner := st.Pod("owner").UID("owner-uid").Ephemeral("data").Obj()
+	stranger := st.Pod("stranger").UID("stranger-uid").Ephemeral("data").Obj()
 	tests := []struct {
 		name      string
 		pod       *v1.Pod
@@ -63,93 +64,93 @@ func TestFilter(t *testing.T) {
 		prefilter *framework.Status
 		want      *framework.Status
 	}{
-		{name: "no volumes", pod: makePod("p").obj(), prefilter: skip},
-		{name: "no claims", pod: makePod("p").emptyDir().obj(), prefilter: skip},
-		{name: "claim of a non-CSI volume", pod: makePod("p").claims("host").obj(), prefilter: skip},
-		{name: "unbound claim without class", pod: makePod("p").claims("noclass").obj(), prefilter: skip},
-		{name: "under the limit", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("b").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 3})}},
-		{name: "at the limit", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("b").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 2})}},
-		{name: "over the limit", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("b", "c").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 2})}, want: exceeded},
-		{name: "pod's own volumes exceed the limit", pod: makePod("p").claims("a", "b").obj(),
+		{name: "no volumes", pod: st.Pod("p").Obj(), prefilter: skip},
+		{name: "no claims", pod: st.Pod("p").EmptyDir("scratch").Obj(), prefilter: skip},
+		{name: "claim of a non-CSI volume", pod: st.Pod("p").PVC("host").Obj(), prefilter: skip},
+		{name: "unbound claim without class", pod: st.Pod("p").PVC("noclass").Obj(), prefilter: skip},
+		{name: "under the limit", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("b").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 3})}},
+		{name: "at the limit", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("b").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 2})}},
+		{name: "over the limit", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("b", "c").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 2})}, want: exceeded},
+		{name: "pod's own volumes exceed the limit", pod: st.Pod("p").PVC("a", "b").Obj(),
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1})}, want: exceeded},
-		{name: "volume mounted twice by the pod counts once", pod: makePod("p").claims("a", "a").obj(),
+		{name: "volume mounted twice by the pod counts once", pod: st.Pod("p").PVC("a", "a").Obj(),
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
-		{name: "volume already on the node counts once", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("a").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
-		{name: "volume shared by pods on the node counts once", pod: makePod("p").claims("c").obj(),
-			existing: []*v1.Pod{makePod("e1").claims("a").obj(), makePod("e2").claims("a").obj()},
+		{name: "volume already on the node counts once", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("a").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
+		{name: "volume shared by pods on the node counts once", pod: st.Pod("p").PVC("c").Obj(),
+			existing: []*v1.Pod{st.Pod("e1").PVC("a").Obj(), st.Pod("e2").PVC("a").Obj()},
 			objs:     []runtime.Object{csiNode("n", limit{ebs, 2})}},
-		{name: "other driver's volumes do not count", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("g", "host").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1}, limit{gce, 0})}},
-		{name: "other driver's limit does not apply", pod: makePod("p").claims("g").obj(),
-			existing: []*v1.Pod{makePod("e").claims("a").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1}, limit{gce, 1})}},
-		{name: "no CSINode", pod: makePod("p").claims("a").obj(), existing: []*v1.Pod{makePod("e").claims("b", "c").obj()}},
-		{name: "driver without a limit", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("b", "c").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, -1})}},
-		{name: "CSINode of another node", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("b").obj()}, objs: []runtime.Object{csiNode("other", limit{ebs, 1})}},
-		{name: "unbound claim counts by its class's provisioner", pod: makePod("p").claims("late").obj(),
-			existing: []*v1.Pod{makePod("e").claims("a").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}, want: exceeded},
-		{name: "unbound claim on the node counts", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("late").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}, want: exceeded},
-		{name: "unbound claim shared with a pod on the node counts once", pod: makePod("p").claims("late").obj(),
-			existing: []*v1.Pod{makePod("e").claims("late").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
-		{name: "claim whose volume is gone counts by class", pod: makePod("p").claims("orphan").obj(),
-			existing: []*v1.Pod{makePod("e").claims("a").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}, want: exceeded},
-		{name: "missing claim of a pod on the node is not counted", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("gone").obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
-		{name: "attachment to the node counts", pod: makePod("p").claims("a").obj(),
+		{name: "other driver's volumes do not count", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("g", "host").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1}, limit{gce, 0})}},
+		{name: "other driver's limit does not apply", pod: st.Pod("p").PVC("g").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("a").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1}, limit{gce, 1})}},
+		{name: "no CSINode", pod: st.Pod("p").PVC("a").Obj(), existing: []*v1.Pod{st.Pod("e").PVC("b", "c").Obj()}},
+		{name: "driver without a limit", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("b", "c").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, -1})}},
+		{name: "CSINode of another node", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("b").Obj()}, objs: []runtime.Object{csiNode("other", limit{ebs, 1})}},
+		{name: "unbound claim counts by its class's provisioner", pod: st.Pod("p").PVC("late").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("a").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}, want: exceeded},
+		{name: "unbound claim on the node counts", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("late").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}, want: exceeded},
+		{name: "unbound claim shared with a pod on the node counts once", pod: st.Pod("p").PVC("late").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("late").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
+		{name: "claim whose volume is gone counts by class", pod: st.Pod("p").PVC("orphan").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("a").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}, want: exceeded},
+		{name: "missing claim of a pod on the node is not counted", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("gone").Obj()}, objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
+		{name: "attachment to the node counts", pod: st.Pod("p").PVC("a").Obj(),
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1}), attachment("va", "n", ebs, "pv-b")}, want: exceeded},
-		{name: "attachment of a pod's volume counts once", pod: makePod("p").claims("a").obj(),
-			existing: []*v1.Pod{makePod("e").claims("b").obj()},
+		{name: "attachment of a pod's volume counts once", pod: st.Pod("p").PVC("a").Obj(),
+			existing: []*v1.Pod{st.Pod("e").PVC("b").Obj()},
 			objs:     []runtime.Object{csiNode("n", limit{ebs, 2}), attachment("va", "n", ebs, "pv-b")}},
-		{name: "attachment of the new pod's volume counts as attached too, as upstream", pod: makePod("p").claims("a").obj(),
+		{name: "attachment of the new pod's volume counts as attached too, as upstream", pod: st.Pod("p").PVC("a").Obj(),
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1}), attachment("va", "n", ebs, "pv-a")}, want: exceeded},
-		{name: "ignored attachments", pod: makePod("p").claims("a").obj(),
+		{name: "ignored attachments", pod: st.Pod("p").PVC("a").Obj(),
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1}),
 				attachment("elsewhere", "other", ebs, "pv-b"), attachment("no-attacher", "n", "", "pv-b"),
 				attachment("no-pv", "n", ebs, ""), attachment("pv-gone", "n", ebs, "pv-gone"),
 				attachment("not-csi", "n", ebs, "pv-host"), attachment("other-driver", "n", gce, "pv-g")}},
 		{name: "generic ephemeral volume of the pod counts", pod: owner,
-			existing: []*v1.Pod{makePod("e").claims("b").obj()},
+			existing: []*v1.Pod{st.Pod("e").PVC("b").Obj()},
 			objs:     []runtime.Object{csiNode("n", limit{ebs, 1}), ephemeralClaim(owner, "data", "pv-a", true)}, want: exceeded},
-		{name: "generic ephemeral volume on the node counts", pod: makePod("p").claims("b").obj(), existing: []*v1.Pod{owner},
+		{name: "generic ephemeral volume on the node counts", pod: st.Pod("p").PVC("b").Obj(), existing: []*v1.Pod{owner},
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1}), ephemeralClaim(owner, "data", "pv-a", true)}, want: exceeded},
-		{name: "missing generic ephemeral claim on the node is not counted", pod: makePod("p").claims("b").obj(), existing: []*v1.Pod{owner},
+		{name: "missing generic ephemeral claim on the node is not counted", pod: st.Pod("p").PVC("b").Obj(), existing: []*v1.Pod{owner},
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1})}},
-		{name: "generic ephemeral claim on the node not owned by its pod", pod: makePod("p").claims("b").obj(), existing: []*v1.Pod{stranger},
+		{name: "generic ephemeral claim on the node not owned by its pod", pod: st.Pod("p").PVC("b").Obj(), existing: []*v1.Pod{stranger},
 			objs: []runtime.Object{csiNode("n", limit{ebs, 1}), ephemeralClaim(stranger, "data", "pv-a", false)},
 			want: framework.NewStatus(framework.Error, "PVC default/stranger-data was not created for pod default/stranger (pod is not owner)")},
-		{name: "missing claim", pod: makePod("p").claims("gone").obj(),
+		{name: "missing claim", pod: st.Pod("p").PVC("gone").Obj(),
 			want: framework.NewStatus(framework.UnschedulableAndUnresolvable, `looking up PVC default/gone: persistentvolumeclaim "gone" not found`)},
-		{name: "claim without a name", pod: makePod("p").claims("").obj(),
+		{name: "claim without a name", pod: st.Pod("p").PVC("").Obj(),
 			want: framework.NewStatus(framework.Error, "PersistentVolumeClaim had no name")},
 		{name: "missing generic ephemeral claim", pod: owner,
 			want: framework.NewStatus(framework.UnschedulableAndUnresolvable, `looking up PVC default/owner-data: persistentvolumeclaim "owner-data" not found`)},
 		{name: "generic ephemeral claim not owned by the pod", pod: stranger,
 			objs: []runtime.Object{ephemeralClaim(stranger, "data", "pv-a", false)},
 			want: framework.NewStatus(framework.Error, "PVC default/stranger-data was not created for pod default/stranger (pod is not owner)")},
-		{name: "required driver missing from the CSINode", pod: makePod("p").claims("a").obj(),
+		{name: "required driver missing from the CSINode", pod: st.Pod("p").PVC("a").Obj(),
 			objs: []runtime.Object{csiNode("n", limit{gce, 5}), csiDriver(ebs, true)},
 			want: framework.NewStatus(framework.Unschedulable, ebs+" CSI driver is not installed on the node")},
-		{name: "required driver and no CSINode", pod: makePod("p").claims("a").obj(), objs: []runtime.Object{csiDriver(ebs, true)},
+		{name: "required driver and no CSINode", pod: st.Pod("p").PVC("a").Obj(), objs: []runtime.Object{csiDriver(ebs, true)},
 			want: framework.NewStatus(framework.Unschedulable, ebs+" CSI driver is not installed on the node")},
-		{name: "required driver installed", pod: makePod("p").claims("a").obj(),
+		{name: "required driver installed", pod: st.Pod("p").PVC("a").Obj(),
 			objs: []runtime.Object{csiNode("n", limit{ebs, -1}), csiDriver(ebs, true)}},
-		{name: "driver not required on nodes", pod: makePod("p").claims("a").obj(), objs: []runtime.Object{csiDriver(ebs, false)}},
+		{name: "driver not required on nodes", pod: st.Pod("p").PVC("a").Obj(), objs: []runtime.Object{csiDriver(ebs, false)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, append(cluster(), tt.objs...)...)
 			state := framework.NewCycleState()
-			_, st := pl.PreFilter(context.Background(), state, tt.pod, nil)
-			if !st.Equal(tt.prefilter) {
-				t.Fatalf("PreFilter = %v, want %v", st, tt.prefilter)
+			_, status := pl.PreFilter(context.Background(), state, tt.pod, nil)
+			if !status.Equal(tt.prefilter) {
+				t.Fatalf("PreFilter = %v, want %v", status, tt.prefilter)
 			}
-			if st.IsSkip() {
+			if status.IsSkip() {
 				return
 			}
 			if got := pl.Filter(context.Background(), state, tt.pod, nodeWith(tt.existing...)); !got.Equal(tt.want) {
@@ -162,7 +163,7 @@ func TestFilter(t *testing.T) {
 func TestFilterInstalledDriverCheckOff(t *testing.T) {
 	pl := newPlugin(t, append(cluster(), csiDriver(ebs, true))...)
 	pl.requireInstalledDrivers = false
-	pod := makePod("p").claims("a").obj()
+	pod := st.Pod("p").PVC("a").Obj()
 	state := framework.NewCycleState()
 	pl.PreFilter(context.Background(), state, pod, nil)
 	if got := pl.Filter(context.Background(), state, pod, nodeWith()); !got.IsSuccess() {
@@ -172,7 +173,7 @@ func TestFilterInstalledDriverCheckOff(t *testing.T) {
 
 func TestFilterErrors(t *testing.T) {
 	pl := newPlugin(t, cluster()...)
-	pod := makePod("p").claims("a").obj()
+	pod := st.Pod("p").PVC("a").Obj()
 	if got := pl.Filter(context.Background(), framework.NewCycleState(), pod, nodeWith()); got.Code() != framework.Error {
 		t.Errorf("Filter without state = %v, want Error", got)
 	}
@@ -181,20 +182,20 @@ func TestFilterErrors(t *testing.T) {
 	if got := pl.Filter(context.Background(), state, pod, framework.NewNodeInfo()); got.Code() != framework.Error {
 		t.Errorf("Filter without node = %v, want Error", got)
 	}
-	if got := pl.Filter(context.Background(), state, makePod("q").obj(), framework.NewNodeInfo()); !got.IsSuccess() {
+	if got := pl.Filter(context.Background(), state, st.Pod("q").Obj(), framework.NewNodeInfo()); !got.IsSuccess() {
 		t.Errorf("Filter of a pod without volumes = %v, want Success", got)
 	}
 }
 
 func TestNew(t *testing.T) {
-	if _, err := New(context.Background(), []byte(`{"x":1}`), &fakeHandle{}); err == nil {
+	if _, err := New(context.Background(), []byte(`{"x":1}`), &st.Handle{}); err == nil {
 		t.Error("unknown args: want error")
 	}
 	if _, err := New(context.Background(), nil, nil); err == nil {
 		t.Error("nil handle: want error")
 	}
 	// Two instances (two profiles) share one factory and its index.
-	h := &fakeHandle{factory: informers.NewSharedInformerFactory(fake.NewClientset(), 0)}
+	h := &st.Handle{Informers: informers.NewSharedInformerFactory(fake.NewClientset(), 0)}
 	for i := 0; i < 2; i++ {
 		pl, err := New(context.Background(), nil, h)
 		if err != nil {
@@ -233,8 +234,8 @@ func TestEventsToRegister(t *testing.T) {
 
 func TestHints(t *testing.T) {
 	pl := newPlugin(t)
-	pod := makePod("p").claims("c1").ephemeral("scratch").obj()
-	plain := makePod("plain").emptyDir().obj()
+	pod := st.Pod("p").PVC("c1").Ephemeral("scratch").Obj()
+	plain := st.Pod("plain").EmptyDir("scratch").Obj()
 	otherNS := claim("c1", "", "")
 	otherNS.Namespace = "other"
 	va := attachment("va", "n", ebs, "pv")
@@ -261,14 +262,14 @@ func TestHints(t *testing.T) {
 		{"CSINode hint, wrong type", pl.isSchedulableAfterCSINodeUpdated, pod, nil, &v1.Pod{}, framework.Queue, true},
 
 		{"assigned pod with a claim deleted", pl.isSchedulableAfterPodDeleted, pod,
-			makePod("e").claims("x").onNode("n").obj(), nil, framework.Queue, false},
+			st.Pod("e").PVC("x").NodeName("n").Obj(), nil, framework.Queue, false},
 		{"assigned pod with an ephemeral volume deleted", pl.isSchedulableAfterPodDeleted, pod,
-			cache.DeletedFinalStateUnknown{Obj: makePod("e").ephemeral("x").onNode("n").obj()}, nil, framework.Queue, false},
+			cache.DeletedFinalStateUnknown{Obj: st.Pod("e").Ephemeral("x").NodeName("n").Obj()}, nil, framework.Queue, false},
 		{"nominated pod with a claim deleted", pl.isSchedulableAfterPodDeleted, pod,
-			func() *v1.Pod { p := makePod("e").claims("x").obj(); p.Status.NominatedNodeName = "n"; return p }(), nil, framework.Queue, false},
-		{"pod on no node deleted", pl.isSchedulableAfterPodDeleted, pod, makePod("e").claims("x").obj(), nil, framework.QueueSkip, false},
+			func() *v1.Pod { p := st.Pod("e").PVC("x").Obj(); p.Status.NominatedNodeName = "n"; return p }(), nil, framework.Queue, false},
+		{"pod on no node deleted", pl.isSchedulableAfterPodDeleted, pod, st.Pod("e").PVC("x").Obj(), nil, framework.QueueSkip, false},
 		{"pod without claims deleted", pl.isSchedulableAfterPodDeleted, pod,
-			makePod("e").emptyDir().onNode("n").obj(), nil, framework.QueueSkip, false},
+			st.Pod("e").EmptyDir("scratch").NodeName("n").Obj(), nil, framework.QueueSkip, false},
 		{"pod hint, wrong type", pl.isSchedulableAfterPodDeleted, pod, &v1.Node{}, nil, framework.Queue, true},
 
 		{"claim of the pod added", pl.isSchedulableAfterClaimAdded, pod, nil, claim("c1", "", ""), framework.Queue, false},
@@ -295,10 +296,10 @@ func TestHints(t *testing.T) {
 // does, so the race detector sees the pooled sets shared between them.
 func TestFilterParallel(t *testing.T) {
 	pl := newPlugin(t, append(cluster(), csiNode("n", limit{ebs, 2}), attachment("va", "n", ebs, "pv-c"))...)
-	pod := makePod("p").claims("a").obj()
+	pod := st.Pod("p").PVC("a").Obj()
 	state := framework.NewCycleState()
 	pl.PreFilter(context.Background(), state, pod, nil)
-	fits, full := nodeWith(makePod("e").claims("a").obj()), nodeWith(makePod("e").claims("b").obj())
+	fits, full := nodeWith(st.Pod("e").PVC("a").Obj()), nodeWith(st.Pod("e").PVC("b").Obj())
 	exceeded := framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 	done := make(chan struct{})
 	for g := 0; g < 4; g++ {

@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/args"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestLoadArgs(t *testing.T) {
@@ -154,10 +155,10 @@ func TestNew(t *testing.T) {
 	if _, err := New(ctx, nil, nil); err == nil {
 		t.Error("nil handle: want error")
 	}
-	if _, err := New(ctx, nil, &fakeHandle{}); err == nil {
+	if _, err := New(ctx, nil, &st.Handle{}); err == nil {
 		t.Error("defaults without informer factory: want error")
 	}
-	if _, err := New(ctx, []byte(`{"defaultingType":"List"}`), &fakeHandle{}); err != nil {
+	if _, err := New(ctx, []byte(`{"defaultingType":"List"}`), &st.Handle{}); err != nil {
 		t.Errorf("no defaults need no informer factory: %v", err)
 	}
 }

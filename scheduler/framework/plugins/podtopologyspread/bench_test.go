@@ -25,6 +25,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -52,8 +53,8 @@ func benchCluster(b *testing.B) []*framework.NodeInfo {
 			app = "other"
 		}
 		ni := nis[i%benchNodes]
-		p := makePod(fmt.Sprintf("pod-%05d", i)).labels("app", app).on(ni.Node().Name).ownedBy("apps/v1", "ReplicaSet", app)
-		ni.AddPodInfo(p.info())
+		p := st.Pod(fmt.Sprintf("pod-%05d", i)).Labels("app", app).NodeName(ni.Node().Name).Owner("apps/v1", "ReplicaSet", app)
+		ni.AddPodInfo(p.Info())
 	}
 	return inList(nis)
 }
@@ -65,14 +66,14 @@ func benchPlugin(b *testing.B, args *Args, nis []*framework.NodeInfo) *PodTopolo
 		objs = append(objs, service(fmt.Sprintf("svc-%02d", i), "svc", itoa(i)))
 	}
 	h := newHandle(b, nis, objs...)
-	h.parallelizer = runtime.NewParallelizer(runtime.DefaultParallelism)
+	h.Parallel = runtime.NewParallelizer(runtime.DefaultParallelism)
 	return newPlugin(b, args, h)
 }
 
 func hardPod() *v1.Pod {
 	web := match("app", "web")
-	return makePod("incoming").labels("app", "web").
-		spread(1, zoneKey, hard, web).spread(1, hostKey, hard, web).obj()
+	return st.Pod("incoming").Labels("app", "web").
+		Spread(1, zoneKey, hard, web).Spread(1, hostKey, hard, web).Obj()
 }
 
 func BenchmarkPodTopologySpreadPreFilter(b *testing.B) {
@@ -99,7 +100,7 @@ func BenchmarkPodTopologySpreadPreFilterOneChange(b *testing.B) {
 		name string
 		pod  *v1.Pod
 	}{
-		{"zone", makePod("incoming").labels("app", "web").spread(1, zoneKey, hard, web).obj()},
+		{"zone", st.Pod("incoming").Labels("app", "web").Spread(1, zoneKey, hard, web).Obj()},
 		{"zone+hostname", hardPod()},
 	} {
 		b.Run(bc.name, func(b *testing.B) { benchOneChange(b, bc.pod) })
@@ -119,7 +120,7 @@ func benchOneChange(b *testing.B, pod *v1.Pod) {
 		gen++
 		n := int(gen) % len(nis)
 		changed := nis[n].Clone()
-		changed.AddPodInfo(makePod(fmt.Sprintf("new-%d", gen)).labels("app", "web").on(changed.Node().Name).info())
+		changed.AddPodInfo(st.Pod(fmt.Sprintf("new-%d", gen)).Labels("app", "web").NodeName(changed.Node().Name).Info())
 		changed.Generation = gen
 		nis[n] = changed
 		if _, s := pl.PreFilter(ctx, framework.NewCycleState(), pod, nis); !s.IsSuccess() {
@@ -171,7 +172,7 @@ func BenchmarkPodTopologySpreadFilter(b *testing.B) {
 func BenchmarkPodTopologySpreadFilterCached(b *testing.B) {
 	nis := benchCluster(b)
 	for i := 0; i < len(nis); i += benchZones {
-		nis[i].AddPodInfo(makePod(fmt.Sprintf("extra-%d", i)).labels("app", "web").on(nis[i].Node().Name).info())
+		nis[i].AddPodInfo(st.Pod(fmt.Sprintf("extra-%d", i)).Labels("app", "web").NodeName(nis[i].Node().Name).Info())
 	}
 	pl := benchPlugin(b, nil, nis)
 	web := match("app", "web")
@@ -179,8 +180,8 @@ func BenchmarkPodTopologySpreadFilterCached(b *testing.B) {
 		name string
 		pod  *v1.Pod
 	}{
-		{"zone", makePod("incoming").labels("app", "web").spread(1, zoneKey, hard, web).obj()},
-		{"zone+hostname", makePod("incoming").labels("app", "web").spread(1, zoneKey, hard, web).spread(200, hostKey, hard, web).obj()},
+		{"zone", st.Pod("incoming").Labels("app", "web").Spread(1, zoneKey, hard, web).Obj()},
+		{"zone+hostname", st.Pod("incoming").Labels("app", "web").Spread(1, zoneKey, hard, web).Spread(200, hostKey, hard, web).Obj()},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx, state := context.Background(), framework.NewCycleState()
@@ -227,8 +228,8 @@ func BenchmarkPodTopologySpreadPreScoreScore(b *testing.B) {
 	nis := benchCluster(b)
 	pl := benchPlugin(b, nil, nis)
 	web := match("app", "web")
-	pod := makePod("incoming").labels("app", "web").
-		spread(1, zoneKey, soft, web).spread(1, hostKey, soft, web).obj()
+	pod := st.Pod("incoming").Labels("app", "web").
+		Spread(1, zoneKey, soft, web).Spread(1, hostKey, soft, web).Obj()
 	scores := make(framework.NodeScoreList, len(nis))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -242,7 +243,7 @@ func BenchmarkPodTopologySpreadPreScoreScore(b *testing.B) {
 func BenchmarkPodTopologySpreadSystemDefaulting(b *testing.B) {
 	nis := benchCluster(b)
 	pl := benchPlugin(b, nil, nis)
-	pod := makePod("incoming").labels("app", "web").ownedBy("apps/v1", "ReplicaSet", "web").obj()
+	pod := st.Pod("incoming").Labels("app", "web").Owner("apps/v1", "ReplicaSet", "web").Obj()
 	scores := make(framework.NodeScoreList, len(nis))
 	ctx := context.Background()
 	b.ReportAllocs()

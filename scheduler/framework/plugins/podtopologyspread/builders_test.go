@@ -17,19 +17,16 @@ limitations under the License.
 package podtopologyspread
 
 import (
-	"context"
-	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -41,67 +38,9 @@ const (
 	ignore  = v1.NodeInclusionPolicyIgnore
 )
 
-// fakeHandle is a Handle with a snapshot over NodeInfos, a serial or
-// goroutine-per-piece parallelizer and an informer factory.
-type fakeHandle struct {
-	framework.Handle
-	nodes    []*framework.NodeInfo
-	factory  informers.SharedInformerFactory
-	parallel bool
-	// parallelizer, when set, overrides the serial or goroutine one.
-	parallelizer framework.Parallelizer
-}
-
-func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister { return snapshot(h.nodes) }
-
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
-
-func (h *fakeHandle) Parallelizer() framework.Parallelizer {
-	if h.parallelizer != nil {
-		return h.parallelizer
-	}
-	if h.parallel {
-		return goroutines{}
-	}
-	return serial{}
-}
-
-// goroutines runs every piece on its own goroutine, for race tests.
-type goroutines struct{}
-
-func (goroutines) Until(_ context.Context, pieces int, do func(int), _ string) {
-	var wg sync.WaitGroup
-	for i := range pieces {
-		wg.Add(1)
-		go func() { defer wg.Done(); do(i) }()
-	}
-	wg.Wait()
-}
-
-// snapshot lists a fixed set of NodeInfos.
-type snapshot []*framework.NodeInfo
-
-func (s snapshot) NodeInfos() framework.NodeInfoLister       { return s }
-func (s snapshot) StorageInfos() framework.StorageInfoLister { return nil }
-func (s snapshot) List() ([]*framework.NodeInfo, error)      { return s, nil }
-func (s snapshot) HavePodsWithAffinityList() ([]*framework.NodeInfo, error) {
-	return nil, nil
-}
-func (s snapshot) HavePodsWithRequiredAntiAffinityList() ([]*framework.NodeInfo, error) {
-	return nil, nil
-}
-func (s snapshot) Get(name string) (*framework.NodeInfo, error) {
-	for _, ni := range s {
-		if ni.Node().Name == name {
-			return ni, nil
-		}
-	}
-	return nil, nil
-}
-
 // newHandle builds a handle over the NodeInfos whose informer factory's
 // indexers hold the objects (Services, ReplicaSets, ...).
-func newHandle(t testing.TB, nodes []*framework.NodeInfo, objs ...any) *fakeHandle {
+func newHandle(t testing.TB, nodes []*framework.NodeInfo, objs ...any) *st.Handle {
 	t.Helper()
 	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 	for _, o := range objs {
@@ -122,7 +61,7 @@ func newHandle(t testing.TB, nodes []*framework.NodeInfo, objs ...any) *fakeHand
 			t.Fatal(err)
 		}
 	}
-	return &fakeHandle{nodes: nodes, factory: f}
+	return &st.Handle{Snapshot: st.NewLister(nodes...), Informers: f, Parallel: st.Serial{}}
 }
 
 // newPlugin builds the plugin from args (nil for defaults) over the handle.
@@ -167,97 +106,8 @@ func spread(maxSkew int32, key string, when v1.UnsatisfiableConstraintAction) v1
 	return v1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: when}
 }
 
-// podBuilder builds pods step by step.
-type podBuilder struct{ pod *v1.Pod }
-
-func makePod(name string) *podBuilder { return &podBuilder{pod: pt.Pod(name).Obj()} }
-
-func (b *podBuilder) labels(pairs ...string) *podBuilder { b.pod.Labels = kv(pairs...); return b }
-func (b *podBuilder) ns(ns string) *podBuilder           { b.pod.Namespace = ns; return b }
-func (b *podBuilder) on(node string) *podBuilder         { b.pod.Spec.NodeName = node; return b }
-func (b *podBuilder) nominated(node string) *podBuilder {
-	b.pod.Status.NominatedNodeName = node
-	return b
-}
-
-// terminating marks the pod as being deleted.
-func (b *podBuilder) terminating() *podBuilder {
-	now := metav1.Now()
-	b.pod.DeletionTimestamp = &now
-	return b
-}
-
-// spread adds a constraint.
-func (b *podBuilder) spread(maxSkew int32, key string, when v1.UnsatisfiableConstraintAction, sel *metav1.LabelSelector) *podBuilder {
-	b.pod.Spec.TopologySpreadConstraints = append(b.pod.Spec.TopologySpreadConstraints, v1.TopologySpreadConstraint{
-		MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: when, LabelSelector: sel,
-	})
-	return b
-}
-
-func (b *podBuilder) last() *v1.TopologySpreadConstraint {
-	cs := b.pod.Spec.TopologySpreadConstraints
-	return &cs[len(cs)-1]
-}
-
-// minDomains sets the last constraint's minDomains.
-func (b *podBuilder) minDomains(n int32) *podBuilder { b.last().MinDomains = &n; return b }
-
-// affinityPolicy sets the last constraint's nodeAffinityPolicy.
-func (b *podBuilder) affinityPolicy(p v1.NodeInclusionPolicy) *podBuilder {
-	b.last().NodeAffinityPolicy = &p
-	return b
-}
-
-// taintsPolicy sets the last constraint's nodeTaintsPolicy.
-func (b *podBuilder) taintsPolicy(p v1.NodeInclusionPolicy) *podBuilder {
-	b.last().NodeTaintsPolicy = &p
-	return b
-}
-
-// matchLabelKeys sets the last constraint's matchLabelKeys.
-func (b *podBuilder) matchLabelKeys(keys ...string) *podBuilder {
-	b.last().MatchLabelKeys = keys
-	return b
-}
-
-// nodeSelector sets spec.nodeSelector.
-func (b *podBuilder) nodeSelector(pairs ...string) *podBuilder {
-	b.pod.Spec.NodeSelector = kv(pairs...)
-	return b
-}
-
-// tolerates adds an Exists toleration of the taint key.
-func (b *podBuilder) tolerates(key string) *podBuilder {
-	b.pod.Spec.Tolerations = append(b.pod.Spec.Tolerations, v1.Toleration{Key: key, Operator: v1.TolerationOpExists})
-	return b
-}
-
-// ownedBy sets the controller owner reference.
-func (b *podBuilder) ownedBy(apiVersion, kind, name string) *podBuilder {
-	yes := true
-	b.pod.OwnerReferences = append(b.pod.OwnerReferences, metav1.OwnerReference{
-		APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(name), Controller: &yes,
-	})
-	return b
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.pod }
-
-func (b *podBuilder) info() *framework.PodInfo {
-	pi, err := framework.NewPodInfo(b.pod)
-	if err != nil {
-		panic(err)
-	}
-	return pi
-}
-
 // node returns a node with the label pairs.
-func node(name string, pairs ...string) *v1.Node {
-	n := pt.Node(name).Obj()
-	n.Labels = kv(pairs...)
-	return n
-}
+func node(name string, pairs ...string) *v1.Node { return st.Node(name).Labels(pairs...).Obj() }
 
 // zoned returns a node in the zone with its hostname label.
 func zoned(name, zone string) *v1.Node { return node(name, hostKey, name, zoneKey, zone) }
@@ -268,19 +118,9 @@ func tainted(n *v1.Node, key string) *v1.Node {
 	return n
 }
 
-// nodeInfos puts each pod on the NodeInfo of its spec.nodeName.
+// nodeInfos puts each pod on the NodeInfo of its spec.nodeName, in list order.
 func nodeInfos(nodes []*v1.Node, pods ...*v1.Pod) []*framework.NodeInfo {
-	out := make([]*framework.NodeInfo, len(nodes))
-	for i, n := range nodes {
-		var on []*v1.Pod
-		for _, p := range pods {
-			if p.Spec.NodeName == n.Name {
-				on = append(on, p)
-			}
-		}
-		out[i] = pt.NodeInfo(n, on...)
-	}
-	return inList(out)
+	return inList(st.NodeInfos(nodes, pods...))
 }
 
 // inList gives each NodeInfo its position in nis, as a snapshot does when it
@@ -296,7 +136,7 @@ func inList(nis []*framework.NodeInfo) []*framework.NodeInfo {
 func placed(n int, nodeName string, pairs ...string) []*v1.Pod {
 	out := make([]*v1.Pod, n)
 	for i := range out {
-		out[i] = makePod(nodeName + "-p" + itoa(i)).labels(pairs...).on(nodeName).obj()
+		out[i] = st.Pod(nodeName + "-p" + itoa(i)).Labels(pairs...).NodeName(nodeName).Obj()
 	}
 	return out
 }

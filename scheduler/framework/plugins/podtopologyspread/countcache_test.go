@@ -19,16 +19,18 @@ package podtopologyspread
 import (
 	"context"
 
-	"github.com/go-logr/logr"
 	"maps"
 	"math/rand"
 	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeCluster mimics the snapshot: a changed node gets a fresh NodeInfo with
@@ -75,13 +77,13 @@ func (c *fakeCluster) randomNode() *v1.Node {
 
 func (c *fakeCluster) randomPod(nodeName string) *framework.PodInfo {
 	c.seq++
-	b := makePod("p"+itoa(c.seq)).ns(randNamespaces[c.rng.Intn(2)]).
-		labels("color", randColors[c.rng.Intn(len(randColors))], "tier", itoa(c.rng.Intn(2))).on(nodeName)
+	b := st.Pod("p"+itoa(c.seq)).Namespace(randNamespaces[c.rng.Intn(2)]).
+		Labels("color", randColors[c.rng.Intn(len(randColors))], "tier", itoa(c.rng.Intn(2))).NodeName(nodeName)
 	if c.rng.Intn(10) == 0 {
-		b = b.terminating()
+		b = b.Terminating(time.Now())
 	}
-	b.pod.UID = types.UID(b.pod.Name)
-	return b.info()
+	b.UID("p" + itoa(c.seq))
+	return b.Info()
 }
 
 // step changes the cluster at random, as the cache between two cycles does.
@@ -144,16 +146,16 @@ func (c *fakeCluster) step() string {
 func incomingPods() []*v1.Pod {
 	blue := match("color", "blue")
 	return []*v1.Pod{
-		makePod("zone").labels("color", "blue").spread(1, zoneKey, hard, blue).obj(),
-		makePod("zone-host").labels("color", "blue").spread(2, zoneKey, hard, blue).spread(1, hostKey, hard, blue).obj(),
-		makePod("other-ns").ns("other").labels("color", "green").spread(1, zoneKey, hard, match("color", "green")).obj(),
-		makePod("two-selectors").labels("color", "red", "tier", "1").
-			spread(1, zoneKey, hard, match("color", "red")).spread(1, hostKey, hard, match("tier", "1")).obj(),
-		makePod("min-domains").labels("color", "blue").spread(1, zoneKey, hard, blue).minDomains(5).obj(),
-		makePod("label-keys").labels("color", "blue", "tier", "0").spread(1, zoneKey, hard, blue).matchLabelKeys("tier").obj(),
-		makePod("ignore-affinity").labels("color", "blue").nodeSelector(zoneKey, "z1").
-			spread(1, zoneKey, hard, blue).affinityPolicy(ignore).obj(),
-		makePod("exists").labels("color", "blue").spread(1, hostKey, hard, exists("color")).obj(),
+		st.Pod("zone").Labels("color", "blue").Spread(1, zoneKey, hard, blue).Obj(),
+		st.Pod("zone-host").Labels("color", "blue").Spread(2, zoneKey, hard, blue).Spread(1, hostKey, hard, blue).Obj(),
+		st.Pod("other-ns").Namespace("other").Labels("color", "green").Spread(1, zoneKey, hard, match("color", "green")).Obj(),
+		st.Pod("two-selectors").Labels("color", "red", "tier", "1").
+			Spread(1, zoneKey, hard, match("color", "red")).Spread(1, hostKey, hard, match("tier", "1")).Obj(),
+		st.Pod("min-domains").Labels("color", "blue").Spread(1, zoneKey, hard, blue).MinDomains(5).Obj(),
+		st.Pod("label-keys").Labels("color", "blue", "tier", "0").Spread(1, zoneKey, hard, blue).SpreadMatchLabelKeys("tier").Obj(),
+		st.Pod("ignore-affinity").Labels("color", "blue").NodeSelector(zoneKey, "z1").
+			Spread(1, zoneKey, hard, blue).NodeAffinityPolicy(ignore).Obj(),
+		st.Pod("exists").Labels("color", "blue").Spread(1, hostKey, hard, exists("color")).Obj(),
 	}
 }
 
@@ -161,8 +163,8 @@ func incomingPods() []*v1.Pod {
 func uncachedPods() []*v1.Pod {
 	blue := match("color", "blue")
 	return []*v1.Pod{
-		makePod("node-selector").labels("color", "blue").nodeSelector(zoneKey, "z1").spread(1, zoneKey, hard, blue).obj(),
-		makePod("taints").labels("color", "blue").spread(1, zoneKey, hard, blue).taintsPolicy(honor).obj(),
+		st.Pod("node-selector").Labels("color", "blue").NodeSelector(zoneKey, "z1").Spread(1, zoneKey, hard, blue).Obj(),
+		st.Pod("taints").Labels("color", "blue").Spread(1, zoneKey, hard, blue).NodeTaintsPolicy(honor).Obj(),
 	}
 }
 
@@ -242,13 +244,15 @@ func TestCountCacheMatchesFullRecount(t *testing.T) {
 		}
 		c.nodes[0] = c.stamp(c.nodes[0].Clone())
 		h := newHandle(t, c.nodes)
-		h.parallel = seed%2 == 0
+		if seed%2 == 0 {
+			h.Parallel = st.Concurrent{}
+		}
 		pl := newPlugin(t, nil, h)
 		for step := range 400 {
 			what := c.step()
 			// The snapshot lays its list out again after every change.
 			inList(c.nodes)
-			h.nodes = c.nodes
+			h.Snapshot = st.NewLister(c.nodes...)
 			// Not every pod runs every cycle, so entries lag several changes behind.
 			for _, pod := range pods {
 				if c.rng.Intn(3) == 0 {
@@ -318,13 +322,13 @@ func TestCountCacheCopiesOnWrite(t *testing.T) {
 	}
 	h := newHandle(t, nis)
 	pl := newPlugin(t, nil, h)
-	pod := makePod("p").labels("color", "blue").spread(1, zoneKey, hard, match("color", "blue")).obj()
+	pod := st.Pod("p").Labels("color", "blue").Spread(1, zoneKey, hard, match("color", "blue")).Obj()
 	ctx := context.Background()
 
 	state := framework.NewCycleState()
 	pl.PreFilter(ctx, state, pod, nis)
 	first, _ := readFilterState(state)
-	added := makePod("x").labels("color", "blue").on("b1").info()
+	added := st.Pod("x").Labels("color", "blue").NodeName("b1").Info()
 	if s := pl.AddPod(ctx, state, pod, added, nis[1]); !s.IsSuccess() {
 		t.Fatal(s)
 	}
@@ -337,7 +341,7 @@ func TestCountCacheCopiesOnWrite(t *testing.T) {
 	}
 
 	changed := nis[0].Clone()
-	changed.AddPodInfo(makePod("y").labels("color", "blue").on("a1").info())
+	changed.AddPodInfo(st.Pod("y").Labels("color", "blue").NodeName("a1").Info())
 	changed.Generation = 10
 	third := preFilterState(t, pl, pod, []*framework.NodeInfo{changed, nis[1]})
 	if third.counts[0]["a"] != 3 {
@@ -352,7 +356,7 @@ func TestCountCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	nis := nodeInfos([]*v1.Node{zoned("a1", "a")})
 	pl := newPlugin(t, nil, newHandle(t, nis))
 	for i := range maxCountEntries + 3 {
-		pod := makePod("p").labels("color", "c"+itoa(i)).spread(1, zoneKey, hard, match("color", "c"+itoa(i))).obj()
+		pod := st.Pod("p").Labels("color", "c"+itoa(i)).Spread(1, zoneKey, hard, match("color", "c"+itoa(i))).Obj()
 		preFilterState(t, pl, pod, nis)
 		if pl.hard.entries.Len() != min(i, maxCountEntries) {
 			t.Fatalf("a key asked for once got an entry: %d entries after %d keys", pl.hard.entries.Len(), i+1)

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestEventsToRegister(t *testing.T) {
@@ -49,25 +50,25 @@ func TestEventsToRegister(t *testing.T) {
 }
 
 func TestAssignedPodHint(t *testing.T) {
-	p := makePod("p").labels("app", "web").spread(1, zoneKey, hard, match("app", "web")).obj()
-	web := func(name string) *podBuilder { return makePod(name).labels("app", "web").on("n1") }
+	p := st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, match("app", "web")).Obj()
+	web := func(name string) *st.PodBuilder { return st.Pod(name).Labels("app", "web").NodeName("n1") }
 	tests := []struct {
 		name     string
 		old, new any
 		want     framework.QueueingHint
 		wantErr  bool
 	}{
-		{name: "selected pod added", new: web("q").obj(), want: framework.Queue},
-		{name: "selected pod nominated", new: makePod("q").labels("app", "web").nominated("n1").obj(), want: framework.Queue},
-		{name: "unselected pod added", new: makePod("q").labels("app", "db").on("n1").obj(), want: framework.QueueSkip},
-		{name: "pod in another namespace", new: web("q").ns("other").obj(), want: framework.QueueSkip},
-		{name: "unassigned pod", new: makePod("q").labels("app", "web").obj(), want: framework.QueueSkip},
-		{name: "selected pod deleted", old: web("q").obj(), want: framework.Queue},
-		{name: "selected pod deleted, tombstone", old: cache.DeletedFinalStateUnknown{Obj: web("q").obj()}, want: framework.Queue},
-		{name: "unselected pod deleted", old: makePod("q").labels("app", "db").on("n1").obj(), want: framework.QueueSkip},
-		{name: "label update makes it selected", old: makePod("q").labels("app", "db").on("n1").obj(), new: web("q").obj(), want: framework.Queue},
-		{name: "label update makes it unselected", old: web("q").obj(), new: makePod("q").labels("app", "db").on("n1").obj(), want: framework.Queue},
-		{name: "label update that changes nothing", old: web("q").obj(), new: web("q").labels("app", "web", "x", "y").obj(), want: framework.QueueSkip},
+		{name: "selected pod added", new: web("q").Obj(), want: framework.Queue},
+		{name: "selected pod nominated", new: st.Pod("q").Labels("app", "web").Nominated("n1").Obj(), want: framework.Queue},
+		{name: "unselected pod added", new: st.Pod("q").Labels("app", "db").NodeName("n1").Obj(), want: framework.QueueSkip},
+		{name: "pod in another namespace", new: web("q").Namespace("other").Obj(), want: framework.QueueSkip},
+		{name: "unassigned pod", new: st.Pod("q").Labels("app", "web").Obj(), want: framework.QueueSkip},
+		{name: "selected pod deleted", old: web("q").Obj(), want: framework.Queue},
+		{name: "selected pod deleted, tombstone", old: cache.DeletedFinalStateUnknown{Obj: web("q").Obj()}, want: framework.Queue},
+		{name: "unselected pod deleted", old: st.Pod("q").Labels("app", "db").NodeName("n1").Obj(), want: framework.QueueSkip},
+		{name: "label update makes it selected", old: st.Pod("q").Labels("app", "db").NodeName("n1").Obj(), new: web("q").Obj(), want: framework.Queue},
+		{name: "label update makes it unselected", old: web("q").Obj(), new: st.Pod("q").Labels("app", "db").NodeName("n1").Obj(), want: framework.Queue},
+		{name: "label update that changes nothing", old: web("q").Obj(), new: web("q").Labels("app", "web", "x", "y").Obj(), want: framework.QueueSkip},
 		{name: "wrong type", new: &v1.Node{}, want: framework.Queue, wantErr: true},
 	}
 	pl := newPlugin(t, nil, newHandle(t, nil))
@@ -83,8 +84,8 @@ func TestAssignedPodHint(t *testing.T) {
 
 func TestOwnPodHint(t *testing.T) {
 	sel := match("app", "web")
-	ignoring := makePod("p").labels("app", "web").spread(1, zoneKey, hard, sel).obj()
-	honoring := makePod("p").labels("app", "web").spread(1, zoneKey, hard, sel).taintsPolicy(honor).obj()
+	ignoring := st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, sel).Obj()
+	honoring := st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, sel).NodeTaintsPolicy(honor).Obj()
 	tolerant := func(base *v1.Pod) *v1.Pod {
 		c := base.DeepCopy()
 		c.Spec.Tolerations = append(c.Spec.Tolerations, v1.Toleration{Key: "gpu", Operator: v1.TolerationOpExists})
@@ -105,7 +106,7 @@ func TestOwnPodHint(t *testing.T) {
 		{"new toleration with Ignore", ignoring, ignoring, tolerant(ignoring), framework.QueueSkip},
 		{"labels now unselected", ignoring, ignoring, relabelled(ignoring, "app", "db"), framework.Queue},
 		{"unrelated label", ignoring, ignoring, relabelled(ignoring, "app", "web", "x", "y"), framework.QueueSkip},
-		{"another pod", ignoring, makePod("q").obj(), relabelled(makePod("q").obj(), "app", "web"), framework.QueueSkip},
+		{"another pod", ignoring, st.Pod("q").Obj(), relabelled(st.Pod("q").Obj(), "app", "web"), framework.QueueSkip},
 	}
 	pl := newPlugin(t, nil, newHandle(t, nil))
 	for _, tt := range tests {
@@ -119,7 +120,7 @@ func TestOwnPodHint(t *testing.T) {
 }
 
 func TestNodeHint(t *testing.T) {
-	p := makePod("p").labels("app", "web").spread(1, zoneKey, hard, match("app", "web")).obj()
+	p := st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, match("app", "web")).Obj()
 	bare := node("n1", hostKey, "n1")
 	inA := zoned("n1", "a")
 	inB := zoned("n1", "b")
@@ -155,12 +156,12 @@ func TestHintsUseDefaultConstraints(t *testing.T) {
 	// With hard List defaults, an owned pod's hints follow the owner's selector.
 	h := newHandle(t, nil, replicaSet("rs", "app", "web"))
 	pl := newPlugin(t, listArgs(spread(1, zoneKey, hard)), h)
-	p := makePod("p").labels("app", "web").ownedBy("apps/v1", "ReplicaSet", "rs").obj()
-	got, err := pl.isSchedulableAfterAssignedPodChange(logr.Discard(), p, nil, makePod("q").labels("app", "web").on("n").obj())
+	p := st.Pod("p").Labels("app", "web").Owner("apps/v1", "ReplicaSet", "rs").Obj()
+	got, err := pl.isSchedulableAfterAssignedPodChange(logr.Discard(), p, nil, st.Pod("q").Labels("app", "web").NodeName("n").Obj())
 	if err != nil || got != framework.Queue {
 		t.Errorf("selected pod: %v, %v", got, err)
 	}
-	got, err = pl.isSchedulableAfterAssignedPodChange(logr.Discard(), p, nil, makePod("q").labels("app", "db").on("n").obj())
+	got, err = pl.isSchedulableAfterAssignedPodChange(logr.Discard(), p, nil, st.Pod("q").Labels("app", "db").NodeName("n").Obj())
 	if err != nil || got != framework.QueueSkip {
 		t.Errorf("unselected pod: %v, %v", got, err)
 	}

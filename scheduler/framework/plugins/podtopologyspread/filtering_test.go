@@ -19,10 +19,12 @@ package podtopologyspread
 import (
 	"context"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // Filter's rejections name the plugin already: they are made once and the
@@ -82,66 +84,66 @@ func TestFilter(t *testing.T) {
 	}{
 		{
 			name:  "maxSkew 1: the fuller zone is rejected",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).Obj(),
 			nodes: twoZones,
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "a2", "app", "web"), placed(1, "b1", "app", "web")),
 			want:  map[string]*framework.Status{"a1": skewFail, "a2": skewFail},
 		},
 		{
 			name:  "maxSkew 2 allows the same placement",
-			pod:   makePod("p").labels("app", "web").spread(2, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(2, zoneKey, hard, web).Obj(),
 			nodes: twoZones,
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "a2", "app", "web"), placed(1, "b1", "app", "web")),
 			want:  map[string]*framework.Status{},
 		},
 		{
 			name:  "maxSkew 2 rejects a skew of 3",
-			pod:   makePod("p").labels("app", "web").spread(2, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(2, zoneKey, hard, web).Obj(),
 			nodes: twoZones,
 			pods:  placed(2, "a1", "app", "web"),
 			want:  map[string]*framework.Status{"a1": skewFail, "a2": skewFail},
 		},
 		{
 			name:  "a pod its own selector does not select adds nothing",
-			pod:   makePod("p").labels("app", "db").spread(1, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "db").Spread(1, zoneKey, hard, web).Obj(),
 			nodes: twoZones,
 			pods:  placed(1, "a1", "app", "web"),
 			want:  map[string]*framework.Status{},
 		},
 		{
 			name:  "non-matching, other-namespace and terminating pods do not count",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).Obj(),
 			nodes: twoZones,
 			pods: concat(placed(3, "a1", "app", "db"),
 				[]*v1.Pod{
-					makePod("other-ns").ns("kube-system").labels("app", "web").on("a1").obj(),
-					makePod("going").labels("app", "web").on("a2").terminating().obj(),
+					st.Pod("other-ns").Namespace("kube-system").Labels("app", "web").NodeName("a1").Obj(),
+					st.Pod("going").Labels("app", "web").NodeName("a2").Terminating(time.Now()).Obj(),
 				}),
 			want: map[string]*framework.Status{},
 		},
 		{
 			name:  "node without the topology key is unresolvable",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), node("x1", hostKey, "x1")},
 			want:  map[string]*framework.Status{"x1": labelFail},
 		},
 		{
 			name:  "minDomains above the domain count makes the global minimum 0",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).minDomains(3).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).MinDomains(3).Obj(),
 			nodes: twoZones,
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "b1", "app", "web")),
 			want:  map[string]*framework.Status{"a1": skewFail, "a2": skewFail, "b1": skewFail, "b2": skewFail},
 		},
 		{
 			name:  "minDomains met keeps the real minimum",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).minDomains(2).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).MinDomains(2).Obj(),
 			nodes: twoZones,
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "b1", "app", "web")),
 			want:  map[string]*framework.Status{},
 		},
 		{
 			name: "nodeAffinityPolicy Honor (default) leaves out domains the pod cannot use",
-			pod:  makePod("p").labels("app", "web").nodeSelector("disk", "ssd").spread(1, zoneKey, hard, web).obj(),
+			pod:  st.Pod("p").Labels("app", "web").NodeSelector("disk", "ssd").Spread(1, zoneKey, hard, web).Obj(),
 			nodes: []*v1.Node{
 				node("a1", hostKey, "a1", zoneKey, "a", "disk", "ssd"),
 				node("b1", hostKey, "b1", zoneKey, "b", "disk", "ssd"),
@@ -153,8 +155,8 @@ func TestFilter(t *testing.T) {
 		},
 		{
 			name: "nodeAffinityPolicy Ignore counts every domain",
-			pod: makePod("p").labels("app", "web").nodeSelector("disk", "ssd").
-				spread(1, zoneKey, hard, web).affinityPolicy(ignore).obj(),
+			pod: st.Pod("p").Labels("app", "web").NodeSelector("disk", "ssd").
+				Spread(1, zoneKey, hard, web).NodeAffinityPolicy(ignore).Obj(),
 			nodes: []*v1.Node{
 				node("a1", hostKey, "a1", zoneKey, "a", "disk", "ssd"),
 				node("b1", hostKey, "b1", zoneKey, "b", "disk", "ssd"),
@@ -165,29 +167,29 @@ func TestFilter(t *testing.T) {
 		},
 		{
 			name:  "nodeTaintsPolicy Ignore (default) counts tainted domains",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), tainted(zoned("c1", "c"), "dedicated")},
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "b1", "app", "web")),
 			want:  map[string]*framework.Status{"a1": skewFail, "b1": skewFail},
 		},
 		{
 			name:  "nodeTaintsPolicy Honor leaves out untolerated tainted domains",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).taintsPolicy(honor).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).NodeTaintsPolicy(honor).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), tainted(zoned("c1", "c"), "dedicated")},
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "b1", "app", "web")),
 			want:  map[string]*framework.Status{},
 		},
 		{
 			name: "nodeTaintsPolicy Honor keeps tolerated tainted domains",
-			pod: makePod("p").labels("app", "web").tolerates("dedicated").
-				spread(1, zoneKey, hard, web).taintsPolicy(honor).obj(),
+			pod: st.Pod("p").Labels("app", "web").Tolerate("dedicated").
+				Spread(1, zoneKey, hard, web).NodeTaintsPolicy(honor).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), tainted(zoned("c1", "c"), "dedicated")},
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "b1", "app", "web")),
 			want:  map[string]*framework.Status{"a1": skewFail, "b1": skewFail},
 		},
 		{
 			name:  "matchLabelKeys counts only pods with the pod's value",
-			pod:   makePod("p").labels("app", "web", "rev", "2").spread(1, zoneKey, hard, web).matchLabelKeys("rev").obj(),
+			pod:   st.Pod("p").Labels("app", "web", "rev", "2").Spread(1, zoneKey, hard, web).SpreadMatchLabelKeys("rev").Obj(),
 			nodes: twoZones,
 			// Zone a has two old-revision pods, zone b one new one.
 			pods: concat(placed(2, "a1", "app", "web", "rev", "1"), placed(1, "b1", "app", "web", "rev", "2")),
@@ -195,15 +197,15 @@ func TestFilter(t *testing.T) {
 		},
 		{
 			name:  "without matchLabelKeys every revision counts",
-			pod:   makePod("p").labels("app", "web", "rev", "2").spread(1, zoneKey, hard, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web", "rev", "2").Spread(1, zoneKey, hard, web).Obj(),
 			nodes: twoZones,
 			pods:  concat(placed(2, "a1", "app", "web", "rev", "1"), placed(1, "b1", "app", "web", "rev", "2")),
 			want:  map[string]*framework.Status{"a1": skewFail, "a2": skewFail},
 		},
 		{
 			name: "multiple constraints: zone and hostname both apply",
-			pod: makePod("p").labels("app", "web").
-				spread(2, zoneKey, hard, web).spread(1, hostKey, hard, web).obj(),
+			pod: st.Pod("p").Labels("app", "web").
+				Spread(2, zoneKey, hard, web).Spread(1, hostKey, hard, web).Obj(),
 			nodes: twoZones,
 			// Zone a: 2 (both on a1); zone b: 1 on b1. Zone skew allows all;
 			// hostname minimum is 0 (a2, b2) so a1 (2) and b1 (1) are too full.
@@ -212,8 +214,8 @@ func TestFilter(t *testing.T) {
 		},
 		{
 			name: "a node missing one constraint's key is left out of every count",
-			pod: makePod("p").labels("app", "web").
-				spread(1, zoneKey, hard, web).spread(5, hostKey, hard, web).obj(),
+			pod: st.Pod("p").Labels("app", "web").
+				Spread(1, zoneKey, hard, web).Spread(5, hostKey, hard, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), node("nohost", zoneKey, "b")},
 			// The pods on nohost would make zone b the fuller zone, but they do not count.
 			pods: concat(placed(1, "a1", "app", "web"), placed(3, "nohost", "app", "web")),
@@ -221,14 +223,14 @@ func TestFilter(t *testing.T) {
 		},
 		{
 			name:  "an existing-pods selector that matches everything counts nothing",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, match()).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, match()).Obj(),
 			nodes: twoZones,
 			pods:  placed(3, "a1", "app", "web"),
 			want:  map[string]*framework.Status{},
 		},
 		{
 			name:  "Exists selector",
-			pod:   makePod("p").labels("app", "web").spread(1, hostKey, hard, exists("app")).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, hostKey, hard, exists("app")).Obj(),
 			nodes: twoZones,
 			pods:  concat(placed(1, "a1", "app", "x"), placed(1, "a2", "app", "y"), placed(1, "b1", "app", "z")),
 			want:  map[string]*framework.Status{"a1": skewFail, "a2": skewFail, "b1": skewFail},
@@ -248,10 +250,10 @@ func TestPreFilterSkipsWithoutHardConstraints(t *testing.T) {
 	nis := nodeInfos([]*v1.Node{zoned("a1", "a")})
 	pl := newPlugin(t, nil, newHandle(t, nis))
 	for _, p := range []*v1.Pod{
-		makePod("none").obj(),
-		makePod("soft").labels("app", "web").spread(1, zoneKey, soft, match("app", "web")).obj(),
+		st.Pod("none").Obj(),
+		st.Pod("soft").Labels("app", "web").Spread(1, zoneKey, soft, match("app", "web")).Obj(),
 		// System defaults are soft, so an owned pod has no hard constraints either.
-		makePod("owned").labels("app", "web").ownedBy("apps/v1", "ReplicaSet", "rs").obj(),
+		st.Pod("owned").Labels("app", "web").Owner("apps/v1", "ReplicaSet", "rs").Obj(),
 	} {
 		if _, s := pl.PreFilter(context.Background(), framework.NewCycleState(), p, nis); !s.IsSkip() {
 			t.Errorf("%s: PreFilter = %v, want Skip", p.Name, s)
@@ -264,7 +266,7 @@ func TestPreFilterBadSelector(t *testing.T) {
 	pl := newPlugin(t, nil, newHandle(t, nis))
 	bad := exists("app")
 	bad.MatchExpressions[0].Values = []string{"x"} // Exists takes no values
-	p := makePod("p").spread(1, zoneKey, hard, bad).obj()
+	p := st.Pod("p").Spread(1, zoneKey, hard, bad).Obj()
 	if _, s := pl.PreFilter(context.Background(), framework.NewCycleState(), p, nis); s.Code() != framework.Error {
 		t.Errorf("PreFilter = %v, want Error", s)
 	}
@@ -272,7 +274,7 @@ func TestPreFilterBadSelector(t *testing.T) {
 
 func TestFilterWithoutPreFilterState(t *testing.T) {
 	pl := newPlugin(t, nil, newHandle(t, nil))
-	p := makePod("p").spread(1, zoneKey, hard, match("app", "web")).obj()
+	p := st.Pod("p").Spread(1, zoneKey, hard, match("app", "web")).Obj()
 	if s := pl.Filter(context.Background(), framework.NewCycleState(), p, nodeInfos([]*v1.Node{zoned("a1", "a")})[0]); s.Code() != framework.Error {
 		t.Errorf("Filter = %v, want Error", s)
 	}
@@ -283,7 +285,7 @@ func TestPreFilterCounts(t *testing.T) {
 	pods := concat(placed(2, "a1", "app", "web"), placed(1, "a2", "app", "web"), placed(4, "b1", "app", "web"))
 	nis := nodeInfos(nodes, pods...)
 	pl := newPlugin(t, nil, newHandle(t, nis))
-	p := makePod("p").labels("app", "web").spread(1, zoneKey, hard, match("app", "web")).spread(1, hostKey, hard, match("app", "web")).obj()
+	p := st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, match("app", "web")).Spread(1, hostKey, hard, match("app", "web")).Obj()
 	state := framework.NewCycleState()
 	pl.PreFilter(context.Background(), state, p, nis)
 	s, err := readFilterState(state)
@@ -352,13 +354,13 @@ func TestAddAndRemovePod(t *testing.T) {
 	pods := concat(placed(1, "a1", "app", "web"), placed(1, "b1", "app", "web"))
 	nis := nodeInfos(nodes, pods...)
 	ctx := context.Background()
-	p := makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).obj()
+	p := st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).Obj()
 	pl := newPlugin(t, nil, newHandle(t, nis))
 	state := framework.NewCycleState()
 	checkStatuses(t, filterAll(t, pl, state, p, nis), map[string]*framework.Status{"x1": labelFail})
 
 	// Adding a matching pod in zone a makes zone a too full.
-	added := makePod("new").labels("app", "web").on("a1").info()
+	added := st.Pod("new").Labels("app", "web").NodeName("a1").Info()
 	snapshotBefore := state.Clone()
 	if s := pl.AddPod(ctx, state, p, added, nis[0]); !s.IsSuccess() {
 		t.Fatal(s)
@@ -368,7 +370,7 @@ func TestAddAndRemovePod(t *testing.T) {
 	checkStatuses(t, filterOnly(t, pl, snapshotBefore, p, nis), map[string]*framework.Status{"x1": labelFail})
 
 	// Removing the pod in zone b leaves a with 2, b with 0.
-	if s := pl.RemovePod(ctx, state, p, makePod("b1-p0").labels("app", "web").on("b1").info(), nis[1]); !s.IsSuccess() {
+	if s := pl.RemovePod(ctx, state, p, st.Pod("b1-p0").Labels("app", "web").NodeName("b1").Info(), nis[1]); !s.IsSuccess() {
 		t.Fatal(s)
 	}
 	checkStatuses(t, filterOnly(t, pl, state, p, nis), map[string]*framework.Status{"a1": skewFail, "x1": labelFail})
@@ -376,15 +378,15 @@ func TestAddAndRemovePod(t *testing.T) {
 	pl.RemovePod(ctx, state, p, added, nis[0])
 	checkStatuses(t, filterOnly(t, pl, state, p, nis), map[string]*framework.Status{"a1": skewFail, "x1": labelFail})
 	// Removing the last pod in a evens out at 0/0.
-	pl.RemovePod(ctx, state, p, makePod("a1-p0").labels("app", "web").on("a1").info(), nis[0])
+	pl.RemovePod(ctx, state, p, st.Pod("a1-p0").Labels("app", "web").NodeName("a1").Info(), nis[0])
 	checkStatuses(t, filterOnly(t, pl, state, p, nis), map[string]*framework.Status{"x1": labelFail})
 
 	// Pods that do not count change nothing: other namespace, not selected,
 	// on a node without the key.
 	before := filterOnly(t, pl, state, p, nis)
-	pl.AddPod(ctx, state, p, makePod("o1").ns("other").labels("app", "web").on("a1").info(), nis[0])
-	pl.AddPod(ctx, state, p, makePod("o2").labels("app", "db").on("a1").info(), nis[0])
-	pl.AddPod(ctx, state, p, makePod("o3").labels("app", "web").on("x1").info(), nis[2])
+	pl.AddPod(ctx, state, p, st.Pod("o1").Namespace("other").Labels("app", "web").NodeName("a1").Info(), nis[0])
+	pl.AddPod(ctx, state, p, st.Pod("o2").Labels("app", "db").NodeName("a1").Info(), nis[0])
+	pl.AddPod(ctx, state, p, st.Pod("o3").Labels("app", "web").NodeName("x1").Info(), nis[2])
 	checkStatuses(t, filterOnly(t, pl, state, p, nis), before)
 }
 
@@ -393,23 +395,23 @@ func TestAddPodHonorsTaints(t *testing.T) {
 	nodes := []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), tainted(zoned("c1", "c"), "dedicated")}
 	nis := nodeInfos(nodes)
 	ctx := context.Background()
-	p := makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).taintsPolicy(honor).obj()
+	p := st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).NodeTaintsPolicy(honor).Obj()
 	pl := newPlugin(t, nil, newHandle(t, nis))
 	state := framework.NewCycleState()
 	filterAll(t, pl, state, p, nis)
 	// A pod added on the untolerated node does not count.
-	pl.AddPod(ctx, state, p, makePod("n").labels("app", "web").on("c1").info(), nis[2])
-	pl.AddPod(ctx, state, p, makePod("m").labels("app", "web").on("a1").info(), nis[0])
+	pl.AddPod(ctx, state, p, st.Pod("n").Labels("app", "web").NodeName("c1").Info(), nis[2])
+	pl.AddPod(ctx, state, p, st.Pod("m").Labels("app", "web").NodeName("a1").Info(), nis[0])
 	checkStatuses(t, filterOnly(t, pl, state, p, nis), map[string]*framework.Status{"a1": skewFail})
 }
 
 func TestAddPodWithoutState(t *testing.T) {
 	pl := newPlugin(t, nil, newHandle(t, nil))
 	ni := nodeInfos([]*v1.Node{zoned("a1", "a")})[0]
-	if s := pl.AddPod(context.Background(), framework.NewCycleState(), makePod("p").obj(), makePod("q").info(), ni); s.Code() != framework.Error {
+	if s := pl.AddPod(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), st.Pod("q").Info(), ni); s.Code() != framework.Error {
 		t.Errorf("AddPod = %v, want Error", s)
 	}
-	if s := pl.RemovePod(context.Background(), framework.NewCycleState(), makePod("p").obj(), makePod("q").info(), ni); s.Code() != framework.Error {
+	if s := pl.RemovePod(context.Background(), framework.NewCycleState(), st.Pod("p").Obj(), st.Pod("q").Info(), ni); s.Code() != framework.Error {
 		t.Errorf("RemovePod = %v, want Error", s)
 	}
 }
@@ -421,15 +423,15 @@ func TestListDefaultsHard(t *testing.T) {
 	h := newHandle(t, nis, service("web", "app", "web"))
 	pl := newPlugin(t, listArgs(spread(1, hostKey, hard)), h)
 	// A pod of the Service gets the hard default.
-	p := makePod("p").labels("app", "web").obj()
+	p := st.Pod("p").Labels("app", "web").Obj()
 	checkStatuses(t, filterAll(t, pl, framework.NewCycleState(), p, nis), map[string]*framework.Status{"a1": skewFail})
 	// A pod of no Service or controller gets none.
-	lone := makePod("lone").labels("app", "other").obj()
+	lone := st.Pod("lone").Labels("app", "other").Obj()
 	if _, s := pl.PreFilter(context.Background(), framework.NewCycleState(), lone, nis); !s.IsSkip() {
 		t.Errorf("PreFilter(lone) = %v, want Skip", s)
 	}
 	// A pod with its own (soft) constraints ignores the hard defaults.
-	own := makePod("own").labels("app", "web").spread(1, zoneKey, soft, match("app", "web")).obj()
+	own := st.Pod("own").Labels("app", "web").Spread(1, zoneKey, soft, match("app", "web")).Obj()
 	if _, s := pl.PreFilter(context.Background(), framework.NewCycleState(), own, nis); !s.IsSkip() {
 		t.Errorf("PreFilter(own) = %v, want Skip", s)
 	}

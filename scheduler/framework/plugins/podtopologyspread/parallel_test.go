@@ -25,6 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // TestParallelMatchesSerial counts with one goroutine per node and checks
@@ -40,11 +41,11 @@ func TestParallelMatchesSerial(t *testing.T) {
 	}
 	nis := nodeInfos(nodes, pods...)
 	web := match("app", "web")
-	p := makePod("p").labels("app", "web").
-		spread(4, zoneKey, hard, web).spread(2, hostKey, hard, web).
-		spread(1, zoneKey, soft, web).spread(1, hostKey, soft, web).obj()
+	p := st.Pod("p").Labels("app", "web").
+		Spread(4, zoneKey, hard, web).Spread(2, hostKey, hard, web).
+		Spread(1, zoneKey, soft, web).Spread(1, hostKey, soft, web).Obj()
 
-	run := func(h *fakeHandle, concurrent bool) ([]framework.Code, []int64) {
+	run := func(h *st.Handle, concurrent bool) ([]framework.Code, []int64) {
 		pl := newPlugin(t, nil, h)
 		ctx, state := context.Background(), framework.NewCycleState()
 		if _, s := pl.PreFilter(ctx, state, p, nis); !s.IsSuccess() {
@@ -72,7 +73,7 @@ func TestParallelMatchesSerial(t *testing.T) {
 	}
 	serialCodes, serialScores := run(newHandle(t, nis), false)
 	h := newHandle(t, nis)
-	h.parallel = true
+	h.Parallel = st.Concurrent{}
 	codes, scores := run(h, true)
 	rejected := 0
 	for i := range nis {

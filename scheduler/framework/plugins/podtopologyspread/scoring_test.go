@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // scoreAll runs PreScore over the feasible nodes, Score on each and
@@ -86,7 +87,7 @@ func TestScore(t *testing.T) {
 		{
 			// Two zones weigh log(4); zone a has 2 matching pods.
 			name:  "zone: the emptier zone wins",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, soft, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, soft, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b")},
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "a2", "app", "web")),
 			raw:   []int64{3, 3, 0},
@@ -95,7 +96,7 @@ func TestScore(t *testing.T) {
 		{
 			// Three hosts weigh log(5).
 			name:  "hostname counts the node's own pods",
-			pod:   makePod("p").labels("app", "web").spread(1, hostKey, soft, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, hostKey, soft, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b")},
 			pods:  concat(placed(2, "a1", "app", "web"), placed(1, "a2", "app", "web")),
 			raw:   []int64{3, 2, 0},
@@ -103,7 +104,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:  "maxSkew 3 adds 2 to every sum, softening the difference",
-			pod:   makePod("p").labels("app", "web").spread(3, zoneKey, soft, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(3, zoneKey, soft, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b")},
 			pods:  concat(placed(1, "a1", "app", "web"), placed(1, "a2", "app", "web")),
 			raw:   []int64{5, 5, 2},
@@ -111,7 +112,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:  "a node without the key is ignored and scores 0",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, soft, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, soft, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), node("x1", hostKey, "x1")},
 			pods:  concat(placed(1, "a1", "app", "web"), placed(5, "x1", "app", "web")),
 			raw:   []int64{1, 0, 0},
@@ -119,7 +120,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:     "pods on infeasible nodes count for the feasible nodes' domains",
-			pod:      makePod("p").labels("app", "web").spread(1, zoneKey, soft, web).obj(),
+			pod:      st.Pod("p").Labels("app", "web").Spread(1, zoneKey, soft, web).Obj(),
 			nodes:    []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), zoned("b2", "b")},
 			pods:     concat(placed(1, "a1", "app", "web"), placed(2, "b2", "app", "web")),
 			feasible: []string{"a1", "b1"},
@@ -128,7 +129,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:     "nodeAffinityPolicy Honor leaves out nodes the pod cannot use",
-			pod:      makePod("p").labels("app", "web").nodeSelector("disk", "ssd").spread(1, zoneKey, soft, web).obj(),
+			pod:      st.Pod("p").Labels("app", "web").NodeSelector("disk", "ssd").Spread(1, zoneKey, soft, web).Obj(),
 			nodes:    ssd,
 			pods:     concat(placed(1, "a1", "app", "web"), placed(3, "b2", "app", "web")),
 			feasible: []string{"a1", "b1"},
@@ -137,8 +138,8 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name: "nodeAffinityPolicy Ignore counts them",
-			pod: makePod("p").labels("app", "web").nodeSelector("disk", "ssd").
-				spread(1, zoneKey, soft, web).affinityPolicy(ignore).obj(),
+			pod: st.Pod("p").Labels("app", "web").NodeSelector("disk", "ssd").
+				Spread(1, zoneKey, soft, web).NodeAffinityPolicy(ignore).Obj(),
 			nodes:    ssd,
 			pods:     concat(placed(1, "a1", "app", "web"), placed(3, "b2", "app", "web")),
 			feasible: []string{"a1", "b1"},
@@ -147,8 +148,8 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name: "nodeTaintsPolicy Honor leaves out untolerated nodes",
-			pod: makePod("p").labels("app", "web").
-				spread(1, zoneKey, soft, web).taintsPolicy(honor).obj(),
+			pod: st.Pod("p").Labels("app", "web").
+				Spread(1, zoneKey, soft, web).NodeTaintsPolicy(honor).Obj(),
 			nodes:    []*v1.Node{zoned("a1", "a"), zoned("b1", "b"), tainted(zoned("b2", "b"), "gpu")},
 			pods:     concat(placed(1, "a1", "app", "web"), placed(3, "b2", "app", "web")),
 			feasible: []string{"a1", "b1"},
@@ -158,8 +159,8 @@ func TestScore(t *testing.T) {
 		{
 			// Zones weigh log(4), hosts log(5).
 			name: "zone and hostname add up",
-			pod: makePod("p").labels("app", "web").
-				spread(1, zoneKey, soft, web).spread(1, hostKey, soft, web).obj(),
+			pod: st.Pod("p").Labels("app", "web").
+				Spread(1, zoneKey, soft, web).Spread(1, hostKey, soft, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b")},
 			pods:  placed(1, "a1", "app", "web"),
 			raw:   []int64{3, 1, 0},
@@ -167,7 +168,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:  "matchLabelKeys counts only the pod's revision",
-			pod:   makePod("p").labels("app", "web", "rev", "2").spread(1, zoneKey, soft, web).matchLabelKeys("rev").obj(),
+			pod:   st.Pod("p").Labels("app", "web", "rev", "2").Spread(1, zoneKey, soft, web).SpreadMatchLabelKeys("rev").Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("b1", "b")},
 			pods:  concat(placed(3, "a1", "app", "web", "rev", "1"), placed(1, "b1", "app", "web", "rev", "2")),
 			raw:   []int64{0, 1},
@@ -175,7 +176,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:  "hard constraints do not score",
-			pod:   makePod("p").labels("app", "web").spread(1, zoneKey, hard, web).spread(1, hostKey, soft, web).obj(),
+			pod:   st.Pod("p").Labels("app", "web").Spread(1, zoneKey, hard, web).Spread(1, hostKey, soft, web).Obj(),
 			nodes: []*v1.Node{zoned("a1", "a"), zoned("a2", "a")},
 			pods:  placed(1, "a2", "app", "web"),
 			raw:   []int64{0, 1},
@@ -210,7 +211,7 @@ func TestSystemDefaultingWithReplicaSet(t *testing.T) {
 	if !pl.systemDefaulted {
 		t.Fatal("default args should be System")
 	}
-	p := makePod("p").labels("app", "web", "pod-template-hash", "x").ownedBy("apps/v1", "ReplicaSet", "rs").obj()
+	p := st.Pod("p").Labels("app", "web", "pod-template-hash", "x").Owner("apps/v1", "ReplicaSet", "rs").Obj()
 	// Hosts weigh log(6) with maxSkew 3; zones a, b and the empty one weigh
 	// log(5) with maxSkew 5.
 	raw, got := scoreAll(t, pl, p, all)
@@ -222,9 +223,9 @@ func TestSystemDefaultingWithReplicaSet(t *testing.T) {
 	}
 	// A pod whose ReplicaSet is unknown, and a pod of no controller, are not spread.
 	for _, p := range []*v1.Pod{
-		makePod("lost").labels("app", "web").ownedBy("apps/v1", "ReplicaSet", "missing").obj(),
-		makePod("lone").labels("app", "web").obj(),
-		makePod("job").labels("app", "web").ownedBy("batch/v1", "Job", "rs").obj(),
+		st.Pod("lost").Labels("app", "web").Owner("apps/v1", "ReplicaSet", "missing").Obj(),
+		st.Pod("lone").Labels("app", "web").Obj(),
+		st.Pod("job").Labels("app", "web").Owner("batch/v1", "Job", "rs").Obj(),
 	} {
 		if s := pl.PreScore(context.Background(), framework.NewCycleState(), p, all); !s.IsSkip() {
 			t.Errorf("%s: PreScore = %v, want Skip", p.Name, s)
@@ -237,7 +238,7 @@ func TestListDefaultingSoft(t *testing.T) {
 	pods := placed(2, "a1", "app", "web")
 	all := nodeInfos(nodes, pods...)
 	pl := newPlugin(t, listArgs(spread(1, zoneKey, soft)), newHandle(t, all, statefulSet("ss", "app", "web")))
-	p := makePod("p").labels("app", "web").ownedBy("apps/v1", "StatefulSet", "ss").obj()
+	p := st.Pod("p").Labels("app", "web").Owner("apps/v1", "StatefulSet", "ss").Obj()
 	// With List defaults, nodes without the zone are ignored.
 	raw, got := scoreAll(t, pl, p, all)
 	if want := []int64{3, 0, 0}; !slices.Equal(raw, want) {
@@ -254,8 +255,8 @@ func TestOwnConstraintsIgnoreDefaults(t *testing.T) {
 	all := nodeInfos(nodes, pods...)
 	pl := newPlugin(t, nil, newHandle(t, all, replicaSet("rs", "app", "web")))
 	// The ReplicaSet would spread by app=web; the pod's own constraint counts app=db.
-	p := makePod("p").labels("app", "web").ownedBy("apps/v1", "ReplicaSet", "rs").
-		spread(1, hostKey, soft, match("app", "db")).obj()
+	p := st.Pod("p").Labels("app", "web").Owner("apps/v1", "ReplicaSet", "rs").
+		Spread(1, hostKey, soft, match("app", "db")).Obj()
 	_, got := scoreAll(t, pl, p, all)
 	if want := []int64{100, 0}; !slices.Equal(got, want) {
 		t.Errorf("normalized = %v, want %v", got, want)
@@ -266,14 +267,14 @@ func TestPreScoreSkips(t *testing.T) {
 	all := nodeInfos([]*v1.Node{zoned("a1", "a")})
 	ctx := context.Background()
 	pl := newPlugin(t, nil, newHandle(t, all))
-	if s := pl.PreScore(ctx, framework.NewCycleState(), makePod("p").spread(1, zoneKey, hard, match("a", "b")).obj(), all); !s.IsSkip() {
+	if s := pl.PreScore(ctx, framework.NewCycleState(), st.Pod("p").Spread(1, zoneKey, hard, match("a", "b")).Obj(), all); !s.IsSkip() {
 		t.Errorf("only hard constraints: PreScore = %v, want Skip", s)
 	}
 	empty := newPlugin(t, nil, newHandle(t, nil))
-	if s := empty.PreScore(ctx, framework.NewCycleState(), makePod("p").spread(1, zoneKey, soft, match("a", "b")).obj(), nil); !s.IsSkip() {
+	if s := empty.PreScore(ctx, framework.NewCycleState(), st.Pod("p").Spread(1, zoneKey, soft, match("a", "b")).Obj(), nil); !s.IsSkip() {
 		t.Errorf("no nodes: PreScore = %v, want Skip", s)
 	}
-	if _, s := pl.Score(ctx, framework.NewCycleState(), makePod("p").obj(), all[0]); s.Code() != framework.Error {
+	if _, s := pl.Score(ctx, framework.NewCycleState(), st.Pod("p").Obj(), all[0]); s.Code() != framework.Error {
 		t.Errorf("Score without PreScore = %v, want Error", s)
 	}
 }
@@ -328,39 +329,39 @@ func TestOwnersSelector(t *testing.T) {
 		miss  map[string]string // labels it must not select
 		empty bool
 	}{
-		{name: "no owner, no service", pod: makePod("p").labels("app", "web").obj(), empty: true},
+		{name: "no owner, no service", pod: st.Pod("p").Labels("app", "web").Obj(), empty: true},
 		{
 			name:  "service",
-			pod:   makePod("p").labels("app", "web", "tier", "fe").obj(),
+			pod:   st.Pod("p").Labels("app", "web", "tier", "fe").Obj(),
 			objs:  []any{service("web", "app", "web"), service("db", "app", "db")},
 			match: kv("app", "web"), miss: kv("app", "db"),
 		},
 		{
 			name: "service without selector is skipped",
-			pod:  makePod("p").labels("app", "web").obj(),
+			pod:  st.Pod("p").Labels("app", "web").Obj(),
 			objs: []any{&v1.Service{ObjectMeta: service("x").ObjectMeta}}, empty: true,
 		},
 		{
 			name:  "replication controller merges with services",
-			pod:   makePod("p").labels("app", "web", "tier", "fe").ownedBy("v1", "ReplicationController", "rc").obj(),
+			pod:   st.Pod("p").Labels("app", "web", "tier", "fe").Owner("v1", "ReplicationController", "rc").Obj(),
 			objs:  []any{service("web", "app", "web"), replicationController("rc", "tier", "fe")},
 			match: kv("app", "web", "tier", "fe"), miss: kv("app", "web"),
 		},
 		{
 			name:  "replica set",
-			pod:   makePod("p").labels("app", "web", "hash", "1").ownedBy("apps/v1", "ReplicaSet", "rs").obj(),
+			pod:   st.Pod("p").Labels("app", "web", "hash", "1").Owner("apps/v1", "ReplicaSet", "rs").Obj(),
 			objs:  []any{replicaSet("rs", "app", "web", "hash", "1")},
 			match: kv("app", "web", "hash", "1"), miss: kv("app", "web", "hash", "2"),
 		},
 		{
 			name:  "stateful set",
-			pod:   makePod("p").labels("app", "db").ownedBy("apps/v1", "StatefulSet", "ss").obj(),
+			pod:   st.Pod("p").Labels("app", "db").Owner("apps/v1", "StatefulSet", "ss").Obj(),
 			objs:  []any{statefulSet("ss", "app", "db")},
 			match: kv("app", "db"), miss: kv("app", "web"),
 		},
 		{
 			name: "owner in another group is not followed",
-			pod:  makePod("p").labels("app", "db").ownedBy("apps/v2", "StatefulSet", "ss").obj(),
+			pod:  st.Pod("p").Labels("app", "db").Owner("apps/v2", "StatefulSet", "ss").Obj(),
 			objs: []any{statefulSet("ss", "app", "db")}, empty: true,
 		},
 	}

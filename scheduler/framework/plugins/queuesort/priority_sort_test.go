@@ -22,10 +22,10 @@ import (
 	"time"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
-func queued(b *pt.PodBuilder, ts time.Time) *framework.QueuedPodInfo {
+func queued(b *st.PodBuilder, ts time.Time) *framework.QueuedPodInfo {
 	return &framework.QueuedPodInfo{PodInfo: b.Info(), Timestamp: ts}
 }
 
@@ -37,13 +37,13 @@ func TestLess(t *testing.T) {
 		a, b *framework.QueuedPodInfo
 		want bool
 	}{
-		{"higher priority first", queued(pt.Pod("a").Priority(10), t1), queued(pt.Pod("b").Priority(5), t0), true},
-		{"lower priority later", queued(pt.Pod("a").Priority(5), t0), queued(pt.Pod("b").Priority(10), t1), false},
-		{"equal priority older first", queued(pt.Pod("a").Priority(5), t0), queued(pt.Pod("b").Priority(5), t1), true},
-		{"equal priority newer later", queued(pt.Pod("a").Priority(5), t1), queued(pt.Pod("b").Priority(5), t0), false},
-		{"nil priority counts as zero", queued(pt.Pod("a"), t0), queued(pt.Pod("b").Priority(0), t1), true},
-		{"negative below nil", queued(pt.Pod("a").Priority(-1), t0), queued(pt.Pod("b"), t1), false},
-		{"same timestamp is not less", queued(pt.Pod("a"), t0), queued(pt.Pod("b"), t0), false},
+		{"higher priority first", queued(st.Pod("a").Priority(10), t1), queued(st.Pod("b").Priority(5), t0), true},
+		{"lower priority later", queued(st.Pod("a").Priority(5), t0), queued(st.Pod("b").Priority(10), t1), false},
+		{"equal priority older first", queued(st.Pod("a").Priority(5), t0), queued(st.Pod("b").Priority(5), t1), true},
+		{"equal priority newer later", queued(st.Pod("a").Priority(5), t1), queued(st.Pod("b").Priority(5), t0), false},
+		{"nil priority counts as zero", queued(st.Pod("a"), t0), queued(st.Pod("b").Priority(0), t1), true},
+		{"negative below nil", queued(st.Pod("a").Priority(-1), t0), queued(st.Pod("b"), t1), false},
+		{"same timestamp is not less", queued(st.Pod("a"), t0), queued(st.Pod("b"), t0), false},
 	}
 	pl := &PrioritySort{}
 	for _, tt := range tests {

@@ -24,7 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPreEnqueue(t *testing.T) {
@@ -33,10 +33,10 @@ func TestPreEnqueue(t *testing.T) {
 		pod  *v1.Pod
 		want *framework.Status
 	}{
-		{"no gates", pt.Pod("p").Obj(), nil},
-		{"one gate", pt.Pod("p").Gates("a").Obj(),
+		{"no gates", st.Pod("p").Obj(), nil},
+		{"one gate", st.Pod("p").Gates("a").Obj(),
 			framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for scheduling gates: [a]")},
-		{"two gates", pt.Pod("p").Gates("a", "b").Obj(),
+		{"two gates", st.Pod("p").Gates("a", "b").Obj(),
 			framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for scheduling gates: [a b]")},
 	}
 	pl := &SchedulingGates{}
@@ -59,16 +59,16 @@ func TestEventsToRegister(t *testing.T) {
 	if ev.Resource != framework.UnscheduledPod || ev.ActionType != framework.UpdatePodSchedulingGatesEliminated {
 		t.Errorf("event = %+v", ev)
 	}
-	target := pt.Pod("p").Gates("a").Obj()
+	target := st.Pod("p").Gates("a").Obj()
 	tests := []struct {
 		name     string
 		old, cur any
 		want     framework.QueueingHint
 		wantErr  bool
 	}{
-		{"gates removed", target, pt.Pod("p").Obj(), framework.Queue, false},
-		{"one gate left", target, pt.Pod("p").Gates("b").Obj(), framework.QueueSkip, false},
-		{"another pod", target, pt.Pod("other").Obj(), framework.QueueSkip, false},
+		{"gates removed", target, st.Pod("p").Obj(), framework.Queue, false},
+		{"one gate left", target, st.Pod("p").Gates("b").Obj(), framework.QueueSkip, false},
+		{"another pod", target, st.Pod("other").Obj(), framework.QueueSkip, false},
 		{"wrong type", target, &v1.Node{}, framework.Queue, true},
 	}
 	for _, tt := range tests {

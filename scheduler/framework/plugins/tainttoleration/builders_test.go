@@ -19,7 +19,7 @@ package tainttoleration
 import (
 	v1 "k8s.io/api/core/v1"
 
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // taint returns a taint key=value with the effect.
@@ -34,14 +34,14 @@ func tol(key, value string, effect v1.TaintEffect) v1.Toleration {
 
 // node returns a node named name carrying the taints.
 func node(name string, taints ...v1.Taint) *v1.Node {
-	n := pt.Node(name).Obj()
+	n := st.Node(name).Obj()
 	n.Spec.Taints = taints
 	return n
 }
 
 // pod returns pod p with the tolerations.
 func pod(tols ...v1.Toleration) *v1.Pod {
-	b := pt.Pod("p")
+	b := st.Pod("p")
 	for _, t := range tols {
 		b.Toleration(t)
 	}

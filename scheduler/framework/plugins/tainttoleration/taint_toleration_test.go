@@ -24,7 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -73,13 +73,13 @@ func TestFilter(t *testing.T) {
 	pl := &TaintToleration{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, pt.NodeInfo(tt.node))
+			got := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, st.NodeInfo(tt.node))
 			if !got.Equal(tt.want) {
 				t.Errorf("Filter = %v, want %v", got, tt.want)
 			}
 		})
 	}
-	if got := pl.Filter(context.Background(), nil, pod(), pt.NodeInfo(nil)); got.Code() != framework.Error {
+	if got := pl.Filter(context.Background(), nil, pod(), st.NodeInfo(nil)); got.Code() != framework.Error {
 		t.Errorf("missing node: %v, want Error", got)
 	}
 }
@@ -121,14 +121,14 @@ func TestScore(t *testing.T) {
 			}
 			scores := make(framework.NodeScoreList, len(tt.nodes))
 			for i, n := range tt.nodes {
-				got, s := pl.Score(ctx, state, tt.pod, pt.NodeInfo(n))
+				got, s := pl.Score(ctx, state, tt.pod, st.NodeInfo(n))
 				if !s.IsSuccess() {
 					t.Fatalf("Score(%s) = %v", n.Name, s)
 				}
 				if got != tt.raw[i] {
 					t.Errorf("Score(%s) = %d, want %d", n.Name, got, tt.raw[i])
 				}
-				if viaScorer, s := scoreNode(pt.NodeInfo(n)); viaScorer != got || !s.IsSuccess() {
+				if viaScorer, s := scoreNode(st.NodeInfo(n)); viaScorer != got || !s.IsSuccess() {
 					t.Errorf("NodeScorer's score of %s = %d, %v; want %d", n.Name, viaScorer, s, got)
 				}
 				scores[i] = framework.NodeScore{Name: n.Name, Score: got}
@@ -143,7 +143,7 @@ func TestScore(t *testing.T) {
 			}
 		})
 	}
-	if _, s := pl.Score(ctx, framework.NewCycleState(), pod(), pt.NodeInfo(node("a"))); s.Code() != framework.Error {
+	if _, s := pl.Score(ctx, framework.NewCycleState(), pod(), st.NodeInfo(node("a"))); s.Code() != framework.Error {
 		t.Errorf("Score without PreScore = %v, want Error", s)
 	}
 	if _, s := pl.NodeScorer(ctx, framework.NewCycleState(), pod()); s.Code() != framework.Error {
@@ -178,7 +178,7 @@ func TestQueueingHints(t *testing.T) {
 		{"already tolerated", nodeHint, tolerated, clean, framework.QueueSkip},
 		{"wrong object type", nodeHint, nil, p, framework.Queue},
 		{"pod's tolerations changed", podHint, p, pod(tol("a", "1", noSched), tol("b", "1", noSched)), framework.Queue},
-		{"another pod's tolerations changed", podHint, p, pt.Pod("q").Obj(), framework.QueueSkip},
+		{"another pod's tolerations changed", podHint, p, st.Pod("q").Obj(), framework.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,7 +193,7 @@ func TestQueueingHints(t *testing.T) {
 func BenchmarkFilter(b *testing.B) {
 	pl := &TaintToleration{}
 	p := pod(tol("a", "1", noSched), v1.Toleration{Key: "b", Operator: v1.TolerationOpExists})
-	ni := pt.NodeInfo(node("n", taint("a", "1", noSched), taint("b", "2", noExec), taint("c", "3", prefer)))
+	ni := st.NodeInfo(node("n", taint("a", "1", noSched), taint("b", "2", noExec), taint("c", "3", prefer)))
 	ctx, state := context.Background(), framework.NewCycleState()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -206,7 +206,7 @@ func BenchmarkFilter(b *testing.B) {
 func BenchmarkScore(b *testing.B) {
 	pl := &TaintToleration{}
 	p := pod(tol("a", "1", prefer))
-	ni := pt.NodeInfo(node("n", taint("a", "1", prefer), taint("b", "2", prefer), taint("c", "3", noSched)))
+	ni := st.NodeInfo(node("n", taint("a", "1", prefer), taint("b", "2", prefer), taint("c", "3", noSched)))
 	ctx, state := context.Background(), framework.NewCycleState()
 	pl.PreScore(ctx, state, p, nil)
 	b.ReportAllocs()

@@ -24,13 +24,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func benchNodes(n int) []*framework.NodeInfo {
 	out := make([]*framework.NodeInfo, n)
 	for i := range out {
-		out[i] = pt.NodeInfo(nodeWith(fmt.Sprintf("n%d", i), "zone", fmt.Sprintf("z%d", i%3)))
+		out[i] = st.NodeInfo(nodeWith(fmt.Sprintf("n%d", i), "zone", fmt.Sprintf("z%d", i%3)))
 	}
 	return out
 }
@@ -41,12 +41,12 @@ func BenchmarkFilterBound(b *testing.B) {
 	t := &testing.T{}
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePVC("c2").bound("pv2").obj(),
 		makePV("pv1").affinity("zone", "z0", "z1").obj(), makePV("pv2").affinity("zone", "z0", "z1", "z2").obj())
-	pod := podWith("p", "c1", "c2")
+	pod := st.Pod("p").PVC("c1", "c2").Obj()
 	nodes := benchNodes(1000)
 	ctx := context.Background()
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := e.pl.PreFilter(ctx, cs, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -65,18 +65,18 @@ func BenchmarkFilterDelayed(b *testing.B) {
 			affinity("zone", fmt.Sprintf("z%d", i%3)).obj())
 	}
 	e := newEnv(t, objs...)
-	pod := podWith("p", "c1")
+	pod := st.Pod("p").PVC("c1").Obj()
 	nodes := benchNodes(1000)
 	ctx := context.Background()
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := e.pl.PreFilter(ctx, cs, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if st := e.pl.Filter(ctx, cs, pod, nodes[i%len(nodes)]); !st.IsSuccess() {
-			b.Fatal(st)
+		if status := e.pl.Filter(ctx, cs, pod, nodes[i%len(nodes)]); !status.IsSuccess() {
+			b.Fatal(status)
 		}
 	}
 }
@@ -85,15 +85,15 @@ func BenchmarkFilterDelayed(b *testing.B) {
 func BenchmarkScore(b *testing.B) {
 	t := &testing.T{}
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").obj())
-	pod := podWith("p", "c1")
-	node := pt.NodeInfo(nodeWith("n1"))
+	pod := st.Pod("p").PVC("c1").Obj()
+	node := st.NodeInfo(nodeWith("n1"))
 	ctx := context.Background()
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(ctx, cs, pod, nil); !st.IsSuccess() {
-		b.Fatal(st)
+	if _, status := e.pl.PreFilter(ctx, cs, pod, nil); !status.IsSuccess() {
+		b.Fatal(status)
 	}
-	if st := e.pl.Filter(ctx, cs, pod, node); !st.IsSuccess() {
-		b.Fatal(st)
+	if status := e.pl.Filter(ctx, cs, pod, node); !status.IsSuccess() {
+		b.Fatal(status)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // reserved schedules pod onto n1 and reserves it; the pod and node are in
@@ -41,8 +42,8 @@ func reserved(t *testing.T, args *VolumeBindingArgs, pod *v1.Pod, objs ...runtim
 	if !sts[0].IsSuccess() {
 		t.Fatalf("Filter = %v", sts[0])
 	}
-	if st := e.pl.Reserve(context.Background(), cs, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(context.Background(), cs, pod, "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
 	return e, cs
 }
@@ -60,8 +61,8 @@ func (e *env) waitPolling(done <-chan *framework.Status) {
 	deadline := time.Now().Add(5 * time.Second)
 	for !e.clock.HasWaiters() {
 		select {
-		case st := <-done:
-			e.t.Fatalf("PreBind returned before polling: %v", st)
+		case status := <-done:
+			e.t.Fatalf("PreBind returned before polling: %v", status)
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -74,8 +75,8 @@ func (e *env) waitPolling(done <-chan *framework.Status) {
 func (e *env) result(done <-chan *framework.Status) *framework.Status {
 	e.t.Helper()
 	select {
-	case st := <-done:
-		return st
+	case status := <-done:
+		return status
 	case <-time.After(5 * time.Second):
 		e.t.Fatal("PreBind did not return")
 		return nil
@@ -83,14 +84,14 @@ func (e *env) result(done <-chan *framework.Status) *framework.Status {
 }
 
 func staticSetup(t *testing.T, args *VolumeBindingArgs) (*env, *framework.CycleState, *v1.Pod) {
-	pod := podWith("p", "a")
+	pod := st.Pod("p").PVC("a").Obj()
 	e, cs := reserved(t, args, pod, makeClass("wffc").obj(), makePVC("a").class("wffc").size("1Gi").obj(),
 		makePV("pv1").class("wffc").affinity("zone", "a").obj())
 	return e, cs, pod
 }
 
 func provisionSetup(t *testing.T) (*env, *framework.CycleState, *v1.Pod) {
-	pod := podWith("p", "d1")
+	pod := st.Pod("p").PVC("d1").Obj()
 	e, cs := reserved(t, DefaultArgs(), pod, makeClass("prov").provisioner("csi.example.com").obj(),
 		makePVC("d1").class("prov").size("1Gi").obj())
 	return e, cs, pod
@@ -117,8 +118,8 @@ func TestPreBindStaticBinding(t *testing.T) {
 	e.put(makePV("pv1").class("wffc").affinity("zone", "a").claim(claim).rv("2").obj())
 	e.put(claim)
 	e.clock.Step(time.Second)
-	if st := e.result(done); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.result(done); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 }
 
@@ -138,16 +139,16 @@ func TestPreBindProvisioning(t *testing.T) {
 	// Not yet bound: a tick leaves PreBind waiting.
 	e.clock.Step(time.Second)
 	select {
-	case st := <-done:
-		t.Fatalf("PreBind returned %v before the claim was bound", st)
+	case status := <-done:
+		t.Fatalf("PreBind returned %v before the claim was bound", status)
 	case <-time.After(20 * time.Millisecond):
 	}
 
 	e.put(makePV("pvc-d1").class("prov").obj())
 	e.put(makePVC("d1").class("prov").size("1Gi").selectedNode("n1").bound("pvc-d1").rv("3").obj())
 	e.clock.Step(time.Second)
-	if st := e.result(done); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.result(done); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 }
 
@@ -175,7 +176,7 @@ func TestPreBindFailures(t *testing.T) {
 			wantErr: `provisioning failed for PVC "d1"`},
 		{name: "pod deleted", setup: provisionSetup,
 			before: func(e *env) {
-				_ = e.factory.Core().V1().Pods().Informer().GetIndexer().Delete(podWith("p", "d1"))
+				_ = e.factory.Core().V1().Pods().Informer().GetIndexer().Delete(st.Pod("p").PVC("d1").Obj())
 			},
 			wantErr: "pod does not exist any more"},
 		{name: "zero timeout gives up after one check", setup: func(t *testing.T) (*env, *framework.CycleState, *v1.Pod) {
@@ -200,9 +201,9 @@ func TestPreBindFailures(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			st := e.result(done)
-			if st.Code() != framework.Error || !strings.Contains(st.Message(), tc.wantErr) {
-				t.Fatalf("PreBind = %v, want an Error containing %q", st, tc.wantErr)
+			status := e.result(done)
+			if status.Code() != framework.Error || !strings.Contains(status.Message(), tc.wantErr) {
+				t.Fatalf("PreBind = %v, want an Error containing %q", status, tc.wantErr)
 			}
 		})
 	}
@@ -213,9 +214,9 @@ func TestPreBindWriteFailureReverts(t *testing.T) {
 	if err := e.client.CoreV1().PersistentVolumes().Delete(context.Background(), "pv1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	st := e.pl.PreBind(context.Background(), cs, pod, "n1")
-	if st.Code() != framework.Error || !strings.Contains(st.Message(), `updating PV "pv1"`) {
-		t.Fatalf("PreBind = %v, want an update error", st)
+	status := e.pl.PreBind(context.Background(), cs, pod, "n1")
+	if status.Code() != framework.Error || !strings.Contains(status.Message(), `updating PV "pv1"`) {
+		t.Fatalf("PreBind = %v, want an update error", status)
 	}
 	if n := e.pl.pvs.assumedCount(); n != 0 {
 		t.Fatalf("%d PVs still assumed after a failed write", n)

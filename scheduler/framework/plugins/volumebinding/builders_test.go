@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/component-helpers/storage/volume"
@@ -38,21 +37,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const ns = "default"
-
-// fakeHandle gives the plugin a client and an informer factory; every other
-// Handle method panics through the nil embedded interface.
-type fakeHandle struct {
-	framework.Handle
-	client  kubernetes.Interface
-	factory informers.SharedInformerFactory
-}
-
-func (h *fakeHandle) ClientSet() kubernetes.Interface                        { return h.client }
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
 
 // env is a plugin over a fake clientset whose informer indexers are filled
 // directly, with a fake clock.
@@ -74,7 +62,7 @@ func newEnvWithArgs(t *testing.T, args *VolumeBindingArgs, objs ...runtime.Objec
 	client := fake.NewClientset(objs...)
 	client.PrependReactor("update", "*", bumpResourceVersion(client))
 	e := &env{t: t, client: client, factory: informers.NewSharedInformerFactory(client, 0), clock: testingclock.NewFakeClock(time.Unix(1e9, 0))}
-	pl, err := NewWithArgs(context.Background(), args, &fakeHandle{client: client, factory: e.factory}, WithClock(e.clock))
+	pl, err := NewWithArgs(context.Background(), args, &st.Handle{Client: client, Informers: e.factory}, WithClock(e.clock))
 	if err != nil {
 		t.Fatalf("NewWithArgs: %v", err)
 	}
@@ -138,23 +126,19 @@ func (e *env) put(o runtime.Object) {
 // schedule runs PreFilter and, unless it rejects or skips, Filter on each node.
 func (e *env) schedule(pod *v1.Pod, nodes ...*v1.Node) (*framework.CycleState, *framework.Status, []*framework.Status) {
 	cs := framework.NewCycleState()
-	_, st := e.pl.PreFilter(context.Background(), cs, pod, nil)
-	if !st.IsSuccess() {
-		return cs, st, nil
+	_, status := e.pl.PreFilter(context.Background(), cs, pod, nil)
+	if !status.IsSuccess() {
+		return cs, status, nil
 	}
 	out := make([]*framework.Status, len(nodes))
 	for i, n := range nodes {
-		out[i] = e.pl.Filter(context.Background(), cs, pod, pt.NodeInfo(n))
+		out[i] = e.pl.Filter(context.Background(), cs, pod, st.NodeInfo(n))
 	}
-	return cs, st, out
+	return cs, status, out
 }
 
 // nodeWith returns a node with label pairs.
-func nodeWith(name string, kv ...string) *v1.Node {
-	n := pt.Node(name).Obj()
-	n.Labels = pairs(kv)
-	return n
-}
+func nodeWith(name string, kv ...string) *v1.Node { return st.Node(name).Labels(kv...).Obj() }
 
 func pairs(kv []string) map[string]string {
 	m := map[string]string{}
@@ -162,23 +146,6 @@ func pairs(kv []string) map[string]string {
 		m[kv[i]] = kv[i+1]
 	}
 	return m
-}
-
-// podWith returns a pod using the claims as PVC volumes.
-func podWith(name string, claims ...string) *v1.Pod {
-	p := pt.Pod(name).Obj()
-	for _, c := range claims {
-		p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: "v-" + c, VolumeSource: v1.VolumeSource{
-			PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: c},
-		}})
-	}
-	return p
-}
-
-// withEphemeral adds a generic ephemeral volume named vol.
-func withEphemeral(p *v1.Pod, vol string) *v1.Pod {
-	p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: vol, VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}}})
-	return p
 }
 
 // pvcBuilder builds a claim in namespace default, resourceVersion 1.

@@ -28,7 +28,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestEventsToRegister(t *testing.T) {
@@ -57,7 +57,7 @@ func TestEventsToRegister(t *testing.T) {
 }
 
 func TestQueueingHints(t *testing.T) {
-	pod := withEphemeral(podWith("p", "c1"), "eph")
+	pod := st.Pod("p").PVC("c1").Ephemeral("eph").Obj()
 	pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{Name: "inline", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: "csi.example.com"}}})
 	otherNS := makePVC("c1").obj()
 	otherNS.Namespace = "elsewhere"
@@ -109,13 +109,13 @@ func TestQueueingHints(t *testing.T) {
 }
 
 func TestQueueingHintWrongType(t *testing.T) {
-	hint, err := isSchedulableAfterClaimChange(klog.Background(), pt.Pod("p").Obj(), nil, &v1.Node{})
+	hint, err := isSchedulableAfterClaimChange(klog.Background(), st.Pod("p").Obj(), nil, &v1.Node{})
 	if err == nil || hint != framework.Queue {
 		t.Fatalf("hint = %v, %v; want Queue with an error", hint, err)
 	}
 	// Tombstones are unwrapped.
 	tomb := cache.DeletedFinalStateUnknown{Obj: makeClass("sc").obj()}
-	if hint, err := isSchedulableAfterStorageClassChange(klog.Background(), pt.Pod("p").Obj(), tomb, zonedClass()); err != nil || hint != framework.Queue {
+	if hint, err := isSchedulableAfterStorageClassChange(klog.Background(), st.Pod("p").Obj(), tomb, zonedClass()); err != nil || hint != framework.Queue {
 		t.Fatalf("tombstone: hint = %v, %v", hint, err)
 	}
 }

@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestPreFilter(t *testing.T) {
@@ -37,8 +37,8 @@ func TestPreFilter(t *testing.T) {
 	imm := makeClass("imm").immediate().obj()
 	noMode := makeClass("nomode").obj()
 	noMode.VolumeBindingMode = nil
-	pod := podWith("p", "c1")
-	ephPod := withEphemeral(pt.Pod("p").Obj(), "eph")
+	pod := st.Pod("p").PVC("c1").Obj()
+	ephPod := st.Pod("p").Ephemeral("eph").Obj()
 	tests := []struct {
 		name     string
 		objs     []runtime.Object
@@ -46,7 +46,7 @@ func TestPreFilter(t *testing.T) {
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "no claims skips", pod: pt.Pod("p").Obj(), wantCode: framework.Skip},
+		{name: "no claims skips", pod: st.Pod("p").Obj(), wantCode: framework.Skip},
 		{name: "missing claim", pod: pod, wantCode: framework.UnschedulableAndUnresolvable, wantMsg: `persistentvolumeclaim "c1" not found`},
 		{name: "missing ephemeral claim", pod: ephPod, wantCode: framework.UnschedulableAndUnresolvable,
 			wantMsg: `waiting for ephemeral volume controller to create the persistentvolumeclaim "p-eph"`},
@@ -74,12 +74,12 @@ func TestPreFilter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, tc.objs...)
-			_, st, _ := e.schedule(tc.pod)
-			if st.Code() != tc.wantCode {
-				t.Fatalf("code = %v (%s), want %v", st.Code(), st.Message(), tc.wantCode)
+			_, status, _ := e.schedule(tc.pod)
+			if status.Code() != tc.wantCode {
+				t.Fatalf("code = %v (%s), want %v", status.Code(), status.Message(), tc.wantCode)
 			}
-			if tc.wantMsg != "" && !strings.Contains(st.Message(), tc.wantMsg) {
-				t.Errorf("message = %q, want it to contain %q", st.Message(), tc.wantMsg)
+			if tc.wantMsg != "" && !strings.Contains(status.Message(), tc.wantMsg) {
+				t.Errorf("message = %q, want it to contain %q", status.Message(), tc.wantMsg)
 			}
 		})
 	}
@@ -101,97 +101,97 @@ func TestFilter(t *testing.T) {
 		wantStatic  []string // "claim=pv"
 		wantProv    []string
 	}{
-		{name: "bound PV admits the node", pod: podWith("p", "c1"), node: nodeA,
+		{name: "bound PV admits the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs: []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").affinity("zone", "a").obj()}},
-		{name: "bound PV without affinity", pod: podWith("p", "c1"), node: nodeB,
+		{name: "bound PV without affinity", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs: []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").obj()}},
-		{name: "bound PV excludes the node", pod: podWith("p", "c1"), node: nodeB,
+		{name: "bound PV excludes the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs:        []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").affinity("zone", "a").obj()},
 			wantReasons: []string{ErrReasonNodeConflict}},
-		{name: "bound to a missing PV", pod: podWith("p", "c1"), node: nodeA,
+		{name: "bound to a missing PV", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{makePVC("c1").bound("gone").obj()},
 			wantReasons: []string{ErrReasonPVNotExist}},
-		{name: "smallest fitting PV", pod: podWith("p", "c1"), node: nodeA,
+		{name: "smallest fitting PV", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePV("big").class("wffc").size("20Gi").obj(),
 				makePV("small").class("wffc").size("4Gi").obj(), makePV("fit").class("wffc").size("6Gi").obj()},
 			wantStatic: []string{"c1=fit"}},
-		{name: "PV of another class does not match", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV of another class does not match", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), makePV("pv1").class("other").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "selector picks the labelled PV", pod: podWith("p", "c2"), node: nodeA,
+		{name: "selector picks the labelled PV", pod: st.Pod("p").PVC("c2").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, makePVC("c2").class("wffc").size("1Gi").selector("tier", "fast").obj(),
 				makePV("plain").class("wffc").size("2Gi").obj(), makePV("fast").class("wffc").size("8Gi").labels("tier", "fast").obj()},
 			wantStatic: []string{"c2=fast"}},
-		{name: "selector matches nothing", pod: podWith("p", "c2"), node: nodeA,
+		{name: "selector matches nothing", pod: st.Pod("p").PVC("c2").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, makePVC("c2").class("wffc").size("1Gi").selector("tier", "fast").obj(),
 				makePV("plain").class("wffc").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "access modes must be offered", pod: podWith("p", "c3"), node: nodeA,
+		{name: "access modes must be offered", pod: st.Pod("p").PVC("c3").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, makePVC("c3").class("wffc").size("1Gi").modes(v1.ReadWriteMany).obj(),
 				makePV("rwo").class("wffc").obj(), makePV("rwx").class("wffc").size("50Gi").modes(v1.ReadWriteOnce, v1.ReadWriteMany).obj()},
 			wantStatic: []string{"c3=rwx"}},
-		{name: "PV node affinity must admit the node", pod: podWith("p", "c1"), node: nodeB,
+		{name: "PV node affinity must admit the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs:        []runtime.Object{wffc, c1.obj(), makePV("pv1").class("wffc").affinity("zone", "a").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "PV claimed by another claim", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV claimed by another claim", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), makePV("pv1").class("wffc").claim(makePVC("other").obj()).obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "PV pre-bound to the claim wins over a smaller one", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV pre-bound to the claim wins over a smaller one", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePV("fit").class("wffc").size("5Gi").obj(),
 				makePV("mine").class("wffc").size("50Gi").claim(c1.obj()).obj()},
 			wantStatic: []string{"c1=mine"}},
-		{name: "PV pre-bound to the claim excludes the node", pod: podWith("p", "c1"), node: nodeB,
+		{name: "PV pre-bound to the claim excludes the node", pod: st.Pod("p").PVC("c1").Obj(), node: nodeB,
 			objs: []runtime.Object{wffc, c1.obj(), makePV("fit").class("wffc").size("5Gi").obj(),
 				makePV("mine").class("wffc").claim(c1.obj()).affinity("zone", "a").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "PV being deleted does not match", pod: podWith("p", "c1"), node: nodeA,
+		{name: "PV being deleted does not match", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), deletingPV(makePV("pv1").class("wffc").obj())},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "released PV does not match", pod: podWith("p", "c1"), node: nodeA,
+		{name: "released PV does not match", pod: st.Pod("p").PVC("c1").Obj(), node: nodeA,
 			objs:        []runtime.Object{wffc, c1.obj(), withPhase(makePV("pv1").class("wffc").obj(), v1.VolumeReleased)},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "two claims take two PVs", pod: podWith("p", "c1", "c4"), node: nodeA,
+		{name: "two claims take two PVs", pod: st.Pod("p").PVC("c1", "c4").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePVC("c4").class("wffc").size("1Gi").obj(),
 				makePV("pv5").class("wffc").size("5Gi").obj(), makePV("pv6").class("wffc").size("6Gi").obj()},
 			wantStatic: []string{"c4=pv5", "c1=pv6"}},
-		{name: "two claims, one PV", pod: podWith("p", "c1", "c4"), node: nodeA,
+		{name: "two claims, one PV", pod: st.Pod("p").PVC("c1", "c4").Obj(), node: nodeA,
 			objs: []runtime.Object{wffc, c1.obj(), makePVC("c4").class("wffc").size("1Gi").obj(),
 				makePV("pv6").class("wffc").size("6Gi").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "provisioning when no PV fits", pod: podWith("p", "d1"), node: nodeA,
+		{name: "provisioning when no PV fits", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:     []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), makePV("tiny").class("prov").size("1Gi").obj()},
 			wantProv: []string{"d1"}},
-		{name: "allowed topology admits the node", pod: podWith("p", "d1"), node: nodeA,
+		{name: "allowed topology admits the node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{provZoned, makePVC("d1").class("zoned").size("5Gi").obj()}, wantProv: []string{"d1"}},
-		{name: "allowed topology excludes the node", pod: podWith("p", "d1"), node: nodeB,
+		{name: "allowed topology excludes the node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeB,
 			objs:        []runtime.Object{provZoned, makePVC("d1").class("zoned").size("5Gi").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "driver without capacity tracking", pod: podWith("p", "d1"), node: nodeA,
+		{name: "driver without capacity tracking", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:     []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", false)},
 			wantProv: []string{"d1"}},
-		{name: "tracked capacity has room", pod: podWith("p", "d1"), node: nodeA,
+		{name: "tracked capacity has room", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap-small", "prov", "1Gi", "zone", "a"), capacity("cap", "prov", "100Gi", "zone", "a")},
 			wantProv: []string{"d1"}},
-		{name: "tracked capacity too small", pod: podWith("p", "d1"), node: nodeA,
+		{name: "tracked capacity too small", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap", "prov", "1Gi", "zone", "a")},
 			wantReasons: []string{ErrReasonNotEnoughSpace}},
-		{name: "tracked capacity out of the node's reach", pod: podWith("p", "d1"), node: nodeB,
+		{name: "tracked capacity out of the node's reach", pod: st.Pod("p").PVC("d1").Obj(), node: nodeB,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap", "prov", "100Gi", "zone", "a")},
 			wantReasons: []string{ErrReasonNotEnoughSpace}},
-		{name: "tracked capacity of another class", pod: podWith("p", "d1"), node: nodeA,
+		{name: "tracked capacity of another class", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").obj(), csiDriver("csi.example.com", true),
 				capacity("cap", "other", "100Gi", "zone", "a")},
 			wantReasons: []string{ErrReasonNotEnoughSpace}},
-		{name: "provisioning started on this node", pod: podWith("p", "d1"), node: nodeA,
+		{name: "provisioning started on this node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:     []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").selectedNode("n1").obj(), makePV("pv1").class("prov").obj()},
 			wantProv: []string{"d1"}},
-		{name: "provisioning started on another node", pod: podWith("p", "d1"), node: nodeA,
+		{name: "provisioning started on another node", pod: st.Pod("p").PVC("d1").Obj(), node: nodeA,
 			objs:        []runtime.Object{prov, makePVC("d1").class("prov").size("5Gi").selectedNode("n2").obj()},
 			wantReasons: []string{ErrReasonBindConflict}},
-		{name: "bound conflict and no PV report both", pod: podWith("p", "c0", "c1"), node: nodeB,
+		{name: "bound conflict and no PV report both", pod: st.Pod("p").PVC("c0", "c1").Obj(), node: nodeB,
 			objs:        []runtime.Object{wffc, makePVC("c0").bound("pv0").obj(), makePV("pv0").affinity("zone", "a").obj(), c1.obj()},
 			wantReasons: []string{ErrReasonNodeConflict, ErrReasonBindConflict}},
 	}
@@ -202,14 +202,14 @@ func TestFilter(t *testing.T) {
 			if !pre.IsSuccess() {
 				t.Fatalf("PreFilter: %v", pre)
 			}
-			st := sts[0]
+			status := sts[0]
 			if tc.wantReasons == nil {
-				if !st.IsSuccess() {
-					t.Fatalf("Filter = %v, want success", st)
+				if !status.IsSuccess() {
+					t.Fatalf("Filter = %v, want success", status)
 				}
 			} else {
-				if st.Code() != framework.UnschedulableAndUnresolvable || !slices.Equal(st.Reasons(), tc.wantReasons) {
-					t.Fatalf("Filter = %v, want UnschedulableAndUnresolvable %q", st, tc.wantReasons)
+				if status.Code() != framework.UnschedulableAndUnresolvable || !slices.Equal(status.Reasons(), tc.wantReasons) {
+					t.Fatalf("Filter = %v, want UnschedulableAndUnresolvable %q", status, tc.wantReasons)
 				}
 				return
 			}
@@ -247,9 +247,9 @@ func withPhase(pv *v1.PersistentVolume, p v1.PersistentVolumePhase) *v1.Persiste
 
 func TestFilterNodeMissing(t *testing.T) {
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePV("pv1").obj())
-	cs, _, _ := e.schedule(podWith("p", "c1"))
-	if st := e.pl.Filter(context.Background(), cs, podWith("p", "c1"), framework.NewNodeInfo()); st.Code() != framework.Error {
-		t.Fatalf("Filter without node = %v, want Error", st)
+	cs, _, _ := e.schedule(st.Pod("p").PVC("c1").Obj())
+	if status := e.pl.Filter(context.Background(), cs, st.Pod("p").PVC("c1").Obj(), framework.NewNodeInfo()); status.Code() != framework.Error {
+		t.Fatalf("Filter without node = %v, want Error", status)
 	}
 }
 
@@ -259,14 +259,14 @@ func TestReserveAssumesPVsForLaterPods(t *testing.T) {
 	e := newEnv(t, makeClass("wffc").obj(),
 		makePVC("a").class("wffc").size("1Gi").obj(), makePVC("b").class("wffc").size("1Gi").obj(),
 		makePV("pv1").class("wffc").obj())
-	podA, podB := podWith("pa", "a"), podWith("pb", "b")
+	podA, podB := st.Pod("pa").PVC("a").Obj(), st.Pod("pb").PVC("b").Obj()
 
 	csA, _, sts := e.schedule(podA, node)
 	if !sts[0].IsSuccess() {
 		t.Fatalf("pod a: Filter = %v", sts[0])
 	}
-	if st := e.pl.Reserve(ctx, csA, podA, "n1"); !st.IsSuccess() {
-		t.Fatalf("pod a: Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, csA, podA, "n1"); !status.IsSuccess() {
+		t.Fatalf("pod a: Reserve = %v", status)
 	}
 	pv, _ := e.pl.pvs.get("pv1")
 	if pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Name != "a" {
@@ -284,8 +284,8 @@ func TestReserveAssumesPVsForLaterPods(t *testing.T) {
 	if !sts[0].IsSuccess() {
 		t.Fatalf("pod b after Unreserve: Filter = %v", sts[0])
 	}
-	if st := e.pl.Reserve(ctx, csB, podB, "n1"); !st.IsSuccess() {
-		t.Fatalf("pod b: Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, csB, podB, "n1"); !status.IsSuccess() {
+		t.Fatalf("pod b: Reserve = %v", status)
 	}
 	if pv, _ := e.pl.pvs.get("pv1"); pv.Spec.ClaimRef.Name != "b" {
 		t.Fatalf("pv1 assumed for %q, want b", pv.Spec.ClaimRef.Name)
@@ -295,20 +295,20 @@ func TestReserveAssumesPVsForLaterPods(t *testing.T) {
 func TestReserveAssumesSelectedNode(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makeClass("prov").provisioner("csi.example.com").obj(), makePVC("d1").class("prov").size("1Gi").obj())
-	pod := podWith("p", "d1")
+	pod := st.Pod("p").PVC("d1").Obj()
 	cs, _, sts := e.schedule(pod, nodeWith("n1"), nodeWith("n2"))
 	if !sts[0].IsSuccess() || !sts[1].IsSuccess() {
 		t.Fatalf("Filter = %v", sts)
 	}
-	if st := e.pl.Reserve(ctx, cs, pod, "n2"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n2"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
 	pvc, _ := e.pl.pvcs.get(ns + "/d1")
 	if got := pvc.Annotations["volume.kubernetes.io/selected-node"]; got != "n2" {
 		t.Fatalf("assumed selected node = %q, want n2", got)
 	}
 	// A later pod sharing the claim is now held to n2.
-	_, _, sts = e.schedule(podWith("q", "d1"), nodeWith("n1"), nodeWith("n2"))
+	_, _, sts = e.schedule(st.Pod("q").PVC("d1").Obj(), nodeWith("n1"), nodeWith("n2"))
 	if sts[0].IsSuccess() || !sts[1].IsSuccess() {
 		t.Fatalf("later pod: Filter n1 = %v, n2 = %v; want only n2 feasible", sts[0], sts[1])
 	}
@@ -321,11 +321,11 @@ func TestReserveAssumesSelectedNode(t *testing.T) {
 func TestReserveStaleDecisionFails(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("a").class("wffc").obj(), makePV("pv1").class("wffc").obj())
-	pod := podWith("p", "a")
+	pod := st.Pod("p").PVC("a").Obj()
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
 	e.put(makePV("pv1").class("wffc").rv("2").obj()) // changed after Filter
-	if st := e.pl.Reserve(ctx, cs, pod, "n1"); st.Code() != framework.Error {
-		t.Fatalf("Reserve on a stale PV = %v, want Error", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n1"); status.Code() != framework.Error {
+		t.Fatalf("Reserve on a stale PV = %v, want Error", status)
 	}
 	if n := e.pl.pvs.assumedCount(); n != 0 {
 		t.Fatalf("%d PVs left assumed", n)
@@ -335,35 +335,35 @@ func TestReserveStaleDecisionFails(t *testing.T) {
 func TestReserveWithoutClaimsToBind(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makePVC("c1").bound("pv1").obj(), makePV("pv1").obj())
-	pod := podWith("p", "c1")
+	pod := st.Pod("p").PVC("c1").Obj()
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
-	if st := e.pl.Reserve(ctx, cs, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
-	if st := e.pl.PreBind(ctx, cs, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("PreBind = %v", st)
+	if status := e.pl.PreBind(ctx, cs, pod, "n1"); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
 	}
 	if n := len(e.client.Actions()); n != 0 {
 		t.Fatalf("PreBind made %d API calls, want none", n)
 	}
 	// A pod without claims has no state at all.
 	empty := framework.NewCycleState()
-	if st := e.pl.Reserve(ctx, empty, pt.Pod("x").Obj(), "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve without state = %v", st)
+	if status := e.pl.Reserve(ctx, empty, st.Pod("x").Obj(), "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve without state = %v", status)
 	}
-	if st := e.pl.PreBind(ctx, empty, pt.Pod("x").Obj(), "n1"); !st.IsSuccess() {
-		t.Fatalf("PreBind without state = %v", st)
+	if status := e.pl.PreBind(ctx, empty, st.Pod("x").Obj(), "n1"); !status.IsSuccess() {
+		t.Fatalf("PreBind without state = %v", status)
 	}
-	e.pl.Unreserve(ctx, empty, pt.Pod("x").Obj(), "n1")
+	e.pl.Unreserve(ctx, empty, st.Pod("x").Obj(), "n1")
 }
 
 func TestAssumeCacheExpiresOnInformerUpdate(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("a").class("wffc").obj(), makePV("pv1").class("wffc").obj())
-	pod := podWith("p", "a")
+	pod := st.Pod("p").PVC("a").Obj()
 	cs, _, _ := e.schedule(pod, nodeWith("n1"))
-	if st := e.pl.Reserve(ctx, cs, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve = %v", st)
+	if status := e.pl.Reserve(ctx, cs, pod, "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve = %v", status)
 	}
 	// The informer moves past the assumed version: its object wins.
 	e.put(makePV("pv1").class("wffc").rv("5").obj())
@@ -372,9 +372,9 @@ func TestAssumeCacheExpiresOnInformerUpdate(t *testing.T) {
 	}
 	// The next assume prunes the expired overlay.
 	e.put(makePVC("b").class("wffc").obj())
-	csB, _, _ := e.schedule(podWith("q", "b"), nodeWith("n1"))
-	if st := e.pl.Reserve(ctx, csB, podWith("q", "b"), "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve b = %v", st)
+	csB, _, _ := e.schedule(st.Pod("q").PVC("b").Obj(), nodeWith("n1"))
+	if status := e.pl.Reserve(ctx, csB, st.Pod("q").PVC("b").Obj(), "n1"); !status.IsSuccess() {
+		t.Fatalf("Reserve b = %v", status)
 	}
 	if n := e.pl.pvs.assumedCount(); n != 1 {
 		t.Fatalf("assumed PVs = %d, want 1", n)
@@ -393,19 +393,19 @@ func TestScore(t *testing.T) {
 		wantSkip  bool
 		wantScore int64
 	}{
-		{name: "bound claims only: skipped", pod: podWith("p", "c1"), wantSkip: true,
+		{name: "bound claims only: skipped", pod: st.Pod("p").PVC("c1").Obj(), wantSkip: true,
 			objs: []runtime.Object{makePVC("c1").bound("pv1").obj(), makePV("pv1").obj()}},
-		{name: "static half used", pod: podWith("p", "c1"), wantScore: 50,
+		{name: "static half used", pod: st.Pod("p").PVC("c1").Obj(), wantScore: 50,
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").size("10Gi").obj()}},
-		{name: "static fully used", pod: podWith("p", "c1"), wantScore: 0,
+		{name: "static fully used", pod: st.Pod("p").PVC("c1").Obj(), wantScore: 0,
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("5Gi").obj(), makePV("pv1").class("wffc").size("5Gi").obj()}},
-		{name: "static with a most-allocated shape", pod: podWith("p", "c1"), wantScore: 80,
+		{name: "static with a most-allocated shape", pod: st.Pod("p").PVC("c1").Obj(), wantScore: 80,
 			args: &VolumeBindingArgs{BindTimeoutSeconds: ptr.To[int64](1), Shape: []UtilizationShapePoint{{0, 0}, {100, 10}}},
 			objs: []runtime.Object{wffc, makePVC("c1").class("wffc").size("8Gi").obj(), makePV("pv1").class("wffc").size("10Gi").obj()}},
-		{name: "provisioning from tracked capacity", pod: podWith("p", "d1", "d2"), wantScore: 70,
+		{name: "provisioning from tracked capacity", pod: st.Pod("p").PVC("d1", "d2").Obj(), wantScore: 70,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("10Gi").obj(), makePVC("d2").class("prov").size("20Gi").obj(),
 				csiDriver("csi.example.com", true), capacity("cap", "prov", "100Gi")}},
-		{name: "provisioning without tracked capacity: skipped", pod: podWith("p", "d1"), wantSkip: true,
+		{name: "provisioning without tracked capacity: skipped", pod: st.Pod("p").PVC("d1").Obj(), wantSkip: true,
 			objs: []runtime.Object{prov, makePVC("d1").class("prov").size("10Gi").obj()}},
 	}
 	for _, tc := range tests {
@@ -420,19 +420,19 @@ func TestScore(t *testing.T) {
 			if !sts[0].IsSuccess() {
 				t.Fatalf("Filter = %v", sts[0])
 			}
-			st := e.pl.PreScore(ctx, cs, tc.pod, nil)
+			status := e.pl.PreScore(ctx, cs, tc.pod, nil)
 			if tc.wantSkip {
-				if !st.IsSkip() {
-					t.Fatalf("PreScore = %v, want Skip", st)
+				if !status.IsSkip() {
+					t.Fatalf("PreScore = %v, want Skip", status)
 				}
 				return
 			}
-			if !st.IsSuccess() {
-				t.Fatalf("PreScore = %v", st)
+			if !status.IsSuccess() {
+				t.Fatalf("PreScore = %v", status)
 			}
-			got, st := e.pl.Score(ctx, cs, tc.pod, pt.NodeInfo(node))
-			if !st.IsSuccess() || got != tc.wantScore {
-				t.Fatalf("Score = %d, %v; want %d", got, st, tc.wantScore)
+			got, status := e.pl.Score(ctx, cs, tc.pod, st.NodeInfo(node))
+			if !status.IsSuccess() || got != tc.wantScore {
+				t.Fatalf("Score = %d, %v; want %d", got, status, tc.wantScore)
 			}
 		})
 	}
@@ -449,7 +449,7 @@ func TestShapeScore(t *testing.T) {
 
 func TestNewFactory(t *testing.T) {
 	e := newEnv(t)
-	h := &fakeHandle{client: e.client, factory: e.factory}
+	h := &st.Handle{Client: e.client, Informers: e.factory}
 	if _, err := New(context.Background(), []byte(`{"bindTimeoutSeconds": 5}`), h); err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -463,13 +463,13 @@ func TestNewFactory(t *testing.T) {
 
 func TestFilterConcurrentNodes(t *testing.T) {
 	e := newEnv(t, makeClass("wffc").obj(), makePVC("c1").class("wffc").obj(), makePV("pv1").class("wffc").affinity("zone", "a").obj())
-	pod := podWith("p", "c1")
+	pod := st.Pod("p").PVC("c1").Obj()
 	cs := framework.NewCycleState()
-	if _, st := e.pl.PreFilter(context.Background(), cs, pod, nil); !st.IsSuccess() {
-		t.Fatal(st)
+	if _, status := e.pl.PreFilter(context.Background(), cs, pod, nil); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	nodes := benchNodes(60) // zones z0..z2: none is "a"
-	nodes = append(nodes, pt.NodeInfo(nodeWith("na", "zone", "a")))
+	nodes = append(nodes, st.NodeInfo(nodeWith("na", "zone", "a")))
 	var wg sync.WaitGroup
 	feasible := make([]bool, len(nodes))
 	for i := range nodes {

@@ -27,29 +27,23 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
-// fakeHandle provides an informer factory and a snapshot whose StorageInfos
-// answer from a set of used claim keys.
-type fakeHandle struct {
-	framework.Handle
-	factory informers.SharedInformerFactory
-	used    sets.Set[string]
-}
+// usedClaims answers IsPVCUsedByPods from a set of namespace/name claim keys.
+type usedClaims sets.Set[string]
 
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
-func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister           { return h }
-func (h *fakeHandle) NodeInfos() framework.NodeInfoLister                    { return nil }
-func (h *fakeHandle) StorageInfos() framework.StorageInfoLister              { return h }
-func (h *fakeHandle) IsPVCUsedByPods(key string) bool                        { return h.used.Has(key) }
+func (u usedClaims) IsPVCUsedByPods(key string) bool { return sets.Set[string](u).Has(key) }
 
 // newPlugin builds the plugin over the claims, with the namespace/name
 // claim keys in used reported as in use.
 func newPlugin(t testing.TB, used []string, pvcs ...*v1.PersistentVolumeClaim) *VolumeRestrictions {
 	t.Helper()
-	h := &fakeHandle{factory: informers.NewSharedInformerFactory(fake.NewClientset(), 0), used: sets.New(used...)}
-	idx := h.factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer()
+	h := &st.Handle{
+		Informers: informers.NewSharedInformerFactory(fake.NewClientset(), 0),
+		Snapshot:  &st.Lister{Storage: usedClaims(sets.New(used...))},
+	}
+	idx := h.Informers.Core().V1().PersistentVolumeClaims().Informer().GetIndexer()
 	for _, c := range pvcs {
 		if err := idx.Add(c); err != nil {
 			t.Fatal(err)
@@ -70,53 +64,27 @@ func pvc(name string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolu
 	}
 }
 
-// podBuilder adds volumes to a pod.
-type podBuilder struct{ pod *v1.Pod }
-
-func makePod(name string) *podBuilder { return &podBuilder{pod: pt.Pod(name).Obj()} }
-
-func (b *podBuilder) ns(ns string) *podBuilder { b.pod.Namespace = ns; return b }
-
-func (b *podBuilder) vol(src v1.VolumeSource) *podBuilder {
-	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1.Volume{Name: "v" + string(rune('a'+len(b.pod.Spec.Volumes))), VolumeSource: src})
-	return b
+// gce is a GCE persistent disk.
+func gce(disk string, ro bool) v1.VolumeSource {
+	return v1.VolumeSource{GCEPersistentDisk: &v1.GCEPersistentDiskVolumeSource{PDName: disk, ReadOnly: ro}}
 }
 
-func (b *podBuilder) claim(name string) *podBuilder {
-	return b.vol(v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: name}})
+// ebs is an AWS EBS volume.
+func ebs(id string, ro bool) v1.VolumeSource {
+	return v1.VolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: id, ReadOnly: ro}}
 }
 
-func (b *podBuilder) gce(disk string, ro bool) *podBuilder {
-	return b.vol(v1.VolumeSource{GCEPersistentDisk: &v1.GCEPersistentDiskVolumeSource{PDName: disk, ReadOnly: ro}})
+// iscsi is an iSCSI volume.
+func iscsi(iqn string, ro bool) v1.VolumeSource {
+	return v1.VolumeSource{ISCSI: &v1.ISCSIVolumeSource{IQN: iqn, ReadOnly: ro}}
 }
 
-func (b *podBuilder) ebs(id string, ro bool) *podBuilder {
-	return b.vol(v1.VolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: id, ReadOnly: ro}})
-}
-
-func (b *podBuilder) iscsi(iqn string, ro bool) *podBuilder {
-	return b.vol(v1.VolumeSource{ISCSI: &v1.ISCSIVolumeSource{IQN: iqn, ReadOnly: ro}})
-}
-
-func (b *podBuilder) rbd(pool, image string, ro bool, monitors ...string) *podBuilder {
-	return b.vol(v1.VolumeSource{RBD: &v1.RBDVolumeSource{CephMonitors: monitors, RBDPool: pool, RBDImage: image, ReadOnly: ro}})
-}
-
-func (b *podBuilder) emptyDir() *podBuilder {
-	return b.vol(v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}})
-}
-
-func (b *podBuilder) obj() *v1.Pod { return b.pod }
-
-func (b *podBuilder) info() *framework.PodInfo {
-	pi, err := framework.NewPodInfo(b.pod)
-	if err != nil {
-		panic(err)
-	}
-	return pi
+// rbd is a Ceph RBD image.
+func rbd(pool, image string, ro bool, monitors ...string) v1.VolumeSource {
+	return v1.VolumeSource{RBD: &v1.RBDVolumeSource{CephMonitors: monitors, RBDPool: pool, RBDImage: image, ReadOnly: ro}}
 }
 
 // nodeWith returns a NodeInfo for node "n" holding the pods.
 func nodeWith(pods ...*v1.Pod) *framework.NodeInfo {
-	return pt.NodeInfo(pt.Node("n").Obj(), pods...)
+	return st.NodeInfo(st.Node("n").Obj(), pods...)
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -41,29 +42,29 @@ func TestPreFilter(t *testing.T) {
 		want    *framework.Status
 		holders int
 	}{
-		{"no volumes", makePod("p").obj(), framework.NewStatus(framework.Skip), 0},
-		{"unpoliced volume", makePod("p").emptyDir().obj(), framework.NewStatus(framework.Skip), 0},
-		{"ReadWriteOnce claim in use", makePod("p").claim("rwo").obj(), framework.NewStatus(framework.Skip), 0},
-		{"ReadWriteOncePod claim used only in another namespace", makePod("p").claim("free").obj(), framework.NewStatus(framework.Skip), 0},
-		{"ReadWriteOncePod claim in use", makePod("p").claim("rwop").obj(), nil, 1},
-		{"claim with several modes including ReadWriteOncePod", makePod("p").claim("both").claim("rwop").obj(), nil, 2},
-		{"inline disk alone", makePod("p").gce("d", false).obj(), nil, 0},
-		{"missing claim", makePod("p").claim("gone").obj(),
+		{"no volumes", st.Pod("p").Obj(), framework.NewStatus(framework.Skip), 0},
+		{"unpoliced volume", st.Pod("p").EmptyDir("scratch").Obj(), framework.NewStatus(framework.Skip), 0},
+		{"ReadWriteOnce claim in use", st.Pod("p").PVC("rwo").Obj(), framework.NewStatus(framework.Skip), 0},
+		{"ReadWriteOncePod claim used only in another namespace", st.Pod("p").PVC("free").Obj(), framework.NewStatus(framework.Skip), 0},
+		{"ReadWriteOncePod claim in use", st.Pod("p").PVC("rwop").Obj(), nil, 1},
+		{"claim with several modes including ReadWriteOncePod", st.Pod("p").PVC("both").PVC("rwop").Obj(), nil, 2},
+		{"inline disk alone", st.Pod("p").Volumes(gce("d", false)).Obj(), nil, 0},
+		{"missing claim", st.Pod("p").PVC("gone").Obj(),
 			framework.NewStatus(framework.UnschedulableAndUnresolvable, `persistentvolumeclaim "gone" not found`), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, used, claims...)
 			state := framework.NewCycleState()
-			res, st := pl.PreFilter(context.Background(), state, tt.pod, nil)
+			res, status := pl.PreFilter(context.Background(), state, tt.pod, nil)
 			if res != nil {
 				t.Errorf("PreFilter result = %v, want nil", res)
 			}
-			if !st.Equal(tt.want) {
-				t.Fatalf("PreFilter = %v, want %v", st, tt.want)
+			if !status.Equal(tt.want) {
+				t.Fatalf("PreFilter = %v, want %v", status, tt.want)
 			}
 			s, err := framework.ReadState[*preFilterState](state, stateKey)
-			if !st.IsSuccess() {
+			if !status.IsSuccess() {
 				if err == nil {
 					t.Error("state written for a skipped or rejected pod")
 				}
@@ -82,40 +83,40 @@ func TestPreFilter(t *testing.T) {
 func TestFilterDiskConflicts(t *testing.T) {
 	tests := []struct {
 		name     string
-		pod      *podBuilder
+		pod      *st.PodBuilder
 		existing []*v1.Pod
 		conflict bool
 	}{
-		{"empty node", makePod("p").gce("d", false), nil, false},
-		{"GCE same disk read-write", makePod("p").gce("d", false), []*v1.Pod{makePod("e").gce("d", true).obj()}, true},
-		{"GCE same disk both read-only", makePod("p").gce("d", true), []*v1.Pod{makePod("e").gce("d", true).obj()}, false},
-		{"GCE other disk", makePod("p").gce("d", false), []*v1.Pod{makePod("e").gce("x", false).obj()}, false},
-		{"EBS same volume read-only", makePod("p").ebs("vol-1", true), []*v1.Pod{makePod("e").ebs("vol-1", true).obj()}, true},
-		{"EBS other volume", makePod("p").ebs("vol-1", false), []*v1.Pod{makePod("e").ebs("vol-2", false).obj()}, false},
-		{"iSCSI same IQN read-write", makePod("p").iscsi("iqn.a", true), []*v1.Pod{makePod("e").iscsi("iqn.a", false).obj()}, true},
-		{"iSCSI same IQN both read-only", makePod("p").iscsi("iqn.a", true), []*v1.Pod{makePod("e").iscsi("iqn.a", true).obj()}, false},
-		{"iSCSI other IQN", makePod("p").iscsi("iqn.a", false), []*v1.Pod{makePod("e").iscsi("iqn.b", false).obj()}, false},
-		{"RBD shared monitor, same pool and image", makePod("p").rbd("pool", "img", false, "m1", "m2"),
-			[]*v1.Pod{makePod("e").rbd("pool", "img", false, "m3", "m2").obj()}, true},
-		{"RBD no shared monitor", makePod("p").rbd("pool", "img", false, "m1"),
-			[]*v1.Pod{makePod("e").rbd("pool", "img", false, "m2").obj()}, false},
-		{"RBD other pool", makePod("p").rbd("pool", "img", false, "m1"),
-			[]*v1.Pod{makePod("e").rbd("other", "img", false, "m1").obj()}, false},
-		{"RBD other image", makePod("p").rbd("pool", "img", false, "m1"),
-			[]*v1.Pod{makePod("e").rbd("pool", "other", false, "m1").obj()}, false},
-		{"RBD both read-only", makePod("p").rbd("pool", "img", true, "m1"),
-			[]*v1.Pod{makePod("e").rbd("pool", "img", true, "m1").obj()}, false},
-		{"different kinds never conflict", makePod("p").gce("d", false), []*v1.Pod{makePod("e").ebs("d", false).iscsi("d", false).obj()}, false},
-		{"second of several pods conflicts", makePod("p").emptyDir().ebs("vol-1", false),
-			[]*v1.Pod{makePod("e1").ebs("vol-2", false).obj(), makePod("e2").emptyDir().ebs("vol-1", false).obj()}, true},
+		{"empty node", st.Pod("p").Volumes(gce("d", false)), nil, false},
+		{"GCE same disk read-write", st.Pod("p").Volumes(gce("d", false)), []*v1.Pod{st.Pod("e").Volumes(gce("d", true)).Obj()}, true},
+		{"GCE same disk both read-only", st.Pod("p").Volumes(gce("d", true)), []*v1.Pod{st.Pod("e").Volumes(gce("d", true)).Obj()}, false},
+		{"GCE other disk", st.Pod("p").Volumes(gce("d", false)), []*v1.Pod{st.Pod("e").Volumes(gce("x", false)).Obj()}, false},
+		{"EBS same volume read-only", st.Pod("p").Volumes(ebs("vol-1", true)), []*v1.Pod{st.Pod("e").Volumes(ebs("vol-1", true)).Obj()}, true},
+		{"EBS other volume", st.Pod("p").Volumes(ebs("vol-1", false)), []*v1.Pod{st.Pod("e").Volumes(ebs("vol-2", false)).Obj()}, false},
+		{"iSCSI same IQN read-write", st.Pod("p").Volumes(iscsi("iqn.a", true)), []*v1.Pod{st.Pod("e").Volumes(iscsi("iqn.a", false)).Obj()}, true},
+		{"iSCSI same IQN both read-only", st.Pod("p").Volumes(iscsi("iqn.a", true)), []*v1.Pod{st.Pod("e").Volumes(iscsi("iqn.a", true)).Obj()}, false},
+		{"iSCSI other IQN", st.Pod("p").Volumes(iscsi("iqn.a", false)), []*v1.Pod{st.Pod("e").Volumes(iscsi("iqn.b", false)).Obj()}, false},
+		{"RBD shared monitor, same pool and image", st.Pod("p").Volumes(rbd("pool", "img", false, "m1", "m2")),
+			[]*v1.Pod{st.Pod("e").Volumes(rbd("pool", "img", false, "m3", "m2")).Obj()}, true},
+		{"RBD no shared monitor", st.Pod("p").Volumes(rbd("pool", "img", false, "m1")),
+			[]*v1.Pod{st.Pod("e").Volumes(rbd("pool", "img", false, "m2")).Obj()}, false},
+		{"RBD other pool", st.Pod("p").Volumes(rbd("pool", "img", false, "m1")),
+			[]*v1.Pod{st.Pod("e").Volumes(rbd("other", "img", false, "m1")).Obj()}, false},
+		{"RBD other image", st.Pod("p").Volumes(rbd("pool", "img", false, "m1")),
+			[]*v1.Pod{st.Pod("e").Volumes(rbd("pool", "other", false, "m1")).Obj()}, false},
+		{"RBD both read-only", st.Pod("p").Volumes(rbd("pool", "img", true, "m1")),
+			[]*v1.Pod{st.Pod("e").Volumes(rbd("pool", "img", true, "m1")).Obj()}, false},
+		{"different kinds never conflict", st.Pod("p").Volumes(gce("d", false)), []*v1.Pod{st.Pod("e").Volumes(ebs("d", false)).Volumes(iscsi("d", false)).Obj()}, false},
+		{"second of several pods conflicts", st.Pod("p").EmptyDir("scratch").Volumes(ebs("vol-1", false)),
+			[]*v1.Pod{st.Pod("e1").Volumes(ebs("vol-2", false)).Obj(), st.Pod("e2").EmptyDir("scratch").Volumes(ebs("vol-1", false)).Obj()}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, nil)
 			state := framework.NewCycleState()
-			pod := tt.pod.obj()
-			if _, st := pl.PreFilter(context.Background(), state, pod, nil); !st.IsSuccess() {
-				t.Fatalf("PreFilter = %v", st)
+			pod := tt.pod.Obj()
+			if _, status := pl.PreFilter(context.Background(), state, pod, nil); !status.IsSuccess() {
+				t.Fatalf("PreFilter = %v", status)
 			}
 			got := pl.Filter(context.Background(), state, pod, nodeWith(tt.existing...))
 			var want *framework.Status
@@ -131,23 +132,23 @@ func TestFilterDiskConflicts(t *testing.T) {
 
 func TestFilterReadWriteOncePod(t *testing.T) {
 	pl := newPlugin(t, []string{"default/rwop"}, pvc("rwop", rwop))
-	pod := makePod("p").claim("rwop").obj()
+	pod := st.Pod("p").PVC("rwop").Obj()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(context.Background(), state, pod, nil); !st.IsSuccess() {
-		t.Fatalf("PreFilter = %v", st)
+	if _, status := pl.PreFilter(context.Background(), state, pod, nil); !status.IsSuccess() {
+		t.Fatalf("PreFilter = %v", status)
 	}
 	want := framework.NewStatus(framework.Unschedulable, ErrReasonReadWriteOncePodConflict)
 	// The claim is held elsewhere, so every node is rejected, empty or not.
-	for _, ni := range []*framework.NodeInfo{nodeWith(), nodeWith(makePod("other").obj())} {
+	for _, ni := range []*framework.NodeInfo{nodeWith(), nodeWith(st.Pod("other").Obj())} {
 		if got := pl.Filter(context.Background(), state, pod, ni); !got.Equal(want) {
 			t.Errorf("Filter = %v, want %v", got, want)
 		}
 	}
 	// A disk conflict is reported first.
-	podWithDisk := makePod("p").claim("rwop").ebs("vol", false).obj()
+	podWithDisk := st.Pod("p").PVC("rwop").Volumes(ebs("vol", false)).Obj()
 	state = framework.NewCycleState()
 	pl.PreFilter(context.Background(), state, podWithDisk, nil)
-	got := pl.Filter(context.Background(), state, podWithDisk, nodeWith(makePod("e").ebs("vol", false).obj()))
+	got := pl.Filter(context.Background(), state, podWithDisk, nodeWith(st.Pod("e").Volumes(ebs("vol", false)).Obj()))
 	if !got.Equal(framework.NewStatus(framework.Unschedulable, ErrReasonDiskConflict)) {
 		t.Errorf("Filter = %v, want the disk conflict", got)
 	}
@@ -159,19 +160,19 @@ func TestFilterReadWriteOncePod(t *testing.T) {
 
 func TestPreFilterExtensions(t *testing.T) {
 	pl := newPlugin(t, []string{"default/rwop"}, pvc("rwop", rwop), pvc("rwo", rwo))
-	pod := makePod("p").claim("rwop").claim("rwo").obj()
+	pod := st.Pod("p").PVC("rwop").PVC("rwo").Obj()
 	state := framework.NewCycleState()
-	if _, st := pl.PreFilter(context.Background(), state, pod, nil); !st.IsSuccess() {
-		t.Fatalf("PreFilter = %v", st)
+	if _, status := pl.PreFilter(context.Background(), state, pod, nil); !status.IsSuccess() {
+		t.Fatalf("PreFilter = %v", status)
 	}
 	ctx, ni := context.Background(), nodeWith()
-	holder := makePod("holder").claim("rwop").info()
+	holder := st.Pod("holder").PVC("rwop").Info()
 	conflict := framework.NewStatus(framework.Unschedulable, ErrReasonReadWriteOncePodConflict)
 	ext := pl.PreFilterExtensions()
 
 	snapshot := state.Clone()
-	if st := ext.RemovePod(ctx, state, pod, holder, ni); !st.IsSuccess() {
-		t.Fatal(st)
+	if status := ext.RemovePod(ctx, state, pod, holder, ni); !status.IsSuccess() {
+		t.Fatal(status)
 	}
 	if got := pl.Filter(ctx, state, pod, ni); !got.IsSuccess() {
 		t.Errorf("after removing the holder: Filter = %v, want Success", got)
@@ -180,8 +181,8 @@ func TestPreFilterExtensions(t *testing.T) {
 		t.Errorf("clone changed with the original: Filter = %v", got)
 	}
 	for _, p := range []*framework.PodInfo{
-		makePod("x").claim("rwo").info(),              // not a ReadWriteOncePod claim of the pod
-		makePod("y").ns("other").claim("rwop").info(), // same claim name, other namespace
+		st.Pod("x").PVC("rwo").Info(),                     // not a ReadWriteOncePod claim of the pod
+		st.Pod("y").Namespace("other").PVC("rwop").Info(), // same claim name, other namespace
 	} {
 		ext.AddPod(ctx, state, pod, p, ni)
 		if got := pl.Filter(ctx, state, pod, ni); !got.IsSuccess() {
@@ -192,11 +193,11 @@ func TestPreFilterExtensions(t *testing.T) {
 	if got := pl.Filter(ctx, state, pod, ni); !got.Equal(conflict) {
 		t.Errorf("after adding the holder back: Filter = %v, want %v", got, conflict)
 	}
-	if st := ext.AddPod(ctx, framework.NewCycleState(), pod, holder, ni); st.Code() != framework.Error {
-		t.Errorf("AddPod without state = %v, want Error", st)
+	if status := ext.AddPod(ctx, framework.NewCycleState(), pod, holder, ni); status.Code() != framework.Error {
+		t.Errorf("AddPod without state = %v, want Error", status)
 	}
-	if st := ext.RemovePod(ctx, framework.NewCycleState(), pod, holder, ni); st.Code() != framework.Error {
-		t.Errorf("RemovePod without state = %v, want Error", st)
+	if status := ext.RemovePod(ctx, framework.NewCycleState(), pod, holder, ni); status.Code() != framework.Error {
+		t.Errorf("RemovePod without state = %v, want Error", status)
 	}
 }
 
@@ -225,19 +226,19 @@ func TestEventsToRegister(t *testing.T) {
 }
 
 func TestIsSchedulableAfterPodDeleted(t *testing.T) {
-	pod := makePod("p").gce("d", false).claim("c").obj()
+	pod := st.Pod("p").Volumes(gce("d", false)).PVC("c").Obj()
 	tests := []struct {
 		name   string
 		oldObj any
 		want   framework.QueueingHint
 		err    bool
 	}{
-		{"conflicting disk", makePod("e").gce("d", true).obj(), framework.Queue, false},
-		{"same claim", makePod("e").claim("c").obj(), framework.Queue, false},
-		{"tombstone of a pod with the same claim", cache.DeletedFinalStateUnknown{Obj: makePod("e").claim("c").obj()}, framework.Queue, false},
-		{"other namespace", makePod("e").ns("other").gce("d", false).claim("c").obj(), framework.QueueSkip, false},
-		{"unrelated volumes", makePod("e").gce("x", false).claim("other").emptyDir().obj(), framework.QueueSkip, false},
-		{"no volumes", makePod("e").obj(), framework.QueueSkip, false},
+		{"conflicting disk", st.Pod("e").Volumes(gce("d", true)).Obj(), framework.Queue, false},
+		{"same claim", st.Pod("e").PVC("c").Obj(), framework.Queue, false},
+		{"tombstone of a pod with the same claim", cache.DeletedFinalStateUnknown{Obj: st.Pod("e").PVC("c").Obj()}, framework.Queue, false},
+		{"other namespace", st.Pod("e").Namespace("other").Volumes(gce("d", false)).PVC("c").Obj(), framework.QueueSkip, false},
+		{"unrelated volumes", st.Pod("e").Volumes(gce("x", false)).PVC("other").EmptyDir("scratch").Obj(), framework.QueueSkip, false},
+		{"no volumes", st.Pod("e").Obj(), framework.QueueSkip, false},
 		{"wrong type", &v1.Node{}, framework.Queue, true},
 	}
 	pl := newPlugin(t, nil)
@@ -252,7 +253,7 @@ func TestIsSchedulableAfterPodDeleted(t *testing.T) {
 }
 
 func TestIsSchedulableAfterClaimAdded(t *testing.T) {
-	pod := makePod("p").claim("c").obj()
+	pod := st.Pod("p").PVC("c").Obj()
 	other := pvc("c", rwop)
 	other.Namespace = "other"
 	tests := []struct {

@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/berth-io/berth/scheduler/framework"
-	pt "github.com/berth-io/berth/scheduler/framework/plugins/plugintest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const (
@@ -37,14 +37,6 @@ const (
 	zoneBeta   = v1.LabelFailureDomainBetaZone
 	regionBeta = v1.LabelFailureDomainBetaRegion
 )
-
-// fakeHandle provides only an informer factory.
-type fakeHandle struct {
-	framework.Handle
-	factory informers.SharedInformerFactory
-}
-
-func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
 
 // newPlugin builds the plugin over the PVs, PVCs and StorageClasses, put
 // straight into the informers' indexers.
@@ -67,7 +59,7 @@ func newPlugin(t testing.TB, objs ...runtime.Object) *VolumeZone {
 			t.Fatal(err)
 		}
 	}
-	pl, err := New(context.Background(), nil, &fakeHandle{factory: f})
+	pl, err := New(context.Background(), nil, &st.Handle{Informers: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,21 +98,10 @@ func storageClass(name string, mode storagev1.VolumeBindingMode) *storagev1.Stor
 }
 
 // podWithClaims returns pod "p" in "default" mounting the claims.
-func podWithClaims(claims ...string) *v1.Pod {
-	p := pt.Pod("p").Obj()
-	for i, c := range claims {
-		p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: "v" + string(rune('a'+i)),
-			VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: c}}})
-	}
-	return p
-}
+func podWithClaims(claims ...string) *v1.Pod { return st.Pod("p").PVC(claims...).Obj() }
 
 // nodeInfo returns a NodeInfo for a node with the label key/value pairs.
-func nodeInfo(kv ...string) *framework.NodeInfo {
-	n := pt.Node("n").Obj()
-	n.Labels = labelMap(kv...)
-	return pt.NodeInfo(n)
-}
+func nodeInfo(kv ...string) *framework.NodeInfo { return st.NodeInfo(st.Node("n").Labels(kv...).Obj()) }
 
 func labelMap(kv ...string) map[string]string {
 	if len(kv) == 0 {

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 const wffc = storagev1.VolumeBindingWaitForFirstConsumer
@@ -81,11 +82,11 @@ func TestFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, objects()...)
 			state := framework.NewCycleState()
-			_, st := pl.PreFilter(context.Background(), state, tt.pod, nil)
-			if !st.Equal(tt.prefilter) {
-				t.Fatalf("PreFilter = %v, want %v", st, tt.prefilter)
+			_, status := pl.PreFilter(context.Background(), state, tt.pod, nil)
+			if !status.Equal(tt.prefilter) {
+				t.Fatalf("PreFilter = %v, want %v", status, tt.prefilter)
 			}
-			if st.IsSkip() {
+			if status.IsSkip() {
 				return
 			}
 			ni := nodeInfo(tt.node...)
@@ -125,12 +126,12 @@ func TestPreFilterErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := newPlugin(t, objs...)
-			if _, st := pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil); !st.Equal(tt.want) {
-				t.Errorf("PreFilter = %v, want %v", st, tt.want)
+			if _, status := pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil); !status.Equal(tt.want) {
+				t.Errorf("PreFilter = %v, want %v", status, tt.want)
 			}
 			// Filter reports the same status when it has to resolve the claims itself.
-			if st := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, nodeInfo(zoneGA, "a")); !st.Equal(tt.want) {
-				t.Errorf("Filter without state = %v, want %v", st, tt.want)
+			if status := pl.Filter(context.Background(), framework.NewCycleState(), tt.pod, nodeInfo(zoneGA, "a")); !status.Equal(tt.want) {
+				t.Errorf("Filter without state = %v, want %v", status, tt.want)
 			}
 		})
 	}
@@ -138,8 +139,8 @@ func TestPreFilterErrors(t *testing.T) {
 
 func TestFilterWithoutNode(t *testing.T) {
 	pl := newPlugin(t, objects()...)
-	if st := pl.Filter(context.Background(), framework.NewCycleState(), podWithClaims("c-a"), framework.NewNodeInfo()); st.Code() != framework.Error {
-		t.Errorf("Filter = %v, want Error", st)
+	if status := pl.Filter(context.Background(), framework.NewCycleState(), podWithClaims("c-a"), framework.NewNodeInfo()); status.Code() != framework.Error {
+		t.Errorf("Filter = %v, want Error", status)
 	}
 }
 
@@ -232,7 +233,7 @@ func TestSplitZones(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	if _, err := New(context.Background(), []byte(`{"x":1}`), &fakeHandle{}); err == nil {
+	if _, err := New(context.Background(), []byte(`{"x":1}`), &st.Handle{}); err == nil {
 		t.Error("unknown args: want error")
 	}
 	if _, err := New(context.Background(), nil, nil); err == nil {
