@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -64,8 +64,8 @@ func start(t *testing.T) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset)
 func startWith(t *testing.T, objects client.Client, onEviction func(pod string)) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
 	t.Helper()
 	old := t0.Add(-time.Hour)
-	c := fake.NewClientset(st.Node("n1").Obj(),
-		st.Pod("free").Node("n1").Created(old).Obj(), st.Pod("guarded").Node("n1").Created(old).Obj())
+	c := fake.NewClientset(strategytest.Node("n1").Obj(),
+		strategytest.Pod("free").NodeName("n1").Created(old).Obj(), strategytest.Pod("guarded").NodeName("n1").Created(old).Obj())
 	c.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
 		if a.GetSubresource() != "eviction" {
 			return false, nil, nil

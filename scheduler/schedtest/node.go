@@ -30,6 +30,12 @@ func Node(name string) *NodeBuilder {
 	return &NodeBuilder{node: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name + "-uid")}}}
 }
 
+// NodeFrom starts a builder from a copy of the node.
+func NodeFrom(node *v1.Node) *NodeBuilder { return &NodeBuilder{node: node.DeepCopy()} }
+
+// UID sets the UID.
+func (b *NodeBuilder) UID(uid string) *NodeBuilder { b.node.UID = types.UID(uid); return b }
+
 // ResourceVersion sets metadata.resourceVersion.
 func (b *NodeBuilder) ResourceVersion(rv string) *NodeBuilder { b.node.ResourceVersion = rv; return b }
 

@@ -88,6 +88,12 @@ func (b *PodBuilder) Owner(apiVersion, kind, name string) *PodBuilder {
 	return b
 }
 
+// OwnerRefs sets the owner references, replacing any.
+func (b *PodBuilder) OwnerRefs(refs ...metav1.OwnerReference) *PodBuilder {
+	b.pod.OwnerReferences = refs
+	return b
+}
+
 // Created sets the creation timestamp.
 func (b *PodBuilder) Created(t time.Time) *PodBuilder {
 	b.pod.CreationTimestamp = metav1.NewTime(t)
@@ -212,6 +218,12 @@ func (b *PodBuilder) Req(pairs ...string) *PodBuilder {
 	return b
 }
 
+// Requests sets the first container's requests to the name/quantity pairs, dropping any others.
+func (b *PodBuilder) Requests(pairs ...string) *PodBuilder {
+	b.first().Resources.Requests = List(pairs...)
+	return b
+}
+
 // Limit adds the name/quantity pairs to the first container's limits.
 func (b *PodBuilder) Limit(pairs ...string) *PodBuilder {
 	c := b.first()
@@ -221,6 +233,17 @@ func (b *PodBuilder) Limit(pairs ...string) *PodBuilder {
 	for name, q := range List(pairs...) {
 		c.Resources.Limits[name] = q
 	}
+	return b
+}
+
+// ContainerName names the first container.
+func (b *PodBuilder) ContainerName(name string) *PodBuilder { b.first().Name = name; return b }
+
+// ContainerRestart sets the first container's restart policy and rules.
+func (b *PodBuilder) ContainerRestart(policy v1.ContainerRestartPolicy, rules ...v1.ContainerRestartRule) *PodBuilder {
+	c := b.first()
+	c.RestartPolicy = &policy
+	c.RestartPolicyRules = rules
 	return b
 }
 
@@ -291,6 +314,11 @@ func (b *PodBuilder) Toleration(t v1.Toleration) *PodBuilder {
 // Tolerate adds a toleration of every taint with the key.
 func (b *PodBuilder) Tolerate(key string) *PodBuilder {
 	return b.Toleration(v1.Toleration{Key: key, Operator: v1.TolerationOpExists})
+}
+
+// TolerateTaint adds a toleration of the taint key=value:effect.
+func (b *PodBuilder) TolerateTaint(key, value string, effect v1.TaintEffect) *PodBuilder {
+	return b.Toleration(v1.Toleration{Key: key, Operator: v1.TolerationOpEqual, Value: value, Effect: effect})
 }
 
 // NodeSelector sets spec.nodeSelector to the key/value pairs (empty, not nil, without pairs).

@@ -90,6 +90,24 @@ func TestPodBuilder(t *testing.T) {
 			}}}},
 		},
 		{
+			name: "replacing setters",
+			got: Pod("p").Owner("apps/v1", "ReplicaSet", "rs").OwnerRefs(metav1.OwnerReference{Kind: "Job", Name: "j"}).
+				Req("cpu", "2", "memory", "1Gi").Requests("cpu", "1").ContainerName("app").
+				ContainerRestart(v1.ContainerRestartPolicyNever, v1.ContainerRestartRule{Action: v1.ContainerRestartRuleActionRestartAllContainers}).
+				TolerateTaint("k", "v", v1.TaintEffectNoSchedule).Obj(),
+			want: &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", UID: "p-uid", OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: "j"}}},
+				Spec: v1.PodSpec{
+					Containers: []v1.Container{{
+						Name: "app", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{"cpu": one}},
+						RestartPolicy:      ptr.To(v1.ContainerRestartPolicyNever),
+						RestartPolicyRules: []v1.ContainerRestartRule{{Action: v1.ContainerRestartRuleActionRestartAllContainers}},
+					}},
+					Tolerations: []v1.Toleration{{Key: "k", Operator: v1.TolerationOpEqual, Value: "v", Effect: v1.TaintEffectNoSchedule}},
+				},
+			},
+		},
+		{
 			name: "containers",
 			got:  Pod("p").Container("cpu", "1").Images("a").InitImages("b").InitLimit("cpu", "1").Sidecar().Obj(),
 			want: &v1.Pod{ObjectMeta: meta("p"), Spec: v1.PodSpec{
@@ -176,6 +194,14 @@ func TestPodFromCopies(t *testing.T) {
 	}
 }
 
+func TestNodeFromCopies(t *testing.T) {
+	orig := Node("n").Label("a", "1").Obj()
+	changed := NodeFrom(orig).Label("a", "2").Obj()
+	if orig.Labels["a"] != "1" || changed.Labels["a"] != "2" {
+		t.Errorf("NodeFrom changed the original: %v, copy %v", orig.Labels, changed.Labels)
+	}
+}
+
 func TestNodeBuilder(t *testing.T) {
 	tests := []struct {
 		name string
@@ -203,6 +229,11 @@ func TestNodeBuilder(t *testing.T) {
 					DeclaredFeatures: []string{"F"},
 				},
 			},
+		},
+		{
+			name: "from a node",
+			got:  NodeFrom(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}).UID("u").Obj(),
+			want: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", UID: "u"}},
 		},
 		{
 			name: "labels replace",

@@ -33,12 +33,13 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var now = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
-func pod(name string) *strategytest.PodBuilder {
-	return strategytest.Pod(name).Node("n1").Created(now.Add(-time.Hour))
+func pod(name string) *st.PodBuilder {
+	return strategytest.Pod(name).NodeName("n1").Created(now.Add(-time.Hour))
 }
 
 func withAnn(p *v1.Pod, k, v string) *v1.Pod {
@@ -75,12 +76,12 @@ func TestProtections(t *testing.T) {
 			p.Annotations = map[string]string{configSourceAnnotation: "file", EvictAnnotation: "true"}
 			return p
 		}()},
-		{name: "DaemonSet pod", pod: pod("p").Owner("DaemonSet", "ds").Obj(), wantErr: true},
+		{name: "DaemonSet pod", pod: pod("p").OwnerRefs(metav1.OwnerReference{Kind: "DaemonSet", Name: "ds"}).Obj(), wantErr: true},
 		{name: "DaemonSet pod allowed", spec: v1alpha1.RebalancePolicySpec{Evictor: &v1alpha1.EvictorOptions{EvictDaemonSetPods: true}},
-			pod: pod("p").Owner("DaemonSet", "ds").Obj()},
+			pod: pod("p").OwnerRefs(metav1.OwnerReference{Kind: "DaemonSet", Name: "ds"}).Obj()},
 		{name: "bare pod", pod: func() *v1.Pod { p := pod("p").Obj(); p.OwnerReferences = nil; return p }(), wantErr: true},
 		{name: "failed bare pod allowed", spec: v1alpha1.RebalancePolicySpec{Evictor: &v1alpha1.EvictorOptions{EvictFailedBarePods: true}},
-			pod: func() *v1.Pod { p := pod("p").Phase(v1.PodFailed, "").Obj(); p.OwnerReferences = nil; return p }()},
+			pod: func() *v1.Pod { p := pod("p").Phase(v1.PodFailed).Obj(); p.OwnerReferences = nil; return p }()},
 		{name: "running bare pod with evictFailedBarePods", spec: v1alpha1.RebalancePolicySpec{Evictor: &v1alpha1.EvictorOptions{EvictFailedBarePods: true}},
 			pod: func() *v1.Pod { p := pod("p").Obj(); p.OwnerReferences = nil; return p }(), wantErr: true},
 		{name: "system-critical priority", pod: pod("p").Priority(SystemCriticalPriority).Obj(), wantErr: true},
@@ -130,11 +131,11 @@ func TestLimits(t *testing.T) {
 	}{
 		{name: "no limits", pods: []*v1.Pod{pod("a").Obj(), pod("b").Obj(), pod("c").Obj()}, allowed: 3},
 		{name: "per node", limits: &v1alpha1.EvictionLimits{MaxPodsToEvictPerNode: ptr.To[int32](1)},
-			pods: []*v1.Pod{pod("a").Obj(), pod("b").Obj(), pod("c").Node("n2").Obj()}, allowed: 2},
+			pods: []*v1.Pod{pod("a").Obj(), pod("b").Obj(), pod("c").NodeName("n2").Obj()}, allowed: 2},
 		{name: "per namespace", limits: &v1alpha1.EvictionLimits{MaxPodsToEvictPerNamespace: ptr.To[int32](1)},
-			pods: []*v1.Pod{pod("a").Obj(), pod("b").Node("n2").Obj(), pod("c").Namespace("x").Obj()}, allowed: 2},
+			pods: []*v1.Pod{pod("a").Obj(), pod("b").NodeName("n2").Obj(), pod("c").Namespace("x").Obj()}, allowed: 2},
 		{name: "total", limits: &v1alpha1.EvictionLimits{MaxPodsToEvictTotal: ptr.To[int32](2)},
-			pods: []*v1.Pod{pod("a").Obj(), pod("b").Node("n2").Obj(), pod("c").Node("n3").Obj()}, allowed: 2},
+			pods: []*v1.Pod{pod("a").Obj(), pod("b").NodeName("n2").Obj(), pod("c").NodeName("n3").Obj()}, allowed: 2},
 		{name: "zero", limits: &v1alpha1.EvictionLimits{MaxPodsToEvictTotal: ptr.To[int32](0)},
 			pods: []*v1.Pod{pod("a").Obj()}, allowed: 0},
 	}

@@ -30,9 +30,9 @@ import (
 
 func TestMeasureUsage(t *testing.T) {
 	resources := []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods, "example.com/gpu"}
-	running := strategytest.Pod("a").Node("n").Req("cpu", "1", "memory", "2Gi").Obj()
-	gpu := strategytest.Pod("b").Node("n").Req("cpu", "500m", "example.com/gpu", "1").Obj()
-	done := strategytest.Pod("c").Node("n").Req("cpu", "2").Phase(v1.PodSucceeded, "").Obj()
+	running := strategytest.Pod("a").NodeName("n").Req("cpu", "1", "memory", "2Gi").Obj()
+	gpu := strategytest.Pod("b").NodeName("n").Req("cpu", "500m", "example.com/gpu", "1").Obj()
+	done := strategytest.Pod("c").NodeName("n").Req("cpu", "2").Phase(v1.PodSucceeded).Obj()
 	ni := framework.NewNodeInfo()
 	ni.SetNode(strategytest.Node("n").Obj())
 	for _, p := range []*v1.Pod{running, gpu, done} {

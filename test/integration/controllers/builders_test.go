@@ -25,36 +25,25 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
-func resources(pairs ...string) corev1.ResourceList {
-	rl := corev1.ResourceList{}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		rl[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
-	}
-	return rl
-}
-
-// createNodes creates Ready nodes prefix-0..n-1 with the given allocatable
-// and deletes them when the spec ends.
+// createNodes creates Ready nodes prefix-0..n-1 with room for 110 pods and
+// the given allocatable, and deletes them when the spec ends.
 func createNodes(ctx context.Context, prefix string, n int, alloc ...string) []string {
 	GinkgoHelper()
 	var names []string
 	for i := range n {
 		name := fmt.Sprintf("%s-%d", prefix, i)
-		rl := resources(append([]string{"pods", "110"}, alloc...)...)
-		node := &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
-		}
+		// The apiserver assigns the UID.
+		node := st.Node(name).UID("").Hostname()
 		nodes := clientset.CoreV1().Nodes()
-		created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
+		created, err := nodes.Create(ctx, node.Obj(), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "creating node %s", name)
 		DeferCleanup(func(ctx SpecContext) {
 			Expect(client.IgnoreNotFound(nodes.Delete(ctx, name, metav1.DeleteOptions{}))).To(Succeed())
@@ -65,10 +54,7 @@ func createNodes(ctx context.Context, prefix string, n int, alloc ...string) []s
 			created, err = nodes.Update(ctx, created, metav1.UpdateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 		}
-		created.Status = corev1.NodeStatus{
-			Capacity: rl, Allocatable: rl,
-			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
-		}
+		created.Status = node.Alloc(append([]string{"pods", "110"}, alloc...)...).Ready().Obj().Status
 		_, err = nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		names = append(names, name)
@@ -76,58 +62,28 @@ func createNodes(ctx context.Context, prefix string, n int, alloc ...string) []s
 	return names
 }
 
-// podBuilder builds a pending pod.
-type podBuilder struct{ pod *corev1.Pod }
-
-func newPod(namespace, name, schedulerName string) *podBuilder {
-	return &podBuilder{pod: &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{}},
-		Spec: corev1.PodSpec{
-			SchedulerName: schedulerName,
-			Containers: []corev1.Container{{
-				Name: "app", Image: "registry.k8s.io/pause:3.10",
-				Resources: corev1.ResourceRequirements{Requests: resources("cpu", "500m", "memory", "256Mi")},
-			}},
-		},
-	}}
+// newPod is a pending pod for the scheduler with one pause container, "app",
+// requesting 500m CPU and 256Mi; the apiserver assigns its UID.
+func newPod(namespace, name, schedulerName string) *st.PodBuilder {
+	return st.Pod(name).UID("").Namespace(namespace).SchedulerName(schedulerName).
+		ContainerName("app").Image("registry.k8s.io/pause:3.10").Req("cpu", "500m", "memory", "256Mi")
 }
 
-func (b *podBuilder) cpu(q string) *podBuilder {
-	b.pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse(q)
-	return b
-}
-
-func (b *podBuilder) label(k, v string) *podBuilder { b.pod.Labels[k] = v; return b }
-
-// avoidSelf prefers nodes without another pod labelled k=v (preferred anti-affinity).
-func (b *podBuilder) avoidSelf(k, v string) *podBuilder {
-	b.pod.Labels[k] = v
-	b.pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-			Weight: 100,
-			PodAffinityTerm: corev1.PodAffinityTerm{
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{k: v}},
-				TopologyKey:   corev1.LabelHostname,
-			},
-		}},
-	}}
-	return b
-}
-
-func (b *podBuilder) create(ctx context.Context) *corev1.Pod {
+// createPod creates the pod.
+func createPod(ctx context.Context, pod *corev1.Pod) *corev1.Pod {
 	GinkgoHelper()
-	created, err := clientset.CoreV1().Pods(b.pod.Namespace).Create(ctx, b.pod, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred(), "creating pod %s", b.pod.Name)
+	created, err := clientset.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating pod %s", pod.Name)
 	return created
 }
 
-// createPods creates n pods named prefix-0..n-1 from the builder's template.
-func createPods(ctx context.Context, n int, prefix string, mk func(name string) *podBuilder) []string {
+// createPods creates n pods named prefix-0..n-1 from mk.
+func createPods(ctx context.Context, n int, prefix string, mk func(name string) *st.PodBuilder) []string {
 	GinkgoHelper()
 	var names []string
 	for i := range n {
 		name := fmt.Sprintf("%s-%d", prefix, i)
-		mk(name).create(ctx)
+		createPod(ctx, mk(name).Obj())
 		names = append(names, name)
 	}
 	return names
@@ -160,62 +116,27 @@ func distinct(placed map[string]string, pods []string) map[string]int {
 	return out
 }
 
-// profileBuilder builds a SchedulingProfile.
-type profileBuilder struct{ p *v1alpha1.SchedulingProfile }
+// newProfile is a SchedulingProfile without the UID and generation the apiserver assigns.
+func newProfile(name string) *st.ProfileBuilder { return st.Profile(name).UID("").Generation(0) }
 
-func newProfile(name string) *profileBuilder {
-	return &profileBuilder{p: &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}}
-}
-
-func (b *profileBuilder) schedulerName(n string) *profileBuilder {
-	b.p.Spec.SchedulerName = n
-	return b
-}
-func (b *profileBuilder) label(k, v string) *profileBuilder { b.p.Labels[k] = v; return b }
-
-// shadowOf makes the profile a shadow of the live profile of schedulerName.
-func (b *profileBuilder) shadowOf(schedulerName string) *profileBuilder {
-	b.p.Spec.ShadowOf = schedulerName
-	return b
-}
-
-// recordDecisions makes the profile keep its last n placements in status.
-func (b *profileBuilder) recordDecisions(n int32) *profileBuilder {
-	b.p.Spec.RecordDecisions = &n
-	return b
-}
-
-// fitStrategy sets NodeResourcesFit's scoring strategy (MostAllocated or LeastAllocated) on cpu.
-func (b *profileBuilder) fitStrategy(strategy string) *profileBuilder {
-	setFitStrategy(&b.p.Spec, strategy)
-	return b
-}
-
-// scorers disables every default scorer and enables the given ones with weights.
-func (b *profileBuilder) scorers(nameWeight ...any) *profileBuilder {
-	set := &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "*"}}}
-	for i := 0; i+1 < len(nameWeight); i += 2 {
-		set.Enabled = append(set.Enabled, v1alpha1.Plugin{Name: nameWeight[i].(string), Weight: ptr.To(int32(nameWeight[i+1].(int)))})
-	}
-	if b.p.Spec.Plugins == nil {
-		b.p.Spec.Plugins = &v1alpha1.Plugins{}
-	}
-	b.p.Spec.Plugins.Score = set
-	return b
-}
-
-// create creates the profile and deletes it when the spec ends.
-func (b *profileBuilder) create(ctx context.Context) *v1alpha1.SchedulingProfile {
+// createProfile creates the profile and deletes it when the spec ends.
+func createProfile(ctx context.Context, p *v1alpha1.SchedulingProfile) *v1alpha1.SchedulingProfile {
 	GinkgoHelper()
-	Expect(k8sClient.Create(ctx, b.p)).To(Succeed(), "creating SchedulingProfile %s", b.p.Name)
+	Expect(k8sClient.Create(ctx, p)).To(Succeed(), "creating SchedulingProfile %s", p.Name)
 	DeferCleanup(func(ctx SpecContext) {
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: b.p.Name}}))).To(Succeed())
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: p.Name}}))).To(Succeed())
 	})
-	return b.p
+	return p
 }
 
+// fitArgs are NodeResourcesFit's args scoring cpu with the strategy (MostAllocated or LeastAllocated).
+func fitArgs(strategy string) string {
+	return fmt.Sprintf(`{"scoringStrategy":{"type":%q,"resources":[{"name":"cpu","weight":1}]}}`, strategy)
+}
+
+// setFitStrategy sets NodeResourcesFit's args to fitArgs(strategy).
 func setFitStrategy(spec *v1alpha1.SchedulingProfileSpec, strategy string) {
-	raw := fmt.Sprintf(`{"scoringStrategy":{"type":%q,"resources":[{"name":"cpu","weight":1}]}}`, strategy)
+	raw := fitArgs(strategy)
 	for i := range spec.PluginConfig {
 		if spec.PluginConfig[i].Name == "NodeResourcesFit" {
 			spec.PluginConfig[i].Args = k8sruntime.RawExtension{Raw: []byte(raw)}

@@ -44,15 +44,15 @@ var _ = Describe("SchedulingProfile recordDecisions", func() {
 		ns := createNamespace(ctx, "record")
 		createNodes(ctx, "record-small", 2, "cpu", "4", "memory", "16Gi")
 		createNodes(ctx, "record-big", 2, "cpu", "16", "memory", "64Gi")
-		p := newProfile("record").recordDecisions(3).fitStrategy("LeastAllocated").
-			scorers("NodeResourcesFit", 2, "NodeResourcesBalancedAllocation", 1).create(ctx)
+		p := createProfile(ctx, newProfile("record").RecordDecisions(3).PluginArgs("NodeResourcesFit", fitArgs("LeastAllocated")).
+			Disable("score", "*").Weight("score", "NodeResourcesFit", 2).Weight("score", "NodeResourcesBalancedAllocation", 1).Obj())
 		gen := waitActive(ctx, p.Name).Generation
 
 		placed := map[string]string{}
 		var names []string
 		for i := range 5 {
 			name := fmt.Sprintf("pod-%d", i)
-			newPod(ns, name, "record").cpu("500m").create(ctx)
+			createPod(ctx, newPod(ns, name, "record").Req("cpu", "500m").Obj())
 			for pod, node := range waitBound(ctx, ns, []string{name}) {
 				placed[pod] = node
 			}

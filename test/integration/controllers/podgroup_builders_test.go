@@ -28,31 +28,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
-// podGroupBuilder builds a PodGroup.
-type podGroupBuilder struct{ pg *v1alpha1.PodGroup }
-
-func newPodGroup(namespace, name string, minMember int32) *podGroupBuilder {
-	return &podGroupBuilder{pg: &v1alpha1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec:       v1alpha1.PodGroupSpec{MinMember: minMember},
-	}}
+// newPodGroup is a PodGroup without the UID and generation the apiserver assigns.
+func newPodGroup(namespace, name string, minMember int32) *st.PodGroupBuilder {
+	return st.PodGroup(name, minMember).UID("").Generation(0).Namespace(namespace)
 }
 
-// create creates the PodGroup and deletes it when the spec ends.
-func (b *podGroupBuilder) create(ctx context.Context) *v1alpha1.PodGroup {
+// createPodGroup creates the PodGroup and deletes it when the spec ends.
+func createPodGroup(ctx context.Context, pg *v1alpha1.PodGroup) *v1alpha1.PodGroup {
 	GinkgoHelper()
-	Expect(k8sClient.Create(ctx, b.pg)).To(Succeed(), "creating PodGroup %s", b.pg.Name)
+	Expect(k8sClient.Create(ctx, pg)).To(Succeed(), "creating PodGroup %s", pg.Name)
 	DeferCleanup(func(ctx SpecContext) {
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, b.pg))).To(Succeed())
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pg))).To(Succeed())
 	})
-	return b.pg
-}
-
-// member makes the pod a member of the PodGroup.
-func (b *podBuilder) member(group string) *podBuilder {
-	return b.label(v1alpha1.PodGroupLabel, group)
+	return pg
 }
 
 // bind binds the pod to node through pods/binding, as a scheduler would.

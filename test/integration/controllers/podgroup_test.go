@@ -24,23 +24,24 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var _ = Describe("PodGroup", func() {
 	It("reports Pending, Scheduling, Scheduled and Running as members appear, are bound and run", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gang")
 		nodes := createNodes(ctx, "gang", 2, "cpu", "4", "memory", "16Gi")
-		newPodGroup(ns, "trainers", 3).create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "trainers", 3).Obj())
 		// No profile serves this schedulerName: the spec binds the members itself.
-		member := func(name string) *podBuilder { return newPod(ns, name, "gang-unserved").member("trainers") }
-		newPod(ns, "bystander", "gang-unserved").create(ctx)
+		member := func(name string) *st.PodBuilder { return newPod(ns, name, "gang-unserved").Group("trainers") }
+		createPod(ctx, newPod(ns, "bystander", "gang-unserved").Obj())
 
-		a, b := member("a").create(ctx), member("b").create(ctx)
+		a, b := createPod(ctx, member("a").Obj()), createPod(ctx, member("b").Obj())
 		pg := waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupPending, 0, 0)
 		expectPodGroupCondition(pg, v1alpha1.ConditionReady, metav1.ConditionFalse, controllers.ReasonAwaitingMembers)
 		expectPodGroupCondition(pg, v1alpha1.ConditionReconciling, metav1.ConditionTrue, controllers.ReasonAwaitingMembers)
 
-		c := member("c").create(ctx)
+		c := createPod(ctx, member("c").Obj())
 		waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupScheduling, 0, 0)
 
 		bind(ctx, a, nodes[0])
@@ -68,9 +69,9 @@ var _ = Describe("PodGroup", func() {
 	It("reports Failed when a member fails and too few others remain", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gangfail")
 		nodes := createNodes(ctx, "gangfail", 1, "cpu", "4", "memory", "16Gi")
-		newPodGroup(ns, "pair", 2).create(ctx)
-		a := newPod(ns, "a", "gang-unserved").member("pair").create(ctx)
-		b := newPod(ns, "b", "gang-unserved").member("pair").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "pair", 2).Obj())
+		a := createPod(ctx, newPod(ns, "a", "gang-unserved").Group("pair").Obj())
+		b := createPod(ctx, newPod(ns, "b", "gang-unserved").Group("pair").Obj())
 		bind(ctx, a, nodes[0])
 		bind(ctx, b, nodes[0])
 		waitPodGroup(ctx, ns, "pair", v1alpha1.PodGroupScheduled, 2, 0)
@@ -80,7 +81,7 @@ var _ = Describe("PodGroup", func() {
 		expectPodGroupCondition(pg, v1alpha1.ConditionStalled, metav1.ConditionTrue, controllers.ReasonMemberFailed)
 
 		// A replacement brings the gang back.
-		newPod(ns, "b2", "gang-unserved").member("pair").create(ctx)
+		createPod(ctx, newPod(ns, "b2", "gang-unserved").Group("pair").Obj())
 		waitPodGroup(ctx, ns, "pair", v1alpha1.PodGroupScheduling, 1, 0)
 	})
 })

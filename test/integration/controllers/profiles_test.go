@@ -28,23 +28,25 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var _ = Describe("SchedulingProfile", func() {
 	It("switches from packing to spreading when the profile is edited, without a restart", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "edit")
 		createNodes(ctx, "edit", 4, "cpu", "4", "memory", "16Gi")
-		newProfile("edit-switch").fitStrategy("MostAllocated").scorers("NodeResourcesFit", 1).create(ctx)
+		createProfile(ctx, newProfile("edit-switch").PluginArgs("NodeResourcesFit", fitArgs("MostAllocated")).
+			Disable("score", "*").Weight("score", "NodeResourcesFit", 1).Obj())
 		waitActive(ctx, "edit-switch")
 
-		packed := createPods(ctx, 6, "pack", func(n string) *podBuilder { return newPod(ns, n, "edit-switch") })
+		packed := createPods(ctx, 6, "pack", func(n string) *st.PodBuilder { return newPod(ns, n, "edit-switch") })
 		placed := waitBound(ctx, ns, packed)
 		Expect(distinct(placed, packed)).To(HaveLen(1), "MostAllocated packs 6 half-CPU pods on one node: %v", placed)
 
 		gen := updateProfile(ctx, "edit-switch", func(p *v1alpha1.SchedulingProfile) { setFitStrategy(&p.Spec, "LeastAllocated") })
 		Expect(waitActive(ctx, "edit-switch").Status.ActiveGeneration).To(Equal(gen))
 
-		spread := createPods(ctx, 3, "spread", func(n string) *podBuilder { return newPod(ns, n, "edit-switch") })
+		spread := createPods(ctx, 3, "spread", func(n string) *st.PodBuilder { return newPod(ns, n, "edit-switch") })
 		placed2 := waitBound(ctx, ns, spread)
 		nodes := distinct(placed2, spread)
 		Expect(nodes).To(HaveLen(3), "LeastAllocated spreads: %v", placed2)
@@ -57,10 +59,12 @@ var _ = Describe("SchedulingProfile", func() {
 		// Fit (MostAllocated) pulls pods together, InterPodAffinity (a
 		// preferred anti-affinity to their own label) pushes them apart; Fit
 		// weighs more until the PluginWeight lifts InterPodAffinity.
-		newProfile("weight-switch").fitStrategy("MostAllocated").
-			scorers("NodeResourcesFit", 20, "InterPodAffinity", 1).create(ctx)
+		createProfile(ctx, newProfile("weight-switch").PluginArgs("NodeResourcesFit", fitArgs("MostAllocated")).
+			Disable("score", "*").Weight("score", "NodeResourcesFit", 20).Weight("score", "InterPodAffinity", 1).Obj())
 		waitActive(ctx, "weight-switch")
-		mk := func(n string) *podBuilder { return newPod(ns, n, "weight-switch").avoidSelf("app", "web") }
+		mk := func(n string) *st.PodBuilder {
+			return newPod(ns, n, "weight-switch").Label("app", "web").PreferPodAntiAffinity(100, st.Term(corev1.LabelHostname, "app", "web"))
+		}
 
 		packed := createPods(ctx, 4, "pack", mk)
 		placed := waitBound(ctx, ns, packed)
@@ -87,7 +91,7 @@ var _ = Describe("SchedulingProfile", func() {
 	It("binds 500 pending pods exactly once across 20 profile swaps", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "swaps")
 		nodeNames := createNodes(ctx, "swaps", 10, "cpu", "4", "memory", "16Gi")
-		newProfile("swaps").fitStrategy("MostAllocated").create(ctx)
+		createProfile(ctx, newProfile("swaps").PluginArgs("NodeResourcesFit", fitArgs("MostAllocated")).Obj())
 		waitActive(ctx, "swaps")
 
 		const pods = 500
@@ -100,7 +104,7 @@ var _ = Describe("SchedulingProfile", func() {
 				defer wg.Done()
 				for i := w; i < pods; i += 5 {
 					names[i] = fmt.Sprintf("p-%03d", i)
-					newPod(ns, names[i], "swaps").cpu("70m").create(ctx)
+					createPod(ctx, newPod(ns, names[i], "swaps").Req("cpu", "70m").Obj())
 				}
 			}()
 		}
@@ -143,7 +147,7 @@ var _ = Describe("SchedulingProfile", func() {
 	It("keeps the last good generation live when an update is invalid", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "invalid")
 		createNodes(ctx, "invalid", 2, "cpu", "4", "memory", "16Gi")
-		newProfile("invalid").create(ctx)
+		createProfile(ctx, newProfile("invalid").Obj())
 		waitActive(ctx, "invalid")
 
 		edits := []struct {
@@ -171,7 +175,7 @@ var _ = Describe("SchedulingProfile", func() {
 			Expect(ready.Message).To(HaveSuffix("generation 1 stays live"))
 
 			name := fmt.Sprintf("still-served-%d", i)
-			waitBound(ctx, ns, []string{newPod(ns, name, "invalid").create(ctx).Name})
+			waitBound(ctx, ns, []string{createPod(ctx, newPod(ns, name, "invalid").Obj()).Name})
 			Expect(sched.Profile("invalid").Generation).To(BeEquivalentTo(1))
 		}
 		Eventually(func(g Gomega) {
@@ -189,9 +193,9 @@ var _ = Describe("SchedulingProfile", func() {
 		ns := createNamespace(ctx, "conflict")
 		createNodes(ctx, "conflict", 1, "cpu", "4", "memory", "16Gi")
 		// Names order like ages, in case both land in one second.
-		newProfile("conflict-a").schedulerName("shared").create(ctx)
+		createProfile(ctx, newProfile("conflict-a").SchedulerName("shared").Obj())
 		waitActive(ctx, "conflict-a")
-		newProfile("conflict-b").schedulerName("shared").fitStrategy("MostAllocated").create(ctx)
+		createProfile(ctx, newProfile("conflict-b").SchedulerName("shared").PluginArgs("NodeResourcesFit", fitArgs("MostAllocated")).Obj())
 		p := waitCondition(ctx, "conflict-b", v1alpha1.ConditionStalled, metav1.ConditionTrue, v1alpha1.ReasonConflict)
 		Expect(findCondition(p, v1alpha1.ConditionStalled).Message).To(Equal("schedulerName shared is already served by SchedulingProfile conflict-a"))
 		Expect(p.Status.ActiveGeneration).To(BeZero())
@@ -200,11 +204,11 @@ var _ = Describe("SchedulingProfile", func() {
 		Expect(k8sClient.Delete(ctx, &v1alpha1.SchedulingProfile{ObjectMeta: metav1.ObjectMeta{Name: "conflict-a"}})).To(Succeed())
 		waitActive(ctx, "conflict-b")
 		Expect(sched.Profile("shared").Source).To(Equal("conflict-b"))
-		waitBound(ctx, ns, []string{newPod(ns, "served", "shared").create(ctx).Name})
+		waitBound(ctx, ns, []string{createPod(ctx, newPod(ns, "served", "shared").Obj()).Name})
 	})
 
 	It("reports conflicting PluginWeights and weights on plugins that do not score", func(ctx SpecContext) {
-		newProfile("weights").label("team", "platform").create(ctx)
+		createProfile(ctx, newProfile("weights").Label("team", "platform").Obj())
 		waitActive(ctx, "weights")
 		createWeight(ctx, "weights-a", "weights", "TaintToleration", 7)
 		waitApplied(ctx, "weights-a", metav1.ConditionTrue, "Applied")
@@ -228,10 +232,10 @@ var _ = Describe("SchedulingProfile", func() {
 
 	It("parks the pending pods of a deleted profile with a reason and binds them when it returns", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "delete")
-		newProfile("delete-me").create(ctx)
+		createProfile(ctx, newProfile("delete-me").Obj())
 		waitActive(ctx, "delete-me")
 		// No node fits yet: the pods wait in the queue.
-		pending := createPods(ctx, 3, "waiting", func(n string) *podBuilder { return newPod(ns, n, "delete-me").cpu("8") })
+		pending := createPods(ctx, 3, "waiting", func(n string) *st.PodBuilder { return newPod(ns, n, "delete-me").Req("cpu", "8") })
 		Eventually(func(g Gomega) {
 			for _, name := range pending {
 				pod, err := clientset.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
@@ -254,7 +258,7 @@ var _ = Describe("SchedulingProfile", func() {
 		}).WithContext(ctx).WithTimeout(15 * time.Second).Should(Succeed())
 
 		createNodes(ctx, "delete", 3, "cpu", "10", "memory", "16Gi")
-		newProfile("delete-me").create(ctx)
+		createProfile(ctx, newProfile("delete-me").Obj())
 		waitActive(ctx, "delete-me")
 		waitBound(ctx, ns, pending)
 	})

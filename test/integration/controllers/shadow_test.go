@@ -34,7 +34,7 @@ var _ = Describe("Shadow SchedulingProfile", func() {
 		placed := map[string]string{}
 		for i := range n {
 			name := fmt.Sprintf("%s-%d", prefix, i)
-			newPod(ns, name, schedulerName).cpu("500m").create(ctx)
+			createPod(ctx, newPod(ns, name, schedulerName).Req("cpu", "500m").Obj())
 			for pod, node := range waitBound(ctx, ns, []string{name}) {
 				placed[pod] = node
 			}
@@ -57,9 +57,11 @@ var _ = Describe("Shadow SchedulingProfile", func() {
 		ns := createNamespace(ctx, "twin")
 		createNodes(ctx, "twin-small", 2, "cpu", "4", "memory", "16Gi")
 		createNodes(ctx, "twin-big", 2, "cpu", "16", "memory", "64Gi")
-		newProfile("twin-live").fitStrategy("LeastAllocated").scorers("NodeResourcesFit", 2, "NodeResourcesBalancedAllocation", 1).create(ctx)
+		createProfile(ctx, newProfile("twin-live").PluginArgs("NodeResourcesFit", fitArgs("LeastAllocated")).
+			Disable("score", "*").Weight("score", "NodeResourcesFit", 2).Weight("score", "NodeResourcesBalancedAllocation", 1).Obj())
 		waitActive(ctx, "twin-live")
-		newProfile("twin-shadow").shadowOf("twin-live").fitStrategy("LeastAllocated").scorers("NodeResourcesFit", 2, "NodeResourcesBalancedAllocation", 1).create(ctx)
+		createProfile(ctx, newProfile("twin-shadow").ShadowOf("twin-live").PluginArgs("NodeResourcesFit", fitArgs("LeastAllocated")).
+			Disable("score", "*").Weight("score", "NodeResourcesFit", 2).Weight("score", "NodeResourcesBalancedAllocation", 1).Obj())
 		p := waitCondition(ctx, "twin-shadow", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonShadowing)
 		Expect(p.Status.SchedulerName).To(BeEmpty(), "a shadow serves no schedulerName")
 		Expect(p.Status.ActiveGeneration).To(Equal(p.Generation))
@@ -82,13 +84,13 @@ var _ = Describe("Shadow SchedulingProfile", func() {
 		// Half of each small node is taken: MostAllocated prefers them,
 		// LeastAllocated the empty big ones.
 		for i, node := range small {
-			load := newPod(ns, fmt.Sprintf("load-%d", i), "spread-live").cpu("2")
-			load.pod.Spec.NodeName = node
-			load.create(ctx)
+			createPod(ctx, newPod(ns, fmt.Sprintf("load-%d", i), "spread-live").Req("cpu", "2").NodeName(node).Obj())
 		}
-		newProfile("spread-live").fitStrategy("LeastAllocated").scorers("NodeResourcesFit", 2, "NodeResourcesBalancedAllocation", 1).create(ctx)
+		createProfile(ctx, newProfile("spread-live").PluginArgs("NodeResourcesFit", fitArgs("LeastAllocated")).
+			Disable("score", "*").Weight("score", "NodeResourcesFit", 2).Weight("score", "NodeResourcesBalancedAllocation", 1).Obj())
 		waitActive(ctx, "spread-live")
-		newProfile("pack-shadow").shadowOf("spread-live").fitStrategy("MostAllocated").scorers("NodeResourcesFit", 2, "NodeResourcesBalancedAllocation", 1).create(ctx)
+		createProfile(ctx, newProfile("pack-shadow").ShadowOf("spread-live").PluginArgs("NodeResourcesFit", fitArgs("MostAllocated")).
+			Disable("score", "*").Weight("score", "NodeResourcesFit", 2).Weight("score", "NodeResourcesBalancedAllocation", 1).Obj())
 		waitCondition(ctx, "pack-shadow", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonShadowing)
 
 		placed := placeOneByOne(ctx, ns, "pack", "spread-live", 6)
@@ -112,12 +114,12 @@ var _ = Describe("Shadow SchedulingProfile", func() {
 	It("never binds a pod, not even one addressed to its own name", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "nobind")
 		createNodes(ctx, "nobind", 2, "cpu", "4", "memory", "16Gi")
-		newProfile("nobind-live").create(ctx)
+		createProfile(ctx, newProfile("nobind-live").Obj())
 		waitActive(ctx, "nobind-live")
-		newProfile("nobind-shadow").shadowOf("nobind-live").create(ctx)
+		createProfile(ctx, newProfile("nobind-shadow").ShadowOf("nobind-live").Obj())
 		waitCondition(ctx, "nobind-shadow", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonShadowing)
 
-		newPod(ns, "to-shadow", "nobind-shadow").cpu("100m").create(ctx)
+		createPod(ctx, newPod(ns, "to-shadow", "nobind-shadow").Req("cpu", "100m").Obj())
 		placeOneByOne(ctx, ns, "live", "nobind-live", 3)
 		waitShadow(ctx, "nobind-shadow", 3)
 		Consistently(func(g Gomega) {

@@ -69,7 +69,7 @@ var _ = Describe("binding slots", func() {
 	It("keeps scheduling other pods while more pods than binding slots wait in PreBind for their volumes", func(ctx SpecContext) {
 		const slots = 2
 		ns := createNamespace(ctx, "slots")
-		newNode("slots-node").create(ctx)
+		createNode(ctx, newNode("slots-node").Obj())
 		createWaitingClass(ctx, "slots-never")
 		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()},
 			scheduler.WithBindingConcurrency(slots))
@@ -80,7 +80,7 @@ var _ = Describe("binding slots", func() {
 		for i := range 2 * slots {
 			name := fmt.Sprintf("volume-%d", i)
 			createClaim(ctx, ns, name, "slots-never")
-			newPod(ns, name).claim(name).create(ctx)
+			createPod(ctx, newPod(ns, name).PVC(name).Obj())
 			waiting = append(waiting, name)
 		}
 		Eventually(func(g Gomega) {
@@ -94,8 +94,8 @@ var _ = Describe("binding slots", func() {
 
 		// A pod without volumes is still scheduled, and so is one of another profile.
 		Expect(s.SetProfile(ctx, "other", "other", 1, defaultProfile())).To(Succeed())
-		newPod(ns, "plain").create(ctx)
-		newPod(ns, "other-profile").scheduler("other").create(ctx)
+		createPod(ctx, newPod(ns, "plain").Obj())
+		createPod(ctx, newPod(ns, "other-profile").SchedulerName("other").Obj())
 		expectBound(ctx, ns, "plain", "other-profile")
 		expectUnbound(ctx, ns, waiting...)
 	}, SpecTimeout(time.Minute))

@@ -214,13 +214,13 @@ var _ = Describe("DynamicResources", func() {
 		prefix := "dra-bind"
 		ns := createNamespace(ctx, prefix)
 		for _, n := range []string{"a", "b", "c"} {
-			newNode(prefix + "-" + n).create(ctx)
+			createNode(ctx, newNode(prefix+"-"+n).Obj())
 		}
 		draSetup(1)(ctx, ns, prefix)
 		createResourceClaim(ctx, ns, "second", prefix+"-gpu", 1)
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
-		pod := newPod(ns, "p").resourceClaim("gpu").create(ctx)
+		pod := createPod(ctx, newPod(ns, "p").ResourceClaims("gpu").Obj())
 		Expect(boundNode(ctx, ns, pod.Name)).To(Equal(prefix + "-c"))
 
 		claim, err := clientset.ResourceV1().ResourceClaims(ns).Get(ctx, "gpu", metav1.GetOptions{})
@@ -232,7 +232,7 @@ var _ = Describe("DynamicResources", func() {
 		Expect(claim.Finalizers).To(ContainElement(resourcev1.Finalizer))
 
 		// The only device is taken: a second pod waits with upstream's reason.
-		second := newPod(ns, "q").resourceClaim("second").create(ctx)
+		second := createPod(ctx, newPod(ns, "q").ResourceClaims("second").Obj())
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, ns, second.Name)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -258,7 +258,7 @@ var _ = Describe("DynamicResources", func() {
 		prefix := "dra-taint-rule"
 		ns := createNamespace(ctx, prefix)
 		for _, n := range []string{"a", "b"} {
-			newNode(prefix + "-" + n).create(ctx)
+			createNode(ctx, newNode(prefix+"-"+n).Obj())
 		}
 		createDeviceClass(ctx, prefix+"-gpu")
 		createNodeSlice(ctx, prefix+"-a", "gpu-0")
@@ -283,7 +283,7 @@ var _ = Describe("DynamicResources", func() {
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()},
 			scheduler.WithDeviceTaintRules(true))
 
-		pod := newPod(ns, "p").resourceClaim("gpu").create(ctx)
+		pod := createPod(ctx, newPod(ns, "p").ResourceClaims("gpu").Obj())
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, ns, pod.Name)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -305,18 +305,18 @@ var _ = Describe("DynamicResources", func() {
 		createPriorityClass(ctx, prefix+"-low", 10)
 		createPriorityClass(ctx, prefix+"-high", 1000)
 		for _, n := range []string{"a", "b", "c"} {
-			newNode(prefix + "-" + n).create(ctx)
+			createNode(ctx, newNode(prefix+"-"+n).Obj())
 		}
 		draSetup(1)(ctx, ns, prefix)
 		createResourceClaim(ctx, ns, "urgent", prefix+"-gpu", 1)
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
-		low := newPod(ns, "low").priorityClass(prefix + "-low").resourceClaim("gpu").create(ctx)
+		low := createPod(ctx, newPod(ns, "low").PriorityClass(prefix+"-low").ResourceClaims("gpu").Obj())
 		Expect(boundNode(ctx, ns, low.Name)).To(Equal(prefix + "-c"))
 
 		// DynamicResources rejects every node as unresolvable and has no
 		// PreFilterExtensions: preemption does not try to free the device.
-		urgent := newPod(ns, "urgent").priorityClass(prefix + "-high").resourceClaim("urgent").create(ctx)
+		urgent := createPod(ctx, newPod(ns, "urgent").PriorityClass(prefix+"-high").ResourceClaims("urgent").Obj())
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, ns, urgent.Name)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -346,7 +346,7 @@ var _ = Describe("DynamicResources", func() {
 		prefix := "dra-template"
 		ns := createNamespace(ctx, prefix)
 		for _, n := range []string{"a", "b", "c"} {
-			newNode(prefix + "-" + n).create(ctx)
+			createNode(ctx, newNode(prefix+"-"+n).Obj())
 		}
 		createDeviceClass(ctx, prefix+"-gpu")
 		createNodeSlice(ctx, prefix+"-b", "gpu-0")
@@ -354,7 +354,7 @@ var _ = Describe("DynamicResources", func() {
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
 		// Until its claim exists the pod waits at PreEnqueue.
-		pod := newPod(ns, "p").resourceClaimTemplate("gpu", tmpl.Name).create(ctx)
+		pod := createPod(ctx, newPod(ns, "p").ResourceClaimTemplate("gpu", tmpl.Name).Obj())
 		expectUnbound(ctx, ns, pod.Name)
 
 		claimName := createClaimForPod(ctx, pod, "gpu", tmpl)
@@ -368,9 +368,9 @@ var _ = Describe("DynamicResources", func() {
 	It("binds a gang whose members each claim a device all or none", func(ctx SpecContext) {
 		prefix := "dra-gang"
 		ns := createNamespace(ctx, prefix)
-		newPodGroup(ns, "train", 3).timeout(3).create(ctx)
-		newNode(prefix + "-a").create(ctx)
-		newNode(prefix + "-b").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "train", 3).ScheduleTimeout(3).Obj())
+		createNode(ctx, newNode(prefix+"-a").Obj())
+		createNode(ctx, newNode(prefix+"-b").Obj())
 		createDeviceClass(ctx, prefix+"-gpu")
 		createNodeSlice(ctx, prefix+"-a", "gpu-0", "gpu-1")
 		var claims []string
@@ -381,7 +381,7 @@ var _ = Describe("DynamicResources", func() {
 		startGangScheduler(ctx)
 
 		for i := range 3 {
-			newPod(ns, fmt.Sprintf("worker-%d", i)).label(v1alpha1.PodGroupLabel, "train").resourceClaim(claims[i]).create(ctx)
+			createPod(ctx, newPod(ns, fmt.Sprintf("worker-%d", i)).Group("train").ResourceClaims(claims[i]).Obj())
 		}
 		// Two devices for three members: two are placed and wait at Permit
 		// holding their devices, the third cannot allocate its claim and
@@ -405,7 +405,7 @@ var _ = Describe("DynamicResources", func() {
 	It("binds a pod with claims ignoring them when the profile disables DynamicResources, as kube-scheduler does", func(ctx SpecContext) {
 		prefix := "dra-disabled"
 		ns := createNamespace(ctx, prefix)
-		newNode(prefix + "-a").create(ctx)
+		createNode(ctx, newNode(prefix+"-a").Obj())
 		// No ResourceSlice offers a device of the class, and the template
 		// claim is never created: the default profile would keep the pod
 		// pending.
@@ -416,7 +416,7 @@ var _ = Describe("DynamicResources", func() {
 			Plugins: &v1alpha1.Plugins{MultiPoint: &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "DynamicResources"}}}},
 		}})
 
-		pod := newPod(ns, "p").resourceClaim("gpu").resourceClaimTemplate("scratch", tmpl.Name).create(ctx)
+		pod := createPod(ctx, newPod(ns, "p").ResourceClaims("gpu").ResourceClaimTemplate("scratch", tmpl.Name).Obj())
 		Expect(boundNode(ctx, ns, pod.Name)).To(Equal(prefix + "-a"))
 		// Nothing was allocated or reserved: the kubelet would not start the pod.
 		Expect(unallocatedClaims(ctx, ns)).To(ConsistOf("gpu"))

@@ -30,6 +30,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/explain"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // explainSchedulerName is the scheduler name of the explain spec's profile,
@@ -59,15 +60,15 @@ var _ = Describe("berth explain", func() {
 		images := []string{"registry.example/app:1", "registry.example/app:2", "registry.example/db:1"}
 		for i := range 12 {
 			n := newNode(fmt.Sprintf("explain-%s-%02d", ns, i)).
-				alloc("cpu", fmt.Sprint(4+rng.IntN(13)), "memory", fmt.Sprintf("%dGi", 16+rng.IntN(49)), "pods", "110").
-				zone(zones[rng.IntN(len(zones))]).label("disk", []string{"ssd", "hdd"}[rng.IntN(2)])
+				Alloc("cpu", fmt.Sprint(4+rng.IntN(13)), "memory", fmt.Sprintf("%dGi", 16+rng.IntN(49)), "pods", "110").
+				Zone(zones[rng.IntN(len(zones))]).Label("disk", []string{"ssd", "hdd"}[rng.IntN(2)])
 			if rng.IntN(5) == 0 {
-				n.taint("dedicated", "batch")
+				n.Taint("dedicated", "batch", corev1.TaintEffectNoSchedule)
 			}
 			if rng.IntN(3) == 0 {
-				n.image(images[rng.IntN(len(images))], 500<<20)
+				n.Image(500<<20, images[rng.IntN(len(images))])
 			}
-			n.create(ctx)
+			createNode(ctx, n.Obj())
 		}
 
 		explainer := explain.New(clientset, berth)
@@ -75,27 +76,20 @@ var _ = Describe("berth explain", func() {
 		placed, unschedulable, tied := 0, 0, 0
 		for i := range pods {
 			app := fmt.Sprintf("app-%d", rng.IntN(4))
-			b := newPod(ns, fmt.Sprintf("p-%03d", i)).scheduler(explainSchedulerName).gate("example.com/explain").label("app", app).
-				requests("cpu", fmt.Sprintf("%dm", 50*(1+rng.IntN(20))), "memory", fmt.Sprintf("%dMi", 128*(1+rng.IntN(16)))).
-				image(images[rng.IntN(len(images))])
+			b := newPod(ns, fmt.Sprintf("p-%03d", i)).SchedulerName(explainSchedulerName).Gates("example.com/explain").Label("app", app).
+				Requests("cpu", fmt.Sprintf("%dm", 50*(1+rng.IntN(20))), "memory", fmt.Sprintf("%dMi", 128*(1+rng.IntN(16)))).
+				Image(images[rng.IntN(len(images))])
 			switch rng.IntN(6) {
 			case 0:
-				b.nodeSelector("disk", "ssd")
+				b.NodeSelector("disk", "ssd")
 			case 1:
-				b.tolerate("dedicated", "batch")
+				b.TolerateTaint("dedicated", "batch", corev1.TaintEffectNoSchedule)
 			case 2:
-				b.pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
-					MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.ScheduleAnyway,
-					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
-				}}
+				b.Spread(1, corev1.LabelTopologyZone, corev1.ScheduleAnyway, st.Selector("app", app))
 			case 3:
-				b.pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-					PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 80, PodAffinityTerm: corev1.PodAffinityTerm{
-						TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
-					}}},
-				}}
+				b.PreferPodAntiAffinity(80, st.Term(corev1.LabelHostname, "app", app))
 			}
-			pod := b.create(ctx)
+			pod := createPod(ctx, b.Obj())
 
 			report, err := explainer.Explain(ctx, explain.Request{Namespace: ns, Name: pod.Name})
 			Expect(err).NotTo(HaveOccurred(), "explaining %s", pod.Name)

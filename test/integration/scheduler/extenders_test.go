@@ -63,12 +63,6 @@ func argNodeNames(args extender.Args) []string {
 	return out
 }
 
-// limits sets the container's limits.
-func (b *podBuilder) limits(pairs ...string) *podBuilder {
-	b.pod.Spec.Containers[0].Resources.Limits = resources(pairs...)
-	return b
-}
-
 // stallingExtender answers nothing until the caller gives up.
 func stallingExtender(verb string) string {
 	GinkgoHelper()
@@ -97,7 +91,7 @@ var _ = Describe("HTTP extenders", func() {
 	It("places a pod only on a node that a filtering extender passes, and records its reasons", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "ext-filter")
 		for _, n := range []string{"ext-filter-1", "ext-filter-2", "ext-filter-3"} {
-			newNode(n).label("berth-test", "ext-filter").create(ctx)
+			createNode(ctx, newNode(n).Label("berth-test", "ext-filter").Obj())
 		}
 		var allow atomic.Value
 		allow.Store("ext-filter-2")
@@ -118,7 +112,7 @@ var _ = Describe("HTTP extenders", func() {
 		}})
 
 		for _, name := range []string{"a", "b", "c"} {
-			newPod(ns, name).scheduler("ext-filter").nodeSelector("berth-test", "ext-filter").create(ctx)
+			createPod(ctx, newPod(ns, name).SchedulerName("ext-filter").NodeSelector("berth-test", "ext-filter").Obj())
 		}
 		for _, name := range []string{"a", "b", "c"} {
 			Expect(boundNode(ctx, ns, name)).To(Equal("ext-filter-2"))
@@ -127,7 +121,7 @@ var _ = Describe("HTTP extenders", func() {
 		// With the only allowed node gone from the extender's list, the pod
 		// is unschedulable and the extender's reason is in its condition.
 		allow.Store("none")
-		newPod(ns, "d").scheduler("ext-filter").nodeSelector("berth-test", "ext-filter").create(ctx)
+		createPod(ctx, newPod(ns, "d").SchedulerName("ext-filter").NodeSelector("berth-test", "ext-filter").Obj())
 		Eventually(func(g Gomega) {
 			p, err := getPod(ctx, ns, "d")
 			g.Expect(err).NotTo(HaveOccurred())
@@ -140,7 +134,7 @@ var _ = Describe("HTTP extenders", func() {
 
 	It("skips an ignorable extender that times out, and fails the cycle on a non-ignorable one", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "ext-timeout")
-		newNode("ext-timeout-1").label("berth-test", "ext-timeout").create(ctx)
+		createNode(ctx, newNode("ext-timeout-1").Label("berth-test", "ext-timeout").Obj())
 		url := stallingExtender("filter")
 		timeout := &metav1.Duration{Duration: 300 * time.Millisecond}
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{
@@ -148,8 +142,8 @@ var _ = Describe("HTTP extenders", func() {
 			"ext-required":  {Extenders: []v1alpha1.Extender{{URLPrefix: url, FilterVerb: "filter", HTTPTimeout: timeout}}},
 		})
 
-		newPod(ns, "ignored").scheduler("ext-ignorable").nodeSelector("berth-test", "ext-timeout").create(ctx)
-		newPod(ns, "blocked").scheduler("ext-required").nodeSelector("berth-test", "ext-timeout").create(ctx)
+		createPod(ctx, newPod(ns, "ignored").SchedulerName("ext-ignorable").NodeSelector("berth-test", "ext-timeout").Obj())
+		createPod(ctx, newPod(ns, "blocked").SchedulerName("ext-required").NodeSelector("berth-test", "ext-timeout").Obj())
 		Expect(boundNode(ctx, ns, "ignored")).To(Equal("ext-timeout-1"))
 		Eventually(func(g Gomega) {
 			p, err := getPod(ctx, ns, "blocked")
@@ -166,8 +160,8 @@ var _ = Describe("HTTP extenders", func() {
 	It("moves pods to the node a weighted prioritizing extender prefers", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "ext-score")
 		// The preferred node is the fuller one, which the default plugins rank lower.
-		newNode("ext-score-big").alloc("cpu", "16", "memory", "64Gi", "pods", "110").label("berth-test", "ext-score").create(ctx)
-		newNode("ext-score-small").alloc("cpu", "4", "memory", "16Gi", "pods", "110").label("berth-test", "ext-score").create(ctx)
+		createNode(ctx, newNode("ext-score-big").Alloc("cpu", "16", "memory", "64Gi", "pods", "110").Label("berth-test", "ext-score").Obj())
+		createNode(ctx, newNode("ext-score-small").Alloc("cpu", "4", "memory", "16Gi", "pods", "110").Label("berth-test", "ext-score").Obj())
 		sent := make(chan []string, 16)
 		url := extenderServer("prioritize", func(w http.ResponseWriter, r *http.Request) {
 			args := decodeArgs(r)
@@ -190,7 +184,7 @@ var _ = Describe("HTTP extenders", func() {
 			Extenders: []v1alpha1.Extender{{URLPrefix: url, PrioritizeVerb: "prioritize", Weight: 5, NodeCacheCapable: true}},
 		}})
 		for _, name := range []string{"a", "b", "c"} {
-			newPod(ns, name).scheduler("ext-score").nodeSelector("berth-test", "ext-score").create(ctx)
+			createPod(ctx, newPod(ns, name).SchedulerName("ext-score").NodeSelector("berth-test", "ext-score").Obj())
 			Expect(boundNode(ctx, ns, name)).To(Equal("ext-score-small"))
 		}
 		var first []string
@@ -200,7 +194,7 @@ var _ = Describe("HTTP extenders", func() {
 
 	It("lets a binding extender bind the pods it manages", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "ext-bind")
-		newNode("ext-bind-1").alloc("cpu", "4", "memory", "16Gi", "pods", "110", "example.com/gpu", "2").label("berth-test", "ext-bind").create(ctx)
+		createNode(ctx, newNode("ext-bind-1").Alloc("cpu", "4", "memory", "16Gi", "pods", "110", "example.com/gpu", "2").Label("berth-test", "ext-bind").Obj())
 		calls := make(chan extender.BindingArgs, 4)
 		url := extenderServer("bind", func(w http.ResponseWriter, r *http.Request) {
 			var args extender.BindingArgs
@@ -221,7 +215,7 @@ var _ = Describe("HTTP extenders", func() {
 				ManagedResources: []v1alpha1.ExtenderManagedResource{{Name: "example.com/gpu"}}}},
 		}})
 
-		newPod(ns, "gpu").scheduler("ext-bind").requests("cpu", "100m", "example.com/gpu", "1").limits("example.com/gpu", "1").nodeSelector("berth-test", "ext-bind").create(ctx)
+		createPod(ctx, newPod(ns, "gpu").SchedulerName("ext-bind").Requests("cpu", "100m", "example.com/gpu", "1").Limit("example.com/gpu", "1").NodeSelector("berth-test", "ext-bind").Obj())
 		Expect(boundNode(ctx, ns, "gpu")).To(Equal("ext-bind-1"))
 		var got extender.BindingArgs
 		Eventually(calls).Should(Receive(&got))
@@ -230,7 +224,7 @@ var _ = Describe("HTTP extenders", func() {
 		Expect(got.Node).To(Equal("ext-bind-1"))
 
 		// A pod without the managed resource is bound by DefaultBinder.
-		newPod(ns, "plain").scheduler("ext-bind").nodeSelector("berth-test", "ext-bind").create(ctx)
+		createPod(ctx, newPod(ns, "plain").SchedulerName("ext-bind").NodeSelector("berth-test", "ext-bind").Obj())
 		Expect(boundNode(ctx, ns, "plain")).To(Equal("ext-bind-1"))
 		Consistently(calls).WithTimeout(time.Second).ShouldNot(Receive())
 	}, SpecTimeout(2*time.Minute))

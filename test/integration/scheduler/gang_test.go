@@ -32,18 +32,19 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/gang"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var _ = Describe("Gang scheduling with PodGroups", func() {
 	It("binds nobody of a gang of 8 with room for 7, and all 8 once a node is added", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gang")
-		newPodGroup(ns, "train", 8).timeout(3).create(ctx)
-		newNode("gang-1").alloc("cpu", "4", "memory", "16Gi", "pods", "110").create(ctx)
-		newNode("gang-2").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "train", 8).ScheduleTimeout(3).Obj())
+		createNode(ctx, newNode("gang-1").Alloc("cpu", "4", "memory", "16Gi", "pods", "110").Obj())
+		createNode(ctx, newNode("gang-2").Alloc("cpu", "3", "memory", "16Gi", "pods", "110").Obj())
 		startGangScheduler(ctx)
 
 		for i := range 8 {
-			newPod(ns, fmt.Sprintf("worker-%d", i)).requests("cpu", "1", "memory", "128Mi").label(v1alpha1.PodGroupLabel, "train").create(ctx)
+			createPod(ctx, newPod(ns, fmt.Sprintf("worker-%d", i)).Requests("cpu", "1", "memory", "128Mi").Group("train").Obj())
 		}
 		// Seven members fit; the eighth fits nowhere and releases them, again
 		// each time they are retried, so nobody binds.
@@ -55,24 +56,24 @@ var _ = Describe("Gang scheduling with PodGroups", func() {
 		Consistently(func() ([]string, error) { return boundMembers(ctx, ns) }).
 			WithContext(ctx).WithTimeout(8 * time.Second).WithPolling(100 * time.Millisecond).Should(BeEmpty())
 
-		newNode("gang-3").alloc("cpu", "4", "memory", "16Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("gang-3").Alloc("cpu", "4", "memory", "16Gi", "pods", "110").Obj())
 		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
 			WithContext(ctx).WithTimeout(60 * time.Second).Should(HaveLen(8))
 	})
 
 	It("releases waiting members at the timeout, and binds the gang once its last member can be scheduled", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gang-timeout")
-		newPodGroup(ns, "trio", 3).timeout(2).create(ctx)
-		newNode("gang-timeout-1").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "trio", 3).ScheduleTimeout(2).Obj())
+		createNode(ctx, newNode("gang-timeout-1").Obj())
 		startGangScheduler(ctx)
 
 		// The third member exists, so the gang passes PreFilter, but its
 		// scheduling gate keeps it from ever reaching Permit: the two placed
 		// members wait there until the first to time out releases the other
 		// (or both time out together).
-		newPod(ns, "m-0").label(v1alpha1.PodGroupLabel, "trio").create(ctx)
-		newPod(ns, "m-1").label(v1alpha1.PodGroupLabel, "trio").create(ctx)
-		gated := newPod(ns, "m-2").label(v1alpha1.PodGroupLabel, "trio").gate("test.berth.io/hold").create(ctx)
+		createPod(ctx, newPod(ns, "m-0").Group("trio").Obj())
+		createPod(ctx, newPod(ns, "m-1").Group("trio").Obj())
+		gated := createPod(ctx, newPod(ns, "m-2").Group("trio").Gates("test.berth.io/hold").Obj())
 		Eventually(func(g Gomega) {
 			const timedOut = "rejected due to timeout after waiting 2s at plugin GangScheduling"
 			released := "pod group " + ns + "/trio was released: member m-"
@@ -94,13 +95,13 @@ var _ = Describe("Gang scheduling with PodGroups", func() {
 
 	It("binds one of two gangs that compete for room, and none of the other", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gang-race")
-		newPodGroup(ns, "blue", 4).timeout(2).create(ctx)
-		newPodGroup(ns, "green", 4).timeout(2).create(ctx)
-		newNode("gang-race-1").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
-		newNode("gang-race-2").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "blue", 4).ScheduleTimeout(2).Obj())
+		createPodGroup(ctx, newPodGroup(ns, "green", 4).ScheduleTimeout(2).Obj())
+		createNode(ctx, newNode("gang-race-1").Alloc("cpu", "3", "memory", "16Gi", "pods", "110").Obj())
+		createNode(ctx, newNode("gang-race-2").Alloc("cpu", "3", "memory", "16Gi", "pods", "110").Obj())
 		for i := range 4 {
 			for _, group := range []string{"blue", "green"} {
-				newPod(ns, fmt.Sprintf("%s-%d", group, i)).requests("cpu", "1", "memory", "128Mi").label(v1alpha1.PodGroupLabel, group).create(ctx)
+				createPod(ctx, newPod(ns, fmt.Sprintf("%s-%d", group, i)).Requests("cpu", "1", "memory", "128Mi").Group(group).Obj())
 			}
 		}
 		startGangScheduler(ctx)
@@ -118,32 +119,32 @@ var _ = Describe("Gang scheduling with PodGroups", func() {
 
 	It("keeps members pending while the gang has fewer than minMember pods", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gang-few")
-		newPodGroup(ns, "trio", 3).create(ctx)
-		newNode("gang-few-1").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "trio", 3).Obj())
+		createNode(ctx, newNode("gang-few-1").Obj())
 		startGangScheduler(ctx)
 
 		for i := range 2 {
-			newPod(ns, fmt.Sprintf("m-%d", i)).label(v1alpha1.PodGroupLabel, "trio").create(ctx)
+			createPod(ctx, newPod(ns, fmt.Sprintf("m-%d", i)).Group("trio").Obj())
 		}
 		Eventually(func(g Gomega) {
 			g.Expect(schedulingMessages(ctx, g, ns)).To(HaveEach(ContainSubstring("pod group " + ns + "/trio has 2 of the 3 pods it needs")))
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 		Expect(boundMembers(ctx, ns)).To(BeEmpty())
 
-		newPod(ns, "m-2").label(v1alpha1.PodGroupLabel, "trio").create(ctx)
+		createPod(ctx, newPod(ns, "m-2").Group("trio").Obj())
 		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
 			WithContext(ctx).WithTimeout(30 * time.Second).Should(HaveLen(3))
 	})
 
 	It("binds a gang larger than the binding concurrency", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "gang-wide")
-		newPodGroup(ns, "wide", 6).create(ctx)
-		newNode("gang-wide-1").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "wide", 6).Obj())
+		createNode(ctx, newNode("gang-wide-1").Obj())
 		// Members waiting at Permit must not hold the two binding slots.
 		startGangScheduler(ctx, scheduler.WithBindingConcurrency(2))
 
 		for i := range 6 {
-			newPod(ns, fmt.Sprintf("w-%d", i)).label(v1alpha1.PodGroupLabel, "wide").create(ctx)
+			createPod(ctx, newPod(ns, fmt.Sprintf("w-%d", i)).Group("wide").Obj())
 		}
 		Eventually(func() ([]string, error) { return boundMembers(ctx, ns) }).
 			WithContext(ctx).WithTimeout(30 * time.Second).Should(HaveLen(6))
@@ -159,31 +160,19 @@ func startGangScheduler(ctx context.Context, opts ...scheduler.Option) {
 		append([]scheduler.Option{scheduler.WithPodGroupSource(lw)}, opts...)...)
 }
 
-// podGroupBuilder builds a PodGroup.
-type podGroupBuilder struct{ pg *v1alpha1.PodGroup }
-
-// newPodGroup is a PodGroup that needs minMember pods.
-func newPodGroup(namespace, name string, minMember int32) *podGroupBuilder {
-	return &podGroupBuilder{pg: &v1alpha1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec:       v1alpha1.PodGroupSpec{MinMember: minMember},
-	}}
+// newPodGroup is a PodGroup without the UID and generation the apiserver assigns.
+func newPodGroup(namespace, name string, minMember int32) *st.PodGroupBuilder {
+	return st.PodGroup(name, minMember).UID("").Generation(0).Namespace(namespace)
 }
 
-// timeout sets scheduleTimeoutSeconds.
-func (b *podGroupBuilder) timeout(seconds int32) *podGroupBuilder {
-	b.pg.Spec.ScheduleTimeoutSeconds = &seconds
-	return b
-}
-
-// create creates the PodGroup; its namespace's deletion removes it.
-func (b *podGroupBuilder) create(ctx context.Context) *v1alpha1.PodGroup {
+// createPodGroup creates a copy of the PodGroup; its namespace's deletion removes it.
+func createPodGroup(ctx context.Context, pg *v1alpha1.PodGroup) *v1alpha1.PodGroup {
 	GinkgoHelper()
 	scheme := runtime.NewScheme()
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
-	pg := b.pg.DeepCopy()
+	pg = pg.DeepCopy()
 	Expect(c.Create(ctx, pg)).To(Succeed(), "creating PodGroup %s/%s", pg.Namespace, pg.Name)
 	return pg
 }

@@ -74,13 +74,13 @@ var _ = Describe("Nominating before a binding waits", func() {
 	It("publishes the node of a pod waiting in PreBind for its volume, and no node for a pod bound at once", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "nominate-prebind")
 		log := watchNominations(ctx, ns)
-		newNode("nominate-prebind-node").create(ctx)
+		createNode(ctx, newNode("nominate-prebind-node").Obj())
 		createWaitingClass(ctx, "nominate-never")
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
 		createClaim(ctx, ns, "data", "nominate-never")
-		newPod(ns, "with-volume").claim("data").create(ctx)
-		newPod(ns, "plain").create(ctx)
+		createPod(ctx, newPod(ns, "with-volume").PVC("data").Obj())
+		createPod(ctx, newPod(ns, "plain").Obj())
 
 		Eventually(func(g Gomega) {
 			pod, err := getPod(ctx, ns, "with-volume")
@@ -95,14 +95,14 @@ var _ = Describe("Nominating before a binding waits", func() {
 	It("publishes the node of gang members waiting at Permit, and clears it when the gang times out", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "nominate-permit")
 		log := watchNominations(ctx, ns)
-		newPodGroup(ns, "pair", 2).timeout(2).create(ctx)
-		newNode("nominate-permit-node").create(ctx)
+		createPodGroup(ctx, newPodGroup(ns, "pair", 2).ScheduleTimeout(2).Obj())
+		createNode(ctx, newNode("nominate-permit-node").Obj())
 		startGangScheduler(ctx)
 
 		// The second member's gate keeps it from Permit, so the first waits
 		// there until the gang's timeout rejects it.
-		newPod(ns, "m-0").label(v1alpha1.PodGroupLabel, "pair").create(ctx)
-		newPod(ns, "m-1").label(v1alpha1.PodGroupLabel, "pair").gate("test.berth.io/hold").create(ctx)
+		createPod(ctx, newPod(ns, "m-0").Group("pair").Obj())
+		createPod(ctx, newPod(ns, "m-1").Group("pair").Gates("test.berth.io/hold").Obj())
 		Eventually(func() []string {
 			seen := log.of("m-0")
 			return seen[:min(len(seen), 3)]

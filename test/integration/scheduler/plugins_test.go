@@ -28,19 +28,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // pluginCase is a cluster in which one plugin alone decides where a pod
 // goes: onto exactly wantNode, or nowhere with wantMessage as the condition.
 type pluginCase struct {
 	// nodes are the cluster's nodes, named by the case.
-	nodes func(prefix string) []*nodeBuilder
+	nodes func(prefix string) []*st.NodeBuilder
 	// setup creates what the pod meets besides nodes: bound pods, volumes.
 	setup func(ctx context.Context, ns, prefix string)
 	// profile replaces the default profile when set.
 	profile *v1alpha1.SchedulingProfileSpec
 	// pod is the pod under test.
-	pod func(ns, prefix string) *podBuilder
+	pod func(ns, prefix string) *st.PodBuilder
 	// wantNode is the suffix of the one node the pod must be bound to.
 	wantNode string
 	// wantMessage is the PodScheduled message of a pod that fits nowhere.
@@ -48,23 +49,29 @@ type pluginCase struct {
 }
 
 // threeNodes returns nodes <prefix>-a, -b and -c, each shaped by its function.
-func threeNodes(a, b, c func(*nodeBuilder) *nodeBuilder) func(string) []*nodeBuilder {
-	return func(prefix string) []*nodeBuilder {
-		return []*nodeBuilder{a(newNode(prefix + "-a")), b(newNode(prefix + "-b")), c(newNode(prefix + "-c"))}
+func threeNodes(a, b, c func(*st.NodeBuilder) *st.NodeBuilder) func(string) []*st.NodeBuilder {
+	return func(prefix string) []*st.NodeBuilder {
+		return []*st.NodeBuilder{a(newNode(prefix + "-a")), b(newNode(prefix + "-b")), c(newNode(prefix + "-c"))}
 	}
 }
 
-func plain(b *nodeBuilder) *nodeBuilder { return b }
+func plain(b *st.NodeBuilder) *st.NodeBuilder { return b }
 
-func zoned(z string) func(*nodeBuilder) *nodeBuilder {
-	return func(b *nodeBuilder) *nodeBuilder { return b.zone(z) }
+func cordoned(b *st.NodeBuilder) *st.NodeBuilder { return b.Unschedulable(true) }
+
+func tainted(key, value string) func(*st.NodeBuilder) *st.NodeBuilder {
+	return func(b *st.NodeBuilder) *st.NodeBuilder { return b.Taint(key, value, corev1.TaintEffectNoSchedule) }
+}
+
+func zoned(z string) func(*st.NodeBuilder) *st.NodeBuilder {
+	return func(b *st.NodeBuilder) *st.NodeBuilder { return b.Zone(z) }
 }
 
 // boundPods creates one running pod per listed node suffix.
-func boundPods(build func(ns, name string) *podBuilder, nodes ...string) func(context.Context, string, string) {
+func boundPods(build func(ns, name string) *st.PodBuilder, nodes ...string) func(context.Context, string, string) {
 	return func(ctx context.Context, ns, prefix string) {
 		for i, n := range nodes {
-			build(ns, fmt.Sprintf("existing-%d", i)).onNode(prefix + "-" + n).create(ctx)
+			createPod(ctx, build(ns, fmt.Sprintf("existing-%d", i)).NodeName(prefix+"-"+n).Obj())
 		}
 	}
 }
@@ -86,99 +93,107 @@ const (
 // because of it and a case where it fits none, with upstream's reason.
 var pluginCases = map[string][]pluginCase{
 	"NodeResourcesFit": {{
-		nodes:    threeNodes(func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "1", "memory", "4Gi", "pods", "110") }, func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "1", "memory", "4Gi", "pods", "110") }, plain),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").requests("cpu", "2") },
+		nodes:    threeNodes(func(b *st.NodeBuilder) *st.NodeBuilder { return b.Alloc("cpu", "1", "memory", "4Gi", "pods", "110") }, func(b *st.NodeBuilder) *st.NodeBuilder { return b.Alloc("cpu", "1", "memory", "4Gi", "pods", "110") }, plain),
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").Requests("cpu", "2") },
 		wantNode: "c",
 	}, {
 		nodes:       threeNodes(plain, plain, plain),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").requests("cpu", "8", "memory", "64Gi") },
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").Requests("cpu", "8", "memory", "64Gi") },
 		wantMessage: "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory.",
 	}},
 	"NodeUnschedulable": {{
-		nodes:    threeNodes((*nodeBuilder).unschedulable, (*nodeBuilder).unschedulable, plain),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p") },
+		nodes:    threeNodes(cordoned, cordoned, plain),
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p") },
 		wantNode: "c",
 	}, {
-		nodes:       threeNodes((*nodeBuilder).unschedulable, (*nodeBuilder).unschedulable, (*nodeBuilder).unschedulable),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p") },
+		nodes:       threeNodes(cordoned, cordoned, cordoned),
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p") },
 		wantMessage: "0/3 nodes are available: 3 node(s) were unschedulable.",
 	}},
 	"TaintToleration": {{
-		nodes:    threeNodes(func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "a") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "b") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "c") }),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").tolerate("team", "c") },
+		nodes: threeNodes(tainted("team", "a"), tainted("team", "b"), tainted("team", "c")),
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").TolerateTaint("team", "c", corev1.TaintEffectNoSchedule)
+		},
 		wantNode: "c",
 	}, {
-		nodes:       threeNodes(func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "a") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "b") }, func(b *nodeBuilder) *nodeBuilder { return b.taint("team", "c") }),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").tolerate("team", "d") },
+		nodes: threeNodes(tainted("team", "a"), tainted("team", "b"), tainted("team", "c")),
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").TolerateTaint("team", "d", corev1.TaintEffectNoSchedule)
+		},
 		wantMessage: "0/3 nodes are available: 3 node(s) had untolerated taint(s).",
 	}},
 	"NodeAffinity": {{
-		nodes:    threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.label("disk", "ssd") }),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").nodeSelector("disk", "ssd") },
+		nodes:    threeNodes(plain, plain, func(b *st.NodeBuilder) *st.NodeBuilder { return b.Label("disk", "ssd") }),
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").NodeSelector("disk", "ssd") },
 		wantNode: "c",
 	}, {
-		nodes:       threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.label("disk", "ssd") }),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").nodeSelector("disk", "nvme") },
+		nodes:       threeNodes(plain, plain, func(b *st.NodeBuilder) *st.NodeBuilder { return b.Label("disk", "ssd") }),
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").NodeSelector("disk", "nvme") },
 		wantMessage: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
 	}},
 	"NodePorts": {{
 		nodes:    threeNodes(plain, plain, plain),
-		setup:    boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).hostPort(8080) }, "a", "b"),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").hostPort(8080) },
+		setup:    boundPods(func(ns, name string) *st.PodBuilder { return newPod(ns, name).HostPort(8080) }, "a", "b"),
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").HostPort(8080) },
 		wantNode: "c",
 	}, {
 		nodes:       threeNodes(plain, plain, plain),
-		setup:       boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).hostPort(8080) }, "a", "b", "c"),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").hostPort(8080) },
+		setup:       boundPods(func(ns, name string) *st.PodBuilder { return newPod(ns, name).HostPort(8080) }, "a", "b", "c"),
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").HostPort(8080) },
 		wantMessage: "0/3 nodes are available: 3 node(s) didn't have free ports for the requested pod ports.",
 	}},
 	"ImageLocality": {{
-		nodes:    threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.image("registry.example/big:1", 900<<20) }),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").image("registry.example/big:1") },
+		nodes:    threeNodes(plain, plain, func(b *st.NodeBuilder) *st.NodeBuilder { return b.Image(900<<20, "registry.example/big:1") }),
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").Image("registry.example/big:1") },
 		wantNode: "c",
 	}},
 	"NodeResourcesBalancedAllocation": {{
 		// A 1 CPU / 1Gi pod uses a quarter of both on c only.
 		nodes: threeNodes(
-			func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "4", "memory", "16Gi", "pods", "110") },
-			func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "4", "memory", "8Gi", "pods", "110") },
-			func(b *nodeBuilder) *nodeBuilder { return b.alloc("cpu", "4", "memory", "4Gi", "pods", "110") }),
+			func(b *st.NodeBuilder) *st.NodeBuilder { return b.Alloc("cpu", "4", "memory", "16Gi", "pods", "110") },
+			func(b *st.NodeBuilder) *st.NodeBuilder { return b.Alloc("cpu", "4", "memory", "8Gi", "pods", "110") },
+			func(b *st.NodeBuilder) *st.NodeBuilder { return b.Alloc("cpu", "4", "memory", "4Gi", "pods", "110") }),
 		profile:  onlyScoring("NodeResourcesBalancedAllocation"),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").requests("cpu", "1", "memory", "1Gi") },
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").Requests("cpu", "1", "memory", "1Gi") },
 		wantNode: "c",
 	}},
 	"DynamicResources": {{
 		nodes:    threeNodes(plain, plain, plain),
 		setup:    draSetup(1),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").resourceClaim("gpu") },
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").ResourceClaims("gpu") },
 		wantNode: "c",
 	}, {
 		nodes:       threeNodes(plain, plain, plain),
 		setup:       draSetup(2),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").resourceClaim("gpu") },
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").ResourceClaims("gpu") },
 		wantMessage: "0/3 nodes are available: 3 cannot allocate all claims.",
 	}},
 	"NodeDeclaredFeatures": {{
-		nodes:    threeNodes(plain, func(b *nodeBuilder) *nodeBuilder { return b.declare("Other") }, func(b *nodeBuilder) *nodeBuilder { return b.declare(restartAllFeature) }),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").restartAllOnExit() },
+		nodes: threeNodes(plain, func(b *st.NodeBuilder) *st.NodeBuilder { return b.DeclaredFeatures("Other") }, func(b *st.NodeBuilder) *st.NodeBuilder { return b.DeclaredFeatures(restartAllFeature) }),
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").ContainerRestart(corev1.ContainerRestartPolicyNever, restartAllOn42)
+		},
 		wantNode: "c",
 	}, {
-		nodes:       threeNodes(plain, plain, func(b *nodeBuilder) *nodeBuilder { return b.declare("Other") }),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").restartAllOnExit() },
+		nodes: threeNodes(plain, plain, func(b *st.NodeBuilder) *st.NodeBuilder { return b.DeclaredFeatures("Other") }),
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").ContainerRestart(corev1.ContainerRestartPolicyNever, restartAllOn42)
+		},
 		wantMessage: "0/3 nodes are available: 3 node(s) didn't match Pod's required features.",
 	}},
 	"InterPodAffinity": {{
 		nodes: threeNodes(plain, plain, plain),
-		setup: boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).label("app", "db") }, "c"),
-		pod: func(ns, _ string) *podBuilder {
-			return newPod(ns, "p").podAffinity(false, corev1.LabelHostname, "app", "db")
+		setup: boundPods(func(ns, name string) *st.PodBuilder { return newPod(ns, name).Label("app", "db") }, "c"),
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").PodAffinity(st.Term(corev1.LabelHostname, "app", "db"))
 		},
 		wantNode: "c",
 	}, {
 		nodes: threeNodes(plain, plain, plain),
-		setup: boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).label("app", "web") }, "a", "b"),
-		pod: func(ns, _ string) *podBuilder {
-			return newPod(ns, "p").podAffinity(true, corev1.LabelHostname, "app", "web")
+		setup: boundPods(func(ns, name string) *st.PodBuilder { return newPod(ns, name).Label("app", "web") }, "a", "b"),
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").PodAntiAffinity(st.Term(corev1.LabelHostname, "app", "web"))
 		},
 		wantNode: "c",
 	}, {
@@ -186,49 +201,49 @@ var pluginCases = map[string][]pluginCase{
 		nodes: threeNodes(plain, plain, plain),
 		setup: func(ctx context.Context, _, prefix string) {
 			other := createLabelledNamespace(ctx, prefix+"-db", "team", prefix)
-			newPod(other, "db").label("app", "db").onNode(prefix + "-c").create(ctx)
+			createPod(ctx, newPod(other, "db").Label("app", "db").NodeName(prefix+"-c").Obj())
 		},
-		pod: func(ns, prefix string) *podBuilder {
-			return newPod(ns, "p").podAffinity(false, corev1.LabelHostname, "app", "db").inNamespacesLabelled("team", prefix)
+		pod: func(ns, prefix string) *st.PodBuilder {
+			return newPod(ns, "p").PodAffinity(st.Term(corev1.LabelHostname, "app", "db").NamespaceSelector("team", prefix))
 		},
 		wantNode: "c",
 	}, {
 		nodes: threeNodes(plain, plain, plain),
-		pod: func(ns, _ string) *podBuilder {
-			return newPod(ns, "p").podAffinity(false, corev1.LabelHostname, "app", "db")
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").PodAffinity(st.Term(corev1.LabelHostname, "app", "db"))
 		},
 		wantMessage: "0/3 nodes are available: 3 node(s) didn't match pod affinity rules.",
 	}, {
 		nodes: threeNodes(zoned("z1"), zoned("z1"), zoned("z1")),
-		setup: boundPods(func(ns, name string) *podBuilder {
-			return newPod(ns, name).label("app", "db").podAffinity(true, corev1.LabelTopologyZone, "app", "web")
+		setup: boundPods(func(ns, name string) *st.PodBuilder {
+			return newPod(ns, name).Label("app", "db").PodAntiAffinity(st.Term(corev1.LabelTopologyZone, "app", "web"))
 		}, "a"),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").label("app", "web") },
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").Label("app", "web") },
 		wantMessage: "0/3 nodes are available: 3 node(s) didn't satisfy existing pods anti-affinity rules.",
 	}},
 	"PodTopologySpread": {{
 		nodes: threeNodes(zoned("z1"), zoned("z1"), zoned("z2")),
-		setup: boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).label("app", "web") }, "a"),
-		pod: func(ns, _ string) *podBuilder {
-			return newPod(ns, "p").label("app", "web").spread(1, corev1.LabelTopologyZone, "app", "web")
+		setup: boundPods(func(ns, name string) *st.PodBuilder { return newPod(ns, name).Label("app", "web") }, "a"),
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").Label("app", "web").Spread(1, corev1.LabelTopologyZone, corev1.DoNotSchedule, st.Selector("app", "web"))
 		},
 		wantNode: "c",
 	}, {
 		nodes: threeNodes(plain, plain, plain),
-		pod: func(ns, _ string) *podBuilder {
-			return newPod(ns, "p").label("app", "web").spread(1, corev1.LabelTopologyZone, "app", "web")
+		pod: func(ns, _ string) *st.PodBuilder {
+			return newPod(ns, "p").Label("app", "web").Spread(1, corev1.LabelTopologyZone, corev1.DoNotSchedule, st.Selector("app", "web"))
 		},
 		wantMessage: "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints (missing required label).",
 	}},
 	"VolumeRestrictions": {{
 		nodes:    threeNodes(plain, plain, plain),
-		setup:    boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).gcePD("disk-1") }, "a", "b"),
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").gcePD("disk-1") },
+		setup:    boundPods(func(ns, name string) *st.PodBuilder { return newPod(ns, name).Volume("disk-1", gcePD("disk-1")) }, "a", "b"),
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").Volume("disk-1", gcePD("disk-1")) },
 		wantNode: "c",
 	}, {
 		nodes:       threeNodes(plain, plain, plain),
-		setup:       boundPods(func(ns, name string) *podBuilder { return newPod(ns, name).gcePD("disk-1") }, "a", "b", "c"),
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").gcePD("disk-1") },
+		setup:       boundPods(func(ns, name string) *st.PodBuilder { return newPod(ns, name).Volume("disk-1", gcePD("disk-1")) }, "a", "b", "c"),
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").Volume("disk-1", gcePD("disk-1")) },
 		wantMessage: "0/3 nodes are available: 3 node(s) had no available disk.",
 	}},
 	"VolumeZone": {{
@@ -236,14 +251,14 @@ var pluginCases = map[string][]pluginCase{
 		setup: func(ctx context.Context, ns, prefix string) {
 			newPV(prefix+"-pv").zone("z2").boundTo(ctx, ns, "data")
 		},
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").PVC("data") },
 		wantNode: "c",
 	}, {
 		nodes: threeNodes(zoned("z1"), zoned("z1"), zoned("z2")),
 		setup: func(ctx context.Context, ns, prefix string) {
 			newPV(prefix+"-pv").zone("z3").boundTo(ctx, ns, "data")
 		},
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").PVC("data") },
 		wantMessage: "0/3 nodes are available: 3 node(s) had no available volume zone.",
 	}},
 	"VolumeBinding": {{
@@ -251,14 +266,14 @@ var pluginCases = map[string][]pluginCase{
 		setup: func(ctx context.Context, ns, prefix string) {
 			newPV(prefix+"-pv").onlyOn(prefix+"-c").boundTo(ctx, ns, "data")
 		},
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").PVC("data") },
 		wantNode: "c",
 	}, {
 		nodes: threeNodes(plain, plain, plain),
 		setup: func(ctx context.Context, ns, prefix string) {
 			newPV(prefix+"-pv").onlyOn(prefix+"-gone").boundTo(ctx, ns, "data")
 		},
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").PVC("data") },
 		wantMessage: "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's node affinity.",
 	}},
 	"NodeVolumeLimits": {{
@@ -269,11 +284,11 @@ var pluginCases = map[string][]pluginCase{
 			}
 			for _, n := range []string{"a", "b"} {
 				newPV(prefix+"-used-"+n).csi(testCSIDriver).boundTo(ctx, ns, "used-"+n)
-				newPod(ns, "existing-"+n).claim("used-" + n).onNode(prefix + "-" + n).create(ctx)
+				createPod(ctx, newPod(ns, "existing-"+n).PVC("used-"+n).NodeName(prefix+"-"+n).Obj())
 			}
 			newPV(prefix+"-pv").csi(testCSIDriver).boundTo(ctx, ns, "data")
 		},
-		pod:      func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		pod:      func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").PVC("data") },
 		wantNode: "c",
 	}, {
 		nodes: threeNodes(plain, plain, plain),
@@ -283,7 +298,7 @@ var pluginCases = map[string][]pluginCase{
 			}
 			newPV(prefix+"-pv").csi(testCSIDriver).boundTo(ctx, ns, "data")
 		},
-		pod:         func(ns, _ string) *podBuilder { return newPod(ns, "p").claim("data") },
+		pod:         func(ns, _ string) *st.PodBuilder { return newPod(ns, "p").PVC("data") },
 		wantMessage: "0/3 nodes are available: 3 node(s) exceed max volume count.",
 	}},
 }
@@ -307,7 +322,7 @@ func runPluginCase(ctx context.Context, prefix string, c pluginCase) {
 	GinkgoHelper()
 	ns := createNamespace(ctx, prefix)
 	for _, n := range c.nodes(prefix) {
-		n.create(ctx)
+		createNode(ctx, n.Obj())
 	}
 	if c.setup != nil {
 		c.setup(ctx, ns, prefix)
@@ -317,7 +332,7 @@ func runPluginCase(ctx context.Context, prefix string, c pluginCase) {
 		profile = defaultProfile()
 	}
 	startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: profile})
-	pod := c.pod(ns, prefix).create(ctx)
+	pod := createPod(ctx, c.pod(ns, prefix).Obj())
 
 	if c.wantMessage != "" {
 		Eventually(func(g Gomega) {
@@ -370,9 +385,9 @@ func lowerName(plugin string) string {
 var _ = Describe("plugins that decide when, not where", func() {
 	It("SchedulingGates: a gated pod waits while a node fits, and binds once its gate is removed", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "schedulinggates")
-		newNode("schedulinggates-a").create(ctx)
+		createNode(ctx, newNode("schedulinggates-a").Obj())
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
-		pod := newPod(ns, "gated").gate("example.com/quota").create(ctx)
+		pod := createPod(ctx, newPod(ns, "gated").Gates("example.com/quota").Obj())
 
 		Consistently(func() string {
 			got, err := getPod(ctx, ns, pod.Name)
@@ -397,11 +412,11 @@ var _ = Describe("plugins that decide when, not where", func() {
 
 	It("PrioritySort: of two pending pods that want the last slot, the higher priority one gets it", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "prioritysort")
-		newNode("prioritysort-a").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("prioritysort-a").Alloc("cpu", "1", "memory", "4Gi", "pods", "110").Obj())
 		createPriorityClass(ctx, "prioritysort-low", 10)
 		createPriorityClass(ctx, "prioritysort-high", 1000)
-		low := newPod(ns, "low").priorityClass("prioritysort-low").requests("cpu", "1").create(ctx)
-		high := newPod(ns, "high").priorityClass("prioritysort-high").requests("cpu", "1").create(ctx)
+		low := createPod(ctx, newPod(ns, "low").PriorityClass("prioritysort-low").Requests("cpu", "1").Obj())
+		high := createPod(ctx, newPod(ns, "high").PriorityClass("prioritysort-high").Requests("cpu", "1").Obj())
 		// Both are queued before the first cycle runs.
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 

@@ -37,8 +37,8 @@ var _ = Describe("DefaultPreemption", func() {
 		createPriorityClass(ctx, "preempt-low", 10)
 		createPriorityClass(ctx, "preempt-mid", 20)
 		createPriorityClass(ctx, "preempt-high", 1000)
-		newNode("preempt-1").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
-		newNode("preempt-2").alloc("cpu", "3", "memory", "16Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("preempt-1").Alloc("cpu", "3", "memory", "16Gi", "pods", "110").Obj())
+		createNode(ctx, newNode("preempt-2").Alloc("cpu", "3", "memory", "16Gi", "pods", "110").Obj())
 		// On preempt-1 the preemptor needs both low pods gone; on preempt-2 a
 		// mid pod would have to go, which costs more. mid-c is reprieved.
 		running := map[string]string{
@@ -50,11 +50,11 @@ var _ = Describe("DefaultPreemption", func() {
 			if name[:3] == "low" {
 				class = "preempt-low"
 			}
-			newPod(ns, name).requests("cpu", "1", "memory", "128Mi").priorityClass(class).onNode(node).create(ctx)
+			createPod(ctx, newPod(ns, name).Requests("cpu", "1", "memory", "128Mi").PriorityClass(class).NodeName(node).Obj())
 		}
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
-		pod := newPod(ns, "urgent").requests("cpu", "2", "memory", "128Mi").priorityClass("preempt-high").create(ctx)
+		pod := createPod(ctx, newPod(ns, "urgent").Requests("cpu", "2", "memory", "128Mi").PriorityClass("preempt-high").Obj())
 
 		// The victims are marked and deleted; the preemptor is nominated.
 		// Nothing finishes their termination yet: envtest has no kubelet.
@@ -108,15 +108,15 @@ var _ = Describe("DefaultPreemption", func() {
 		createPriorityClass(ctx, "pdb-low", 10)
 		createPriorityClass(ctx, "pdb-mid", 20)
 		createPriorityClass(ctx, "pdb-high", 1000)
-		newNode("pdb-1").alloc("cpu", "2", "memory", "16Gi", "pods", "110").create(ctx)
-		newNode("pdb-2").alloc("cpu", "2", "memory", "16Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("pdb-1").Alloc("cpu", "2", "memory", "16Gi", "pods", "110").Obj())
+		createNode(ctx, newNode("pdb-2").Alloc("cpu", "2", "memory", "16Gi", "pods", "110").Obj())
 		// Without the budget the cheaper victim would be the guarded pod.
-		newPod(ns, "guarded").requests("cpu", "2", "memory", "128Mi").priorityClass("pdb-low").label("app", "guarded").onNode("pdb-1").create(ctx)
-		newPod(ns, "plain").requests("cpu", "2", "memory", "128Mi").priorityClass("pdb-mid").onNode("pdb-2").create(ctx)
+		createPod(ctx, newPod(ns, "guarded").Requests("cpu", "2", "memory", "128Mi").PriorityClass("pdb-low").Label("app", "guarded").NodeName("pdb-1").Obj())
+		createPod(ctx, newPod(ns, "plain").Requests("cpu", "2", "memory", "128Mi").PriorityClass("pdb-mid").NodeName("pdb-2").Obj())
 		createBlockingPDB(ctx, ns, "guarded")
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
-		pod := newPod(ns, "urgent").requests("cpu", "2", "memory", "128Mi").priorityClass("pdb-high").create(ctx)
+		pod := createPod(ctx, newPod(ns, "urgent").Requests("cpu", "2", "memory", "128Mi").PriorityClass("pdb-high").Obj())
 		Eventually(func() ([]string, error) { return terminatingPods(ctx, ns) }).
 			WithContext(ctx).WithTimeout(20 * time.Second).Should(ConsistOf("plain"))
 		Eventually(func() (string, error) {

@@ -31,11 +31,11 @@ import (
 var _ = Describe("live profiles", func() {
 	It("parks pods no profile serves, binds them when a profile appears, and parks new ones after it goes", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "parked")
-		newNode("parked-node").create(ctx)
+		createNode(ctx, newNode("parked-node").Obj())
 		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
 		for i := range 3 {
-			newPod(ns, fmt.Sprintf("early-%d", i)).scheduler("late").create(ctx)
+			createPod(ctx, newPod(ns, fmt.Sprintf("early-%d", i)).SchedulerName("late").Obj())
 		}
 		Eventually(s.ParkedPods).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal(3))
 		expectUnbound(ctx, ns, "early-0", "early-1", "early-2")
@@ -45,20 +45,20 @@ var _ = Describe("live profiles", func() {
 		Expect(s.ParkedPods()).To(BeZero())
 
 		s.RemoveProfile(ctx, "late")
-		newPod(ns, "after-0").scheduler("late").create(ctx)
-		newPod(ns, "after-1").scheduler("late").create(ctx)
+		createPod(ctx, newPod(ns, "after-0").SchedulerName("late").Obj())
+		createPod(ctx, newPod(ns, "after-1").SchedulerName("late").Obj())
 		Eventually(s.ParkedPods).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal(2))
 		expectUnbound(ctx, ns, "after-0", "after-1")
 	}, SpecTimeout(time.Minute))
 
 	It("keeps pending pods across a profile swap and binds them with the new generation", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "swap")
-		newNode("swap-small").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("swap-small").Alloc("cpu", "1", "memory", "4Gi", "pods", "110").Obj())
 		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
 		pods := []string{"wait-0", "wait-1", "wait-2"}
 		for _, name := range pods {
-			newPod(ns, name).requests("cpu", "2").create(ctx)
+			createPod(ctx, newPod(ns, name).Requests("cpu", "2").Obj())
 		}
 		Eventually(func(g Gomega) {
 			for _, name := range pods {
@@ -69,7 +69,7 @@ var _ = Describe("live profiles", func() {
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 
 		Expect(s.SetProfile(ctx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 2, binPackingProfile())).To(Succeed())
-		newNode("swap-big").alloc("cpu", "8", "memory", "16Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("swap-big").Alloc("cpu", "8", "memory", "16Gi", "pods", "110").Obj())
 		expectBound(ctx, ns, pods...)
 		for _, name := range pods {
 			pod, err := getPod(ctx, ns, name)
@@ -83,9 +83,9 @@ var _ = Describe("live profiles", func() {
 		ns := createNamespace(ctx, "edit")
 		// The only node carries a taint the pod does not tolerate; nothing
 		// else changes in the cluster after the pod is found unschedulable.
-		newNode("edit-tainted").taint("dedicated", "infra").create(ctx)
+		createNode(ctx, newNode("edit-tainted").Taint("dedicated", "infra", corev1.TaintEffectNoSchedule).Obj())
 		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{"edit": defaultProfile()})
-		newPod(ns, "waits").scheduler("edit").create(ctx)
+		createPod(ctx, newPod(ns, "waits").SchedulerName("edit").Obj())
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, ns, "waits")
 			g.Expect(err).NotTo(HaveOccurred())

@@ -32,18 +32,19 @@ import (
 	"github.com/berth-io/berth/scheduler"
 	schedcache "github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/metrics"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var _ = Describe("the scheduling loop", func() {
 	It("binds 1,000 pods onto 100 nodes without putting any node over its allocatable", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "many")
 		for i := range 100 {
-			newNode(fmt.Sprintf("many-%03d", i)).create(ctx)
+			createNode(ctx, newNode(fmt.Sprintf("many-%03d", i)).Obj())
 		}
 		s := startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
 
-		createPods(ctx, 1000, func(i int) *podBuilder {
-			return newPod(ns, fmt.Sprintf("p-%04d", i)).requests("cpu", "300m", "memory", "1Gi")
+		createPods(ctx, 1000, func(i int) *st.PodBuilder {
+			return newPod(ns, fmt.Sprintf("p-%04d", i)).Requests("cpu", "300m", "memory", "1Gi")
 		})
 
 		var pods []corev1.Pod
@@ -87,14 +88,14 @@ var _ = Describe("the scheduling loop", func() {
 
 	It("reports a pod that fits nowhere as upstream does, and binds it within seconds of a fitting node appearing", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "nofit")
-		newNode("nofit-small-1").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
-		newNode("nofit-small-2").alloc("cpu", "1", "memory", "4Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("nofit-small-1").Alloc("cpu", "1", "memory", "4Gi", "pods", "110").Obj())
+		createNode(ctx, newNode("nofit-small-2").Alloc("cpu", "1", "memory", "4Gi", "pods", "110").Obj())
 		registry := prometheus.NewRegistry()
 		m, err := metrics.New(registry)
 		Expect(err).NotTo(HaveOccurred())
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()}, scheduler.WithMetrics(m))
 
-		pod := newPod(ns, "big").requests("cpu", "2", "memory", "1Gi").create(ctx)
+		pod := createPod(ctx, newPod(ns, "big").Requests("cpu", "2", "memory", "1Gi").Obj())
 		const wantMessage = "0/2 nodes are available: 2 Insufficient cpu."
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, ns, pod.Name)
@@ -108,7 +109,7 @@ var _ = Describe("the scheduling loop", func() {
 		Eventually(func() ([]string, error) { return eventsFor(ctx, pod, "FailedScheduling") }).
 			WithContext(ctx).WithTimeout(20 * time.Second).Should(ContainElement(HavePrefix(wantMessage)))
 
-		newNode("nofit-big").alloc("cpu", "4", "memory", "16Gi", "pods", "110").create(ctx)
+		createNode(ctx, newNode("nofit-big").Alloc("cpu", "4", "memory", "16Gi", "pods", "110").Obj())
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, ns, pod.Name)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -142,12 +143,12 @@ var _ = Describe("the scheduling loop", func() {
 
 	It("does not bind a pod that is deleted while it waits at Permit", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "deleted")
-		newNode("deleted-node").create(ctx)
+		createNode(ctx, newNode("deleted-node").Obj())
 		hold := newHoldPlugin()
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: withPermitAndPreBind(defaultProfile())},
 			scheduler.WithRegistry(registryWithHold(hold)))
 
-		pod := newPod(ns, "doomed").label(holdLabel, "true").create(ctx)
+		pod := createPod(ctx, newPod(ns, "doomed").Label(holdLabel, "true").Obj())
 		Eventually(func() bool { return hold.waiting(pod.UID) != nil }).WithContext(ctx).WithTimeout(20 * time.Second).Should(BeTrue())
 
 		Expect(clientset.CoreV1().Pods(ns).Delete(ctx, pod.Name, *metav1.NewDeleteOptions(0))).To(Succeed())
@@ -160,13 +161,13 @@ var _ = Describe("the scheduling loop", func() {
 
 	It("drops a pod that someone else binds while it waits at Permit, without complaint", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "stolen")
-		newNode("stolen-a").create(ctx)
-		newNode("stolen-b").create(ctx)
+		createNode(ctx, newNode("stolen-a").Obj())
+		createNode(ctx, newNode("stolen-b").Obj())
 		hold := newHoldPlugin()
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: withPermitAndPreBind(defaultProfile())},
 			scheduler.WithRegistry(registryWithHold(hold)))
 
-		pod := newPod(ns, "contested").label(holdLabel, "true").create(ctx)
+		pod := createPod(ctx, newPod(ns, "contested").Label(holdLabel, "true").Obj())
 		var waiting interface{ Allow(string) }
 		Eventually(func() bool {
 			wp := hold.waiting(pod.UID)
@@ -196,12 +197,12 @@ var _ = Describe("the scheduling loop", func() {
 
 	It("stops promptly while a pod waits at Permit, leaving the pod pending", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "shutdown")
-		newNode("shutdown-node").create(ctx)
+		createNode(ctx, newNode("shutdown-node").Obj())
 		hold := newHoldPlugin()
 		_, stop := startStoppableScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: withPermitAndPreBind(defaultProfile())},
 			scheduler.WithRegistry(registryWithHold(hold)))
 
-		pod := newPod(ns, "held").label(holdLabel, "true").create(ctx)
+		pod := createPod(ctx, newPod(ns, "held").Label(holdLabel, "true").Obj())
 		Eventually(func() bool { return hold.waiting(pod.UID) != nil }).WithContext(ctx).WithTimeout(20 * time.Second).Should(BeTrue())
 
 		// The hold lasts a minute; stopping must not wait for it.
@@ -217,7 +218,7 @@ var _ = Describe("the scheduling loop", func() {
 	It("lets two profiles place their own pods without double-booking a node", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "two")
 		for i := range 4 {
-			newNode(fmt.Sprintf("two-%d", i)).alloc("cpu", "2", "memory", "8Gi", "pods", "110").create(ctx)
+			createNode(ctx, newNode(fmt.Sprintf("two-%d", i)).Alloc("cpu", "2", "memory", "8Gi", "pods", "110").Obj())
 		}
 		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{
 			corev1.DefaultSchedulerName: defaultProfile(),
@@ -225,10 +226,10 @@ var _ = Describe("the scheduling loop", func() {
 		})
 
 		// 16 slots of 500m; each profile asks for 8 at the same time.
-		createPods(ctx, 16, func(i int) *podBuilder {
-			b := newPod(ns, fmt.Sprintf("p-%02d", i)).requests("cpu", "500m", "memory", "256Mi")
+		createPods(ctx, 16, func(i int) *st.PodBuilder {
+			b := newPod(ns, fmt.Sprintf("p-%02d", i)).Requests("cpu", "500m", "memory", "256Mi")
 			if i%2 == 1 {
-				b.scheduler("bin-packing")
+				b.SchedulerName("bin-packing")
 			}
 			return b
 		})
@@ -244,7 +245,7 @@ var _ = Describe("the scheduling loop", func() {
 			}
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 
-		extra := newPod(ns, "one-too-many").scheduler("bin-packing").requests("cpu", "500m").create(ctx)
+		extra := createPod(ctx, newPod(ns, "one-too-many").SchedulerName("bin-packing").Requests("cpu", "500m").Obj())
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, ns, extra.Name)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -257,7 +258,7 @@ var _ = Describe("the scheduling loop", func() {
 })
 
 // createPods creates n pods from build, eight at a time.
-func createPods(ctx context.Context, n int, build func(i int) *podBuilder) {
+func createPods(ctx context.Context, n int, build func(i int) *st.PodBuilder) {
 	GinkgoHelper()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -267,9 +268,9 @@ func createPods(ctx context.Context, n int, build func(i int) *podBuilder) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				b := build(i)
-				if _, err := clientset.CoreV1().Pods(b.pod.Namespace).Create(ctx, b.pod, metav1.CreateOptions{}); err != nil {
-					errs <- fmt.Errorf("creating pod %s: %w", b.pod.Name, err)
+				pod := build(i).Obj()
+				if _, err := clientset.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+					errs <- fmt.Errorf("creating pod %s: %w", pod.Name, err)
 				}
 			}
 		}()

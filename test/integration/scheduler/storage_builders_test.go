@@ -26,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // pvBuilder builds a 1Gi ReadWriteOnce PersistentVolume.
@@ -36,7 +38,7 @@ func newPV(name string) *pvBuilder {
 	return &pvBuilder{pv: &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}},
 		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      resources("storage", "1Gi"),
+			Capacity:                      st.List("storage", "1Gi"),
 			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/data/" + name}},
@@ -80,7 +82,7 @@ func (b *pvBuilder) boundTo(ctx context.Context, namespace, claim string) {
 		}},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      b.pv.Spec.AccessModes,
-			Resources:        corev1.VolumeResourceRequirements{Requests: resources("storage", "1Gi")},
+			Resources:        corev1.VolumeResourceRequirements{Requests: st.List("storage", "1Gi")},
 			VolumeName:       b.pv.Name,
 			StorageClassName: ptr.To(""),
 		},

@@ -28,11 +28,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "one threshold", Args: `{"thresholds":{"cpu":20}}`, Want: &Args{Thresholds: map[v1.ResourceName]Percentage{"cpu": 20}}},
 		{
 			Name: "every field",
@@ -85,9 +85,9 @@ func cluster(counts ...int) ([]*v1.Pod, []*v1.Node) {
 	var nodes []*v1.Node
 	for i, c := range counts {
 		name := fmt.Sprintf("n%d", i)
-		nodes = append(nodes, st.Node(name).Obj())
+		nodes = append(nodes, strategytest.Node(name).Obj())
 		for j := range c {
-			pods = append(pods, st.Pod(fmt.Sprintf("%s-p%d", name, j)).Node(name).Req("cpu", "500m").Obj())
+			pods = append(pods, strategytest.Pod(fmt.Sprintf("%s-p%d", name, j)).NodeName(name).Req("cpu", "500m").Obj())
 		}
 	}
 	return pods, nodes
@@ -128,7 +128,7 @@ func TestRun(t *testing.T) {
 			for _, n := range nodes {
 				n.Spec.Unschedulable = n.Name == tt.cordon
 			}
-			h := st.NewHandle(time.Now(), pods, nodes)
+			h := strategytest.NewHandle(time.Now(), pods, nodes)
 			h.PerNodeLimit = tt.perNode
 			h.Protected = func(p *v1.Pod) bool { return p.Name == tt.protected }
 			if err := s.Run(context.Background(), h); err != nil {
@@ -142,17 +142,17 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunExcludedNamespace(t *testing.T) {
-	nodes := []*v1.Node{st.Node("busy").Obj(), st.Node("idle").Obj()}
+	nodes := []*v1.Node{strategytest.Node("busy").Obj(), strategytest.Node("idle").Obj()}
 	pods := []*v1.Pod{
-		st.Pod("big").Node("busy").Req("cpu", "2").Obj(),
-		st.Pod("sys").Namespace("kube-system").Node("idle").Req("cpu", "100m").Obj(),
-		st.Pod("app").Node("idle").Req("cpu", "100m").Priority(5).Obj(),
+		strategytest.Pod("big").NodeName("busy").Req("cpu", "2").Obj(),
+		strategytest.Pod("sys").Namespace("kube-system").NodeName("idle").Req("cpu", "100m").Obj(),
+		strategytest.Pod("app").NodeName("idle").Req("cpu", "100m").Priority(5).Obj(),
 	}
 	s, err := New([]byte(`{"thresholds":{"cpu":20},"evictableNamespaces":{"exclude":["kube-system"]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := st.NewHandle(time.Now(), pods, nodes)
+	h := strategytest.NewHandle(time.Now(), pods, nodes)
 	if err := s.Run(context.Background(), h); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
@@ -38,7 +38,7 @@ func TestArgs(t *testing.T) {
 		}
 		return out
 	}
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{
 			Name: "cpu",
 			Args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}`,
@@ -111,9 +111,9 @@ func cluster(counts ...int) ([]*v1.Pod, []*v1.Node) {
 	var nodes []*v1.Node
 	for i, c := range counts {
 		name := fmt.Sprintf("n%d", i)
-		nodes = append(nodes, st.Node(name).Obj())
+		nodes = append(nodes, strategytest.Node(name).Obj())
 		for j := range c {
-			pods = append(pods, st.Pod(fmt.Sprintf("%s-p%d", name, j)).Node(name).Req("cpu", "500m").Obj())
+			pods = append(pods, strategytest.Pod(fmt.Sprintf("%s-p%d", name, j)).NodeName(name).Req("cpu", "500m").Obj())
 		}
 	}
 	return pods, nodes
@@ -146,7 +146,7 @@ func TestRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			pods, nodes := cluster(tt.counts...)
-			h := st.NewHandle(time.Now(), pods, nodes)
+			h := strategytest.NewHandle(time.Now(), pods, nodes)
 			h.PerNodeLimit = tt.perNode
 			if err := s.Run(context.Background(), h); err != nil {
 				t.Fatal(err)
@@ -162,16 +162,16 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunEvictsLowPriorityFirst(t *testing.T) {
-	nodes := []*v1.Node{st.Node("busy").Obj(), st.Node("idle").Obj()}
+	nodes := []*v1.Node{strategytest.Node("busy").Obj(), strategytest.Node("idle").Obj()}
 	pods := []*v1.Pod{
-		st.Pod("high").Node("busy").Req("cpu", "2").Priority(100).Obj(),
-		st.Pod("low").Node("busy").Req("cpu", "1500m").Priority(1).Obj(),
+		strategytest.Pod("high").NodeName("busy").Req("cpu", "2").Priority(100).Obj(),
+		strategytest.Pod("low").NodeName("busy").Req("cpu", "1500m").Priority(1).Obj(),
 	}
 	s, err := New([]byte(`{"thresholds":{"cpu":20},"targetThresholds":{"cpu":60}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := st.NewHandle(time.Now(), pods, nodes)
+	h := strategytest.NewHandle(time.Now(), pods, nodes)
 	if err := s.Run(context.Background(), h); err != nil {
 		t.Fatal(err)
 	}

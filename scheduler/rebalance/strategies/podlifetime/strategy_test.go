@@ -26,11 +26,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "max age", Args: `{"maxPodLifeTimeSeconds":60}`, Want: &Args{MaxPodLifeTimeSeconds: ptr.To[uint](60)}},
 		// Zero is a maximum age, not unset.
 		{Name: "zero", Args: `{"maxPodLifeTimeSeconds":0}`, Want: &Args{MaxPodLifeTimeSeconds: ptr.To[uint](0)}},
@@ -53,18 +53,18 @@ func TestArgs(t *testing.T) {
 			},
 		},
 		{Name: "negative", Args: `{"maxPodLifeTimeSeconds":-1}`, WantError: "cannot unmarshal number -1"},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	nodes := []*v1.Node{st.Node("n1").Obj(), st.Node("n2").Obj()}
+	nodes := []*v1.Node{strategytest.Node("n1").Obj(), strategytest.Node("n2").Obj()}
 	pods := []*v1.Pod{
-		st.Pod("old").Node("n2").Created(now.Add(-2 * time.Hour)).Obj(),
-		st.Pod("oldest").Node("n1").Created(now.Add(-3 * time.Hour)).Obj(),
-		st.Pod("young").Node("n1").Created(now.Add(-time.Minute)).Obj(),
-		st.Pod("old-pending").Node("n1").Created(now.Add(-2*time.Hour)).Phase(v1.PodPending, "").Obj(),
-		st.Pod("labelled").Node("n1").Created(now.Add(-2 * time.Hour)).Obj(),
+		strategytest.Pod("old").NodeName("n2").Created(now.Add(-2 * time.Hour)).Obj(),
+		strategytest.Pod("oldest").NodeName("n1").Created(now.Add(-3 * time.Hour)).Obj(),
+		strategytest.Pod("young").NodeName("n1").Created(now.Add(-time.Minute)).Obj(),
+		strategytest.Pod("old-pending").NodeName("n1").Created(now.Add(-2 * time.Hour)).Phase(v1.PodPending).Obj(),
+		strategytest.Pod("labelled").NodeName("n1").Created(now.Add(-2 * time.Hour)).Obj(),
 	}
 	pods[4].Labels = map[string]string{"tier": "batch"}
 	tests := []struct {
@@ -86,7 +86,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := st.NewHandle(now, pods, nodes)
+			h := strategytest.NewHandle(now, pods, nodes)
 			h.PerNodeLimit = tt.perNode
 			h.Protected = func(p *v1.Pod) bool { return p.Name == tt.protected }
 			if err := s.Run(context.Background(), h); err != nil {

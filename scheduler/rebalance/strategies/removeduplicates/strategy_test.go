@@ -26,11 +26,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "none", Args: `{}`, Want: &Args{}},
 		{Name: "kinds", Args: `{"excludeOwnerKinds":["Job"]}`, Want: &Args{ExcludeOwnerKinds: []string{"Job"}}},
 		{
@@ -48,11 +48,11 @@ func TestArgs(t *testing.T) {
 			WantErrs: []string{"namespaces.exclude: Forbidden: only one of include or exclude may be set"},
 		},
 		{Name: "unknown field", Args: `{"unknown":true}`, WantError: `unknown field "unknown"`},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
-	two := []*v1.Node{st.Node("n1").Obj(), st.Node("n2").Obj()}
+	two := []*v1.Node{strategytest.Node("n1").Obj(), strategytest.Node("n2").Obj()}
 	tests := []struct {
 		name  string
 		args  string
@@ -62,29 +62,29 @@ func TestRun(t *testing.T) {
 	}{
 		{
 			name: "four on one node of two keep the share of two", nodes: two,
-			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj(), st.Pod("c").Node("n1").Obj(), st.Pod("d").Node("n1").Obj()},
+			pods: []*v1.Pod{strategytest.Pod("a").NodeName("n1").Obj(), strategytest.Pod("b").NodeName("n1").Obj(), strategytest.Pod("c").NodeName("n1").Obj(), strategytest.Pod("d").NodeName("n1").Obj()},
 			want: []string{"b", "c"},
 		},
 		{
 			name: "already balanced", nodes: two,
-			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj(), st.Pod("c").Node("n2").Obj(), st.Pod("d").Node("n2").Obj()},
+			pods: []*v1.Pod{strategytest.Pod("a").NodeName("n1").Obj(), strategytest.Pod("b").NodeName("n1").Obj(), strategytest.Pod("c").NodeName("n2").Obj(), strategytest.Pod("d").NodeName("n2").Obj()},
 		},
 		{
 			name: "different images are not duplicates", nodes: two,
-			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Image("other").Obj()},
+			pods: []*v1.Pod{strategytest.Pod("a").NodeName("n1").Obj(), strategytest.Pod("b").NodeName("n1").Image("other").Obj()},
 		},
 		{
 			name: "different owners are not duplicates", nodes: two,
-			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Owner("ReplicaSet", "other").Obj()},
+			pods: []*v1.Pod{strategytest.Pod("a").NodeName("n1").Obj(), strategytest.Pod("b").NodeName("n1").OwnerRefs(metav1.OwnerReference{Kind: "ReplicaSet", Name: "other"}).Obj()},
 		},
 		{
 			name: "excluded owner kind", args: `{"excludeOwnerKinds":["ReplicaSet"]}`, nodes: two,
-			pods: []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj()},
+			pods: []*v1.Pod{strategytest.Pod("a").NodeName("n1").Obj(), strategytest.Pod("b").NodeName("n1").Obj()},
 		},
 		{
 			name:  "no other node could run them",
-			nodes: []*v1.Node{st.Node("n1").Obj(), st.Node("n2").Taint("x", "", v1.TaintEffectNoSchedule).Obj()},
-			pods:  []*v1.Pod{st.Pod("a").Node("n1").Obj(), st.Pod("b").Node("n1").Obj()},
+			nodes: []*v1.Node{strategytest.Node("n1").Obj(), strategytest.Node("n2").Taint("x", "", v1.TaintEffectNoSchedule).Obj()},
+			pods:  []*v1.Pod{strategytest.Pod("a").NodeName("n1").Obj(), strategytest.Pod("b").NodeName("n1").Obj()},
 		},
 	}
 	for _, tt := range tests {
@@ -97,7 +97,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := st.NewHandle(time.Now(), tt.pods, tt.nodes)
+			h := strategytest.NewHandle(time.Now(), tt.pods, tt.nodes)
 			if err := s.Run(context.Background(), h); err != nil {
 				t.Fatal(err)
 			}

@@ -23,9 +23,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func exited(code int32, reason string) v1.ContainerStatus {
@@ -33,7 +34,7 @@ func exited(code int32, reason string) v1.ContainerStatus {
 }
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "none", Args: `{}`, Want: &Args{}},
 		{
 			Name: "every field",
@@ -50,19 +51,19 @@ func TestArgs(t *testing.T) {
 			WantErrs: []string{`labelSelector.matchExpressions[0].operator: Invalid value: "Bad": not a valid selector operator`},
 		},
 		{Name: "exit code not a number", Args: `{"exitCodes":["x"]}`, WantError: "cannot unmarshal string"},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	old := now.Add(-time.Hour)
-	nodes := []*v1.Node{st.Node("n1").Obj()}
+	nodes := []*v1.Node{strategytest.Node("n1").Obj()}
 	pods := []*v1.Pod{
-		st.Pod("running").Node("n1").Created(old).Obj(),
-		st.Pod("evicted").Node("n1").Created(old).Phase(v1.PodFailed, "Evicted").Obj(),
-		st.Pod("oom").Node("n1").Created(old).Phase(v1.PodFailed, "").Container(exited(137, "OOMKilled")).Obj(),
-		st.Pod("job").Node("n1").Created(old).Owner("Job", "j").Phase(v1.PodFailed, "").Container(exited(1, "Error")).Obj(),
-		st.Pod("fresh").Node("n1").Created(now.Add(-time.Second)).Phase(v1.PodFailed, "").Obj(),
+		strategytest.Pod("running").NodeName("n1").Created(old).Obj(),
+		strategytest.Pod("evicted").NodeName("n1").Created(old).Phase(v1.PodFailed).Reason("Evicted").Obj(),
+		strategytest.Pod("oom").NodeName("n1").Created(old).Phase(v1.PodFailed).ContainerStatus(exited(137, "OOMKilled")).Obj(),
+		strategytest.Pod("job").NodeName("n1").Created(old).OwnerRefs(metav1.OwnerReference{Kind: "Job", Name: "j"}).Phase(v1.PodFailed).ContainerStatus(exited(1, "Error")).Obj(),
+		strategytest.Pod("fresh").NodeName("n1").Created(now.Add(-time.Second)).Phase(v1.PodFailed).Obj(),
 	}
 	tests := []struct {
 		args string
@@ -80,7 +81,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := st.NewHandle(now, pods, nodes)
+			h := strategytest.NewHandle(now, pods, nodes)
 			if err := s.Run(context.Background(), h); err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func restarts(n int32) v1.ContainerStatus { return v1.ContainerStatus{Name: "c", RestartCount: n} }
@@ -34,7 +34,7 @@ func crashLooping(n int32) v1.ContainerStatus {
 }
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "threshold", Args: `{"podRestartThreshold":3}`, Want: &Args{PodRestartThreshold: 3}},
 		{
 			Name: "states",
@@ -54,18 +54,18 @@ func TestArgs(t *testing.T) {
 			WantErrs: []string{"namespaces.exclude: Forbidden: only one of include or exclude may be set"},
 		},
 		{Name: "unknown field", Args: `{"podRestartThreshold":3,"bogus":1}`, WantError: `unknown field "bogus"`},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
 	now := time.Now()
-	nodes := []*v1.Node{st.Node("n1").Obj()}
+	nodes := []*v1.Node{strategytest.Node("n1").Obj()}
 	pods := []*v1.Pod{
-		st.Pod("many").Node("n1").Container(restarts(5)).Obj(),
-		st.Pod("few").Node("n1").Container(restarts(2)).Obj(),
-		st.Pod("init").Node("n1").Container(restarts(1)).InitContainer(restarts(3)).Obj(),
-		st.Pod("looping").Node("n1").Container(crashLooping(4)).Obj(),
-		st.Pod("other-ns").Namespace("kube-system").Node("n1").Container(restarts(9)).Obj(),
+		strategytest.Pod("many").NodeName("n1").ContainerStatus(restarts(5)).Obj(),
+		strategytest.Pod("few").NodeName("n1").ContainerStatus(restarts(2)).Obj(),
+		strategytest.Pod("init").NodeName("n1").ContainerStatus(restarts(1)).InitContainerStatus(restarts(3)).Obj(),
+		strategytest.Pod("looping").NodeName("n1").ContainerStatus(crashLooping(4)).Obj(),
+		strategytest.Pod("other-ns").Namespace("kube-system").NodeName("n1").ContainerStatus(restarts(9)).Obj(),
 	}
 	tests := []struct {
 		args string
@@ -83,7 +83,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := st.NewHandle(now, pods, nodes)
+			h := strategytest.NewHandle(now, pods, nodes)
 			if err := s.Run(context.Background(), h); err != nil {
 				t.Fatal(err)
 			}

@@ -20,13 +20,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 // pod builds a pod on node labelled app=app, avoiding the apps listed
 // within topologyKey.
 func pod(name, node, app, topologyKey string, avoid ...string) *v1.Pod {
-	p := st.Pod(name).Node(node).Obj()
+	p := strategytest.Pod(name).NodeName(node).Obj()
 	p.Labels = map[string]string{"app": app}
 	if len(avoid) > 0 {
 		p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{

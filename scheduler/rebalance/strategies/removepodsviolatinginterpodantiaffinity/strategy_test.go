@@ -27,13 +27,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 const host = "kubernetes.io/hostname"
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "none", Args: ``, Want: &Args{}},
 		{
 			Name: "scope",
@@ -54,14 +54,14 @@ func TestArgs(t *testing.T) {
 			WantErrs: []string{`labelSelector.matchExpressions[0].operator: Invalid value: "Bad": not a valid selector operator`},
 		},
 		{Name: "unknown field", Args: `{"unknown":1}`, WantError: `unknown field "unknown"`},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
 	nodes := []*v1.Node{
-		st.Node("a1").Label("zone", "a").Obj(),
-		st.Node("a2").Label("zone", "a").Obj(),
-		st.Node("b1").Label("zone", "b").Obj(),
+		strategytest.Node("a1").Label("zone", "a").Obj(),
+		strategytest.Node("a2").Label("zone", "a").Obj(),
+		strategytest.Node("b1").Label("zone", "b").Obj(),
 	}
 	tests := []struct {
 		name      string
@@ -89,7 +89,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := st.NewHandle(time.Now(), tt.pods, nodes)
+			h := strategytest.NewHandle(time.Now(), tt.pods, nodes)
 			h.PerNodeLimit = tt.perNode
 			h.Protected = func(p *v1.Pod) bool { return p.Name == tt.protected }
 			if err := s.Run(context.Background(), h); err != nil {

@@ -24,7 +24,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func preferZone(zone string) *v1.Affinity {
@@ -34,7 +34,7 @@ func preferZone(zone string) *v1.Affinity {
 }
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "required", Args: `{"nodeAffinityType":["requiredDuringSchedulingIgnoredDuringExecution"]}`, Want: &Args{NodeAffinityType: []string{Required}}},
 		{Name: "preferred", Args: `{"nodeAffinityType":["preferredDuringSchedulingIgnoredDuringExecution"]}`, Want: &Args{NodeAffinityType: []string{Preferred}}},
 		{Name: "no type", Args: `{}`, WantErrs: []string{"nodeAffinityType: Required value: must name at least one type"}},
@@ -44,21 +44,21 @@ func TestArgs(t *testing.T) {
 			WantErrs: []string{`nodeAffinityType[1]: Invalid value: "sometimes": is not ` +
 				`requiredDuringSchedulingIgnoredDuringExecution or preferredDuringSchedulingIgnoredDuringExecution`},
 		},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
 	nodes := []*v1.Node{
-		st.Node("a").Label("zone", "a").Obj(),
-		st.Node("b").Label("zone", "b").Obj(),
-		st.Node("c").Label("zone", "c").Taint("x", "", v1.TaintEffectNoSchedule).Obj(),
+		strategytest.Node("a").Label("zone", "a").Obj(),
+		strategytest.Node("b").Label("zone", "b").Obj(),
+		strategytest.Node("c").Label("zone", "c").Taint("x", "", v1.TaintEffectNoSchedule).Obj(),
 	}
 	pods := []*v1.Pod{
-		st.Pod("wants-b").Node("a").NodeSelector("zone", "b").Obj(),
-		st.Pod("wants-c").Node("a").NodeSelector("zone", "c").Obj(),
-		st.Pod("fine").Node("a").NodeSelector("zone", "a").Obj(),
-		st.Pod("prefers-b").Node("a").Affinity(preferZone("b")).Obj(),
-		st.Pod("prefers-a").Node("a").Affinity(preferZone("a")).Obj(),
+		strategytest.Pod("wants-b").NodeName("a").NodeSelector("zone", "b").Obj(),
+		strategytest.Pod("wants-c").NodeName("a").NodeSelector("zone", "c").Obj(),
+		strategytest.Pod("fine").NodeName("a").NodeSelector("zone", "a").Obj(),
+		strategytest.Pod("prefers-b").NodeName("a").Affinity(preferZone("b")).Obj(),
+		strategytest.Pod("prefers-a").NodeName("a").Affinity(preferZone("a")).Obj(),
 	}
 	tests := []struct {
 		args string
@@ -75,7 +75,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := st.NewHandle(time.Now(), pods, nodes)
+			h := strategytest.NewHandle(time.Now(), pods, nodes)
 			if err := s.Run(context.Background(), h); err != nil {
 				t.Fatal(err)
 			}

@@ -24,11 +24,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{Name: "none", Args: `{}`, Want: &Args{}},
 		{
 			Name: "excluded",
@@ -42,20 +42,20 @@ func TestArgs(t *testing.T) {
 		},
 		{Name: "no key", Args: `{"excludedTaints":["a","=v"]}`, WantErrs: []string{`excludedTaints[1]: Invalid value: "=v": has no key`}},
 		{Name: "no key included", Args: `{"includedTaints":[""]}`, WantErrs: []string{`includedTaints[0]: Invalid value: "": has no key`}},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
 	nodes := []*v1.Node{
-		st.Node("hard").Taint("dedicated", "gpu", v1.TaintEffectNoSchedule).Obj(),
-		st.Node("soft").Taint("spot", "", v1.TaintEffectPreferNoSchedule).Obj(),
-		st.Node("clean").Obj(),
+		strategytest.Node("hard").Taint("dedicated", "gpu", v1.TaintEffectNoSchedule).Obj(),
+		strategytest.Node("soft").Taint("spot", "", v1.TaintEffectPreferNoSchedule).Obj(),
+		strategytest.Node("clean").Obj(),
 	}
 	pods := []*v1.Pod{
-		st.Pod("on-hard").Node("hard").Obj(),
-		st.Pod("tolerates-hard").Node("hard").Toleration("dedicated").Obj(),
-		st.Pod("on-soft").Node("soft").Obj(),
-		st.Pod("on-clean").Node("clean").Obj(),
+		strategytest.Pod("on-hard").NodeName("hard").Obj(),
+		strategytest.Pod("tolerates-hard").NodeName("hard").Tolerate("dedicated").Obj(),
+		strategytest.Pod("on-soft").NodeName("soft").Obj(),
+		strategytest.Pod("on-clean").NodeName("clean").Obj(),
 	}
 	tests := []struct {
 		args string
@@ -75,7 +75,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := st.NewHandle(time.Now(), pods, nodes)
+			h := strategytest.NewHandle(time.Now(), pods, nodes)
 			if err := s.Run(context.Background(), h); err != nil {
 				t.Fatal(err)
 			}

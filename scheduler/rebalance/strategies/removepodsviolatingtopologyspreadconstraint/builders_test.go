@@ -22,13 +22,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 // spreadPod builds a pod labelled app=web spread over zones with maxSkew 1
 // and the given whenUnsatisfiable.
 func spreadPod(name, node string, when v1.UnsatisfiableConstraintAction) *v1.Pod {
-	p := st.Pod(name).Node(node).Obj()
+	p := strategytest.Pod(name).NodeName(node).Obj()
 	p.Labels = map[string]string{"app": "web"}
 	p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{
 		MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: when,
@@ -41,7 +41,7 @@ func spreadPod(name, node string, when v1.UnsatisfiableConstraintAction) *v1.Pod
 func zones(names ...string) []*v1.Node {
 	var out []*v1.Node
 	for _, z := range names {
-		out = append(out, st.Node(z).Label("zone", z).Obj())
+		out = append(out, strategytest.Node(z).Label("zone", z).Obj())
 	}
 	return out
 }

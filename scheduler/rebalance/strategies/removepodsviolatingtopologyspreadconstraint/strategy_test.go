@@ -26,11 +26,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
-	st "github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
 func TestArgs(t *testing.T) {
-	st.RunArgsCases(t, []st.ArgsCase[Args]{
+	strategytest.RunArgsCases(t, []strategytest.ArgsCase[Args]{
 		{
 			Name: "defaults",
 			Args: ``,
@@ -65,7 +65,7 @@ func TestArgs(t *testing.T) {
 			},
 		},
 		{Name: "unknown field", Args: `{"includeSoftConstraints":true}`, WantError: `unknown field "includeSoftConstraints"`},
-	}, st.IgnoreScope)
+	}, strategytest.IgnoreScope)
 }
 
 func TestRun(t *testing.T) {
@@ -107,7 +107,7 @@ func TestRun(t *testing.T) {
 					n.Spec.Taints = []v1.Taint{{Key: "dedicated", Effect: v1.TaintEffectNoSchedule}}
 				}
 			}
-			h := st.NewHandle(time.Now(), spread(nodes, tt.when, tt.counts...), nodes)
+			h := strategytest.NewHandle(time.Now(), spread(nodes, tt.when, tt.counts...), nodes)
 			h.PerNodeLimit = tt.perNode
 			if err := s.Run(context.Background(), h); err != nil {
 				t.Fatal(err)
@@ -135,7 +135,7 @@ func TestRunPrefersLowPriorityAndUnpinnedPods(t *testing.T) {
 	}
 	pods[0].Spec.NodeSelector = map[string]string{"disk": "ssd"}
 	pods[1].Spec.Priority = new(int32(100))
-	h := st.NewHandle(time.Now(), pods, nodes)
+	h := strategytest.NewHandle(time.Now(), pods, nodes)
 	s, _ := New(nil)
 	if err := s.Run(context.Background(), h); err != nil {
 		t.Fatal(err)
@@ -147,8 +147,8 @@ func TestRunPrefersLowPriorityAndUnpinnedPods(t *testing.T) {
 }
 
 func TestRunIgnoresNodesWithoutTheKey(t *testing.T) {
-	nodes := append(zones("a"), st.Node("plain").Obj())
-	h := st.NewHandle(time.Now(), spread(nodes, v1.DoNotSchedule, 4, 0), nodes)
+	nodes := append(zones("a"), strategytest.Node("plain").Obj())
+	h := strategytest.NewHandle(time.Now(), spread(nodes, v1.DoNotSchedule, 4, 0), nodes)
 	s, _ := New(nil)
 	if err := s.Run(context.Background(), h); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package strategytest helps test rebalance strategies: a recording Handle
-// over a snapshot and small builders of pods and nodes.
+// over a snapshot, and schedtest pods and nodes with the strategies' defaults.
 package strategytest
 
 import (
