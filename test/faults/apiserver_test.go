@@ -34,11 +34,11 @@ var _ = Describe("the apiserver", Label("ci"), func() {
 		rs := startReplicas("berth-apiserver", 2)
 		rs.leader(ctx)
 		b := watchBindings(ctx, ns)
-		var all []*corev1.Pod
+		var all, last []*corev1.Pod
 		batch := func(label string) {
-			pods := manyPods(ns, label, perBatch, "100m", "128Mi")
-			createPods(ctx, pods)
-			all = append(all, pods...)
+			last = manyPods(ns, label, perBatch, "100m", "128Mi")
+			createPods(ctx, last)
+			all = append(all, last...)
 		}
 		batch("before")
 		b.waitBound(ctx, len(all), 2*time.Minute)
@@ -50,8 +50,13 @@ var _ = Describe("the apiserver", Label("ci"), func() {
 			figure(fmt.Sprintf("apiserver/restart-%d/seconds-unavailable", i), down.Round(100*time.Millisecond).Seconds())
 			batch(fmt.Sprintf("restart-%d", i))
 			b.waitBound(ctx, len(all), 2*time.Minute)
-			recovered := time.Since(back)
+			// Measured by the apiserver's bind times: the test's own watch
+			// reconnects after the restart with client-go's backoff, which
+			// once delayed what it saw by a minute after Berth had bound
+			// every pod (CI, 2026-11-27).
+			recovered := lastBound(ctx, ns, last).Sub(back)
 			figure(fmt.Sprintf("apiserver/restart-%d/seconds-from-ready-to-300-new-pods-bound", i), recovered.Round(100*time.Millisecond).Seconds())
+			figure(fmt.Sprintf("apiserver/restart-%d/seconds-until-the-test-watch-saw-them", i), time.Since(back).Round(100*time.Millisecond).Seconds())
 			// A leader that cannot renew for its renew deadline exits, as
 			// kube-scheduler's does; recovery then includes the standby's
 			// takeover after the Lease, and the replacement's start.

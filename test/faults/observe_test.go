@@ -233,6 +233,40 @@ func (b *bindings) waitBound(ctx context.Context, n int, timeout time.Duration) 
 		Should(BeNumerically(">=", n), func() string { return "pods seen bound; " + b.pending(ctx) })
 }
 
+// lastBound returns when the apiserver bound the last of pods: the latest
+// PodScheduled transition among them (which the binding sets), rounded up
+// to the second it is stored with. Unlike the times the watch saw, it does
+// not depend on how soon the test's own watch reconnects after an
+// apiserver restart, whose client-go backoff can add tens of seconds.
+func lastBound(ctx context.Context, ns string, pods []*corev1.Pod) time.Time {
+	GinkgoHelper()
+	want := make(map[string]bool, len(pods))
+	for _, p := range pods {
+		want[p.Name] = true
+	}
+	list, err := client.CoreV1().Pods(ns).List(ctx, listAll)
+	Expect(err).NotTo(HaveOccurred())
+	var last time.Time
+	for _, p := range list.Items {
+		if !want[p.Name] {
+			continue
+		}
+		delete(want, p.Name)
+		var at time.Time
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue {
+				at = c.LastTransitionTime.Add(time.Second)
+			}
+		}
+		Expect(at.IsZero()).To(BeFalse(), "pod %s/%s has no PodScheduled=True condition", ns, p.Name)
+		if at.After(last) {
+			last = at
+		}
+	}
+	Expect(want).To(BeEmpty(), "pods not found")
+	return last
+}
+
 // waitBoundBy is waitBound while m is the only manager left to bind the
 // pods: it stops at once, saying so, if m exits first.
 func (b *bindings) waitBoundBy(ctx context.Context, m *manager, n int, timeout time.Duration) {
