@@ -18,9 +18,9 @@ limitations under the License.
 // and rebalance strategies. Every plugin and strategy that takes arguments
 // gives them a type implementing Args; Load turns a profile's or a policy's
 // raw JSON into that type, always in the same order: decoded strictly into a
-// zero value, then defaulted, then validated. An explicit zero in the JSON is
-// therefore only replaced by a default when the field cannot tell zero from
-// unset, which the type says by making the field a pointer.
+// zero value, then defaulted, then validated. A field whose explicit zero
+// must survive defaulting is a pointer, so that Default can tell it from
+// unset; a plain field's zero reads as unset.
 package args
 
 import (
