@@ -32,6 +32,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/metrics"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestScheduledEvents(t *testing.T) {
@@ -51,7 +52,7 @@ func TestScheduledEvents(t *testing.T) {
 			fits, tooBig := benchPod("fits"), benchPod("too-big")
 			tooBig.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("64")
 			client := fake.NewClientset(fits, tooBig)
-			reg, m := newEventMetrics(t)
+			reg, m := st.Metrics(t)
 			s, err := New(ctx, client, append([]Option{WithSeed(1), WithMetrics(m)}, tt.opts...)...)
 			if err != nil {
 				t.Fatal(err)
@@ -110,36 +111,8 @@ func TestScheduledEvents(t *testing.T) {
 	}
 }
 
-// newEventMetrics returns a registry and the scheduler's metrics on it.
-func newEventMetrics(t *testing.T) (*prometheus.Registry, *metrics.Metrics) {
-	t.Helper()
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg, m
-}
-
 // eventCounts reads scheduler_scheduled_events_total by result from reg.
 func eventCounts(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]float64{}
-	for _, f := range families {
-		if f.GetName() != "scheduler_scheduled_events_total" {
-			continue
-		}
-		for _, mt := range f.GetMetric() {
-			for _, l := range mt.GetLabel() {
-				if l.GetName() == "result" {
-					out[l.GetValue()] = mt.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return out
+	return st.CounterByLabel(t, reg, "scheduler_scheduled_events_total", "result")
 }

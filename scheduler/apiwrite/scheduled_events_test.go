@@ -36,6 +36,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/berth-io/berth/scheduler/metrics"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // scriptedSink answers creates with errs in turn, then succeeds, and keeps
@@ -80,7 +81,7 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktesting.NewFakeClock(time.Unix(1700000000, 0))
 			sink := &scriptedSink{errs: tt.errs}
-			reg, m := newEventMetrics(t)
+			reg, m := st.Metrics(t)
 			w := newScheduledEventWriter(sink, clk, m)
 			pod := testPod("p")
 			pod.ResourceVersion = "7"
@@ -133,7 +134,7 @@ func TestScheduledEventWriterWrite(t *testing.T) {
 
 func TestScheduledEventWriterDropsWhenTooManyInFlight(t *testing.T) {
 	sink := &scriptedSink{}
-	reg, m := newEventMetrics(t)
+	reg, m := st.Metrics(t)
 	w := newScheduledEventWriter(sink, clocktesting.NewFakeClock(time.Now()), m)
 	w.inFlight = make(chan struct{}, 2)
 	// Two writes are in flight: the next ones are dropped, not written.
@@ -161,36 +162,8 @@ func testPod(name string) *v1.Pod {
 	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name)}}
 }
 
-// newEventMetrics returns a registry and the scheduler's metrics on it.
-func newEventMetrics(t *testing.T) (*prometheus.Registry, *metrics.Metrics) {
-	t.Helper()
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg, m
-}
-
 // eventCounts reads scheduler_scheduled_events_total by result from reg.
 func eventCounts(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]float64{}
-	for _, f := range families {
-		if f.GetName() != "scheduler_scheduled_events_total" {
-			continue
-		}
-		for _, mt := range f.GetMetric() {
-			for _, l := range mt.GetLabel() {
-				if l.GetName() == "result" {
-					out[l.GetValue()] = mt.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return out
+	return st.CounterByLabel(t, reg, "scheduler_scheduled_events_total", "result")
 }
