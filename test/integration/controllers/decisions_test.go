@@ -29,13 +29,16 @@ import (
 )
 
 var _ = Describe("SchedulingProfile recordDecisions", func() {
-	// waitDecisions waits until the profile's status lists n decisions and returns them.
-	waitDecisions := func(ctx SpecContext, name string, n int) []v1alpha1.SchedulingDecision {
+	// waitDecisions waits until the profile's status lists n decisions, the
+	// newest for pod newest, and returns them. The status is flushed
+	// periodically, so a list of n can still lag the last placements.
+	waitDecisions := func(ctx SpecContext, name string, n int, newest string) []v1alpha1.SchedulingDecision {
 		GinkgoHelper()
 		var recent []v1alpha1.SchedulingDecision
 		Eventually(func(g Gomega) {
 			recent = getProfile(ctx, name).Status.RecentDecisions
 			g.Expect(recent).To(HaveLen(n))
+			g.Expect(recent[0].Pod).To(Equal(newest))
 		}).WithContext(ctx).WithTimeout(20 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
 		return recent
 	}
@@ -59,7 +62,7 @@ var _ = Describe("SchedulingProfile recordDecisions", func() {
 			names = append(names, name)
 		}
 
-		recent := waitDecisions(ctx, p.Name, 3)
+		recent := waitDecisions(ctx, p.Name, 3, ns+"/"+names[len(names)-1])
 		for i, d := range recent {
 			name := names[len(names)-1-i]
 			Expect(d.Pod).To(Equal(ns+"/"+name), "newest first")
