@@ -140,19 +140,19 @@ func (r *Resource) Clone() *Resource {
 	return &out
 }
 
-// IsScalarResourceName reports whether the resource is counted in ScalarResources:
-// extended resources, hugepages and attachable-volume limits.
+// IsScalarResourceName reports whether the resource is counted in ScalarResources,
+// as upstream counts them: extended resources, hugepages, attachable-volume
+// limits and prefixed native resources (any name with "kubernetes.io/", such
+// as the deviceclass.resource.kubernetes.io/<class> a DeviceClass serves).
 func IsScalarResourceName(name v1.ResourceName) bool {
 	s := string(name)
-	if strings.HasPrefix(s, v1.ResourceHugePagesPrefix) || strings.HasPrefix(s, v1.ResourceAttachableVolumesPrefix) {
+	if strings.HasPrefix(s, v1.ResourceHugePagesPrefix) || strings.HasPrefix(s, v1.ResourceAttachableVolumesPrefix) ||
+		strings.Contains(s, v1.ResourceDefaultNamespacePrefix) {
 		return true
 	}
 	// An extended resource is fully qualified outside kubernetes.io.
 	domain, _, ok := strings.Cut(s, "/")
-	if !ok || domain == "" || domain == "kubernetes.io" || strings.HasSuffix(domain, ".kubernetes.io") {
-		return false
-	}
-	return !strings.HasPrefix(s, "requests.")
+	return ok && domain != "" && !strings.HasPrefix(s, v1.DefaultResourceRequestsPrefix)
 }
 
 // PodRequests returns what the pod requests, counting init containers,

@@ -90,3 +90,24 @@ func TestPodRequestsShortcut(t *testing.T) {
 		})
 	}
 }
+
+func TestIsScalarResourceName(t *testing.T) {
+	for name, want := range map[v1.ResourceName]bool{
+		v1.ResourceCPU:                           false,
+		v1.ResourceMemory:                        false,
+		v1.ResourceEphemeralStorage:              false,
+		"hugepages-2Mi":                          true,
+		"attachable-volumes-csi-ebs":             true,
+		"example.com/gpu":                        true,
+		"nvidia.com/gpu":                         true,
+		"deviceclass.resource.kubernetes.io/gpu": true,
+		"kubernetes.io/something":                true,
+		"requests.example.com/gpu":               false,
+		"/nodomain":                              false,
+		"plain":                                  false,
+	} {
+		if got := IsScalarResourceName(name); got != want {
+			t.Errorf("IsScalarResourceName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -254,6 +254,77 @@ var _ = Describe("DynamicResources", func() {
 		Expect(allocatedDevices(ctx, ns, "second")).To(ConsistOf(prefix + "-c/gpu-0"))
 	}, SpecTimeout(time.Minute))
 
+	It("serves an extended resource from a DeviceClass's devices where no device plugin offers it, through a claim it creates for the pod, as kube-scheduler v1.37 does", func(ctx SpecContext) {
+		prefix := "dra-ext"
+		ns := createNamespace(ctx, prefix)
+		gpu := "example.com/" + prefix + "-gpu"
+		createNode(ctx, newNode(prefix+"-a").Obj())
+		createNode(ctx, newNode(prefix+"-b").Alloc("cpu", "4", "memory", "16Gi", "pods", "110", gpu, "1").Obj())
+		createNode(ctx, newNode(prefix+"-c").Obj())
+		createDeviceClass(ctx, prefix+"-gpu")
+		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			class, err := clientset.ResourceV1().DeviceClasses().Get(ctx, prefix+"-gpu", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			class.Spec.ExtendedResourceName = ptr.To(gpu)
+			_, err = clientset.ResourceV1().DeviceClasses().Update(ctx, class, metav1.UpdateOptions{})
+			return err
+		})).To(Succeed())
+		createNodeSlice(ctx, prefix+"-c", "gpu-0", "gpu-1")
+		startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{corev1.DefaultSchedulerName: defaultProfile()})
+		wantsGPUs := func(name, n string) *corev1.Pod {
+			return newPod(ns, name).Req(gpu, n).Limit(gpu, n).Obj()
+		}
+
+		By("placing a pod asking for two on the node whose slice has two, through a claim made for it")
+		p := createPod(ctx, wantsGPUs("p", "2"))
+		Expect(boundNode(ctx, ns, p.Name)).To(Equal(prefix + "-c"))
+		got, err := getPod(ctx, ns, p.Name)
+		Expect(err).NotTo(HaveOccurred())
+		status := got.Status.ExtendedResourceClaimStatus
+		Expect(status).NotTo(BeNil(), "status.extendedResourceClaimStatus")
+		// The request is named after the container's index and the
+		// resource's among its sorted requests (cpu, the GPU, memory).
+		Expect(status.RequestMappings).To(ConsistOf(corev1.ContainerExtendedResourceRequest{
+			ContainerName: "app", ResourceName: gpu, RequestName: "container-0-request-1"}))
+		claim, err := clientset.ResourceV1().ResourceClaims(ns).Get(ctx, status.ResourceClaimName, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(claim.Name).To(HavePrefix("p-extended-resources-"))
+		Expect(claim.Annotations).To(HaveKeyWithValue(resourcev1.ExtendedResourceClaimAnnotation, "true"))
+		Expect(claim.OwnerReferences).To(ConsistOf(And(HaveField("UID", p.UID), HaveField("Controller", ptr.To(true)))))
+		Expect(claim.Spec.Devices.Requests).To(ConsistOf(And(HaveField("Name", "container-0-request-1"),
+			HaveField("Exactly.DeviceClassName", prefix+"-gpu"), HaveField("Exactly.Count", int64(2)))))
+		Expect(allocatedDevices(ctx, ns, claim.Name)).To(ConsistOf(prefix+"-c/gpu-0", prefix+"-c/gpu-1"))
+		Expect(claim.Status.ReservedFor).To(ConsistOf(HaveField("UID", p.UID)))
+		Expect(claim.Finalizers).To(ContainElement(resourcev1.Finalizer))
+
+		By("placing a pod asking for one on the device plugin's node, without a claim")
+		q := createPod(ctx, wantsGPUs("q", "1"))
+		Expect(boundNode(ctx, ns, q.Name)).To(Equal(prefix + "-b"))
+		got, err = getPod(ctx, ns, q.Name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status.ExtendedResourceClaimStatus).To(BeNil())
+
+		By("keeping a third pod waiting while both are taken, and binding it once the first pod's devices are released")
+		r := createPod(ctx, wantsGPUs("r", "1"))
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, ns, r.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			cond := podScheduledCondition(got)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Message).To(And(HavePrefix("0/3 nodes are available: "), ContainSubstring("2 cannot allocate all claims"), ContainSubstring("1 Insufficient "+gpu)))
+		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		expectUnbound(ctx, ns, r.Name)
+		Expect(clientset.CoreV1().Pods(ns).Delete(ctx, p.Name, *metav1.NewDeleteOptions(0))).To(Succeed())
+		releaseClaim(ctx, ns, claim.Name, p.UID)
+		Expect(boundNode(ctx, ns, r.Name)).To(Equal(prefix + "-c"))
+		got, err = getPod(ctx, ns, r.Name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status.ExtendedResourceClaimStatus).NotTo(BeNil())
+		Expect(allocatedDevices(ctx, ns, got.Status.ExtendedResourceClaimStatus.ResourceClaimName)).To(HaveLen(1))
+	}, SpecTimeout(time.Minute))
+
 	It("keeps a pod off the devices a DeviceTaintRule taints, and binds it once the rule is deleted", func(ctx SpecContext) {
 		prefix := "dra-taint-rule"
 		ns := createNamespace(ctx, prefix)

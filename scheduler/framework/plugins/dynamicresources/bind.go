@@ -37,16 +37,28 @@ import (
 // so that no later pod is given the same devices while this one binds.
 func (pl *DynamicResources) Reserve(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
 	s := readState(cs)
-	if s == nil || len(s.toAllocate) == 0 {
+	if s == nil || (len(s.toAllocate) == 0 && s.ext == nil) {
 		return nil
 	}
 	s.mu.Lock()
 	allocations, ok := s.byNode[nodeName]
+	ext := s.extByNode[nodeName]
 	s.mu.Unlock()
-	if !ok || len(allocations) != len(s.toAllocate) {
+	if len(s.toAllocate) > 0 && (!ok || len(allocations) != len(s.toAllocate)) {
 		return framework.AsStatus(fmt.Errorf("claim allocation not found for node %s", nodeName))
 	}
 	s.allocations = make([]*resourceapi.AllocationResult, len(s.claims))
+	if ext != nil {
+		claim := ext.claim.DeepCopy()
+		claim.Finalizers = append(claim.Finalizers, resourceapi.Finalizer)
+		claim.Status.Allocation = ext.allocation
+		if err := pl.tracker.reserve(claim); err != nil {
+			return framework.AsStatus(err)
+		}
+		s.allocations[s.ext.index] = ext.allocation
+		s.chosenExt = ext
+		klog.FromContext(ctx).V(5).Info("Reserved devices for extended resources", "pod", klog.KObj(pod), "node", nodeName)
+	}
 	for j, i := range s.toAllocate {
 		claim := s.claims[i].DeepCopy()
 		if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
@@ -66,17 +78,23 @@ func (pl *DynamicResources) Reserve(ctx context.Context, cs *framework.CycleStat
 // release ends the allocations this pod put in flight.
 func (pl *DynamicResources) release(s *stateData) {
 	for i, a := range s.allocations {
-		if a != nil {
-			pl.tracker.release(s.claims[i].UID)
-			s.allocations[i] = nil
+		if a == nil {
+			continue
 		}
+		if s.isExt(i) {
+			pl.tracker.release(s.ext.inFlightUID)
+		} else {
+			pl.tracker.release(s.claims[i].UID)
+		}
+		s.allocations[i] = nil
 	}
 }
 
 // Unreserve ends the pod's allocations in flight and removes the pod from
 // the reservedFor of the claims PreBind reserved for it. The allocation
 // written stays: the claim is freed by PostFilter or the resourceclaim
-// controller, as upstream.
+// controller, as upstream. A claim PreBind created for the pod's extended
+// resources is deleted.
 func (pl *DynamicResources) Unreserve(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ string) {
 	s := readState(cs)
 	if s == nil {
@@ -84,7 +102,16 @@ func (pl *DynamicResources) Unreserve(ctx context.Context, cs *framework.CycleSt
 	}
 	pl.release(s)
 	logger := klog.FromContext(ctx)
-	for _, claim := range s.claims {
+	for i, claim := range s.claims {
+		if s.isExt(i) {
+			if !s.ext.stale && claim.Name != specialClaimName {
+				if err := pl.deleteExtendedClaim(ctx, claim); err != nil {
+					// The next attempt finds it stale and deletes it in PostFilter.
+					logger.Error(err, "Deleting the claim for extended resources", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
+				}
+			}
+			continue
+		}
 		if claim.Status.Allocation == nil || !resourceclaim.IsReservedForPod(pod, claim, false) {
 			continue
 		}
@@ -97,10 +124,12 @@ func (pl *DynamicResources) Unreserve(ctx context.Context, cs *framework.CycleSt
 }
 
 // PreBindPreFlight reports that PreBind has work for every pod with
-// claims: it writes them and may wait for their devices' binding
+// claims, or with extended resources DRA serves on the node: it writes them and may wait for their devices' binding
 // conditions, so the scheduler nominates the pod to its node first.
 func (*DynamicResources) PreBindPreFlight(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ string) *framework.Status {
-	if s := readState(cs); s == nil || len(s.claims) == 0 {
+	s := readState(cs)
+	if s == nil || len(s.claims) == 0 || (s.ext != nil && len(s.claims) == 1 && s.chosenExt == nil) {
+		// No claims, or only extended resources the node's device plugins serve.
 		return framework.NewStatus(framework.Skip)
 	}
 	return nil
@@ -115,6 +144,9 @@ func (pl *DynamicResources) PreBind(ctx context.Context, cs *framework.CycleStat
 		return nil
 	}
 	for i, claim := range s.claims {
+		if s.isExt(i) {
+			continue
+		}
 		if resourceclaim.IsReservedForPod(pod, claim, false) {
 			continue
 		}
@@ -122,11 +154,16 @@ func (pl *DynamicResources) PreBind(ctx context.Context, cs *framework.CycleStat
 		if s.allocations != nil {
 			allocation = s.allocations[i]
 		}
-		written, err := pl.bindClaim(ctx, pod, claim, allocation)
+		written, err := pl.bindClaim(ctx, pod, claim, allocation, claim.UID)
 		if err != nil {
 			return framework.AsStatus(err)
 		}
 		s.claims[i] = written
+	}
+	if s.chosenExt != nil {
+		if err := pl.bindExtendedClaim(ctx, s, pod); err != nil {
+			return framework.AsStatus(err)
+		}
 	}
 	if !hasBindingConditions(s.claims) {
 		return nil
@@ -140,11 +177,31 @@ func (pl *DynamicResources) PreBind(ctx context.Context, cs *framework.CycleStat
 	return nil
 }
 
+// bindExtendedClaim creates the claim for the pod's extended resources
+// that Filter built for the chosen node, writes its allocation and the
+// pod's reservation, and records it in the pod's status.
+func (pl *DynamicResources) bindExtendedClaim(ctx context.Context, s *stateData, pod *v1.Pod) error {
+	i := s.ext.index
+	created, err := pl.createExtendedClaim(ctx, s.chosenExt.claim)
+	if err != nil {
+		return err
+	}
+	// From now on Unreserve deletes it.
+	s.claims[i] = created
+	pl.tracker.created(created)
+	written, err := pl.bindClaim(ctx, pod, created, s.allocations[i], s.ext.inFlightUID)
+	if err != nil {
+		return err
+	}
+	s.claims[i] = written
+	return pl.recordExtendedClaim(ctx, pod, written, s.chosenExt.mappings)
+}
+
 // bindClaim writes the allocation, if any, and the pod's reservation into
 // the claim's status, refetching the claim on a conflict. It returns the
-// claim as written and records it in the tracker, which ends its
-// allocation in flight.
-func (pl *DynamicResources) bindClaim(ctx context.Context, pod *v1.Pod, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) (*resourceapi.ResourceClaim, error) {
+// claim as written and records it in the tracker, which ends the
+// allocation in flight under inFlight.
+func (pl *DynamicResources) bindClaim(ctx context.Context, pod *v1.Pod, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult, inFlight types.UID) (*resourceapi.ResourceClaim, error) {
 	claims := pl.client.ResourceV1().ResourceClaims(claim.Namespace)
 	consumer := resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID}
 	current := claim.DeepCopy()
@@ -195,7 +252,7 @@ func (pl *DynamicResources) bindClaim(ctx context.Context, pod *v1.Pod, claim *r
 	if err != nil {
 		return nil, err
 	}
-	pl.tracker.wrote(current)
+	pl.tracker.wrote(current, inFlight)
 	klog.FromContext(ctx).V(5).Info("Reserved resource claim", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(current))
 	return current, nil
 }

@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,6 +49,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/extendedresource"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
 
@@ -107,11 +109,13 @@ func allocatorFeatures() structured.Features {
 
 // DynamicResources allocates and reserves a pod's ResourceClaims.
 type DynamicResources struct {
-	client   kubernetes.Interface
-	handle   framework.Handle
-	tracker  *claimTracker
-	slices   SliceSource
-	classes  classLister
+	client  kubernetes.Interface
+	handle  framework.Handle
+	tracker *claimTracker
+	slices  SliceSource
+	classes classLister
+	// extended resolves the extended resources DeviceClasses serve.
+	extended *extendedresource.Classes
 	celCache *cel.Cache
 	features structured.Features
 
@@ -167,32 +171,31 @@ func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option)
 		return nil, fmt.Errorf("plugin %s needs an informer factory", Name)
 	}
 	resources := h.SharedInformerFactory().Resource().V1()
-	claims := resources.ResourceClaims().Lister()
-	var tracker *claimTracker
-	var slices SliceSource = listerSource{lister: resources.ResourceSlices().Lister()}
-	if s, ok := h.(pluginStateSharer); ok && s.SharedPluginState() != nil {
-		tracker = s.SharedPluginState().LoadOrStore(sharedTrackerKey, func() any { return newClaimTracker(claims) }).(*claimTracker)
-		slices = s.SharedPluginState().LoadOrStore(SlicesKey, func() any { return slices }).(SliceSource)
-	} else {
-		tracker = newClaimTracker(claims)
-	}
-	filterTimeout, bindingTimeout := a.FilterTimeout.Duration, a.BindingTimeout.Duration
 	pl := &DynamicResources{
 		client:         h.ClientSet(),
 		handle:         h,
-		tracker:        tracker,
-		slices:         slices,
 		classes:        classLister{lister: resources.DeviceClasses().Lister()},
+		extended:       extendedresource.NewClasses(resources.DeviceClasses().Lister()),
 		celCache:       cel.NewCache(celCacheSize, cel.Features{EnableConsumableCapacity: true}),
 		features:       allocatorFeatures(),
-		filterTimeout:  filterTimeout,
-		bindingTimeout: bindingTimeout,
+		filterTimeout:  a.FilterTimeout.Duration,
+		bindingTimeout: a.BindingTimeout.Duration,
 		pollInterval:   defaultPollInterval,
 		clock:          clock.RealClock{},
 	}
 	for _, o := range opts {
 		o(pl)
 	}
+	claims := resources.ResourceClaims().Lister()
+	newTracker := func() any { return newClaimTracker(claims, pl.clock) }
+	var slices SliceSource = listerSource{lister: resources.ResourceSlices().Lister()}
+	if s, ok := h.(pluginStateSharer); ok && s.SharedPluginState() != nil {
+		pl.tracker = s.SharedPluginState().LoadOrStore(sharedTrackerKey, newTracker).(*claimTracker)
+		slices = s.SharedPluginState().LoadOrStore(SlicesKey, func() any { return slices }).(SliceSource)
+	} else {
+		pl.tracker = newTracker().(*claimTracker)
+	}
+	pl.slices = slices
 	return pl, nil
 }
 
@@ -204,8 +207,12 @@ func (*DynamicResources) Name() string { return Name }
 // results are guarded by mu. Clone returns the same pointer, as upstream:
 // preemption's simulations do not change it.
 type stateData struct {
-	// claims are the pod's claims, as read in PreFilter and as PreBind wrote them.
+	// claims are the pod's claims, as read in PreFilter and as PreBind wrote
+	// them, followed by the claim for its extended resources, if any.
 	claims []*resourceapi.ResourceClaim
+	// ext describes that last claim; nil when the pod requests no extended
+	// resource a DeviceClass serves.
+	ext *extendedState
 	// availableOn is, per allocated claim, the nodes its allocation allows (nil: any).
 	availableOn []*nodeaffinity.NodeSelector
 	// toAllocate are the indexes of the claims the plugin allocates, and
@@ -220,11 +227,20 @@ type stateData struct {
 	unavailable sets.Set[int]
 	// byNode holds each feasible node's allocations, in toAllocate's order.
 	byNode map[string][]resourceapi.AllocationResult
+	// extByNode holds each feasible node's extended claim, nil where the
+	// node's device plugins serve the extended resources.
+	extByNode map[string]*nodeExtended
 
 	// allocations are, per claim, the allocations Reserve put in flight;
 	// set in Reserve, read in the binding cycle.
 	allocations []*resourceapi.AllocationResult
+	// chosenExt is the extended claim of the node Reserve was given, nil
+	// when there is none to create.
+	chosenExt *nodeExtended
 }
+
+// isExt reports whether claim i is the claim for the pod's extended resources.
+func (s *stateData) isExt(i int) bool { return s.ext != nil && i == s.ext.index }
 
 // Clone returns the state itself.
 func (s *stateData) Clone() framework.StateData { return s }
@@ -255,30 +271,49 @@ func (pl *DynamicResources) PreEnqueue(ctx context.Context, pod *v1.Pod) *framew
 // PreFilter reads the pod's claims, checks that unallocated ones can be
 // allocated at all (their device classes exist, no other pod is allocating
 // them), and prepares an allocator over every ResourceSlice with the devices
-// already taken, including those in flight. A pod without claims skips the
-// plugin.
+// already taken, including those in flight. It adds the claim for the pod's
+// extended resources that DeviceClasses serve, if any. A pod with neither
+// skips the plugin.
 func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	if len(pod.Spec.ResourceClaims) == 0 {
+	logger := klog.FromContext(ctx)
+	relocation := framework.IsRelocation(cs)
+	ext, extClaim, extReleased, err := pl.preFilterExtended(pod, relocation)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	if len(pod.Spec.ResourceClaims) == 0 && ext == nil {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	logger := klog.FromContext(ctx)
 	claims, err := pl.podClaims(pod)
 	if err != nil {
 		return nil, unschedulable(logger, pod, err.Error())
+	}
+	if ext != nil {
+		ext.index = len(claims)
+		claims = append(claims, extClaim)
 	}
 	if len(claims) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	s := &stateData{
 		claims:      claims,
+		ext:         ext,
 		availableOn: make([]*nodeaffinity.NodeSelector, len(claims)),
 		byNode:      make(map[string][]resourceapi.AllocationResult),
+		extByNode:   make(map[string]*nodeExtended),
 	}
 	var released sets.Set[types.UID]
-	if framework.IsRelocation(cs) {
+	if relocation {
 		released = releaseOwnClaims(pod, claims)
+		if extReleased != "" {
+			released.Insert(extReleased)
+		}
 	}
 	for i, claim := range claims {
+		if s.isExt(i) {
+			// Filter judges it per node.
+			continue
+		}
 		if claim.Status.Allocation != nil {
 			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, false) {
 				return nil, unschedulable(logger, pod, ErrReasonInUse)
@@ -301,7 +336,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		s.toAllocate = append(s.toAllocate, i)
 		s.unallocated = append(s.unallocated, claim)
 	}
-	if len(s.toAllocate) > 0 {
+	if len(s.toAllocate) > 0 || (ext != nil && !ext.stale) {
 		allocated, err := pl.tracker.allocatedState(released)
 		if err != nil {
 			return nil, framework.AsStatus(err)
@@ -393,6 +428,17 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	}
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
+	var ext *nodeExtended
+	if s.ext != nil {
+		var st *framework.Status
+		if ext, st = filterExtended(logger, s, pod, nodeInfo); st != nil {
+			return st
+		}
+		if ext == nil && len(s.claims) == 1 {
+			// Device plugins serve the pod's extended resources here.
+			return nil
+		}
+	}
 	var unavailable []int
 	for i, claim := range s.claims {
 		if sel := s.availableOn[i]; sel != nil && !sel.Match(node) {
@@ -407,14 +453,18 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		}
 	}
 	var allocations []resourceapi.AllocationResult
-	if s.allocator != nil {
+	toAllocate := s.unallocated
+	if ext != nil {
+		toAllocate = append(slices.Clip(toAllocate), ext.claim)
+	}
+	if s.allocator != nil && len(toAllocate) > 0 {
 		allocCtx := ctx
 		if pl.filterTimeout > 0 {
 			var cancel context.CancelFunc
 			allocCtx, cancel = context.WithTimeout(ctx, pl.filterTimeout)
 			defer cancel()
 		}
-		results, err := s.allocator.Allocate(allocCtx, node, s.unallocated)
+		results, err := s.allocator.Allocate(allocCtx, node, toAllocate)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
@@ -425,10 +475,14 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		case err != nil:
 			return framework.AsStatus(fmt.Errorf("allocating devices on node %s: %w", node.Name, err))
 		}
-		if len(results) != len(s.unallocated) {
+		if len(results) != len(toAllocate) {
 			return unschedulable(logger, pod, ErrReasonCannotAllocate)
 		}
 		allocations = results
+		if ext != nil {
+			ext.allocation = &results[len(s.unallocated)]
+			allocations = results[:len(s.unallocated)]
+		}
 	}
 	if len(unavailable) > 0 {
 		s.mu.Lock()
@@ -439,9 +493,12 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		s.mu.Unlock()
 		return unschedulable(logger, pod, ErrReasonNotAvailable)
 	}
-	if allocations != nil {
+	if allocations != nil || ext != nil {
 		s.mu.Lock()
-		s.byNode[node.Name] = allocations
+		if allocations != nil {
+			s.byNode[node.Name] = allocations
+		}
+		s.extByNode[node.Name] = ext
 		s.mu.Unlock()
 	}
 	return nil
@@ -460,6 +517,9 @@ func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleS
 	candidates := s.unavailable.UnsortedList()
 	s.mu.Unlock()
 	for _, i := range candidates {
+		if s.isExt(i) {
+			continue
+		}
 		claim := s.claims[i]
 		reserved := claim.Status.ReservedFor
 		if len(reserved) > 1 || (len(reserved) == 1 && reserved[0].UID != pod.UID) {
@@ -474,6 +534,14 @@ func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleS
 			return nil, framework.AsStatus(fmt.Errorf("deallocating resource claim %s: %w", klog.KObj(claim), err))
 		}
 		return nil, framework.NewStatus(framework.Unschedulable, ReasonDeallocated)
+	}
+	if s.ext != nil && s.ext.stale {
+		// The claim an earlier attempt made goes, and with it its devices;
+		// its deletion retries the pod.
+		if err := pl.deleteExtendedClaim(ctx, s.claims[s.ext.index]); err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		return nil, framework.NewStatus(framework.Unschedulable, ReasonExtendedClaimDeleted)
 	}
 	return nil, framework.NewStatus(framework.Unschedulable)
 }

@@ -47,9 +47,10 @@ func (pl *DynamicResources) EventsToRegister(context.Context) ([]framework.Clust
 }
 
 // isSchedulableAfterClaimChange queues the pod when a claim it uses was
-// created or had its status changed, and when any claim was deallocated or
-// deleted with an allocation (its devices are free now). A claim deleted in
-// an unknown final state queues the pod too.
+// created or had its status changed, when any claim was deallocated or
+// deleted with an allocation (its devices are free now), and when a stale
+// claim for its extended resources was deleted. A claim deleted in an
+// unknown final state queues the pod too.
 func (pl *DynamicResources) isSchedulableAfterClaimChange(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	if _, ok := oldObj.(cache.DeletedFinalStateUnknown); ok && newObj == nil {
 		return framework.Queue, nil
@@ -61,6 +62,10 @@ func (pl *DynamicResources) isSchedulableAfterClaimChange(logger logr.Logger, po
 	if after == nil {
 		if before != nil && before.Status.Allocation != nil {
 			logger.V(6).Info("Allocated resource claim deleted", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(before))
+			return framework.Queue, nil
+		}
+		if before != nil && isExtendedClaimOf(pod, before) {
+			logger.V(5).Info("Stale claim for the pod's extended resources deleted", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(before))
 			return framework.Queue, nil
 		}
 		return framework.QueueSkip, nil

@@ -19,8 +19,9 @@ package dynamicresources
 // DynamicResources reads slices, classes and the DeviceTaintRules that
 // taint devices, adds its finalizer to claims and writes their allocation
 // and reservedFor (resourceclaims/binding is what the apiserver asks of a
-// writer of both).
+// writer of both). It creates the claims for pods' extended resources that
+// DeviceClasses serve, and deletes them when the binding fails.
 //
 // +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceslices;deviceclasses;devicetaintrules,verbs=get;list;watch
-// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims/status;resourceclaims/binding,verbs=get;update;patch

@@ -60,7 +60,11 @@ func (*DynamicResources) Score(_ context.Context, cs *framework.CycleState, _ *v
 	s.mu.Unlock()
 	var score int64
 	next := 0
-	for _, claim := range s.claims {
+	for i, claim := range s.claims {
+		if s.isExt(i) {
+			// One request per container and resource, no prioritized list.
+			continue
+		}
 		allocation := claim.Status.Allocation
 		if allocation == nil {
 			if next >= len(allocations) {

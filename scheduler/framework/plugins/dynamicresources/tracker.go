@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 )
 
@@ -42,19 +44,34 @@ import (
 // older; once the informer catches up (or the claim is gone from it), the
 // written copy is dropped. So the tracker needs no event handlers and cannot
 // drift from the informer.
+//
+// A claim PreBind created (for a pod's extended resources) is not in the
+// informer at all at first: until the informer has it, or createdTTL has
+// passed, its absence there means "not yet" rather than "deleted", and its
+// written copy counts on its own.
 type claimTracker struct {
 	lister resourcelisters.ResourceClaimLister
+	clock  clock.PassiveClock
 
 	mu       sync.Mutex
 	inFlight map[types.UID]*resourceapi.ResourceClaim
 	written  map[types.NamespacedName]*resourceapi.ResourceClaim
+	// fresh holds when each claim PreBind created was created, until the
+	// informer has it.
+	fresh map[types.NamespacedName]time.Time
 }
 
-func newClaimTracker(lister resourcelisters.ResourceClaimLister) *claimTracker {
+// createdTTL bounds how long a created claim the informer has not
+// delivered still counts; an informer that lags longer has lost the watch.
+const createdTTL = 2 * time.Minute
+
+func newClaimTracker(lister resourcelisters.ResourceClaimLister, c clock.PassiveClock) *claimTracker {
 	return &claimTracker{
 		lister:   lister,
+		clock:    c,
 		inFlight: make(map[types.UID]*resourceapi.ResourceClaim),
 		written:  make(map[types.NamespacedName]*resourceapi.ResourceClaim),
+		fresh:    make(map[types.NamespacedName]time.Time),
 	}
 }
 
@@ -68,6 +85,12 @@ func (t *claimTracker) get(namespace, name string) (*resourceapi.ResourceClaim, 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	claim, err := t.lister.ResourceClaims(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		key := types.NamespacedName{Namespace: namespace, Name: name}
+		if _, ok := t.fresh[key]; ok && t.written[key] != nil {
+			return t.written[key], nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -118,24 +141,56 @@ func (t *claimTracker) release(uid types.UID) bool {
 	return ok
 }
 
+// created records a claim PreBind has just created, so that until the
+// informer delivers it a lookup finds it.
+func (t *claimTracker) created(claim *resourceapi.ResourceClaim) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}
+	t.fresh[key] = t.clock.Now()
+	t.written[key] = claim
+}
+
 // wrote records the claim as PreBind's update returned it and, in the same
-// step, ends its allocation in flight: at no moment are its devices counted
-// free.
-func (t *claimTracker) wrote(claim *resourceapi.ResourceClaim) {
+// step, ends the allocation in flight under inFlight (the claim's UID, or
+// that of the in-memory claim it was created from): at no moment are its
+// devices counted free.
+func (t *claimTracker) wrote(claim *resourceapi.ResourceClaim, inFlight types.UID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pruneLocked()
 	t.written[types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}] = claim
-	delete(t.inFlight, claim.UID)
+	delete(t.inFlight, inFlight)
+}
+
+// forget drops what the tracker knows of a claim Berth deleted.
+func (t *claimTracker) forget(claim *resourceapi.ResourceClaim) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}
+	if w, ok := t.written[key]; ok && w.UID == claim.UID {
+		delete(t.written, key)
+		delete(t.fresh, key)
+	}
 }
 
 // pruneLocked drops written claims the informer has caught up with or no
-// longer has, keeping the map as small as the binds in flight.
+// longer has (a created claim: once it is older than createdTTL), keeping
+// the maps as small as the binds in flight.
 func (t *claimTracker) pruneLocked() {
 	for key, w := range t.written {
 		claim, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name)
+		if apierrors.IsNotFound(err) {
+			if at, ok := t.fresh[key]; ok && t.clock.Since(at) < createdTTL {
+				continue
+			}
+		}
+		if err == nil && claim.UID == w.UID {
+			delete(t.fresh, key)
+		}
 		if apierrors.IsNotFound(err) || (err == nil && (claim.UID != w.UID || !newerThan(w.ResourceVersion, claim.ResourceVersion))) {
 			delete(t.written, key)
+			delete(t.fresh, key)
 		}
 	}
 }
@@ -175,6 +230,16 @@ func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.
 			continue
 		}
 		addDevices(&state, t.newestLocked(claim).Status.Allocation)
+	}
+	// Created claims the informer does not have yet.
+	for key := range t.fresh {
+		w := t.written[key]
+		if w == nil || released.Has(w.UID) {
+			continue
+		}
+		if _, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name); apierrors.IsNotFound(err) {
+			addDevices(&state, w.Status.Allocation)
+		}
 	}
 	return state, nil
 }

@@ -34,7 +34,7 @@ func TestTrackerWrittenClaimUntilInformerCatchesUp(t *testing.T) {
 	e := newEnv(t, withRV(claim("c").request("gpu", 1).obj(), "5"))
 	tr := e.pl.tracker
 	written := withRV(claim("c").request("gpu", 1).allocated("node-a", "gpu-0").obj(), "6")
-	tr.wrote(written)
+	tr.wrote(written, written.UID)
 
 	got, err := tr.get(ns, "c")
 	if err != nil || got.Status.Allocation == nil {
@@ -52,7 +52,8 @@ func TestTrackerWrittenClaimUntilInformerCatchesUp(t *testing.T) {
 	if n := taken(t, tr); n != 0 {
 		t.Errorf("%d devices taken after deallocation, want 0", n)
 	}
-	tr.wrote(withRV(claim("d").obj(), "1"))
+	d := withRV(claim("d").obj(), "1")
+	tr.wrote(d, d.UID)
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if _, ok := tr.written[types.NamespacedName{Namespace: ns, Name: "c"}]; ok {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/extendedresource"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
 
@@ -52,10 +53,17 @@ const (
 
 // Fit filters out nodes without enough free resources for the pod and scores
 // the rest with its scoring strategy.
+//
+// An extended resource that a DeviceClass serves (DRAExtendedResource, as
+// upstream) is left to DynamicResources on a node without allocatable for
+// it: there the devices come from the node's ResourceSlices.
 type Fit struct {
 	ignoredResources sets.Set[string]
 	ignoredGroups    sets.Set[string]
 	scorer           fitScorer
+	// classes resolves extended resources to the DeviceClasses serving
+	// them; nil, none is.
+	classes *extendedresource.Classes
 }
 
 var (
@@ -68,21 +76,40 @@ var (
 
 // NewFit is the plugin's factory: it loads NodeResourcesFitArgs with
 // args.Load and builds the plugin from them.
-func NewFit(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, error) {
+// Extended resources backed by DRA are resolved through the handle's
+// DeviceClass informer, when it has an informer factory.
+func NewFit(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
 	a, err := args.Load[NodeResourcesFitArgs]("plugin "+FitName, raw)
 	if err != nil {
 		return nil, err
 	}
-	return NewFitWithArgs(a), nil
+	var opts []FitOption
+	if h != nil && h.SharedInformerFactory() != nil {
+		opts = append(opts, WithDeviceClasses(extendedresource.NewClasses(h.SharedInformerFactory().Resource().V1().DeviceClasses().Lister())))
+	}
+	return NewFitWithArgs(a, opts...), nil
+}
+
+// FitOption configures Fit.
+type FitOption func(*Fit)
+
+// WithDeviceClasses has Fit leave the extended resources these classes
+// serve to DynamicResources on nodes without allocatable for them.
+func WithDeviceClasses(c *extendedresource.Classes) FitOption {
+	return func(f *Fit) { f.classes = c }
 }
 
 // NewFitWithArgs builds the plugin from args that args.Load returned.
-func NewFitWithArgs(a *NodeResourcesFitArgs) *Fit {
-	return &Fit{
+func NewFitWithArgs(a *NodeResourcesFitArgs, opts ...FitOption) *Fit {
+	f := &Fit{
 		ignoredResources: sets.New(a.IgnoredResources...),
 		ignoredGroups:    sets.New(a.IgnoredResourceGroups...),
 		scorer:           newFitScorer(a.ScoringStrategy),
 	}
+	for _, o := range opts {
+		o(f)
+	}
+	return f
 }
 
 // Name returns the plugin's name.
@@ -117,6 +144,9 @@ type scalarRequest struct {
 	name   v1.ResourceName
 	amount int64
 	reason string
+	// dra is set when a DeviceClass serves the resource: a node without
+	// allocatable for it leaves it to DynamicResources.
+	dra bool
 }
 
 // fitRequest is what the pod needs of a node, computed once per cycle.
@@ -174,6 +204,31 @@ func isExtendedResourceName(name v1.ResourceName) bool {
 	return !strings.HasPrefix(s, v1.DefaultResourceRequestsPrefix)
 }
 
+// markDRA marks the scalars a DeviceClass serves. It reads the classes only
+// when the pod requests an extended resource.
+func (r *fitRequest) markDRA(classes *extendedresource.Classes) error {
+	if classes == nil {
+		return nil
+	}
+	var names []v1.ResourceName
+	for _, s := range r.scalars {
+		if extendedresource.IsDRAName(s.name) {
+			names = append(names, s.name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	served, err := classes.Resolve(names...)
+	if err != nil {
+		return err
+	}
+	for i := range r.scalars {
+		_, r.scalars[i].dra = served[r.scalars[i].name]
+	}
+	return nil
+}
+
 func (r *fitRequest) requestsNothing() bool {
 	return r.milliCPU == 0 && r.memory == 0 && r.ephemeralStorage == 0 && len(r.scalars) == 0
 }
@@ -197,7 +252,11 @@ func (r *fitRequest) check(ni *framework.NodeInfo, out []InsufficientResource) [
 	out = checkOne(out, v1.ResourceEphemeralStorage, ReasonInsufficientEphemeralStorage, r.ephemeralStorage, used.EphemeralStorage, alloc.EphemeralStorage)
 	for i := range r.scalars {
 		s := &r.scalars[i]
-		out = checkOne(out, s.name, s.reason, s.amount, used.ScalarResources[s.name], alloc.ScalarResources[s.name])
+		capacity := alloc.ScalarResources[s.name]
+		if s.dra && capacity == 0 {
+			continue
+		}
+		out = checkOne(out, s.name, s.reason, s.amount, used.ScalarResources[s.name], capacity)
 	}
 	return out
 }
@@ -212,15 +271,20 @@ func checkOne(out []InsufficientResource, name v1.ResourceName, reason string, w
 	})
 }
 
-// Fits lists what the node lacks to run the pod, ignoring no resource; an
-// empty result means the pod fits.
+// Fits lists what the node lacks to run the pod, ignoring no resource and
+// leaving no extended resource to DRA; an empty result means the pod fits.
 func Fits(pod *v1.Pod, ni *framework.NodeInfo) []InsufficientResource {
 	return newFitRequest(pod, nil, nil).check(ni, nil)
 }
 
-// PreFilter computes the pod's request once for all nodes.
+// PreFilter computes the pod's request once for all nodes, and which of its
+// extended resources DeviceClasses serve.
 func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	state.Write(fitPreFilterKey, newFitRequest(pod, f.ignoredResources, f.ignoredGroups))
+	req := newFitRequest(pod, f.ignoredResources, f.ignoredGroups)
+	if err := req.markDRA(f.classes); err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	state.Write(fitPreFilterKey, req)
 	return nil, nil
 }
 

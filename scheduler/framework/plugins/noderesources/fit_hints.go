@@ -21,8 +21,10 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
@@ -30,14 +32,43 @@ import (
 
 // EventsToRegister retries a pod the filter rejected when resources may have
 // been freed or added: an assigned pod deleted or scaled down, the pod itself
-// scaled down, a node added or its allocatable changed.
+// scaled down, a node added or its allocatable changed, a DeviceClass now
+// serving an extended resource the pod requests.
 func (f *Fit) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
 	return []framework.ClusterEventWithHint{
 		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete}, QueueingHintFn: f.isSchedulableAfterPodDelete},
 		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterPodScaleDown},
 		{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterOwnScaleDown},
 		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}, QueueingHintFn: f.isSchedulableAfterNodeChange},
+		{Event: framework.ClusterEvent{Resource: framework.DeviceClass, ActionType: framework.Add | framework.Update}, QueueingHintFn: isSchedulableAfterDeviceClassChange},
 	}, nil
+}
+
+// isSchedulableAfterDeviceClassChange queues the pod when a class added
+// serves a resource it requests (by its spec.extendedResourceName or its
+// implicit name), or a class changed its extendedResourceName to one.
+func isSchedulableAfterDeviceClassChange(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	before, after, err := eventobj.Pair[*resourceapi.DeviceClass](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if after == nil {
+		return framework.QueueSkip, nil
+	}
+	name := ptr.Deref(after.Spec.ExtendedResourceName, "")
+	if before != nil && ptr.Deref(before.Spec.ExtendedResourceName, "") == name {
+		return framework.QueueSkip, nil
+	}
+	requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	if q, ok := requests[v1.ResourceName(name)]; ok && name != "" && !q.IsZero() {
+		logger.V(5).Info("device class now serves an extended resource the pod requests", "pod", klog.KObj(pod), "deviceclass", klog.KObj(after))
+		return framework.Queue, nil
+	}
+	if q, ok := requests[v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+after.Name)]; ok && before == nil && !q.IsZero() {
+		logger.V(5).Info("device class added whose implicit extended resource the pod requests", "pod", klog.KObj(pod), "deviceclass", klog.KObj(after))
+		return framework.Queue, nil
+	}
+	return framework.QueueSkip, nil
 }
 
 // isSchedulableAfterPodDelete queues the pod unless the deleted pod never
@@ -98,7 +129,7 @@ func freedWhatPodNeeds(pod, before, after *v1.Pod) bool {
 // isSchedulableAfterNodeChange queues the pod when an added node could hold it
 // on its own, or when an updated node could hold it and grew in a resource
 // the pod needs (or in pod capacity).
-func (*Fit) isSchedulableAfterNodeChange(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+func (f *Fit) isSchedulableAfterNodeChange(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	before, after, err := eventobj.Pair[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
@@ -107,6 +138,9 @@ func (*Fit) isSchedulableAfterNodeChange(logger logr.Logger, pod *v1.Pod, oldObj
 		return framework.QueueSkip, nil
 	}
 	req := newFitRequest(pod, nil, nil)
+	if err := req.markDRA(f.classes); err != nil {
+		return framework.Queue, err
+	}
 	afterInfo := framework.NewNodeInfo()
 	afterInfo.SetNode(after)
 	if len(req.check(afterInfo, nil)) > 0 {
@@ -135,6 +169,10 @@ func grewForRequest(req *fitRequest, was, now *framework.Resource) bool {
 	}
 	for _, s := range req.scalars {
 		if now.ScalarResources[s.name] > was.ScalarResources[s.name] {
+			return true
+		}
+		if s.dra && now.ScalarResources[s.name] == 0 {
+			// DynamicResources serves it there, from the node's devices.
 			return true
 		}
 	}
