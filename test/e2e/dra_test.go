@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -152,6 +153,75 @@ var _ = Describe("DRA", func() {
 
 		// Pods deleted, the controller deletes their claims: nothing of the
 		// spec is left for the next one.
+		Expect(cluster.Clientset.CoreV1().Pods(ns).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
+		Eventually(ctx, func() (int, error) {
+			claims, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return -1, err
+			}
+			return len(claims.Items), nil
+		}).WithTimeout(30 * time.Second).Should(BeZero())
+	}, SpecTimeout(2*time.Minute))
+
+	It("binds pods asking for an extended resource a DeviceClass serves, each with a claim Berth creates, which the controller deletes with the pod", func(ctx SpecContext) {
+		const gpuNodes, pods = 2, 12
+		m := startManager("berth-manager-dra-extended")
+		ns := newNamespace(ctx)
+		class := "e2e-ext-gpu-" + ns
+		resourceName := corev1.ResourceName("example.com/" + class)
+		createGPUClass(ctx, class)
+		classes := cluster.Clientset.ResourceV1().DeviceClasses()
+		c, err := classes.Get(ctx, class, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		c.Spec.ExtendedResourceName = ptr.To(string(resourceName))
+		_, err = classes.Update(ctx, c, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		offering := map[string]bool{}
+		for i := range gpuNodes {
+			publishDevices(ctx, localcluster.NodeName(i))
+			offering[localcluster.NodeName(i)] = true
+		}
+		m.waitReady(ctx)
+
+		one := corev1.ResourceList{resourceName: resource.MustParse("1")}
+		for i := range pods {
+			p := gpuPod(ns, fmt.Sprintf("ext-%d", i), sampleScheduler, "")
+			p.Spec.ResourceClaims = nil
+			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: one, Limits: one}
+			_, err := cluster.Clientset.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		var counts podCounts
+		Eventually(ctx, func() int {
+			counts, _ = countPods(ctx, ns)
+			return counts.bound
+		}).WithTimeout(45*time.Second).WithPolling(250*time.Millisecond).Should(Equal(pods), func() string {
+			return "pods: " + spew(counts)
+		})
+
+		_, list := countPods(ctx, ns)
+		devices := map[string]string{} // node/device → pod
+		for _, p := range list {
+			Expect(offering).To(HaveKey(p.Spec.NodeName), "pod %s is on %s, which offers no device", p.Name, p.Spec.NodeName)
+			st := p.Status.ExtendedResourceClaimStatus
+			Expect(st).NotTo(BeNil(), "pod %s has no extendedResourceClaimStatus", p.Name)
+			Expect(st.RequestMappings).To(ConsistOf(HaveField("ResourceName", string(resourceName))), "pod %s", p.Name)
+			claim, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).Get(ctx, st.ResourceClaimName, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(claim.Annotations).To(HaveKeyWithValue(resourcev1.ExtendedResourceClaimAnnotation, "true"))
+			Expect(claim.Status.ReservedFor).To(ConsistOf(HaveField("UID", p.UID)), "claim %s", claim.Name)
+			Expect(claim.Status.Allocation).NotTo(BeNil(), "claim %s of pod %s", claim.Name, p.Name)
+			Expect(claim.Status.Allocation.Devices.Results).To(HaveLen(1))
+			r := claim.Status.Allocation.Devices.Results[0]
+			Expect(r.Pool).To(Equal(p.Spec.NodeName), "pod %s got a device of another node", p.Name)
+			key := r.Pool + "/" + r.Device
+			Expect(devices).NotTo(HaveKey(key), "pods %s and %s share %s", devices[key], p.Name, key)
+			devices[key] = p.Name
+		}
+		expectEachPodBoundOnce(ctx, ns, list)
+
+		// Pods deleted, kube-controller-manager's resourceclaim controller
+		// releases their claims and the garbage collector deletes them.
 		Expect(cluster.Clientset.CoreV1().Pods(ns).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
 		Eventually(ctx, func() (int, error) {
 			claims, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
