@@ -43,7 +43,6 @@ func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
 		{framework.CSIStorageCapacity, f.Storage().V1().CSIStorageCapacities().Informer()},
 		{framework.VolumeAttachment, f.Storage().V1().VolumeAttachments().Informer()},
 		// DynamicResources reads claims, slices and classes through listers.
-		{framework.ResourceClaim, f.Resource().V1().ResourceClaims().Informer()},
 		{framework.DeviceClass, f.Resource().V1().DeviceClasses().Informer()},
 	}
 	for _, w := range watched {
@@ -51,6 +50,14 @@ func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
 			return fmt.Errorf("adding the %s handler: %w", w.resource, err)
 		}
 	}
+	// Claims also feed the index of allocated devices, before the queue
+	// hears of the change: a pod retried because a claim released its
+	// devices finds them released. The scheduling loop waits for it.
+	claims, err := f.Resource().V1().ResourceClaims().Informer().AddEventHandler(s.allocated.Then(s.clusterEventHandler(logger, framework.ResourceClaim)))
+	if err != nil {
+		return fmt.Errorf("adding the %s handler: %w", framework.ResourceClaim, err)
+	}
+	s.handlers = append(s.handlers, claims)
 	// Slices come through the tracker: with DeviceTaintRules, a rule that
 	// taints a slice's devices, or stops tainting them, is an update of
 	// that slice, as DynamicResources sees it. The scheduling loop waits

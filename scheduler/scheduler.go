@@ -45,6 +45,7 @@ import (
 	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
+	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/gang"
@@ -93,9 +94,11 @@ type Scheduler struct {
 	// pluginState is what plugins keep across profiles and generations
 	// (DynamicResources' allocations in flight).
 	pluginState *framework.SharedPluginState
-	groups      *gang.Groups
-	profiles    *profile.Map
-	parked      *profile.Parked
+	// allocated indexes the devices allocated claims hold, for DynamicResources.
+	allocated *dynamicresources.AllocatedDevices
+	groups    *gang.Groups
+	profiles  *profile.Map
+	parked    *profile.Parked
 	// shadows are the shadow profiles and their worker.
 	shadows *shadows
 
@@ -226,6 +229,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		waiting:      runtime.NewWaitingPods(runtime.WithWaitingPodsClock(o.clock)),
 		preemptions:  framework.NewPreemptionsInFlight(),
 		pluginState:  framework.NewSharedPluginState(),
+		allocated:    dynamicresources.NewAllocatedDevices(),
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		shadows:      newShadows(),
@@ -233,6 +237,9 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
 	}
+	// DynamicResources reads the allocated devices from the index the
+	// ResourceClaim handler keeps (addClusterObjectHandlers).
+	s.pluginState.LoadOrStore(dynamicresources.AllocatedKey, func() any { return s.allocated })
 	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
 		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)

@@ -45,3 +45,11 @@ func (s *SharedPluginState) LoadOrStore(key string, newValue func() any) any {
 	s.values[key] = v
 	return v
 }
+
+// Load returns the value stored under key, and whether there is one.
+func (s *SharedPluginState) Load(key string) (any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.values[key]
+	return v, ok
+}

@@ -50,3 +50,14 @@ func TestSharedPluginStateCreatesOncePerKey(t *testing.T) {
 		t.Errorf("key B = %v, want its own value", b)
 	}
 }
+
+func TestSharedPluginStateLoad(t *testing.T) {
+	s := NewSharedPluginState()
+	if v, ok := s.Load("A"); ok || v != nil {
+		t.Errorf("Load of a missing key = %v, %v; want nil, false", v, ok)
+	}
+	s.LoadOrStore("A", func() any { return "a" })
+	if v, ok := s.Load("A"); !ok || v != "a" {
+		t.Errorf("Load = %v, %v; want a, true", v, ok)
+	}
+}

@@ -49,7 +49,7 @@ const (
 // env is the plugin over a fake clientset whose informer indexers are
 // filled directly, on a fake clock.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	client  *fake.Clientset
 	factory informers.SharedInformerFactory
 	clock   *testingclock.FakeClock
@@ -57,12 +57,12 @@ type env struct {
 	pl      *DynamicResources
 }
 
-func newEnv(t *testing.T, objs ...runtime.Object) *env {
+func newEnv(t testing.TB, objs ...runtime.Object) *env {
 	t.Helper()
 	return newEnvWithArgs(t, &Args{}, objs...)
 }
 
-func newEnvWithArgs(t *testing.T, args *Args, objs ...runtime.Object) *env {
+func newEnvWithArgs(t testing.TB, args *Args, objs ...runtime.Object) *env {
 	t.Helper()
 	client := fake.NewClientset(objs...)
 	client.PrependReactor("update", "resourceclaims", bumpResourceVersion(client))

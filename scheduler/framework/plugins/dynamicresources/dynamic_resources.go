@@ -187,9 +187,15 @@ func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option)
 		o(pl)
 	}
 	claims := resources.ResourceClaims().Lister()
-	newTracker := func() any { return newClaimTracker(claims, pl.clock) }
+	var index *AllocatedDevices
+	newTracker := func() any { return newClaimTracker(claims, index, pl.clock) }
 	var slices SliceSource = listerSource{lister: resources.ResourceSlices().Lister()}
 	if s, ok := h.(pluginStateSharer); ok && s.SharedPluginState() != nil {
+		// The scheduler stores its index before it builds a profile;
+		// without one the tracker lists claims.
+		if v, ok := s.SharedPluginState().Load(AllocatedKey); ok {
+			index = v.(*AllocatedDevices)
+		}
 		pl.tracker = s.SharedPluginState().LoadOrStore(sharedTrackerKey, newTracker).(*claimTracker)
 		slices = s.SharedPluginState().LoadOrStore(SlicesKey, func() any { return slices }).(SliceSource)
 	} else {

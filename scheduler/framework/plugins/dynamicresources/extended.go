@@ -152,6 +152,10 @@ func (pl *DynamicResources) preFilterExtended(pod *v1.Pod, relocation bool) (*ex
 // extendedRequests returns the pod's non-zero requests of resources a
 // DeviceClass may serve.
 func extendedRequests(pod *v1.Pod) map[v1.ResourceName]int64 {
+	if !requestsDRAName(pod.Spec.InitContainers) && !requestsDRAName(pod.Spec.Containers) {
+		// Most pods: no need to add up their requests.
+		return nil
+	}
 	var out map[v1.ResourceName]int64
 	for name, amount := range framework.PodRequests(pod).ScalarResources {
 		if amount == 0 || !extendedresource.IsDRAName(name) {
@@ -163,6 +167,19 @@ func extendedRequests(pod *v1.Pod) map[v1.ResourceName]int64 {
 		out[name] = amount
 	}
 	return out
+}
+
+// requestsDRAName reports whether a container requests a resource a
+// DeviceClass may serve.
+func requestsDRAName(containers []v1.Container) bool {
+	for i := range containers {
+		for name := range containers[i].Resources.Requests {
+			if extendedresource.IsDRAName(name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isExtendedClaimOf reports whether the claim is one made for the pod's

@@ -30,7 +30,6 @@ import (
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 )
 
 // claimTracker is the scheduler's view of which devices are taken: the
@@ -49,9 +48,15 @@ import (
 // informer at all at first: until the informer has it, or createdTTL has
 // passed, its absence there means "not yet" rather than "deleted", and its
 // written copy counts on its own.
+//
+// The devices the informer's claims hold come from the scheduler's
+// AllocatedDevices index when there is one; without it (a plugin built
+// outside the scheduler) they are gathered from the lister on each call.
 type claimTracker struct {
 	lister resourcelisters.ResourceClaimLister
 	clock  clock.PassiveClock
+	// index is the scheduler's index of allocated devices, nil without one.
+	index *AllocatedDevices
 
 	mu       sync.Mutex
 	inFlight map[types.UID]*resourceapi.ResourceClaim
@@ -65,9 +70,10 @@ type claimTracker struct {
 // delivered still counts; an informer that lags longer has lost the watch.
 const createdTTL = 2 * time.Minute
 
-func newClaimTracker(lister resourcelisters.ResourceClaimLister, c clock.PassiveClock) *claimTracker {
+func newClaimTracker(lister resourcelisters.ResourceClaimLister, index *AllocatedDevices, c clock.PassiveClock) *claimTracker {
 	return &claimTracker{
 		lister:   lister,
+		index:    index,
 		clock:    c,
 		inFlight: make(map[types.UID]*resourceapi.ResourceClaim),
 		written:  make(map[types.NamespacedName]*resourceapi.ResourceClaim),
@@ -176,23 +182,45 @@ func (t *claimTracker) forget(claim *resourceapi.ResourceClaim) {
 
 // pruneLocked drops written claims the informer has caught up with or no
 // longer has (a created claim: once it is older than createdTTL), keeping
-// the maps as small as the binds in flight.
+// the maps as small as the binds in flight. With an index, "the informer"
+// is the index, which may trail the lister by an event: a written claim is
+// kept until the index reflects it.
 func (t *claimTracker) pruneLocked() {
 	for key, w := range t.written {
-		claim, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name)
-		if apierrors.IsNotFound(err) {
+		rv, found := t.informerVersionLocked(key, w.UID)
+		if !found {
 			if at, ok := t.fresh[key]; ok && t.clock.Since(at) < createdTTL {
 				continue
 			}
-		}
-		if err == nil && claim.UID == w.UID {
-			delete(t.fresh, key)
-		}
-		if apierrors.IsNotFound(err) || (err == nil && (claim.UID != w.UID || !newerThan(w.ResourceVersion, claim.ResourceVersion))) {
 			delete(t.written, key)
 			delete(t.fresh, key)
+			continue
+		}
+		delete(t.fresh, key)
+		if !newerThan(w.ResourceVersion, rv) {
+			delete(t.written, key)
 		}
 	}
+}
+
+// informerVersionLocked returns the resourceVersion the informer (or the
+// index) has for the claim with that key and UID, and whether it has it.
+func (t *claimTracker) informerVersionLocked(key types.NamespacedName, uid types.UID) (string, bool) {
+	if t.index != nil {
+		var rv string
+		var found bool
+		t.index.read(func(v view) {
+			if c := v.claim(uid); c != nil {
+				rv, found = c.resourceVersion, true
+			}
+		})
+		return rv, found
+	}
+	claim, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name)
+	if err != nil || claim.UID != uid {
+		return "", false
+	}
+	return claim.ResourceVersion, true
 }
 
 // inFlightCount reports how many allocations are in flight, for tests.
@@ -204,64 +232,77 @@ func (t *claimTracker) inFlightCount() int {
 
 // allocatedState gathers every device taken by an allocated claim or by an
 // allocation in flight, as the allocator wants it, leaving out the claims
-// in released. Devices allocated with admin access take nothing; a device
-// shared through consumable capacity counts by its share and the capacity
-// it consumes.
+// in released: the informer's claims (from the index), with the versions
+// PreBind wrote and created that the informer does not have yet, and the
+// allocations in flight instead of the informer's version of their claims.
+// Devices allocated with admin access take nothing; a device shared through
+// consumable capacity counts by its share and the capacity it consumes.
 func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.AllocatedState, error) {
-	state := structured.AllocatedState{
-		AllocatedDevices:         sets.New[structured.DeviceID](),
-		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
-		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// Listed under the lock, as in get.
-	claims, err := t.lister.List(labels.Everything())
-	if err != nil {
-		return state, fmt.Errorf("listing resource claims: %w", err)
-	}
-	for uid, claim := range t.inFlight {
-		if !released.Has(uid) {
-			addDevices(&state, claim.Status.Allocation)
+	index := t.index
+	if index == nil {
+		// Listed under the lock, as in get.
+		claims, err := t.lister.List(labels.Everything())
+		if err != nil {
+			return structured.AllocatedState{}, fmt.Errorf("listing resource claims: %w", err)
+		}
+		index = NewAllocatedDevices()
+		for _, claim := range claims {
+			index.Set(claim)
 		}
 	}
-	for _, claim := range claims {
-		if _, ok := t.inFlight[claim.UID]; ok || released.Has(claim.UID) {
-			continue
+	var state structured.AllocatedState
+	index.read(func(v view) {
+		// The index's versions of these claims are replaced by add's,
+		// which are taken only once every replaced version is out.
+		replaced := sets.New[types.UID]()
+		var add []*resourceapi.AllocationResult
+		for uid, claim := range t.inFlight {
+			replaced.Insert(uid)
+			if !released.Has(uid) {
+				add = append(add, claim.Status.Allocation)
+			}
 		}
-		addDevices(&state, t.newestLocked(claim).Status.Allocation)
-	}
-	// Created claims the informer does not have yet.
-	for key := range t.fresh {
-		w := t.written[key]
-		if w == nil || released.Has(w.UID) {
-			continue
+		for key, w := range t.written {
+			if replaced.Has(w.UID) {
+				continue
+			}
+			if c := v.claim(w.UID); c == nil {
+				if _, created := t.fresh[key]; !created {
+					// Gone from the informer: deleted.
+					continue
+				}
+			} else if !newerThan(w.ResourceVersion, c.resourceVersion) {
+				continue
+			}
+			replaced.Insert(w.UID)
+			if !released.Has(w.UID) {
+				add = append(add, w.Status.Allocation)
+			}
 		}
-		if _, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name); apierrors.IsNotFound(err) {
-			addDevices(&state, w.Status.Allocation)
+		replaced = replaced.Union(released)
+		state = v.state()
+		out := v.remover(&state)
+		for uid := range replaced {
+			if c := v.claim(uid); c != nil {
+				out.remove(c)
+			}
 		}
-	}
+		for _, a := range add {
+			addDevices(&state, a)
+		}
+	})
 	return state, nil
 }
 
 // addDevices adds what an allocation takes to state.
 func addDevices(state *structured.AllocatedState, allocation *resourceapi.AllocationResult) {
-	if allocation == nil {
-		return
-	}
-	for _, r := range allocation.Devices.Results {
-		if ptr.Deref(r.AdminAccess, false) {
-			continue
-		}
-		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
-		if r.ShareID == nil {
-			state.AllocatedDevices.Insert(id)
-			continue
-		}
-		state.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
-		if r.ConsumedCapacity != nil {
-			state.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
-		}
+	c := devicesOf(allocation)
+	state.AllocatedDevices.Insert(c.devices...)
+	state.AllocatedSharedDeviceIDs.Insert(c.shared...)
+	for _, cap := range c.capacity {
+		state.AggregatedCapacity.Insert(cap)
 	}
 }
 

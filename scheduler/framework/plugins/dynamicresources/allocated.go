@@ -1,0 +1,245 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package dynamicresources
+
+import (
+	"maps"
+	"sync"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+)
+
+// AllocatedKey is the framework.SharedPluginState key under which the
+// scheduler shares its AllocatedDevices with every profile's plugin.
+const AllocatedKey = Name + "/allocated"
+
+// AllocatedDevices indexes the devices the informer's ResourceClaims hold
+// through their allocations, so that PreFilter copies a set instead of
+// walking every claim. The scheduler feeds it from its own ResourceClaim
+// event handler, before that handler asks the queue which pods the event
+// helps: a pod retried because a claim released its devices always finds
+// them released here, which an index behind a handler of its own could not
+// promise.
+//
+// Every claim is recorded with its resourceVersion, allocated or not, so
+// that the claim tracker can tell whether a claim it wrote is already
+// reflected.
+type AllocatedDevices struct {
+	mu     sync.RWMutex
+	claims map[types.UID]*claimDevices
+	// devices and shared count the claims holding each device or share;
+	// deviceSet and sharedSet hold those counted at least once, ready to copy.
+	devices   map[structured.DeviceID]int
+	deviceSet sets.Set[structured.DeviceID]
+	shared    map[structured.SharedDeviceID]int
+	sharedSet sets.Set[structured.SharedDeviceID]
+	capacity  structured.ConsumedCapacityCollection
+}
+
+// claimDevices is what one claim's allocation holds.
+type claimDevices struct {
+	resourceVersion string
+	devices         []structured.DeviceID
+	shared          []structured.SharedDeviceID
+	capacity        []structured.DeviceConsumedCapacity
+}
+
+// NewAllocatedDevices returns an empty index.
+func NewAllocatedDevices() *AllocatedDevices {
+	return &AllocatedDevices{
+		claims:    make(map[types.UID]*claimDevices),
+		devices:   make(map[structured.DeviceID]int),
+		deviceSet: sets.New[structured.DeviceID](),
+		shared:    make(map[structured.SharedDeviceID]int),
+		sharedSet: sets.New[structured.SharedDeviceID](),
+		capacity:  structured.NewConsumedCapacityCollection(),
+	}
+}
+
+// Set records the claim as the informer has it now, added or updated.
+func (a *AllocatedDevices) Set(claim *resourceapi.ResourceClaim) {
+	held := devicesOf(claim.Status.Allocation)
+	held.resourceVersion = claim.ResourceVersion
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if old := a.claims[claim.UID]; old != nil {
+		a.countLocked(old, -1)
+	}
+	a.claims[claim.UID] = held
+	a.countLocked(held, 1)
+}
+
+// Delete forgets a claim the informer no longer has.
+func (a *AllocatedDevices) Delete(claim *resourceapi.ResourceClaim) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if old := a.claims[claim.UID]; old != nil {
+		a.countLocked(old, -1)
+		delete(a.claims, claim.UID)
+	}
+}
+
+// Then returns a ResourceClaim event handler that records each event in
+// the index, then passes it on to next.
+func (a *AllocatedDevices) Then(next cache.ResourceEventHandler) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if c, ok := obj.(*resourceapi.ResourceClaim); ok {
+				a.Set(c)
+			}
+			next.OnAdd(obj, initial)
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			if c, ok := newObj.(*resourceapi.ResourceClaim); ok {
+				a.Set(c)
+			}
+			next.OnUpdate(oldObj, newObj)
+		},
+		DeleteFunc: func(obj any) {
+			deleted := obj
+			if t, ok := deleted.(cache.DeletedFinalStateUnknown); ok {
+				deleted = t.Obj
+			}
+			if c, ok := deleted.(*resourceapi.ResourceClaim); ok {
+				a.Delete(c)
+			}
+			next.OnDelete(obj)
+		},
+	}
+}
+
+// countLocked adds (by 1) or removes (by -1) what a claim holds.
+func (a *AllocatedDevices) countLocked(c *claimDevices, by int) {
+	for _, d := range c.devices {
+		a.devices[d] += by
+		switch a.devices[d] {
+		case 0:
+			delete(a.devices, d)
+			a.deviceSet.Delete(d)
+		case 1:
+			a.deviceSet.Insert(d)
+		}
+	}
+	for _, s := range c.shared {
+		a.shared[s] += by
+		switch a.shared[s] {
+		case 0:
+			delete(a.shared, s)
+			a.sharedSet.Delete(s)
+		case 1:
+			a.sharedSet.Insert(s)
+		}
+	}
+	for _, cap := range c.capacity {
+		if by > 0 {
+			a.capacity.Insert(cap)
+		} else {
+			a.capacity.Remove(cap)
+		}
+	}
+}
+
+// view is a consistent read of the index, taken under its read lock.
+type view struct{ a *AllocatedDevices }
+
+// read calls f with the index read-locked.
+func (a *AllocatedDevices) read(f func(view)) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	f(view{a: a})
+}
+
+// state copies the devices held into a state the allocator may change.
+func (v view) state() structured.AllocatedState {
+	return structured.AllocatedState{
+		AllocatedDevices:         maps.Clone(v.a.deviceSet),
+		AllocatedSharedDeviceIDs: maps.Clone(v.a.sharedSet),
+		AggregatedCapacity:       v.a.capacity.Clone(),
+	}
+}
+
+// claim returns what the index knows of a claim, nil when it has none.
+func (v view) claim(uid types.UID) *claimDevices { return v.a.claims[uid] }
+
+// remover takes claims out of a state copied from the index, leaving
+// each device and share as long as a claim not taken out holds it.
+type remover struct {
+	v       view
+	state   *structured.AllocatedState
+	devices map[structured.DeviceID]int
+	shared  map[structured.SharedDeviceID]int
+}
+
+// remover returns a remover for state, a copy of v's.
+func (v view) remover(state *structured.AllocatedState) *remover {
+	return &remover{v: v, state: state}
+}
+
+// remove takes out what the claim c holds.
+func (r *remover) remove(c *claimDevices) {
+	for _, d := range c.devices {
+		if r.devices == nil {
+			r.devices = make(map[structured.DeviceID]int)
+		}
+		r.devices[d]++
+		if r.devices[d] >= r.v.a.devices[d] {
+			r.state.AllocatedDevices.Delete(d)
+		}
+	}
+	for _, s := range c.shared {
+		if r.shared == nil {
+			r.shared = make(map[structured.SharedDeviceID]int)
+		}
+		r.shared[s]++
+		if r.shared[s] >= r.v.a.shared[s] {
+			r.state.AllocatedSharedDeviceIDs.Delete(s)
+		}
+	}
+	for _, cap := range c.capacity {
+		r.state.AggregatedCapacity.Remove(cap)
+	}
+}
+
+// devicesOf lists what an allocation holds: devices allocated with admin
+// access take nothing; a device shared through consumable capacity counts
+// by its share and the capacity it consumes.
+func devicesOf(allocation *resourceapi.AllocationResult) *claimDevices {
+	c := &claimDevices{}
+	if allocation == nil {
+		return c
+	}
+	for _, r := range allocation.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if r.ShareID == nil {
+			c.devices = append(c.devices, id)
+			continue
+		}
+		c.shared = append(c.shared, structured.MakeSharedDeviceID(id, r.ShareID))
+		if r.ConsumedCapacity != nil {
+			c.capacity = append(c.capacity, structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+		}
+	}
+	return c
+}
