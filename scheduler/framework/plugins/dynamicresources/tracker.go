@@ -30,6 +30,7 @@ import (
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 )
 
 // claimTracker is the scheduler's view of which devices are taken: the
@@ -240,20 +241,11 @@ func (t *claimTracker) inFlightCount() int {
 func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.AllocatedState, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	index := t.index
-	if index == nil {
-		// Listed under the lock, as in get.
-		claims, err := t.lister.List(labels.Everything())
-		if err != nil {
-			return structured.AllocatedState{}, fmt.Errorf("listing resource claims: %w", err)
-		}
-		index = NewAllocatedDevices()
-		for _, claim := range claims {
-			index.Set(claim)
-		}
+	if t.index == nil {
+		return t.listedStateLocked(released)
 	}
 	var state structured.AllocatedState
-	index.read(func(v view) {
+	t.index.read(func(v view) {
 		// The index's versions of these claims are replaced by add's,
 		// which are taken only once every replaced version is out.
 		replaced := sets.New[types.UID]()
@@ -296,13 +288,65 @@ func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.
 	return state, nil
 }
 
+// listedStateLocked is allocatedState without an index: it walks the
+// informer's claims, taking for each the version in flight or written if
+// there is one.
+func (t *claimTracker) listedStateLocked(released sets.Set[types.UID]) (structured.AllocatedState, error) {
+	state := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	// Listed under the lock, as in get.
+	claims, err := t.lister.List(labels.Everything())
+	if err != nil {
+		return state, fmt.Errorf("listing resource claims: %w", err)
+	}
+	for uid, claim := range t.inFlight {
+		if !released.Has(uid) {
+			addDevices(&state, claim.Status.Allocation)
+		}
+	}
+	for _, claim := range claims {
+		if _, ok := t.inFlight[claim.UID]; ok || released.Has(claim.UID) {
+			continue
+		}
+		addDevices(&state, t.newestLocked(claim).Status.Allocation)
+	}
+	// Created claims the informer does not have yet.
+	for key := range t.fresh {
+		w := t.written[key]
+		if w == nil || released.Has(w.UID) {
+			continue
+		}
+		if _, ok := t.inFlight[w.UID]; ok {
+			continue
+		}
+		if _, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name); apierrors.IsNotFound(err) {
+			addDevices(&state, w.Status.Allocation)
+		}
+	}
+	return state, nil
+}
+
 // addDevices adds what an allocation takes to state.
 func addDevices(state *structured.AllocatedState, allocation *resourceapi.AllocationResult) {
-	c := devicesOf(allocation)
-	state.AllocatedDevices.Insert(c.devices...)
-	state.AllocatedSharedDeviceIDs.Insert(c.shared...)
-	for _, cap := range c.capacity {
-		state.AggregatedCapacity.Insert(cap)
+	if allocation == nil {
+		return
+	}
+	for _, r := range allocation.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if r.ShareID == nil {
+			state.AllocatedDevices.Insert(id)
+			continue
+		}
+		state.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+		if r.ConsumedCapacity != nil {
+			state.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+		}
 	}
 }
 
