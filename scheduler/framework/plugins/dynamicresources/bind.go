@@ -43,6 +43,11 @@ func (pl *DynamicResources) Reserve(ctx context.Context, cs *framework.CycleStat
 	s.mu.Lock()
 	allocations, ok := s.byNode[nodeName]
 	ext := s.extByNode[nodeName]
+	// The binding cycle needs only the chosen node's allocations: let the
+	// allocator (with its copy of every device taken) and the other nodes'
+	// results go, so that pods waiting to bind, many when the apiserver is
+	// slow, do not each hold them.
+	s.allocator, s.byNode, s.extByNode = nil, nil, nil
 	s.mu.Unlock()
 	if len(s.toAllocate) > 0 && (!ok || len(allocations) != len(s.toAllocate)) {
 		return framework.AsStatus(fmt.Errorf("claim allocation not found for node %s", nodeName))
