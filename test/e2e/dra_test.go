@@ -93,6 +93,36 @@ func gpuPod(ns, name, scheduler, template string) *corev1.Pod {
 	}
 }
 
+// expectOwnDevice checks that the claim is reserved for the pod and
+// allocated one device of draDriver on the pod's node that no pod in
+// devices (node/device → pod) has, and records it there.
+func expectOwnDevice(devices map[string]string, p *corev1.Pod, claim *resourcev1.ResourceClaim) {
+	GinkgoHelper()
+	Expect(claim.Status.ReservedFor).To(ConsistOf(HaveField("UID", p.UID)), "claim %s", claim.Name)
+	Expect(claim.Status.Allocation).NotTo(BeNil(), "claim %s of pod %s", claim.Name, p.Name)
+	Expect(claim.Status.Allocation.Devices.Results).To(HaveLen(1))
+	r := claim.Status.Allocation.Devices.Results[0]
+	Expect(r.Driver).To(Equal(draDriver))
+	Expect(r.Pool).To(Equal(p.Spec.NodeName), "pod %s got a device of another node", p.Name)
+	key := r.Pool + "/" + r.Device
+	Expect(devices).NotTo(HaveKey(key), "pods %s and %s share %s", devices[key], p.Name, key)
+	devices[key] = p.Name
+}
+
+// deletePodsAndWaitForClaims deletes the namespace's pods and waits until
+// kube-controller-manager has released and deleted their claims.
+func deletePodsAndWaitForClaims(ctx context.Context, ns string) {
+	GinkgoHelper()
+	Expect(cluster.Clientset.CoreV1().Pods(ns).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
+	Eventually(ctx, func() (int, error) {
+		claims, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return -1, err
+		}
+		return len(claims.Items), nil
+	}).WithTimeout(30 * time.Second).Should(BeZero())
+}
+
 var _ = Describe("DRA", func() {
 	It("binds pods whose claims come from a ResourceClaimTemplate to nodes offering devices, each with its own device", func(ctx SpecContext) {
 		const gpuNodes, pods = 3, 20
@@ -139,28 +169,13 @@ var _ = Describe("DRA", func() {
 			Expect(claimName).NotTo(BeNil(), "pod %s has no claim", p.Name)
 			claim, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).Get(ctx, *claimName, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(claim.Status.ReservedFor).To(ConsistOf(HaveField("UID", p.UID)), "claim %s", claim.Name)
-			Expect(claim.Status.Allocation).NotTo(BeNil(), "claim %s of pod %s", claim.Name, p.Name)
-			Expect(claim.Status.Allocation.Devices.Results).To(HaveLen(1))
-			r := claim.Status.Allocation.Devices.Results[0]
-			Expect(r.Driver).To(Equal(draDriver))
-			Expect(r.Pool).To(Equal(p.Spec.NodeName), "pod %s got a device of another node", p.Name)
-			key := r.Pool + "/" + r.Device
-			Expect(devices).NotTo(HaveKey(key), "pods %s and %s share %s", devices[key], p.Name, key)
-			devices[key] = p.Name
+			expectOwnDevice(devices, &p, claim)
 		}
 		expectEachPodBoundOnce(ctx, ns, list)
 
 		// Pods deleted, the controller deletes their claims: nothing of the
 		// spec is left for the next one.
-		Expect(cluster.Clientset.CoreV1().Pods(ns).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
-		Eventually(ctx, func() (int, error) {
-			claims, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return -1, err
-			}
-			return len(claims.Items), nil
-		}).WithTimeout(30 * time.Second).Should(BeZero())
+		deletePodsAndWaitForClaims(ctx, ns)
 	}, SpecTimeout(2*time.Minute))
 
 	It("binds pods asking for an extended resource a DeviceClass serves, each with a claim Berth creates, which the controller deletes with the pod", func(ctx SpecContext) {
@@ -209,26 +224,12 @@ var _ = Describe("DRA", func() {
 			claim, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).Get(ctx, st.ResourceClaimName, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(claim.Annotations).To(HaveKeyWithValue(resourcev1.ExtendedResourceClaimAnnotation, "true"))
-			Expect(claim.Status.ReservedFor).To(ConsistOf(HaveField("UID", p.UID)), "claim %s", claim.Name)
-			Expect(claim.Status.Allocation).NotTo(BeNil(), "claim %s of pod %s", claim.Name, p.Name)
-			Expect(claim.Status.Allocation.Devices.Results).To(HaveLen(1))
-			r := claim.Status.Allocation.Devices.Results[0]
-			Expect(r.Pool).To(Equal(p.Spec.NodeName), "pod %s got a device of another node", p.Name)
-			key := r.Pool + "/" + r.Device
-			Expect(devices).NotTo(HaveKey(key), "pods %s and %s share %s", devices[key], p.Name, key)
-			devices[key] = p.Name
+			expectOwnDevice(devices, &p, claim)
 		}
 		expectEachPodBoundOnce(ctx, ns, list)
 
 		// Pods deleted, kube-controller-manager's resourceclaim controller
 		// releases their claims and the garbage collector deletes them.
-		Expect(cluster.Clientset.CoreV1().Pods(ns).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
-		Eventually(ctx, func() (int, error) {
-			claims, err := cluster.Clientset.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return -1, err
-			}
-			return len(claims.Items), nil
-		}).WithTimeout(30 * time.Second).Should(BeZero())
+		deletePodsAndWaitForClaims(ctx, ns)
 	}, SpecTimeout(2*time.Minute))
 })

@@ -130,24 +130,10 @@ func (a *AllocatedDevices) Then(next cache.ResourceEventHandler) cache.ResourceE
 // countLocked adds (by 1) or removes (by -1) what a claim holds.
 func (a *AllocatedDevices) countLocked(c *claimDevices, by int) {
 	for _, d := range c.devices {
-		a.devices[d] += by
-		switch a.devices[d] {
-		case 0:
-			delete(a.devices, d)
-			a.deviceSet.Delete(d)
-		case 1:
-			a.deviceSet.Insert(d)
-		}
+		count(a.devices, a.deviceSet, d, by)
 	}
-	for _, s := range c.shared {
-		a.shared[s] += by
-		switch a.shared[s] {
-		case 0:
-			delete(a.shared, s)
-			a.sharedSet.Delete(s)
-		case 1:
-			a.sharedSet.Insert(s)
-		}
+	for _, sh := range c.shared {
+		count(a.shared, a.sharedSet, sh, by)
 	}
 	for _, cap := range c.capacity {
 		if by > 0 {
@@ -155,6 +141,18 @@ func (a *AllocatedDevices) countLocked(c *claimDevices, by int) {
 		} else {
 			a.capacity.Remove(cap)
 		}
+	}
+}
+
+// count changes k's count by by, keeping held to the keys counted at least once.
+func count[K comparable](counts map[K]int, held sets.Set[K], k K, by int) {
+	counts[k] += by
+	switch counts[k] {
+	case 0:
+		delete(counts, k)
+		held.Delete(k)
+	case 1:
+		held.Insert(k)
 	}
 }
 
@@ -191,41 +189,55 @@ type remover struct {
 
 // remover returns a remover for state, a copy of v's.
 func (v view) remover(state *structured.AllocatedState) *remover {
-	return &remover{v: v, state: state}
+	return &remover{
+		v: v, state: state,
+		devices: make(map[structured.DeviceID]int),
+		shared:  make(map[structured.SharedDeviceID]int),
+	}
 }
 
 // remove takes out what the claim c holds.
 func (r *remover) remove(c *claimDevices) {
 	for _, d := range c.devices {
-		if r.devices == nil {
-			r.devices = make(map[structured.DeviceID]int)
-		}
-		r.devices[d]++
-		if r.devices[d] >= r.v.a.devices[d] {
-			r.state.AllocatedDevices.Delete(d)
-		}
+		takeOut(r.devices, r.v.a.devices, r.state.AllocatedDevices, d)
 	}
-	for _, s := range c.shared {
-		if r.shared == nil {
-			r.shared = make(map[structured.SharedDeviceID]int)
-		}
-		r.shared[s]++
-		if r.shared[s] >= r.v.a.shared[s] {
-			r.state.AllocatedSharedDeviceIDs.Delete(s)
-		}
+	for _, sh := range c.shared {
+		takeOut(r.shared, r.v.a.shared, r.state.AllocatedSharedDeviceIDs, sh)
 	}
 	for _, cap := range c.capacity {
 		r.state.AggregatedCapacity.Remove(cap)
 	}
 }
 
-// devicesOf lists what an allocation holds: devices allocated with admin
-// access take nothing; a device shared through consumable capacity counts
-// by its share and the capacity it consumes.
+// takeOut counts one more holder of k taken out, and drops k from held
+// once every holder the index counts is.
+func takeOut[K comparable](out, holders map[K]int, held sets.Set[K], k K) {
+	out[k]++
+	if out[k] >= holders[k] {
+		held.Delete(k)
+	}
+}
+
+// devicesOf lists what an allocation holds.
 func devicesOf(allocation *resourceapi.AllocationResult) *claimDevices {
 	c := &claimDevices{}
+	eachHeld(allocation,
+		func(id structured.DeviceID) { c.devices = append(c.devices, id) },
+		func(id structured.SharedDeviceID, cap *structured.DeviceConsumedCapacity) {
+			c.shared = append(c.shared, id)
+			if cap != nil {
+				c.capacity = append(c.capacity, *cap)
+			}
+		})
+	return c
+}
+
+// eachHeld calls device for each device an allocation holds whole and
+// share for each share of a device (with the capacity it consumes, if
+// any): devices allocated with admin access hold nothing.
+func eachHeld(allocation *resourceapi.AllocationResult, device func(structured.DeviceID), share func(structured.SharedDeviceID, *structured.DeviceConsumedCapacity)) {
 	if allocation == nil {
-		return c
+		return
 	}
 	for _, r := range allocation.Devices.Results {
 		if ptr.Deref(r.AdminAccess, false) {
@@ -233,13 +245,14 @@ func devicesOf(allocation *resourceapi.AllocationResult) *claimDevices {
 		}
 		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
 		if r.ShareID == nil {
-			c.devices = append(c.devices, id)
+			device(id)
 			continue
 		}
-		c.shared = append(c.shared, structured.MakeSharedDeviceID(id, r.ShareID))
+		var cap *structured.DeviceConsumedCapacity
 		if r.ConsumedCapacity != nil {
-			c.capacity = append(c.capacity, structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+			c := structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity)
+			cap = &c
 		}
+		share(structured.MakeSharedDeviceID(id, r.ShareID), cap)
 	}
-	return c
 }

@@ -30,7 +30,6 @@ import (
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 )
 
 // claimTracker is the scheduler's view of which devices are taken: the
@@ -329,25 +328,17 @@ func (t *claimTracker) listedStateLocked(released sets.Set[types.UID]) (structur
 	return state, nil
 }
 
-// addDevices adds what an allocation takes to state.
+// addDevices adds what an allocation takes to state. Devices allocated
+// with admin access take nothing; a device shared through consumable
+// capacity counts by its share and the capacity it consumes.
 func addDevices(state *structured.AllocatedState, allocation *resourceapi.AllocationResult) {
-	if allocation == nil {
-		return
-	}
-	for _, r := range allocation.Devices.Results {
-		if ptr.Deref(r.AdminAccess, false) {
-			continue
-		}
-		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
-		if r.ShareID == nil {
-			state.AllocatedDevices.Insert(id)
-			continue
-		}
-		state.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
-		if r.ConsumedCapacity != nil {
-			state.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
-		}
-	}
+	eachHeld(allocation, func(id structured.DeviceID) { state.AllocatedDevices.Insert(id) },
+		func(id structured.SharedDeviceID, cap *structured.DeviceConsumedCapacity) {
+			state.AllocatedSharedDeviceIDs.Insert(id)
+			if cap != nil {
+				state.AggregatedCapacity.Insert(*cap)
+			}
+		})
 }
 
 // newerThan reports whether resourceVersion a is newer than b. Versions are
