@@ -85,6 +85,11 @@ func (s *Scheduler) addEventHandlers() error {
 			return fmt.Errorf("adding the PodGroup handler: %w", err)
 		}
 	}
+	if pg := s.workloads.Informer(); pg != nil {
+		if _, err := pg.AddEventHandler(s.clusterEventHandler(logger, framework.NativePodGroup)); err != nil {
+			return fmt.Errorf("adding the scheduling.k8s.io PodGroup handler: %w", err)
+		}
+	}
 	return s.addClusterObjectHandlers(logger)
 }
 
@@ -176,7 +181,8 @@ func (s *Scheduler) onPendingPodAdd(logger klog.Logger, obj any) {
 		return
 	}
 	s.queue.Add(logger, pod)
-	if _, ok := framework.PodGroupOf(pod); ok {
+	_, native := framework.SchedulingGroupOf(pod)
+	if _, ok := framework.PodGroupOf(pod); ok || native {
 		// A new member may complete a gang whose other members wait for it.
 		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, nil, pod, nil)
 	}

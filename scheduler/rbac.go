@@ -19,8 +19,9 @@ package scheduler
 // The scheduler's own needs, which `make manifests` adds to the ClusterRole
 // berth-manager (config/rbac/role.yaml): it reads every kind its cluster
 // event handlers watch to know when an unschedulable pod may fit,
-// binds pods, writes their PodScheduled condition and nomination, and
-// records events. The plugins that write more (preemption, volume binding,
+// binds pods, writes their PodScheduled condition and nomination, reads
+// Kubernetes' own PodGroups and writes their PodGroupInitiallyScheduled
+// condition, and records events. The plugins that write more (preemption, volume binding,
 // dynamic resource allocation) carry their own markers, as do the
 // controllers and the rebalancer.
 //
@@ -33,3 +34,5 @@ package scheduler
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups/status,verbs=patch;update

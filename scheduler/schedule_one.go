@@ -79,6 +79,12 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		s.queue.Done(pod.UID)
 		return
 	}
+	if name, ok := framework.SchedulingGroupOf(pod); ok && s.workloads.Served() {
+		// A member of a scheduling.k8s.io PodGroup is placed with the rest
+		// of its group, in one cycle.
+		s.scheduleGroup(ctx, prof, qpi, name, cycle)
+		return
+	}
 
 	start := s.clock.Now()
 	fwk := prof.Framework
@@ -95,6 +101,13 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		return
 	}
 
+	s.startBinding(ctx, prof, qpi, state, assumed, result, start, cycle)
+}
+
+// startBinding hands an assumed pod, past Permit, to a binding goroutine.
+func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, state *framework.CycleState, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64) {
+	logger := klog.FromContext(ctx)
+	fwk := prof.Framework
 	// A pod held at Permit waits without a binding slot, so a gang larger
 	// than the binding concurrency cannot block itself; any other pod takes
 	// its slot here, which holds the loop back while every slot is busy.
@@ -235,7 +248,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	if err := s.updateSnapshot(ctx); err != nil {
 		return scheduleResult{}, fmt.Errorf("updating the snapshot: %w", err)
 	}
-	numNodes := s.snapshot.NumNodes()
+	numNodes := s.snapshot.NumCandidateNodes()
 	if numNodes == 0 {
 		return scheduleResult{}, errNoNodes
 	}
@@ -295,10 +308,7 @@ func prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framewo
 // and berth explain share it.
 func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, next *int) ([]*framework.NodeInfo, framework.Diagnosis, error) {
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
-	allNodes, err := snapshot.NodeInfos().List()
-	if err != nil {
-		return nil, diagnosis, fmt.Errorf("listing the snapshot's nodes: %w", err)
-	}
+	allNodes := snapshot.CandidateNodes()
 
 	preResult, st, rejectedBy := fwk.RunPreFilterPlugins(ctx, state, pod)
 	diagnosis.UnschedulablePlugins = rejectedBy
@@ -312,7 +322,7 @@ func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 		return nil, diagnosis, nil
 	}
 
-	if name := pod.Status.NominatedNodeName; next != nil && name != "" && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
+	if name := pod.Status.NominatedNodeName; next != nil && name != "" && snapshot.InPlacement(name) && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
 		if ni, err := snapshot.NodeInfos().Get(name); err == nil {
 			if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); st.IsSuccess() {
 				passed, err := fwk.RunExtenderFilters(ctx, pod, []*framework.NodeInfo{ni}, diagnosis.NodeToStatus)
@@ -330,6 +340,9 @@ func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 	if !preResult.AllNodes() {
 		nodes = make([]*framework.NodeInfo, 0, preResult.NodeNames.Len())
 		for _, name := range sets.List(preResult.NodeNames) {
+			if !snapshot.InPlacement(name) {
+				continue
+			}
 			if ni, err := snapshot.NodeInfos().Get(name); err == nil {
 				nodes = append(nodes, ni)
 			}
@@ -339,6 +352,7 @@ func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 	var (
 		feasible []*framework.NodeInfo
 		statuses *framework.NodeToStatus
+		err      error
 	)
 	if next == nil {
 		feasible, statuses, err = fwk.FilterAllNodes(ctx, state, pod, nodes)
@@ -528,17 +542,24 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 
 	reason := v1.PodReasonSchedulerError
 	result := resultError
-	var fitErr *framework.FitError
-	if errors.As(failure.err, &fitErr) || errors.Is(failure.err, errNoNodes) {
+	var (
+		fitErr   *framework.FitError
+		groupErr *groupUnschedulableError
+	)
+	if errors.As(failure.err, &fitErr) || errors.As(failure.err, &groupErr) || errors.Is(failure.err, errNoNodes) {
 		reason = v1.PodReasonUnschedulable
 		result = resultUnschedulable
 	}
 	// The queue reads these to decide which events may help the pod; a
 	// failure that names no plugin counts as an error and backs off.
-	if fitErr != nil {
+	switch {
+	case fitErr != nil:
 		qpi.UnschedulablePlugins = fitErr.Diagnosis.UnschedulablePlugins
 		qpi.PendingPlugins = fitErr.Diagnosis.PendingPlugins
-	} else {
+	case groupErr != nil:
+		qpi.UnschedulablePlugins = groupErr.plugins.Clone()
+		qpi.PendingPlugins = nil
+	default:
 		qpi.UnschedulablePlugins, qpi.PendingPlugins = nil, nil
 	}
 	s.metrics.ObserveScheduleAttempt(result, fwk.ProfileName(), s.clock.Since(start))

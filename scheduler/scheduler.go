@@ -52,6 +52,7 @@ import (
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 	"github.com/berth-io/berth/scheduler/queue"
+	"github.com/berth-io/berth/scheduler/workload"
 
 	schedcache "github.com/berth-io/berth/scheduler/cache"
 )
@@ -97,6 +98,9 @@ type Scheduler struct {
 	// allocated indexes the devices allocated claims hold, for DynamicResources.
 	allocated *dynamicresources.AllocatedDevices
 	groups    *gang.Groups
+	// workloads are Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1),
+	// served when the apiserver serves them.
+	workloads *workload.Groups
 	profiles  *profile.Map
 	parked    *profile.Parked
 	// shadows are the shadow profiles and their worker.
@@ -139,9 +143,11 @@ type options struct {
 	bindingConcurrency int
 	queueOptions       []queue.Option
 	podGroupSource     cache.ListerWatcher
-	scheduledEvents    bool
-	leaseCheck         func() error
-	deviceTaintRules   bool
+	// nativePodGroups overrides the discovery of scheduling.k8s.io/v1beta1 PodGroups.
+	nativePodGroups  *bool
+	scheduledEvents  bool
+	leaseCheck       func() error
+	deviceTaintRules bool
 }
 
 // WithRegistry replaces the in-tree plugin registry, for example to add
@@ -185,6 +191,12 @@ func WithQueueOptions(opts ...queue.Option) Option {
 // pending.
 func WithPodGroupSource(lw cache.ListerWatcher) Option {
 	return func(o *options) { o.podGroupSource = lw }
+}
+
+// WithNativePodGroups says whether the apiserver serves Kubernetes' own
+// PodGroups (scheduling.k8s.io/v1beta1), instead of asking its discovery.
+func WithNativePodGroups(served bool) Option {
+	return func(o *options) { o.nativePodGroups = &served }
 }
 
 // New returns a Scheduler that watches pods and nodes through client. It
@@ -245,9 +257,33 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)
 	}
 	podInformer := s.podInformer()
-	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers}); err != nil {
+	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers, workload.MemberIndex: workload.IndexMembers}); err != nil {
 		return nil, fmt.Errorf("indexing pods by PodGroup: %w", err)
 	}
+	native := o.nativePodGroups
+	if native == nil {
+		served, err := workload.Served(client.Discovery())
+		if err != nil {
+			return nil, err
+		}
+		native = &served
+	}
+	var workloadOpts []workload.Option
+	if *native {
+		workloadOpts = append(workloadOpts, workload.WithInformerFactory(factory))
+		klog.FromContext(ctx).Info("The apiserver serves scheduling.k8s.io/v1beta1 PodGroups; pods that join one through spec.schedulingGroup are scheduled with their group")
+	} else {
+		klog.FromContext(ctx).Info("The apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups (turn on its GenericWorkload feature gate and that API version to use them); gangs are served through Berth's own PodGroups")
+	}
+	if s.metrics != nil {
+		s.metrics.SetNativeWorkloadAPI(*native)
+	}
+	s.workloads = workload.New(podInformer.GetIndexer(), func(pod *v1.Pod) string {
+		if cached, err := s.cache.GetPod(pod); err == nil {
+			return cached.Spec.NodeName
+		}
+		return ""
+	}, workloadOpts...)
 	var gangOpts []gang.Option
 	if o.podGroupSource != nil {
 		gangOpts = append(gangOpts, gang.WithSource(o.podGroupSource))
@@ -301,6 +337,7 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithSharedPluginState(s.pluginState),
 		runtime.WithRand(s.rand),
 		runtime.WithPodGroups(s.groups),
+		runtime.WithWorkloads(s.workloads),
 		runtime.WithActivator(s.queue),
 	}
 	return runtime.NewFramework(ctx, s.registry, schedulerName, spec, append(own, opts...)...)

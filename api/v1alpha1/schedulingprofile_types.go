@@ -176,6 +176,14 @@ type Plugins struct {
 	// postBind plugins run after a successful bind.
 	// +optional
 	PostBind *PluginSet `json:"postBind,omitempty"`
+	// placementGenerate plugins propose the placements (sets of nodes, such
+	// as one per topology domain) that a PodGroup's scheduling cycle tries.
+	// +optional
+	PlacementGenerate *PluginSet `json:"placementGenerate,omitempty"`
+	// placementScore plugins rank the placements where a whole PodGroup
+	// fits; their weights scale their scores.
+	// +optional
+	PlacementScore *PluginSet `json:"placementScore,omitempty"`
 	// multiPoint enables a plugin at every extension point it implements.
 	// Settings at a specific extension point take precedence.
 	// +optional

@@ -494,6 +494,16 @@ func (in *Plugins) DeepCopyInto(out *Plugins) {
 		*out = new(PluginSet)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.PlacementGenerate != nil {
+		in, out := &in.PlacementGenerate, &out.PlacementGenerate
+		*out = new(PluginSet)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.PlacementScore != nil {
+		in, out := &in.PlacementScore, &out.PlacementScore
+		*out = new(PluginSet)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.MultiPoint != nil {
 		in, out := &in.MultiPoint, &out.MultiPoint
 		*out = new(PluginSet)

@@ -231,18 +231,9 @@ func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfigurat
 		out.Spec.PercentageOfNodesToScore = cfg.PercentageOfNodesToScore
 	}
 	if p.Plugins != nil {
-		for _, ws := range []struct {
-			name string
-			set  *v1alpha1.PluginSet
-		}{
-			{"placementGenerate", p.Plugins.PlacementGenerate},
-			{"placementScore", p.Plugins.PlacementScore},
-			{"podGroupPostFilter", p.Plugins.PodGroupPostFilter},
-		} {
-			if ws.set != nil && len(ws.set.Enabled) > 0 {
-				errs = append(errs, field.Forbidden(path.Child("plugins", ws.name),
-					"Berth has no "+ws.name+" extension point; use a PodGroup for gang scheduling"))
-			}
+		if set := p.Plugins.PodGroupPostFilter; set != nil && len(set.Enabled) > 0 {
+			errs = append(errs, field.Forbidden(path.Child("plugins", "podGroupPostFilter"),
+				"Berth has no podGroupPostFilter extension point yet: a PodGroup that fits nowhere does not preempt as a group"))
 		}
 		ps := p.Plugins.Plugins
 		out.Spec.Plugins = &ps
@@ -292,7 +283,7 @@ func enabledNames(ps *v1alpha1.Plugins) []string {
 	var out []string
 	for _, set := range []*v1alpha1.PluginSet{
 		ps.PreEnqueue, ps.QueueSort, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
-		ps.Reserve, ps.Permit, ps.PreBind, ps.Bind, ps.PostBind, ps.MultiPoint,
+		ps.Reserve, ps.Permit, ps.PreBind, ps.Bind, ps.PostBind, ps.PlacementGenerate, ps.PlacementScore, ps.MultiPoint,
 	} {
 		if set == nil {
 			continue

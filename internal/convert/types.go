@@ -58,12 +58,10 @@ type profile struct {
 }
 
 // upstreamPlugins is upstream's Plugins: Berth's extension points, which share
-// upstream's shape, plus the workload-aware points Berth does not have.
+// upstream's shape, plus the workload-aware point Berth does not have yet.
 type upstreamPlugins struct {
 	v1alpha1.Plugins `json:",inline"`
 
-	PlacementGenerate  *v1alpha1.PluginSet `json:"placementGenerate,omitempty"`
-	PlacementScore     *v1alpha1.PluginSet `json:"placementScore,omitempty"`
 	PodGroupPostFilter *v1alpha1.PluginSet `json:"podGroupPostFilter,omitempty"`
 }
 

@@ -58,6 +58,10 @@ type Snapshot struct {
 	relocated int
 	// labels interns the label strings of the NodeInfos' Node copies.
 	labels *labelTable
+	// placement, when set, are the only nodes a cycle searches: those of
+	// the placement a PodGroup's cycle is trying. Plugins still see every
+	// node through List.
+	placement map[string]bool
 }
 
 var (
@@ -116,6 +120,42 @@ func (s *Snapshot) NumNodes() int { return len(s.nodeInfoList) }
 
 // Generation returns the cache generation the snapshot reflects.
 func (s *Snapshot) Generation() int64 { return s.generation }
+
+// SetPlacement confines the nodes a cycle searches (CandidateNodes) to the
+// named ones; nil lifts the restriction.
+func (s *Snapshot) SetPlacement(nodes map[string]bool) { s.placement = nodes }
+
+// InPlacement reports whether the named node may be searched.
+func (s *Snapshot) InPlacement(name string) bool { return s.placement == nil || s.placement[name] }
+
+// CandidateNodes returns the NodeInfos a cycle searches, in List's order:
+// every node, or those of the placement set with SetPlacement.
+func (s *Snapshot) CandidateNodes() []*framework.NodeInfo {
+	if s.placement == nil {
+		return s.nodeInfoList
+	}
+	out := make([]*framework.NodeInfo, 0, len(s.placement))
+	for _, ni := range s.nodeInfoList {
+		if s.placement[ni.Node().Name] {
+			out = append(out, ni)
+		}
+	}
+	return out
+}
+
+// NumCandidateNodes returns how many nodes a cycle searches.
+func (s *Snapshot) NumCandidateNodes() int {
+	if s.placement == nil {
+		return len(s.nodeInfoList)
+	}
+	n := 0
+	for _, ni := range s.nodeInfoList {
+		if s.placement[ni.Node().Name] {
+			n++
+		}
+	}
+	return n
+}
 
 // List returns every NodeInfo, consecutive ones spread over zones.
 func (s *Snapshot) List() ([]*framework.NodeInfo, error) { return s.nodeInfoList, nil }

@@ -356,6 +356,9 @@ type Handle interface {
 	ProfileName() string
 	// PodGroups returns the gangs the scheduler watches; it is never nil.
 	PodGroups() PodGroupLister
+	// Workloads returns the scheduling.k8s.io PodGroups the scheduler
+	// watches; it is never nil.
+	Workloads() WorkloadLister
 	// Activate moves pending pods, keyed by namespace/name, straight to activeQ.
 	Activate(logger logr.Logger, pods map[string]*v1.Pod)
 }

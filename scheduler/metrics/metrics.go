@@ -73,6 +73,7 @@ type Metrics struct {
 	permitWaitSeconds        *prometheus.HistogramVec
 	scheduledEvents          *prometheus.CounterVec
 	shadowDecisions          *prometheus.CounterVec
+	workloadAPI              prometheus.Gauge
 
 	// cached holds the series observed per pod, resolved once.
 	cached observerCaches
@@ -133,6 +134,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name:      "decisions_total",
 			Help:      "Scheduling attempts a shadow profile evaluated (or dropped), by the shadow profile and the outcome of comparing it with the live profile (a Berth metric).",
 		}, []string{"profile", "outcome"}),
+		workloadAPI: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "berth",
+			Subsystem: "workload",
+			Name:      "api_served",
+			Help:      "1 when the apiserver serves scheduling.k8s.io/v1beta1 PodGroups and Berth schedules pods that join them, 0 when it does not (a Berth metric).",
+		}),
 	}
 	m.cached = m.newObserverCaches()
 	if reg == nil {
@@ -154,8 +161,21 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.scheduleAttempts, m.schedulingAttemptSeconds, m.pendingPods, m.extensionPointSeconds,
 		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds, m.scheduledEvents,
-		m.shadowDecisions,
+		m.shadowDecisions, m.workloadAPI,
 	}
+}
+
+// SetNativeWorkloadAPI records whether the apiserver serves
+// scheduling.k8s.io/v1beta1 PodGroups.
+func (m *Metrics) SetNativeWorkloadAPI(served bool) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if served {
+		v = 1
+	}
+	m.workloadAPI.Set(v)
 }
 
 // ObserveScheduleAttempt counts one scheduling attempt of the profile with

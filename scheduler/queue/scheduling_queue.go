@@ -416,6 +416,40 @@ func (q *PriorityQueue) Pop(logger logr.Logger) (*framework.QueuedPodInfo, error
 	return info, nil
 }
 
+// TakeMembers takes the given pods, the other members of a popped pod's
+// group, out of activeQ, backoffQ or the unschedulable set, as Pop takes
+// one pod: each counts as in flight until Done, its attempt counter goes up
+// and its rejecting plugins are forgotten. Pods not queued, and pods a
+// PreEnqueue plugin gates, are left where they are. The pods come back in
+// the order given.
+func (q *PriorityQueue) TakeMembers(logger logr.Logger, pods []*v1.Pod) []*framework.QueuedPodInfo {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var taken []*framework.QueuedPodInfo
+	now := q.clock.Now()
+	for _, pod := range pods {
+		e, ok := q.queued[keyOf(pod)]
+		if !ok || e.info.Pod.UID != pod.UID || (e.at == inUnschedulable && e.gated) {
+			continue
+		}
+		q.detach(e)
+		info := e.info
+		info.Attempts++
+		if info.InitialAttemptTimestamp == nil {
+			t := now
+			info.InitialAttemptTimestamp = &t
+		}
+		clear(info.UnschedulablePlugins)
+		clear(info.PendingPlugins)
+		info.GatingPlugin = ""
+		if !q.flight.start(info.Pod.UID) {
+			logger.Error(nil, "Took a group member that is already in flight", "pod", klog.KObj(info.Pod))
+		}
+		taken = append(taken, info)
+	}
+	return taken
+}
+
 // Done ends the in-flight period of the pod that Pop returned. Call it once
 // the pod's scheduling cycle is over (it was bound, or handed back through
 // AddUnschedulableIfNotPresent, which calls it itself).

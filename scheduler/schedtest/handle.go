@@ -41,6 +41,8 @@ type Handle struct {
 	Shared *framework.SharedPluginState
 	// Groups lists the PodGroups.
 	Groups framework.PodGroupLister
+	// Native lists the scheduling.k8s.io PodGroups.
+	Native framework.WorkloadLister
 	// Events records events.
 	Events events.EventRecorder
 }
@@ -64,6 +66,9 @@ func (h *Handle) SharedPluginState() *framework.SharedPluginState { return h.Sha
 
 // PodGroups returns Groups.
 func (h *Handle) PodGroups() framework.PodGroupLister { return h.Groups }
+
+// Workloads returns Native.
+func (h *Handle) Workloads() framework.WorkloadLister { return h.Native }
 
 // EventRecorder returns Events.
 func (h *Handle) EventRecorder() events.EventRecorder { return h.Events }

@@ -79,6 +79,13 @@ func (b *PodBuilder) Group(podGroup string) *PodBuilder {
 	return b.Label(v1alpha1.PodGroupLabel, podGroup)
 }
 
+// SchedulingGroup makes the pod a member of the scheduling.k8s.io PodGroup
+// through spec.schedulingGroup.
+func (b *PodBuilder) SchedulingGroup(podGroup string) *PodBuilder {
+	b.pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &podGroup}
+	return b
+}
+
 // Owner adds a controller owner reference whose UID derives from the name.
 func (b *PodBuilder) Owner(apiVersion, kind, name string) *PodBuilder {
 	yes := true

@@ -33,10 +33,12 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/noderesources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodevolumelimits"
+	"github.com/berth-io/berth/scheduler/framework/plugins/podgrouppodscount"
 	"github.com/berth-io/berth/scheduler/framework/plugins/podtopologyspread"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/plugins/schedulinggates"
 	"github.com/berth-io/berth/scheduler/framework/plugins/tainttoleration"
+	"github.com/berth-io/berth/scheduler/framework/plugins/topologyplacement"
 	"github.com/berth-io/berth/scheduler/framework/plugins/volumebinding"
 	"github.com/berth-io/berth/scheduler/framework/plugins/volumerestrictions"
 	"github.com/berth-io/berth/scheduler/framework/plugins/volumezone"
@@ -67,5 +69,7 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.VolumeBinding:                   volumebinding.New,
 		names.DefaultPreemption:               defaultpreemption.New,
 		names.GangScheduling:                  gangscheduling.New,
+		names.TopologyPlacementGenerator:      topologyplacement.New,
+		names.PodGroupPodsCount:               podgrouppodscount.New,
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -79,6 +80,14 @@ func extensionPoints() []extensionPoint {
 			func(f *Framework, p framework.Plugin) { f.bind = append(f.bind, p.(framework.BindPlugin)) }},
 		{"PostBind", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PostBind }, implements[framework.PostBindPlugin],
 			func(f *Framework, p framework.Plugin) { f.postBind = append(f.postBind, p.(framework.PostBindPlugin)) }},
+		{"PlacementGenerate", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PlacementGenerate }, implements[framework.PlacementGeneratePlugin],
+			func(f *Framework, p framework.Plugin) {
+				f.placementGenerate = append(f.placementGenerate, p.(framework.PlacementGeneratePlugin))
+			}},
+		{"PlacementScore", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PlacementScore }, implements[framework.PlacementScorePlugin],
+			func(f *Framework, p framework.Plugin) {
+				f.placementScore = append(f.placementScore, p.(framework.PlacementScorePlugin))
+			}},
 	}
 }
 
@@ -183,10 +192,14 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		pluginState:              o.pluginState,
 		rnd:                      o.rnd,
 		podGroups:                o.podGroups,
+		workloads:                o.workloads,
 		activator:                o.activator,
 	}
 	if f.podGroups == nil {
 		f.podGroups = unwatchedPodGroups{}
+	}
+	if f.workloads == nil {
+		f.workloads = unservedWorkloads{}
 	}
 	if err := f.build(ctx, r, spec, o.defaultPlugins, o.weightOverrides); err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profileName, err)
@@ -312,7 +325,11 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	if len(f.bind) == 0 {
 		errs = append(errs, specErrorf(pointField("Bind"), "Bind", "at least one plugin must be enabled"))
 	}
-	weights, err := scoreWeights(f.score, perPoint[scoreIndex(points)], multi, overrides)
+	weights, err := scoreWeights("Score", pluginNames(f.score), perPoint[pointIndex(points, "Score")], multi, overrides)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	placementWeights, err := scoreWeights("PlacementScore", pluginNames(f.placementScore), perPoint[pointIndex(points, "PlacementScore")], multi, overrides)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -321,6 +338,17 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	}
 	for _, pl := range f.score {
 		f.scoreWeights = append(f.scoreWeights, int64(weights[pl.Name()].weight))
+	}
+	for _, pl := range f.placementScore {
+		f.placementScoreWeights = append(f.placementScoreWeights, int64(placementWeights[pl.Name()].weight))
+	}
+	maps.Copy(weights, placementWeights)
+	// PlacementFeasible is no configurable extension point: every enabled
+	// plugin that judges a group's progress does, in the profile's order.
+	for _, name := range order {
+		if pl, ok := plugins[name].(framework.PlacementFeasiblePlugin); ok && len(placed[name]) > 0 {
+			f.placementFeasible = append(f.placementFeasible, pl)
+		}
 	}
 	for _, name := range order {
 		if eps, ok := placed[name]; ok {
@@ -464,9 +492,10 @@ func pointPlugins(ep extensionPoint, own, multi mergedSet, plugins map[string]fr
 	return out, nil
 }
 
-func scoreIndex(points []extensionPoint) int {
+// pointIndex returns the index of the named extension point in points.
+func pointIndex(points []extensionPoint, name string) int {
 	for i, ep := range points {
-		if ep.name == "Score" {
+		if ep.name == name {
 			return i
 		}
 	}
@@ -483,12 +512,12 @@ type weight struct {
 // scoreWeights gives each score plugin its weight: an override wins, then
 // the Score point's setting, then MultiPoint's; an unset weight is 1. The
 // weighted maximum scores must not overflow an int64.
-func scoreWeights(score []framework.ScorePlugin, own, multi mergedSet, overrides map[string]WeightOverride) (map[string]weight, error) {
-	active := make(map[string]bool, len(score))
-	for _, pl := range score {
-		active[pl.Name()] = true
+func scoreWeights(point string, names []string, own, multi mergedSet, overrides map[string]WeightOverride) (map[string]weight, error) {
+	active := make(map[string]bool, len(names))
+	for _, n := range names {
+		active[n] = true
 	}
-	out := make(map[string]weight, len(score))
+	out := make(map[string]weight, len(names))
 	var total int64
 	for _, e := range append(append([]entry(nil), own.enabled...), multi.enabled...) {
 		if !active[e.Name] {
@@ -505,12 +534,21 @@ func scoreWeights(score []framework.ScorePlugin, own, multi mergedSet, overrides
 			w = weight{weight: o.Weight, override: o.Source}
 		}
 		if int64(w.weight)*framework.MaxNodeScore > framework.MaxTotalScore-total {
-			return nil, specErrorf(pointField("Score"), "Score", "the weights of the score plugins could overflow the total score")
+			return nil, specErrorf(pointField(point), point, "the weights of the %s plugins could overflow the total score", strings.ToLower(point))
 		}
 		total += int64(w.weight) * framework.MaxNodeScore
 		out[e.Name] = w
 	}
 	return out, nil
+}
+
+// pluginNames returns the names of plugins, in order.
+func pluginNames[P framework.Plugin](plugins []P) []string {
+	out := make([]string, len(plugins))
+	for i, p := range plugins {
+		out[i] = p.Name()
+	}
+	return out
 }
 
 // collectQueueingHints asks each plugin that can reject a pod which events

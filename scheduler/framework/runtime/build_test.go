@@ -49,7 +49,9 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// TestDefaultPlugins pins the default profile: upstream v1.37's set and weights, then Berth's GangScheduling.
+// TestDefaultPlugins pins the default profile: upstream v1.37's set and
+// weights, then the workload plugins upstream adds with its
+// GenericWorkload and TopologyAwareWorkloadScheduling gates.
 func TestDefaultPlugins(t *testing.T) {
 	d := DefaultPlugins()
 	var got []string
@@ -63,12 +65,12 @@ func TestDefaultPlugins(t *testing.T) {
 	want := []string{SchedulingGates, PrioritySort, NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts,
 		NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread,
 		InterPodAffinity, DynamicResources, DefaultPreemption, NodeResourcesBalancedAllocation, ImageLocality,
-		DefaultBinder, NodeDeclaredFeatures, GangScheduling}
+		DefaultBinder, NodeDeclaredFeatures, GangScheduling, TopologyPlacementGenerator, PodGroupPodsCount}
 	if !slices.Equal(got, want) {
 		t.Errorf("default MultiPoint = %v\nwant %v", got, want)
 	}
 	wantWeights := map[string]int32{TaintToleration: 3, NodeAffinity: 2, NodeResourcesFit: 1, PodTopologySpread: 2,
-		InterPodAffinity: 2, DynamicResources: 2, NodeResourcesBalancedAllocation: 1, ImageLocality: 1}
+		InterPodAffinity: 2, DynamicResources: 2, NodeResourcesBalancedAllocation: 1, ImageLocality: 1, PodGroupPodsCount: 1}
 	if len(weights) != len(wantWeights) {
 		t.Errorf("weights = %v, want %v", weights, wantWeights)
 	}
@@ -160,7 +162,7 @@ func TestNewFrameworkBuildsProfiles(t *testing.T) {
 			wantWeights: map[string]int32{TaintToleration: 3},
 			wantSkipped: []string{SchedulingGates, NodeName, NodeUnschedulable, NodeAffinity, NodePorts, NodeResourcesFit,
 				VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity,
-				DynamicResources, DefaultPreemption, NodeResourcesBalancedAllocation, ImageLocality, NodeDeclaredFeatures, GangScheduling},
+				DynamicResources, DefaultPreemption, NodeResourcesBalancedAllocation, ImageLocality, NodeDeclaredFeatures, GangScheduling, TopologyPlacementGenerator, PodGroupPodsCount},
 		},
 		{
 			name:     "multiPoint adds a plugin and re-weights a default in place",

@@ -45,6 +45,8 @@ const (
 	DefaultBinder                   = "DefaultBinder"
 	NodeDeclaredFeatures            = "NodeDeclaredFeatures"
 	GangScheduling                  = "GangScheduling"
+	TopologyPlacementGenerator      = "TopologyPlacementGenerator"
+	PodGroupPodsCount               = "PodGroupPodsCount"
 )
 
 // DefaultPlugins returns upstream kube-scheduler v1.37's default profile with
@@ -52,9 +54,12 @@ const (
 // upstream's order, with upstream's score weights. DynamicResources (GA,
 // locked on) sits before DefaultPreemption so that freeing a claim is tried
 // before evicting a pod; NodeDeclaredFeatures (GA in 1.37) comes next.
-// Berth adds GangScheduling, its PodGroup plugin, last: its PostFilter then
-// runs after DefaultPreemption's, so a gang is released only when preemption
-// cannot help.
+// Then come the workload plugins that kube-scheduler adds with its
+// GenericWorkload and TopologyAwareWorkloadScheduling gates, which Berth
+// enables in every profile rather than behind a process-wide gate:
+// GangScheduling (last of the pod plugins, so its PostFilter for Berth's own
+// PodGroups runs after DefaultPreemption's and a gang is released only when
+// preemption cannot help), TopologyPlacementGenerator and PodGroupPodsCount.
 func DefaultPlugins() *v1alpha1.Plugins {
 	w := func(n int32) *int32 { return ptr.To(n) }
 	return &v1alpha1.Plugins{MultiPoint: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{
@@ -79,5 +84,7 @@ func DefaultPlugins() *v1alpha1.Plugins {
 		{Name: DefaultBinder},
 		{Name: NodeDeclaredFeatures},
 		{Name: GangScheduling},
+		{Name: TopologyPlacementGenerator},
+		{Name: PodGroupPodsCount, Weight: w(1)},
 	}}}
 }

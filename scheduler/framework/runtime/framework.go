@@ -60,6 +60,7 @@ type Framework struct {
 	pluginState     *framework.SharedPluginState
 	rnd             func(n int) int
 	podGroups       framework.PodGroupLister
+	workloads       framework.WorkloadLister
 	activator       framework.PodActivator
 
 	preEnqueue []framework.PreEnqueuePlugin
@@ -74,6 +75,14 @@ type Framework struct {
 	preBind    []framework.PreBindPlugin
 	bind       []framework.BindPlugin
 	postBind   []framework.PostBindPlugin
+
+	placementGenerate []framework.PlacementGeneratePlugin
+	placementScore    []framework.PlacementScorePlugin
+	// placementFeasible are the enabled plugins that judge a PodGroup's
+	// progress; no extension point names them, as upstream.
+	placementFeasible []framework.PlacementFeasiblePlugin
+	// placementScoreWeights are the weights of placementScore, index for index.
+	placementScoreWeights []int64
 
 	// extenders are the profile's HTTP extenders, in their configured order.
 	extenders []*extender.Extender

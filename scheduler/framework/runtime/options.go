@@ -49,6 +49,7 @@ type options struct {
 	rnd             func(n int) int
 	weightOverrides map[string]WeightOverride
 	podGroups       framework.PodGroupLister
+	workloads       framework.WorkloadLister
 	activator       framework.PodActivator
 }
 
@@ -143,6 +144,9 @@ func (t *stoppableTimer) Stop() bool {
 	t.once.Do(func() { close(t.stop) })
 	return t.Timer.Stop()
 }
+
+// WithWorkloads gives plugins the scheduler's view of scheduling.k8s.io PodGroups.
+func WithWorkloads(l framework.WorkloadLister) Option { return func(o *options) { o.workloads = l } }
 
 // WithPodGroups gives plugins the scheduler's view of PodGroups.
 func WithPodGroups(l framework.PodGroupLister) Option { return func(o *options) { o.podGroups = l } }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -43,6 +44,30 @@ func (unwatchedPodGroups) PodGroup(string, string) (*v1alpha1.PodGroup, error) {
 func (unwatchedPodGroups) Members(string, string) []*v1.Pod { return nil }
 
 func (unwatchedPodGroups) IsPlaced(*v1.Pod) bool { return false }
+
+// errWorkloadsUnserved is what a framework built without a source of
+// scheduling.k8s.io PodGroups answers for every group.
+var errWorkloadsUnserved = errors.New("this scheduler does not watch scheduling.k8s.io PodGroups")
+
+// unservedWorkloads is the WorkloadLister of a framework built without one.
+type unservedWorkloads struct{}
+
+var _ framework.WorkloadLister = unservedWorkloads{}
+
+func (unservedWorkloads) Served() bool { return false }
+
+func (unservedWorkloads) PodGroup(string, string) (*schedulingv1beta1.PodGroup, error) {
+	return nil, errWorkloadsUnserved
+}
+
+func (unservedWorkloads) Members(string, string) []*v1.Pod { return nil }
+
+func (unservedWorkloads) IsPlaced(*v1.Pod) bool { return false }
+
+func (unservedWorkloads) NodeOf(*v1.Pod) string { return "" }
+
+// Workloads returns the scheduling.k8s.io PodGroups the scheduler watches.
+func (f *Framework) Workloads() framework.WorkloadLister { return f.workloads }
 
 // PodGroups returns the gangs the scheduler watches.
 func (f *Framework) PodGroups() framework.PodGroupLister { return f.podGroups }

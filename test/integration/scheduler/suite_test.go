@@ -58,11 +58,16 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// Logs go to the GinkgoWriter, which shows them for failed specs only.
 	klog.SetLogger(GinkgoLogr)
 	ctrllog.SetLogger(GinkgoLogr)
-	// PodGroups are a Berth CRD; gang scheduling needs them served.
+	// PodGroups are a Berth CRD; gang scheduling needs them served. The
+	// apiserver also serves Kubernetes' own PodGroups, with the feature
+	// gates users turn on for them, so both front doors run here.
 	testEnv = &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
+	testEnv.ControlPlane.GetAPIServer().Configure().
+		Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true").
+		Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
 	var err error
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred(), "starting envtest")

@@ -14,8 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package gangscheduling implements GangScheduling, Berth's plugin that binds
-// the members of a PodGroup all together or not at all.
+// Package gangscheduling implements GangScheduling, the plugin that binds
+// the members of a gang all together or not at all.
+//
+// Members of Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1, joined
+// through spec.schedulingGroup) are served as kube-scheduler v1.37 serves
+// them (native.go): PreEnqueue keeps them out of the queue until their
+// group exists with minCount pods, the scheduler's group cycle places them
+// together, PlacementFeasible says when enough are placed, and Permit lets
+// them bind once all the cycle placed are assumed.
 //
 // A pod joins a gang with the label scheduling.berth.io/pod-group naming a
 // PodGroup in its namespace. PreFilter turns a member away while its group
@@ -79,6 +86,11 @@ func (*GangScheduling) Name() string { return Name }
 // a status saying why the pod cannot be scheduled as a member. ok is false
 // for a pod that belongs to no gang.
 func (pl *GangScheduling) gangOf(pod *v1.Pod) (g gang, ok bool, st *framework.Status) {
+	if _, native := framework.SchedulingGroupOf(pod); native {
+		// A member of a scheduling.k8s.io PodGroup is served by the group
+		// cycle and the native path (native.go), whatever its labels say.
+		return gang{}, false, nil
+	}
 	name, ok := framework.PodGroupOf(pod)
 	if !ok {
 		return gang{}, false, nil
@@ -158,6 +170,13 @@ func (pl *GangScheduling) Unreserve(ctx context.Context, _ *framework.CycleState
 // most the PodGroup's scheduleTimeoutSeconds, and the gang's pending members
 // are moved to the front of the queue.
 func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, _ string) (*framework.Status, time.Duration) {
+	if pg, ok, err := pl.nativeGroupOf(pod); ok {
+		if err != nil {
+			name, _ := framework.SchedulingGroupOf(pod)
+			return framework.AsStatus(fmt.Errorf("failed to get podGroup %s/%s: %w", pod.Namespace, name, err)), 0
+		}
+		return pl.nativePermit(ctx, pod, pg)
+	}
 	g, ok, st := pl.gangOf(pod)
 	if !ok {
 		return nil, 0
@@ -256,10 +275,10 @@ func scheduleTimeout(pg *v1alpha1.PodGroup) time.Duration {
 // EventsToRegister retries a member when another member arrives or its
 // PodGroup appears or changes.
 func (pl *GangScheduling) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
-	return []framework.ClusterEventWithHint{
+	return append([]framework.ClusterEventWithHint{
 		{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterMemberAdded},
 		{Event: framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Add | framework.Update}, QueueingHintFn: isSchedulableAfterPodGroupChange},
-	}, nil
+	}, nativeEvents()...), nil
 }
 
 func isSchedulableAfterMemberAdded(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {

@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// errNoPlacements is the reason of a PodGroup whose placement generator
+// proposed no placement at all, in upstream's words.
+const errNoPlacements = "no feasible placements found"
+
+// RunPlacementGeneratePlugins returns the placements a PodGroup's cycle
+// tries: those of the first PlacementGenerate plugin, or one placement of
+// every node when the profile has none. A generator that proposes nothing
+// makes the group unschedulable.
+func (f *Framework) RunPlacementGeneratePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, nodes []*framework.NodeInfo) (placements []*framework.Placement, status *framework.Status) {
+	start := f.clock.Now()
+	defer func() { f.observe("PlacementGenerate", status, start) }()
+	all := &framework.Placement{Nodes: nodes}
+	if len(f.placementGenerate) == 0 {
+		return []*framework.Placement{all}, nil
+	}
+	pl := f.placementGenerate[0]
+	placements, status = pl.GeneratePlacements(ctx, group, all)
+	if !status.IsSuccess() {
+		return nil, status.WithPlugin(pl.Name())
+	}
+	if len(placements) == 0 {
+		return nil, framework.NewStatus(framework.Unschedulable, errNoPlacements).WithPlugin(pl.Name())
+	}
+	return placements, nil
+}
+
+// RunPlacementFeasiblePlugins judges a PodGroup's progress in a placement:
+// Success when every plugin admits the group, Wait while one waits for more
+// members, Unschedulable as soon as one says the group cannot be admitted.
+func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, progress framework.PlacementProgress) (status *framework.Status) {
+	for _, pl := range f.placementFeasible {
+		s := pl.PlacementFeasible(ctx, group, progress)
+		switch {
+		case s.IsSuccess():
+		case s.IsWait():
+			status = s.WithPlugin(pl.Name())
+		case s.Code() == framework.Unschedulable:
+			return s.WithPlugin(pl.Name())
+		case s.Code() == framework.Error:
+			return framework.AsStatus(fmt.Errorf("running PlacementFeasible plugin: %w", s.AsError())).WithPlugin(pl.Name())
+		default:
+			return framework.AsStatus(fmt.Errorf("unexpected status from PlacementFeasible plugin: %v", s.Code())).WithPlugin(pl.Name())
+		}
+	}
+	return status
+}
+
+// RunPlacementScorePlugins scores the placements where the whole group
+// fits, one total per entry of assignments: each plugin's scores are
+// normalized over the placements, then weighted and summed.
+func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments []*framework.PodGroupAssignments) (totals []int64, status *framework.Status) {
+	start := f.clock.Now()
+	defer func() { f.observe("PlacementScore", status, start) }()
+	totals = make([]int64, len(assignments))
+	scores := make([]int64, len(assignments))
+	for i, pl := range f.placementScore {
+		for j, a := range assignments {
+			s, st := pl.ScorePlacement(ctx, group, a)
+			if !st.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("running PlacementScore plugins: plugin %q failed with: %w", pl.Name(), st.AsError()))
+			}
+			scores[j] = s
+		}
+		if st := pl.NormalizePlacementScores(ctx, group, scores); !st.IsSuccess() {
+			return nil, framework.AsStatus(fmt.Errorf("running Normalize on PlacementScore plugins: plugin %q failed with: %w", pl.Name(), st.AsError()))
+		}
+		for j, s := range scores {
+			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
+				return nil, framework.AsStatus(fmt.Errorf("plugin %q returns an invalid placement score %d, it should be in the range of [%d, %d] after normalizing", pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
+			}
+			totals[j] += s * f.placementScoreWeights[i]
+		}
+	}
+	return totals, nil
+}
+
+// HasPlacementScorePlugins reports whether the profile ranks placements.
+func (f *Framework) HasPlacementScorePlugins() bool { return len(f.placementScore) > 0 }

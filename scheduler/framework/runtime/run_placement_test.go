@@ -1,0 +1,207 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package runtime
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
+)
+
+// placementPlugin generates, judges and scores placements as told.
+type placementPlugin struct {
+	name      string
+	generate  func(parent *framework.Placement) ([]*framework.Placement, *framework.Status)
+	feasible  func(p framework.PlacementProgress) *framework.Status
+	score     func(a *framework.PodGroupAssignments) int64
+	normalize func(scores []int64) *framework.Status
+}
+
+func (p *placementPlugin) Name() string { return p.name }
+
+type generator struct{ *placementPlugin }
+
+func (g generator) GeneratePlacements(_ context.Context, _ *schedulingv1beta1.PodGroup, parent *framework.Placement) ([]*framework.Placement, *framework.Status) {
+	return g.generate(parent)
+}
+
+type feasibility struct{ *placementPlugin }
+
+func (f feasibility) PlacementFeasible(_ context.Context, _ *schedulingv1beta1.PodGroup, p framework.PlacementProgress) *framework.Status {
+	return f.feasible(p)
+}
+
+// feasibility plugins must be enabled somewhere to count: give them a Permit.
+func (feasibility) Permit(context.Context, *framework.CycleState, *v1.Pod, string) (*framework.Status, time.Duration) {
+	return nil, 0
+}
+
+type scorer struct{ *placementPlugin }
+
+func (s scorer) ScorePlacement(_ context.Context, _ *schedulingv1beta1.PodGroup, a *framework.PodGroupAssignments) (int64, *framework.Status) {
+	return s.score(a), nil
+}
+
+func (s scorer) NormalizePlacementScores(_ context.Context, _ *schedulingv1beta1.PodGroup, scores []int64) *framework.Status {
+	if s.normalize == nil {
+		return nil
+	}
+	return s.normalize(scores)
+}
+
+func TestRunPlacementGeneratePlugins(t *testing.T) {
+	nodes := st.NamedNodeInfos("n1", "n2")
+	split := generator{&placementPlugin{name: "Split", generate: func(parent *framework.Placement) ([]*framework.Placement, *framework.Status) {
+		var out []*framework.Placement
+		for _, ni := range parent.Nodes {
+			out = append(out, &framework.Placement{Name: ni.Node().Name, Nodes: []*framework.NodeInfo{ni}})
+		}
+		return out, nil
+	}}}
+	none := generator{&placementPlugin{name: "None", generate: func(*framework.Placement) ([]*framework.Placement, *framework.Status) { return nil, nil }}}
+	tests := []struct {
+		name     string
+		plugins  []framework.Plugin
+		want     []string
+		wantCode framework.Code
+		wantMsg  string
+	}{
+		{name: "without a generator every node is one placement", want: []string{""}},
+		{name: "the generator's placements", plugins: []framework.Plugin{split}, want: []string{"n1", "n2"}},
+		{name: "no placement at all", plugins: []framework.Plugin{none}, wantCode: framework.Unschedulable, wantMsg: "no feasible placements found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFw(t, tc.plugins)
+			got, s := f.RunPlacementGeneratePlugins(context.Background(), st.WorkloadGroup("g").Obj(), nodes)
+			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
+				t.Fatalf("status = %v, want %v %q", s, tc.wantCode, tc.wantMsg)
+			}
+			var names []string
+			for _, p := range got {
+				names = append(names, p.Name)
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("placements = %v, want %v", names, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunPlacementFeasiblePlugins(t *testing.T) {
+	returning := func(name string, c framework.Code) framework.Plugin {
+		return feasibility{&placementPlugin{name: name, feasible: func(framework.PlacementProgress) *framework.Status {
+			if c == framework.Success {
+				return nil
+			}
+			return framework.NewStatus(c, name+" says "+c.String())
+		}}}
+	}
+	tests := []struct {
+		name     string
+		plugins  []framework.Plugin
+		wantCode framework.Code
+		wantMsg  string
+	}{
+		{name: "no plugin admits", wantCode: framework.Success},
+		{name: "a wait is kept while the others admit", plugins: []framework.Plugin{returning("A", framework.Wait), returning("B", framework.Success)}, wantCode: framework.Wait, wantMsg: "A says Wait"},
+		{name: "unschedulable wins at once", plugins: []framework.Plugin{returning("A", framework.Wait), returning("B", framework.Unschedulable)}, wantCode: framework.Unschedulable, wantMsg: "B says Unschedulable"},
+		{name: "another code is an error", plugins: []framework.Plugin{returning("A", framework.UnschedulableAndUnresolvable)}, wantCode: framework.Error, wantMsg: "unexpected status from PlacementFeasible plugin: UnschedulableAndUnresolvable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFw(t, tc.plugins)
+			s := f.RunPlacementFeasiblePlugins(context.Background(), st.WorkloadGroup("g").Obj(), framework.PlacementProgress{})
+			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
+				t.Errorf("status = %v, want %v %q", s, tc.wantCode, tc.wantMsg)
+			}
+		})
+	}
+}
+
+func TestRunPlacementScorePlugins(t *testing.T) {
+	count := func(a *framework.PodGroupAssignments) int64 { return int64(len(a.Assignments)) }
+	toHundred := func(scores []int64) *framework.Status {
+		top := slices.Max(scores)
+		for i := range scores {
+			scores[i] = scores[i] * 100 / top
+		}
+		return nil
+	}
+	assignments := func(counts ...int) []*framework.PodGroupAssignments {
+		var out []*framework.PodGroupAssignments
+		for _, n := range counts {
+			out = append(out, &framework.PodGroupAssignments{Assignments: make([]framework.ProposedAssignment, n)})
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		plugins []framework.Plugin
+		weights map[string]int32
+		counts  []int
+		want    []int64
+		wantErr string
+	}{
+		{
+			name:    "normalized, weighted and summed",
+			plugins: []framework.Plugin{scorer{&placementPlugin{name: "Count", score: count, normalize: toHundred}}, scorer{&placementPlugin{name: "Flat", score: func(*framework.PodGroupAssignments) int64 { return 10 }}}},
+			weights: map[string]int32{"Count": 2},
+			counts:  []int{2, 4}, want: []int64{50*2 + 10, 100*2 + 10},
+		},
+		{
+			name:    "a score outside the range fails",
+			plugins: []framework.Plugin{scorer{&placementPlugin{name: "Count", score: count}}},
+			counts:  []int{101}, wantErr: `plugin "Count" returns an invalid placement score 101`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var extra []v1alpha1.Plugin
+			for _, p := range tc.plugins {
+				pl := v1alpha1.Plugin{Name: p.Name()}
+				if w, ok := tc.weights[p.Name()]; ok {
+					pl = weighted(p.Name(), w)
+				}
+				extra = append(extra, pl)
+			}
+			f, err := NewFramework(context.Background(), registryOf(append(basics(), tc.plugins...)...), "prof", nil, WithDefaultPlugins(basicsSet(extra...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, s := f.RunPlacementScorePlugins(context.Background(), st.WorkloadGroup("g").Obj(), assignments(tc.counts...))
+			if tc.wantErr != "" {
+				if s.Code() != framework.Error || !strings.Contains(s.Message(), tc.wantErr) {
+					t.Errorf("status = %v, want an error containing %q", s, tc.wantErr)
+				}
+				return
+			}
+			if !s.IsSuccess() || !slices.Equal(got, tc.want) {
+				t.Errorf("scores = %v, %v; want %v", got, s, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,147 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+)
+
+// NativePodGroup is the event resource of Kubernetes' own PodGroup
+// (scheduling.k8s.io/v1beta1), which pods join through spec.schedulingGroup.
+const NativePodGroup EventResource = "scheduling.k8s.io/PodGroup"
+
+// SchedulingGroupOf returns the name of the scheduling.k8s.io PodGroup the
+// pod joins through spec.schedulingGroup, if any.
+func SchedulingGroupOf(pod *v1.Pod) (string, bool) {
+	if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil && *sg.PodGroupName != "" {
+		return *sg.PodGroupName, true
+	}
+	return "", false
+}
+
+// MinCount returns how many members a PodGroup needs placed at once: its
+// gang policy's minCount, or 1 for a basic group.
+func MinCount(pg *schedulingv1beta1.PodGroup) int {
+	if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
+		return int(g.MinCount)
+	}
+	return 1
+}
+
+// TopologyKeyOf returns the node label whose domains a PodGroup must keep
+// all its members in, if it has such a constraint.
+func TopologyKeyOf(pg *schedulingv1beta1.PodGroup) (string, bool) {
+	if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 && c.Topology[0].Key != "" {
+		return c.Topology[0].Key, true
+	}
+	return "", false
+}
+
+// WorkloadLister reads the scheduling.k8s.io PodGroups the scheduler serves
+// and their members.
+type WorkloadLister interface {
+	// Served reports whether the apiserver serves scheduling.k8s.io/v1beta1
+	// PodGroups and the scheduler watches them.
+	Served() bool
+	// PodGroup returns the named PodGroup, or an error that says why it is unknown.
+	PodGroup(namespace, name string) (*schedulingv1beta1.PodGroup, error)
+	// Members returns the group's non-terminal member pods, bound or not.
+	// The pods must not be modified.
+	Members(namespace, name string) []*v1.Pod
+	// IsPlaced reports whether the pod is assumed on or bound to a node.
+	IsPlaced(pod *v1.Pod) bool
+	// NodeOf returns the node the pod is bound to or assumed on, or "".
+	NodeOf(pod *v1.Pod) string
+}
+
+// ScheduledMembers returns the members of a PodGroup that are bound to or
+// assumed on a node.
+func ScheduledMembers(l WorkloadLister, namespace, name string) []*v1.Pod {
+	var placed []*v1.Pod
+	for _, p := range l.Members(namespace, name) {
+		if p.Spec.NodeName != "" || l.IsPlaced(p) {
+			placed = append(placed, p)
+		}
+	}
+	return placed
+}
+
+// Placement is a set of nodes that one try of a PodGroup's scheduling cycle
+// confines the group's members to, such as the nodes of one rack.
+type Placement struct {
+	// Name names the placement, for a topology domain its label value.
+	Name string
+	// Nodes are the placement's nodes.
+	Nodes []*NodeInfo
+}
+
+// PlacementProgress counts a PodGroup's members as its scheduling cycle
+// places them, one after another.
+type PlacementProgress struct {
+	// Remaining are the members this cycle has yet to try.
+	Remaining int
+	// Scheduled are the members placed: bound or assumed before the cycle,
+	// and those the cycle has placed so far.
+	Scheduled int
+}
+
+// ProposedAssignment is one member a PodGroup's cycle placed on a node.
+type ProposedAssignment struct {
+	// Pod is the member.
+	Pod *v1.Pod
+	// NodeName is where the cycle placed it.
+	NodeName string
+}
+
+// PodGroupAssignments are the members a PodGroup's cycle placed in one placement.
+type PodGroupAssignments struct {
+	// Placement is where the members were confined; nil means every node.
+	Placement *Placement
+	// Assignments are the placed members.
+	Assignments []ProposedAssignment
+}
+
+// PlacementGeneratePlugin proposes the placements a PodGroup's scheduling
+// cycle tries, within a parent placement.
+type PlacementGeneratePlugin interface {
+	Plugin
+	// GeneratePlacements returns the placements to try; it may return
+	// parent alone when it has nothing to narrow.
+	GeneratePlacements(ctx context.Context, group *schedulingv1beta1.PodGroup, parent *Placement) ([]*Placement, *Status)
+}
+
+// PlacementFeasiblePlugin says, as a PodGroup's cycle places its members,
+// whether the group can still be admitted: Success once it can be, Wait
+// while more members must be placed, Unschedulable once it cannot be.
+type PlacementFeasiblePlugin interface {
+	Plugin
+	// PlacementFeasible judges the group's progress in the current placement.
+	PlacementFeasible(ctx context.Context, group *schedulingv1beta1.PodGroup, progress PlacementProgress) *Status
+}
+
+// PlacementScorePlugin ranks the placements where a whole PodGroup fits.
+type PlacementScorePlugin interface {
+	Plugin
+	// ScorePlacement scores one placement's assignments.
+	ScorePlacement(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments *PodGroupAssignments) (int64, *Status)
+	// NormalizePlacementScores maps the scores, one per placement, into
+	// [MinNodeScore, MaxNodeScore] in place.
+	NormalizePlacementScores(ctx context.Context, group *schedulingv1beta1.PodGroup, scores []int64) *Status
+}

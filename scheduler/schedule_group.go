@@ -1,0 +1,505 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/profile"
+	"github.com/berth-io/berth/scheduler/workload"
+)
+
+// msgGroupUnschedulable is what kube-scheduler puts first in the message of
+// a PodGroup that its cycle could not place.
+const msgGroupUnschedulable = "pod group is unschedulable"
+
+// groupStatus is the outcome of a PodGroup's cycle, or of one placement's
+// try. It keeps upstream's shape so that the messages come out as
+// kube-scheduler writes them: unschedulable marks a status that carries
+// "pod group is unschedulable" as its error, which leads its message and
+// stands for it where the status is quoted as an error.
+type groupStatus struct {
+	code          framework.Code
+	reasons       []string
+	unschedulable bool
+}
+
+// message joins the status's reasons, as a pod or PodGroup condition shows them.
+func (g groupStatus) message() string {
+	if g.unschedulable {
+		return strings.Join(append([]string{msgGroupUnschedulable}, g.reasons...), ", ")
+	}
+	return strings.Join(g.reasons, ", ")
+}
+
+// asError is the status quoted as an error.
+func (g groupStatus) asError() string {
+	if g.unschedulable {
+		return msgGroupUnschedulable
+	}
+	return g.message()
+}
+
+func (g groupStatus) success() bool  { return g.code == framework.Success }
+func (g groupStatus) rejected() bool { return statusOf(g.code).IsRejected() }
+
+// statusOf is a bare status of code c, for its predicates.
+func statusOf(c framework.Code) *framework.Status { return framework.NewStatus(c) }
+
+// fromStatus turns a plugin status into a group status.
+func fromStatus(st *framework.Status) groupStatus {
+	return groupStatus{code: st.Code(), reasons: append([]string(nil), st.Reasons()...)}
+}
+
+// unschedulableGroup is an Unschedulable status with upstream's error.
+func unschedulableGroup(reasons ...string) groupStatus {
+	return groupStatus{code: framework.Unschedulable, reasons: reasons, unschedulable: true}
+}
+
+// errorGroup is an Error status.
+func errorGroup(format string, a ...any) groupStatus {
+	return groupStatus{code: framework.Error, reasons: []string{fmt.Sprintf(format, a...)}}
+}
+
+// memberResult is one member's try in a placement.
+type memberResult struct {
+	qpi    *framework.QueuedPodInfo
+	state  *framework.CycleState
+	result scheduleResult
+	// err is why the member was not placed; nil when it was.
+	err error
+	// assumed is the member's assumed copy while the try holds it.
+	assumed *v1.Pod
+}
+
+// placementResult is a PodGroup's try in one placement.
+type placementResult struct {
+	placement *framework.Placement
+	members   []memberResult
+	status    groupStatus
+}
+
+// assignments are the members the try placed.
+func (r *placementResult) assignments() *framework.PodGroupAssignments {
+	out := &framework.PodGroupAssignments{Placement: r.placement}
+	for _, m := range r.members {
+		if m.err == nil {
+			out.Assignments = append(out.Assignments, framework.ProposedAssignment{Pod: m.qpi.Pod, NodeName: m.result.host})
+		}
+	}
+	return out
+}
+
+// groupUnschedulableError is the failure of a member that its group's
+// cycle did not place although nothing but its group kept it out; the pod
+// reads Unschedulable and waits for the events that may help any member.
+type groupUnschedulableError struct {
+	msg string
+	// plugins are the plugins that rejected the group's members.
+	plugins sets.Set[string]
+}
+
+func (e *groupUnschedulableError) Error() string { return e.msg }
+
+// scheduleGroup runs the scheduling cycle of the scheduling.k8s.io PodGroup
+// that qpi, just popped, belongs to, as kube-scheduler v1.37 does with
+// GenericWorkload and TopologyAwareWorkloadScheduling on: the group's other
+// queued members join the cycle; each placement the PlacementGenerate
+// plugins propose is tried by placing the members one after another until
+// PlacementFeasible admits or gives up on the group; the placements where
+// the group fits are ranked by the PlacementScore plugins; and the members
+// of the best one go on to Permit and binding together, while every member
+// of a group that fits nowhere is told why and the PodGroup's
+// PodGroupInitiallyScheduled condition says so.
+func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, name string, cycle int64) {
+	start := s.clock.Now()
+	fwk := prof.Framework
+	pod := qpi.Pod
+	logger := klog.FromContext(ctx).WithValues("podGroup", klog.KRef(pod.Namespace, name))
+	ctx = klog.NewContext(ctx, logger)
+
+	pg, err := s.workloads.PodGroup(pod.Namespace, name)
+	if err != nil {
+		// The group went away after the pod was queued: it waits, gated,
+		// for the group to appear again; nothing is written to it.
+		logger.V(3).Info("Pod's PodGroup is gone; the pod waits for it", "err", err)
+		qpi.UnschedulablePlugins = sets.New(names.GangScheduling)
+		if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
+			logger.Error(err, "Requeueing the pod")
+		}
+		return
+	}
+
+	members := s.groupMembers(ctx, qpi, pg)
+	logger.V(3).Info("Attempting to schedule pod group", "members", len(members), "profile", prof.Source, "generation", prof.Generation)
+	if err := validateGroup(pg, members); err != nil {
+		s.failGroup(ctx, prof, pg, members, errorGroup("%v", err), nil, start, cycle)
+		return
+	}
+
+	best, status := s.groupAlgorithm(ctx, fwk, pg, members)
+	if !status.success() {
+		s.failGroup(ctx, prof, pg, members, status, best, start, cycle)
+		return
+	}
+	s.admitGroup(ctx, prof, pg, members, best, start, cycle)
+}
+
+// groupMembers returns the group's members this cycle places: qpi and the
+// group's other queued members, which leave the queue with it, in the
+// order the members were created.
+func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) []*framework.QueuedPodInfo {
+	var others []*v1.Pod
+	for _, m := range s.workloads.Members(pg.Namespace, pg.Name) {
+		if m.UID != qpi.Pod.UID && !s.workloads.IsPlaced(m) && m.DeletionTimestamp == nil {
+			others = append(others, m)
+		}
+	}
+	members := append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others)...)
+	slices.SortStableFunc(members, func(a, b *framework.QueuedPodInfo) int {
+		if c := a.Pod.CreationTimestamp.Compare(b.Pod.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Pod.Name, b.Pod.Name)
+	})
+	return members
+}
+
+// validateGroup checks what kube-scheduler requires of a group's members:
+// one scheduler name, and the group's priority when it has one.
+func validateGroup(pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) error {
+	schedulerName := members[0].Pod.Spec.SchedulerName
+	for _, m := range members {
+		if m.Pod.Spec.SchedulerName != schedulerName {
+			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", m.Pod.Spec.SchedulerName, schedulerName)
+		}
+		if pg.Spec.Priority != nil {
+			if p := m.Priority(); p != *pg.Spec.Priority {
+				return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", p, *pg.Spec.Priority)
+			}
+		}
+	}
+	return nil
+}
+
+// groupAlgorithm tries every placement and returns the best one where the
+// whole group fits, or the first placement's try and the group's failure.
+// No member is left assumed.
+func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus) {
+	if err := s.updateSnapshot(ctx); err != nil {
+		return nil, errorGroup("updating the snapshot: %v", err)
+	}
+	all := s.snapshot.CandidateNodes()
+	placements, st := fwk.RunPlacementGeneratePlugins(ctx, pg, all)
+	if !st.IsSuccess() {
+		return nil, fromStatus(st)
+	}
+	defer s.snapshot.SetPlacement(nil)
+
+	var first *placementResult
+	var feasible []*placementResult
+	for _, p := range placements {
+		s.snapshot.SetPlacement(placementNodes(p, len(all)))
+		r := s.tryPlacement(ctx, fwk, pg, members, p)
+		s.revert(ctx, fwk, r)
+		if r.status.code == framework.Error {
+			return r, r.status
+		}
+		if first == nil {
+			first = r
+		}
+		if r.status.success() {
+			feasible = append(feasible, r)
+		}
+	}
+	if len(feasible) == 0 {
+		return first, unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(placements), first.status.asError()))
+	}
+	best, status := s.bestPlacement(ctx, fwk, pg, feasible)
+	return best, status
+}
+
+// placementNodes returns the node names of p, or nil when p holds every
+// node (the search is then not confined).
+func placementNodes(p *framework.Placement, all int) map[string]bool {
+	if len(p.Nodes) == all {
+		return nil
+	}
+	out := make(map[string]bool, len(p.Nodes))
+	for _, ni := range p.Nodes {
+		out[ni.Node().Name] = true
+	}
+	return out
+}
+
+// tryPlacement places the members one after another in the snapshot's
+// current placement, assuming each one placed, until PlacementFeasible
+// admits the group after the last member or gives up on it. The members
+// stay assumed; the caller reverts them.
+func (s *Scheduler) tryPlacement(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, p *framework.Placement) *placementResult {
+	r := &placementResult{placement: p, members: make([]memberResult, 0, len(members))}
+	progress := framework.PlacementProgress{
+		Remaining: len(members),
+		Scheduled: len(framework.ScheduledMembers(s.workloads, pg.Namespace, pg.Name)),
+	}
+	st := fwk.RunPlacementFeasiblePlugins(ctx, pg, progress)
+	switch {
+	case st.Code() == framework.Error:
+		r.status = errorGroup("failed to evaluate placement feasibility: %v", st.AsError())
+		return r
+	case st.Code() == framework.Unschedulable:
+		r.status = unschedulableGroup(st.Reasons()...)
+		return r
+	}
+	r.status = fromStatus(st)
+	for _, qpi := range members {
+		m := s.placeMember(ctx, fwk, qpi)
+		r.members = append(r.members, m)
+		var fitErr *framework.FitError
+		if m.err != nil && !errors.As(m.err, &fitErr) && !errors.Is(m.err, errNoNodes) {
+			r.status = errorGroup("failed to schedule other pod from a pod group: %v", m.err)
+			break
+		}
+		progress.Remaining--
+		if m.err == nil {
+			progress.Scheduled++
+		}
+		st := fwk.RunPlacementFeasiblePlugins(ctx, pg, progress)
+		if st.Code() == framework.Error {
+			r.status = errorGroup("failed to evaluate placement feasibility: %v", st.AsError())
+			break
+		}
+		r.status = fromStatus(st)
+		if st.Code() == framework.Unschedulable {
+			break
+		}
+	}
+	if r.status.code == framework.Wait {
+		r.status = unschedulableGroup(r.status.reasons...)
+	}
+	return r
+}
+
+// placeMember runs one member's search and, when a node fits, assumes the
+// member there and runs Reserve. PostFilter does not run for a member: a
+// group that does not fit is handled as a group.
+func (s *Scheduler) placeMember(ctx context.Context, fwk *runtime.Framework, qpi *framework.QueuedPodInfo) memberResult {
+	ctx = klog.NewContext(ctx, loggerFor(ctx, qpi.Pod))
+	m := memberResult{qpi: qpi, state: framework.NewCycleState()}
+	result, err := s.schedulePod(ctx, fwk, m.state, qpi.Pod, false)
+	m.result = result
+	if err != nil {
+		m.err = err
+		return m
+	}
+	assumed := assumedCopy(qpi.Pod, result.host)
+	if err := s.cache.AssumePod(klog.FromContext(ctx), assumed); err != nil {
+		m.err = fmt.Errorf("assuming pod on node %s: %w", result.host, err)
+		return m
+	}
+	if st := fwk.RunReservePluginsReserve(ctx, m.state, assumed, result.host); !st.IsSuccess() {
+		fwk.RunReservePluginsUnreserve(ctx, m.state, assumed, result.host)
+		s.forget(ctx, assumed)
+		m.err = statusError(st, result.host, s.snapshot.NumCandidateNodes())
+		return m
+	}
+	m.assumed = assumed
+	return m
+}
+
+// revert unreserves and forgets every member the try assumed.
+func (s *Scheduler) revert(ctx context.Context, fwk *runtime.Framework, r *placementResult) {
+	for i := range r.members {
+		m := &r.members[i]
+		if m.assumed == nil {
+			continue
+		}
+		fwk.RunReservePluginsUnreserve(ctx, m.state, m.assumed, m.result.host)
+		s.forget(ctx, m.assumed)
+		m.assumed = nil
+	}
+}
+
+// bestPlacement ranks the placements where the group fits with the
+// PlacementScore plugins; equal scores are broken at random.
+func (s *Scheduler) bestPlacement(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, feasible []*placementResult) (*placementResult, groupStatus) {
+	assignments := make([]*framework.PodGroupAssignments, len(feasible))
+	for i, r := range feasible {
+		assignments[i] = r.assignments()
+	}
+	totals, st := fwk.RunPlacementScorePlugins(ctx, pg, assignments)
+	if !st.IsSuccess() {
+		return nil, fromStatus(st)
+	}
+	best, ties := 0, 1
+	for i := 1; i < len(totals); i++ {
+		switch {
+		case totals[i] > totals[best]:
+			best, ties = i, 1
+		case totals[i] == totals[best]:
+			// Reservoir sampling: each of the tied placements wins equally often.
+			ties++
+			if s.rand(ties) == 0 {
+				best = i
+			}
+		}
+	}
+	return feasible[best], groupStatus{code: framework.Success}
+}
+
+// admitGroup assumes the members of the chosen placement again, runs
+// Reserve and Permit for each, and hands them to binding; the PodGroup
+// reads PodGroupInitiallyScheduled=True.
+func (s *Scheduler) admitGroup(ctx context.Context, prof *profile.Profile, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, best *placementResult, start time.Time, cycle int64) {
+	fwk := prof.Framework
+	tried := make(map[*framework.QueuedPodInfo]*memberResult, len(best.members))
+	for i := range best.members {
+		tried[best.members[i].qpi] = &best.members[i]
+	}
+	scheduled, unschedulable := 0, 0
+	for _, qpi := range members {
+		mctx := klog.NewContext(ctx, loggerFor(ctx, qpi.Pod))
+		m := tried[qpi]
+		if m == nil || m.err != nil {
+			// A member that did not fit while the group did (more members
+			// than minCount) waits, with its own reason.
+			err := error(&groupUnschedulableError{msg: unschedulableGroup().message(), plugins: sets.New(names.GangScheduling)})
+			if m != nil {
+				err = m.err
+			}
+			s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err}, start, cycle)
+			unschedulable++
+			continue
+		}
+		assumed, failure := s.commitMember(mctx, fwk, m)
+		if failure != nil {
+			s.handleFailure(mctx, prof, qpi, failure, start, cycle)
+			unschedulable++
+			continue
+		}
+		s.startBinding(mctx, prof, qpi, m.state, assumed, m.result, start, cycle)
+		scheduled++
+	}
+	klog.FromContext(ctx).V(2).Info("Successfully scheduled a pod group", "placement", best.placement.Name, "scheduledPods", scheduled, "unschedulablePods", unschedulable)
+	s.patchGroupCondition(ctx, pg, metav1.Condition{
+		Type:   schedulingv1beta1.PodGroupInitiallyScheduled,
+		Status: metav1.ConditionTrue,
+		Reason: workload.ReasonScheduled,
+	})
+}
+
+// commitMember assumes a member on the node its group's try chose and runs
+// Reserve and Permit, as a pod's own scheduling cycle does.
+func (s *Scheduler) commitMember(ctx context.Context, fwk *runtime.Framework, m *memberResult) (*v1.Pod, *schedulingFailure) {
+	host := m.result.host
+	assumed := assumedCopy(m.qpi.Pod, host)
+	if err := s.cache.AssumePod(klog.FromContext(ctx), assumed); err != nil {
+		return nil, &schedulingFailure{err: fmt.Errorf("assuming pod on node %s: %w", host, err)}
+	}
+	s.queue.DeleteNominatedPodIfExists(assumed)
+	if st := fwk.RunReservePluginsReserve(ctx, m.state, assumed, host); !st.IsSuccess() {
+		fwk.RunReservePluginsUnreserve(ctx, m.state, assumed, host)
+		s.forget(ctx, assumed)
+		return nil, &schedulingFailure{err: statusError(st, host, s.snapshot.NumNodes())}
+	}
+	if st := fwk.RunPermitPlugins(ctx, m.state, assumed, host); !st.IsWait() && !st.IsSuccess() {
+		fwk.RunReservePluginsUnreserve(ctx, m.state, assumed, host)
+		s.forget(ctx, assumed)
+		return nil, &schedulingFailure{err: statusError(st, host, s.snapshot.NumNodes())}
+	}
+	return assumed, nil
+}
+
+// failGroup requeues every member of a group its cycle did not place and
+// tells each why, as kube-scheduler does: a member that did not fit says
+// why it did not, a member that fitted says why its group did not, and a
+// member the cycle did not reach carries the group's reason. The PodGroup
+// reads PodGroupInitiallyScheduled=False with the group's reason.
+func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, status groupStatus, tried *placementResult, start time.Time, cycle int64) {
+	logger := klog.FromContext(ctx)
+	evaluated := make(map[*framework.QueuedPodInfo]*memberResult)
+	rejectors := sets.New(names.GangScheduling)
+	if tried != nil {
+		for i := range tried.members {
+			m := &tried.members[i]
+			evaluated[m.qpi] = m
+			var fitErr *framework.FitError
+			if errors.As(m.err, &fitErr) {
+				rejectors = rejectors.Union(fitErr.Diagnosis.UnschedulablePlugins)
+			}
+		}
+	}
+	groupMsg := status.message()
+	for _, qpi := range members {
+		mctx := klog.NewContext(ctx, loggerFor(ctx, qpi.Pod))
+		m := evaluated[qpi]
+		var err error
+		switch {
+		case m != nil && m.err != nil:
+			err = m.err
+		case status.code == framework.Error:
+			err = errors.New(groupMsg)
+		case m != nil:
+			// It fitted; its group did not.
+			err = &groupUnschedulableError{msg: unschedulableGroup(groupMsg).message(), plugins: rejectors}
+		default:
+			// The cycle did not reach it.
+			err = &groupUnschedulableError{msg: groupMsg, plugins: rejectors}
+		}
+		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err}, start, cycle)
+	}
+	cond := metav1.Condition{
+		Type:    schedulingv1beta1.PodGroupInitiallyScheduled,
+		Status:  metav1.ConditionFalse,
+		Reason:  schedulingv1beta1.PodGroupReasonUnschedulable,
+		Message: groupMsg,
+	}
+	if status.code == framework.Error {
+		cond.Reason = schedulingv1beta1.PodGroupReasonSchedulerError
+		logger.Error(errors.New(groupMsg), "Error scheduling pod group", "errorPods", len(members))
+	} else {
+		logger.V(2).Info("Unable to schedule a pod group", "unschedulablePods", len(members), "err", groupMsg)
+	}
+	s.patchGroupCondition(ctx, pg, cond)
+}
+
+// patchGroupCondition writes the PodGroup's condition off the scheduling
+// loop; a failure is logged, and the next cycle of the group writes again.
+func (s *Scheduler) patchGroupCondition(ctx context.Context, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) {
+	logger := klog.FromContext(ctx)
+	s.bindings.Add(1)
+	go func() {
+		defer s.bindings.Done()
+		if err := workload.PatchCondition(context.WithoutCancel(ctx), s.client, pg, cond); err != nil {
+			logger.Error(err, "Updating the PodGroup's status")
+		}
+	}()
+}
