@@ -33,7 +33,7 @@ type Extender struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	FilterVerb string `json:"filterVerb,omitempty"`
-	// preemptVerb is the path of the preempt call. Berth accepts it but does not call it yet.
+	// preemptVerb is the path of the preempt call, which DefaultPreemption makes with its candidates before picking one; empty means the extender is not asked.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	PreemptVerb string `json:"preemptVerb,omitempty"`

@@ -370,9 +370,6 @@ func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []st
 			warnings = append(warnings, fmt.Sprintf("extenders[%d].httpTimeout %v is cut to %v, Berth's maximum: extenders are called inside the scheduling cycle, which every profile shares", i, x.HTTPTimeout.Duration, extenderpkg.MaxTimeout))
 			x.HTTPTimeout = &metav1.Duration{Duration: extenderpkg.MaxTimeout}
 		}
-		if x.PreemptVerb != "" {
-			warnings = append(warnings, fmt.Sprintf("extenders[%d].preemptVerb is kept but Berth does not call extenders during preemption yet", i))
-		}
 		for j, r := range x.ManagedResources {
 			if r.IgnoredByScheduler {
 				warnings = append(warnings, fmt.Sprintf("extenders[%d].managedResources[%d].ignoredByScheduler is kept but NodeResourcesFit still checks %s; set it in NodeResourcesFitArgs.ignoredResources", i, j, r.Name))

@@ -43,7 +43,6 @@ func TestConvert(t *testing.T) {
 		{name: "typo", wantErr: true},
 		{name: "wrong-version", wantErr: true},
 		{name: "extenders", wantWarnings: []string{
-			"extenders[0].preemptVerb is kept but Berth does not call extenders during preemption",
 			"extenders[1].httpTimeout 2m0s is cut to 30s, Berth's maximum",
 		}},
 		{name: "extenders-bad", wantErr: true},

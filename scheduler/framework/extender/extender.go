@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package extender calls upstream-compatible HTTP scheduler extenders: the
-// filter, prioritize and bind verbs of a SchedulingProfile's spec.extenders.
+// filter, prioritize, preempt and bind verbs of a SchedulingProfile's
+// spec.extenders.
 package extender
 
 import (
@@ -168,7 +169,7 @@ func (e *Extender) IsPrioritizer() bool { return e.prioritizeVerb != "" }
 // IsBinder reports whether the extender binds pods.
 func (e *Extender) IsBinder() bool { return e.bindVerb != "" }
 
-// SupportsPreemption reports whether a preempt verb is configured; Berth does not call it yet.
+// SupportsPreemption reports whether the extender has a preempt verb, which DefaultPreemption calls.
 func (e *Extender) SupportsPreemption() bool { return e.preemptVerb != "" }
 
 // IsIgnorable reports whether the extender's failures are skipped rather than failing the cycle.
@@ -268,6 +269,78 @@ func (e *Extender) Bind(ctx context.Context, pod *v1.Pod, nodeName string) error
 	}
 	if result.Error != "" {
 		return fmt.Errorf("extender %s: bind: %s", e.urlPrefix, result.Error)
+	}
+	return nil
+}
+
+// ProcessPreemption asks the extender which of the preemption candidates it
+// accepts: victims maps each candidate node to the pods preemption would
+// evict there. The answer is the nodes the extender keeps, each with the
+// victims it accepts, turned back into pods through nodes; a node or a pod
+// UID the snapshot does not have there is an error, as upstream. The
+// extender may keep fewer nodes and other victims; victims is not changed.
+func (e *Extender) ProcessPreemption(ctx context.Context, pod *v1.Pod, victims map[string]*Victims, nodes framework.NodeInfoLister) (map[string]*Victims, error) {
+	if !e.SupportsPreemption() {
+		return nil, fmt.Errorf("extender %s has no preempt verb", e.urlPrefix)
+	}
+	args := &PreemptionArgs{Pod: pod}
+	if e.nodeCache {
+		args.NodeNameToMetaVictims = toMetaVictims(victims)
+	} else {
+		args.NodeNameToVictims = victims
+	}
+	var result PreemptionResult
+	if err := e.send(ctx, e.preemptVerb, args, &result); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Victims, len(result.NodeNameToMetaVictims))
+	for name, meta := range result.NodeNameToMetaVictims {
+		ni, err := nodes.Get(name)
+		if err != nil {
+			return nil, fmt.Errorf("extender %s: preempt: the answer names node %q: %w", e.urlPrefix, name, err)
+		}
+		v := &Victims{Pods: []*v1.Pod{}}
+		if meta != nil {
+			v.NumPDBViolations = meta.NumPDBViolations
+			for _, mp := range meta.Pods {
+				var uid string
+				if mp != nil {
+					uid = mp.UID
+				}
+				p := podByUID(ni, uid)
+				if p == nil {
+					return nil, fmt.Errorf("extender %s: preempt: the answer names pod UID %q on node %s, which has no such pod", e.urlPrefix, uid, name)
+				}
+				v.Pods = append(v.Pods, p)
+			}
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+// toMetaVictims names the victims by UID, for an extender that caches nodes.
+func toMetaVictims(victims map[string]*Victims) map[string]*MetaVictims {
+	out := make(map[string]*MetaVictims, len(victims))
+	for name, v := range victims {
+		meta := &MetaVictims{Pods: make([]*MetaPod, 0, len(v.Pods)), NumPDBViolations: v.NumPDBViolations}
+		for _, p := range v.Pods {
+			meta.Pods = append(meta.Pods, &MetaPod{UID: string(p.UID)})
+		}
+		out[name] = meta
+	}
+	return out
+}
+
+// podByUID finds the pod of the node with the UID, or nil.
+func podByUID(ni *framework.NodeInfo, uid string) *v1.Pod {
+	if uid == "" {
+		return nil
+	}
+	for _, pi := range ni.Pods {
+		if string(pi.Pod.UID) == uid {
+			return pi.Pod
+		}
 	}
 	return nil
 }

@@ -79,3 +79,46 @@ type BindingResult struct {
 	// Error is why the bind failed; empty on success.
 	Error string
 }
+
+// PreemptionArgs is the body of a preempt call, as upstream's
+// ExtenderPreemptionArgs: the pod and, per candidate node, the victims
+// preemption chose there. Exactly one of the maps is set: full pods for an
+// extender that does not cache nodes, pod UIDs for one that does.
+type PreemptionArgs struct {
+	// Pod is the pod that preempts.
+	Pod *v1.Pod
+	// NodeNameToVictims maps each candidate node to its victims, sent when the extender does not cache nodes.
+	NodeNameToVictims map[string]*Victims
+	// NodeNameToMetaVictims maps each candidate node to its victims' UIDs, sent when the extender caches nodes.
+	NodeNameToMetaVictims map[string]*MetaVictims
+}
+
+// Victims are the pods to evict on one node, as upstream's Victims.
+type Victims struct {
+	// Pods are the victims, the most important first.
+	Pods []*v1.Pod
+	// NumPDBViolations counts the victims whose eviction a PodDisruptionBudget does not allow.
+	NumPDBViolations int64
+}
+
+// MetaPod names a pod by its UID, as upstream's MetaPod.
+type MetaPod struct {
+	// UID is the pod's UID.
+	UID string
+}
+
+// MetaVictims are the victims on one node named by UID, as upstream's MetaVictims.
+type MetaVictims struct {
+	// Pods are the victims' UIDs.
+	Pods []*MetaPod
+	// NumPDBViolations counts the victims whose eviction a PodDisruptionBudget does not allow.
+	NumPDBViolations int64
+}
+
+// PreemptionResult is the answer to a preempt call, as upstream's
+// ExtenderPreemptionResult: the nodes the extender keeps as candidates, each
+// with the victims it accepts there, named by UID whatever the request held.
+type PreemptionResult struct {
+	// NodeNameToMetaVictims maps each node the extender keeps to its victims.
+	NodeNameToMetaVictims map[string]*MetaVictims
+}

@@ -192,6 +192,94 @@ var _ = Describe("HTTP extenders", func() {
 		Expect(slices.Sorted(slices.Values(first))).To(Equal([]string{"ext-score-big", "ext-score-small"}))
 	}, SpecTimeout(2*time.Minute))
 
+	DescribeTable("lets a preempting extender spare a victim, so that another node's pod is preempted",
+		func(ctx SpecContext, nodeCache bool) {
+			prefix := "ext-preempt"
+			if nodeCache {
+				prefix = "ext-preempt-cache"
+			}
+			ns := createNamespace(ctx, prefix)
+			createPriorityClass(ctx, prefix+"-low", 10)
+			createPriorityClass(ctx, prefix+"-mid", 20)
+			createPriorityClass(ctx, prefix+"-high", 1000)
+			node1, node2 := prefix+"-1", prefix+"-2"
+			for _, n := range []string{node1, node2} {
+				createNode(ctx, newNode(n).Alloc("cpu", "2", "memory", "16Gi", "pods", "110").Label("berth-test", prefix).Obj())
+			}
+			// Without the extender the preemptor evicts "protected" on
+			// node 1: its priority is the lower of the two candidates'.
+			protected := createPod(ctx, newPod(ns, "protected").Requests("cpu", "2", "memory", "128Mi").PriorityClass(prefix+"-low").NodeName(node1).Obj())
+			other := createPod(ctx, newPod(ns, "other").Requests("cpu", "2", "memory", "128Mi").PriorityClass(prefix+"-mid").NodeName(node2).Obj())
+
+			// The extender takes "protected" out of the victims and drops
+			// the nodes left without any, as an extender guarding pods would.
+			sent := make(chan map[string][]string, 8)
+			url := extenderServer("preempt", func(w http.ResponseWriter, r *http.Request) {
+				var args extender.PreemptionArgs
+				Expect(json.NewDecoder(r.Body).Decode(&args)).To(Succeed())
+				candidates := map[string][]string{}
+				if nodeCache {
+					Expect(args.NodeNameToVictims).To(BeNil())
+					for node, v := range args.NodeNameToMetaVictims {
+						for _, p := range v.Pods {
+							candidates[node] = append(candidates[node], p.UID)
+						}
+					}
+				} else {
+					Expect(args.NodeNameToMetaVictims).To(BeNil())
+					for node, v := range args.NodeNameToVictims {
+						for _, p := range v.Pods {
+							candidates[node] = append(candidates[node], string(p.UID))
+						}
+					}
+				}
+				res := extender.PreemptionResult{NodeNameToMetaVictims: map[string]*extender.MetaVictims{}}
+				for node, uids := range candidates {
+					kept := &extender.MetaVictims{}
+					for _, uid := range uids {
+						if uid != string(protected.UID) {
+							kept.Pods = append(kept.Pods, &extender.MetaPod{UID: uid})
+						}
+					}
+					if len(kept.Pods) > 0 {
+						res.NodeNameToMetaVictims[node] = kept
+					}
+				}
+				select {
+				case sent <- candidates:
+				default:
+				}
+				_ = json.NewEncoder(w).Encode(res)
+			})
+			startScheduler(ctx, map[string]*v1alpha1.SchedulingProfileSpec{prefix: {
+				Extenders: []v1alpha1.Extender{{URLPrefix: url, PreemptVerb: "preempt", NodeCacheCapable: nodeCache}},
+			}})
+
+			pod := createPod(ctx, newPod(ns, "urgent").SchedulerName(prefix).Requests("cpu", "2", "memory", "128Mi").
+				PriorityClass(prefix+"-high").NodeSelector("berth-test", prefix).Obj())
+			// The extender was offered both candidates, the one the
+			// scheduler would have chosen included.
+			var got map[string][]string
+			Eventually(sent).WithTimeout(20 * time.Second).Should(Receive(&got))
+			Expect(got).To(Equal(map[string][]string{node1: {string(protected.UID)}, node2: {string(other.UID)}}))
+
+			Eventually(func() ([]string, error) { return terminatingPods(ctx, ns) }).
+				WithContext(ctx).WithTimeout(20 * time.Second).Should(ConsistOf("other"))
+			Eventually(func(g Gomega) {
+				p, err := getPod(ctx, ns, pod.Name)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(p.Status.NominatedNodeName).To(Equal(node2))
+			}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+			finishTermination(ctx, ns)
+			Expect(boundNode(ctx, ns, pod.Name)).To(Equal(node2))
+			p, err := getPod(ctx, ns, protected.Name)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.DeletionTimestamp).To(BeNil())
+			Expect(p.Spec.NodeName).To(Equal(node1))
+		},
+		Entry("with full pods", SpecTimeout(2*time.Minute), false),
+		Entry("with UIDs, for an extender that caches nodes", SpecTimeout(2*time.Minute), true))
+
 	It("lets a binding extender bind the pods it manages", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "ext-bind")
 		createNode(ctx, newNode("ext-bind-1").Alloc("cpu", "4", "memory", "16Gi", "pods", "110", "example.com/gpu", "2").Label("berth-test", "ext-bind").Obj())

@@ -18,8 +18,9 @@ limitations under the License.
 // plugin that makes room for a pod that fits nowhere by evicting pods of
 // lower priority: it dry-runs the profile's filters on each node without
 // those pods, keeps as many of them as still lets the pod fit (sparing
-// PodDisruptionBudget-protected pods first), picks the node whose victims
-// cost least, deletes the victims (in the background, with a PreEnqueue gate
+// PodDisruptionBudget-protected pods first), lets the profile's HTTP
+// extenders with a preempt verb narrow the candidates, picks the node whose
+// victims cost least, deletes the victims (in the background, with a PreEnqueue gate
 // holding the pod back meanwhile) and nominates the node for the pod.
 package defaultpreemption
 
@@ -50,6 +51,7 @@ const (
 	msgTerminatingVictims = "not eligible due to a terminating pod on the nominated node."
 	msgNoVictims          = "No preemption victims found for incoming pod"
 	msgNotHelpful         = "Preemption is not helpful for scheduling"
+	msgNoCandidate        = "no candidate node for preemption"
 	msgPrefix             = "preemption: "
 )
 
@@ -216,6 +218,15 @@ func (p *DefaultPreemption) preempt(ctx context.Context, state *framework.CycleS
 		logger.V(2).Info("No preemption candidate found; preemption does not help the pod")
 		clearing := &framework.NominatingInfo{NominatingMode: framework.ModeOverride}
 		return &framework.PostFilterResult{NominatingInfo: clearing}, framework.NewStatus(framework.Unschedulable, fitErr.Error())
+	}
+
+	// The extenders with a preempt verb may drop candidates and change victims.
+	if candidates, err = p.callExtenders(ctx, pod, candidates, lister); err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	if len(candidates) == 0 {
+		logger.V(2).Info("The extenders left no preemption candidate")
+		return nil, framework.NewStatus(framework.Unschedulable, msgNoCandidate)
 	}
 
 	best := p.pickCandidate(candidates)

@@ -85,6 +85,8 @@ type cluster struct {
 	// the profile then has DynamicResources too, after DefaultPreemption
 	// as upstream orders their PostFilters.
 	dra []runtime.Object
+	// extenders are the profile's HTTP extenders.
+	extenders []v1alpha1.Extender
 }
 
 // env is a compiled profile (NodeUnschedulable, NodeResourcesFit,
@@ -144,7 +146,7 @@ func newEnv(t testing.TB, c cluster) *env {
 			return pl, err
 		},
 	}
-	spec := &v1alpha1.SchedulingProfileSpec{}
+	spec := &v1alpha1.SchedulingProfileSpec{Extenders: c.extenders}
 	if c.args != "" {
 		spec.PluginConfig = []v1alpha1.PluginConfig{{Name: Name, Args: runtime.RawExtension{Raw: []byte(c.args)}}}
 	}
