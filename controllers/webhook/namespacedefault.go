@@ -158,7 +158,8 @@ func (d *NamespaceDefaulter) unserved(ctx context.Context, schedulerName string)
 		return ""
 	}
 	var profiles v1alpha1.SchedulingProfileList
-	if err := d.profiles.List(ctx, &profiles); err != nil {
+	// The cache's own objects, uncopied: they are only read.
+	if err := d.profiles.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
 		logr.FromContextOrDiscard(ctx).Error(err, "Listing SchedulingProfiles")
 		return ""
 	}
