@@ -43,6 +43,11 @@ const (
 	ReasonShadowing = "Shadowing"
 )
 
+// SchedulerNameLabel, on a namespace, names the schedulerName that Berth's
+// mutating webhook gives the pods created there that name no scheduler or
+// name default-scheduler (see docs/webhook.md).
+const SchedulerNameLabel = "scheduling.berth.io/scheduler-name"
+
 // SchedulingProfileSpec is an upstream kube-scheduler profile
 // (kubescheduler.config.k8s.io/v1 KubeSchedulerProfile) plus Berth's own fields.
 // +kubebuilder:validation:XValidation:rule="!has(self.podInitialBackoffSeconds) || !has(self.podMaxBackoffSeconds) || self.podInitialBackoffSeconds <= self.podMaxBackoffSeconds",message="podInitialBackoffSeconds must not exceed podMaxBackoffSeconds"

@@ -86,11 +86,12 @@ func TestConfigDefaultRenders(t *testing.T) {
 	wantKinds := map[string]int{
 		"CustomResourceDefinition": 4, "Namespace": 1, "ServiceAccount": 1, "ClusterRole": 2, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1, "ValidatingWebhookConfiguration": 1,
-		"Certificate": 1, "Issuer": 1, "PodDisruptionBudget": 1, "FlowSchema": 2,
+		"MutatingWebhookConfiguration": 1, "Certificate": 1, "Issuer": 1, "PodDisruptionBudget": 1, "FlowSchema": 2,
 	}
 	gotKinds := map[string]int{}
 	clusterScoped := map[string]bool{"CustomResourceDefinition": true, "Namespace": true, "ClusterRole": true,
-		"ClusterRoleBinding": true, "ValidatingWebhookConfiguration": true, "FlowSchema": true}
+		"ClusterRoleBinding": true, "ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
+		"FlowSchema": true}
 	for _, o := range objs {
 		gotKinds[o.kind]++
 		if o.kind != "CustomResourceDefinition" && !strings.HasPrefix(o.name, "berth-") {
@@ -222,6 +223,12 @@ func TestConfigDefaultRenders(t *testing.T) {
 	webhookConfig := objectNamed(objs, "ValidatingWebhookConfiguration", "berth-validating-webhook-configuration")
 	if webhookConfig == nil || !strings.Contains(string(webhookConfig.yaml), "name: "+svcName) {
 		t.Errorf("the ValidatingWebhookConfiguration does not call the Service %s", svcName)
+	}
+	mutating := objectNamed(objs, "MutatingWebhookConfiguration", "berth-mutating-webhook-configuration")
+	if mutating == nil || !strings.Contains(string(mutating.yaml), "name: "+svcName) ||
+		!strings.Contains(string(mutating.yaml), "namespace: berth-system") ||
+		!strings.Contains(string(mutating.yaml), "cert-manager.io/inject-ca-from: berth-system/berth-serving-cert") {
+		t.Errorf("the MutatingWebhookConfiguration does not call the Service %s in berth-system with cert-manager's CA", svcName)
 	}
 }
 

@@ -132,6 +132,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	b, err := Setup(schedCtx, mgr, cfg, SetupOptions{
 		Metrics:        ctrlmetrics.Registry,
 		Webhook:        o.enableWebhook,
+		Namespace:      o.namespace,
 		DefaultProfile: o.defaultProfile,
 		Fence:          fence,
 		SchedulerOptions: []scheduler.Option{

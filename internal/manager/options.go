@@ -51,6 +51,9 @@ type managerOptions struct {
 	// kubeAPICompression lets the apiserver gzip responses, watch streams included.
 	kubeAPICompression bool
 
+	// namespace is the namespace the manager runs in (defaultNamespace outside a pod).
+	namespace string
+
 	leaderElect             bool
 	leaderElectNamespace    string
 	leaseDuration           time.Duration
@@ -125,7 +128,7 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 		"Allow HTTP/2 on the metrics and webhook servers (off because of HTTP/2 rapid-reset attacks).")
 
 	fs.BoolVar(&o.enableWebhook, "enable-webhook", true,
-		"Serve the validating webhook for SchedulingProfiles and PluginWeights.")
+		"Serve the validating webhook for SchedulingProfiles and PluginWeights, and the namespace default for pods.")
 	fs.IntVar(&o.webhookPort, "webhook-port", 9443, "Port of the webhook server.")
 	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "",
 		"Directory with the webhook's tls.crt and tls.key (default: /tmp/k8s-webhook-server/serving-certs).")
@@ -169,8 +172,9 @@ func newManagerOptions(args []string, usageOut io.Writer) (*managerOptions, erro
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	o.namespace = podNamespace(serviceAccountNamespaceFile)
 	if o.leaderElectNamespace == "" {
-		o.leaderElectNamespace = podNamespace(serviceAccountNamespaceFile)
+		o.leaderElectNamespace = o.namespace
 	}
 	if err := o.validate(); err != nil {
 		return nil, err

@@ -47,8 +47,12 @@ type SetupOptions struct {
 	// Metrics registers the scheduler's metrics; nil leaves them out (a
 	// process that runs several managers, as tests do, can register them once only).
 	Metrics prometheus.Registerer
-	// Webhook serves the validating webhook on the manager's webhook server.
+	// Webhook serves the validating webhook and the namespace default (the
+	// mutating webhook on pods) on the manager's webhook server.
 	Webhook bool
+	// Namespace is the namespace Berth runs in, whose pods the namespace
+	// default leaves alone as it does kube-system's; empty for none.
+	Namespace string
 	// DefaultProfile names a SchedulingProfile the leader creates when missing; empty for none.
 	DefaultProfile string
 	// SchedulerOptions are passed to scheduler.New after Setup's own.
@@ -73,7 +77,7 @@ type Berth struct {
 // Setup is Berth's one wiring. It builds the scheduler on cfg and adds to
 // mgr the scheduling loop, the SchedulingProfile, PluginWeight, PodGroup
 // and RebalancePolicy controllers, the rebalancer, the readiness and
-// liveness checks and, as o asks, the webhook and the default profile's
+// liveness checks and, as o asks, the webhooks and the default profile's
 // creator. The scheduler's informers run until ctx ends, which must outlive
 // mgr's Start. `berth manager` and test/berthtest (so users' tests and the
 // berthtest suite) run Berth through it.
@@ -159,6 +163,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 		if err := berthwebhook.SetupWithManager(mgr, berthwebhook.NewValidator(registry)); err != nil {
 			return nil, fmt.Errorf("setting up Berth's webhook: %w", err)
 		}
+		// The namespace default reads namespaces from the scheduler's
+		// informer, which holds them all anyway, and the profiles from the
+		// manager's cache, which the controllers fill.
+		berthwebhook.SetupNamespaceDefaultWithManager(mgr, berthwebhook.NewNamespaceDefaulter(
+			berthwebhook.CachedNamespaces(sched.InformerFactory().Core().V1().Namespaces().Lister(), mgr.GetAPIReader()),
+			berthwebhook.WithBerthNamespace(o.Namespace), berthwebhook.WithProfiles(mgr.GetClient())))
 		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 			return nil, fmt.Errorf("adding the webhook's readiness check: %w", err)
 		}

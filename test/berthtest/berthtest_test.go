@@ -85,21 +85,32 @@ func TestStartWithoutAssetsFailsClearly(t *testing.T) {
 	}
 }
 
-// TestValidatingWebhooksMatchManifests keeps the webhook configuration used in
-// tests identical to the one `make manifests` generates for clusters.
-func TestValidatingWebhooksMatchManifests(t *testing.T) {
+// TestWebhooksMatchManifests keeps the webhook configurations used in tests
+// identical to those `make manifests` generates for clusters.
+func TestWebhooksMatchManifests(t *testing.T) {
 	raw, err := os.ReadFile("../../config/webhook/manifests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &admissionv1.ValidatingWebhookConfiguration{}
-	if err := yaml.UnmarshalStrict([]byte(strings.TrimPrefix(string(raw), "---\n")), want); err != nil {
+	docs := strings.Split(strings.TrimPrefix(string(raw), "---\n"), "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("config/webhook/manifests.yaml has %d documents, want 2", len(docs))
+	}
+	wantMutating := &admissionv1.MutatingWebhookConfiguration{}
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), wantMutating); err != nil {
 		t.Fatal(err)
 	}
-	got := validatingWebhooks()
-	if len(got) != 1 || !apiequality.Semantic.DeepEqual(got[0], want) {
+	wantValidating := &admissionv1.ValidatingWebhookConfiguration{}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), wantValidating); err != nil {
+		t.Fatal(err)
+	}
+	if got := validatingWebhooks(); len(got) != 1 || !apiequality.Semantic.DeepEqual(got[0], wantValidating) {
 		gotYAML, _ := yaml.Marshal(got)
 		t.Errorf("validatingWebhooks() =\n%s\nwant config/webhook/manifests.yaml", gotYAML)
+	}
+	if got := mutatingWebhooks(); len(got) != 1 || !apiequality.Semantic.DeepEqual(got[0], wantMutating) {
+		gotYAML, _ := yaml.Marshal(got)
+		t.Errorf("mutatingWebhooks() =\n%s\nwant config/webhook/manifests.yaml", gotYAML)
 	}
 }
 

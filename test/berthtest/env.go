@@ -112,6 +112,7 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	}
 	if o.webhook {
 		control.WebhookInstallOptions.ValidatingWebhooks = validatingWebhooks()
+		control.WebhookInstallOptions.MutatingWebhooks = mutatingWebhooks()
 	}
 	cfg, err := control.Start()
 	if err != nil {

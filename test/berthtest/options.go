@@ -82,9 +82,10 @@ func WithControllerOptions(opts ...controllers.Option) Option {
 	return func(o *options) { o.controllerOptions = append(o.controllerOptions, opts...) }
 }
 
-// WithWebhook also serves Berth's validating webhook and registers it with the
+// WithWebhook also serves Berth's webhooks and registers them with the
 // apiserver, so that invalid SchedulingProfiles and PluginWeights are rejected
-// at admission as in a cluster.
+// at admission, and pods of namespaces labelled
+// scheduling.berth.io/scheduler-name get its schedulerName, as in a cluster.
 func WithWebhook() Option { return func(o *options) { o.webhook = true } }
 
 // WithWaitTimeout sets the timeout of the Wait helpers when their context has

@@ -168,12 +168,42 @@ func (cm *certManager) sync(ctx context.Context) error {
 			return err
 		}
 	}
+	mutating, err := cm.clients.AdmissionregistrationV1().MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for i := range mutating.Items {
+		h := &mutating.Items[i]
+		from := h.Annotations["cert-manager.io/inject-ca-from"]
+		configs := make([]admissionregistrationv1.WebhookClientConfig, len(h.Webhooks))
+		for j := range h.Webhooks {
+			configs[j] = h.Webhooks[j].ClientConfig
+		}
+		if from == "" || !issued[from] || injectedInto(configs, cm.caPEM) {
+			continue
+		}
+		for j := range h.Webhooks {
+			h.Webhooks[j].ClientConfig.CABundle = cm.caPEM
+		}
+		if _, err := cm.clients.AdmissionregistrationV1().MutatingWebhookConfigurations().Update(ctx, h, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 func injected(h *admissionregistrationv1.ValidatingWebhookConfiguration, ca []byte) bool {
-	for _, w := range h.Webhooks {
-		if string(w.ClientConfig.CABundle) != string(ca) {
+	configs := make([]admissionregistrationv1.WebhookClientConfig, len(h.Webhooks))
+	for j := range h.Webhooks {
+		configs[j] = h.Webhooks[j].ClientConfig
+	}
+	return injectedInto(configs, ca)
+}
+
+// injectedInto reports whether every client config trusts ca.
+func injectedInto(configs []admissionregistrationv1.WebhookClientConfig, ca []byte) bool {
+	for _, c := range configs {
+		if string(c.CABundle) != string(ca) {
 			return false
 		}
 	}

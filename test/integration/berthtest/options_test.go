@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -65,6 +66,26 @@ func TestOptions(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "NodeResourcesFitt") {
 			t.Errorf("the rejection %q does not name the plugin", err)
+		}
+	})
+
+	t.Run("the namespace default gives a labelled namespace's pods its schedulerName", func(t *testing.T) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "batch-",
+			Labels: map[string]string{v1alpha1.SchedulerNameLabel: "batch"}}}
+		if err := env.Client.Create(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+		for _, pod := range []*corev1.Pod{
+			berthtest.NewPod(ns.Name, "unnamed").Scheduler("").Obj(),
+			berthtest.NewPod(ns.Name, "other").Scheduler("gpu").Obj(),
+		} {
+			want := map[string]string{"unnamed": "batch", "other": "gpu"}[pod.Name]
+			if err := env.Client.Create(ctx, pod); err != nil {
+				t.Fatal(err)
+			}
+			if pod.Spec.SchedulerName != want {
+				t.Errorf("pod %s was stored with schedulerName %q, want %q", pod.Name, pod.Spec.SchedulerName, want)
+			}
 		}
 	})
 

@@ -183,11 +183,32 @@ var _ = Describe("the rendered chart", func() {
 		Expect(err).NotTo(HaveOccurred())
 		generated, err := localcluster.DecodeManifests(bytes.NewReader(raw))
 		Expect(err).NotTo(HaveOccurred())
-		want := webhookPaths(generated[0])
-		Expect(want).NotTo(BeEmpty())
-		chart, ok := kindsOf(objs)["ValidatingWebhookConfiguration/berth-validating"]
+		Expect(generated).To(HaveLen(2))
+		for _, cfg := range generated {
+			want := webhookPaths(cfg)
+			Expect(want).NotTo(BeEmpty())
+			name := map[string]string{
+				"ValidatingWebhookConfiguration": "berth-validating",
+				"MutatingWebhookConfiguration":   "berth-mutating",
+			}[cfg.GetKind()]
+			chart, ok := kindsOf(objs)[cfg.GetKind()+"/"+name]
+			Expect(ok).To(BeTrue(), "the chart renders no %s/%s", cfg.GetKind(), name)
+			Expect(webhookPaths(chart)).To(Equal(want))
+		}
+	})
+
+	It("leaves kube-system and its own namespace out of the namespace default, failing open", func() {
+		chart, ok := kindsOf(objs)["MutatingWebhookConfiguration/berth-mutating"]
 		Expect(ok).To(BeTrue())
-		Expect(webhookPaths(chart)).To(Equal(want))
+		hooks, _, _ := unstructured.NestedSlice(chart.Object, "webhooks")
+		Expect(hooks).To(HaveLen(1))
+		hook := hooks[0].(map[string]any)
+		Expect(hook).To(HaveKeyWithValue("failurePolicy", "Ignore"))
+		exprs, _, _ := unstructured.NestedSlice(hook, "namespaceSelector", "matchExpressions")
+		Expect(exprs).To(ContainElements(
+			map[string]any{"key": "scheduling.berth.io/scheduler-name", "operator": "Exists"},
+			map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": []any{"kube-system", releaseNamespace}},
+		))
 	})
 })
 

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package webhook_test runs Berth's validating webhook, wired by
-// internal/manager as `berth manager` wires it, against a real
-// kube-apiserver (envtest), which calls it over TLS with envtest's
-// certificates, and checks what the apiserver admits.
+// Package webhook_test runs Berth's validating webhook and its namespace
+// default (the mutating webhook on pods), wired as `berth manager` wires
+// them, against a real kube-apiserver (envtest), which calls them over TLS
+// with envtest's certificates, and checks what the apiserver admits and stores.
 package webhook_test
 
 import (
@@ -32,6 +32,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,15 +42,21 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers/webhook"
 	"github.com/berth-io/berth/internal/manager"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
 )
 
+// berthNamespace is the namespace Berth runs in, as config/webhook assumes.
+const berthNamespace = "berth-system"
+
 var (
 	testEnv *envtest.Environment
 	k8s     client.Client
+	// warnings are the admission warnings k8s's requests drew, in order.
+	warnings = &warningRecorder{}
 )
 
 func TestWebhook(t *testing.T) {
@@ -80,7 +89,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 	scheme, err := manager.NewScheme()
 	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	withWarnings := rest.CopyConfig(cfg)
+	withWarnings.WarningHandlerWithContext = warnings
+	k8s, err = client.New(withWarnings, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
 	opts := &testEnv.WebhookInstallOptions
@@ -94,8 +105,19 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	validator := webhook.NewValidator(schedruntime.Registry(plugins.NewInTreeRegistry()))
 	Expect(webhook.SetupWithManager(mgr, validator)).To(Succeed())
+	// The namespace default reads namespaces from an informer, as from the
+	// scheduler's in `berth manager`, and profiles from the manager's cache,
+	// which the controllers fill there and this informer here.
+	namespaces := informers.NewSharedInformerFactory(kubernetes.NewForConfigOrDie(cfg), 0)
+	_, err = mgr.GetCache().GetInformer(ctx, &v1alpha1.SchedulingProfile{})
+	Expect(err).NotTo(HaveOccurred())
+	webhook.SetupNamespaceDefaultWithManager(mgr, webhook.NewNamespaceDefaulter(
+		webhook.CachedNamespaces(namespaces.Core().V1().Namespaces().Lister(), mgr.GetAPIReader()),
+		webhook.WithBerthNamespace(berthNamespace), webhook.WithProfiles(mgr.GetClient())))
 
 	mgrCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	namespaces.Start(mgrCtx.Done())
+	DeferCleanup(namespaces.Shutdown)
 	done := make(chan error, 1)
 	go func() {
 		defer GinkgoRecover()
