@@ -354,7 +354,7 @@ func (r *Rebalancer) claimRun(ctx context.Context, name string, start time.Time,
 	patch, err := json.Marshal(map[string]any{"status": map[string]any{
 		"plan": nil,
 		"lastRun": map[string]any{
-			"startTime": metav1.NewTime(start), "completionTime": nil, "dryRun": dryRun,
+			"result": v1alpha1.RunRunning, "startTime": metav1.NewTime(start), "completionTime": nil, "dryRun": dryRun,
 			"planned": 0, "evicted": 0, "blocked": 0, "failed": 0,
 		},
 	}})
