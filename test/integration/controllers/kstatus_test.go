@@ -18,13 +18,17 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,7 +55,7 @@ type health struct {
 // entry brings an object into one state and checks what both say, once the
 // controller has observed the object's current generation.
 var _ = DescribeTable("kstatus and Argo CD read every kind",
-	func(ctx SpecContext, setup func(ctx context.Context) kstatusObject, want health, check func(u *unstructured.Unstructured)) {
+	func(ctx SpecContext, setup func(ctx context.Context) kstatusObject, want health, check func(ctx context.Context, u *unstructured.Unstructured)) {
 		obj := setup(ctx)
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(obj.kind))
@@ -67,7 +71,7 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 			g.Expect(argo).To(Equal(want.argo), "Argo CD: %s", msg)
 		}).WithContext(ctx).WithTimeout(20 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
 		if check != nil {
-			check(u)
+			check(ctx, u)
 		}
 	},
 	Entry("a valid SchedulingProfile is Current", func(ctx context.Context) kstatusObject {
@@ -81,25 +85,30 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 			p.Spec.Plugins = &v1alpha1.Plugins{Score: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchPlugin"}}}}
 		})
 		return kstatusObject{kind: "SchedulingProfile", name: "ks-invalid-update"}
-	}, health{status.FailedStatus, "Degraded"}, func(u *unstructured.Unstructured) {
+	}, health{status.FailedStatus, "Degraded"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		active, _, _ := unstructured.NestedInt64(u.Object, "status", "activeGeneration")
 		Expect(active).To(BeEquivalentTo(1), "the last good generation stays live")
 		Expect(u.GetGeneration()).To(BeEquivalentTo(2))
 		expectReadyReason(u, v1alpha1.ReasonInvalid)
+		expectColumns(ctx, "schedulingprofiles", u, Keys{
+			"Ready": Equal("False"), "Reason": Equal(v1alpha1.ReasonInvalid),
+			"Generation": BeEquivalentTo(2), "Live": BeEquivalentTo(1),
+		})
 	}),
 	Entry("a SchedulingProfile whose schedulerName an older one serves is Failed", func(ctx context.Context) kstatusObject {
 		createProfile(ctx, newProfile("ks-served").SchedulerName("ks-shared").Obj())
 		waitActive(ctx, "ks-served")
 		createProfile(ctx, newProfile("ks-second").SchedulerName("ks-shared").Obj())
 		return kstatusObject{kind: "SchedulingProfile", name: "ks-second"}
-	}, health{status.FailedStatus, "Degraded"}, func(u *unstructured.Unstructured) {
+	}, health{status.FailedStatus, "Degraded"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, v1alpha1.ReasonConflict)
+		expectColumns(ctx, "schedulingprofiles", u, Keys{"Reason": Equal(v1alpha1.ReasonConflict), "Live": BeNil()})
 	}),
 	Entry("an applied PluginWeight is Current", func(ctx context.Context) kstatusObject {
 		createProfile(ctx, newProfile("ks-weighted").Obj())
 		createWeight(ctx, "ks-applied", "ks-weighted", "NodeResourcesFit", 7)
 		return kstatusObject{kind: "PluginWeight", name: "ks-applied"}
-	}, health{status.CurrentStatus, "Healthy"}, func(u *unstructured.Unstructured) {
+	}, health{status.CurrentStatus, "Healthy"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, controllers.ReasonApplied)
 	}),
 	Entry("a PluginWeight in conflict with an older one is Failed", func(ctx context.Context) kstatusObject {
@@ -108,29 +117,36 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 		waitApplied(ctx, "ks-older", metav1.ConditionTrue, controllers.ReasonApplied)
 		createWeight(ctx, "ks-newer", "ks-contested", "NodeResourcesFit", 3)
 		return kstatusObject{kind: "PluginWeight", name: "ks-newer"}
-	}, health{status.FailedStatus, "Degraded"}, func(u *unstructured.Unstructured) {
+	}, health{status.FailedStatus, "Degraded"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, v1alpha1.ReasonConflict)
+		expectColumns(ctx, "pluginweights", u, Keys{
+			"Profile": Equal("ks-contested"), "Plugin": Equal("NodeResourcesFit"), "Weight": BeEquivalentTo(3),
+			"Ready": Equal("False"), "Reason": Equal(v1alpha1.ReasonConflict),
+		})
 	}),
 	Entry("a PluginWeight on a missing profile is Failed", func(ctx context.Context) kstatusObject {
 		createWeight(ctx, "ks-orphan", "ks-no-such-profile", "NodeResourcesFit", 7)
 		return kstatusObject{kind: "PluginWeight", name: "ks-orphan"}
-	}, health{status.FailedStatus, "Degraded"}, func(u *unstructured.Unstructured) {
+	}, health{status.FailedStatus, "Degraded"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, controllers.ReasonProfileNotFound)
 	}),
 	Entry("a PluginWeight waiting for its profile to go live is InProgress", func(ctx context.Context) kstatusObject {
 		createProfile(ctx, newProfile("ks-never-live").Enable("filter", "NoSuchPlugin").Obj())
 		createWeight(ctx, "ks-waiting", "ks-never-live", "NodeResourcesFit", 7)
 		return kstatusObject{kind: "PluginWeight", name: "ks-waiting"}
-	}, health{status.InProgressStatus, "Progressing"}, func(u *unstructured.Unstructured) {
+	}, health{status.InProgressStatus, "Progressing"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, controllers.ReasonPending)
 	}),
 	Entry("a valid RebalancePolicy is Current", func(ctx context.Context) kstatusObject {
 		createPolicy(ctx, newPolicy("ks-policy", false))
 		return kstatusObject{kind: "RebalancePolicy", name: "ks-policy"}
-	}, health{status.CurrentStatus, "Healthy"}, func(u *unstructured.Unstructured) {
+	}, health{status.CurrentStatus, "Healthy"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, controllers.ReasonScheduled)
 		next, _, _ := unstructured.NestedString(u.Object, "status", "nextRunTime")
 		Expect(next).NotTo(BeEmpty(), "status.nextRunTime")
+		expectColumns(ctx, "rebalancepolicies", u, Keys{
+			"Ready": Equal("True"), "Reason": Equal(controllers.ReasonScheduled), "Next-Run": Equal(next),
+		})
 	}),
 	Entry("a nodeFit RebalancePolicy with its profile is Current and names it", func(ctx context.Context) kstatusObject {
 		createProfile(ctx, newProfile("ks-fit-profile").Obj())
@@ -138,17 +154,19 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 		p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: "ks-fit-profile"}
 		createPolicy(ctx, p)
 		return kstatusObject{kind: "RebalancePolicy", name: "ks-fit"}
-	}, health{status.CurrentStatus, "Healthy"}, func(u *unstructured.Unstructured) {
+	}, health{status.CurrentStatus, "Healthy"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		profile, _, _ := unstructured.NestedString(u.Object, "status", "profile")
 		Expect(profile).To(Equal("ks-fit-profile"))
+		expectColumns(ctx, "rebalancepolicies", u, Keys{"Profile": Equal("ks-fit-profile")})
 	}),
 	Entry("a nodeFit RebalancePolicy without its profile is Failed", func(ctx context.Context) kstatusObject {
 		p := newPolicy("ks-fit-missing", true)
 		p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: "ks-no-such-profile"}
 		createPolicy(ctx, p)
 		return kstatusObject{kind: "RebalancePolicy", name: "ks-fit-missing"}
-	}, health{status.FailedStatus, "Degraded"}, func(u *unstructured.Unstructured) {
+	}, health{status.FailedStatus, "Degraded"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, controllers.ReasonProfileNotFound)
+		expectColumns(ctx, "rebalancepolicies", u, Keys{"Reason": Equal(controllers.ReasonProfileNotFound), "Next-Run": BeNil()})
 	}),
 	Entry("a PodGroup waiting for its members is InProgress (Suspended in Argo CD)", func(ctx context.Context) kstatusObject {
 		ns := createNamespace(ctx, "ks-gang-pending")
@@ -187,6 +205,29 @@ func expectReadyReason(u *unstructured.Unstructured, reason string) {
 		}
 	}
 	Fail("no Ready condition")
+}
+
+// expectColumns checks the cells of the object's row in the table that
+// `kubectl get <resource>` prints (every column, as -o wide shows them).
+func expectColumns(ctx context.Context, resource string, u *unstructured.Unstructured, want Keys) {
+	GinkgoHelper()
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &v1alpha1.GroupVersion
+	c.APIPath = "/apis"
+	c.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
+	rc, err := rest.RESTClientFor(c)
+	Expect(err).NotTo(HaveOccurred())
+	raw, err := rc.Get().Resource(resource).Namespace(u.GetNamespace()).Name(u.GetName()).
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	var table metav1.Table
+	Expect(json.Unmarshal(raw, &table)).To(Succeed())
+	Expect(table.Rows).To(HaveLen(1))
+	cells := map[any]any{}
+	for i, col := range table.ColumnDefinitions {
+		cells[col.Name] = table.Rows[0].Cells[i]
+	}
+	Expect(cells).To(MatchKeys(IgnoreExtras, want), "kubectl get %s %s", resource, u.GetName())
 }
 
 // newPolicy is a dry-run RemoveDuplicates RebalancePolicy that runs hourly.
