@@ -255,8 +255,8 @@ func TestRunIsRecordedBeforeItEvicts(t *testing.T) {
 		t.Fatalf("%d evictions, want 2", len(seen))
 	}
 	for i, run := range seen {
-		if run == nil || !run.StartTime.Time.Equal(t0) || run.CompletionTime != nil || run.DryRun {
-			t.Errorf("eviction %d saw lastRun %+v, want a live run started at %s and not completed", i, run, t0)
+		if run == nil || !run.StartTime.Time.Equal(t0) || run.CompletionTime != nil || run.DryRun || run.Result != v1alpha1.RunRunning {
+			t.Errorf("eviction %d saw lastRun %+v, want a live run started at %s, Running and not completed", i, run, t0)
 		}
 	}
 }
