@@ -36,6 +36,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/config/argocd"
 	"github.com/berth-io/berth/controllers"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // kstatusObject names the object whose health a kstatus entry checks.
@@ -110,6 +111,18 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 		return kstatusObject{kind: "PluginWeight", name: "ks-applied"}
 	}, health{status.CurrentStatus, "Healthy"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, controllers.ReasonApplied)
+	}),
+	Entry("a PluginWeight applied by label selector is Current and shows its selector", func(ctx context.Context) kstatusObject {
+		createProfile(ctx, newProfile("ks-labelled").Label("ks-team", "web").Obj())
+		pw := st.PluginWeight("ks-by-label", "NodeResourcesFit", 4).UID("").ProfileSelector(st.Selector("ks-team", "web")).Obj()
+		Expect(k8sClient.Create(ctx, pw)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pw))).To(Succeed()) })
+		return kstatusObject{kind: "PluginWeight", name: "ks-by-label"}
+	}, health{status.CurrentStatus, "Healthy"}, func(ctx context.Context, u *unstructured.Unstructured) {
+		expectColumns(ctx, "pluginweights", u, Keys{
+			"Profile": BeNil(), "Selector": Equal(`{"matchLabels":{"ks-team":"web"}}`),
+			"Ready": Equal("True"), "Reason": Equal(controllers.ReasonApplied), "Applied-To": Equal(`["ks-labelled"]`),
+		})
 	}),
 	Entry("a PluginWeight in conflict with an older one is Failed", func(ctx context.Context) kstatusObject {
 		createProfile(ctx, newProfile("ks-contested").Obj())
