@@ -312,6 +312,39 @@ func TestCronScheduleWaitsForItsTime(t *testing.T) {
 	waitRun(t, r, "p", t0.Add(time.Hour))
 }
 
+func TestObserversAreToldOfTheFirstNextRun(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	r := New(fake.NewClientset(), nil, nil, WithClock(clk))
+	told := make(chan time.Time, 4)
+	r.OnRun(func(_ context.Context, name string) {
+		next, _ := r.NextRun(name)
+		told <- next
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	if err := r.SetPolicy("p", 1, lifetimePolicy(true, v1alpha1.RebalanceSchedule{Cron: "@hourly"})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case next := <-told:
+		if !next.Equal(t0.Add(time.Hour)) {
+			t.Errorf("observer told of next run %s, want %s", next, t0.Add(time.Hour))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the observer was not told of the cron policy's first next run")
+	}
+	if _, ran := r.LastRun("p"); ran {
+		t.Error("a cron policy ran before its time")
+	}
+}
+
 func TestValidate(t *testing.T) {
 	r := New(fake.NewClientset(), nil, nil)
 	bad := func(mutate func(*v1alpha1.RebalancePolicySpec)) *v1alpha1.RebalancePolicySpec {

@@ -97,10 +97,11 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 		})
 	}),
 	Entry("a SchedulingProfile whose schedulerName an older one serves is Failed", func(ctx context.Context) kstatusObject {
-		createProfile(ctx, newProfile("ks-served").SchedulerName("ks-shared").Obj())
-		waitActive(ctx, "ks-served")
-		createProfile(ctx, newProfile("ks-second").SchedulerName("ks-shared").Obj())
-		return kstatusObject{kind: "SchedulingProfile", name: "ks-second"}
+		createProfile(ctx, newProfile("ks-a-served").SchedulerName("ks-shared").Obj())
+		waitActive(ctx, "ks-a-served")
+		// Created in the same second, the profile with the smaller name is the older.
+		createProfile(ctx, newProfile("ks-b-second").SchedulerName("ks-shared").Obj())
+		return kstatusObject{kind: "SchedulingProfile", name: "ks-b-second"}
 	}, health{status.FailedStatus, "Degraded"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, v1alpha1.ReasonConflict)
 		expectColumns(ctx, "schedulingprofiles", u, Keys{"Reason": Equal(v1alpha1.ReasonConflict), "Live": BeNil()})
@@ -126,10 +127,11 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 	}),
 	Entry("a PluginWeight in conflict with an older one is Failed", func(ctx context.Context) kstatusObject {
 		createProfile(ctx, newProfile("ks-contested").Obj())
-		createWeight(ctx, "ks-older", "ks-contested", "NodeResourcesFit", 7)
-		waitApplied(ctx, "ks-older", metav1.ConditionTrue, controllers.ReasonApplied)
-		createWeight(ctx, "ks-newer", "ks-contested", "NodeResourcesFit", 3)
-		return kstatusObject{kind: "PluginWeight", name: "ks-newer"}
+		createWeight(ctx, "ks-a-older", "ks-contested", "NodeResourcesFit", 7)
+		waitApplied(ctx, "ks-a-older", metav1.ConditionTrue, controllers.ReasonApplied)
+		// Created in the same second, the weight with the smaller name is the older.
+		createWeight(ctx, "ks-b-newer", "ks-contested", "NodeResourcesFit", 3)
+		return kstatusObject{kind: "PluginWeight", name: "ks-b-newer"}
 	}, health{status.FailedStatus, "Degraded"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, v1alpha1.ReasonConflict)
 		expectColumns(ctx, "pluginweights", u, Keys{
@@ -230,8 +232,11 @@ func expectColumns(ctx context.Context, resource string, u *unstructured.Unstruc
 	c.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	rc, err := rest.RESTClientFor(c)
 	Expect(err).NotTo(HaveOccurred())
-	raw, err := rc.Get().Resource(resource).Namespace(u.GetNamespace()).Name(u.GetName()).
-		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+	req := rc.Get().Resource(resource).Name(u.GetName())
+	if ns := u.GetNamespace(); ns != "" {
+		req = req.Namespace(ns)
+	}
+	raw, err := req.SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	var table metav1.Table
 	Expect(json.Unmarshal(raw, &table)).To(Succeed())
