@@ -41,6 +41,18 @@ const (
 	ReasonPending = "Pending"
 )
 
+// stalledWeightReasons are the reasons of a weight that cannot take effect
+// without a change to it or to another object: its Ready condition is False
+// with Stalled True, which kstatus reads as Failed. The other reason of a
+// weight not applied, Pending, waits for a profile to go live: Reconciling
+// is True and kstatus reads InProgress.
+var stalledWeightReasons = map[string]bool{
+	v1alpha1.ReasonConflict: true,
+	ReasonPluginNotScoring:  true,
+	ReasonNoMatchingProfile: true,
+	ReasonProfileNotFound:   true,
+}
+
 // reasonRank orders the reasons of a weight that is not applied: the one a
 // user must act on first comes first.
 var reasonRank = map[string]int{
@@ -86,7 +98,40 @@ func pluginWeightStatus(pw *v1alpha1.PluginWeight, targets []WeightTarget, selec
 	}
 	cond.Message = message.Truncate(cond.Message)
 	meta.SetStatusCondition(&st.Conditions, cond)
+	setWeightReadiness(&st, pw, cond)
 	return st
+}
+
+// setWeightReadiness sets the kstatus conditions Ready, Reconciling and
+// Stalled from the Applied condition: Ready is Applied, with reason
+// ProfileNotFound rather than NoMatchingProfile when a profileRef names a
+// profile that does not exist.
+func setWeightReadiness(st *v1alpha1.PluginWeightStatus, pw *v1alpha1.PluginWeight, applied metav1.Condition) {
+	reason := applied.Reason
+	if reason == ReasonNoMatchingProfile && pw.Spec.ProfileRef != nil {
+		reason = ReasonProfileNotFound
+	}
+	reconciling, stalled := metav1.ConditionFalse, metav1.ConditionFalse
+	switch {
+	case applied.Status == metav1.ConditionTrue:
+	case stalledWeightReasons[reason]:
+		stalled = metav1.ConditionTrue
+	default:
+		reconciling = metav1.ConditionTrue
+	}
+	for _, c := range []struct {
+		typ    string
+		status metav1.ConditionStatus
+	}{
+		{v1alpha1.ConditionReady, applied.Status},
+		{v1alpha1.ConditionReconciling, reconciling},
+		{v1alpha1.ConditionStalled, stalled},
+	} {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: c.typ, Status: c.status, Reason: reason, Message: applied.Message,
+			ObservedGeneration: applied.ObservedGeneration, LastTransitionTime: applied.LastTransitionTime,
+		})
+	}
 }
 
 // weightInProfile says whether the weight is live in one selected profile and, if not, why.

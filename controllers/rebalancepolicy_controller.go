@@ -58,7 +58,8 @@ import (
 const (
 	// ReasonScheduled means the policy is valid and runs on its schedule.
 	ReasonScheduled = "Scheduled"
-	// ReasonProfileNotFound means nodeFit names a SchedulingProfile that does not exist.
+	// ReasonProfileNotFound means a SchedulingProfile the object names (a
+	// policy's nodeFit profile, a PluginWeight's profileRef) does not exist.
 	ReasonProfileNotFound = "ProfileNotFound"
 	// ReasonRunFailed means the last run could not complete.
 	ReasonRunFailed = "RunFailed"
@@ -91,11 +92,19 @@ type RebalancePolicyReconciler struct {
 	runner   PolicyRunner
 	recorder events.EventRecorder
 	clock    clock.PassiveClock
+	// defaultProfile is the nodeFit profile of a policy without profileRef.
+	defaultProfile string
 }
 
-// NewRebalancePolicyReconciler returns a reconciler that hands policies to runner.
-func NewRebalancePolicyReconciler(c client.Client, runner PolicyRunner, recorder events.EventRecorder, clk clock.PassiveClock) *RebalancePolicyReconciler {
-	return &RebalancePolicyReconciler{client: c, runner: runner, recorder: recorder, clock: clk}
+// NewRebalancePolicyReconciler returns a reconciler that hands policies to
+// runner; a policy without profileRef reads rebalance.DefaultProfileName for
+// nodeFit unless WithDefaultProfile says otherwise.
+func NewRebalancePolicyReconciler(c client.Client, runner PolicyRunner, recorder events.EventRecorder, clk clock.PassiveClock, opts ...Option) *RebalancePolicyReconciler {
+	o := options{defaultProfile: rebalance.DefaultProfileName}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &RebalancePolicyReconciler{client: c, runner: runner, recorder: recorder, clock: clk, defaultProfile: o.defaultProfile}
 }
 
 // SetupRebalanceWithManager adds the rebalancer rb to mgr (it runs on the
@@ -122,7 +131,7 @@ func SetupRebalanceWithManager(mgr ctrl.Manager, rb *rebalance.Rebalancer, opts 
 	if err := mgr.Add(rb); err != nil {
 		return fmt.Errorf("adding the rebalancer: %w", err)
 	}
-	r := NewRebalancePolicyReconciler(mgr.GetClient(), rb, o.recorder, o.clock)
+	r := NewRebalancePolicyReconciler(mgr.GetClient(), rb, o.recorder, o.clock, opts...)
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("rebalancepolicy").
 		For(&v1alpha1.RebalancePolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -145,19 +154,25 @@ func (r *RebalancePolicyReconciler) policiesOf(ctx context.Context, obj client.O
 	}
 	var reqs []ctrl.Request
 	for i := range policies.Items {
-		if p := &policies.Items[i]; profileOf(p) == obj.GetName() {
+		if p := &policies.Items[i]; r.profileOf(p) == obj.GetName() {
 			reqs = append(reqs, requestFor(p.Name))
 		}
 	}
 	return reqs
 }
 
-// profileOf names the SchedulingProfile a policy's nodeFit reads.
-func profileOf(p *v1alpha1.RebalancePolicy) string {
+// profileOf names the SchedulingProfile a policy's nodeFit reads: its
+// profileRef, or the install's default profile.
+func (r *RebalancePolicyReconciler) profileOf(p *v1alpha1.RebalancePolicy) string {
 	if p.Spec.ProfileRef != nil && p.Spec.ProfileRef.Name != "" {
 		return p.Spec.ProfileRef.Name
 	}
-	return rebalance.DefaultProfileName
+	return r.defaultProfile
+}
+
+// nodeFit reports whether the policy asks for nodeFit.
+func nodeFit(p *v1alpha1.RebalancePolicy) bool {
+	return p.Spec.Evictor != nil && p.Spec.Evictor.NodeFit
 }
 
 // Reconcile hands one policy to the rebalancer and writes its status.
@@ -192,20 +207,34 @@ func (r *RebalancePolicyReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 // admit validates the policy and hands it to the runner, or stops it. It
 // returns the Stalled reason and message when the policy cannot run.
 func (r *RebalancePolicyReconciler) admit(ctx context.Context, p *v1alpha1.RebalancePolicy) (reason, problem string, err error) {
-	if p.Spec.Evictor != nil && p.Spec.Evictor.NodeFit {
+	spec := &p.Spec
+	if nodeFit(p) {
+		name := r.profileOf(p)
 		var profile v1alpha1.SchedulingProfile
-		switch err := r.client.Get(ctx, types.NamespacedName{Name: profileOf(p)}, &profile); {
+		switch err := r.client.Get(ctx, types.NamespacedName{Name: name}, &profile); {
 		case apierrors.IsNotFound(err):
 			r.runner.RemovePolicy(p.Name)
-			return ReasonProfileNotFound, fmt.Sprintf("nodeFit needs SchedulingProfile %s, which does not exist", profileOf(p)), nil
+			return ReasonProfileNotFound, fmt.Sprintf("nodeFit needs SchedulingProfile %s, which does not exist%s", name, r.profileHint(p)), nil
 		case err != nil:
-			return "", "", fmt.Errorf("getting SchedulingProfile %s: %w", profileOf(p), err)
+			return "", "", fmt.Errorf("getting SchedulingProfile %s: %w", name, err)
 		}
+		// The runner reads the profile the policy resolved to, whatever its default.
+		spec = spec.DeepCopy()
+		spec.ProfileRef = &v1alpha1.ProfileReference{Name: name}
 	}
-	if err := r.runner.SetPolicy(p.Name, p.Generation, &p.Spec); err != nil {
+	if err := r.runner.SetPolicy(p.Name, p.Generation, spec); err != nil {
 		return v1alpha1.ReasonInvalid, fmt.Sprintf("generation %d is invalid: %v", p.Generation, err), nil
 	}
 	return "", "", nil
+}
+
+// profileHint says, for a policy without profileRef, where its nodeFit
+// profile's name came from.
+func (r *RebalancePolicyReconciler) profileHint(p *v1alpha1.RebalancePolicy) string {
+	if p.Spec.ProfileRef != nil && p.Spec.ProfileRef.Name != "" {
+		return ""
+	}
+	return " (the install's default profile; set spec.profileRef to use another)"
 }
 
 // writeStatus patches the policy's status when it changed, and records an
@@ -217,6 +246,9 @@ func (r *RebalancePolicyReconciler) writeStatus(ctx context.Context, p *v1alpha1
 		LastRun:            p.Status.LastRun,
 		Plan:               p.Status.Plan,
 		Conditions:         slices.Clone(p.Status.Conditions),
+	}
+	if nodeFit(p) {
+		st.Profile = r.profileOf(p)
 	}
 	last, ran := r.runner.LastRun(p.Name)
 	if ran {
@@ -289,8 +321,21 @@ func (r *RebalancePolicyReconciler) recordRun(p *v1alpha1.RebalancePolicy, run r
 // runStatus is the status summary of a run.
 func runStatus(run rebalance.RunResult) *v1alpha1.RebalanceRun {
 	return &v1alpha1.RebalanceRun{
+		Result:    runOutcome(run),
 		StartTime: seconds(run.Start), CompletionTime: ptr.To(seconds(run.End)),
 		DryRun: run.DryRun, Planned: run.Planned, Evicted: run.Evicted, Blocked: run.Blocked, Failed: run.Failed,
+	}
+}
+
+// runOutcome is how a completed run ended.
+func runOutcome(run rebalance.RunResult) v1alpha1.RunOutcome {
+	switch {
+	case run.Err != nil:
+		return v1alpha1.RunFailed
+	case run.Blocked > 0 || run.Failed > 0:
+		return v1alpha1.RunIncomplete
+	default:
+		return v1alpha1.RunSucceeded
 	}
 }
 

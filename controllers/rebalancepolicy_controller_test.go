@@ -47,13 +47,19 @@ type fakeRunner struct {
 	next    time.Time
 	set     []string
 	removed []string
+	// profile is the nodeFit profile of the last spec set.
+	profile string
 }
 
-func (f *fakeRunner) SetPolicy(name string, _ int64, _ *v1alpha1.RebalancePolicySpec) error {
+func (f *fakeRunner) SetPolicy(name string, _ int64, spec *v1alpha1.RebalancePolicySpec) error {
 	if f.invalid != nil {
 		return f.invalid
 	}
 	f.set = append(f.set, name)
+	f.profile = ""
+	if spec.ProfileRef != nil {
+		f.profile = spec.ProfileRef.Name
+	}
 	return nil
 }
 
@@ -81,13 +87,23 @@ func makePolicy(name string, nodeFit bool) *v1alpha1.RebalancePolicy {
 	}
 }
 
+// withProfileRef sets the policy's profileRef.
+func withProfileRef(p *v1alpha1.RebalancePolicy, name string) *v1alpha1.RebalancePolicy {
+	p.Spec.ProfileRef = &v1alpha1.ProfileReference{Name: name}
+	return p
+}
+
 func TestRebalancePolicyReconcile(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
-		name         string
-		policy       *v1alpha1.RebalancePolicy
-		profiles     []client.Object
-		runner       *fakeRunner
+		name     string
+		policy   *v1alpha1.RebalancePolicy
+		opts     []Option
+		profiles []client.Object
+		runner   *fakeRunner
+		// wantProfile is status.profile and the profile the runner reads.
+		wantProfile  string
+		wantResult   v1alpha1.RunOutcome
 		wantReady    metav1.ConditionStatus
 		wantReason   string
 		wantMessage  string
@@ -106,13 +122,37 @@ func TestRebalancePolicyReconcile(t *testing.T) {
 			name: "nodeFit without its profile stalls and stops the policy", policy: makePolicy("p", true),
 			runner:    &fakeRunner{},
 			wantReady: metav1.ConditionFalse, wantReason: ReasonProfileNotFound, wantMessage: "nodeFit needs SchedulingProfile default-scheduler",
+			wantProfile: "default-scheduler",
 			wantRemoved: true, wantEventHas: "InvalidPolicy",
 		},
 		{
 			name: "nodeFit with its profile runs", policy: makePolicy("p", true),
 			profiles:  []client.Object{st.Profile("default-scheduler").Created(t0).Obj()},
 			runner:    &fakeRunner{},
-			wantReady: metav1.ConditionTrue, wantReason: ReasonScheduled, wantSet: true,
+			wantReady: metav1.ConditionTrue, wantReason: ReasonScheduled, wantSet: true, wantProfile: "default-scheduler",
+		},
+		{
+			name: "nodeFit without profileRef reads the install's default profile", policy: makePolicy("p", true),
+			opts:      []Option{WithDefaultProfile("berth")},
+			profiles:  []client.Object{st.Profile("berth").Created(t0).Obj()},
+			runner:    &fakeRunner{},
+			wantReady: metav1.ConditionTrue, wantReason: ReasonScheduled, wantSet: true, wantProfile: "berth",
+		},
+		{
+			name: "nodeFit without the install's default profile stalls, naming it", policy: makePolicy("p", true),
+			opts:      []Option{WithDefaultProfile("berth")},
+			profiles:  []client.Object{st.Profile("default-scheduler").Created(t0).Obj()},
+			runner:    &fakeRunner{},
+			wantReady: metav1.ConditionFalse, wantReason: ReasonProfileNotFound, wantProfile: "berth",
+			wantMessage: "nodeFit needs SchedulingProfile berth, which does not exist (the install's default profile; set spec.profileRef to use another)",
+			wantRemoved: true, wantEventHas: "InvalidPolicy",
+		},
+		{
+			name: "profileRef wins over the install's default profile", policy: withProfileRef(makePolicy("p", true), "bin-packing"),
+			opts:      []Option{WithDefaultProfile("berth")},
+			profiles:  []client.Object{st.Profile("berth").Created(t0).Obj(), st.Profile("bin-packing").Created(t0).Obj()},
+			runner:    &fakeRunner{},
+			wantReady: metav1.ConditionTrue, wantReason: ReasonScheduled, wantSet: true, wantProfile: "bin-packing",
 		},
 		{
 			name: "args the rebalancer refuses stall the policy", policy: makePolicy("p", false),
@@ -129,7 +169,7 @@ func TestRebalancePolicyReconcile(t *testing.T) {
 					{Namespace: "ns", Pod: "b", Node: "n", Strategy: "RemoveDuplicates", Result: v1alpha1.EvictionBlocked},
 				},
 			}},
-			wantReady: metav1.ConditionTrue, wantReason: ReasonScheduled, wantSet: true,
+			wantReady: metav1.ConditionTrue, wantReason: ReasonScheduled, wantSet: true, wantResult: v1alpha1.RunIncomplete,
 			wantEvicted: 1, wantPlan: 2, wantEventHas: "1 blocked by PodDisruptionBudgets",
 		},
 		{
@@ -138,7 +178,7 @@ func TestRebalancePolicyReconcile(t *testing.T) {
 				Generation: 2, Start: start, End: start, Err: errors.New("listing pods: forbidden"),
 			}},
 			wantReady: metav1.ConditionFalse, wantReason: ReasonRunFailed, wantMessage: "the last run failed: listing pods: forbidden",
-			wantSet: true, wantEventHas: "run failed",
+			wantSet: true, wantEventHas: "run failed", wantResult: v1alpha1.RunFailed,
 		},
 	}
 	for _, tt := range tests {
@@ -152,7 +192,7 @@ func TestRebalancePolicyReconcile(t *testing.T) {
 				WithObjects(append(tt.profiles, tt.policy)...).
 				WithStatusSubresource(&v1alpha1.RebalancePolicy{}).Build()
 			rec := events.NewFakeRecorder(10)
-			r := NewRebalancePolicyReconciler(c, tt.runner, rec, clocktesting.NewFakePassiveClock(start))
+			r := NewRebalancePolicyReconciler(c, tt.runner, rec, clocktesting.NewFakePassiveClock(start), tt.opts...)
 			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Name: tt.policy.Name}}); err != nil {
 				t.Fatalf("Reconcile: %v", err)
 			}
@@ -171,6 +211,15 @@ func TestRebalancePolicyReconcile(t *testing.T) {
 			stalled := meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionStalled)
 			if stalled != (tt.wantReason == ReasonProfileNotFound || tt.wantReason == v1alpha1.ReasonInvalid) {
 				t.Errorf("Stalled = %v with reason %s", stalled, tt.wantReason)
+			}
+			if got.Status.Profile != tt.wantProfile {
+				t.Errorf("status.profile = %q, want %q", got.Status.Profile, tt.wantProfile)
+			}
+			if tt.wantSet && tt.runner.profile != tt.wantProfile {
+				t.Errorf("the runner reads profile %q for nodeFit, want %q", tt.runner.profile, tt.wantProfile)
+			}
+			if tt.wantResult != "" && (got.Status.LastRun == nil || got.Status.LastRun.Result != tt.wantResult) {
+				t.Errorf("lastRun = %+v, want result %s", got.Status.LastRun, tt.wantResult)
 			}
 			if got.Status.ObservedGeneration != 2 {
 				t.Errorf("observedGeneration = %d, want 2", got.Status.ObservedGeneration)

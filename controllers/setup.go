@@ -68,6 +68,19 @@ type options struct {
 	recorder           events.EventRecorder
 	skipNameValidation bool
 	shadowInterval     time.Duration
+	defaultProfile     string
+}
+
+// WithDefaultProfile names the SchedulingProfile whose filters decide
+// nodeFit for a RebalancePolicy without profileRef: the install's default
+// profile (the manager's --default-profile). Empty keeps
+// rebalance.DefaultProfileName.
+func WithDefaultProfile(name string) Option {
+	return func(o *options) {
+		if name != "" {
+			o.defaultProfile = name
+		}
+	}
 }
 
 // WithClock sets the clock of the conditions' transition times.

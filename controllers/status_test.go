@@ -26,7 +26,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/message"
@@ -163,11 +166,16 @@ func TestPluginWeightStatus(t *testing.T) {
 		wantReason  string
 		wantMessage string
 		wantApplied []string
+		// wantReadyReason is Ready's reason when it differs from Applied's.
+		wantReadyReason string
+		// wantKstatus is what kstatus makes of the status.
+		wantKstatus kstatus.Status
 	}{
 		{
 			name: "applied", pw: w.Obj().DeepCopy(), targets: []WeightTarget{{Profile: "pack", Winner: "w"}},
 			wantStatus: metav1.ConditionTrue, wantReason: ReasonApplied,
 			wantMessage: "Fit has weight 5 in SchedulingProfile pack", wantApplied: []string{"pack"},
+			wantKstatus: kstatus.CurrentStatus,
 		},
 		{
 			name: "conflict names the winner and outranks pending", pw: w.Obj().DeepCopy(),
@@ -175,43 +183,51 @@ func TestPluginWeightStatus(t *testing.T) {
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.ReasonConflict,
 			wantMessage: "SchedulingProfile spread has not applied weight 5 yet; PluginWeight older, which is older, already sets Fit in SchedulingProfile stale",
 			wantApplied: []string{"pack"},
+			wantKstatus: kstatus.FailedStatus,
 		},
 		{
 			name: "a plugin that does not score is reported", pw: st.PluginWeight("w", "NodeName", 5).Created(t0).Obj(),
 			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPluginNotScoring,
 			wantMessage: "plugin NodeName does not score in SchedulingProfile pack",
+			wantKstatus: kstatus.FailedStatus,
 		},
 		{
 			name: "a plugin absent from the profile is reported", pw: st.PluginWeight("w", "Absent", 5).Created(t0).Obj(),
 			targets:    []WeightTarget{{Profile: "pack", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPluginNotScoring,
 			wantMessage: "plugin Absent does not score in SchedulingProfile pack",
+			wantKstatus: kstatus.FailedStatus,
 		},
 		{
 			name: "a profile not live is pending", pw: w.Obj().DeepCopy(), targets: []WeightTarget{{Profile: "dormant", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPending,
 			wantMessage: "SchedulingProfile dormant is not live",
+			wantKstatus: kstatus.InProgressStatus,
 		},
 		{
 			name: "an old weight value is pending", pw: w.Obj().DeepCopy(), targets: []WeightTarget{{Profile: "stale", Winner: "w"}},
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonPending,
 			wantMessage: "SchedulingProfile stale has not applied weight 5 yet",
+			wantKstatus: kstatus.InProgressStatus,
 		},
 		{
 			name: "no matching profile by reference", pw: st.PluginWeight("w", "Fit", 5).Created(t0).Profile("missing").Obj(),
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
 			wantMessage: "SchedulingProfile missing does not exist",
+			wantKstatus: kstatus.FailedStatus, wantReadyReason: ReasonProfileNotFound,
 		},
 		{
 			name: "no matching profile by selector", pw: st.PluginWeight("w", "Fit", 5).Created(t0).ProfileSelector(st.Selector("team", "z")).Obj(),
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
 			wantMessage: "no SchedulingProfile matches profileSelector team=z",
+			wantKstatus: kstatus.FailedStatus,
 		},
 		{
 			name: "invalid selector", pw: w.Obj().DeepCopy(), selectorErr: errors.New("profileSelector is invalid: x"),
 			wantStatus: metav1.ConditionFalse, wantReason: ReasonNoMatchingProfile,
 			wantMessage: "profileSelector is invalid: x",
+			wantKstatus: kstatus.FailedStatus,
 		},
 	}
 	for _, tt := range tests {
@@ -223,6 +239,27 @@ func TestPluginWeightStatus(t *testing.T) {
 			}
 			if c.Status != tt.wantStatus || c.Reason != tt.wantReason || c.Message != tt.wantMessage {
 				t.Errorf("Applied = %s/%s %q\nwant %s/%s %q", c.Status, c.Reason, c.Message, tt.wantStatus, tt.wantReason, tt.wantMessage)
+			}
+			readyReason := tt.wantReadyReason
+			if readyReason == "" {
+				readyReason = tt.wantReason
+			}
+			ready := meta.FindStatusCondition(status.Conditions, v1alpha1.ConditionReady)
+			if ready == nil || ready.Status != tt.wantStatus || ready.Reason != readyReason || ready.Message != tt.wantMessage {
+				t.Errorf("Ready = %+v\nwant %s/%s %q", ready, tt.wantStatus, readyReason, tt.wantMessage)
+			}
+			pw := tt.pw.DeepCopy()
+			pw.Status = status
+			obj, err := k8sruntime.DefaultUnstructuredConverter.ToUnstructured(pw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := kstatus.Compute(&unstructured.Unstructured{Object: obj})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tt.wantKstatus {
+				t.Errorf("kstatus = %s (%s), want %s", res.Status, res.Message, tt.wantKstatus)
 			}
 			if !slices.Equal(status.AppliedTo, tt.wantApplied) {
 				t.Errorf("appliedTo = %v, want %v", status.AppliedTo, tt.wantApplied)

@@ -57,8 +57,14 @@ type PluginWeightStatus struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=256
 	AppliedTo []string `json:"appliedTo,omitempty"`
-	// conditions hold Applied, which is False with reason Conflict when an
-	// older PluginWeight already sets this plugin in a selected profile.
+	// conditions are Ready, Reconciling and Stalled, as kstatus reads them,
+	// and Applied, kept for compatibility. Ready is True when the weight is
+	// live in every profile it selects; it is False with Stalled True when
+	// the weight cannot take effect without a change (reason Conflict: an
+	// older PluginWeight already sets this plugin in a selected profile;
+	// ProfileNotFound, NoMatchingProfile, PluginNotScoring), and False with
+	// Reconciling True while a selected profile has yet to apply it
+	// (reason Pending).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -71,9 +77,13 @@ type PluginWeightStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=pw,categories=berth
+// +kubebuilder:printcolumn:name="Profile",type=string,JSONPath=`.spec.profileRef.name`
+// +kubebuilder:printcolumn:name="Selector",type=string,JSONPath=`.spec.profileSelector`
 // +kubebuilder:printcolumn:name="Plugin",type=string,JSONPath=`.spec.plugin`
 // +kubebuilder:printcolumn:name="Weight",type=integer,JSONPath=`.spec.weight`
-// +kubebuilder:printcolumn:name="Applied",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Applied-To",type=string,JSONPath=`.status.appliedTo`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type PluginWeight struct {
 	metav1.TypeMeta   `json:",inline"`

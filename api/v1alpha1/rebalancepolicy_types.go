@@ -140,7 +140,10 @@ type RebalancePolicySpec struct {
 	// +kubebuilder:default=true
 	DryRun *bool `json:"dryRun,omitempty"`
 	// profileRef names the SchedulingProfile whose filters decide nodeFit.
-	// It defaults to the profile named default-scheduler.
+	// Unset, nodeFit uses the install's default profile: the one the
+	// manager's --default-profile names (the Helm chart's defaultProfile,
+	// berth), or default-scheduler when that flag is not set.
+	// status.profile names the profile in use.
 	// +optional
 	ProfileRef *ProfileReference `json:"profileRef,omitempty"`
 	// namespaces limits the policy to some namespaces.
@@ -194,8 +197,28 @@ type PlannedEviction struct {
 	Result EvictionResult `json:"result"`
 }
 
+// RunOutcome is how a run of a policy ended.
+// +kubebuilder:validation:Enum=Running;Succeeded;Incomplete;Failed
+type RunOutcome string
+
+const (
+	// RunRunning is a run that started and has not completed, or was cut
+	// short by the leader's end.
+	RunRunning RunOutcome = "Running"
+	// RunSucceeded is a run that made (or, dry, planned) every eviction it chose.
+	RunSucceeded RunOutcome = "Succeeded"
+	// RunIncomplete is a live run some of whose evictions were blocked by a
+	// PodDisruptionBudget or failed.
+	RunIncomplete RunOutcome = "Incomplete"
+	// RunFailed is a run that could not start, or a strategy of which stopped.
+	RunFailed RunOutcome = "Failed"
+)
+
 // RebalanceRun summarizes one run of a policy.
 type RebalanceRun struct {
+	// result is how the run ended; Running until it completes.
+	// +optional
+	Result RunOutcome `json:"result,omitempty"`
 	// startTime is when the run began.
 	StartTime metav1.Time `json:"startTime"`
 	// completionTime is when the run ended.
@@ -224,9 +247,14 @@ type RebalancePolicyStatus struct {
 	// leader's end.
 	// +optional
 	LastRun *RebalanceRun `json:"lastRun,omitempty"`
-	// nextRunTime is when the next run is due.
+	// nextRunTime is when the next run is due; unset while the policy does not run.
 	// +optional
 	NextRunTime *metav1.Time `json:"nextRunTime,omitempty"`
+	// profile names the SchedulingProfile whose filters decide nodeFit:
+	// spec.profileRef, or the install's default profile when that is unset.
+	// It is set only when the policy asks for nodeFit.
+	// +optional
+	Profile string `json:"profile,omitempty"`
 	// plan lists the evictions of the most recent run (at most 100).
 	// +optional
 	// +listType=atomic
@@ -247,8 +275,13 @@ type RebalancePolicyStatus struct {
 // +kubebuilder:resource:scope=Cluster,shortName=rbp,categories=berth
 // +kubebuilder:printcolumn:name="Dry-Run",type=boolean,JSONPath=`.spec.dryRun`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Evicted",type=integer,JSONPath=`.status.lastRun.evicted`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Last-Run",type=date,JSONPath=`.status.lastRun.startTime`
+// +kubebuilder:printcolumn:name="Last-Result",type=string,JSONPath=`.status.lastRun.result`
+// +kubebuilder:printcolumn:name="Planned",type=integer,JSONPath=`.status.lastRun.planned`
+// +kubebuilder:printcolumn:name="Evicted",type=integer,JSONPath=`.status.lastRun.evicted`
+// +kubebuilder:printcolumn:name="Next-Run",type=string,JSONPath=`.status.nextRunTime`
+// +kubebuilder:printcolumn:name="Profile",type=string,JSONPath=`.status.profile`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type RebalancePolicy struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -469,7 +469,10 @@ type DecisionScore struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=sprof,categories=berth
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Scheduler",type=string,JSONPath=`.status.schedulerName`
+// +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.metadata.generation`
+// +kubebuilder:printcolumn:name="Live",type=integer,JSONPath=`.status.activeGeneration`
 // +kubebuilder:printcolumn:name="Plugins",type=integer,JSONPath=`.status.pluginCount`
 // +kubebuilder:printcolumn:name="Shadow-Of",type=string,JSONPath=`.spec.shadowOf`,priority=1
 // +kubebuilder:printcolumn:name="Agreement",type=string,JSONPath=`.status.shadow.agreementPercent`,priority=1

@@ -27,8 +27,9 @@ import (
 	"sort"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
 	"sigs.k8s.io/yaml"
+
+	"github.com/berth-io/berth/config/argocd"
 )
 
 // update rewrites argocd-cm.yaml from the health.lua files.
@@ -178,67 +179,9 @@ func TestKustomizeComponentListsEveryKind(t *testing.T) {
 	}
 }
 
-// runHealth runs a health script as Argo CD does: obj is the resource as a
-// Lua table, the script returns a table with status and message. Only the
-// libraries Argo CD opens are available.
+// runHealth runs a health script as Argo CD does (argocd.RunHealth).
 func runHealth(script string, obj map[string]any) (status, message string, err error) {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
-	defer L.Close()
-	for _, lib := range []struct {
-		name string
-		open lua.LGFunction
-	}{
-		{lua.BaseLibName, lua.OpenBase},
-		{lua.TabLibName, lua.OpenTable},
-		{lua.StringLibName, lua.OpenString},
-		{lua.MathLibName, lua.OpenMath},
-	} {
-		L.Push(L.NewFunction(lib.open))
-		L.Push(lua.LString(lib.name))
-		L.Call(1, 0)
-	}
-	L.SetGlobal("obj", toLua(L, obj))
-	if err := L.DoString(script); err != nil {
-		return "", "", fmt.Errorf("running the script: %w", err)
-	}
-	hs, ok := L.Get(-1).(*lua.LTable)
-	if !ok {
-		return "", "", fmt.Errorf("the script returned %s, want a table", L.Get(-1).Type())
-	}
-	s, ok := hs.RawGetString("status").(lua.LString)
-	if !ok {
-		return "", "", fmt.Errorf("the script returned no status")
-	}
-	m, _ := hs.RawGetString("message").(lua.LString)
-	return string(s), string(m), nil
-}
-
-// toLua converts decoded JSON into Lua values, as Argo CD does.
-func toLua(L *lua.LState, v any) lua.LValue {
-	switch v := v.(type) {
-	case nil:
-		return lua.LNil
-	case bool:
-		return lua.LBool(v)
-	case float64:
-		return lua.LNumber(v)
-	case string:
-		return lua.LString(v)
-	case []any:
-		t := L.NewTable()
-		for _, e := range v {
-			t.Append(toLua(L, e))
-		}
-		return t
-	case map[string]any:
-		t := L.NewTable()
-		for k, e := range v {
-			t.RawSetString(k, toLua(L, e))
-		}
-		return t
-	default:
-		panic(fmt.Sprintf("unexpected JSON value %T", v))
-	}
+	return argocd.RunHealth(script, obj)
 }
 
 // readObject reads a YAML manifest as decoded JSON.

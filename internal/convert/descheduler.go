@@ -182,7 +182,7 @@ func (c *Converter) ConvertDeschedulerPolicy(data []byte, interval time.Duration
 		seen[out.Name] = i
 		errs = append(errs, perrs...)
 		if out.Spec.Evictor != nil && out.Spec.Evictor.NodeFit {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("RebalancePolicy %s: nodeFit asks the SchedulingProfile %q; set spec.profileRef if its pods use another scheduler", out.Name, "default-scheduler"))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("RebalancePolicy %s: nodeFit asks the install's default SchedulingProfile (berth with the Helm chart, default-scheduler without --default-profile); set spec.profileRef if its pods use another scheduler", out.Name))
 		}
 		res.Policies = append(res.Policies, out)
 	}

@@ -36,7 +36,7 @@ func TestConvertDeschedulerPolicy(t *testing.T) {
 		{name: "descheduler-policy", wantWarnings: []string{
 			"gracePeriodSeconds is dropped",
 			"eviction limits are shared by all its profiles",
-			"RebalancePolicy balance: nodeFit asks the SchedulingProfile",
+			"RebalancePolicy balance: nodeFit asks the install's default SchedulingProfile",
 			"dryRun: true",
 		}},
 		{name: "descheduler-unsupported", wantErr: true},

@@ -145,7 +145,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
 		rebalance.WithInformerFactory(sched.InformerFactory()),
 		rebalance.WithRecordReader(mgr.GetAPIReader()))
-	if err := controllers.SetupRebalanceWithManager(mgr, rb, o.ControllerOptions...); err != nil {
+	// A policy without profileRef reads the install's default profile for
+	// nodeFit; the caller's options come after, so they may name another.
+	rbOpts := append([]controllers.Option{controllers.WithDefaultProfile(o.DefaultProfile)}, o.ControllerOptions...)
+	if err := controllers.SetupRebalanceWithManager(mgr, rb, rbOpts...); err != nil {
 		return nil, fmt.Errorf("setting up the rebalancer: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

@@ -29,7 +29,8 @@ import (
 )
 
 // DefaultProfileName is the SchedulingProfile whose filters decide nodeFit
-// when a policy names none.
+// when a policy names none and the install has no default profile (Berth's
+// RebalancePolicy controller hands the rebalancer the profile it resolved).
 const DefaultProfileName = "default-scheduler"
 
 // compiledPolicy is a validated policy ready to run.

@@ -54,7 +54,8 @@ type ProfileCompiler interface {
 	CompileProfile(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error)
 }
 
-// RunObserver is told, after each run, the name of the policy that ran.
+// RunObserver is told the name of a policy after each of its runs, and
+// when its next run moves.
 type RunObserver func(ctx context.Context, policyName string)
 
 // Rebalancer runs each RebalancePolicy on its schedule, one run at a time
@@ -154,7 +155,8 @@ func New(c kubernetes.Interface, objects client.Client, compiler ProfileCompiler
 // NeedLeaderElection is true: only the leader evicts.
 func (r *Rebalancer) NeedLeaderElection() bool { return true }
 
-// OnRun adds an observer told after every run; call it before Start.
+// OnRun adds an observer told after every run and whenever a policy's next
+// run moves; call it before Start.
 func (r *Rebalancer) OnRun(o RunObserver) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -291,8 +293,18 @@ func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
 		r.mu.Lock()
 		policy := st.policy
 		next := policy.nextRun(lastEnd, r.clock.Now())
+		moved := !next.Equal(st.next)
 		st.next = next
+		observers := append([]RunObserver(nil), r.observers...)
 		r.mu.Unlock()
+		// A next run that moved (the first, or after a change of schedule)
+		// is told at once, so that the status shows it before the run: a
+		// cron policy may wait hours for its first.
+		if moved {
+			for _, o := range observers {
+				o(ctx, name)
+			}
+		}
 
 		if wait := next.Sub(r.clock.Now()); wait > 0 {
 			timer := r.clock.NewTimer(wait)
@@ -331,7 +343,7 @@ func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
 		r.mu.Lock()
 		st.last = &result
 		st.next = st.policy.nextRun(lastEnd, r.clock.Now())
-		observers := append([]RunObserver(nil), r.observers...)
+		observers = append([]RunObserver(nil), r.observers...)
 		r.mu.Unlock()
 		// A wake during the run is consumed: the next turn reads the spec anyway.
 		select {
@@ -354,7 +366,7 @@ func (r *Rebalancer) claimRun(ctx context.Context, name string, start time.Time,
 	patch, err := json.Marshal(map[string]any{"status": map[string]any{
 		"plan": nil,
 		"lastRun": map[string]any{
-			"startTime": metav1.NewTime(start), "completionTime": nil, "dryRun": dryRun,
+			"result": v1alpha1.RunRunning, "startTime": metav1.NewTime(start), "completionTime": nil, "dryRun": dryRun,
 			"planned": 0, "evicted": 0, "blocked": 0, "failed": 0,
 		},
 	}})

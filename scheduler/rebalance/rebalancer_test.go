@@ -255,8 +255,8 @@ func TestRunIsRecordedBeforeItEvicts(t *testing.T) {
 		t.Fatalf("%d evictions, want 2", len(seen))
 	}
 	for i, run := range seen {
-		if run == nil || !run.StartTime.Time.Equal(t0) || run.CompletionTime != nil || run.DryRun {
-			t.Errorf("eviction %d saw lastRun %+v, want a live run started at %s and not completed", i, run, t0)
+		if run == nil || !run.StartTime.Time.Equal(t0) || run.CompletionTime != nil || run.DryRun || run.Result != v1alpha1.RunRunning {
+			t.Errorf("eviction %d saw lastRun %+v, want a live run started at %s, Running and not completed", i, run, t0)
 		}
 	}
 }
@@ -310,6 +310,39 @@ func TestCronScheduleWaitsForItsTime(t *testing.T) {
 	}
 	clk.Step(time.Hour)
 	waitRun(t, r, "p", t0.Add(time.Hour))
+}
+
+func TestObserversAreToldOfTheFirstNextRun(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	r := New(fake.NewClientset(), nil, nil, WithClock(clk))
+	told := make(chan time.Time, 4)
+	r.OnRun(func(_ context.Context, name string) {
+		next, _ := r.NextRun(name)
+		told <- next
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	if err := r.SetPolicy("p", 1, lifetimePolicy(true, v1alpha1.RebalanceSchedule{Cron: "@hourly"})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case next := <-told:
+		if !next.Equal(t0.Add(time.Hour)) {
+			t.Errorf("observer told of next run %s, want %s", next, t0.Add(time.Hour))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the observer was not told of the cron policy's first next run")
+	}
+	if _, ran := r.LastRun("p"); ran {
+		t.Error("a cron policy ran before its time")
+	}
 }
 
 func TestValidate(t *testing.T) {

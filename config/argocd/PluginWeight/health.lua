@@ -1,5 +1,7 @@
 -- Argo CD health of a Berth PluginWeight (scheduling.berth.io/v1alpha1).
--- It reads the Applied condition, status.appliedTo and status.observedGeneration.
+-- It reads the kstatus conditions Ready, Reconciling and Stalled with
+-- status.observedGeneration and status.appliedTo, and the Applied condition
+-- of a status written before Berth set Ready.
 local hs = {}
 
 local function findCondition(status, conditionType)
@@ -38,15 +40,39 @@ if status == nil or (status.observedGeneration or 0) < generation then
   return hs
 end
 
-local applied = findCondition(status, "Applied")
-if applied == nil or applied.status == "Unknown" then
-  hs.status = "Progressing"
-  hs.message = "Waiting for the Applied condition"
+-- The kstatus conditions first, as kstatus reads them: Stalled is Degraded,
+-- Reconciling and Ready=False without Stalled are Progressing.
+local stalled = findCondition(status, "Stalled")
+if stalled ~= nil and stalled.status == "True" then
+  hs.status = "Degraded"
+  hs.message = explain(stalled, "The weight cannot take effect")
   return hs
 end
-if applied.status ~= "True" then
-  hs.status = "Degraded"
-  hs.message = explain(applied, "The weight is not applied")
+local reconciling = findCondition(status, "Reconciling")
+if reconciling ~= nil and reconciling.status == "True" then
+  hs.status = "Progressing"
+  hs.message = explain(reconciling, "Waiting for the selected profiles to apply the weight")
+  return hs
+end
+
+-- Ready, or Applied as Berth before Ready wrote it.
+local ready = findCondition(status, "Ready")
+local legacy = ready == nil
+if legacy then
+  ready = findCondition(status, "Applied")
+end
+if ready == nil or ready.status == "Unknown" then
+  hs.status = "Progressing"
+  hs.message = "Waiting for the Ready condition"
+  return hs
+end
+if ready.status ~= "True" then
+  if legacy then
+    hs.status = "Degraded"
+  else
+    hs.status = "Progressing"
+  end
+  hs.message = explain(ready, "The weight is not applied")
   return hs
 end
 

@@ -65,8 +65,10 @@ if ready == nil or ready.status == "Unknown" then
   hs.message = "[" .. mode .. "] Waiting for the Ready condition"
   return hs
 end
+-- Ready=False without Stalled (the last run failed) may resolve itself at
+-- the next run, as kstatus reads it.
 if ready.status ~= "True" then
-  hs.status = "Degraded"
+  hs.status = "Progressing"
   hs.message = "[" .. mode .. "] " .. explain(ready, "The policy is not ready")
   return hs
 end

@@ -63,8 +63,9 @@ if ready == nil or ready.status == "Unknown" then
   hs.message = "Waiting for the Ready condition"
   return hs
 end
+-- Ready=False without Stalled may still resolve itself, as kstatus reads it.
 if ready.status ~= "True" then
-  hs.status = "Degraded"
+  hs.status = "Progressing"
   hs.message = explain(ready, "The profile is not ready")
   return hs
 end
