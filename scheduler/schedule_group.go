@@ -161,13 +161,18 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 	members := s.groupMembers(ctx, qpi, pg)
 	logger.V(3).Info("Attempting to schedule pod group", "members", len(members), "profile", prof.Source, "generation", prof.Generation)
 	if err := validateGroup(pg, members); err != nil {
-		s.failGroup(ctx, prof, pg, members, errorGroup("%v", err), nil, start, cycle)
+		status := errorGroup("%v", err)
+		s.failGroup(ctx, prof, pg, members, groupFailure{status: status, full: status}, start, cycle)
 		return
 	}
 
 	best, status := s.groupAlgorithm(ctx, fwk, pg, members)
 	if !status.success() {
-		s.failGroup(ctx, prof, pg, members, status, best, start, cycle)
+		outcome := groupFailure{status: status, tried: best, full: status}
+		if status.code == framework.Unschedulable {
+			outcome.postFilter(ctx, fwk, pg, members)
+		}
+		s.failGroup(ctx, prof, pg, members, outcome, start, cycle)
 		return
 	}
 	s.admitGroup(ctx, prof, pg, members, best, start, cycle)
@@ -438,18 +443,49 @@ func (s *Scheduler) commitMember(ctx context.Context, fwk *runtime.Framework, m 
 	return assumed, nil
 }
 
+// groupFailure is why a PodGroup's cycle placed none of its members.
+type groupFailure struct {
+	// status is the cycle's outcome; the members it did not reach quote it.
+	status groupStatus
+	// full is status with what the PodGroupPostFilter plugins answered; the
+	// PodGroup and the members that fitted quote it.
+	full groupStatus
+	// tried is the placement whose members' outcomes are reported, if any.
+	tried *placementResult
+}
+
+// postFilter runs the PodGroupPostFilter plugins, such as preemption for
+// the group, and adds their answer to the group's reason as upstream does.
+func (f *groupFailure) postFilter(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) {
+	pods := make([]*v1.Pod, len(members))
+	for i, m := range members {
+		pods[i] = m.Pod
+	}
+	_, st := fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods)
+	switch {
+	case st.Code() == framework.Error:
+		f.full = fromStatus(st)
+	case st.IsSuccess():
+		// No PodGroupPostFilter plugin nominates members yet; the group
+		// waits as one that does not fit.
+		f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
+	default:
+		f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
+	}
+}
+
 // failGroup requeues every member of a group its cycle did not place and
 // tells each why, as kube-scheduler does: a member that did not fit says
 // why it did not, a member that fitted says why its group did not, and a
 // member the cycle did not reach carries the group's reason. The PodGroup
 // reads PodGroupInitiallyScheduled=False with the group's reason.
-func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, status groupStatus, tried *placementResult, start time.Time, cycle int64) {
+func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, outcome groupFailure, start time.Time, cycle int64) {
 	logger := klog.FromContext(ctx)
 	evaluated := make(map[*framework.QueuedPodInfo]*memberResult)
 	rejectors := sets.New(names.GangScheduling)
-	if tried != nil {
-		for i := range tried.members {
-			m := &tried.members[i]
+	if outcome.tried != nil {
+		for i := range outcome.tried.members {
+			m := &outcome.tried.members[i]
 			evaluated[m.qpi] = m
 			var fitErr *framework.FitError
 			if errors.As(m.err, &fitErr) {
@@ -457,7 +493,7 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 			}
 		}
 	}
-	groupMsg := status.message()
+	status, groupMsg := outcome.full, outcome.full.message()
 	for _, qpi := range members {
 		mctx := klog.NewContext(ctx, loggerFor(ctx, qpi.Pod))
 		m := evaluated[qpi]
@@ -472,7 +508,7 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 			err = &groupUnschedulableError{msg: unschedulableGroup(groupMsg).message(), plugins: rejectors}
 		default:
 			// The cycle did not reach it.
-			err = &groupUnschedulableError{msg: groupMsg, plugins: rejectors}
+			err = &groupUnschedulableError{msg: outcome.status.message(), plugins: rejectors}
 		}
 		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err}, start, cycle)
 	}

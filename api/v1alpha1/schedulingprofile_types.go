@@ -189,6 +189,10 @@ type Plugins struct {
 	// fits; their weights scale their scores.
 	// +optional
 	PlacementScore *PluginSet `json:"placementScore,omitempty"`
+	// podGroupPostFilter plugins run when a PodGroup fits no placement, for
+	// example to preempt for the whole group.
+	// +optional
+	PodGroupPostFilter *PluginSet `json:"podGroupPostFilter,omitempty"`
 	// multiPoint enables a plugin at every extension point it implements.
 	// Settings at a specific extension point take precedence.
 	// +optional

@@ -231,10 +231,6 @@ func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfigurat
 		out.Spec.PercentageOfNodesToScore = cfg.PercentageOfNodesToScore
 	}
 	if p.Plugins != nil {
-		if set := p.Plugins.PodGroupPostFilter; set != nil && len(set.Enabled) > 0 {
-			errs = append(errs, field.Forbidden(path.Child("plugins", "podGroupPostFilter"),
-				"Berth has no podGroupPostFilter extension point yet: a PodGroup that fits nowhere does not preempt as a group"))
-		}
 		ps := p.Plugins.Plugins
 		out.Spec.Plugins = &ps
 		errs = append(errs, c.checkPlugins(&ps, p.PluginConfig, path)...)
@@ -283,7 +279,7 @@ func enabledNames(ps *v1alpha1.Plugins) []string {
 	var out []string
 	for _, set := range []*v1alpha1.PluginSet{
 		ps.PreEnqueue, ps.QueueSort, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score,
-		ps.Reserve, ps.Permit, ps.PreBind, ps.Bind, ps.PostBind, ps.PlacementGenerate, ps.PlacementScore, ps.MultiPoint,
+		ps.Reserve, ps.Permit, ps.PreBind, ps.Bind, ps.PostBind, ps.PlacementGenerate, ps.PlacementScore, ps.PodGroupPostFilter, ps.MultiPoint,
 	} {
 		if set == nil {
 			continue

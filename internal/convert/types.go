@@ -57,12 +57,9 @@ type profile struct {
 	PluginConfig             []v1alpha1.PluginConfig `json:"pluginConfig,omitempty"`
 }
 
-// upstreamPlugins is upstream's Plugins: Berth's extension points, which share
-// upstream's shape, plus the workload-aware point Berth does not have yet.
+// upstreamPlugins is upstream's Plugins, whose extension points Berth's share.
 type upstreamPlugins struct {
 	v1alpha1.Plugins `json:",inline"`
-
-	PodGroupPostFilter *v1alpha1.PluginSet `json:"podGroupPostFilter,omitempty"`
 }
 
 // extender is upstream's Extender: Berth's shape plus the TLS file paths,

@@ -21,6 +21,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // NativePodGroup is the event resource of Kubernetes' own PodGroup
@@ -144,4 +145,20 @@ type PlacementScorePlugin interface {
 	// NormalizePlacementScores maps the scores, one per placement, into
 	// [MinNodeScore, MaxNodeScore] in place.
 	NormalizePlacementScores(ctx context.Context, group *schedulingv1beta1.PodGroup, scores []int64) *Status
+}
+
+// PodGroupPostFilterResult is what a PodGroupPostFilter plugin did for a
+// group that fits nowhere: the nodes it nominated the members to.
+type PodGroupPostFilterResult struct {
+	// NominatingInfos are the members' nominations, by namespace and name.
+	NominatingInfos map[types.NamespacedName]*NominatingInfo
+}
+
+// PodGroupPostFilterPlugin runs when a PodGroup's cycle found no placement
+// where the group fits, for example to preempt for the whole group.
+type PodGroupPostFilterPlugin interface {
+	Plugin
+	// PodGroupPostFilter tries to make the group schedulable; members are
+	// the group's members the cycle tried to place.
+	PodGroupPostFilter(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod) (*PodGroupPostFilterResult, *Status)
 }

@@ -107,7 +107,7 @@ func (b *ProfileBuilder) pluginSet(point string) *v1alpha1.PluginSet {
 		"preFilter": &ps.PreFilter, "filter": &ps.Filter, "postFilter": &ps.PostFilter,
 		"preScore": &ps.PreScore, "score": &ps.Score, "reserve": &ps.Reserve, "permit": &ps.Permit,
 		"preBind": &ps.PreBind, "bind": &ps.Bind, "postBind": &ps.PostBind,
-		"placementGenerate": &ps.PlacementGenerate, "placementScore": &ps.PlacementScore,
+		"placementGenerate": &ps.PlacementGenerate, "placementScore": &ps.PlacementScore, "podGroupPostFilter": &ps.PodGroupPostFilter,
 	}[point]
 	if slot == nil {
 		panic(fmt.Sprintf("schedtest: no extension point %q", point))

@@ -88,6 +88,10 @@ func extensionPoints() []extensionPoint {
 			func(f *Framework, p framework.Plugin) {
 				f.placementScore = append(f.placementScore, p.(framework.PlacementScorePlugin))
 			}},
+		{"PodGroupPostFilter", func(p *v1alpha1.Plugins) *v1alpha1.PluginSet { return p.PodGroupPostFilter }, implements[framework.PodGroupPostFilterPlugin],
+			func(f *Framework, p framework.Plugin) {
+				f.podGroupPostFilter = append(f.podGroupPostFilter, p.(framework.PodGroupPostFilterPlugin))
+			}},
 	}
 }
 

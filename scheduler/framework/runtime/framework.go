@@ -78,6 +78,7 @@ type Framework struct {
 
 	placementGenerate []framework.PlacementGeneratePlugin
 	placementScore    []framework.PlacementScorePlugin
+	podGroupPostFilter []framework.PodGroupPostFilterPlugin
 	// placementFeasible are the enabled plugins that judge a PodGroup's
 	// progress; no extension point names them, as upstream.
 	placementFeasible []framework.PlacementFeasiblePlugin

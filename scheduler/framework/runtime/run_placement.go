@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/berth-io/berth/scheduler/framework"
@@ -103,3 +104,31 @@ func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *schedul
 
 // HasPlacementScorePlugins reports whether the profile ranks placements.
 func (f *Framework) HasPlacementScorePlugins() bool { return len(f.placementScore) > 0 }
+
+// RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins for a
+// group that fits nowhere, as upstream: the first success or
+// UnschedulableAndUnresolvable ends the run; Unschedulable reasons add up;
+// anything else is an error.
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod) (result *framework.PodGroupPostFilterResult, status *framework.Status) {
+	start := f.clock.Now()
+	defer func() { f.observe("PodGroupPostFilter", status, start) }()
+	var reasons []string
+	rejector := ""
+	for _, pl := range f.podGroupPostFilter {
+		res, s := pl.PodGroupPostFilter(ctx, group, members)
+		switch s.Code() {
+		case framework.Success:
+			return res, s
+		case framework.UnschedulableAndUnresolvable:
+			return res, s.WithPlugin(pl.Name())
+		case framework.Unschedulable:
+			reasons = append(reasons, s.Reasons()...)
+			if rejector == "" {
+				rejector = pl.Name()
+			}
+		default:
+			return nil, framework.AsStatus(fmt.Errorf("error in %q PodGroupPostFilter plugins: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
+		}
+	}
+	return nil, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
+}
