@@ -124,7 +124,7 @@ bench-compare: control-plane ## This build against BASE (a git ref, default v0.1
 		hack/bench-compare.sh cluster $(BASE)
 
 .PHONY: bench-compare-go
-bench-compare-go: ## The scheduler's hot-path Go benchmarks (GO_BENCH, default ^BenchmarkSchedule) of this build against BASE, alternating GO_COUNT=6 times, compared with benchstat; no cluster, a few minutes.
+bench-compare-go: ## The scheduler's hot-path Go benchmarks (GO_BENCH, default BenchmarkSchedulePod and BenchmarkScheduleOneCycle) of this build against BASE, alternating GO_COUNT=6 times, compared with benchstat; no cluster, a few minutes.
 	GO_BENCH='$(GO_BENCH)' GO_COUNT=$(GO_COUNT) GO_BENCHTIME=$(GO_BENCHTIME) hack/bench-compare.sh go $(BASE)
 
 .PHONY: bench-quick
