@@ -116,6 +116,17 @@ bench: control-plane build ## Go benchmarks (scheduler hot paths, profile apply 
 	$(BIN)/bench --berth-bin=$(BIN)/berth --k8s-bin-dir=$(BIN)/k8s --nodes=5000 --pods=10000 \
 		--schedulers=berth,berth-shadow --out-json=$(BIN)/bench-shadow.json --out-md=$(BIN)/bench-shadow.md $(BENCH_SHADOW_ARGS)
 
+BASE ?= 30a5b5e
+
+.PHONY: bench-compare
+bench-compare: control-plane ## This build against BASE (a git ref, default v0.1 = 30a5b5e), alternating round by round on one machine: ratios of pods/s and CPU per pod per workload (NODES=5000 PODS=10000 REPEAT=3 WORKLOADS=SchedulingBasic,PodAntiAffinity,TopologySpreading; BENCH_ARGS). BASE is built once in bin/bench-base/<sha>. Minutes per round; not part of make test.
+	NODES=$(or $(NODES),5000) PODS=$(or $(PODS),10000) REPEAT=$(or $(REPEAT),3) WORKLOADS=$(WORKLOADS) K8S_BIN=$(K8S_BIN) \
+		hack/bench-compare.sh cluster $(BASE)
+
+.PHONY: bench-compare-go
+bench-compare-go: ## The scheduler's hot-path Go benchmarks (GO_BENCH, default BenchmarkSchedulePod and BenchmarkScheduleOneCycle) of this build against BASE, alternating GO_COUNT=6 times, compared with benchstat; no cluster, a few minutes.
+	GO_BENCH='$(GO_BENCH)' GO_COUNT=$(GO_COUNT) GO_BENCHTIME=$(GO_BENCHTIME) hack/bench-compare.sh go $(BASE)
+
 .PHONY: bench-quick
 bench-quick: control-plane build ## Prove the throughput harness works (make test runs it): every scheduler under test (Berth with and without Scheduled events, kube-scheduler, the null binder with and without them) binds 1,000 pods on 1,000 nodes and 5 s of steady arrival; fails if any pod is left unbound. No timing is asserted.
 	hack/control-plane.sh kube-scheduler

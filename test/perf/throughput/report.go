@@ -57,6 +57,7 @@ func Markdown(results []Result) string {
 	if rounds {
 		b.WriteString(medianTable(results))
 	}
+	b.WriteString(baseTable(results))
 	if ratios := ratioLines(results); len(ratios) > 0 {
 		b.WriteString("\n")
 		for _, l := range ratios {
@@ -302,4 +303,84 @@ func roundCell(results []Result, r Result) string {
 		return fmt.Sprintf(" %d |", r.Round)
 	}
 	return ""
+}
+
+// BaseScheduler names the runs of a base build that the runs of berth are
+// compared with (bench --berth-base-bin, make bench-compare).
+const BaseScheduler = "berth-base"
+
+// BaseComparison is berth over berth-base on one workload, round by round:
+// each ratio is of two runs that took turns in the same round, so the
+// machine's drift from round to round cancels out of it.
+type BaseComparison struct {
+	// Workload names the workload.
+	Workload string
+	// Rounds are the rounds both builds ran, in order.
+	Rounds []int
+	// Throughput holds, per round, berth's pods/s over berth-base's.
+	Throughput []float64
+	// CPUPerPod holds, per round, berth's CPU per pod over berth-base's.
+	CPUPerPod []float64
+}
+
+// CompareWithBase pairs each round of berth with the same round of
+// berth-base, per workload, in the order the workloads ran. Rounds that one
+// build did not run, or where the base bound nothing or used no CPU, are
+// left out.
+func CompareWithBase(results []Result) []BaseComparison {
+	groups, order := groupRuns(results)
+	var out []BaseComparison
+	for _, key := range order {
+		if key.scheduler != "berth" {
+			continue
+		}
+		base, ok := groups[runKey{key.workload, BaseScheduler}]
+		if !ok {
+			continue
+		}
+		byRound := map[int]Result{}
+		for _, r := range base {
+			byRound[r.Round] = r
+		}
+		c := BaseComparison{Workload: key.workload}
+		for _, r := range groups[key] {
+			o, ok := byRound[r.Round]
+			if !ok || o.Throughput.Overall == 0 || o.CPUPerPod == 0 {
+				continue
+			}
+			c.Rounds = append(c.Rounds, r.Round)
+			c.Throughput = append(c.Throughput, r.Throughput.Overall/o.Throughput.Overall)
+			c.CPUPerPod = append(c.CPUPerPod, float64(r.CPUPerPod)/float64(o.CPUPerPod))
+		}
+		if len(c.Rounds) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// baseTable renders CompareWithBase: per workload the per-round ratios,
+// their median and their range; nothing without a base.
+func baseTable(results []Result) string {
+	comparisons := CompareWithBase(results)
+	if len(comparisons) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n| Workload | Rounds | Pods/s berth/berth-base per round | median | min–max | CPU ms/pod berth/berth-base per round | median | min–max |\n|---|--:|---|--:|--:|---|--:|--:|\n")
+	for _, c := range comparisons {
+		fmt.Fprintf(&b, "| %s | %d | %s | %.2f× | %.2f–%.2f× | %s | %.2f× | %.2f–%.2f× |\n", c.Workload, len(c.Rounds),
+			ratioList(c.Throughput), median(c.Throughput), slices.Min(c.Throughput), slices.Max(c.Throughput),
+			ratioList(c.CPUPerPod), median(c.CPUPerPod), slices.Min(c.CPUPerPod), slices.Max(c.CPUPerPod))
+	}
+	return b.String()
+}
+
+// ratioList renders ratios as "0.91, 1.02".
+func ratioList(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, ", ")
 }

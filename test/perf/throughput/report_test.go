@@ -18,6 +18,8 @@ package throughput
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +217,78 @@ func TestMarkdownClaimsTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// inRound returns r as run in round.
+func inRound(r Result, round int) Result {
+	r.Round = round
+	return r
+}
+
+func TestCompareWithBase(t *testing.T) {
+	tests := []struct {
+		name    string
+		results []Result
+		want    []BaseComparison
+	}{
+		{
+			name:    "no base",
+			results: []Result{inRound(result("berth", 800, time.Millisecond, 100), 1)},
+		},
+		{
+			name: "single run each",
+			results: []Result{
+				result("berth", 900, 1100*time.Microsecond, 100), result(BaseScheduler, 1000, time.Millisecond, 100),
+			},
+			want: []BaseComparison{{Workload: "SchedulingBasic", Rounds: []int{0}, Throughput: []float64{0.9}, CPUPerPod: []float64{1.1}}},
+		},
+		{
+			name: "rounds pair up whatever the order; a round without the base and kube-scheduler are left out",
+			results: []Result{
+				inRound(result(BaseScheduler, 500, 2*time.Millisecond, 100), 1), inRound(result("berth", 400, 2*time.Millisecond, 100), 1),
+				inRound(result("kube-scheduler", 100, 4*time.Millisecond, 100), 1),
+				inRound(result("berth", 600, time.Millisecond, 100), 2), inRound(result(BaseScheduler, 500, 2*time.Millisecond, 100), 2),
+				inRound(result("berth", 600, time.Millisecond, 100), 3),
+			},
+			want: []BaseComparison{{Workload: "SchedulingBasic", Rounds: []int{1, 2}, Throughput: []float64{0.8, 1.2}, CPUPerPod: []float64{1, 0.5}}},
+		},
+		{
+			name: "a base that bound nothing gives no ratio",
+			results: []Result{
+				inRound(result("berth", 400, time.Millisecond, 100), 1), inRound(result(BaseScheduler, 0, time.Millisecond, 100), 1),
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := CompareWithBase(tc.results)
+			if len(got) != len(tc.want) {
+				t.Fatalf("CompareWithBase = %+v, want %+v", got, tc.want)
+			}
+			for i := range got {
+				g, w := got[i], tc.want[i]
+				if g.Workload != w.Workload || !slices.Equal(g.Rounds, w.Rounds) || !closeTo(g.Throughput, w.Throughput) || !closeTo(g.CPUPerPod, w.CPUPerPod) {
+					t.Errorf("CompareWithBase[%d] = %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// closeTo reports whether a and b hold the same ratios to 1e-9.
+func closeTo(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Abs(x-y) < 1e-9 })
+}
+
+func TestMarkdownComparesWithBase(t *testing.T) {
+	got := Markdown([]Result{
+		inRound(result("berth", 450, 1100*time.Microsecond, 100), 1), inRound(result(BaseScheduler, 500, time.Millisecond, 100), 1),
+		inRound(result("berth", 600, 900*time.Microsecond, 100), 2), inRound(result(BaseScheduler, 500, time.Millisecond, 100), 2),
+		inRound(result("berth", 500, time.Millisecond, 100), 3), inRound(result(BaseScheduler, 500, time.Millisecond, 100), 3),
+	})
+	want := "| SchedulingBasic | 3 | 0.90, 1.20, 1.00 | 1.00× | 0.90–1.20× | 1.10, 0.90, 1.00 | 1.00× | 0.90–1.10× |"
+	if !strings.Contains(got, want) {
+		t.Errorf("Markdown() lacks %q:\n%s", want, got)
 	}
 }

@@ -96,6 +96,7 @@ type benchFlags struct {
 	nodes, pods int
 	schedulers  string
 	berthBin    string
+	baseBin     string
 	k8sBinDir   string
 	outJSON     string
 	outMD       string
@@ -122,6 +123,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.IntVar(&f.pods, "pods", 3000, "pending pods (ignored with --quick)")
 	fs.StringVar(&f.schedulers, "schedulers", "berth,berth-no-events,kube-scheduler,null-binder,null-binder-events", "comma-separated schedulers under test, run in this order (berth-shadow: berth with a shadow of its profile at 100% sampling)")
 	fs.StringVar(&f.berthBin, "berth-bin", "bin/berth", "the berth binary")
+	fs.StringVar(&f.baseBin, "berth-base-bin", "", "the berth binary of a base build, run as the scheduler berth-base with the same arguments as berth: the tables then compare berth with berth-base round by round (make bench-compare)")
 	fs.StringVar(&f.k8sBinDir, "k8s-bin-dir", "bin/k8s", "directory with etcd, kube-apiserver and kube-scheduler")
 	fs.StringVar(&f.outJSON, "out-json", "", "write the results as JSON to this file")
 	fs.StringVar(&f.outMD, "out-md", "", "write the Markdown table to this file")
@@ -150,6 +152,9 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this executable: %w", err)
+	}
+	if err := checkBase(ctx, f, self); err != nil {
+		return err
 	}
 	opts := []throughput.Option{
 		throughput.WithK8sBinDir(f.k8sBinDir), throughput.WithTimeout(f.timeout), throughput.WithLogger(logger),
@@ -239,7 +244,7 @@ func applyQuick(f *benchFlags, fs *flag.FlagSet) {
 // scheduler returns the scheduler under test called name.
 func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []throughput.Option, error) {
 	switch name {
-	case "berth", "berth-no-events", "berth-shadow":
+	case "berth", "berth-no-events", "berth-shadow", baseScheduler:
 		extra := strings.Fields(f.berthArgs)
 		if name == "berth-no-events" {
 			extra = append(extra, "--scheduled-events=false")
@@ -249,25 +254,33 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 			// A shadow identical to the live profile, sampling every attempt.
 			berth = throughput.BerthWithShadow
 		}
-		if f.pprofFile == "" && f.heapFile == "" {
-			return berth(name, f.berthBin, extra...), nil, nil
+		bin, cpuProfile, heapProfile := f.berthBin, f.pprofFile, f.heapFile
+		if name == baseScheduler {
+			if f.baseBin == "" {
+				return throughput.Scheduler{}, nil, fmt.Errorf("scheduler %s needs --berth-base-bin", baseScheduler)
+			}
+			// The base's profiles go beside this build's, named after it.
+			bin, cpuProfile, heapProfile = f.baseBin, perScheduler(f.pprofFile, name), perScheduler(f.heapFile, name)
+		}
+		if cpuProfile == "" && heapProfile == "" {
+			return berth(name, bin, extra...), nil, nil
 		}
 		addr, err := freeAddr()
 		if err != nil {
 			return throughput.Scheduler{}, nil, err
 		}
-		s := berth(name, f.berthBin, append(extra, "--pprof-bind-address="+addr)...)
+		s := berth(name, bin, append(extra, "--pprof-bind-address="+addr)...)
 		return s, []throughput.Option{throughput.WithDuring(func(ctx context.Context) error {
 			var errs []error
-			if f.pprofFile != "" {
-				errs = append(errs, fetchProfile(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, f.pprofSecs), f.pprofFile))
+			if cpuProfile != "" {
+				errs = append(errs, fetchProfile(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, f.pprofSecs), cpuProfile))
 			}
-			if f.heapFile != "" {
+			if heapProfile != "" {
 				// The heap as it is once every pod is bound: wait for the
 				// last bind, then ask the still running process.
 				<-ctx.Done()
 				heapCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-				errs = append(errs, fetchProfile(heapCtx, fmt.Sprintf("http://%s/debug/pprof/heap", addr), f.heapFile))
+				errs = append(errs, fetchProfile(heapCtx, fmt.Sprintf("http://%s/debug/pprof/heap", addr), heapProfile))
 				cancel()
 			}
 			return errors.Join(errs...)
@@ -279,14 +292,17 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 	case "null-binder-events":
 		return throughput.NullBinder("null-binder-events", self, "null-binder", "--events"), nil, nil
 	default:
-		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, berth-no-events, berth-shadow, kube-scheduler, null-binder or null-binder-events)", name)
+		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, berth-no-events, berth-shadow, berth-base, kube-scheduler, null-binder or null-binder-events)", name)
 	}
 }
 
 // perScheduler names a scheduler's own copy of the file path: the
 // scheduler's name goes before the extension (api.pprof becomes
-// api-null-binder.pprof).
+// api-null-binder.pprof). An empty path stays empty.
 func perScheduler(path, scheduler string) string {
+	if path == "" {
+		return ""
+	}
 	ext := filepath.Ext(path)
 	return strings.TrimSuffix(path, ext) + "-" + scheduler + ext
 }

@@ -64,6 +64,7 @@ func TestPerScheduler(t *testing.T) {
 		{"api.pprof", "null-binder", "api-null-binder.pprof"},
 		{"/tmp/p/api.cpu.pprof", "berth", "/tmp/p/api.cpu-berth.pprof"},
 		{"profile", "berth-no-events", "profile-berth-no-events"},
+		{"", "berth-base", ""},
 	}
 	for _, tc := range tests {
 		if got := perScheduler(tc.path, tc.scheduler); got != tc.want {
