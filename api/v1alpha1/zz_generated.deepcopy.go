@@ -504,6 +504,11 @@ func (in *Plugins) DeepCopyInto(out *Plugins) {
 		*out = new(PluginSet)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.PodGroupPostFilter != nil {
+		in, out := &in.PodGroupPostFilter, &out.PodGroupPostFilter
+		*out = new(PluginSet)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.MultiPoint != nil {
 		in, out := &in.MultiPoint, &out.MultiPoint
 		*out = new(PluginSet)

@@ -205,3 +205,55 @@ func TestRunPlacementScorePlugins(t *testing.T) {
 		})
 	}
 }
+
+type groupPostFilter struct {
+	name   string
+	status *framework.Status
+}
+
+func (p groupPostFilter) Name() string { return p.name }
+
+func (p groupPostFilter) PodGroupPostFilter(context.Context, *schedulingv1beta1.PodGroup, []*v1.Pod) (*framework.PodGroupPostFilterResult, *framework.Status) {
+	return nil, p.status
+}
+
+func TestRunPodGroupPostFilterPlugins(t *testing.T) {
+	tests := []struct {
+		name     string
+		plugins  []framework.Plugin
+		wantCode framework.Code
+		wantMsg  string
+	}{
+		{name: "none: unschedulable without a reason", wantCode: framework.Unschedulable},
+		{
+			name: "reasons of unschedulable plugins add up",
+			plugins: []framework.Plugin{
+				groupPostFilter{"A", framework.NewStatus(framework.Unschedulable, "a")},
+				groupPostFilter{"B", framework.NewStatus(framework.Unschedulable, "b")},
+			},
+			wantCode: framework.Unschedulable, wantMsg: "a, b",
+		},
+		{
+			name: "unresolvable ends the run",
+			plugins: []framework.Plugin{
+				groupPostFilter{"A", framework.NewStatus(framework.UnschedulableAndUnresolvable, "a")},
+				groupPostFilter{"B", framework.NewStatus(framework.Unschedulable, "b")},
+			},
+			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "a",
+		},
+		{
+			name:     "another code is an error",
+			plugins:  []framework.Plugin{groupPostFilter{"A", framework.NewStatus(framework.Wait, "w")}},
+			wantCode: framework.Error, wantMsg: `error in "A" PodGroupPostFilter plugins: w`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFw(t, tc.plugins)
+			_, s := f.RunPodGroupPostFilterPlugins(context.Background(), st.WorkloadGroup("g").Obj(), nil)
+			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
+				t.Errorf("status = %v, want %v %q", s, tc.wantCode, tc.wantMsg)
+			}
+		})
+	}
+}
