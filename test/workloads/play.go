@@ -83,10 +83,11 @@ func Play(ctx context.Context, client kubernetes.Interface, s Scenario, opts ...
 			continue
 		}
 		p.logger.Info("Step", "index", i, "step", st)
-		if err := p.step(ctx, st); err != nil {
+		for _, err := range p.step(ctx, st) {
 			if !isRefusal(err) {
 				return obs, fmt.Errorf("step %d: %w", i, err)
 			}
+			p.logger.Info("The apiserver refused a step", "index", i, "err", err)
 			stepErrors = append(stepErrors, p.normalize(err.Error()))
 		}
 	}
@@ -116,27 +117,30 @@ type player struct {
 	nodes map[string]*corev1.Node
 }
 
-// step runs one step other than Observe.
-func (p *player) step(ctx context.Context, st Step) error {
+// step runs one step other than Observe and returns its errors; after a
+// refusal it goes on with the step's next object.
+func (p *player) step(ctx context.Context, st Step) []error {
+	var errs []error
 	for _, name := range st.Create {
 		if err := p.create(ctx, name); err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		p.created[name] = true
 	}
 	for _, name := range st.Delete {
 		p.deletedBy[name] = "scenario"
 		if err := p.client.CoreV1().Pods(p.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
-			return fmt.Errorf("deleting pod %s: %w", name, err)
+			errs = append(errs, fmt.Errorf("deleting pod %s: %w", name, err))
 		}
 	}
 	if c := st.SetMinCount; c != nil {
 		patch := fmt.Sprintf(`{"spec":{"schedulingPolicy":{"gang":{"minCount":%d}}}}`, c.MinCount)
 		if _, err := p.client.SchedulingV1beta1().PodGroups(p.ns).Patch(ctx, c.Group, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("setting the minCount of PodGroup %s to %d: %w", c.Group, c.MinCount, err)
+			errs = append(errs, fmt.Errorf("setting the minCount of PodGroup %s to %d: %w", c.Group, c.MinCount, err))
 		}
 	}
-	return nil
+	return errs
 }
 
 // create creates the scenario's object named name.

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,9 +36,9 @@ const RecordEnv = "BERTH_WORKLOADS_RECORD"
 // ScenariosEnv, when set, limits TestReference to the comma-separated scenarios.
 const ScenariosEnv = "BERTH_WORKLOADS_SCENARIOS"
 
-// runs is how many times each scenario runs; the fields that differ
-// between runs are marked nondeterministic.
-const runs = 2
+// RunsEnv, when set, is how many times each scenario runs (default 2); the
+// fields that differ between runs are marked nondeterministic.
+const RunsEnv = "BERTH_WORKLOADS_RUNS"
 
 // TestReference re-records the goldens of package workloads from upstream
 // kube-scheduler: each scenario twice, on fresh control planes. It needs
@@ -55,6 +56,12 @@ func TestReference(t *testing.T) {
 	binDir, err := filepath.Abs(binDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	runs := 2
+	if v := os.Getenv(RunsEnv); v != "" {
+		if runs, err = strconv.Atoi(v); err != nil || runs < 1 {
+			t.Fatalf("%s=%q is no positive number", RunsEnv, v)
+		}
 	}
 	var only []string
 	if v := os.Getenv(ScenariosEnv); v != "" {
