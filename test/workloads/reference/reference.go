@@ -100,6 +100,8 @@ func Run(ctx context.Context, s workloads.Scenario, opts ...Option) (_ workloads
 			return workloads.Observation{}, fmt.Errorf("creating a directory: %w", err)
 		}
 		defer func() { _ = os.RemoveAll(o.dir) }()
+	} else if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return workloads.Observation{}, fmt.Errorf("creating %s: %w", o.dir, err)
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    o.binDir,
