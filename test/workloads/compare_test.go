@@ -66,6 +66,18 @@ func TestCompare(t *testing.T) {
 		want: observation(PlaceBound, "n1", "rack-a", "msg", 1),
 		got:  observation(PlaceBound, "n2", "rack-b", "msg", 1),
 	}, {
+		name: "the Scheduled event names another node, placements bound only",
+		want: func() Observation {
+			o := observation(PlaceBound, "n1", "", "msg", 1)
+			o.Checkpoints[0].Pods[0].Events = []EventSummary{{Reason: "Scheduled", Count: 1, Messages: []string{"Successfully assigned $NS/p-1 to n1"}}}
+			return o
+		}(),
+		got: func() Observation {
+			o := observation(PlaceBound, "n2", "", "msg", 1)
+			o.Checkpoints[0].Pods[0].Events = []EventSummary{{Reason: "Scheduled", Count: 1, Messages: []string{"Successfully assigned $NS/p-1 to n2"}}}
+			return o
+		}(),
+	}, {
 		name: "unbound",
 		want: observation(PlaceBound, "n1", "", "msg", 1),
 		got:  observation(PlaceBound, "", "", "msg", 1),

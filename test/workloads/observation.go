@@ -137,7 +137,12 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 				out[pb+"deleted"] = p.DeletedBy
 			}
 			conditionPaths(out, pb, p.Conditions)
-			eventPaths(out, pb, p.Events, withCounts)
+			events := p.Events
+			if placement != PlaceExact && p.Node != "" {
+				// "Successfully assigned ns/p to <node>" names the node.
+				events = replaceInMessages(events, " to "+p.Node, " to $NODE")
+			}
+			eventPaths(out, pb, events, withCounts)
 		}
 		for _, g := range cp.PodGroups {
 			gb := base + "podgroup/" + g.Name + "/"
@@ -153,6 +158,19 @@ func conditionPaths(out map[string]string, prefix string, conds []Condition) {
 	for _, c := range conds {
 		out[prefix+"condition/"+c.Type] = c.Status + " " + c.Reason + ": " + c.Message
 	}
+}
+
+// replaceInMessages returns events with old replaced by new in their messages.
+func replaceInMessages(events []EventSummary, old, new string) []EventSummary {
+	out := make([]EventSummary, len(events))
+	for i, e := range events {
+		e.Messages = slices.Clone(e.Messages)
+		for j, m := range e.Messages {
+			e.Messages[j] = strings.ReplaceAll(m, old, new)
+		}
+		out[i] = e
+	}
+	return out
 }
 
 func eventPaths(out map[string]string, prefix string, events []EventSummary, withCounts bool) {
