@@ -69,7 +69,8 @@ func Play(ctx context.Context, client kubernetes.Interface, s Scenario, opts ...
 		return Observation{}, fmt.Errorf("creating the namespace: %w", err)
 	}
 	p := &player{client: client, s: &s, ns: ns.Name, logger: o.logger.WithValues("scenario", s.Name),
-		created: map[string]bool{}, lastSeen: map[string]*corev1.Pod{}, deletedBy: map[string]string{}, nodes: map[string]*corev1.Node{}}
+		lastSeen: map[string]*corev1.Pod{}, deletedBy: map[string]string{}, nodes: map[string]*corev1.Node{},
+		uids: map[types.UID]string{}}
 	obs := Observation{Scenario: s.Name, Placement: s.Placement}
 	var stepErrors []string
 	for i, st := range s.Steps {
@@ -107,14 +108,14 @@ type player struct {
 	s      *Scenario
 	ns     string
 	logger logr.Logger
-	// created are the objects created so far, by name.
-	created map[string]bool
 	// lastSeen is every pod as last seen, gone ones included.
 	lastSeen map[string]*corev1.Pod
 	// deletedBy says who deleted a pod that is gone.
 	deletedBy map[string]string
 	// nodes are the nodes as last seen, for their domains.
 	nodes map[string]*corev1.Node
+	// uids names the pods and PodGroups seen so far by UID, as kind/name.
+	uids map[types.UID]string
 }
 
 // step runs one step other than Observe and returns its errors; after a
@@ -124,9 +125,7 @@ func (p *player) step(ctx context.Context, st Step) []error {
 	for _, name := range st.Create {
 		if err := p.create(ctx, name); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		p.created[name] = true
 	}
 	for _, name := range st.Delete {
 		p.deletedBy[name] = "scenario"
@@ -272,6 +271,7 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 		pod := &pods.Items[i]
 		present[pod.Name] = true
 		p.lastSeen[pod.Name] = pod
+		p.uids[pod.UID] = "pod/" + pod.Name
 		if pod.DeletionTimestamp != nil {
 			// What a kubelet would do once the containers stopped.
 			p.logger.Info("Finishing the deletion of a pod", "pod", pod.Name)
@@ -281,6 +281,16 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 				return cp, fmt.Errorf("deleting pod %s: %w", pod.Name, err)
 			}
 		}
+	}
+	groups, err := p.client.SchedulingV1beta1().PodGroups(p.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return cp, fmt.Errorf("listing PodGroups: %w", err)
+	}
+	byName := map[string]*schedulingv1beta1.PodGroup{}
+	for i := range groups.Items {
+		g := &groups.Items[i]
+		byName[g.Name] = g
+		p.uids[g.UID] = "podgroup/" + g.Name
 	}
 	nodes, err := p.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -306,14 +316,9 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 		cp.Pods = append(cp.Pods, st)
 	}
 	for _, sg := range p.s.PodGroups {
-		if !p.created[sg.Name] {
-			continue
+		if g := byName[sg.Name]; g != nil {
+			cp.PodGroups = append(cp.PodGroups, p.podGroupState(g, events.Items))
 		}
-		g, err := p.client.SchedulingV1beta1().PodGroups(p.ns).Get(ctx, sg.Name, metav1.GetOptions{})
-		if err != nil {
-			return cp, fmt.Errorf("reading PodGroup %s: %w", sg.Name, err)
-		}
-		cp.PodGroups = append(cp.PodGroups, p.podGroupState(g, events.Items))
 	}
 	slices.SortFunc(cp.Pods, func(a, b PodState) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(cp.PodGroups, func(a, b PodGroupState) int { return strings.Compare(a.Name, b.Name) })
@@ -383,5 +388,12 @@ func (p *player) summarize(events []corev1.Event, kind, name string) []EventSumm
 	return out
 }
 
-// normalize replaces the scenario's namespace in a message by $NS.
-func (p *player) normalize(msg string) string { return strings.ReplaceAll(msg, p.ns, "$NS") }
+// normalize replaces the scenario's namespace in a message by $NS and the
+// UIDs of its pods and PodGroups by $UID(<kind>/<name>).
+func (p *player) normalize(msg string) string {
+	msg = strings.ReplaceAll(msg, p.ns, "$NS")
+	for uid, name := range p.uids {
+		msg = strings.ReplaceAll(msg, string(uid), "$UID("+name+")")
+	}
+	return msg
+}
