@@ -62,6 +62,9 @@ type PodState struct {
 	Domain string `json:"domain,omitempty"`
 	// NominatedNode is status.nominatedNodeName.
 	NominatedNode string `json:"nominatedNode,omitempty"`
+	// NominatedNodes are the distinct nominated nodes seen so far in the
+	// scenario, in order (polled every 200 ms, so a short nomination may be missed).
+	NominatedNodes []string `json:"nominatedNodes,omitempty"`
 	// Deleted is set when the pod is gone; the rest is as last seen.
 	Deleted bool `json:"deleted,omitempty"`
 	// DeletedBy is "scenario" for pods a Delete step removed and
@@ -80,6 +83,9 @@ type PodGroupState struct {
 	MinCount int32 `json:"minCount,omitempty"`
 	// Conditions are status.conditions without times or generations.
 	Conditions []Condition `json:"conditions,omitempty"`
+	// ConditionHistory, when the conditions changed during the scenario,
+	// are the distinct conditions seen so far, in order (polled every 200 ms).
+	ConditionHistory []Condition `json:"conditionHistory,omitempty"`
 	// Events are the PodGroup's events by reason.
 	Events []EventSummary `json:"events,omitempty"`
 }
@@ -133,6 +139,12 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 					out[pb+"nominatedNode"] = p.NominatedNode
 				}
 			}
+			if len(p.NominatedNodes) > 0 {
+				out[pb+"everNominated"] = "true"
+				if placement == PlaceExact {
+					out[pb+"nominatedNodes"] = strings.Join(p.NominatedNodes, ",")
+				}
+			}
 			if p.Deleted {
 				out[pb+"deleted"] = p.DeletedBy
 			}
@@ -148,6 +160,9 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 			gb := base + "podgroup/" + g.Name + "/"
 			out[gb+"minCount"] = fmt.Sprint(g.MinCount)
 			conditionPaths(out, gb, g.Conditions)
+			for i, c := range g.ConditionHistory {
+				out[fmt.Sprintf("%shistory/%d", gb, i)] = c.Type + " " + c.Status + " " + c.Reason + ": " + c.Message
+			}
 			eventPaths(out, gb, g.Events, withCounts)
 		}
 	}

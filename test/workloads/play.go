@@ -70,7 +70,7 @@ func Play(ctx context.Context, client kubernetes.Interface, s Scenario, opts ...
 	}
 	p := &player{client: client, s: &s, ns: ns.Name, logger: o.logger.WithValues("scenario", s.Name),
 		lastSeen: map[string]*corev1.Pod{}, deletedBy: map[string]string{}, nodes: map[string]*corev1.Node{},
-		uids: map[types.UID]string{}}
+		uids: map[types.UID]string{}, nominations: map[string][]string{}, groupHistory: map[string][]Condition{}}
 	obs := Observation{Scenario: s.Name, Placement: s.Placement}
 	var stepErrors []string
 	for i, st := range s.Steps {
@@ -116,6 +116,12 @@ type player struct {
 	nodes map[string]*corev1.Node
 	// uids names the pods and PodGroups seen so far by UID, as kind/name.
 	uids map[types.UID]string
+	// nominations are the distinct nominated nodes of each pod, in the
+	// order seen.
+	nominations map[string][]string
+	// groupHistory are the distinct conditions of each PodGroup, in the
+	// order seen.
+	groupHistory map[string][]Condition
 }
 
 // step runs one step other than Observe and returns its errors; after a
@@ -338,6 +344,12 @@ func (p *player) podState(pod *corev1.Pod, events []corev1.Event) PodState {
 	}
 	slices.SortFunc(st.Conditions, func(a, b Condition) int { return strings.Compare(a.Type, b.Type) })
 	st.Events = p.summarize(events, "Pod", pod.Name)
+	if n := pod.Status.NominatedNodeName; n != "" {
+		if seen := p.nominations[pod.Name]; len(seen) == 0 || seen[len(seen)-1] != n {
+			p.nominations[pod.Name] = append(seen, n)
+		}
+	}
+	st.NominatedNodes = slices.Clone(p.nominations[pod.Name])
 	return st
 }
 
@@ -352,6 +364,14 @@ func (p *player) podGroupState(g *schedulingv1beta1.PodGroup, events []corev1.Ev
 	}
 	slices.SortFunc(st.Conditions, func(a, b Condition) int { return strings.Compare(a.Type, b.Type) })
 	st.Events = p.summarize(events, "PodGroup", g.Name)
+	for _, c := range st.Conditions {
+		if seen := p.groupHistory[g.Name]; len(seen) == 0 || seen[len(seen)-1] != c {
+			p.groupHistory[g.Name] = append(seen, c)
+		}
+	}
+	if h := p.groupHistory[g.Name]; len(h) > 1 {
+		st.ConditionHistory = slices.Clone(h)
+	}
 	return st
 }
 
