@@ -35,6 +35,18 @@ limitations under the License.
 //     v1.37.1 with the GenericWorkload and TopologyAwareWorkloadScheduling
 //     feature gates), each scenario run twice, fields that differed between
 //     the runs listed as nondeterministic. Golden loads one.
-//   - Compare (compare.go) lists the differences between a golden and
+//   - Compare (observation.go) lists the differences between a golden and
 //     another runner's Observation.
+//
+// A second runner (Berth in-process) needs an apiserver started with the
+// same feature gates and runtime config as the reference's (see package
+// reference), no nodes but the scenario's (Play creates them by name, so
+// use a fresh control plane per scenario or delete them in between), and
+// then, per scenario:
+//
+//	got, err := workloads.Play(ctx, clientset, s)
+//	want, err := workloads.Golden(s.Name)
+//	for _, d := range workloads.Compare(want, got) {
+//		t.Error(d)
+//	}
 package workloads
