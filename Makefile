@@ -86,6 +86,11 @@ test-e2e: $(GINKGO) $(HELM) ## Run the end-to-end suites on local clusters: Bert
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s -v test/e2e
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=45m --poll-progress-after=120s --label-filter=ci -v test/faults
 
+.PHONY: workloads-reference
+workloads-reference: control-plane ## Re-record test/workloads/testdata: every PodGroup scenario run twice against kube-scheduler v1.37.1 (not part of make test; WORKLOADS=a,b runs only those scenarios).
+	hack/control-plane.sh kube-scheduler
+	BERTH_WORKLOADS_RECORD=1 BERTH_WORKLOADS_SCENARIOS=$(WORKLOADS) go test -count=1 -timeout=90m -v -run '^TestReference$$' ./test/workloads/reference
+
 .PHONY: helm-lint
 helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC rules lag config/ (make manifests syncs them).
 	@diff -r -q config/crd/bases $(CHART)/files/crds && diff -q config/rbac/role.yaml $(CHART)/files/rbac/role.yaml \

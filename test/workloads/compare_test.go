@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads
+
+import (
+	"slices"
+	"testing"
+)
+
+// observation builds a one-checkpoint observation of pod p-1 on node, with
+// a PodScheduled condition message and a FailedScheduling event counted count.
+func observation(placement Placement, node, domain, message string, count int32) Observation {
+	pod := PodState{Name: "p-1", Node: node, Domain: domain,
+		Conditions: []Condition{{Type: "PodScheduled", Status: "False", Reason: "Unschedulable", Message: message}},
+		Events:     []EventSummary{{Reason: "FailedScheduling", Count: count, Messages: []string{message}}}}
+	return Observation{Scenario: "s", Placement: placement, Checkpoints: []Checkpoint{{
+		Name: "final", Pods: []PodState{pod},
+		PodGroups: []PodGroupState{{Name: "pg", MinCount: 2, Conditions: []Condition{{Type: "PodGroupInitiallyScheduled", Status: "False", Reason: "Unschedulable", Message: "m"}}}},
+	}}}
+}
+
+func TestCompare(t *testing.T) {
+	tests := []struct {
+		name      string
+		want, got Observation
+		nondet    []string
+		wantDiffs []string
+	}{{
+		name: "equal",
+		want: observation(PlaceExact, "n1", "", "msg", 1),
+		got:  observation(PlaceExact, "n1", "", "msg", 1),
+	}, {
+		name: "event counts are ignored",
+		want: observation(PlaceExact, "n1", "", "msg", 1),
+		got:  observation(PlaceExact, "n1", "", "msg", 7),
+	}, {
+		name:      "another node, placements exact",
+		want:      observation(PlaceExact, "n1", "", "msg", 1),
+		got:       observation(PlaceExact, "n2", "", "msg", 1),
+		wantDiffs: []string{`final/pod/p-1/node: "n1" != "n2"`},
+	}, {
+		name: "another node in the same domain, placements by domain",
+		want: observation(PlaceDomain, "n1", "rack-a", "msg", 1),
+		got:  observation(PlaceDomain, "n2", "rack-a", "msg", 1),
+	}, {
+		name:      "another domain, placements by domain",
+		want:      observation(PlaceDomain, "n1", "rack-a", "msg", 1),
+		got:       observation(PlaceDomain, "n2", "rack-b", "msg", 1),
+		wantDiffs: []string{`final/pod/p-1/domain: "rack-a" != "rack-b"`},
+	}, {
+		name: "another domain, placements bound only",
+		want: observation(PlaceBound, "n1", "rack-a", "msg", 1),
+		got:  observation(PlaceBound, "n2", "rack-b", "msg", 1),
+	}, {
+		name: "the Scheduled event names another node, placements bound only",
+		want: func() Observation {
+			o := observation(PlaceBound, "n1", "", "msg", 1)
+			o.Checkpoints[0].Pods[0].Events = []EventSummary{{Reason: "Scheduled", Count: 1, Messages: []string{"Successfully assigned $NS/p-1 to n1"}}}
+			return o
+		}(),
+		got: func() Observation {
+			o := observation(PlaceBound, "n2", "", "msg", 1)
+			o.Checkpoints[0].Pods[0].Events = []EventSummary{{Reason: "Scheduled", Count: 1, Messages: []string{"Successfully assigned $NS/p-1 to n2"}}}
+			return o
+		}(),
+	}, {
+		name: "unbound",
+		want: observation(PlaceBound, "n1", "", "msg", 1),
+		got:  observation(PlaceBound, "", "", "msg", 1),
+		wantDiffs: []string{
+			`final/pod/p-1/bound: "true" != "false"`,
+		},
+	}, {
+		name: "another message",
+		want: observation(PlaceExact, "", "", "0/3 nodes are available", 1),
+		got:  observation(PlaceExact, "", "", "0/3 nodes fit", 1),
+		wantDiffs: []string{
+			`final/pod/p-1/condition/PodScheduled: "False Unschedulable: 0/3 nodes are available" != "False Unschedulable: 0/3 nodes fit"`,
+			`final/pod/p-1/event/FailedScheduling: "0/3 nodes are available" != "0/3 nodes fit"`,
+		},
+	}, {
+		name:   "another message where upstream varies",
+		want:   observation(PlaceExact, "", "", "0/3 nodes are available", 1),
+		got:    observation(PlaceExact, "", "", "0/3 nodes fit", 1),
+		nondet: []string{"final/pod/p-1/condition/PodScheduled", "final/pod/p-1/event/FailedScheduling"},
+	}, {
+		name: "a missing condition",
+		want: observation(PlaceExact, "", "", "msg", 1),
+		got: func() Observation {
+			o := observation(PlaceExact, "", "", "msg", 1)
+			o.Checkpoints[0].PodGroups[0].Conditions = nil
+			return o
+		}(),
+		wantDiffs: []string{`final/podgroup/pg/condition/PodGroupInitiallyScheduled: "False Unschedulable: m" != (absent)`},
+	}, {
+		name: "another scenario",
+		want: observation(PlaceExact, "n1", "", "msg", 1),
+		got: func() Observation {
+			o := observation(PlaceExact, "n1", "", "msg", 1)
+			o.Scenario = "other"
+			return o
+		}(),
+		wantDiffs: []string{`scenario: "s" != "other"`},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.want.Nondeterministic = tt.nondet
+			if got := Compare(tt.want, tt.got); !slices.Equal(got, tt.wantDiffs) {
+				t.Errorf("Compare() = %q, want %q", got, tt.wantDiffs)
+			}
+		})
+	}
+}
+
+func TestMarkNondeterministic(t *testing.T) {
+	a := observation(PlaceExact, "n1", "", "msg", 1)
+	b := observation(PlaceExact, "n2", "", "msg", 3)
+	a.MarkNondeterministic(b)
+	want := []string{"final/pod/p-1/event/FailedScheduling/count", "final/pod/p-1/node"}
+	if !slices.Equal(a.Nondeterministic, want) || a.Runs != 2 {
+		t.Errorf("Nondeterministic = %q, Runs = %d; want %q, 2", a.Nondeterministic, a.Runs, want)
+	}
+	// Compare against the marked golden ignores the varying node.
+	if diffs := Compare(a, b); len(diffs) != 0 {
+		t.Errorf("Compare() after marking = %q, want none", diffs)
+	}
+}

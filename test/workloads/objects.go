@@ -1,0 +1,81 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/test/berthtest"
+)
+
+// Object builds the PriorityClass.
+func (pc PriorityClass) Object() *schedulingv1.PriorityClass {
+	return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: pc.Name}, Value: pc.Value}
+}
+
+// Object builds the node, Ready, with its labels (and
+// kubernetes.io/hostname), allocatable resources and taints.
+func (n Node) Object() *corev1.Node {
+	pods := n.Pods
+	if pods == 0 {
+		pods = 110
+	}
+	b := berthtest.NewNode(n.Name).Capacity("cpu", n.CPU, "memory", n.Memory, "pods", strconv.Itoa(pods))
+	for k, v := range n.Labels {
+		b.Label(k, v)
+	}
+	for _, t := range n.Taints {
+		b.Taint(t.Key, t.Value, t.Effect)
+	}
+	return b.Obj()
+}
+
+// Object builds the PodGroup in namespace ns.
+func (g PodGroup) Object(ns string) *schedulingv1beta1.PodGroup {
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: g.Name},
+		Spec:       schedulingv1beta1.PodGroupSpec{PriorityClassName: g.PriorityClassName},
+	}
+	if g.MinCount > 0 {
+		pg.Spec.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: g.MinCount}
+	} else {
+		pg.Spec.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
+	}
+	if g.TopologyKey != "" {
+		pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{
+			Topology: []schedulingv1beta1.TopologyConstraint{{Key: g.TopologyKey}},
+		}
+	}
+	return pg
+}
+
+// Object builds the pod in namespace ns for the default-scheduler.
+func (p Pod) Object(ns string) *corev1.Pod {
+	pod := berthtest.NewPod(ns, p.Name).Requests("cpu", p.CPU, "memory", p.Memory).Obj()
+	pod.Spec.PriorityClassName = p.PriorityClassName
+	pod.Spec.NodeName = p.NodeName
+	if p.Group != "" {
+		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(p.Group)}
+	}
+	return pod
+}

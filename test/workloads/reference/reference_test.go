@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reference_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr/testr"
+
+	"github.com/berth-io/berth/test/workloads"
+	"github.com/berth-io/berth/test/workloads/reference"
+)
+
+// RecordEnv, set to 1, makes TestReference re-record the goldens.
+const RecordEnv = "BERTH_WORKLOADS_RECORD"
+
+// ScenariosEnv, when set, limits TestReference to the comma-separated scenarios.
+const ScenariosEnv = "BERTH_WORKLOADS_SCENARIOS"
+
+// RunsEnv, when set, is how many times each scenario runs (default 2); the
+// fields that differ between runs are marked nondeterministic.
+const RunsEnv = "BERTH_WORKLOADS_RUNS"
+
+// TestReference re-records the goldens of package workloads from upstream
+// kube-scheduler: each scenario twice, on fresh control planes. It needs
+// etcd, kube-apiserver and kube-scheduler v1.37.1 in KUBEBUILDER_ASSETS
+// (default bin/k8s at the repository's root) and runs only with
+// BERTH_WORKLOADS_RECORD=1; see docs/testing.md.
+func TestReference(t *testing.T) {
+	if os.Getenv(RecordEnv) != "1" {
+		t.Skipf("set %s=1 to re-record the goldens against kube-scheduler v1.37.1", RecordEnv)
+	}
+	binDir := os.Getenv("KUBEBUILDER_ASSETS")
+	if binDir == "" {
+		binDir = filepath.Join("..", "..", "..", "bin", "k8s")
+	}
+	binDir, err := filepath.Abs(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 2
+	if v := os.Getenv(RunsEnv); v != "" {
+		if runs, err = strconv.Atoi(v); err != nil || runs < 1 {
+			t.Fatalf("%s=%q is no positive number", RunsEnv, v)
+		}
+	}
+	var only []string
+	if v := os.Getenv(ScenariosEnv); v != "" {
+		only = strings.Split(v, ",")
+	}
+	for _, s := range workloads.Scenarios() {
+		if only != nil && !slices.Contains(only, s.Name) {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			var obs []workloads.Observation
+			for i := range runs {
+				dir := filepath.Join(t.TempDir(), "run")
+				o, err := reference.Run(t.Context(), s, reference.WithBinDir(binDir), reference.WithDir(dir),
+					reference.WithLogger(testr.New(t)))
+				if err != nil {
+					if log, readErr := os.ReadFile(filepath.Join(dir, "logs", "kube-scheduler.log")); readErr == nil {
+						t.Logf("kube-scheduler's log:\n%s", tail(string(log), 8000))
+					}
+					t.Fatalf("run %d: %v", i+1, err)
+				}
+				obs = append(obs, o)
+			}
+			golden := obs[0]
+			golden.MarkNondeterministic(obs[1:]...)
+			if err := workloads.WriteGolden(filepath.Join("..", workloads.GoldenDir), golden); err != nil {
+				t.Fatal(err)
+			}
+			if len(golden.Nondeterministic) > 0 {
+				t.Logf("nondeterministic: %s", strings.Join(golden.Nondeterministic, "\n  "))
+			}
+		})
+	}
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,277 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// RackKey is the node label the scenarios use as a topology domain.
+const RackKey = "topology.example.com/rack"
+
+// Placement says how precisely a scenario's pod placements are compared.
+type Placement string
+
+const (
+	// PlaceExact compares each pod's node.
+	PlaceExact Placement = "exact"
+	// PlaceDomain compares each pod's topology domain (the value of its
+	// node's label named by the scenario's DomainKey) and whether it is
+	// bound: for scenarios where upstream picks at random among equal nodes.
+	PlaceDomain Placement = "domain"
+	// PlaceBound compares only whether each pod is bound.
+	PlaceBound Placement = "bound"
+)
+
+// Scenario is one scheduling situation: the objects it uses and the steps
+// that create and change them. Objects are named uniquely across kinds; the
+// steps refer to them by name.
+type Scenario struct {
+	// Name names the scenario and its golden file; a DNS label.
+	Name string
+	// Description says what the scenario checks.
+	Description string
+	// Placement says how pod placements are compared.
+	Placement Placement
+	// DomainKey is the node label whose value is recorded as each bound
+	// pod's domain; empty records none.
+	DomainKey string
+	// PriorityClasses, Nodes, PodGroups and Pods are the objects the steps create.
+	PriorityClasses []PriorityClass
+	Nodes           []Node
+	PodGroups       []PodGroup
+	Pods            []Pod
+	// Steps run in order; each Observe step records a checkpoint.
+	Steps []Step
+	// Settle says when the cluster counts as settled before a checkpoint;
+	// zero fields take DefaultSettle's.
+	Settle Settle
+}
+
+// Settle is the rule for "nothing more will happen": the observed state
+// has not changed for Quiet, or Max has passed.
+type Settle struct {
+	Quiet time.Duration
+	Max   time.Duration
+}
+
+// DefaultSettle waits for 5 s without a change, at most 60 s.
+var DefaultSettle = Settle{Quiet: 5 * time.Second, Max: 60 * time.Second}
+
+// PriorityClass is a PriorityClass with its value.
+type PriorityClass struct {
+	Name  string
+	Value int32
+}
+
+// Node is a Ready node with the allocatable resources given.
+type Node struct {
+	Name   string
+	Labels map[string]string
+	// CPU and Memory are quantities; Pods is the pod capacity (110 when zero).
+	CPU    string
+	Memory string
+	Pods   int
+	Taints []corev1.Taint
+}
+
+// PodGroup is a scheduling.k8s.io/v1beta1 PodGroup.
+type PodGroup struct {
+	Name string
+	// MinCount > 0 makes a gang policy with that minCount; 0 a basic policy.
+	MinCount int32
+	// TopologyKey, when set, is the group's only topology constraint.
+	TopologyKey string
+	// PriorityClassName is the group's priority class, if any.
+	PriorityClassName string
+}
+
+// Pod is a pod with one container.
+type Pod struct {
+	Name   string
+	CPU    string
+	Memory string
+	// Group is spec.schedulingGroup.podGroupName; empty for a plain pod.
+	Group string
+	// PriorityClassName is the pod's priority class, if any.
+	PriorityClassName string
+	// NodeName, when set, binds the pod at creation, bypassing the
+	// scheduler: a deterministic filler or preemption victim.
+	NodeName string
+}
+
+// Step is one action of a scenario; exactly one of its fields is set.
+type Step struct {
+	// Create creates the named objects, in order.
+	Create []string `json:"create,omitempty"`
+	// Delete deletes the named pods at once (grace period 0).
+	Delete []string `json:"delete,omitempty"`
+	// SetMinCount changes a PodGroup's gang minCount.
+	SetMinCount *MinCountChange `json:"setMinCount,omitempty"`
+	// Observe waits until the cluster settles and records a checkpoint of this name.
+	Observe string `json:"observe,omitempty"`
+}
+
+// MinCountChange sets the gang minCount of PodGroup Group to MinCount.
+type MinCountChange struct {
+	Group    string
+	MinCount int32
+}
+
+// Create is a step creating the named objects in order.
+func Create(names ...string) Step { return Step{Create: names} }
+
+// Delete is a step deleting the named pods.
+func Delete(names ...string) Step { return Step{Delete: names} }
+
+// SetMinCount is a step changing a PodGroup's gang minCount.
+func SetMinCount(group string, n int32) Step {
+	return Step{SetMinCount: &MinCountChange{Group: group, MinCount: n}}
+}
+
+// Observe is a step that waits for the cluster to settle and records a checkpoint.
+func Observe(checkpoint string) Step { return Step{Observe: checkpoint} }
+
+// settle returns the scenario's settle rule with defaults filled in.
+func (s *Scenario) settle() Settle {
+	r := s.Settle
+	if r.Quiet <= 0 {
+		r.Quiet = DefaultSettle.Quiet
+	}
+	if r.Max <= 0 {
+		r.Max = DefaultSettle.Max
+	}
+	return r
+}
+
+// kindOf returns the kind of the object named name: "PriorityClass",
+// "Node", "PodGroup", "Pod" or "" when the scenario has none.
+func (s *Scenario) kindOf(name string) string {
+	for _, pc := range s.PriorityClasses {
+		if pc.Name == name {
+			return "PriorityClass"
+		}
+	}
+	for _, n := range s.Nodes {
+		if n.Name == name {
+			return "Node"
+		}
+	}
+	for _, g := range s.PodGroups {
+		if g.Name == name {
+			return "PodGroup"
+		}
+	}
+	for _, p := range s.Pods {
+		if p.Name == name {
+			return "Pod"
+		}
+	}
+	return ""
+}
+
+// Validate checks that names are unique, that steps name known objects of
+// the right kind, each created once, and that the scenario ends with an
+// Observe step.
+func (s *Scenario) Validate() error {
+	var errs []error
+	if s.Name == "" {
+		errs = append(errs, errors.New("a scenario needs a name"))
+	}
+	switch s.Placement {
+	case PlaceExact, PlaceDomain, PlaceBound:
+	default:
+		errs = append(errs, fmt.Errorf("placement %q is none of exact, domain, bound", s.Placement))
+	}
+	if s.Placement == PlaceDomain && s.DomainKey == "" {
+		errs = append(errs, errors.New("placement domain needs a DomainKey"))
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, pc := range s.PriorityClasses {
+		names = append(names, pc.Name)
+	}
+	for _, n := range s.Nodes {
+		names = append(names, n.Name)
+	}
+	for _, g := range s.PodGroups {
+		names = append(names, g.Name)
+	}
+	for _, p := range s.Pods {
+		names = append(names, p.Name)
+	}
+	for _, n := range names {
+		if seen[n] {
+			errs = append(errs, fmt.Errorf("name %q is used twice", n))
+		}
+		seen[n] = true
+	}
+	created := map[string]bool{}
+	checkpoints := map[string]bool{}
+	for i, st := range s.Steps {
+		set := 0
+		if len(st.Create) > 0 {
+			set++
+		}
+		if len(st.Delete) > 0 {
+			set++
+		}
+		if st.SetMinCount != nil {
+			set++
+		}
+		if st.Observe != "" {
+			set++
+		}
+		if set != 1 {
+			errs = append(errs, fmt.Errorf("step %d sets %d actions, want 1", i, set))
+		}
+		for _, n := range st.Create {
+			if s.kindOf(n) == "" {
+				errs = append(errs, fmt.Errorf("step %d creates unknown object %q", i, n))
+			}
+			if created[n] {
+				errs = append(errs, fmt.Errorf("step %d creates %q again", i, n))
+			}
+			created[n] = true
+		}
+		for _, n := range st.Delete {
+			if s.kindOf(n) != "Pod" || !created[n] {
+				errs = append(errs, fmt.Errorf("step %d deletes %q, which is no pod created before", i, n))
+			}
+		}
+		if c := st.SetMinCount; c != nil && (s.kindOf(c.Group) != "PodGroup" || !created[c.Group]) {
+			errs = append(errs, fmt.Errorf("step %d changes %q, which is no PodGroup created before", i, c.Group))
+		}
+		if st.Observe != "" {
+			if checkpoints[st.Observe] {
+				errs = append(errs, fmt.Errorf("checkpoint %q is recorded twice", st.Observe))
+			}
+			checkpoints[st.Observe] = true
+		}
+	}
+	if len(s.Steps) == 0 || s.Steps[len(s.Steps)-1].Observe == "" {
+		errs = append(errs, errors.New("the last step must be an Observe step"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return nil
+}

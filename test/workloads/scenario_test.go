@@ -1,0 +1,100 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestScenariosValidate(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range Scenarios() {
+		if err := s.Validate(); err != nil {
+			t.Error(err)
+		}
+		if seen[s.Name] {
+			t.Errorf("scenario %s is listed twice", s.Name)
+		}
+		seen[s.Name] = true
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	base := func() Scenario {
+		return Scenario{
+			Name: "s", Placement: PlaceExact,
+			Nodes:     []Node{{Name: "n", CPU: "1", Memory: "1Gi"}},
+			PodGroups: []PodGroup{{Name: "pg", MinCount: 1}},
+			Pods:      []Pod{{Name: "p", CPU: "1", Memory: "1Gi", Group: "pg"}},
+			Steps:     []Step{Create("n", "pg", "p"), Observe("final")},
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(*Scenario)
+		want   string
+	}{
+		{"no name", func(s *Scenario) { s.Name = "" }, "needs a name"},
+		{"unknown placement", func(s *Scenario) { s.Placement = "x" }, "placement"},
+		{"domain without key", func(s *Scenario) { s.Placement = PlaceDomain }, "DomainKey"},
+		{"duplicate name", func(s *Scenario) { s.Pods[0].Name = "n" }, "used twice"},
+		{"unknown object", func(s *Scenario) { s.Steps[0] = Create("x") }, "unknown object"},
+		{"created twice", func(s *Scenario) { s.Steps = append([]Step{Create("n")}, s.Steps...) }, "again"},
+		{"delete before create", func(s *Scenario) { s.Steps = append([]Step{Delete("p")}, s.Steps...) }, "deletes"},
+		{"minCount of a node", func(s *Scenario) { s.Steps = append(s.Steps[:1], SetMinCount("n", 1), Observe("x")) }, "changes"},
+		{"two actions", func(s *Scenario) { s.Steps[0].Observe = "o" }, "sets 2 actions"},
+		{"checkpoint twice", func(s *Scenario) { s.Steps = append(s.Steps, Observe("final")) }, "recorded twice"},
+		{"no final observe", func(s *Scenario) { s.Steps = s.Steps[:1] }, "last step"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := base()
+			if err := s.Validate(); err != nil {
+				t.Fatalf("base scenario: %v", err)
+			}
+			tt.change(&s)
+			err := s.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate() = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestObjects(t *testing.T) {
+	g := PodGroup{Name: "pg", MinCount: 3, TopologyKey: RackKey, PriorityClassName: "high"}.Object("ns")
+	if g.Namespace != "ns" || g.Spec.SchedulingPolicy.Gang == nil || g.Spec.SchedulingPolicy.Gang.MinCount != 3 ||
+		g.Spec.SchedulingPolicy.Basic != nil || g.Spec.SchedulingConstraints.Topology[0].Key != RackKey || g.Spec.PriorityClassName != "high" {
+		t.Errorf("gang PodGroup = %+v", g)
+	}
+	if b := (PodGroup{Name: "pg"}).Object("ns"); b.Spec.SchedulingPolicy.Basic == nil || b.Spec.SchedulingPolicy.Gang != nil || b.Spec.SchedulingConstraints != nil {
+		t.Errorf("basic PodGroup = %+v", b)
+	}
+	p := Pod{Name: "p", CPU: "2", Memory: "1Gi", Group: "pg", PriorityClassName: "low", NodeName: "n"}.Object("ns")
+	if *p.Spec.SchedulingGroup.PodGroupName != "pg" || p.Spec.PriorityClassName != "low" || p.Spec.NodeName != "n" ||
+		p.Spec.Containers[0].Resources.Requests.Cpu().String() != "2" {
+		t.Errorf("pod = %+v", p.Spec)
+	}
+	if plain := (Pod{Name: "p", CPU: "1", Memory: "1Gi"}).Object("ns"); plain.Spec.SchedulingGroup != nil {
+		t.Errorf("plain pod has a scheduling group %+v", plain.Spec.SchedulingGroup)
+	}
+	n := Node{Name: "n", CPU: "4", Memory: "8Gi", Labels: map[string]string{RackKey: "a"}}.Object()
+	if n.Labels[RackKey] != "a" || n.Status.Allocatable.Cpu().String() != "4" || n.Status.Allocatable.Pods().Value() != 110 {
+		t.Errorf("node = %+v", n)
+	}
+}
