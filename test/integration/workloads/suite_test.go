@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package workloads_test plays the PodGroup scenarios of test/workloads
+// against Berth in-process, on a real kube-apiserver with the feature gates
+// users turn on for Kubernetes' own PodGroups, and compares what Berth
+// writes with what kube-scheduler v1.37.1 wrote (the goldens), field by
+// field.
+package workloads_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/test/workloads"
+)
+
+var clientset kubernetes.Interface
+
+func TestWorkloads(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Workloads suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); assets == "" || err != nil {
+		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
+	}
+	klog.SetLogger(GinkgoLogr)
+	ctrllog.SetLogger(GinkgoLogr)
+	env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute}
+	env.ControlPlane.GetAPIServer().Configure().
+		Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true").
+		Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
+	cfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred(), "starting envtest")
+	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+	cfg.QPS, cfg.Burst = -1, -1
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+}, NodeTimeout(3*time.Minute))
+
+// notYet are the scenarios Berth does not match yet, each with the reason.
+var notYet = map[string]string{
+	"gang-preemption": "Berth does not evict pods for a pod group yet",
+}
+
+var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", func() {
+	for _, s := range workloads.Scenarios() {
+		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
+			if why, ok := notYet[s.Name]; ok {
+				Skip("not yet: " + why)
+			}
+			want, err := workloads.Golden(s.Name)
+			Expect(err).NotTo(HaveOccurred())
+			startBerth(ctx)
+			DeferCleanup(cleanCluster)
+			got, err := workloads.Play(ctx, clientset, s, workloads.WithLogger(GinkgoLogr))
+			Expect(err).NotTo(HaveOccurred())
+			diffs := workloads.Compare(want, got)
+			Expect(diffs).To(BeEmpty(), "differences from kube-scheduler v1.37.1:\n%s", strings.Join(diffs, "\n"))
+		}, SpecTimeout(3*time.Minute))
+	}
+})
+
+// startBerth runs Berth's scheduler with the default profile until the spec ends.
+func startBerth(ctx context.Context) {
+	GinkgoHelper()
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
+	s, err := scheduler.New(runCtx, clientset)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(s.SetProfile(runCtx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 1, &v1alpha1.SchedulingProfileSpec{})).To(Succeed())
+	done := make(chan error, 1)
+	go func() { done <- s.Start(runCtx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
+	})
+	Expect(s.WaitForCacheSync(ctx)).To(BeTrue())
+}
+
+// cleanCluster deletes what a scenario created outside its namespace (nodes
+// and priority classes) and the pods in its namespace, so the next
+// scenario starts on an empty cluster.
+func cleanCluster(ctx SpecContext) {
+	nss, err := clientset.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	for _, ns := range nss.Items {
+		if strings.HasPrefix(ns.Name, "kube-") || ns.Name == "default" {
+			continue
+		}
+		Expect(clientset.CoreV1().Pods(ns.Name).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
+		Expect(clientset.SchedulingV1beta1().PodGroups(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})).To(Succeed())
+		Expect(clientset.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})).To(Succeed())
+	}
+	Expect(clientset.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})).To(Succeed())
+	pcs, err := clientset.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	for _, pc := range pcs.Items {
+		if !isSystemPriorityClass(pc) {
+			Expect(clientset.SchedulingV1().PriorityClasses().Delete(ctx, pc.Name, metav1.DeleteOptions{})).To(Succeed())
+		}
+	}
+}
+
+func isSystemPriorityClass(pc schedulingv1.PriorityClass) bool {
+	return strings.HasPrefix(pc.Name, "system-")
+}
