@@ -139,3 +139,19 @@ func TestMarkNondeterministic(t *testing.T) {
 		t.Errorf("Compare() after marking = %q, want none", diffs)
 	}
 }
+
+func TestMergeRecording(t *testing.T) {
+	earlier := observation(PlaceExact, "n1", "", "msg", 1)
+	earlier.Nondeterministic, earlier.Runs = []string{"final/pod/p-1/event/FailedScheduling/count"}, 2
+	// Both new runs record nominations, which the earlier recording did
+	// not: those paths are not marked.
+	o, other := observation(PlaceExact, "n2", "", "msg", 1), observation(PlaceExact, "n2", "", "msg", 1)
+	o.Checkpoints[0].Pods[0].NominatedNodes = []string{"n2"}
+	other.Checkpoints[0].Pods[0].NominatedNodes = []string{"n2"}
+	o.MarkNondeterministic(other)
+	o.MergeRecording(earlier)
+	want := []string{"final/pod/p-1/event/FailedScheduling/count", "final/pod/p-1/node"}
+	if !slices.Equal(o.Nondeterministic, want) || o.Runs != 4 {
+		t.Errorf("Nondeterministic = %q, Runs = %d; want %q, 4", o.Nondeterministic, o.Runs, want)
+	}
+}

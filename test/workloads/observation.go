@@ -262,3 +262,30 @@ func (o *Observation) MarkNondeterministic(others ...Observation) {
 	slices.Sort(o.Nondeterministic)
 	o.Runs = 1 + len(others)
 }
+
+// MergeRecording adds an earlier recording of the same scenario to o's
+// nondeterminism: o.Nondeterministic gains earlier's, and the paths that
+// both recordings hold with different values; o.Runs adds earlier's runs.
+// Paths only one of them holds are left alone, as the recorded fields may
+// have changed in between.
+func (o *Observation) MergeRecording(earlier Observation) {
+	mine, theirs := o.Paths(PlaceExact, true), earlier.Paths(PlaceExact, true)
+	set := map[string]bool{}
+	for _, k := range o.Nondeterministic {
+		set[k] = true
+	}
+	for _, k := range earlier.Nondeterministic {
+		set[k] = true
+	}
+	for k, v := range mine {
+		if w, ok := theirs[k]; ok && w != v {
+			set[k] = true
+		}
+	}
+	o.Nondeterministic = o.Nondeterministic[:0]
+	for k := range set {
+		o.Nondeterministic = append(o.Nondeterministic, k)
+	}
+	slices.Sort(o.Nondeterministic)
+	o.Runs += max(earlier.Runs, 1)
+}
