@@ -56,6 +56,8 @@ type Checkpoint struct {
 // PodState is a pod as last seen.
 type PodState struct {
 	Name string `json:"name"`
+	// Group is spec.schedulingGroup.podGroupName.
+	Group string `json:"group,omitempty"`
 	// Node is spec.nodeName.
 	Node string `json:"node,omitempty"`
 	// Domain is the value of the bound node's DomainKey label.
@@ -156,8 +158,22 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 			}
 			eventPaths(out, pb, events, withCounts)
 		}
+		// How many domains each group's bound pods span, however they
+		// were spread over equal domains.
+		domains := map[string]map[string]bool{}
+		for _, p := range cp.Pods {
+			if p.Group != "" && p.Domain != "" && !p.Deleted {
+				if domains[p.Group] == nil {
+					domains[p.Group] = map[string]bool{}
+				}
+				domains[p.Group][p.Domain] = true
+			}
+		}
 		for _, g := range cp.PodGroups {
 			gb := base + "podgroup/" + g.Name + "/"
+			if d := domains[g.Name]; len(d) > 0 && placement != PlaceBound {
+				out[gb+"domains"] = fmt.Sprint(len(d))
+			}
 			out[gb+"minCount"] = fmt.Sprint(g.MinCount)
 			conditionPaths(out, gb, g.Conditions)
 			for i, c := range g.ConditionHistory {
