@@ -24,7 +24,7 @@ import (
 // observation builds a one-checkpoint observation of pod p-1 on node, with
 // a PodScheduled condition message and a FailedScheduling event counted count.
 func observation(placement Placement, node, domain, message string, count int32) Observation {
-	pod := PodState{Name: "p-1", Node: node, Domain: domain,
+	pod := PodState{Name: "p-1", Group: "pg", Node: node, Domain: domain,
 		Conditions: []Condition{{Type: "PodScheduled", Status: "False", Reason: "Unschedulable", Message: message}},
 		Events:     []EventSummary{{Reason: "FailedScheduling", Count: count, Messages: []string{message}}}}
 	return Observation{Scenario: "s", Placement: placement, Checkpoints: []Checkpoint{{
@@ -61,6 +61,16 @@ func TestCompare(t *testing.T) {
 		want:      observation(PlaceDomain, "n1", "rack-a", "msg", 1),
 		got:       observation(PlaceDomain, "n2", "rack-b", "msg", 1),
 		wantDiffs: []string{`final/pod/p-1/domain: "rack-a" != "rack-b"`},
+	}, {
+		name: "the group spans two domains",
+		want: observation(PlaceDomain, "n1", "rack-a", "msg", 1),
+		got: func() Observation {
+			o := observation(PlaceDomain, "n1", "rack-a", "msg", 1)
+			o.Checkpoints[0].Pods = append(o.Checkpoints[0].Pods, PodState{Name: "p-2", Group: "pg", Node: "n2", Domain: "rack-b"})
+			return o
+		}(),
+		nondet:    []string{"final/pod/p-2/bound", "final/pod/p-2/domain"},
+		wantDiffs: []string{`final/podgroup/pg/domains: "1" != "2"`},
 	}, {
 		name: "another domain, placements bound only",
 		want: observation(PlaceBound, "n1", "rack-a", "msg", 1),
@@ -137,5 +147,21 @@ func TestMarkNondeterministic(t *testing.T) {
 	// Compare against the marked golden ignores the varying node.
 	if diffs := Compare(a, b); len(diffs) != 0 {
 		t.Errorf("Compare() after marking = %q, want none", diffs)
+	}
+}
+
+func TestMergeRecording(t *testing.T) {
+	earlier := observation(PlaceExact, "n1", "", "msg", 1)
+	earlier.Nondeterministic, earlier.Runs = []string{"final/pod/p-1/event/FailedScheduling/count"}, 2
+	// Both new runs record nominations, which the earlier recording did
+	// not: those paths are not marked.
+	o, other := observation(PlaceExact, "n2", "", "msg", 1), observation(PlaceExact, "n2", "", "msg", 1)
+	o.Checkpoints[0].Pods[0].NominatedNodes = []string{"n2"}
+	other.Checkpoints[0].Pods[0].NominatedNodes = []string{"n2"}
+	o.MarkNondeterministic(other)
+	o.MergeRecording(earlier)
+	want := []string{"final/pod/p-1/event/FailedScheduling/count", "final/pod/p-1/node"}
+	if !slices.Equal(o.Nondeterministic, want) || o.Runs != 4 {
+		t.Errorf("Nondeterministic = %q, Runs = %d; want %q, 4", o.Nondeterministic, o.Runs, want)
 	}
 }

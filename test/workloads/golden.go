@@ -43,6 +43,19 @@ func Golden(name string) (Observation, error) {
 	return o, nil
 }
 
+// ReadGolden reads dir/<name>.json, a golden as the files on disk have it.
+func ReadGolden(dir, name string) (Observation, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err != nil {
+		return Observation{}, fmt.Errorf("reading the golden of scenario %s: %w", name, err)
+	}
+	var o Observation
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return Observation{}, fmt.Errorf("decoding the golden of scenario %s: %w", name, err)
+	}
+	return o, nil
+}
+
 // WriteGolden writes o as dir/<scenario>.json, indented, ending in a newline.
 func WriteGolden(dir string, o Observation) error {
 	raw, err := json.MarshalIndent(o, "", "  ")

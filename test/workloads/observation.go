@@ -56,6 +56,8 @@ type Checkpoint struct {
 // PodState is a pod as last seen.
 type PodState struct {
 	Name string `json:"name"`
+	// Group is spec.schedulingGroup.podGroupName.
+	Group string `json:"group,omitempty"`
 	// Node is spec.nodeName.
 	Node string `json:"node,omitempty"`
 	// Domain is the value of the bound node's DomainKey label.
@@ -156,8 +158,22 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 			}
 			eventPaths(out, pb, events, withCounts)
 		}
+		// How many domains each group's bound pods span, however they
+		// were spread over equal domains.
+		domains := map[string]map[string]bool{}
+		for _, p := range cp.Pods {
+			if p.Group != "" && p.Domain != "" && !p.Deleted {
+				if domains[p.Group] == nil {
+					domains[p.Group] = map[string]bool{}
+				}
+				domains[p.Group][p.Domain] = true
+			}
+		}
 		for _, g := range cp.PodGroups {
 			gb := base + "podgroup/" + g.Name + "/"
+			if d := domains[g.Name]; len(d) > 0 && placement != PlaceBound {
+				out[gb+"domains"] = fmt.Sprint(len(d))
+			}
 			out[gb+"minCount"] = fmt.Sprint(g.MinCount)
 			conditionPaths(out, gb, g.Conditions)
 			for i, c := range g.ConditionHistory {
@@ -261,4 +277,31 @@ func (o *Observation) MarkNondeterministic(others ...Observation) {
 	}
 	slices.Sort(o.Nondeterministic)
 	o.Runs = 1 + len(others)
+}
+
+// MergeRecording adds an earlier recording of the same scenario to o's
+// nondeterminism: o.Nondeterministic gains earlier's, and the paths that
+// both recordings hold with different values; o.Runs adds earlier's runs.
+// Paths only one of them holds are left alone, as the recorded fields may
+// have changed in between.
+func (o *Observation) MergeRecording(earlier Observation) {
+	mine, theirs := o.Paths(PlaceExact, true), earlier.Paths(PlaceExact, true)
+	set := map[string]bool{}
+	for _, k := range o.Nondeterministic {
+		set[k] = true
+	}
+	for _, k := range earlier.Nondeterministic {
+		set[k] = true
+	}
+	for k, v := range mine {
+		if w, ok := theirs[k]; ok && w != v {
+			set[k] = true
+		}
+	}
+	o.Nondeterministic = o.Nondeterministic[:0]
+	for k := range set {
+		o.Nondeterministic = append(o.Nondeterministic, k)
+	}
+	slices.Sort(o.Nondeterministic)
+	o.Runs += max(earlier.Runs, 1)
 }

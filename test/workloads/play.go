@@ -334,6 +334,9 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 // podState normalises a pod.
 func (p *player) podState(pod *corev1.Pod, events []corev1.Event) PodState {
 	st := PodState{Name: pod.Name, Node: pod.Spec.NodeName, NominatedNode: pod.Status.NominatedNodeName}
+	if g := pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+		st.Group = *g.PodGroupName
+	}
 	if node := p.nodes[pod.Spec.NodeName]; node != nil && p.s.DomainKey != "" {
 		st.Domain = node.Labels[p.s.DomainKey]
 	}
