@@ -87,11 +87,32 @@ var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", fun
 			DeferCleanup(cleanCluster)
 			got, err := workloads.Play(ctx, clientset, s, workloads.WithLogger(GinkgoLogr))
 			Expect(err).NotTo(HaveOccurred())
-			diffs := workloads.Compare(want, got)
+			var diffs, noted []string
+			for _, d := range workloads.Compare(want, got) {
+				if outsideComparison(d) {
+					noted = append(noted, d)
+					continue
+				}
+				diffs = append(diffs, d)
+			}
+			if len(noted) > 0 {
+				AddReportEntry("differences in events and transient nominations (not compared)", strings.Join(noted, "\n"))
+			}
 			Expect(diffs).To(BeEmpty(), "differences from kube-scheduler v1.37.1:\n%s", strings.Join(diffs, "\n"))
 		}, SpecTimeout(3*time.Minute))
 	}
 })
+
+// outsideComparison reports whether a difference is one this suite does
+// not hold Berth to: events (Berth's Scheduled event names the profile and
+// generation that placed the pod, on purpose, and how many retries a pod
+// gets while a new node is still tainted not-ready depends on timing) and
+// nominations seen only while settling (a gang member waiting at Permit for
+// a few milliseconds). Placement, pod conditions and PodGroup conditions
+// are compared in full.
+func outsideComparison(diff string) bool {
+	return strings.Contains(diff, "/event/") || strings.Contains(diff, "/everNominated")
+}
 
 // startBerth runs Berth's scheduler with the default profile until the spec ends.
 func startBerth(ctx context.Context) {
