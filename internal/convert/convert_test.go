@@ -51,6 +51,7 @@ func TestConvert(t *testing.T) {
 		{name: "bad-args", wantErr: true},
 		{name: "dra"},
 		{name: "dra-bad-args", wantErr: true},
+		{name: "workloads"},
 		{name: "misplaced", wantErr: true},
 		{name: "duplicate", wantErr: true},
 		{name: "empty", wantErr: true},
