@@ -76,8 +76,8 @@ type Framework struct {
 	bind       []framework.BindPlugin
 	postBind   []framework.PostBindPlugin
 
-	placementGenerate []framework.PlacementGeneratePlugin
-	placementScore    []framework.PlacementScorePlugin
+	placementGenerate  []framework.PlacementGeneratePlugin
+	placementScore     []framework.PlacementScorePlugin
 	podGroupPostFilter []framework.PodGroupPostFilterPlugin
 	// placementFeasible are the enabled plugins that judge a PodGroup's
 	// progress; no extension point names them, as upstream.

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package defaultpreemption
 
 import (
@@ -60,8 +59,8 @@ func TestPodGroupPostFilter(t *testing.T) {
 		},
 		{
 			name: "a running member of a group counts at its group's priority", group: group(10), members: []*v1.Pod{member},
-			running: []*v1.Pod{st.Pod("r").Priority(5).SchedulingGroup("big").NodeName("n1").Obj()},
-			groups:  []*schedulingv1beta1.PodGroup{st.WorkloadGroup("big").Priority(20).Obj()},
+			running:  []*v1.Pod{st.Pod("r").Priority(5).SchedulingGroup("big").NodeName("n1").Obj()},
+			groups:   []*schedulingv1beta1.PodGroup{st.WorkloadGroup("big").Priority(20).Obj()},
 			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "pod group preemption: No preemption victims found for incoming preemptor",
 		},
 	}
