@@ -461,17 +461,15 @@ func (f *groupFailure) postFilter(ctx context.Context, fwk *runtime.Framework, p
 	for i, m := range members {
 		pods[i] = m.Pod
 	}
+	// No PodGroupPostFilter plugin nominates members yet, so a success
+	// leaves the group waiting as one that does not fit, like any answer
+	// but an error.
 	_, st := fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods)
-	switch {
-	case st.Code() == framework.Error:
+	if st.Code() == framework.Error {
 		f.full = fromStatus(st)
-	case st.IsSuccess():
-		// No PodGroupPostFilter plugin nominates members yet; the group
-		// waits as one that does not fit.
-		f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
-	default:
-		f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
+		return
 	}
+	f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
 }
 
 // failGroup requeues every member of a group its cycle did not place and

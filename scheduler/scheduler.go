@@ -143,11 +143,9 @@ type options struct {
 	bindingConcurrency int
 	queueOptions       []queue.Option
 	podGroupSource     cache.ListerWatcher
-	// nativePodGroups overrides the discovery of scheduling.k8s.io/v1beta1 PodGroups.
-	nativePodGroups  *bool
-	scheduledEvents  bool
-	leaseCheck       func() error
-	deviceTaintRules bool
+	scheduledEvents    bool
+	leaseCheck         func() error
+	deviceTaintRules   bool
 }
 
 // WithRegistry replaces the in-tree plugin registry, for example to add
@@ -191,12 +189,6 @@ func WithQueueOptions(opts ...queue.Option) Option {
 // pending.
 func WithPodGroupSource(lw cache.ListerWatcher) Option {
 	return func(o *options) { o.podGroupSource = lw }
-}
-
-// WithNativePodGroups says whether the apiserver serves Kubernetes' own
-// PodGroups (scheduling.k8s.io/v1beta1), instead of asking its discovery.
-func WithNativePodGroups(served bool) Option {
-	return func(o *options) { o.nativePodGroups = &served }
 }
 
 // New returns a Scheduler that watches pods and nodes through client. It
@@ -260,23 +252,19 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers, workload.MemberIndex: workload.IndexMembers}); err != nil {
 		return nil, fmt.Errorf("indexing pods by PodGroup: %w", err)
 	}
-	native := o.nativePodGroups
-	if native == nil {
-		served, err := workload.Served(client.Discovery())
-		if err != nil {
-			return nil, err
-		}
-		native = &served
+	native, err := workload.Served(client.Discovery())
+	if err != nil {
+		return nil, err
 	}
 	var workloadOpts []workload.Option
-	if *native {
+	if native {
 		workloadOpts = append(workloadOpts, workload.WithInformerFactory(factory))
 		klog.FromContext(ctx).Info("The apiserver serves scheduling.k8s.io/v1beta1 PodGroups; pods that join one through spec.schedulingGroup are scheduled with their group")
 	} else {
 		klog.FromContext(ctx).Info("The apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups (turn on its GenericWorkload feature gate and that API version to use them); gangs are served through Berth's own PodGroups")
 	}
 	if s.metrics != nil {
-		s.metrics.SetNativeWorkloadAPI(*native)
+		s.metrics.SetNativeWorkloadAPI(native)
 	}
 	s.workloads = workload.New(podInformer.GetIndexer(), func(pod *v1.Pod) string {
 		if cached, err := s.cache.GetPod(pod); err == nil {

@@ -126,7 +126,7 @@ func TestRunPlacementFeasiblePlugins(t *testing.T) {
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "no plugin admits", wantCode: framework.Success},
+		{name: "without plugins the group is admitted", wantCode: framework.Success},
 		{name: "a wait is kept while the others admit", plugins: []framework.Plugin{returning("A", framework.Wait), returning("B", framework.Success)}, wantCode: framework.Wait, wantMsg: "A says Wait"},
 		{name: "unschedulable wins at once", plugins: []framework.Plugin{returning("A", framework.Wait), returning("B", framework.Unschedulable)}, wantCode: framework.Unschedulable, wantMsg: "B says Unschedulable"},
 		{name: "another code is an error", plugins: []framework.Plugin{returning("A", framework.UnschedulableAndUnresolvable)}, wantCode: framework.Error, wantMsg: "unexpected status from PlacementFeasible plugin: UnschedulableAndUnresolvable"},
