@@ -272,7 +272,12 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	if err != nil {
 		return scheduleResult{}, err
 	}
-	host, err := runtime.SelectHost(scores, s.rand)
+	// Upstream breaks ties at random only when extenders scored.
+	var tieBreak func(int) int
+	if fwk.HasExtenderPrioritizers() {
+		tieBreak = s.rand
+	}
+	host, err := runtime.SelectHost(scores, tieBreak)
 	var top []framework.NodePluginScores
 	if record && err == nil {
 		top = decisions.Top(scores, host)

@@ -17,6 +17,7 @@ limitations under the License.
 package runtime
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -199,11 +200,14 @@ func TestSelectHost(t *testing.T) {
 		t.Error("no scores: want an error")
 	}
 	scores := []framework.NodePluginScores{{Name: "a", TotalScore: 5}, {Name: "b", TotalScore: 9}, {Name: "c", TotalScore: 1}}
-	if got, _ := SelectHost(scores, rand.IntN); got != "b" {
-		t.Errorf("SelectHost = %s, want b", got)
+	for _, rnd := range []func(int) int{nil, rand.IntN} {
+		if got, _ := SelectHost(scores, rnd); got != "b" {
+			t.Errorf("SelectHost = %s, want b", got)
+		}
 	}
 
-	// Ties are broken uniformly: each of four tied nodes wins about a quarter of the time.
+	// Ties with extenders' scores are broken uniformly: each of four tied
+	// nodes wins about a quarter of the time.
 	rnd := rand.New(rand.NewPCG(1, 2))
 	tied := []framework.NodePluginScores{
 		{Name: "low", TotalScore: 3}, {Name: "t1", TotalScore: 10}, {Name: "t2", TotalScore: 10},
@@ -226,6 +230,74 @@ func TestSelectHost(t *testing.T) {
 	if wins["low"]+wins["mid"] != 0 {
 		t.Errorf("a lower score won: %v", wins)
 	}
+}
+
+// TestSelectHostBreaksTiesAsUpstreamsHeap checks the tie-break without
+// extenders against container/heap itself, which kube-scheduler pops the
+// winner from.
+func TestSelectHostBreaksTiesAsUpstreamsHeap(t *testing.T) {
+	tests := []struct {
+		name   string
+		totals []int64
+		want   string
+	}{
+		{name: "all tied: the first", totals: []int64{4, 4, 4, 4}, want: "n0"},
+		{name: "ties behind a lower first score", totals: []int64{5, 9, 9}, want: "n1"},
+		{name: "the heap's sift-downs decide, not list order", totals: []int64{1, 2, 9, 9, 9}, want: "n3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			scores := make([]framework.NodePluginScores, len(tc.totals))
+			for i, total := range tc.totals {
+				scores[i] = framework.NodePluginScores{Name: fmt.Sprintf("n%d", i), TotalScore: total}
+			}
+			got, err := SelectHost(scores, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("SelectHost = %s, want %s", got, tc.want)
+			}
+			if ref := heapPop(scores); got != ref {
+				t.Errorf("SelectHost = %s, container/heap pops %s", got, ref)
+			}
+		})
+	}
+	// Random lists, checked against container/heap.
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		scores := make([]framework.NodePluginScores, 1+rnd.IntN(40))
+		for i := range scores {
+			scores[i] = framework.NodePluginScores{Name: fmt.Sprintf("n%d", i), TotalScore: int64(rnd.IntN(4))}
+		}
+		got, _ := SelectHost(scores, nil)
+		if ref := heapPop(scores); got != ref {
+			t.Fatalf("SelectHost(%v) = %s, container/heap pops %s", scores, got, ref)
+		}
+	}
+}
+
+// maxHeap orders scores by higher total, as kube-scheduler's heap does
+// when no tie-breaker was drawn.
+type maxHeap []framework.NodePluginScores
+
+func (h maxHeap) Len() int           { return len(h) }
+func (h maxHeap) Less(i, j int) bool { return h[i].TotalScore > h[j].TotalScore }
+func (h maxHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *maxHeap) Push(x any)        { *h = append(*h, x.(framework.NodePluginScores)) }
+func (h *maxHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// heapPop is the node kube-scheduler would pick: heap.Init over a copy,
+// then heap.Pop.
+func heapPop(scores []framework.NodePluginScores) string {
+	h := append(maxHeap(nil), scores...)
+	heap.Init(&h)
+	return heap.Pop(&h).(framework.NodePluginScores).Name
 }
 
 func TestParallelizerVisitsEveryPieceOnce(t *testing.T) {

@@ -229,9 +229,14 @@ func (f *Framework) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
 	return f.nominator.NominatedPodsForNode(nodeName)
 }
 
-// SelectHost picks the best-scored node, breaking ties with the framework's random source.
+// SelectHost picks the best-scored node, breaking ties as kube-scheduler
+// does (see SelectHost): with the framework's random source only when an
+// extender scored.
 func (f *Framework) SelectHost(scores []framework.NodePluginScores) (string, error) {
-	return SelectHost(scores, f.rnd)
+	if f.HasExtenderPrioritizers() {
+		return SelectHost(scores, f.rnd)
+	}
+	return SelectHost(scores, nil)
 }
 
 // defaultRand draws from the goroutine-safe global generator.

@@ -198,10 +198,15 @@ func (f *Framework) ReleaseFeasible(nodes []*framework.NodeInfo) {
 	f.parallelizer.releaseFeasible(nodes)
 }
 
-// SelectHost returns the node with the highest total score. Ties are broken
-// uniformly at random by reservoir sampling: the k-th node seen with the best
-// score so far replaces the choice with probability 1/k. rnd(n) must return
-// a number in [0, n).
+// SelectHost returns the node with the highest total score. Equal best
+// scores are broken as kube-scheduler v1.37 breaks them. Without rnd, the
+// winner is the node a max-heap built over scores in their order
+// (container/heap.Init) leaves at its root, so the search order decides, as
+// upstream does when no extender scored. With rnd, as upstream does when
+// extenders scored (it draws a random tie-breaker per node then), the tie is
+// broken uniformly at random by reservoir sampling: the k-th node seen with
+// the best score so far replaces the choice with probability 1/k. rnd(n)
+// must return a number in [0, n).
 func SelectHost(scores []framework.NodePluginScores, rnd func(n int) int) (string, error) {
 	if len(scores) == 0 {
 		return "", errors.New("no node was scored")
@@ -214,10 +219,50 @@ func SelectHost(scores []framework.NodePluginScores, rnd func(n int) int) (strin
 			best, ties = i, 1
 		case total == scores[best].TotalScore:
 			ties++
-			if rnd(ties) == 0 {
+			if rnd != nil && rnd(ties) == 0 {
 				best = i
 			}
 		}
 	}
+	if ties > 1 && rnd == nil {
+		best = heapRoot(scores)
+	}
 	return scores[best].Name, nil
+}
+
+// heapOrder is scratch space for heapRoot.
+var heapOrder = sync.Pool{New: func() any { return new([]int32) }}
+
+// heapRoot returns the index of the score that container/heap.Init leaves
+// at the root of a heap over scores ordered by higher total score, without
+// moving scores: it runs the same sift-downs on a permutation of indices.
+func heapRoot(scores []framework.NodePluginScores) int {
+	buf := heapOrder.Get().(*[]int32)
+	defer heapOrder.Put(buf)
+	n := len(scores)
+	if cap(*buf) < n {
+		*buf = make([]int32, n)
+	}
+	perm := (*buf)[:n]
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	higher := func(a, b int) bool { return scores[perm[a]].TotalScore > scores[perm[b]].TotalScore }
+	for i := n/2 - 1; i >= 0; i-- {
+		for parent := i; ; {
+			child := 2*parent + 1
+			if child >= n {
+				break
+			}
+			if right := child + 1; right < n && higher(right, child) {
+				child = right
+			}
+			if !higher(child, parent) {
+				break
+			}
+			perm[parent], perm[child] = perm[child], perm[parent]
+			parent = child
+		}
+	}
+	return int(perm[0])
 }
