@@ -27,6 +27,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
@@ -112,7 +113,7 @@ func (r *placementResult) assignments() *framework.PodGroupAssignments {
 	out := &framework.PodGroupAssignments{Placement: r.placement}
 	for _, m := range r.members {
 		if m.err == nil {
-			out.Assignments = append(out.Assignments, framework.ProposedAssignment{Pod: m.qpi.Pod, NodeName: m.result.host})
+			out.Assignments = append(out.Assignments, framework.ProposedAssignment{Pod: m.qpi.Pod, NodeName: m.result.host, State: m.state})
 		}
 	}
 	return out
@@ -170,7 +171,7 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 	if !status.success() {
 		outcome := groupFailure{status: status, tried: best, full: status}
 		if status.code == framework.Unschedulable {
-			outcome.postFilter(ctx, fwk, pg, members)
+			s.postFilterGroup(ctx, fwk, pg, members, &outcome)
 		}
 		s.failGroup(ctx, prof, pg, members, outcome, start, cycle)
 		return
@@ -326,18 +327,42 @@ func (s *Scheduler) placeMember(ctx context.Context, fwk *runtime.Framework, qpi
 		return m
 	}
 	assumed := assumedCopy(qpi.Pod, result.host)
-	if err := s.cache.AssumePod(klog.FromContext(ctx), assumed); err != nil {
+	if err := s.assumeMember(ctx, assumed); err != nil {
 		m.err = fmt.Errorf("assuming pod on node %s: %w", result.host, err)
 		return m
 	}
 	if st := fwk.RunReservePluginsReserve(ctx, m.state, assumed, result.host); !st.IsSuccess() {
 		fwk.RunReservePluginsUnreserve(ctx, m.state, assumed, result.host)
-		s.forget(ctx, assumed)
+		s.forgetMember(ctx, assumed)
 		m.err = statusError(st, result.host, s.snapshot.NumCandidateNodes())
 		return m
 	}
 	m.assumed = assumed
 	return m
+}
+
+// assumeMember holds a member on the node a try placed it on: in the cache,
+// or in the snapshot alone while a PodGroupPostFilter plugin simulates.
+func (s *Scheduler) assumeMember(ctx context.Context, assumed *v1.Pod) error {
+	if !s.simulating {
+		return s.cache.AssumePod(klog.FromContext(ctx), assumed)
+	}
+	pi, err := framework.NewPodInfo(assumed)
+	if err != nil {
+		return err
+	}
+	return s.snapshot.AddPod(pi, assumed.Spec.NodeName)
+}
+
+// forgetMember lets go of a member assumeMember held.
+func (s *Scheduler) forgetMember(ctx context.Context, assumed *v1.Pod) {
+	if !s.simulating {
+		s.forget(ctx, assumed)
+		return
+	}
+	if err := s.snapshot.RemovePod(assumed, assumed.Spec.NodeName); err != nil {
+		klog.FromContext(ctx).Error(err, "Taking a simulated member off its node")
+	}
 }
 
 // revert unreserves and forgets every member the try assumed.
@@ -348,7 +373,7 @@ func (s *Scheduler) revert(ctx context.Context, fwk *runtime.Framework, r *place
 			continue
 		}
 		fwk.RunReservePluginsUnreserve(ctx, m.state, m.assumed, m.result.host)
-		s.forget(ctx, m.assumed)
+		s.forgetMember(ctx, m.assumed)
 		m.assumed = nil
 	}
 }
@@ -452,24 +477,94 @@ type groupFailure struct {
 	full groupStatus
 	// tried is the placement whose members' outcomes are reported, if any.
 	tried *placementResult
+	// preempting is set when a PodGroupPostFilter plugin made room for the
+	// group: the members wait for it, nominated where it is made.
+	preempting bool
+	// nominations are where the PodGroupPostFilter plugins nominated
+	// members, by namespace and name.
+	nominations map[types.NamespacedName]*framework.NominatingInfo
 }
 
-// postFilter runs the PodGroupPostFilter plugins, such as preemption for
-// the group, and adds their answer to the group's reason as upstream does.
-func (f *groupFailure) postFilter(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) {
+// nominating is what becomes of a member's nomination, as upstream
+// decides it: on an error every member loses it; otherwise a member the
+// PodGroupPostFilter plugins nominated goes there, a member that fitted
+// loses its nomination, and one that did not fit or was not reached
+// keeps what it had. m is the member's try, nil when it was not reached.
+func (f *groupFailure) nominating(qpi *framework.QueuedPodInfo, m *memberResult) *framework.NominatingInfo {
+	if f.full.code == framework.Error {
+		return clearNomination()
+	}
+	if n := f.nominations[types.NamespacedName{Namespace: qpi.Pod.Namespace, Name: qpi.Pod.Name}]; n != nil {
+		return n
+	}
+	if m != nil && m.err == nil {
+		return clearNomination()
+	}
+	return nil
+}
+
+// postFilterGroup runs the PodGroupPostFilter plugins, such as preemption
+// for the group, on a simulation of the cluster (groupSimulation), and adds
+// their answer to the group's reason as upstream does. A success means
+// room is being made: the members go back to wait for it, nominated.
+func (s *Scheduler) postFilterGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, f *groupFailure) {
 	pods := make([]*v1.Pod, len(members))
 	for i, m := range members {
 		pods[i] = m.Pod
 	}
-	// No PodGroupPostFilter plugin nominates members yet, so a success
-	// leaves the group waiting as one that does not fit, like any answer
-	// but an error.
-	_, st := fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods)
+	sim := &groupSimulation{s: s, fwk: fwk, pg: pg, members: members}
+	s.simulating = true
+	result, st := fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods, sim)
+	s.simulating = false
+	s.snapshot.Restore()
+	s.snapshot.SetPlacement(nil)
 	if st.Code() == framework.Error {
 		f.full = fromStatus(st)
 		return
 	}
+	if st.IsSuccess() {
+		f.preempting = true
+		if result != nil {
+			f.nominations = result.NominatingInfos
+		}
+	}
 	f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
+}
+
+// groupSimulation is the cluster a PodGroupPostFilter plugin changes to
+// try its group again: the scheduler's snapshot, frozen while the plugin
+// runs (Scheduler.simulating) and restored after it.
+type groupSimulation struct {
+	s       *Scheduler
+	fwk     *runtime.Framework
+	pg      *schedulingv1beta1.PodGroup
+	members []*framework.QueuedPodInfo
+}
+
+var _ framework.PodGroupSimulation = (*groupSimulation)(nil)
+
+// RemovePod takes a pod off the named node in the snapshot.
+func (g *groupSimulation) RemovePod(pod *v1.Pod, nodeName string) error {
+	return g.s.snapshot.RemovePod(pod, nodeName)
+}
+
+// AddPod puts a pod on the named node in the snapshot.
+func (g *groupSimulation) AddPod(pi *framework.PodInfo, nodeName string) error {
+	return g.s.snapshot.AddPod(pi, nodeName)
+}
+
+// ScheduleGroup runs the group's cycle on the snapshot as it stands, with
+// fresh cycle states, and returns the best placement's assignments.
+func (g *groupSimulation) ScheduleGroup(ctx context.Context) (*framework.PodGroupAssignments, *framework.Status) {
+	best, status := g.s.groupAlgorithm(ctx, g.fwk, g.pg, g.members)
+	var out *framework.PodGroupAssignments
+	if best != nil {
+		out = best.assignments()
+	}
+	if status.success() {
+		return out, nil
+	}
+	return out, framework.NewStatus(status.code, status.message())
 }
 
 // failGroup requeues every member of a group its cycle did not place and
@@ -501,6 +596,9 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 			err = m.err
 		case status.code == framework.Error:
 			err = errors.New(groupMsg)
+		case m != nil && outcome.preempting:
+			// It fitted, and waits for the room its group's preemption makes.
+			err = &groupUnschedulableError{msg: groupMsg, plugins: rejectors}
 		case m != nil:
 			// It fitted; its group did not.
 			err = &groupUnschedulableError{msg: unschedulableGroup(groupMsg).message(), plugins: rejectors}
@@ -508,7 +606,7 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 			// The cycle did not reach it.
 			err = &groupUnschedulableError{msg: outcome.status.message(), plugins: rejectors}
 		}
-		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err}, start, cycle)
+		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err, nominating: outcome.nominating(qpi, m)}, start, cycle)
 	}
 	cond := metav1.Condition{
 		Type:    schedulingv1beta1.PodGroupInitiallyScheduled,
@@ -519,6 +617,8 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 	if status.code == framework.Error {
 		cond.Reason = schedulingv1beta1.PodGroupReasonSchedulerError
 		logger.Error(errors.New(groupMsg), "Error scheduling pod group", "errorPods", len(members))
+	} else if outcome.preempting {
+		logger.V(2).Info("Pod group is waiting for preemption", "unschedulablePods", len(members), "err", groupMsg)
 	} else {
 		logger.V(2).Info("Unable to schedule a pod group", "unschedulablePods", len(members), "err", groupMsg)
 	}

@@ -113,6 +113,11 @@ type Scheduler struct {
 
 	// nextStartNodeIndex is where the next cycle's search for feasible nodes starts.
 	nextStartNodeIndex int
+	// simulating is set while a PodGroupPostFilter plugin tries a group
+	// on a changed cluster (groupSimulation): the snapshot is then not
+	// refreshed from the cache, and the cycle puts the group's members on
+	// the snapshot's nodes instead of assuming them in the cache.
+	simulating bool
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup

@@ -275,6 +275,9 @@ func (s *Scheduler) noteShadowSearch(feasible []*framework.NodeInfo, diagnosis f
 // updateSnapshot brings the cycle's snapshot, and the shadows' when a
 // shadow job is pending, to the cache's current generation.
 func (s *Scheduler) updateSnapshot(ctx context.Context) error {
+	if s.simulating {
+		return nil
+	}
 	if s.shadows.pending == nil {
 		return s.cache.UpdateSnapshot(klog.FromContext(ctx), s.snapshot)
 	}

@@ -62,6 +62,9 @@ type Snapshot struct {
 	// the placement a PodGroup's cycle is trying. Plugins still see every
 	// node through List.
 	placement map[string]bool
+	// original are the NodeInfos a simulation replaced (AddPod,
+	// RemovePod), by node name, for Restore to put back.
+	original map[string]*framework.NodeInfo
 }
 
 var (

@@ -52,6 +52,9 @@ func (c *Cache) UpdateSnapshots(logger logr.Logger, s *Snapshot, others ...*Snap
 
 // updateSnapshotLocked is UpdateSnapshot; the caller holds the read lock.
 func (c *Cache) updateSnapshotLocked(logger logr.Logger, s *Snapshot) error {
+	if s.Simulating() {
+		return fmt.Errorf("snapshot has simulated changes that were not restored")
+	}
 	since := s.generation
 	relist := c.nodeSetChangedAt > since
 	for e := c.recent.head; e != nil && e.info.Generation > since; e = e.older {

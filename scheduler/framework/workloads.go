@@ -109,6 +109,10 @@ type ProposedAssignment struct {
 	Pod *v1.Pod
 	// NodeName is where the cycle placed it.
 	NodeName string
+	// State is the member's cycle state, made while the members before it
+	// were assumed where the cycle placed them. Only a simulated cycle's
+	// assignments (PodGroupSimulation.ScheduleGroup) carry it.
+	State *CycleState
 }
 
 // PodGroupAssignments are the members a PodGroup's cycle placed in one placement.
@@ -154,11 +158,32 @@ type PodGroupPostFilterResult struct {
 	NominatingInfos map[types.NamespacedName]*NominatingInfo
 }
 
+// PodGroupSimulation is the cluster as a PodGroupPostFilter plugin may
+// change it to see whether, and how, the group would then fit: pods taken
+// off or put on nodes change the NodeInfos of the cycle's snapshot
+// (SnapshotSharedLister) in place, and ScheduleGroup runs the group's
+// cycle again on them. The scheduler undoes every change when the plugin
+// returns; nothing reaches the cache or the API.
+type PodGroupSimulation interface {
+	// RemovePod takes a pod off the named node in the snapshot.
+	RemovePod(pod *v1.Pod, nodeName string) error
+	// AddPod puts a pod on the named node in the snapshot.
+	AddPod(pi *PodInfo, nodeName string) error
+	// ScheduleGroup runs the group's cycle on the snapshot as it stands and
+	// returns where the best placement puts each member, with each
+	// member's cycle state; the members are not left on their nodes. Its
+	// status is the cycle's: Success when the whole group fits.
+	ScheduleGroup(ctx context.Context) (*PodGroupAssignments, *Status)
+}
+
 // PodGroupPostFilterPlugin runs when a PodGroup's cycle found no placement
 // where the group fits, for example to preempt for the whole group.
 type PodGroupPostFilterPlugin interface {
 	Plugin
 	// PodGroupPostFilter tries to make the group schedulable; members are
-	// the group's members the cycle tried to place.
-	PodGroupPostFilter(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod) (*PodGroupPostFilterResult, *Status)
+	// the group's members the cycle tried to place, and sim lets the
+	// plugin try the cycle again on a changed cluster. A success with
+	// nominations sends the members back to the queue nominated there, to
+	// be placed once the room is made.
+	PodGroupPostFilter(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod, sim PodGroupSimulation) (*PodGroupPostFilterResult, *Status)
 }

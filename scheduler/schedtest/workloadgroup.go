@@ -84,6 +84,12 @@ func (b *WorkloadGroupBuilder) Priority(p int32) *WorkloadGroupBuilder {
 	return b
 }
 
+// DisruptAll sets the disruption mode All: the group is preempted whole or not at all.
+func (b *WorkloadGroupBuilder) DisruptAll() *WorkloadGroupBuilder {
+	b.pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	return b
+}
+
 // Obj returns the PodGroup; later calls on the builder change it.
 func (b *WorkloadGroupBuilder) Obj() *schedulingv1beta1.PodGroup { return b.pg }
 

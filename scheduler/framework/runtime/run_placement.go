@@ -109,13 +109,13 @@ func (f *Framework) HasPlacementScorePlugins() bool { return len(f.placementScor
 // group that fits nowhere, as upstream: the first success or
 // UnschedulableAndUnresolvable ends the run; Unschedulable reasons add up;
 // anything else is an error.
-func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod) (result *framework.PodGroupPostFilterResult, status *framework.Status) {
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod, sim framework.PodGroupSimulation) (result *framework.PodGroupPostFilterResult, status *framework.Status) {
 	start := f.clock.Now()
 	defer func() { f.observe("PodGroupPostFilter", status, start) }()
 	var reasons []string
 	rejector := ""
 	for _, pl := range f.podGroupPostFilter {
-		res, s := pl.PodGroupPostFilter(ctx, group, members)
+		res, s := pl.PodGroupPostFilter(ctx, group, members, sim)
 		switch s.Code() {
 		case framework.Success:
 			return res, s

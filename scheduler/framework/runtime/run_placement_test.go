@@ -213,7 +213,7 @@ type groupPostFilter struct {
 
 func (p groupPostFilter) Name() string { return p.name }
 
-func (p groupPostFilter) PodGroupPostFilter(context.Context, *schedulingv1beta1.PodGroup, []*v1.Pod) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (p groupPostFilter) PodGroupPostFilter(context.Context, *schedulingv1beta1.PodGroup, []*v1.Pod, framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	return nil, p.status
 }
 
@@ -250,7 +250,7 @@ func TestRunPodGroupPostFilterPlugins(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFw(t, tc.plugins)
-			_, s := f.RunPodGroupPostFilterPlugins(context.Background(), st.WorkloadGroup("g").Obj(), nil)
+			_, s := f.RunPodGroupPostFilterPlugins(context.Background(), st.WorkloadGroup("g").Obj(), nil, nil)
 			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
 				t.Errorf("status = %v, want %v %q", s, tc.wantCode, tc.wantMsg)
 			}

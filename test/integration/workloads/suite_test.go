@@ -71,9 +71,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 }, NodeTimeout(3*time.Minute))
 
 // notYet are the scenarios Berth does not match yet, each with the reason.
-var notYet = map[string]string{
-	"gang-preemption": "Berth does not evict pods for a pod group yet",
-}
+var notYet = map[string]string{}
 
 var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", func() {
 	for _, s := range workloads.Scenarios() {

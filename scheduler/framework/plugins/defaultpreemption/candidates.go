@@ -230,42 +230,57 @@ func startTime(pod *v1.Pod, now metav1.Time) metav1.Time {
 }
 
 // splitByPDBViolation splits the pods, in order, into those whose eviction
-// some PodDisruptionBudget does not allow and the rest. Each budget's allowed
-// disruptions are used up by the pods in order; pods the budget already
-// counts as disrupted use none.
+// some PodDisruptionBudget does not allow and the rest.
 func splitByPDBViolation(pods []*framework.PodInfo, pdbs []*policy.PodDisruptionBudget) (violating, clean []*framework.PodInfo) {
-	allowed := make([]int32, len(pdbs))
-	selectors := make([]labels.Selector, len(pdbs))
-	for i, pdb := range pdbs {
-		allowed[i] = pdb.Status.DisruptionsAllowed
-		if s, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector); err == nil && !s.Empty() {
-			selectors[i] = s
-		}
-	}
-	violates := func(pod *v1.Pod) bool {
-		if len(pod.Labels) == 0 {
-			return false
-		}
-		for i, pdb := range pdbs {
-			if selectors[i] == nil || pdb.Namespace != pod.Namespace || !selectors[i].Matches(labels.Set(pod.Labels)) {
-				continue
-			}
-			if _, disrupted := pdb.Status.DisruptedPods[pod.Name]; disrupted {
-				continue
-			}
-			allowed[i]--
-			if allowed[i] < 0 {
-				return true
-			}
-		}
-		return false
-	}
+	budgets := newPDBBudgets(pdbs)
 	for _, pi := range pods {
-		if violates(pi.Pod) {
+		if budgets.take(pi.Pod) {
 			violating = append(violating, pi)
 		} else {
 			clean = append(clean, pi)
 		}
 	}
 	return violating, clean
+}
+
+// pdbBudgets are the disruptions the PodDisruptionBudgets still allow while
+// victims are picked one after another.
+type pdbBudgets struct {
+	pdbs      []*policy.PodDisruptionBudget
+	allowed   []int32
+	selectors []labels.Selector
+}
+
+// newPDBBudgets starts from each budget's allowed disruptions.
+func newPDBBudgets(pdbs []*policy.PodDisruptionBudget) *pdbBudgets {
+	b := &pdbBudgets{pdbs: pdbs, allowed: make([]int32, len(pdbs)), selectors: make([]labels.Selector, len(pdbs))}
+	for i, pdb := range pdbs {
+		b.allowed[i] = pdb.Status.DisruptionsAllowed
+		if s, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector); err == nil && !s.Empty() {
+			b.selectors[i] = s
+		}
+	}
+	return b
+}
+
+// take uses up the budgets that the pod's eviction counts against, and
+// reports whether it exceeds one of them. A pod a budget already counts as
+// disrupted uses none of it.
+func (b *pdbBudgets) take(pod *v1.Pod) bool {
+	if len(pod.Labels) == 0 {
+		return false
+	}
+	for i, pdb := range b.pdbs {
+		if b.selectors[i] == nil || pdb.Namespace != pod.Namespace || !b.selectors[i].Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		if _, disrupted := pdb.Status.DisruptedPods[pod.Name]; disrupted {
+			continue
+		}
+		b.allowed[i]--
+		if b.allowed[i] < 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -25,6 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -42,6 +43,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	fwkruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // fakeNominator is a PodNominator over a map.
@@ -87,15 +89,19 @@ type cluster struct {
 	dra []runtime.Object
 	// extenders are the profile's HTTP extenders.
 	extenders []v1alpha1.Extender
+	// groups are scheduling.k8s.io PodGroups; pods join them through
+	// spec.schedulingGroup.
+	groups []*schedulingv1beta1.PodGroup
 }
 
 // env is a compiled profile (NodeUnschedulable, NodeResourcesFit,
 // DefaultPreemption) over a cluster, with a fake client recording the
 // preemption's API calls.
 type env struct {
-	fwk    *fwkruntime.Framework
-	plugin *DefaultPreemption
-	client *fake.Clientset
+	fwk      *fwkruntime.Framework
+	plugin   *DefaultPreemption
+	client   *fake.Clientset
+	snapshot *cache.Snapshot
 }
 
 func newEnv(t testing.TB, c cluster) *env {
@@ -132,6 +138,8 @@ func newEnv(t testing.TB, c cluster) *env {
 	}
 	offset := c.offset
 	e := &env{client: client}
+	snapshot := cache.NewSnapshot(running, c.nodes)
+	e.snapshot = snapshot
 	newPlugin := NewFactory(WithRand(func(n int) int { return offset % n }), WithClock(testingclock.NewFakePassiveClock(t0)), WithAsyncPreemption(!c.sync))
 	registry := fwkruntime.Registry{
 		names.PrioritySort:      queuesort.New,
@@ -163,11 +171,14 @@ func newEnv(t testing.TB, c cluster) *env {
 	if c.preemptions != nil {
 		opts = append(opts, fwkruntime.WithPreemptionsInFlight(c.preemptions))
 	}
+	if c.groups != nil {
+		opts = append(opts, fwkruntime.WithWorkloads(&st.Workloads{Groups: c.groups, Pods: c.pods}))
+	}
 	fwk, err := fwkruntime.NewFramework(context.Background(), registry, v1.DefaultSchedulerName, spec,
 		append(opts,
 			fwkruntime.WithClientSet(client),
 			fwkruntime.WithInformerFactory(factory),
-			fwkruntime.WithSnapshotSharedLister(cache.NewSnapshot(running, c.nodes)),
+			fwkruntime.WithSnapshotSharedLister(snapshot),
 			fwkruntime.WithPodNominator(nominator),
 			fwkruntime.WithParallelism(1),
 			fwkruntime.WithClock(testingclock.NewFakeClock(t0)))...)

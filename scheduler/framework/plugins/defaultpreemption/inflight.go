@@ -100,7 +100,7 @@ func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, pree
 		)
 		rest, last := victims[:len(victims)-1], victims[len(victims)-1]
 		p.parallelizer.Until(ctx, len(rest), func(i int) {
-			if err := p.preemptVictim(ctx, c.node, preemptor, rest[i]); err != nil {
+			if err := p.preemptVictim(ctx, c.node, podPreemptor(preemptor), rest[i]); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -112,7 +112,7 @@ func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, pree
 			return
 		}
 		p.inflight.SetLastVictim(uid, types.NamespacedName{Namespace: last.Namespace, Name: last.Name})
-		if err := p.preemptVictim(ctx, c.node, preemptor, last); err != nil {
+		if err := p.preemptVictim(ctx, c.node, podPreemptor(preemptor), last); err != nil {
 			logger.Error(err, "Preempting the last victim in the background", "node", klog.KRef("", c.node))
 			return
 		}

@@ -24,57 +24,92 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 )
+
+// preemptor is who takes the victims' room, as the victims' condition and
+// event name it: a pod, or a PodGroup for its members.
+type preemptor struct {
+	// kind is "pod" or "podgroup".
+	kind string
+	uid  types.UID
+	// schedulerName is the preemptor's (its members') scheduler.
+	schedulerName string
+	// obj is the object the victims' Preempted events relate to.
+	obj runtime.Object
+}
+
+// podPreemptor is a pod preempting for itself.
+func podPreemptor(pod *v1.Pod) preemptor {
+	return preemptor{kind: "pod", uid: pod.UID, schedulerName: pod.Spec.SchedulerName, obj: pod}
+}
+
+// groupPreemptor is a PodGroup preempting for its members.
+func groupPreemptor(pg *schedulingv1beta1.PodGroup, members []*v1.Pod) preemptor {
+	p := preemptor{kind: "podgroup", uid: pg.UID, obj: pg}
+	if len(members) > 0 {
+		p.schedulerName = members[0].Spec.SchedulerName
+	}
+	return p
+}
 
 // prepare carries out the chosen preemption within the cycle: each victim gets the
 // DisruptionTarget condition and is deleted through the API (a victim held
 // at Permit is rejected in memory instead), and pods of lower priority than
 // the preemptor lose their nomination to the node. It returns once the
 // victims' deletions are accepted; the nominations are cleared best-effort.
-func (p *DefaultPreemption) prepare(ctx context.Context, c *candidate, preemptor *v1.Pod) error {
+func (p *DefaultPreemption) prepare(ctx context.Context, c *candidate, pod *v1.Pod) error {
+	if err := p.evict(ctx, c.node, c.victims, podPreemptor(pod)); err != nil {
+		return err
+	}
+	if err := p.clearLowerNominations(ctx, c.node, corev1helpers.PodPriority(pod)); err != nil {
+		klog.FromContext(ctx).Error(err, "Clearing the nominations of lower-priority pods", "node", klog.KRef("", c.node))
+	}
+	return nil
+}
+
+// evict preempts the victims in parallel and returns once their deletions
+// are accepted; node is where the preemptor makes room, as the victims'
+// events name it.
+func (p *DefaultPreemption) evict(ctx context.Context, node string, victims []*v1.Pod, who preemptor) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		mu   sync.Mutex
 		errs []error
 	)
-	p.parallelizer.Until(ctx, len(c.victims), func(i int) {
-		if err := p.preemptVictim(ctx, c.node, preemptor, c.victims[i]); err != nil {
+	p.parallelizer.Until(ctx, len(victims), func(i int) {
+		if err := p.preemptVictim(ctx, node, who, victims[i]); err != nil {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()
 			cancel()
 		}
 	}, Name)
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if err := p.clearLowerNominations(ctx, c.node, corev1helpers.PodPriority(preemptor)); err != nil {
-		klog.FromContext(ctx).Error(err, "Clearing the nominations of lower-priority pods", "node", klog.KRef("", c.node))
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // preemptVictim evicts one victim. A victim already being deleted, or gone,
 // needs nothing more.
-func (p *DefaultPreemption) preemptVictim(ctx context.Context, node string, preemptor, victim *v1.Pod) error {
+func (p *DefaultPreemption) preemptVictim(ctx context.Context, node string, who preemptor, victim *v1.Pod) error {
 	logger := klog.FromContext(ctx)
 	if victim.DeletionTimestamp != nil {
 		logger.V(2).Info("Victim is already being deleted", "victim", klog.KObj(victim), "node", klog.KRef("", node))
 		return nil
 	}
-	msg := fmt.Sprintf("Preempted by pod %v on node %v", preemptor.UID, node)
+	msg := fmt.Sprintf("Preempted by %s %v on node %v", who.kind, who.uid, node)
 	if wp := p.handle.GetWaitingPod(victim.UID); wp != nil {
 		wp.Reject(Name, "preempted")
 		msg += " (in kube-scheduler memory)."
 		logger.V(2).Info("Preempted a pod waiting at Permit", "victim", klog.KObj(victim), "node", klog.KRef("", node))
 	} else {
-		gone, err := p.deleteVictim(ctx, preemptor, victim)
+		gone, err := p.deleteVictim(ctx, who, victim)
 		if err != nil {
 			return err
 		}
@@ -85,7 +120,7 @@ func (p *DefaultPreemption) preemptVictim(ctx context.Context, node string, pree
 		logger.V(2).Info("Preempted a victim", "victim", klog.KObj(victim), "node", klog.KRef("", node))
 	}
 	if r := p.handle.EventRecorder(); r != nil {
-		r.Eventf(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", msg)
+		r.Eventf(victim, who.obj, v1.EventTypeNormal, "Preempted", "Preempting", msg)
 	}
 	return nil
 }
@@ -93,7 +128,7 @@ func (p *DefaultPreemption) preemptVictim(ctx context.Context, node string, pree
 // deleteVictim marks the victim with the DisruptionTarget condition and
 // deletes it, with its UID as a precondition. It reports whether the victim
 // was already gone.
-func (p *DefaultPreemption) deleteVictim(ctx context.Context, preemptor, victim *v1.Pod) (bool, error) {
+func (p *DefaultPreemption) deleteVictim(ctx context.Context, who preemptor, victim *v1.Pod) (bool, error) {
 	pods := p.handle.ClientSet().CoreV1().Pods(victim.Namespace)
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{"uid": victim.UID},
@@ -102,7 +137,7 @@ func (p *DefaultPreemption) deleteVictim(ctx context.Context, preemptor, victim 
 			Status:             v1.ConditionTrue,
 			ObservedGeneration: victim.Generation,
 			Reason:             v1.PodReasonPreemptionByScheduler,
-			Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority pod", preemptor.Spec.SchedulerName),
+			Message:            fmt.Sprintf("%s: preempting to accommodate a higher priority %s", who.schedulerName, who.kind),
 			LastTransitionTime: metav1.NewTime(p.clock.Now()),
 		}}},
 	})

@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cache
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+)
+
+// AddPod puts a pod on the named node of the snapshot alone, for a
+// simulation (a PodGroup's preemption trying the cluster without its
+// victims): the node's NodeInfo is replaced by a copy the first time a
+// simulation changes it, so NodeInfos handed out earlier stay as they
+// were, and Restore puts the originals back. Cache.UpdateSnapshot must not
+// run on a snapshot that has simulated changes.
+func (s *Snapshot) AddPod(pi *framework.PodInfo, nodeName string) error {
+	ni, err := s.simulated(nodeName)
+	if err != nil {
+		return err
+	}
+	s.countPVCs(ni, -1)
+	ni.AddPodInfo(pi)
+	s.countPVCs(ni, 1)
+	s.place(nodeName, ni)
+	return nil
+}
+
+// RemovePod takes a pod off the named node in the snapshot alone, as AddPod
+// puts one on.
+func (s *Snapshot) RemovePod(pod *v1.Pod, nodeName string) error {
+	ni, err := s.simulated(nodeName)
+	if err != nil {
+		return err
+	}
+	s.countPVCs(ni, -1)
+	err = ni.RemovePod(pod)
+	s.countPVCs(ni, 1)
+	if err != nil {
+		return err
+	}
+	s.place(nodeName, ni)
+	return nil
+}
+
+// Simulating reports whether the snapshot has changes that Restore undoes.
+func (s *Snapshot) Simulating() bool { return len(s.original) > 0 }
+
+// Restore undoes every AddPod and RemovePod since the last Restore.
+func (s *Snapshot) Restore() {
+	for name, ni := range s.original {
+		s.countPVCs(s.nodeInfoMap[name], -1)
+		s.countPVCs(ni, 1)
+		s.place(name, ni)
+	}
+	clear(s.original)
+}
+
+// simulated returns the node's NodeInfo that a simulation may change: a
+// copy taken the first time, with the original kept for Restore.
+func (s *Snapshot) simulated(nodeName string) (*framework.NodeInfo, error) {
+	ni, ok := s.nodeInfoMap[nodeName]
+	if !ok || ni.Node() == nil {
+		return nil, fmt.Errorf("node %q not found in the snapshot", nodeName)
+	}
+	if _, copied := s.original[nodeName]; copied {
+		return ni, nil
+	}
+	if s.original == nil {
+		s.original = make(map[string]*framework.NodeInfo)
+	}
+	s.original[nodeName] = ni
+	c := ni.Clone()
+	c.SetSnapshotIndex(ni.SnapshotIndex())
+	return c, nil
+}
+
+// place makes ni the node's NodeInfo in the map, the list and the affinity
+// lists.
+func (s *Snapshot) place(name string, ni *framework.NodeInfo) {
+	s.nodeInfoMap[name] = ni
+	if pos, ok := s.listPos[name]; ok {
+		s.nodeInfoList[pos] = ni
+	}
+	updateAffinityList(&s.withAffinity, s.affinityPos, name, len(ni.PodsWithAffinity) > 0, ni)
+	updateAffinityList(&s.withRequiredAntiAffinity, s.antiAffinityPos, name, len(ni.PodsWithRequiredAntiAffinity) > 0, ni)
+}

@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cache
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
+)
+
+func TestSnapshotSimulation(t *testing.T) {
+	anti := st.Pod("anti").UID("anti").NodeName("n1").PodAntiAffinity(st.Term("zone", "app", "x")).Obj()
+	plain := st.Pod("plain").UID("plain").NodeName("n2").Req("cpu", "1").PVC("data").Obj()
+	added := st.Pod("added").UID("added").Req("cpu", "2").PodAntiAffinity(st.Term("zone", "app", "y")).Obj()
+	tests := []struct {
+		name     string
+		simulate func(t *testing.T, s *Snapshot)
+		// want are the pods of n1 and n2, and whether each is in the
+		// required anti-affinity list, while simulating.
+		wantN1, wantN2     []string
+		wantAntiAffinity   []string
+		wantPVCUsed        bool
+		wantCPUOnN2        int64
+		wantErrOnBadRemove bool
+	}{
+		{
+			name: "a pod taken off and one put on",
+			simulate: func(t *testing.T, s *Snapshot) {
+				must(t, s.RemovePod(anti, "n1"))
+				must(t, s.AddPod(info(t, added), "n2"))
+			},
+			wantN1: []string{}, wantN2: []string{"added", "plain"},
+			wantAntiAffinity: []string{"n2"}, wantPVCUsed: true, wantCPUOnN2: 3000,
+		},
+		{
+			name: "a pod using a claim taken off",
+			simulate: func(t *testing.T, s *Snapshot) {
+				must(t, s.RemovePod(plain, "n2"))
+			},
+			wantN1: []string{"anti"}, wantN2: []string{}, wantAntiAffinity: []string{"n1"}, wantPVCUsed: false, wantCPUOnN2: 0,
+		},
+		{
+			name: "a pod taken off twice is an error, and changes nothing more",
+			simulate: func(t *testing.T, s *Snapshot) {
+				must(t, s.RemovePod(plain, "n2"))
+				if err := s.RemovePod(plain, "n2"); err == nil {
+					t.Error("removing a pod that is gone: want an error")
+				}
+			},
+			wantN1: []string{"anti"}, wantN2: []string{}, wantAntiAffinity: []string{"n1"}, wantPVCUsed: false, wantCPUOnN2: 0,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(context.Background())
+			l := logr.Discard()
+			for _, n := range []string{"n1", "n2"} {
+				c.AddNode(l, cacheNode(n).Label("zone", n).Obj())
+			}
+			must(t, c.AddPod(l, anti))
+			must(t, c.AddPod(l, plain))
+			s := NewEmptySnapshot()
+			update(t, c, s)
+			n1, n2 := s.nodeInfoMap["n1"], s.nodeInfoMap["n2"]
+			before := simPodNames(n1, n2)
+
+			tc.simulate(t, s)
+			if !s.Simulating() {
+				t.Fatal("Simulating() = false after changes")
+			}
+			got1, _ := s.Get("n1")
+			got2, _ := s.Get("n2")
+			if g := simPodNames(got1); !slices.Equal(g, tc.wantN1) {
+				t.Errorf("n1 holds %v, want %v", g, tc.wantN1)
+			}
+			if g := simPodNames(got2); !slices.Equal(g, tc.wantN2) {
+				t.Errorf("n2 holds %v, want %v", g, tc.wantN2)
+			}
+			if got := got2.Requested.MilliCPU; got != tc.wantCPUOnN2 {
+				t.Errorf("n2 requests %dm CPU, want %dm", got, tc.wantCPUOnN2)
+			}
+			list, _ := s.HavePodsWithRequiredAntiAffinityList()
+			if got := sorted(names(list)); !slices.Equal(got, tc.wantAntiAffinity) {
+				t.Errorf("required anti-affinity list %v, want %v", got, tc.wantAntiAffinity)
+			}
+			if got := s.IsPVCUsedByPods("default/data"); got != tc.wantPVCUsed {
+				t.Errorf("claim used = %v, want %v", got, tc.wantPVCUsed)
+			}
+			if err := c.UpdateSnapshot(l, s); err == nil {
+				t.Error("UpdateSnapshot of a simulating snapshot: want an error")
+			}
+			if after := simPodNames(n1, n2); !slices.Equal(after, before) {
+				t.Errorf("the NodeInfos handed out before changed: %v, was %v", after, before)
+			}
+
+			s.Restore()
+			if s.Simulating() {
+				t.Error("Simulating() = true after Restore")
+			}
+			if s.nodeInfoMap["n1"] != n1 || s.nodeInfoMap["n2"] != n2 {
+				t.Error("Restore did not put the original NodeInfos back")
+			}
+			list, _ = s.HavePodsWithRequiredAntiAffinityList()
+			if got := names(list); !slices.Equal(got, []string{"n1"}) {
+				t.Errorf("required anti-affinity list after Restore %v, want [n1]", got)
+			}
+			if !s.IsPVCUsedByPods("default/data") {
+				t.Error("the claim is not used after Restore")
+			}
+			update(t, c, s)
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func info(t *testing.T, pod *v1.Pod) *framework.PodInfo {
+	t.Helper()
+	pi, err := framework.NewPodInfo(pod)
+	must(t, err)
+	return pi
+}
+
+// simPodNames lists the pods of the NodeInfos, sorted.
+func simPodNames(nis ...*framework.NodeInfo) []string {
+	out := []string{}
+	for _, ni := range nis {
+		for _, pi := range ni.Pods {
+			out = append(out, pi.Pod.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sorted(s []string) []string {
+	slices.Sort(s)
+	return s
+}
