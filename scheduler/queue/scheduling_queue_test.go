@@ -18,6 +18,7 @@ package queue
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -745,5 +746,32 @@ func TestRejectorGroups(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int{}, groups()); diff != "" {
 		t.Errorf("groups once the set is empty (-want +got):\n%s", diff)
+	}
+}
+
+func TestTakeMembers(t *testing.T) {
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().gating("SchedulingGates")})
+	active := pendingPod("active").UID("active").Obj()
+	gated := pendingPod("gated").UID("gated").Gates("example.com/wait").Obj()
+	stranger := pendingPod("stranger").UID("stranger").Obj()
+	q.Add(tlog, active)
+	q.Add(tlog, gated)
+	q.Add(tlog, stranger)
+	var got []string
+	for _, qpi := range q.TakeMembers(tlog, []*v1.Pod{active, gated, pendingPod("absent").UID("absent").Obj()}) {
+		got = append(got, qpi.Pod.Name)
+		if qpi.Attempts != 1 {
+			t.Errorf("%s: %d attempts, want 1", qpi.Pod.Name, qpi.Attempts)
+		}
+		q.Done(qpi.Pod.UID)
+	}
+	if want := []string{"active"}; !slices.Equal(got, want) {
+		t.Errorf("taken %v, want %v: a gated member stays, as kube-scheduler leaves it behind", got, want)
+	}
+	if where := q.where(gated); where != "gated" {
+		t.Errorf("the gated member is in %s, want gated", where)
+	}
+	if where := q.where(stranger); where != "activeQ" {
+		t.Errorf("a pod not asked for is in %s, want activeQ", where)
 	}
 }

@@ -77,5 +77,8 @@ func (p Pod) Object(ns string) *corev1.Pod {
 	if p.Group != "" {
 		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To(p.Group)}
 	}
+	for _, g := range p.Gates {
+		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: g})
+	}
 	return pod
 }

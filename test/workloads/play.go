@@ -139,6 +139,12 @@ func (p *player) step(ctx context.Context, st Step) []error {
 			errs = append(errs, fmt.Errorf("deleting pod %s: %w", name, err))
 		}
 	}
+	for _, name := range st.Ungate {
+		patch := `[{"op":"remove","path":"/spec/schedulingGates"}]`
+		if _, err := p.client.CoreV1().Pods(p.ns).Patch(ctx, name, types.JSONPatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			errs = append(errs, fmt.Errorf("removing the scheduling gates of pod %s: %w", name, err))
+		}
+	}
 	if c := st.SetMinCount; c != nil {
 		patch := fmt.Sprintf(`{"spec":{"schedulingPolicy":{"gang":{"minCount":%d}}}}`, c.MinCount)
 		if _, err := p.client.SchedulingV1beta1().PodGroups(p.ns).Patch(ctx, c.Group, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {

@@ -116,6 +116,8 @@ type Pod struct {
 	// NodeName, when set, binds the pod at creation, bypassing the
 	// scheduler: a deterministic filler or preemption victim.
 	NodeName string
+	// Gates are the pod's scheduling gates at creation.
+	Gates []string
 }
 
 // Step is one action of a scenario; exactly one of its fields is set.
@@ -126,6 +128,8 @@ type Step struct {
 	Delete []string `json:"delete,omitempty"`
 	// SetMinCount changes a PodGroup's gang minCount.
 	SetMinCount *MinCountChange `json:"setMinCount,omitempty"`
+	// Ungate removes every scheduling gate of the named pods.
+	Ungate []string `json:"ungate,omitempty"`
 	// Observe waits until the cluster settles and records a checkpoint of this name.
 	Observe string `json:"observe,omitempty"`
 }
@@ -146,6 +150,9 @@ func Delete(names ...string) Step { return Step{Delete: names} }
 func SetMinCount(group string, n int32) Step {
 	return Step{SetMinCount: &MinCountChange{Group: group, MinCount: n}}
 }
+
+// Ungate is a step removing the scheduling gates of the named pods.
+func Ungate(names ...string) Step { return Step{Ungate: names} }
 
 // Observe is a step that waits for the cluster to settle and records a checkpoint.
 func Observe(checkpoint string) Step { return Step{Observe: checkpoint} }
@@ -237,6 +244,9 @@ func (s *Scenario) Validate() error {
 		if st.SetMinCount != nil {
 			set++
 		}
+		if len(st.Ungate) > 0 {
+			set++
+		}
 		if st.Observe != "" {
 			set++
 		}
@@ -255,6 +265,11 @@ func (s *Scenario) Validate() error {
 		for _, n := range st.Delete {
 			if s.kindOf(n) != "Pod" || !created[n] {
 				errs = append(errs, fmt.Errorf("step %d deletes %q, which is no pod created before", i, n))
+			}
+		}
+		for _, n := range st.Ungate {
+			if s.kindOf(n) != "Pod" || !created[n] {
+				errs = append(errs, fmt.Errorf("step %d ungates %q, which is no pod created before", i, n))
 			}
 		}
 		if c := st.SetMinCount; c != nil && (s.kindOf(c.Group) != "PodGroup" || !created[c.Group]) {

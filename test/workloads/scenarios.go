@@ -28,6 +28,7 @@ func Scenarios() []Scenario {
 		basicShort(), gangMinTwoOfFour(), topologyOneRack(), topologyNoRack(),
 		topologyKeyMissing(), basicTopology(), gangPreemption(), minCountLowered(),
 		nodeAdded(), twoGangs(), boundGangPodDeleted(), priorityMismatch(),
+		gatedMember(),
 	}
 }
 
@@ -321,6 +322,22 @@ func nodeAdded() Scenario {
 		Settle:      Settle{Quiet: 10 * time.Second, Max: 90 * time.Second},
 	}
 	s.Steps = []Step{Create(names(ns[:7])...), Create("pg"), Create(names(s.Pods)...), Observe("seven-nodes"), Create("node-8"), Observe("final")}
+	return s
+}
+
+// A gang one of whose members is created with a scheduling gate.
+func gatedMember() Scenario {
+	pods := members("p", "pg", 4, "2")
+	pods[3].Gates = []string{"example.com/hold"}
+	s := Scenario{
+		Name:        "gated-member",
+		Description: "gang minCount 3, 4 pods of 2 CPUs on 4 nodes of 2 CPUs, p-4 created with a scheduling gate: nothing binds until it is ungated, then all 4 do",
+		Placement:   PlaceBound,
+		Nodes:       nodes("node", 4, "2"),
+		PodGroups:   []PodGroup{{Name: "pg", MinCount: 3}},
+		Pods:        pods,
+	}
+	s.Steps = []Step{Create(names(s.Nodes)...), Create("pg"), Create(names(pods)...), Observe("gated"), Ungate("p-4"), Observe("final")}
 	return s
 }
 
