@@ -160,6 +160,12 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		"--endpoint-reconciler-type=none",
 		"--max-requests-inflight=1000", "--max-mutating-requests-inflight=500",
 	}, egressArgs...)
+	if o.featureGates != "" {
+		apiserverArgs = append(apiserverArgs, "--feature-gates="+o.featureGates)
+	}
+	if o.runtimeCfg != "" {
+		apiserverArgs = append(apiserverArgs, "--runtime-config="+o.runtimeCfg)
+	}
 	if o.audit {
 		auditArgs, err := c.writeAuditPolicy()
 		if err != nil {
@@ -195,15 +201,19 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 	}
 
 	c.logger.Info("Starting kube-controller-manager")
-	kcm, err := start("kube-controller-manager", filepath.Join(o.k8sBinDir, "kube-controller-manager"),
-		"--kubeconfig="+c.Kubeconfig,
+	kcmArgs := []string{
+		"--kubeconfig=" + c.Kubeconfig,
 		"--leader-elect=false", "--secure-port=0",
-		"--service-account-private-key-file="+certs.saPrivate,
-		"--root-ca-file="+certs.caCert,
+		"--service-account-private-key-file=" + certs.saPrivate,
+		"--root-ca-file=" + certs.caCert,
 		"--use-service-account-credentials=false",
 		"--kube-api-qps=500", "--kube-api-burst=1000",
 		"--concurrent-deployment-syncs=10", "--concurrent-replicaset-syncs=10",
-	)
+	}
+	if o.featureGates != "" {
+		kcmArgs = append(kcmArgs, "--feature-gates="+o.featureGates)
+	}
+	kcm, err := start("kube-controller-manager", filepath.Join(o.k8sBinDir, "kube-controller-manager"), kcmArgs...)
 	if err != nil {
 		return nil, err
 	}

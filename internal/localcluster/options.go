@@ -39,6 +39,8 @@ type options struct {
 	noCRDs       bool
 	podInit      string
 	audit        bool
+	featureGates string
+	runtimeCfg   string
 }
 
 // Option configures Start.
@@ -88,3 +90,12 @@ func WithPodNetwork(initBinary string) Option { return func(o *options) { o.podI
 // writes that place and remove pods: bindings, evictions, pod deletions and
 // pod status updates, at the Metadata level, one JSON event per line.
 func WithAudit() Option { return func(o *options) { o.audit = true } }
+
+// WithFeatureGates turns Kubernetes feature gates on or off in
+// kube-apiserver and kube-controller-manager, in their --feature-gates form
+// ("GenericWorkload=true,WorkloadWithJob=true").
+func WithFeatureGates(gates string) Option { return func(o *options) { o.featureGates = gates } }
+
+// WithRuntimeConfig serves API versions kube-apiserver does not serve by
+// default, in its --runtime-config form ("scheduling.k8s.io/v1beta1=true").
+func WithRuntimeConfig(cfg string) Option { return func(o *options) { o.runtimeCfg = cfg } }

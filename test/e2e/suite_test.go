@@ -57,6 +57,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	cluster = localsuite.StartCluster(ctx, binDir,
 		localsuite.Logs{Dir: "e2e-logs", KeepEnv: "BERTH_E2E_KEEP_LOGS", Failures: failures},
 		localcluster.WithNodes(nodes),
+		localcluster.WithFeatureGates(workloadGates),
+		localcluster.WithRuntimeConfig(workloadRuntime),
 	)
 
 	applier, err := localcluster.NewApplier(cluster.Config)
