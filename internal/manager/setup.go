@@ -144,6 +144,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	rb := rebalance.New(clientset, mgr.GetClient(), sched,
 		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
 		rebalance.WithInformerFactory(sched.InformerFactory()),
+		rebalance.WithGangs(sched),
 		rebalance.WithRecordReader(mgr.GetAPIReader()))
 	// A policy without profileRef reads the install's default profile for
 	// nodeFit; the caller's options come after, so they may name another.

@@ -24,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	v1 "k8s.io/api/core/v1"
 	"sync"
 	"time"
 
@@ -77,6 +78,8 @@ type Rebalancer struct {
 	factory    informers.SharedInformerFactory
 	podLister  corelisters.PodLister
 	nodeLister corelisters.NodeLister
+	// gangs tells which pods are members of gangs; nil knows none.
+	gangs Gangs
 
 	mu        sync.Mutex
 	policies  map[string]*policyState
@@ -127,6 +130,19 @@ func WithRecordReader(reader client.Reader) Option {
 func WithInformerFactory(f informers.SharedInformerFactory) Option {
 	return func(r *Rebalancer) { r.factory = f }
 }
+
+// Gangs tells the rebalancer which gang a pod is a member of, so that no
+// eviction leaves a gang below the members it needs; the scheduler is one.
+type Gangs interface {
+	// GangOf returns the gang pod is a member of: a name for messages, the
+	// members the gang needs placed together and its members that are bound
+	// and not being deleted. ok is false for a pod in no gang.
+	GangOf(pod *v1.Pod) (name string, minCount int, bound []*v1.Pod, ok bool)
+}
+
+// WithGangs keeps gangs whole: a strategy's eviction of a member that
+// would leave its gang below minCount evicts every bound member or none.
+func WithGangs(g Gangs) Option { return func(r *Rebalancer) { r.gangs = g } }
 
 // New returns a Rebalancer that reads pods and nodes and evicts through c,
 // reads the SchedulingProfiles nodeFit names and records each run's start

@@ -185,7 +185,9 @@ func (h *strategyHandle) Evictable(pod *v1.Pod) bool {
 	return !h.done[pod.UID] && h.protections.Check(pod, h.start) == nil
 }
 
-// Evict plans, and outside a dry run makes, the eviction of pod.
+// Evict plans, and outside a dry run makes, the eviction of pod. A member of
+// a gang that would leave its gang below minCount goes with every other
+// bound member of the gang, or stays with them (evictGang).
 func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) bool {
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
 	if h.done[pod.UID] {
@@ -194,6 +196,19 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 	if err := h.protections.Check(pod, h.start); err != nil {
 		logger.V(4).Info("Pod is protected", "why", err.Error())
 		return false
+	}
+	if h.r.gangs != nil {
+		if gang, minCount, bound, ok := h.r.gangs.GangOf(pod); ok {
+			var staying []*v1.Pod
+			for _, m := range bound {
+				if !h.done[m.UID] {
+					staying = append(staying, m)
+				}
+			}
+			if len(staying)-1 < minCount {
+				return h.evictGang(ctx, pod, reason, gang, minCount, staying)
+			}
+		}
 	}
 	if err := h.limits.Allow(pod); err != nil {
 		h.done[pod.UID] = true
@@ -206,6 +221,56 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 			return false
 		}
 	}
+	return h.evict(ctx, pod, reason)
+}
+
+// evictGang evicts pod, a gang member whose eviction alone would leave its
+// gang below minCount, together with the gang's other bound members
+// (members, pod among them), or none of them: a member that is protected,
+// a limit the whole gang would exceed, or a member nodeFit finds no other
+// node for keeps the gang where it is, and the plan says so. Evictions go
+// one by one through the Eviction API, so a PodDisruptionBudget refusing a
+// later member leaves the earlier ones evicted; the plan shows each.
+func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason, gang string, minCount int, members []*v1.Pod) bool {
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("gang", gang))
+	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
+	skip := func(why string) bool {
+		logger.V(3).Info("Gang stays whole", "why", why)
+		h.done[pod.UID] = true
+		h.record(pod, h.strategy, fmt.Sprintf("%s; skipped: gang %s stays whole (minCount %d): %s", reason, gang, minCount, why), v1alpha1.EvictionSkipped)
+		return false
+	}
+	for _, m := range members {
+		if m.UID == pod.UID {
+			continue
+		}
+		if err := h.protections.Check(m, h.start); err != nil {
+			return skip(fmt.Sprintf("member %s is protected: %v", m.Name, err))
+		}
+	}
+	if err := h.limits.AllowAll(members); err != nil {
+		return skip(fmt.Sprintf("evicting its %d members would pass a limit: %v", len(members), err))
+	}
+	if h.nodeFit != nil {
+		for _, m := range members {
+			if err := h.nodeFit.Check(ctx, m); err != nil {
+				return skip(fmt.Sprintf("nodeFit found no other node for member %s: %v", m.Name, err))
+			}
+		}
+	}
+	note := fmt.Sprintf("%s; with all %d members of gang %s, since one fewer would leave it below minCount %d", reason, len(members), gang, minCount)
+	evicted := false
+	for _, m := range members {
+		if ok := h.evict(ctx, m, note); ok && m.UID == pod.UID {
+			evicted = true
+		}
+	}
+	return evicted
+}
+
+// evict plans, and outside a dry run makes, one eviction the checks allowed.
+func (h *strategyHandle) evict(ctx context.Context, pod *v1.Pod, reason string) bool {
+	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
 	h.done[pod.UID] = true
 	if h.result.DryRun {
 		h.limits.Count(pod)

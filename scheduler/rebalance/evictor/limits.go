@@ -18,6 +18,7 @@ package evictor
 
 import (
 	"fmt"
+	"maps"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -74,4 +75,18 @@ func (l *Limits) Count(pod *v1.Pod) {
 	l.all++
 	l.byNode[pod.Spec.NodeName]++
 	l.byNamespace[pod.Namespace]++
+}
+
+// AllowAll returns nil when evicting every one of pods stays within every
+// limit, or an error naming the first limit they would exceed.
+func (l *Limits) AllowAll(pods []*v1.Pod) error {
+	trial := &Limits{perNode: l.perNode, perNamespace: l.perNamespace, total: l.total, all: l.all,
+		byNode: maps.Clone(l.byNode), byNamespace: maps.Clone(l.byNamespace)}
+	for _, pod := range pods {
+		if err := trial.Allow(pod); err != nil {
+			return err
+		}
+		trial.Count(pod)
+	}
+	return nil
 }

@@ -71,6 +71,36 @@ var _ = Describe("RebalancePolicy", func() {
 		Expect(terminating(ctx, ns, "p1", "p2")).To(BeEmpty())
 	})
 
+	It("keeps a gang at minMember whole: a member the strategy picks goes with the rest of its gang", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gang")
+		bad, good := tainted(ctx, "gang", "rebalance.test/gang")
+		Expect(k8sClient.Create(ctx, &v1alpha1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "crew"},
+			Spec:       v1alpha1.PodGroupSpec{MinMember: 2},
+		})).To(Succeed())
+		createPod(ctx, replicaPod(ns, "crew-1", bad).Group("crew").Obj())
+		createPod(ctx, replicaPod(ns, "crew-2", good).Group("crew").Obj())
+		createPod(ctx, replicaPod(ns, "loner", good).Obj())
+		waitForPods(ns, 3)
+		Eventually(func() bool {
+			pod, err := podLister.Pods(ns).Get("crew-1")
+			if err != nil {
+				return false
+			}
+			_, _, bound, ok := gangs.GangOf(pod)
+			return ok && len(bound) == 2
+		}).WithTimeout(10*time.Second).Should(BeTrue(), "the scheduler sees the gang and its two bound members")
+
+		createPolicy(ctx, taintPolicy("gang", ns, "rebalance.test/gang", true))
+		status := lastRun(ctx, "gang")
+		Expect(plan(status)).To(Equal(map[string]v1alpha1.EvictionResult{
+			"crew-1": v1alpha1.EvictionPlanned, "crew-2": v1alpha1.EvictionPlanned,
+		}), "crew-1 violates the taint; crew-2 goes with it rather than leave the gang below minMember")
+		for _, e := range status.Plan {
+			Expect(e.Reason).To(ContainSubstring("with all 2 members of gang podgroup.scheduling.berth.io/%s/crew", ns))
+		}
+	})
+
 	It("evicts exactly the planned pods in live mode", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "live")
 		bad, good := tainted(ctx, "live", "rebalance.test/live")

@@ -22,6 +22,7 @@ package rebalance_test
 
 import (
 	"context"
+	corev1 "k8s.io/api/core/v1"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,6 +59,10 @@ var (
 	claimLister resourcelisters.ResourceClaimLister
 	// evictionCalls counts the eviction requests the rebalancer sent.
 	evictionCalls atomic.Int64
+	// gangs is the scheduler's view of gangs, which the rebalancer reads.
+	gangs interface {
+		GangOf(pod *corev1.Pod) (string, int, []*corev1.Pod, bool)
+	}
 )
 
 func TestRebalance(t *testing.T) {
@@ -117,6 +122,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	berth, err := manager.Setup(runCtx, mgr, counted, manager.SetupOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	sched := berth.Scheduler
+	gangs = sched
 	// The rebalancer reads the scheduler's informers; the specs wait on
 	// them before they create a policy, so that its first run sees their pods.
 	podLister = sched.InformerFactory().Core().V1().Pods().Lister()

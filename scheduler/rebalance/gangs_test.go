@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rebalance
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+)
+
+// fakeGangs puts the named pods in one gang.
+type fakeGangs struct {
+	members  map[string]bool
+	minCount int
+	pods     []*v1.Pod
+}
+
+func (g *fakeGangs) GangOf(pod *v1.Pod) (string, int, []*v1.Pod, bool) {
+	if !g.members[pod.Name] {
+		return "", 0, nil, false
+	}
+	var bound []*v1.Pod
+	for _, p := range g.pods {
+		if g.members[p.Name] {
+			bound = append(bound, p)
+		}
+	}
+	return "default/crew", g.minCount, bound, true
+}
+
+func TestGangsStayWhole(t *testing.T) {
+	old, young := t0.Add(-time.Hour), t0.Add(-time.Second)
+	tests := []struct {
+		name     string
+		created  map[string]time.Time // the pods on n1, all members of the gang but "solo"
+		minCount int
+		limits   *v1alpha1.EvictionLimits
+		// want maps each pod in the plan to its result.
+		want       map[string]v1alpha1.EvictionResult
+		wantReason string
+	}{
+		{
+			name:     "an old member of a gang at minCount takes the gang with it",
+			created:  map[string]time.Time{"m-1": old, "m-2": young, "m-3": young, "solo": young},
+			minCount: 3,
+			want: map[string]v1alpha1.EvictionResult{
+				"m-1": v1alpha1.EvictionPlanned, "m-2": v1alpha1.EvictionPlanned, "m-3": v1alpha1.EvictionPlanned,
+			},
+			wantReason: "with all 3 members of gang default/crew, since one fewer would leave it below minCount 3",
+		},
+		{
+			name:     "a gang with room above minCount gives up one member",
+			created:  map[string]time.Time{"m-1": old, "m-2": young, "m-3": young, "solo": young},
+			minCount: 2,
+			want:     map[string]v1alpha1.EvictionResult{"m-1": v1alpha1.EvictionPlanned},
+		},
+		{
+			name:     "a gang the limits cannot take whole stays, and the plan says why",
+			created:  map[string]time.Time{"m-1": old, "m-2": young, "m-3": young, "solo": old},
+			minCount: 3,
+			limits:   &v1alpha1.EvictionLimits{MaxPodsToEvictTotal: ptr.To[int32](2)},
+			want:     map[string]v1alpha1.EvictionResult{"m-1": v1alpha1.EvictionSkipped, "solo": v1alpha1.EvictionPlanned},
+			wantReason: "skipped: gang default/crew stays whole (minCount 3): evicting its 3 members would pass a limit: " +
+				"maxPodsToEvictTotal 2 reached",
+		},
+		{
+			name:     "a pod in no gang goes alone",
+			created:  map[string]time.Time{"m-1": young, "m-2": young, "m-3": young, "solo": old},
+			minCount: 3,
+			want:     map[string]v1alpha1.EvictionResult{"solo": v1alpha1.EvictionPlanned},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []k8sruntime.Object
+			gangs := &fakeGangs{members: map[string]bool{"m-1": true, "m-2": true, "m-3": true}, minCount: tc.minCount}
+			objs = append(objs, strategytest.Node("n1").Obj())
+			for _, name := range []string{"m-1", "m-2", "m-3", "solo"} {
+				p := strategytest.Pod(name).NodeName("n1").Created(tc.created[name]).Obj()
+				objs = append(objs, p)
+				gangs.pods = append(gangs.pods, p)
+			}
+			r := New(fake.NewClientset(objs...), nil, nil, WithClock(clocktesting.NewFakeClock(t0)), WithGangs(gangs))
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- r.Start(ctx) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Error(err)
+				}
+			}()
+			spec := lifetimePolicy(true, every(10*time.Minute))
+			spec.Limits = tc.limits
+			if err := r.SetPolicy("p", 1, spec); err != nil {
+				t.Fatal(err)
+			}
+			res := waitRun(t, r, "p", t0)
+			got := map[string]v1alpha1.EvictionResult{}
+			var reasons []string
+			for _, e := range res.Plan {
+				got[e.Pod] = e.Result
+				reasons = append(reasons, e.Reason)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("plan %v, want %v", got, tc.want)
+			}
+			for pod, want := range tc.want {
+				if got[pod] != want {
+					t.Errorf("plan %v, want %v", got, tc.want)
+					break
+				}
+			}
+			if tc.wantReason != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, tc.wantReason) }) {
+				t.Errorf("no reason in the plan says %q: %q", tc.wantReason, reasons)
+			}
+		})
+	}
+}
