@@ -128,8 +128,12 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 		return Result{}, err
 	}
 	logger := o.logger.WithValues("scheduler", s.Name)
-	cluster, err := localcluster.Start(ctx, localcluster.WithControlPlaneOnly(),
-		localcluster.WithK8sBinDir(o.k8sBinDir), localcluster.WithLogger(logger))
+	clusterOpts := []localcluster.Option{localcluster.WithControlPlaneOnly(),
+		localcluster.WithK8sBinDir(o.k8sBinDir), localcluster.WithLogger(logger)}
+	if w.gangs() {
+		clusterOpts = append(clusterOpts, localcluster.WithFeatureGates(WorkloadFeatureGates), localcluster.WithRuntimeConfig(workloadRuntimeConfig))
+	}
+	cluster, err := localcluster.Start(ctx, clusterOpts...)
 	if err != nil {
 		return Result{}, fmt.Errorf("starting the control plane: %w", err)
 	}
@@ -138,7 +142,7 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 
 	start := time.Now()
 	if err := parallel(ctx, w.Nodes, o.workers, func(ctx context.Context, i int) error {
-		if _, err := client.CoreV1().Nodes().Create(ctx, makeNode(i), metav1.CreateOptions{}); err != nil {
+		if _, err := client.CoreV1().Nodes().Create(ctx, w.node(i), metav1.CreateOptions{}); err != nil {
 			return err
 		}
 		// The TaintNodesByCondition admission plugin taints a new node
@@ -149,6 +153,9 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 		return Result{}, fmt.Errorf("creating nodes: %w", err)
 	}
 	if err := w.createDevices(ctx, client, o.workers); err != nil {
+		return Result{}, err
+	}
+	if err := w.createGroups(ctx, client, o.workers); err != nil {
 		return Result{}, err
 	}
 	if w.ArrivalRate <= 0 {
@@ -162,6 +169,9 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	logger.Info("Created the workload", "nodes", w.Nodes, "pods", w.Pods, "took", time.Since(start).Round(time.Millisecond))
 
 	env := Env{Kubeconfig: cluster.Kubeconfig, Dir: cluster.Dir, Cluster: cluster}
+	if w.gangs() {
+		env.FeatureGates = WorkloadFeatureGates
+	}
 	if s.Setup != nil {
 		if err := s.Setup(ctx, env); err != nil {
 			return Result{}, err

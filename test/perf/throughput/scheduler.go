@@ -35,6 +35,9 @@ type Env struct {
 	Dir string
 	// Cluster is the running control plane.
 	Cluster *localcluster.Cluster
+	// FeatureGates are the Kubernetes feature gates the workload needs
+	// kube-scheduler to run with, in --feature-gates form; "" for none.
+	FeatureGates string
 }
 
 // Scheduler is a scheduler under test, run as a separate process.
@@ -129,7 +132,11 @@ func KubeScheduler(binary string) Scheduler {
 			if err := os.WriteFile(path, fmt.Appendf(nil, kubeSchedulerConfig, env.Kubeconfig), 0o600); err != nil {
 				return nil, fmt.Errorf("writing kube-scheduler's configuration: %w", err)
 			}
-			return []string{"--config=" + path, "--secure-port=0"}, nil
+			args := []string{"--config=" + path, "--secure-port=0"}
+			if env.FeatureGates != "" {
+				args = append(args, "--feature-gates="+env.FeatureGates)
+			}
+			return args, nil
 		},
 	}
 }

@@ -52,6 +52,10 @@ type Workload struct {
 	// DevicesPerNode, when positive, is how many devices each node offers
 	// in a ResourceSlice; each pod then claims one (DynamicResources).
 	DevicesPerNode int `json:"devicesPerNode,omitempty"`
+	// GangSize, when positive, puts the pods in gangs of that many (Gangs).
+	GangSize int `json:"gangSize,omitempty"`
+	// BigGang, when positive, is the size of one more gang the first pods form.
+	BigGang int `json:"bigGang,omitempty"`
 }
 
 // SchedulingBasic returns upstream scheduler_perf's SchedulingBasic shape:
@@ -98,18 +102,28 @@ func DynamicResources(nodes, pods, devicesPerNode int) Workload {
 // WorkloadNamed returns the workload called name with the given size.
 func WorkloadNamed(name string, nodes, pods int) (Workload, error) {
 	dra := func(nodes, pods int) Workload { return DynamicResources(nodes, pods, DefaultDevicesPerNode) }
-	for _, newWorkload := range []func(int, int) Workload{SchedulingBasic, TopologySpreading, PodAntiAffinity, dra} {
+	gangs := func(nodes, pods int) Workload { return Gangs(nodes, pods, DefaultGangSize, 0) }
+	for _, newWorkload := range []func(int, int) Workload{SchedulingBasic, TopologySpreading, PodAntiAffinity, dra, gangs} {
 		if w := newWorkload(nodes, pods); w.Name == name {
 			return w, nil
 		}
 	}
-	return Workload{}, fmt.Errorf("unknown workload %q (want SchedulingBasic, TopologySpreading, PodAntiAffinity or DynamicResources)", name)
+	return Workload{}, fmt.Errorf("unknown workload %q (want SchedulingBasic, TopologySpreading, PodAntiAffinity, DynamicResources or Gangs)", name)
 }
 
 // check reports a workload whose pods cannot all be bound.
 func (w Workload) check() error {
 	if w.DevicesPerNode > 0 && w.Pods > w.Nodes*w.DevicesPerNode {
 		return fmt.Errorf("workload %s: %d pods claim a device each but %d nodes offer only %d devices", w.Name, w.Pods, w.Nodes, w.Nodes*w.DevicesPerNode)
+	}
+	if w.gangs() {
+		if w.ArrivalRate > 0 || w.DevicesPerNode > 0 {
+			return fmt.Errorf("workload %s: gangs take neither steady arrival nor devices", w.Name)
+		}
+		// A rack holds RackSize nodes of 40 default pods each (4 CPUs, 100m a pod).
+		if perRack := min(RackSize, w.Nodes) * 40; max(w.GangSize, w.BigGang) > perRack {
+			return fmt.Errorf("workload %s: a gang of %d pods does not fit in a rack of %d nodes (%d pods)", w.Name, max(w.GangSize, w.BigGang), min(RackSize, w.Nodes), perRack)
+		}
 	}
 	return nil
 }
@@ -135,6 +149,9 @@ func (w Workload) pod(i int) *corev1.Pod {
 			}},
 		}}
 	}
+	if w.gangs() {
+		w.joinGang(p, i)
+	}
 	if w.DevicesPerNode > 0 {
 		p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To(claimName(i))}}
 		p.Spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
@@ -147,6 +164,15 @@ func nodeName(i int) string { return fmt.Sprintf("bench-node-%d", i) }
 
 // podName returns the name of the i-th pod.
 func podName(i int) string { return fmt.Sprintf("bench-pod-%d", i) }
+
+// node returns the workload's i-th node: makeNode's, in a rack for gangs.
+func (w Workload) node(i int) *corev1.Node {
+	n := makeNode(i)
+	if w.gangs() {
+		n.Labels[RackKey] = rackOf(i)
+	}
+	return n
+}
 
 // makeNode returns the i-th node: upstream scheduler_perf's default node
 // (4 CPU, 32Gi, 110 pods) with hostname and zone labels and a Ready status,

@@ -113,6 +113,8 @@ type benchFlags struct {
 	arrivalFor  time.Duration
 	repeat      int
 	devices     int
+	gangSize    int
+	bigGang     int
 }
 
 func bench(ctx context.Context, args []string, logger logr.Logger) error {
@@ -134,11 +136,13 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.StringVar(&f.apiProfile, "apiserver-cpu-profile", "", "write a CPU profile of kube-apiserver, taken from the scheduler's start, to this file with the scheduler's name before the extension")
 	fs.IntVar(&f.apiProfSecs, "apiserver-cpu-profile-seconds", 10, "length of kube-apiserver's CPU profile")
 	fs.StringVar(&f.heapFile, "berth-heap-profile", "", "write a heap profile of Berth, taken right after the last bind, to this file")
-	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node), SteadyArrival, DynamicResources (each pod claims one of --devices-per-node devices published per node)")
+	fs.StringVar(&f.workloads, "workloads", "SchedulingBasic", "comma-separated workloads: SchedulingBasic, TopologySpreading, PodAntiAffinity (which gets a fifth of --pods, at most one per node), SteadyArrival, DynamicResources (each pod claims one of --devices-per-node devices published per node), Gangs (pods in gangs of --gang-size, each in one rack, plus one of --big-gang; the control plane and kube-scheduler run with GenericWorkload and TopologyAwareWorkloadScheduling)")
 	fs.IntVar(&f.rate, "arrival-rate", 100, "SteadyArrival: pods created per second")
 	fs.DurationVar(&f.arrivalFor, "arrival-duration", time.Minute, "SteadyArrival: how long pods arrive (5s with --quick)")
 	fs.StringVar(&f.berthArgs, "berth-args", "", "space-separated extra arguments of `berth manager`")
 	fs.IntVar(&f.devices, "devices-per-node", throughput.DefaultDevicesPerNode, "DynamicResources: devices each node offers in its ResourceSlice")
+	fs.IntVar(&f.gangSize, "gang-size", throughput.DefaultGangSize, "Gangs: pods per gang (scheduling.k8s.io PodGroup, minCount its size, one rack of 50 nodes)")
+	fs.IntVar(&f.bigGang, "big-gang", 0, "Gangs: the size of one more gang that the first pods form (0: none)")
 	fs.IntVar(&f.repeat, "repeat", 1, "rounds: every scheduler runs each workload this many times, the schedulers taking turns, and the ratios compare medians (profiles are of the last round)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -174,6 +178,8 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 			workload, err = throughput.SteadyArrival(f.nodes, f.rate, f.arrivalFor), nil
 		case "DynamicResources":
 			workload, err = throughput.DynamicResources(f.nodes, pods, f.devices), nil
+		case "Gangs":
+			workload, err = throughput.Gangs(f.nodes, pods, f.gangSize, f.bigGang), nil
 		}
 		if err != nil {
 			return err
