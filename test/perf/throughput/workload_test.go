@@ -17,6 +17,7 @@ limitations under the License.
 package throughput
 
 import (
+	"maps"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -128,5 +129,34 @@ func TestWorkloadCheck(t *testing.T) {
 				t.Errorf("check() = %v, want error %v", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+func TestGangsWorkload(t *testing.T) {
+	w := Gangs(200, 21, 8, 5)
+	if err := w.check(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int32{"big": 5, "gang-0": 8, "gang-1": 8}
+	if got := w.groups(); !maps.Equal(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+	for i, group := range map[int]string{0: "big", 4: "big", 5: "gang-0", 12: "gang-0", 13: "gang-1", 20: "gang-1"} {
+		p := w.pod(i)
+		if sg := p.Spec.SchedulingGroup; sg == nil || *sg.PodGroupName != group {
+			t.Errorf("pod %d joins %v, want %s", i, sg, group)
+		}
+	}
+	if got := w.node(0).Labels[RackKey]; got != "rack-0" {
+		t.Errorf("node 0 in rack %q, want rack-0", got)
+	}
+	if got := w.node(RackSize).Labels[RackKey]; got != "rack-1" {
+		t.Errorf("node %d in rack %q, want rack-1", RackSize, got)
+	}
+	if _, ok := SchedulingBasic(10, 10).node(0).Labels[RackKey]; ok {
+		t.Error("SchedulingBasic's nodes have a rack")
+	}
+	if err := Gangs(100, 3000, 8, 2500).check(); err == nil {
+		t.Error("a gang of 2500 in racks of 2000 pods: want an error")
 	}
 }
