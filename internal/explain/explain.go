@@ -158,6 +158,13 @@ func (e *Explainer) Explain(ctx context.Context, req Request) (*Report, error) {
 		Pod: pod.Namespace + "/" + pod.Name, SchedulerName: pod.Spec.SchedulerName,
 		BoundTo: pod.Spec.NodeName, NominatedNode: pod.Status.NominatedNodeName, TieBreak: TieBreak,
 	}
+	group, err := sched.EvaluateGroup(ctx, pod, fwks[0])
+	if err != nil {
+		return nil, fmt.Errorf("evaluating the pod group of %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	if group != nil {
+		report.Group = newGroupReport(group, plans[0].profile.Name)
+	}
 	report.Recorded, report.RecordedNote = recordedDecision(pod, profiles.Items)
 	for _, g := range pod.Spec.SchedulingGates {
 		report.SchedulingGates = append(report.SchedulingGates, g.Name)

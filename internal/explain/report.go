@@ -28,7 +28,7 @@ import (
 )
 
 // TieBreak says how the scheduler picks among the best nodes.
-const TieBreak = "the scheduler picks uniformly at random among the nodes with the best total, as kube-scheduler does"
+const TieBreak = "the scheduler breaks the tie as kube-scheduler v1.37 does, by the order it searched the nodes in, which moves from cycle to cycle (at random when an extender scored)"
 
 // Report is berth explain's answer for one pod.
 type Report struct {
@@ -48,6 +48,8 @@ type Report struct {
 	Recorded *Recorded `json:"recorded,omitempty"`
 	// RecordedNote says why a bound pod has no recorded decision.
 	RecordedNote string `json:"recordedNote,omitempty"`
+	// Group explains the scheduling.k8s.io PodGroup the pod belongs to.
+	Group *GroupReport `json:"group,omitempty"`
 	// TieBreak says how the scheduler chooses among tied nodes.
 	TieBreak string `json:"tieBreak"`
 	// Results holds one evaluation per profile: the live one, the

@@ -68,6 +68,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.NominatedNode != "" {
 		fmt.Fprintf(&b, "It is nominated to %s, which the scheduler tries first.\n", r.NominatedNode)
 	}
+	if r.Group != nil {
+		writeGroup(&b, r.Group)
+	}
 	for _, res := range r.Results {
 		b.WriteString("\n")
 		writeResult(&b, r, res)

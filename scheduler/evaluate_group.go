@@ -1,0 +1,161 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+)
+
+// GroupEvaluation is a dry run of the cycle of the scheduling.k8s.io
+// PodGroup a pod belongs to, placement by placement, for `berth explain`.
+type GroupEvaluation struct {
+	// Group is the PodGroup's namespace/name.
+	Group string
+	// Gang is true for a gang policy, false for a basic group.
+	Gang bool
+	// MinCount is how many members must be placed together (1 for basic).
+	MinCount int
+	// TopologyKey is the node label the group is kept in one value of, if any.
+	TopologyKey string
+	// Members counts the group's pods; Placed those bound or assumed.
+	Members, Placed int
+	// Waiting, when set, is why the members are held out of the queue
+	// before any cycle: the group does not exist, or too few pods do.
+	Waiting string
+	// Placements are the placements the cycle tries, in its order.
+	Placements []PlacementEvaluation
+	// Status is the cycle's reason when the group fits nowhere; "" when it fits.
+	Status string
+}
+
+// PlacementEvaluation is one placement's try in a GroupEvaluation.
+type PlacementEvaluation struct {
+	// Name names the placement: the topology value, or "cluster".
+	Name string
+	// Nodes counts the placement's nodes.
+	Nodes int
+	// Placed counts the pending members the try placed.
+	Placed int
+	// Status is why the group does not fit there; "" when it does.
+	Status string
+}
+
+// EvaluateGroup runs, without placing anything, the cycle fwk would run for
+// the scheduling.k8s.io PodGroup pod belongs to: every placement is tried
+// with the group's pending members, as the scheduling loop would, on the
+// snapshot alone. It returns nil for a pod in no such group. Like
+// EvaluatePod it needs synced informers and a scheduling loop that is not
+// running.
+func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime.Framework) (*GroupEvaluation, error) {
+	if s.loopStarted.Load() {
+		return nil, errors.New("cannot evaluate a group on a scheduler whose scheduling loop runs")
+	}
+	name, ok := framework.SchedulingGroupOf(pod)
+	if !ok || s.workloads == nil {
+		return nil, nil
+	}
+	out := &GroupEvaluation{Group: pod.Namespace + "/" + name}
+	pg, err := s.workloads.PodGroup(pod.Namespace, name)
+	if err != nil {
+		out.Waiting = fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
+		return out, nil
+	}
+	out.Gang = pg.Spec.SchedulingPolicy.Gang != nil
+	out.MinCount = framework.MinCount(pg)
+	out.TopologyKey, _ = framework.TopologyKeyOf(pg)
+	members := s.workloads.Members(pod.Namespace, name)
+	out.Members = len(members)
+	var pending []*framework.QueuedPodInfo
+	for _, m := range members {
+		if m.Spec.NodeName != "" || s.workloads.IsPlaced(m) {
+			out.Placed++
+			continue
+		}
+		if m.DeletionTimestamp != nil || len(m.Spec.SchedulingGates) > 0 {
+			continue
+		}
+		pi, err := framework.NewPodInfo(m)
+		if err != nil {
+			return nil, fmt.Errorf("reading member %s: %w", framework.PodKey(m), err)
+		}
+		pending = append(pending, &framework.QueuedPodInfo{PodInfo: pi})
+	}
+	if out.Gang && len(members) < out.MinCount {
+		out.Waiting = msgAwaitingMinCount
+		return out, nil
+	}
+	slices.SortStableFunc(pending, func(a, b *framework.QueuedPodInfo) int {
+		if c := a.Pod.CreationTimestamp.Compare(b.Pod.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Pod.Name, b.Pod.Name)
+	})
+	if len(pending) == 0 {
+		return out, nil
+	}
+
+	if err := s.cache.UpdateSnapshot(klog.FromContext(ctx), s.snapshot); err != nil {
+		return nil, fmt.Errorf("updating the snapshot: %w", err)
+	}
+	s.simulating = true
+	defer func() {
+		s.simulating = false
+		s.snapshot.Restore()
+		s.snapshot.SetPlacement(nil)
+	}()
+	all := s.snapshot.CandidateNodes()
+	placements, st := fwk.RunPlacementGeneratePlugins(ctx, pg, all)
+	if !st.IsSuccess() {
+		out.Status = fromStatus(st).message()
+		return out, nil
+	}
+	var first *placementResult
+	fits := false
+	for _, p := range placements {
+		s.snapshot.SetPlacement(placementNodes(p, len(all)))
+		r := s.tryPlacement(ctx, fwk, pg, pending, p)
+		s.revert(ctx, fwk, r)
+		if first == nil {
+			first = r
+		}
+		pe := PlacementEvaluation{Name: p.Name, Nodes: len(p.Nodes), Placed: len(r.assignments().Assignments)}
+		if !r.status.success() {
+			pe.Status = r.status.message()
+		} else {
+			fits = true
+		}
+		out.Placements = append(out.Placements, pe)
+	}
+	if !fits && first != nil {
+		out.Status = unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(placements), first.status.asError())).message()
+	}
+	return out, nil
+}
+
+// msgAwaitingMinCount is why a gang's members wait before any cycle while
+// fewer than minCount of its pods exist, in kube-scheduler's words.
+const msgAwaitingMinCount = "waiting for minCount pods from a gang to appear in scheduling queue"
