@@ -189,7 +189,10 @@ func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodIn
 			others = append(others, m)
 		}
 	}
-	members := append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others)...)
+	// Members GangScheduling held back while the group had too few pods
+	// come along: qpi passing it says the group has enough now, and the
+	// event that let qpi in may not have reached them yet.
+	members := append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)...)
 	slices.SortStableFunc(members, func(a, b *framework.QueuedPodInfo) int {
 		if c := a.Pod.CreationTimestamp.Compare(b.Pod.CreationTimestamp.Time); c != 0 {
 			return c

@@ -420,16 +420,18 @@ func (q *PriorityQueue) Pop(logger logr.Logger) (*framework.QueuedPodInfo, error
 // group, out of activeQ, backoffQ or the unschedulable set, as Pop takes
 // one pod: each counts as in flight until Done, its attempt counter goes up
 // and its rejecting plugins are forgotten. Pods not queued, and pods a
-// PreEnqueue plugin gates, are left where they are. The pods come back in
-// the order given.
-func (q *PriorityQueue) TakeMembers(logger logr.Logger, pods []*v1.Pod) []*framework.QueuedPodInfo {
+// PreEnqueue plugin other than gatedBy gates, are left where they are:
+// gatedBy is the plugin that holds members back for a reason of their
+// group's, such as too few members, which the popped member passing it has
+// answered for all of them. The pods come back in the order given.
+func (q *PriorityQueue) TakeMembers(logger logr.Logger, pods []*v1.Pod, gatedBy string) []*framework.QueuedPodInfo {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	var taken []*framework.QueuedPodInfo
 	now := q.clock.Now()
 	for _, pod := range pods {
 		e, ok := q.queued[keyOf(pod)]
-		if !ok || e.info.Pod.UID != pod.UID || (e.at == inUnschedulable && e.gated) {
+		if !ok || e.info.Pod.UID != pod.UID || (e.at == inUnschedulable && e.gated && (gatedBy == "" || e.info.GatingPlugin != gatedBy)) {
 			continue
 		}
 		q.detach(e)

@@ -750,28 +750,39 @@ func TestRejectorGroups(t *testing.T) {
 }
 
 func TestTakeMembers(t *testing.T) {
-	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().gating("SchedulingGates")})
-	active := pendingPod("active").UID("active").Obj()
-	gated := pendingPod("gated").UID("gated").Gates("example.com/wait").Obj()
-	stranger := pendingPod("stranger").UID("stranger").Obj()
-	q.Add(tlog, active)
-	q.Add(tlog, gated)
-	q.Add(tlog, stranger)
-	var got []string
-	for _, qpi := range q.TakeMembers(tlog, []*v1.Pod{active, gated, pendingPod("absent").UID("absent").Obj()}) {
-		got = append(got, qpi.Pod.Name)
-		if qpi.Attempts != 1 {
-			t.Errorf("%s: %d attempts, want 1", qpi.Pod.Name, qpi.Attempts)
-		}
-		q.Done(qpi.Pod.UID)
+	tests := []struct {
+		name      string
+		gatingBy  string // the plugin the fake profile gates pods with gates in the name of
+		gatedBy   string // TakeMembers' argument
+		wantTaken []string
+	}{
+		{name: "gated members stay", gatingBy: "SchedulingGates", wantTaken: []string{"active"}},
+		{name: "members another plugin gates stay", gatingBy: "SchedulingGates", gatedBy: "GangScheduling", wantTaken: []string{"active"}},
+		{name: "members the group's plugin gates come along", gatingBy: "GangScheduling", gatedBy: "GangScheduling", wantTaken: []string{"active", "held"}},
 	}
-	if want := []string{"active"}; !slices.Equal(got, want) {
-		t.Errorf("taken %v, want %v: a gated member stays, as kube-scheduler leaves it behind", got, want)
-	}
-	if where := q.where(gated); where != "gated" {
-		t.Errorf("the gated member is in %s, want gated", where)
-	}
-	if where := q.where(stranger); where != "activeQ" {
-		t.Errorf("a pod not asked for is in %s, want activeQ", where)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().gating(tc.gatingBy)})
+			active := pendingPod("active").UID("active").Obj()
+			held := pendingPod("held").UID("held").Gates("example.com/wait").Obj()
+			stranger := pendingPod("stranger").UID("stranger").Obj()
+			q.Add(tlog, active)
+			q.Add(tlog, held)
+			q.Add(tlog, stranger)
+			var got []string
+			for _, qpi := range q.TakeMembers(tlog, []*v1.Pod{active, held, pendingPod("absent").UID("absent").Obj()}, tc.gatedBy) {
+				got = append(got, qpi.Pod.Name)
+				if qpi.Attempts != 1 {
+					t.Errorf("%s: %d attempts, want 1", qpi.Pod.Name, qpi.Attempts)
+				}
+				q.Done(qpi.Pod.UID)
+			}
+			if !slices.Equal(got, tc.wantTaken) {
+				t.Errorf("taken %v, want %v", got, tc.wantTaken)
+			}
+			if where := q.where(stranger); where != "activeQ" {
+				t.Errorf("a pod not asked for is in %s, want activeQ", where)
+			}
+		})
 	}
 }
