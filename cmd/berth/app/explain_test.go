@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package app
 
 import (
 	"bytes"
@@ -122,7 +122,7 @@ func TestExplainCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runExplain(context.Background(), tc.args, strings.NewReader(tc.stdin), &stdout, &stderr, fakeClients)
+			code := stock(t).runExplain(context.Background(), tc.args, strings.NewReader(tc.stdin), &stdout, &stderr, fakeClients)
 			if code != tc.wantCode {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.wantCode, stderr.String())
 			}
@@ -140,7 +140,7 @@ func TestExplainCommand(t *testing.T) {
 
 func TestExplainCommandJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := runExplain(context.Background(), []string{"pod", "ns/web", "-o", "json"}, nil, &stdout, &stderr, fakeClients); code != 0 {
+	if code := stock(t).runExplain(context.Background(), []string{"pod", "ns/web", "-o", "json"}, nil, &stdout, &stderr, fakeClients); code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())
 	}
 	var r explain.Report
