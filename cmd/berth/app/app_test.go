@@ -145,6 +145,38 @@ func TestValidateKnowsAddedPlugins(t *testing.T) {
 	}
 }
 
+// TestConvertKnowsAddedPlugins checks that berth convert of a binary with
+// a plugin of its own converts profiles that enable it.
+func TestConvertKnowsAddedPlugins(t *testing.T) {
+	c, err := NewCommand(WithPlugin("NoArgs", newNoArgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const config = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" +
+		"profiles:\n- schedulerName: mine\n  plugins:\n    score:\n      enabled:\n      - name: NoArgs\n"
+	tests := []struct {
+		name       string
+		cmd        *Command
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{name: "known", cmd: c, wantCode: 0, wantStdout: "name: NoArgs"},
+		{name: "unknown to the stock binary", cmd: stock(t), wantCode: 1, wantStderr: "Berth does not implement these plugins"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := tt.cmd.Run(t.Context(), []string{"convert", "-f", "-"}, strings.NewReader(config), &stdout, &stderr); code != tt.wantCode {
+				t.Errorf("exit code %d, want %d; stdout %q, stderr %q", code, tt.wantCode, stdout.String(), stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tt.wantStdout) || !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stdout %q and stderr %q, want %q and %q in them", stdout.String(), stderr.String(), tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name       string
