@@ -151,3 +151,21 @@ func TestExplainCommandJSON(t *testing.T) {
 		t.Errorf("results %+v, want idle chosen", r.Results)
 	}
 }
+
+// TestExplainRunsAddedPlugins checks that berth explain of a binary with a
+// plugin of its own evaluates a candidate profile that enables it.
+func TestExplainRunsAddedPlugins(t *testing.T) {
+	c, err := NewCommand(WithPlugin("NoArgs", newNoArgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const candidate = "apiVersion: scheduling.berth.io/v1alpha1\nkind: SchedulingProfile\nmetadata: {name: default}\n" +
+		"spec: {schedulerName: default-scheduler, plugins: {score: {enabled: [{name: NoArgs, weight: 2}]}}}\n"
+	var stdout, stderr bytes.Buffer
+	if code := c.runExplain(context.Background(), []string{"pod", "ns/web", "-f", "-"}, strings.NewReader(candidate), &stdout, &stderr, fakeClients); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "NoArgs") {
+		t.Errorf("stdout does not show NoArgs:\n%s", stdout.String())
+	}
+}
