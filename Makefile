@@ -64,11 +64,21 @@ verify: generate manifests ## Fail when generated files are stale, a Go file lac
 ##@ Test
 
 .PHONY: test
-test: verify helm-lint test-unit test-integration bench-quick ## Verify, lint the Helm chart, run unit and integration tests, then the quick throughput bench.
+test: verify helm-lint test-unit test-examples test-integration bench-quick ## Verify, lint the Helm chart, run unit, example and integration tests, then the quick throughput bench.
 
 .PHONY: test-unit
 test-unit: ## Run the unit tests.
 	go test -count=1 $(UNIT_PACKAGES)
+
+# The examples are Go modules of their own (examples/<name>/go.mod), built against this checkout.
+EXAMPLES = $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
+
+.PHONY: test-examples
+test-examples: control-plane ## Build and vet every example in examples/ (each its own Go module) and run its unit and envtest specs.
+	@for dir in $(EXAMPLES); do \
+		echo "test-examples: $$dir"; \
+		(cd $$dir && go vet ./... && go build -o /dev/null . && go test -count=1 ./...) || exit 1; \
+	done
 
 .PHONY: test-integration
 test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.

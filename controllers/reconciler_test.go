@@ -36,6 +36,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
 	st "github.com/berth-io/berth/scheduler/schedtest"
@@ -78,7 +79,7 @@ func newRig(t *testing.T, objs ...client.Object) *rig {
 	}
 	c := fakeclient.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
 		WithStatusSubresource(&v1alpha1.SchedulingProfile{}, &v1alpha1.PluginWeight{}).Build()
-	s, err := scheduler.New(ctx, fake.NewClientset(), scheduler.WithSeed(1))
+	s, err := scheduler.New(ctx, fake.NewClientset(), scheduler.WithSeed(1), scheduler.WithRegistry(runtime.Registry(plugins.NewInTreeRegistry())))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func TestEvaluateAgreesWithTheCycle(t *testing.T) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, seed))
 			ctx := klog.NewContext(context.Background(), logr.Discard())
-			s, err := New(ctx, fake.NewClientset(), WithSeed(seed))
+			s, err := New(ctx, fake.NewClientset(), WithSeed(seed), inTree())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,7 @@ func TestRemoveProfileReportsParkedPods(t *testing.T) {
 	ctx := klog.NewContext(context.Background(), logr.Discard())
 	mine, other := st.Pod("mine").Namespace("ns").SchedulerName("packing").Image("img").Obj(), st.Pod("other").Namespace("ns").SchedulerName("spreading").Image("img").Obj()
 	client := fake.NewClientset(mine, other)
-	s, err := New(ctx, client, WithSeed(1))
+	s, err := New(ctx, client, WithSeed(1), inTree())
 	if err != nil {
 		t.Fatal(err)
 	}

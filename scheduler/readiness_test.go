@@ -27,7 +27,7 @@ import (
 func TestHasSynced(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := New(ctx, fake.NewClientset())
+	s, err := New(ctx, fake.NewClientset(), inTree())
 	if err != nil {
 		t.Fatal(err)
 	}

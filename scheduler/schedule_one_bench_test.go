@@ -38,7 +38,7 @@ import (
 func benchCluster(b *testing.B, nodes, podsPerNode int) *Scheduler {
 	b.Helper()
 	ctx := klog.NewContext(context.Background(), logr.Discard())
-	s, err := New(ctx, fake.NewClientset(), WithSeed(1))
+	s, err := New(ctx, fake.NewClientset(), WithSeed(1), inTree())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -45,6 +45,9 @@ import (
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
+// inTree gives New the in-tree plugins, as Berth's binaries do.
+func inTree() Option { return WithRegistry(runtime.Registry(plugins.NewInTreeRegistry())) }
+
 func TestAssumedCopy(t *testing.T) {
 	tests := []struct {
 		name string

@@ -53,7 +53,7 @@ func TestScheduledEvents(t *testing.T) {
 			tooBig.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("64")
 			client := fake.NewClientset(fits, tooBig)
 			reg, m := st.Metrics(t)
-			s, err := New(ctx, client, append([]Option{WithSeed(1), WithMetrics(m)}, tt.opts...)...)
+			s, err := New(ctx, client, append([]Option{WithSeed(1), WithMetrics(m), inTree()}, tt.opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,6 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/framework"
-	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
@@ -153,8 +152,8 @@ type options struct {
 	deviceTaintRules   bool
 }
 
-// WithRegistry replaces the in-tree plugin registry, for example to add
-// out-of-tree plugins.
+// WithRegistry sets the plugins profiles may name; New requires it. Berth's
+// binaries pass the in-tree plugins and their own (internal/registries).
 func WithRegistry(r runtime.Registry) Option { return func(o *options) { o.registry = r } }
 
 // WithMetrics records the scheduler's Prometheus metrics.
@@ -210,7 +209,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		opt(&o)
 	}
 	if o.registry == nil {
-		o.registry = runtime.Registry(plugins.NewInTreeRegistry())
+		return nil, errors.New("no plugin registry: pass WithRegistry")
 	}
 	if o.parallelism < 1 || o.bindingConcurrency < 1 {
 		return nil, fmt.Errorf("parallelism (%d) and binding concurrency (%d) must be positive", o.parallelism, o.bindingConcurrency)

@@ -49,7 +49,7 @@ type shadowHarness struct {
 func newShadowHarness(t *testing.T, seed uint64, nodes int, shadowSpec *v1alpha1.SchedulingProfileSpec) *shadowHarness {
 	t.Helper()
 	ctx := klog.NewContext(context.Background(), logr.Discard())
-	s, err := New(ctx, fake.NewClientset(), WithSeed(seed))
+	s, err := New(ctx, fake.NewClientset(), WithSeed(seed), inTree())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestFiltersLike(t *testing.T) {
 			{Name: "PodTopologySpread", Args: runtimeRaw(`{"defaultingType":"List"}`)}}}},
 	}
 	ctx := klog.NewContext(context.Background(), logr.Discard())
-	s, err := New(ctx, fake.NewClientset())
+	s, err := New(ctx, fake.NewClientset(), inTree())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,83 +18,16 @@ limitations under the License.
 // scheduler, the controllers and the webhook (`berth manager`), the
 // migration tool (`berth convert`), the offline check of Berth's objects
 // (`berth validate`), the explanation of a pod's placement (`berth
-// explain`) and `berth version`.
+// explain`) and `berth version`. It is built with the public builder,
+// cmd/berth/app, as a binary with plugins of one's own is.
 package main
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"runtime"
-	"runtime/debug"
-
-	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/berth-io/berth/internal/manager"
-)
+import "github.com/berth-io/berth/cmd/berth/app"
 
 // gitVersion is Berth's version, set at build time with
 // -ldflags "-X main.gitVersion=v0.1.0"; it falls back to the module version.
 var gitVersion = ""
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// run executes one subcommand and returns the process exit code.
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stderr)
-		return 2
-	}
-	switch args[0] {
-	case "manager":
-		// The first SIGTERM or SIGINT stops the manager gracefully; a second
-		// one exits at once.
-		return manager.Main(ctrl.SetupSignalHandler(), args[1:], stderr, version())
-	case "convert":
-		return runConvert(context.Background(), args[1:], os.Stdin, stdout, stderr)
-	case "validate":
-		return runValidate(context.Background(), args[1:], os.Stdin, stdout, stderr)
-	case "explain":
-		return runExplain(context.Background(), args[1:], os.Stdin, stdout, stderr, kubeClients)
-	case "version":
-		fmt.Fprintf(stdout, "berth %s (%s, %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-		return 0
-	case "help", "-h", "--help":
-		usage(stdout)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "berth: unknown command %q\n\n", args[0])
-		usage(stderr)
-		return 2
-	}
-}
-
-// version returns the build's version: the linker-set one, else the module's.
-func version() string {
-	if gitVersion != "" {
-		return gitVersion
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "(devel)"
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, `Berth runs a Kubernetes scheduler whose profiles are custom resources.
-
-Usage:
-  berth <command> [flags]
-
-Commands:
-  manager   run the scheduler, the controllers and the webhook (berth manager -h)
-  convert   write SchedulingProfiles for a KubeSchedulerConfiguration file
-  validate  check Berth's objects in files offline, as the cluster would (berth validate -h)
-  explain   show where a pod goes and why, under the live or a candidate profile (berth explain -h)
-  version   print Berth's version
-  help      show this text
-`)
+	app.Main(app.WithVersion(gitVersion))
 }

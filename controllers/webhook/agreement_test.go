@@ -34,6 +34,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/manifest"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/internal/validate"
 )
 
@@ -54,7 +55,9 @@ func TestWebhookAgreesWithValidate(t *testing.T) {
 		"SchedulingProfile": admission.WithValidator(scheme, profileAdmission{v}),
 		"PluginWeight":      admission.WithValidator(scheme, weightAdmission{v}),
 	}
-	checker, err := validate.NewChecker(validate.WithRegistry(registry))
+	reg := registries.InTree()
+	reg.Plugins = registry
+	checker, err := validate.NewChecker(reg)
 	if err != nil {
 		t.Fatal(err)
 	}

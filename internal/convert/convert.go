@@ -40,11 +40,10 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers/webhook"
+	"github.com/berth-io/berth/internal/registries"
 	extenderpkg "github.com/berth-io/berth/scheduler/framework/extender"
-	"github.com/berth-io/berth/scheduler/framework/plugins"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
-	"github.com/berth-io/berth/scheduler/rebalance"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -75,25 +74,11 @@ type Converter struct {
 	strategies strategies.Registry
 }
 
-// Option configures a Converter.
-type Option func(*Converter)
-
-// WithRegistry sets the plugins Berth knows; by default the in-tree registry.
-func WithRegistry(r runtime.Registry) Option { return func(c *Converter) { c.registry = r } }
-
-// New returns a Converter that checks every profile it writes as Berth's
-// validating webhook would.
-func New(opts ...Option) *Converter {
-	c := &Converter{}
-	for _, o := range opts {
-		o(c)
-	}
-	if c.registry == nil {
-		c.registry = runtime.Registry(plugins.NewInTreeRegistry())
-	}
-	c.validator = webhook.NewValidator(c.registry)
-	c.strategies = rebalance.NewInTreeRegistry()
-	return c
+// New returns a Converter that knows reg's plugins and strategies, the
+// binary's own, and checks every profile it writes as Berth's validating
+// webhook would.
+func New(reg registries.Set) *Converter {
+	return &Converter{registry: reg.Plugins, validator: webhook.NewValidator(reg.Plugins), strategies: reg.Strategies}
 }
 
 // managerSettings says, for each upstream setting that Berth takes from the

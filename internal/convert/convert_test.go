@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/berth-io/berth/internal/registries"
 )
 
 // Set UPDATE_GOLDEN=1 to rewrite testdata/*.golden from the current output.
@@ -56,7 +58,7 @@ func TestConvert(t *testing.T) {
 		{name: "duplicate", wantErr: true},
 		{name: "empty", wantErr: true},
 	}
-	c := New()
+	c := New(registries.InTree())
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in, err := os.ReadFile(filepath.Join("testdata", tc.name+".yaml"))
@@ -95,7 +97,7 @@ func TestConvert(t *testing.T) {
 // TestConvertedProfilesPassTheWebhook feeds convert's output back to the
 // Validator, so convert never writes a profile the webhook would reject.
 func TestConvertedProfilesPassTheWebhook(t *testing.T) {
-	c := New()
+	c := New(registries.InTree())
 	for _, name := range []string{"profiles", "extenders", "dra"} {
 		in, err := os.ReadFile(filepath.Join("testdata", name+".yaml"))
 		if err != nil {

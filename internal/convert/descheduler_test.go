@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
@@ -44,7 +45,7 @@ func TestConvertDeschedulerPolicy(t *testing.T) {
 		{name: "descheduler-typo", wantErr: true},
 		{name: "default", wantErr: true}, // a KubeSchedulerConfiguration is not a DeschedulerPolicy
 	}
-	c := New()
+	c := New(registries.InTree())
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in, err := os.ReadFile(filepath.Join("testdata", tc.name+".yaml"))
@@ -89,7 +90,7 @@ func TestConvertedPoliciesValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := New().ConvertDeschedulerPolicy(in, 2*time.Minute)
+	res, err := New(registries.InTree()).ConvertDeschedulerPolicy(in, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,10 @@ const SourceCluster = "cluster"
 
 // Explainer explains pods of one cluster.
 type Explainer struct {
-	kube  kubernetes.Interface
-	berth client.Reader
-	opts  options
+	kube     kubernetes.Interface
+	berth    client.Reader
+	registry runtime.Registry
+	opts     options
 }
 
 // Option configures an Explainer.
@@ -55,15 +56,16 @@ type options struct {
 }
 
 // WithSchedulerOptions passes options to the scheduler built for each
-// explanation, e.g. its plugin registry or its PodGroup source.
+// explanation, e.g. its PodGroup source.
 func WithSchedulerOptions(opts ...scheduler.Option) Option {
 	return func(o *options) { o.schedulerOptions = append(o.schedulerOptions, opts...) }
 }
 
 // New returns an Explainer that reads pods, nodes and what the plugins need
-// through kube and Berth's SchedulingProfiles and PluginWeights through berth.
-func New(kube kubernetes.Interface, berth client.Reader, opts ...Option) *Explainer {
-	e := &Explainer{kube: kube, berth: berth}
+// through kube and Berth's SchedulingProfiles and PluginWeights through
+// berth, and compiles profiles with registry's plugins, the binary's own.
+func New(kube kubernetes.Interface, berth client.Reader, registry runtime.Registry, opts ...Option) *Explainer {
+	e := &Explainer{kube: kube, berth: berth, registry: registry}
 	for _, opt := range opts {
 		opt(&e.opts)
 	}
@@ -111,7 +113,7 @@ func (e *Explainer) Explain(ctx context.Context, req Request) (*Report, error) {
 		return nil, fmt.Errorf("listing PluginWeights: %w", err)
 	}
 
-	sched, err := scheduler.New(ctx, e.kube, append([]scheduler.Option{scheduler.WithScheduledEvents(false)}, e.opts.schedulerOptions...)...)
+	sched, err := scheduler.New(ctx, e.kube, append([]scheduler.Option{scheduler.WithScheduledEvents(false), scheduler.WithRegistry(e.registry)}, e.opts.schedulerOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)
 	}

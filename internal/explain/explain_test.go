@@ -36,6 +36,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/explain"
+	"github.com/berth-io/berth/internal/registries"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -70,7 +71,7 @@ func (c cluster) explainer(t *testing.T) (*explain.Explainer, *kubefake.Clientse
 		berthObjs = append(berthObjs, w)
 	}
 	berth := ctrlfake.NewClientBuilder().WithScheme(scheme).WithObjects(berthObjs...).Build()
-	return explain.New(kube, berth), kube
+	return explain.New(kube, berth, registries.InTree().Plugins), kube
 }
 
 func testContext(t *testing.T) context.Context {

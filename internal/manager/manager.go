@@ -51,6 +51,7 @@ import (
 	"github.com/berth-io/berth/controllers"
 	"github.com/berth-io/berth/internal/leasefence"
 	"github.com/berth-io/berth/internal/metricsauth"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/intern"
 )
@@ -65,9 +66,9 @@ const (
 // Main runs `berth manager` with args until ctx ends, which is a clean
 // exit, or the manager fails, for example because it lost its Lease. It
 // returns the process exit code. version is the binary's, for the log and
-// the user agent. main passes ctrl.SetupSignalHandler's context; tests pass
-// their own.
-func Main(ctx context.Context, args []string, stderr io.Writer, version string) int {
+// the user agent; reg holds the plugins and strategies the binary runs.
+// The builder passes a context that signals end; tests pass their own.
+func Main(ctx context.Context, args []string, stderr io.Writer, version string, reg registries.Set) int {
 	o, err := newManagerOptions(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -77,6 +78,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer, version string) 
 		return exitUsage
 	}
 	o.version = version
+	o.registries = reg
 	o.zap.DestWriter = stderr
 	logger := zap.New(zap.UseFlagOptions(&o.zap))
 	// controller-runtime and client-go log through these process-wide loggers.
@@ -130,6 +132,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	schedCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), logger))
 	defer cancel()
 	b, err := Setup(schedCtx, mgr, cfg, SetupOptions{
+		Registries:     o.registries,
 		Metrics:        ctrlmetrics.Registry,
 		Webhook:        o.enableWebhook,
 		Namespace:      o.namespace,

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
 )
 
@@ -82,6 +83,8 @@ type managerOptions struct {
 	metricsCertDir  string
 	// version is the binary's version, for the log and the user agent.
 	version string
+	// registries are the plugins and strategies the binary runs.
+	registries registries.Set
 
 	zap zap.Options
 }

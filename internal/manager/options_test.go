@@ -28,6 +28,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/berth-io/berth/internal/registries"
 )
 
 func TestNewManagerOptionsDefaults(t *testing.T) {
@@ -227,7 +229,7 @@ func TestRunManagerExitCodes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			if code := Main(context.Background(), tc.args, &stderr, "test"); code != tc.wantCode {
+			if code := Main(context.Background(), tc.args, &stderr, "test", registries.InTree()); code != tc.wantCode {
 				t.Errorf("Main(%q) = %d, want %d; stderr:\n%s", tc.args, code, tc.wantCode, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tc.wantStderr) {

@@ -31,9 +31,8 @@ import (
 	berthwebhook "github.com/berth-io/berth/controllers/webhook"
 	"github.com/berth-io/berth/internal/defaultprofile"
 	"github.com/berth-io/berth/internal/leasefence"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
-	"github.com/berth-io/berth/scheduler/framework/plugins"
-	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/gang"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance"
@@ -42,8 +41,11 @@ import (
 // SetupOptions say what Setup adds beyond the scheduler, the controllers,
 // the rebalancer and the health checks, which it always adds.
 type SetupOptions struct {
-	// Registry holds the plugins that profiles may name; nil is the in-tree set.
-	Registry schedruntime.Registry
+	// Registries are the plugins profiles may name and the strategies
+	// RebalancePolicies may name (registries.InTree, plus a binary's own);
+	// the scheduler, its shadows, the webhook and the rebalancer all use
+	// them. Required.
+	Registries registries.Set
 	// Metrics registers the scheduler's metrics; nil leaves them out (a
 	// process that runs several managers, as tests do, can register them once only).
 	Metrics prometheus.Registerer
@@ -82,10 +84,10 @@ type Berth struct {
 // mgr's Start. `berth manager` and test/berthtest (so users' tests and the
 // berthtest suite) run Berth through it.
 func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptions) (*Berth, error) {
-	registry := o.Registry
-	if registry == nil {
-		registry = schedruntime.Registry(plugins.NewInTreeRegistry())
+	if err := o.Registries.Check(); err != nil {
+		return nil, fmt.Errorf("setting up Berth: %w", err)
 	}
+	registry := o.Registries.Plugins
 	clientCfg := protobufConfig(cfg)
 	if o.Fence != nil {
 		clientCfg.Wrap(o.Fence.WrapTransport)
@@ -141,7 +143,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	// The rebalancer, like the scheduling loop, runs on the leader only. It
 	// reads pods and nodes from the scheduler's informers: a cache of its
 	// own would hold a second copy of every pod and node in the cluster.
-	rb := rebalance.New(clientset, mgr.GetClient(), sched,
+	rb := rebalance.New(clientset, mgr.GetClient(), sched, o.Registries.Strategies,
 		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
 		rebalance.WithInformerFactory(sched.InformerFactory()),
 		rebalance.WithGangs(sched),

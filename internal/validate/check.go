@@ -31,9 +31,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/config/crd"
 	"github.com/berth-io/berth/controllers"
-	"github.com/berth-io/berth/scheduler/framework/plugins"
-	"github.com/berth-io/berth/scheduler/framework/runtime"
-	"github.com/berth-io/berth/scheduler/rebalance"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -123,26 +121,23 @@ type Checker struct {
 type Option func(*checkerOptions)
 
 type checkerOptions struct {
-	registry runtime.Registry
-	schema   *Schema
+	schema *Schema
 }
-
-// WithRegistry sets the scheduler plugins profiles are compiled with; by
-// default the in-tree registry, which `berth manager` runs.
-func WithRegistry(r runtime.Registry) Option { return func(o *checkerOptions) { o.registry = r } }
 
 // WithSchema sets the CRDs objects are validated against; by default the
 // ones embedded in the binary (config/crd).
 func WithSchema(s *Schema) Option { return func(o *checkerOptions) { o.schema = s } }
 
-// NewChecker returns a Checker.
-func NewChecker(opts ...Option) (*Checker, error) {
+// NewChecker returns a Checker that compiles profiles with reg's plugins
+// and policies with its strategies: the binary's own, which its `berth
+// manager` runs.
+func NewChecker(reg registries.Set, opts ...Option) (*Checker, error) {
+	if err := reg.Check(); err != nil {
+		return nil, err
+	}
 	var o checkerOptions
 	for _, opt := range opts {
 		opt(&o)
-	}
-	if o.registry == nil {
-		o.registry = runtime.Registry(plugins.NewInTreeRegistry())
 	}
 	if o.schema == nil {
 		crds, err := crd.CRDs()
@@ -155,8 +150,8 @@ func NewChecker(opts ...Option) (*Checker, error) {
 	}
 	return &Checker{
 		schema:     o.schema,
-		validator:  NewValidator(o.registry),
-		strategies: rebalance.NewInTreeRegistry(),
+		validator:  NewValidator(reg.Plugins),
+		strategies: reg.Strategies,
 		now:        time.Now().Truncate(time.Second),
 	}, nil
 }

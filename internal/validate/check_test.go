@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/berth-io/berth/internal/manifest"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/internal/validate"
 )
 
@@ -36,7 +37,7 @@ type want struct {
 
 func newChecker(t *testing.T) *validate.Checker {
 	t.Helper()
-	c, err := validate.NewChecker()
+	c, err := validate.NewChecker(registries.InTree())
 	if err != nil {
 		t.Fatal(err)
 	}

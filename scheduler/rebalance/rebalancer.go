@@ -110,9 +110,6 @@ type Option func(*Rebalancer)
 // WithClock injects the clock of schedules and pod ages.
 func WithClock(c clock.WithTicker) Option { return func(r *Rebalancer) { r.clock = c } }
 
-// WithRegistry replaces the in-tree strategies.
-func WithRegistry(reg strategies.Registry) Option { return func(r *Rebalancer) { r.registry = reg } }
-
 // WithEventRecorder records an event on every evicted pod.
 func WithEventRecorder(rec events.EventRecorder) Option {
 	return func(r *Rebalancer) { r.recorder = rec }
@@ -146,12 +143,13 @@ func WithGangs(g Gangs) Option { return func(r *Rebalancer) { r.gangs = g } }
 
 // New returns a Rebalancer that reads pods and nodes and evicts through c,
 // reads the SchedulingProfiles nodeFit names and records each run's start
-// in its policy's status through objects, and compiles the profiles with
-// compiler. A nil objects records nothing and reads no profile.
-func New(c kubernetes.Interface, objects client.Client, compiler ProfileCompiler, opts ...Option) *Rebalancer {
+// in its policy's status through objects, compiles the profiles with
+// compiler and builds the strategies policies name from registry. A nil
+// objects records nothing and reads no profile.
+func New(c kubernetes.Interface, objects client.Client, compiler ProfileCompiler, registry strategies.Registry, opts ...Option) *Rebalancer {
 	r := &Rebalancer{
 		client: c, objects: objects, compiler: compiler,
-		registry: NewInTreeRegistry(), clock: clock.RealClock{},
+		registry: registry, clock: clock.RealClock{},
 		policies: map[string]*policyState{}, claimRetry: 10 * time.Second,
 	}
 	for _, opt := range opts {

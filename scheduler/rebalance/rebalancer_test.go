@@ -80,7 +80,7 @@ func startWith(t *testing.T, objects client.Client, onEviction func(pod string))
 		return true, nil, nil
 	})
 	clk := clocktesting.NewFakeClock(t0)
-	r := New(c, objects, nil, WithClock(clk))
+	r := New(c, objects, nil, NewInTreeRegistry(), WithClock(clk))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Start(ctx) }()
@@ -314,7 +314,7 @@ func TestCronScheduleWaitsForItsTime(t *testing.T) {
 
 func TestObserversAreToldOfTheFirstNextRun(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	r := New(fake.NewClientset(), nil, nil, WithClock(clk))
+	r := New(fake.NewClientset(), nil, nil, NewInTreeRegistry(), WithClock(clk))
 	told := make(chan time.Time, 4)
 	r.OnRun(func(_ context.Context, name string) {
 		next, _ := r.NextRun(name)
@@ -346,7 +346,7 @@ func TestObserversAreToldOfTheFirstNextRun(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	r := New(fake.NewClientset(), nil, nil)
+	r := New(fake.NewClientset(), nil, nil, NewInTreeRegistry())
 	bad := func(mutate func(*v1alpha1.RebalancePolicySpec)) *v1alpha1.RebalancePolicySpec {
 		s := lifetimePolicy(true, every(time.Minute))
 		mutate(s)

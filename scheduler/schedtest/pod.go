@@ -14,9 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package schedtest builds the pods, nodes, NodeInfos, PodGroups and fake
-// handles that the scheduler's tests share. Every builder starts from a
-// small object and each chained call sets one thing; Obj returns the object.
+// Package schedtest is Berth's one set of test fixtures, public for plugin
+// authors too: builders of pods, nodes, NodeInfos, snapshots, PodGroups,
+// SchedulingProfiles and PluginWeights, and Handle, a fake framework.Handle.
+// Berth's own unit tests and envtest suites use it, and test/berthtest's
+// NewPod and NewNode return its builders. Every builder starts from a small
+// object and each chained call sets one thing; Obj returns the object.
+// docs/extending.md shows it in a plugin's tests.
 package schedtest
 
 import (

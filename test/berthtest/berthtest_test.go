@@ -37,6 +37,8 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/manager"
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
 func TestBinaryAssets(t *testing.T) {
@@ -85,6 +87,36 @@ func TestStartWithoutAssetsFailsClearly(t *testing.T) {
 	}
 }
 
+// TestStartRefusesTakenNames checks that a plugin or strategy whose name is
+// taken fails Start, before any process starts (the binaries are empty files).
+func TestStartRefusesTakenNames(t *testing.T) {
+	assets := t.TempDir()
+	for _, bin := range []string{"kube-apiserver", "etcd"} {
+		if err := os.WriteFile(filepath.Join(assets, bin), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plugin := func(context.Context, []byte, framework.Handle) (framework.Plugin, error) { return nil, nil }
+	strategy := func([]byte) (strategies.Strategy, error) { return nil, nil }
+	tests := []struct {
+		name    string
+		opt     Option
+		wantErr string
+	}{
+		{name: "an in-tree plugin", opt: WithPlugin("NodeResourcesFit", plugin),
+			wantErr: `berthtest: adding plugin "NodeResourcesFit": plugin "NodeResourcesFit" is already registered`},
+		{name: "an in-tree strategy", opt: WithStrategy("RemoveDuplicates", strategy),
+			wantErr: `berthtest: adding strategy "RemoveDuplicates": strategy "RemoveDuplicates" is already registered`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Start(context.Background(), WithBinaryAssetsDirectory(assets), tt.opt); err == nil || err.Error() != tt.wantErr {
+				t.Errorf("Start = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
 // TestWebhooksMatchManifests keeps the webhook configurations used in tests
 // identical to those `make manifests` generates for clusters.
 func TestWebhooksMatchManifests(t *testing.T) {
@@ -115,7 +147,7 @@ func TestWebhooksMatchManifests(t *testing.T) {
 }
 
 func TestBuilders(t *testing.T) {
-	node := NewNode("n1").Capacity("cpu", "8", "pods", "10").Zone("z1").Taint("gpu", "true", corev1.TaintEffectNoSchedule).Obj()
+	node := NewNode("n1").Alloc("cpu", "8", "pods", "10").Zone("z1").Taint("gpu", "true", corev1.TaintEffectNoSchedule).Obj()
 	if q := node.Status.Allocatable[corev1.ResourceCPU]; q.String() != "8" {
 		t.Errorf("allocatable cpu = %s, want 8", q.String())
 	}
@@ -125,7 +157,7 @@ func TestBuilders(t *testing.T) {
 	if len(node.Spec.Taints) != 1 || node.Status.Conditions[0].Type != corev1.NodeReady {
 		t.Errorf("taints %v, conditions %v", node.Spec.Taints, node.Status.Conditions)
 	}
-	pod := NewPod("ns", "p").Scheduler("bin-packing").Requests("cpu", "1").Label("app", "web").Obj()
+	pod := NewPod("ns", "p").SchedulerName("bin-packing").Requests("cpu", "1").Label("app", "web").Obj()
 	if pod.Spec.SchedulerName != "bin-packing" || pod.Labels["app"] != "web" {
 		t.Errorf("pod = %+v", pod)
 	}

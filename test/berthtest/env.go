@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,9 +51,8 @@ import (
 	"github.com/berth-io/berth/config/crd"
 	"github.com/berth-io/berth/controllers"
 	"github.com/berth-io/berth/internal/manager"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
-	"github.com/berth-io/berth/scheduler/framework/plugins"
-	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
 )
 
 // Env is a running control plane with Berth's scheduler and controllers.
@@ -97,8 +97,12 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 			return nil, err
 		}
 	}
-	if o.registry == nil {
-		o.registry = schedruntime.Registry(plugins.NewInTreeRegistry())
+	reg := registries.InTree()
+	if o.registry != nil {
+		reg.Plugins = maps.Clone(o.registry)
+	}
+	if err := reg.Add(o.plugins, o.strategies); err != nil {
+		return nil, fmt.Errorf("berthtest: %w", err)
 	}
 
 	control := &envtest.Environment{
@@ -120,14 +124,14 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 		return nil, errors.Join(fmt.Errorf("starting the control plane from %s: %w", assets, err), control.Stop())
 	}
 	env := &Env{control: control, waitTimeout: o.waitTimeout}
-	if err := env.start(ctx, cfg, &o); err != nil {
+	if err := env.start(ctx, cfg, &o, reg); err != nil {
 		return nil, errors.Join(err, env.Stop())
 	}
 	return env, nil
 }
 
 // start builds the clients, the scheduler and the manager, and runs the manager.
-func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options) error {
+func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options, reg registries.Set) error {
 	// The scheduler binds as fast as the apiserver lets it.
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = -1, -1
@@ -165,7 +169,7 @@ func (e *Env) start(ctx context.Context, cfg *rest.Config, o *options) error {
 	// readiness and, with WithWebhook, the webhook. Metrics are left out, as
 	// tests may start several environments in one process.
 	berth, err := manager.Setup(runCtx, e.Manager, cfg, manager.SetupOptions{
-		Registry:          o.registry,
+		Registries:        reg,
 		Webhook:           o.webhook,
 		SchedulerOptions:  o.schedulerOptions,
 		ControllerOptions: append([]controllers.Option{controllers.WithSkipNameValidation()}, o.controllerOptions...),

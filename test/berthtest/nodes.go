@@ -21,64 +21,19 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/scheduler/schedtest"
 )
 
-// Resources turns name/quantity pairs ("cpu", "2", "memory", "4Gi") into a
-// ResourceList; it panics on a malformed quantity, as tests want.
-func Resources(pairs ...string) corev1.ResourceList {
-	if len(pairs)%2 != 0 {
-		panic(fmt.Sprintf("berthtest.Resources: odd number of arguments %q", pairs))
-	}
-	rl := make(corev1.ResourceList, len(pairs)/2)
-	for i := 0; i < len(pairs); i += 2 {
-		rl[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
-	}
-	return rl
+// NewNode starts a Ready node as a test creates it in the apiserver: 4
+// CPUs, 16Gi of memory and room for 110 pods, labelled
+// kubernetes.io/hostname=name, with no UID (the apiserver gives it one).
+// It is a scheduler/schedtest builder, the one set of builders of Berth's
+// tests and of plugin authors': chain its methods (Label, Alloc, Taint, ...).
+func NewNode(name string) *schedtest.NodeBuilder {
+	return schedtest.Node(name).UID("").Hostname().Alloc("cpu", "4", "memory", "16Gi", "pods", "110").Ready()
 }
-
-// NodeBuilder builds a Ready node.
-type NodeBuilder struct{ node *corev1.Node }
-
-// NewNode starts a Ready node with 4 CPUs, 16Gi of memory and room for 110
-// pods, labelled kubernetes.io/hostname=name.
-func NewNode(name string) *NodeBuilder {
-	alloc := Resources("cpu", "4", "memory", "16Gi", "pods", "110")
-	return &NodeBuilder{node: &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
-		Status: corev1.NodeStatus{
-			Capacity:    alloc,
-			Allocatable: alloc.DeepCopy(),
-			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
-		},
-	}}
-}
-
-// Capacity sets the node's capacity and allocatable, as name/quantity pairs.
-func (b *NodeBuilder) Capacity(pairs ...string) *NodeBuilder {
-	b.node.Status.Capacity = Resources(pairs...)
-	b.node.Status.Allocatable = Resources(pairs...)
-	return b
-}
-
-// Label adds a label.
-func (b *NodeBuilder) Label(key, value string) *NodeBuilder {
-	b.node.Labels[key] = value
-	return b
-}
-
-// Zone sets the topology.kubernetes.io/zone label.
-func (b *NodeBuilder) Zone(zone string) *NodeBuilder { return b.Label(corev1.LabelTopologyZone, zone) }
-
-// Taint adds a taint.
-func (b *NodeBuilder) Taint(key, value string, effect corev1.TaintEffect) *NodeBuilder {
-	b.node.Spec.Taints = append(b.node.Spec.Taints, corev1.Taint{Key: key, Value: value, Effect: effect})
-	return b
-}
-
-// Obj returns the node.
-func (b *NodeBuilder) Obj() *corev1.Node { return b.node }
 
 // CreateNode creates node with its status. The apiserver's admission taints
 // every new node not-ready and envtest runs no node lifecycle controller, so

@@ -22,9 +22,13 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/framework"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
 // AssetsEnv is the environment variable that names the directory holding the
@@ -43,6 +47,8 @@ type options struct {
 	logger            logr.Logger
 	scheme            *runtime.Scheme
 	registry          schedruntime.Registry
+	plugins           []registries.Plugin
+	strategies        []registries.Strategy
 	schedulerOptions  []scheduler.Option
 	controllerOptions []controllers.Option
 	webhook           bool
@@ -68,9 +74,26 @@ func WithLogger(logger logr.Logger) Option { return func(o *options) { o.logger 
 // include client-go's types and Berth's v1alpha1 types.
 func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
 
-// WithRegistry replaces the in-tree plugin registry, for example to add your
-// own out-of-tree plugins; the scheduler and the webhook both use it.
+// WithRegistry replaces the in-tree plugin registry with r; the
+// scheduler, its shadow profiles, the webhook and the rebalancer's nodeFit
+// all use it. To add plugins to the in-tree ones, use WithPlugin.
 func WithRegistry(r schedruntime.Registry) Option { return func(o *options) { o.registry = r } }
+
+// WithPlugin adds an out-of-tree scheduling plugin to the in-tree ones (or
+// to WithRegistry's), as your binary's app.WithPlugin does: profiles may
+// enable it, and the webhook builds it to check its args. A name already
+// registered fails Start.
+func WithPlugin(name string, factory framework.PluginFactory) Option {
+	return func(o *options) { o.plugins = append(o.plugins, registries.Plugin{Name: name, Factory: factory}) }
+}
+
+// WithStrategy adds an out-of-tree rebalance strategy to the in-tree ones,
+// as your binary's app.WithStrategy does. A name already registered fails Start.
+func WithStrategy(name v1alpha1.StrategyName, factory strategies.Factory) Option {
+	return func(o *options) {
+		o.strategies = append(o.strategies, registries.Strategy{Name: name, Factory: factory})
+	}
+}
 
 // WithSchedulerOptions passes options to scheduler.New.
 func WithSchedulerOptions(opts ...scheduler.Option) Option {

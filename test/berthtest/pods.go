@@ -25,46 +25,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/berth-io/berth/scheduler/schedtest"
 )
 
-// PodBuilder builds a pending pod.
-type PodBuilder struct{ pod *corev1.Pod }
-
-// NewPod starts a pod with one pause container requesting 100m CPU and
-// 128Mi of memory, for the default-scheduler.
-func NewPod(namespace, name string) *PodBuilder {
-	return &PodBuilder{pod: &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{}},
-		Spec: corev1.PodSpec{
-			SchedulerName: corev1.DefaultSchedulerName,
-			Containers: []corev1.Container{{
-				Name: "app", Image: "registry.k8s.io/pause:3.10",
-				Resources: corev1.ResourceRequirements{Requests: Resources("cpu", "100m", "memory", "128Mi")},
-			}},
-		},
-	}}
+// NewPod starts a pending pod as a test creates it in the apiserver, for
+// the default-scheduler: one pause container, named app, requesting 100m
+// CPU and 128Mi of memory, and no UID. It is a scheduler/schedtest builder:
+// chain its methods (SchedulerName, Req, Label, ...).
+func NewPod(namespace, name string) *schedtest.PodBuilder {
+	return schedtest.Pod(name).UID("").Namespace(namespace).SchedulerName(corev1.DefaultSchedulerName).
+		ContainerName("app").Image("registry.k8s.io/pause:3.10").Req("cpu", "100m", "memory", "128Mi")
 }
-
-// Scheduler sets spec.schedulerName: the SchedulingProfile that places the pod.
-func (b *PodBuilder) Scheduler(name string) *PodBuilder {
-	b.pod.Spec.SchedulerName = name
-	return b
-}
-
-// Requests sets the container's requests, as name/quantity pairs.
-func (b *PodBuilder) Requests(pairs ...string) *PodBuilder {
-	b.pod.Spec.Containers[0].Resources.Requests = Resources(pairs...)
-	return b
-}
-
-// Label adds a label.
-func (b *PodBuilder) Label(key, value string) *PodBuilder {
-	b.pod.Labels[key] = value
-	return b
-}
-
-// Obj returns the pod.
-func (b *PodBuilder) Obj() *corev1.Pod { return b.pod }
 
 // WaitForPodBound waits until the pod is bound to a node and returns it. It
 // watches the pod, so it returns as soon as the apiserver has the binding.

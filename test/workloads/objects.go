@@ -40,7 +40,7 @@ func (n Node) Object() *corev1.Node {
 	if pods == 0 {
 		pods = 110
 	}
-	b := berthtest.NewNode(n.Name).Capacity("cpu", n.CPU, "memory", n.Memory, "pods", strconv.Itoa(pods))
+	b := berthtest.NewNode(n.Name).Alloc("cpu", n.CPU, "memory", n.Memory, "pods", strconv.Itoa(pods))
 	for k, v := range n.Labels {
 		b.Label(k, v)
 	}

@@ -69,6 +69,15 @@ type Factory func(args []byte) (Strategy, error)
 // Registry maps strategy names to their factories.
 type Registry map[v1alpha1.StrategyName]Factory
 
+// Register adds a factory; a name already registered is an error.
+func (r Registry) Register(name v1alpha1.StrategyName, f Factory) error {
+	if _, ok := r[name]; ok {
+		return fmt.Errorf("strategy %q is already registered", name)
+	}
+	r[name] = f
+	return nil
+}
+
 // Build returns the named strategy built from args; an unknown name is an
 // error. The factory's errors are returned as they are: they name the
 // strategy already.

@@ -44,7 +44,7 @@ func TestBinPacking(t *testing.T) {
 
 	// Three empty nodes with 4 CPUs and 16Gi each.
 	for _, name := range []string{"node-a", "node-b", "node-c"} {
-		node := berthtest.NewNode(name).Capacity("cpu", "4", "memory", "16Gi", "pods", "110").Obj()
+		node := berthtest.NewNode(name).Alloc("cpu", "4", "memory", "16Gi", "pods", "110").Obj()
 		if _, err := env.CreateNode(ctx, node); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestBinPacking(t *testing.T) {
 
 	// Six pods of a quarter node each, for the bin-packing scheduler.
 	for i := range 6 {
-		pod := berthtest.NewPod(ns, fmt.Sprintf("pod-%d", i)).Scheduler("bin-packing").Requests("cpu", "1", "memory", "4Gi").Obj()
+		pod := berthtest.NewPod(ns, fmt.Sprintf("pod-%d", i)).SchedulerName("bin-packing").Requests("cpu", "1", "memory", "4Gi").Obj()
 		if _, err := env.Clientset.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -76,8 +76,8 @@ func TestOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pod := range []*corev1.Pod{
-			berthtest.NewPod(ns.Name, "unnamed").Scheduler("").Obj(),
-			berthtest.NewPod(ns.Name, "other").Scheduler("gpu").Obj(),
+			berthtest.NewPod(ns.Name, "unnamed").SchedulerName("").Obj(),
+			berthtest.NewPod(ns.Name, "other").SchedulerName("gpu").Obj(),
 		} {
 			want := map[string]string{"unnamed": "batch", "other": "gpu"}[pod.Name]
 			if err := env.Client.Create(ctx, pod); err != nil {

@@ -45,7 +45,7 @@ func TestRebalancePolicyRuns(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	node := berthtest.NewNode("tainted").Capacity("cpu", "4", "memory", "16Gi", "pods", "110").
+	node := berthtest.NewNode("tainted").Alloc("cpu", "4", "memory", "16Gi", "pods", "110").
 		Taint("example.com/drain", "true", corev1.TaintEffectNoSchedule).Obj()
 	if _, err := env.CreateNode(ctx, node); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/explain"
+	"github.com/berth-io/berth/internal/registries"
 )
 
 var _ = Describe("SchedulingProfile recordDecisions", func() {
@@ -86,7 +87,7 @@ var _ = Describe("SchedulingProfile recordDecisions", func() {
 
 		By("explaining the newest pod, which is bound")
 		last := names[len(names)-1]
-		report, err := explain.New(clientset, k8sClient).Explain(ctx, explain.Request{Namespace: ns, Name: last})
+		report, err := explain.New(clientset, k8sClient, registries.InTree().Plugins).Explain(ctx, explain.Request{Namespace: ns, Name: last})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(report.BoundTo).To(Equal(placed[last]))
 		Expect(report.Recorded).NotTo(BeNil(), "note: %s", report.RecordedNote)
@@ -98,7 +99,7 @@ var _ = Describe("SchedulingProfile recordDecisions", func() {
 		updateProfile(ctx, p.Name, func(p *v1alpha1.SchedulingProfile) { p.Spec.RecordDecisions = nil })
 		waitActive(ctx, p.Name)
 		Expect(getProfile(ctx, p.Name).Status.RecentDecisions).To(BeEmpty())
-		report, err = explain.New(clientset, k8sClient).Explain(ctx, explain.Request{Namespace: ns, Name: last})
+		report, err = explain.New(clientset, k8sClient, registries.InTree().Plugins).Explain(ctx, explain.Request{Namespace: ns, Name: last})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(report.Recorded).To(BeNil())
 		Expect(report.RecordedNote).To(ContainSubstring("records no decisions"))

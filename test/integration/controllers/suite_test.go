@@ -41,6 +41,7 @@ import (
 
 	"github.com/berth-io/berth/controllers"
 	"github.com/berth-io/berth/internal/manager"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
 )
 
@@ -94,6 +95,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// Berth's one wiring, as `berth manager` runs it; shadow profiles'
 	// figures reach their status every second here.
 	berth, err := manager.Setup(runCtx, mgr, cfg, manager.SetupOptions{
+		Registries:        registries.InTree(),
 		ControllerOptions: []controllers.Option{controllers.WithShadowStatusInterval(time.Second)},
 	})
 	Expect(err).NotTo(HaveOccurred())

@@ -50,5 +50,5 @@ func invalidProfile(name string) *v1alpha1.SchedulingProfile {
 }
 
 func pod(name, schedulerName string) *corev1.Pod {
-	return berthtest.NewPod("default", name).Scheduler(schedulerName).Requests("cpu", "100m").Obj()
+	return berthtest.NewPod("default", name).SchedulerName(schedulerName).Requests("cpu", "100m").Obj()
 }

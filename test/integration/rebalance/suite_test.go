@@ -47,6 +47,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/manager"
+	"github.com/berth-io/berth/internal/registries"
 )
 
 var (
@@ -119,7 +120,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		HealthProbeBindAddress: "0",
 	})
 	Expect(err).NotTo(HaveOccurred())
-	berth, err := manager.Setup(runCtx, mgr, counted, manager.SetupOptions{})
+	berth, err := manager.Setup(runCtx, mgr, counted, manager.SetupOptions{Registries: registries.InTree()})
 	Expect(err).NotTo(HaveOccurred())
 	sched := berth.Scheduler
 	gangs = sched

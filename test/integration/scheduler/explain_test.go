@@ -30,6 +30,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/explain"
+	"github.com/berth-io/berth/internal/registries"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -71,7 +72,7 @@ var _ = Describe("berth explain", func() {
 			createNode(ctx, n.Obj())
 		}
 
-		explainer := explain.New(clientset, berth)
+		explainer := explain.New(clientset, berth, registries.InTree().Plugins)
 		const pods = 200
 		placed, unschedulable, tied := 0, 0, 0
 		for i := range pods {

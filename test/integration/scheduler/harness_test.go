@@ -51,7 +51,8 @@ func startScheduler(ctx context.Context, profiles map[string]*v1alpha1.Schedulin
 func startStoppableScheduler(ctx context.Context, profiles map[string]*v1alpha1.SchedulingProfileSpec, opts ...scheduler.Option) (*scheduler.Scheduler, func()) {
 	GinkgoHelper()
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
-	s, err := scheduler.New(runCtx, clientset, opts...)
+	// The in-tree plugins, unless opts name another registry.
+	s, err := scheduler.New(runCtx, clientset, append([]scheduler.Option{scheduler.WithRegistry(schedruntime.Registry(plugins.NewInTreeRegistry()))}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())
 	for name, spec := range profiles {
 		Expect(s.SetProfile(runCtx, name, name, 1, spec)).To(Succeed(), "installing profile %s", name)

@@ -79,12 +79,12 @@ func createPod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, []string) {
 var _ = Describe("The namespace default", func() {
 	It("gives pods of a labelled namespace its schedulerName, and warns while no profile serves it", func(ctx SpecContext) {
 		ns := labelledNamespace(ctx, "batch")
-		unnamed := berthtest.NewPod(ns, "unnamed").Scheduler("").Obj()
+		unnamed := berthtest.NewPod(ns, "unnamed").SchedulerName("").Obj()
 		stored, warned := createPod(ctx, unnamed)
 		Expect(stored.Spec.SchedulerName).To(Equal("batch"))
 		Expect(warned).To(ContainElement(ContainSubstring(`no SchedulingProfile serves schedulerName "batch" yet`)))
 
-		stored, _ = createPod(ctx, berthtest.NewPod(ns, "default").Scheduler(corev1.DefaultSchedulerName).Obj())
+		stored, _ = createPod(ctx, berthtest.NewPod(ns, "default").SchedulerName(corev1.DefaultSchedulerName).Obj())
 		Expect(stored.Spec.SchedulerName).To(Equal("batch"))
 
 		Expect(create(ctx, makeProfile("batch").obj())).To(Succeed())
@@ -99,14 +99,14 @@ var _ = Describe("The namespace default", func() {
 
 	It("leaves a pod that names another scheduler alone", func(ctx SpecContext) {
 		ns := labelledNamespace(ctx, "batch")
-		stored, warned := createPod(ctx, berthtest.NewPod(ns, "gpu").Scheduler("gpu").Obj())
+		stored, warned := createPod(ctx, berthtest.NewPod(ns, "gpu").SchedulerName("gpu").Obj())
 		Expect(stored.Spec.SchedulerName).To(Equal("gpu"))
 		Expect(warned).To(BeEmpty())
 	})
 
 	It("leaves pods of an unlabelled namespace alone", func(ctx SpecContext) {
 		ns := labelledNamespace(ctx, "")
-		stored, _ := createPod(ctx, berthtest.NewPod(ns, "plain").Scheduler("").Obj())
+		stored, _ := createPod(ctx, berthtest.NewPod(ns, "plain").SchedulerName("").Obj())
 		Expect(stored.Spec.SchedulerName).To(Equal(corev1.DefaultSchedulerName))
 	})
 

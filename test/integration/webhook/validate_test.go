@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/internal/manifest"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/internal/validate"
 )
 
@@ -33,7 +34,7 @@ import (
 // as kubectl apply sends it, and checked offline.
 var _ = Describe("berth validate", func() {
 	It("agrees with the apiserver and the webhook on every object of its corpus", func(ctx SpecContext) {
-		checker, err := validate.NewChecker()
+		checker, err := validate.NewChecker(registries.InTree())
 		Expect(err).NotTo(HaveOccurred())
 		corpus := filepath.Join("..", "..", "..", "internal", "validate", "testdata")
 		set, err := manifest.NewReader().Read([]string{filepath.Join(corpus, "good"), filepath.Join(corpus, "bad")})

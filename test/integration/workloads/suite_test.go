@@ -40,6 +40,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/test/workloads"
 )
@@ -116,7 +117,7 @@ func outsideComparison(diff string) bool {
 func startBerth(ctx context.Context) {
 	GinkgoHelper()
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
-	s, err := scheduler.New(runCtx, clientset)
+	s, err := scheduler.New(runCtx, clientset, scheduler.WithRegistry(registries.InTree().Plugins))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(s.SetProfile(runCtx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 1, &v1alpha1.SchedulingProfileSpec{})).To(Succeed())
 	done := make(chan error, 1)

@@ -72,7 +72,7 @@ func BenchmarkApplyToFirstBind(b *testing.B) {
 	applyOnce := func(timed bool) time.Duration {
 		run++
 		name := fmt.Sprintf("apply-%d", run)
-		pod := berthtest.NewPod(ns, name).Scheduler(name).Obj()
+		pod := berthtest.NewPod(ns, name).SchedulerName(name).Obj()
 		if _, err := env.Clientset.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}

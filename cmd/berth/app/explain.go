@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package app
 
 import (
 	"context"
@@ -65,7 +65,7 @@ type clientsFunc func(f *explainFlags) (*explainClients, error)
 // runExplain implements `berth explain pod NS/NAME [--profile NAME] [-f FILE]
 // [--nodes N] [-o table|json|yaml] [--kubeconfig PATH] [--context NAME]`.
 // Exit codes: 0 explained, 1 failed (or the candidate is invalid), 2 usage.
-func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, clients clientsFunc) int {
+func (c *Command) runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, clients clientsFunc) int {
 	var f explainFlags
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -110,11 +110,11 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer cancel()
 	var candidate *explain.Candidate
 	if f.file != "" {
-		c, code := readCandidate(ctx, f.file, stdin, stdout, stderr)
-		if c == nil {
+		cand, code := c.readCandidate(ctx, f.file, stdin, stdout, stderr)
+		if cand == nil {
 			return code
 		}
-		candidate = c
+		candidate = cand
 	}
 	cl, err := clients(&f)
 	if err != nil {
@@ -129,7 +129,7 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "berth explain: no namespace for pod %q\n", positional[1])
 		return 2
 	}
-	report, err := explain.New(cl.kube, cl.berth, cl.opts...).Explain(ctx, explain.Request{
+	report, err := explain.New(cl.kube, cl.berth, c.registries.Plugins, cl.opts...).Explain(ctx, explain.Request{
 		Namespace: namespace, Name: name, Profile: f.profile, Candidate: candidate, Nodes: f.nodes,
 	})
 	if err != nil {
@@ -165,13 +165,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // readCandidate reads the candidate file and validates it as berth
 // validate does; on failure it returns nil and the exit code.
-func readCandidate(ctx context.Context, path string, stdin io.Reader, stdout, stderr io.Writer) (*explain.Candidate, int) {
+func (c *Command) readCandidate(ctx context.Context, path string, stdin io.Reader, stdout, stderr io.Writer) (*explain.Candidate, int) {
 	set, err := manifest.NewReader(manifest.WithStdin(stdin)).Read([]string{path})
 	if err != nil {
 		fmt.Fprintf(stderr, "berth explain: %v\n", err)
 		return nil, 2
 	}
-	checker, err := validate.NewChecker()
+	checker, err := validate.NewChecker(c.registries)
 	if err != nil {
 		fmt.Fprintf(stderr, "berth explain: %v\n", err)
 		return nil, 1
@@ -182,16 +182,16 @@ func readCandidate(ctx context.Context, path string, stdin io.Reader, stdout, st
 		_ = writeText(stderr, set, report)
 		return nil, 1
 	}
-	c := &explain.Candidate{Source: path}
+	cand := &explain.Candidate{Source: path}
 	for _, in := range inputs {
 		switch in.Object.GetKind() {
 		case "SchedulingProfile":
-			if c.Profile != nil {
+			if cand.Profile != nil {
 				fmt.Fprintf(stderr, "berth explain: %s holds more than one SchedulingProfile; give one candidate\n", path)
 				return nil, 2
 			}
-			c.Profile = &v1alpha1.SchedulingProfile{}
-			if err := apiruntime.DefaultUnstructuredConverter.FromUnstructured(in.Object.Object, c.Profile); err != nil {
+			cand.Profile = &v1alpha1.SchedulingProfile{}
+			if err := apiruntime.DefaultUnstructuredConverter.FromUnstructured(in.Object.Object, cand.Profile); err != nil {
 				fmt.Fprintf(stderr, "berth explain: decoding the SchedulingProfile: %v\n", err)
 				return nil, 1
 			}
@@ -201,14 +201,14 @@ func readCandidate(ctx context.Context, path string, stdin io.Reader, stdout, st
 				fmt.Fprintf(stderr, "berth explain: decoding the PluginWeight: %v\n", err)
 				return nil, 1
 			}
-			c.Weights = append(c.Weights, w)
+			cand.Weights = append(cand.Weights, w)
 		}
 	}
-	if c.Profile == nil {
+	if cand.Profile == nil {
 		fmt.Fprintf(stderr, "berth explain: %s holds no SchedulingProfile\n", path)
 		return nil, 2
 	}
-	return c, 0
+	return cand, 0
 }
 
 // kubeClients builds the clients from the kubeconfig.

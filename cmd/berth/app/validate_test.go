@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package app
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ import (
 )
 
 // corpus is berth validate's test corpus.
-const corpus = "../../internal/validate/testdata"
+const corpus = "../../../internal/validate/testdata"
 
 func TestValidate(t *testing.T) {
 	bad := filepath.Join(corpus, "bad", "unknown-filter-plugin.yaml")
@@ -69,7 +69,7 @@ func TestValidate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := runValidate(t.Context(), tc.args, strings.NewReader(tc.stdin), &stdout, &stderr); code != tc.wantCode {
+			if code := stock(t).runValidate(t.Context(), tc.args, strings.NewReader(tc.stdin), &stdout, &stderr); code != tc.wantCode {
 				t.Errorf("exit code %d, want %d; stdout %q, stderr %q", code, tc.wantCode, stdout.String(), stderr.String())
 			}
 			for _, w := range tc.wantStdout {
@@ -87,7 +87,7 @@ func TestValidate(t *testing.T) {
 // TestValidateOneErrorALine checks the text output's shape on the whole bad corpus.
 func TestValidateOneErrorALine(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := runValidate(t.Context(), []string{"-f", filepath.Join(corpus, "bad")}, strings.NewReader(""), &stdout, &stderr); code != 1 {
+	if code := stock(t).runValidate(t.Context(), []string{"-f", filepath.Join(corpus, "bad")}, strings.NewReader(""), &stdout, &stderr); code != 1 {
 		t.Fatalf("exit code %d, want 1; stderr %q", code, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
@@ -109,7 +109,7 @@ func TestValidateOneErrorALine(t *testing.T) {
 
 func TestValidateJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := runValidate(t.Context(), []string{"-o", "json", "-f", filepath.Join(corpus, "cross", "weight-conflict.yaml")}, strings.NewReader(""), &stdout, &stderr)
+	code := stock(t).runValidate(t.Context(), []string{"-o", "json", "-f", filepath.Join(corpus, "cross", "weight-conflict.yaml")}, strings.NewReader(""), &stdout, &stderr)
 	if code != 1 {
 		t.Fatalf("exit code %d, want 1; stderr %q", code, stderr.String())
 	}
@@ -127,7 +127,7 @@ func TestValidateJSON(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := runValidate(t.Context(), []string{"-o", "json", "-f", filepath.Join(corpus, "good", "weight.yaml")}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+	if code := stock(t).runValidate(t.Context(), []string{"-o", "json", "-f", filepath.Join(corpus, "good", "weight.yaml")}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
 	}
 	if !strings.Contains(stdout.String(), `"findings": []`) {

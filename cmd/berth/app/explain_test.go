@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package app
 
 import (
 	"bytes"
@@ -122,7 +122,7 @@ func TestExplainCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runExplain(context.Background(), tc.args, strings.NewReader(tc.stdin), &stdout, &stderr, fakeClients)
+			code := stock(t).runExplain(context.Background(), tc.args, strings.NewReader(tc.stdin), &stdout, &stderr, fakeClients)
 			if code != tc.wantCode {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.wantCode, stderr.String())
 			}
@@ -140,7 +140,7 @@ func TestExplainCommand(t *testing.T) {
 
 func TestExplainCommandJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := runExplain(context.Background(), []string{"pod", "ns/web", "-o", "json"}, nil, &stdout, &stderr, fakeClients); code != 0 {
+	if code := stock(t).runExplain(context.Background(), []string{"pod", "ns/web", "-o", "json"}, nil, &stdout, &stderr, fakeClients); code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())
 	}
 	var r explain.Report
@@ -149,5 +149,23 @@ func TestExplainCommandJSON(t *testing.T) {
 	}
 	if len(r.Results) != 1 || len(r.Results[0].Chosen) != 1 || r.Results[0].Chosen[0] != "idle" {
 		t.Errorf("results %+v, want idle chosen", r.Results)
+	}
+}
+
+// TestExplainRunsAddedPlugins checks that berth explain of a binary with a
+// plugin of its own evaluates a candidate profile that enables it.
+func TestExplainRunsAddedPlugins(t *testing.T) {
+	c, err := NewCommand(WithPlugin("NoArgs", newNoArgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const candidate = "apiVersion: scheduling.berth.io/v1alpha1\nkind: SchedulingProfile\nmetadata: {name: default}\n" +
+		"spec: {schedulerName: default-scheduler, plugins: {score: {enabled: [{name: NoArgs, weight: 2}]}}}\n"
+	var stdout, stderr bytes.Buffer
+	if code := c.runExplain(context.Background(), []string{"pod", "ns/web", "-f", "-"}, strings.NewReader(candidate), &stdout, &stderr, fakeClients); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "NoArgs") {
+		t.Errorf("stdout does not show NoArgs:\n%s", stdout.String())
 	}
 }

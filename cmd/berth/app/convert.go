@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package app
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ import (
 // runConvert implements `berth convert -f file [-o out]`: it reads a
 // KubeSchedulerConfiguration and writes one SchedulingProfile per profile,
 // or a DeschedulerPolicy and writes one RebalancePolicy per profile.
-func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func (c *Command) runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	in := fs.String("f", "", "the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) or DeschedulerPolicy (descheduler/v1alpha2) to read; - reads stdin")
@@ -60,7 +60,7 @@ func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 1
 	}
 	var buf bytes.Buffer
-	if code := convertInto(ctx, &buf, data, *in, *interval, stderr); code != 0 {
+	if code := c.convertInto(ctx, &buf, data, *in, *interval, stderr); code != 0 {
 		return code
 	}
 	if *out == "" {
@@ -77,15 +77,15 @@ func runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, std
 
 // convertInto converts a KubeSchedulerConfiguration or a DeschedulerPolicy,
 // whichever data is, into buf, printing warnings and errors to stderr.
-func convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string, interval time.Duration, stderr io.Writer) int {
-	c := convert.New()
+func (c *Command) convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string, interval time.Duration, stderr io.Writer) int {
+	conv := convert.New(c.registries)
 	var warnings []string
 	if convert.IsDeschedulerPolicy(data) {
 		if interval < time.Minute {
 			fmt.Fprintf(stderr, "berth convert: --interval must be at least 1m, as a RebalancePolicy's, got %v\n", interval)
 			return 2
 		}
-		res, err := c.ConvertDeschedulerPolicy(data, interval)
+		res, err := conv.ConvertDeschedulerPolicy(data, interval)
 		if err != nil {
 			fmt.Fprintf(stderr, "berth convert: %s has no RebalancePolicy equivalent:\n%v\n", inputName(in), err)
 			return 1
@@ -96,7 +96,7 @@ func convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string,
 			return 1
 		}
 	} else {
-		res, err := c.Convert(ctx, data)
+		res, err := conv.Convert(ctx, data)
 		if err != nil {
 			fmt.Fprintf(stderr, "berth convert: %s has no SchedulingProfile equivalent:\n%v\n", inputName(in), err)
 			return 1

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package app
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func (p *pathsFlag) Set(v string) error {
 // it checks Berth's objects offline as the apiserver, the webhook and the
 // controllers would. Exit codes: 0 valid, 1 invalid, 2 bad command line or
 // unreadable path.
-func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func (c *Command) runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var paths pathsFlag
@@ -76,7 +76,7 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "berth validate: %v\n", err)
 		return 2
 	}
-	checker, err := validate.NewChecker()
+	checker, err := validate.NewChecker(c.registries)
 	if err != nil {
 		fmt.Fprintf(stderr, "berth validate: %v\n", err)
 		return 1
