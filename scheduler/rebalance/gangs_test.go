@@ -105,7 +105,7 @@ func TestGangsStayWhole(t *testing.T) {
 				objs = append(objs, p)
 				gangs.pods = append(gangs.pods, p)
 			}
-			r := New(fake.NewClientset(objs...), nil, nil, WithClock(clocktesting.NewFakeClock(t0)), WithGangs(gangs))
+			r := New(fake.NewClientset(objs...), nil, nil, NewInTreeRegistry(), WithClock(clocktesting.NewFakeClock(t0)), WithGangs(gangs))
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- r.Start(ctx) }()
