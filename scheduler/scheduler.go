@@ -105,6 +105,9 @@ type Scheduler struct {
 	parked    *profile.Parked
 	// shadows are the shadow profiles and their worker.
 	shadows *shadows
+	// foreign notices pods of the served schedulerNames that another
+	// scheduler binds.
+	foreign *foreignWatch
 
 	// routeMu orders the routing of unassigned pods (queue or parked) against
 	// profile installs and removals, so that no pod is parked after its
@@ -237,6 +240,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		shadows:      newShadows(),
+		foreign:      newForeignWatch(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
@@ -433,6 +437,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 	s.queue.Run(logger)
 	go s.cache.Run(ctx)
+	go s.checkForeignBindings(ctx, s.clock.Now())
 	go s.reportPendingPods(ctx)
 	go s.runShadows(ctx)
 	go func() {

@@ -51,9 +51,19 @@ import (
 // defaultSchedulerName is upstream's scheduler name for a profile that names none.
 const defaultSchedulerName = "default-scheduler"
 
+// SchedulerNamePrefix starts the schedulerName of every converted profile
+// that --scheduler-name does not name: kube-scheduler serves the upstream
+// names, and two schedulers must not serve one name.
+const SchedulerNamePrefix = "berth-"
+
+// SchedulerNameError is a --scheduler-name mapping that does not fit the configuration.
+type SchedulerNameError struct{ msg string }
+
+func (e *SchedulerNameError) Error() string { return e.msg }
+
 // Profile is one converted SchedulingProfile.
 type Profile struct {
-	// Name is the SchedulingProfile's metadata.name, the upstream schedulerName.
+	// Name is the SchedulingProfile's metadata.name, the schedulerName it serves.
 	Name string
 	// Spec is the SchedulingProfile's spec.
 	Spec v1alpha1.SchedulingProfileSpec
@@ -73,6 +83,9 @@ type Converter struct {
 	registry   runtime.Registry
 	validator  *webhook.Validator
 	strategies strategies.Registry
+	// schedulerNames maps upstream schedulerNames to the names the
+	// converted profiles serve; the key "" stands for the only profile.
+	schedulerNames map[string]string
 }
 
 // Option configures a Converter.
@@ -80,6 +93,14 @@ type Option func(*Converter)
 
 // WithRegistry sets the plugins Berth knows; by default the in-tree registry.
 func WithRegistry(r runtime.Registry) Option { return func(c *Converter) { c.registry = r } }
+
+// WithSchedulerNames names the schedulerName each converted profile
+// serves, by the upstream profile's schedulerName; the key "" stands for
+// the only profile of a configuration that has one. A profile not named
+// serves SchedulerNamePrefix + its upstream name.
+func WithSchedulerNames(names map[string]string) Option {
+	return func(c *Converter) { c.schedulerNames = names }
+}
 
 // New returns a Converter that checks every profile it writes as Berth's
 // validating webhook would.
@@ -142,10 +163,14 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 	if len(profiles) == 0 {
 		profiles = []profile{{}}
 	}
+	names, renamed, err := c.servedNames(profiles)
+	if err != nil {
+		return nil, err
+	}
 	seen := make(map[string]int, len(profiles))
 	for i, p := range profiles {
 		path := field.NewPath("profiles").Index(i)
-		out, perrs := c.convertProfile(ctx, cfg, &p, extenders, path)
+		out, perrs := c.convertProfile(ctx, cfg, &p, names[i], extenders, path)
 		if first, dup := seen[out.Name]; dup {
 			perrs = append(perrs, field.Duplicate(path.Child("schedulerName"),
 				fmt.Sprintf("%s (also the name of profiles[%d])", out.Name, first)))
@@ -157,7 +182,45 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 	if len(errs) > 0 {
 		return nil, oneLineEach(errs)
 	}
+	if len(renamed) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the profiles serve %s, so that they do not take over the names kube-scheduler serves; "+
+			"pods choose them with spec.schedulerName. To serve an upstream name once kube-scheduler no longer does, "+
+			"pass --scheduler-name UPSTREAM=NAME (see docs/coexistence.md)", strings.Join(renamed, ", ")))
+	}
 	return res, nil
+}
+
+// servedNames returns the schedulerName each profile serves, and the
+// renames it made by default ("a as berth-a"); a --scheduler-name mapping
+// that does not fit the profiles is a SchedulerNameError.
+func (c *Converter) servedNames(profiles []profile) (names, renamed []string, err error) {
+	upstream := make([]string, len(profiles))
+	for i := range profiles {
+		upstream[i] = ptr.Deref(profiles[i].SchedulerName, defaultSchedulerName)
+	}
+	mapping := c.schedulerNames
+	if only, ok := mapping[""]; ok {
+		if len(profiles) != 1 || len(mapping) != 1 {
+			return nil, nil, &SchedulerNameError{msg: fmt.Sprintf("--scheduler-name %s names the only profile, but the configuration has %d profiles (%s): use UPSTREAM=NAME for each",
+				only, len(profiles), strings.Join(upstream, ", "))}
+		}
+		mapping = map[string]string{upstream[0]: only}
+	}
+	for from := range mapping {
+		if !slices.Contains(upstream, from) {
+			return nil, nil, &SchedulerNameError{msg: fmt.Sprintf("--scheduler-name names schedulerName %s, which no profile of the configuration serves (it has %s)",
+				from, strings.Join(upstream, ", "))}
+		}
+	}
+	for _, from := range upstream {
+		to, ok := mapping[from]
+		if !ok {
+			to = SchedulerNamePrefix + from
+			renamed = append(renamed, fmt.Sprintf("%s as %s", from, to))
+		}
+		names = append(names, to)
+	}
+	return names, renamed, nil
 }
 
 // decode reads the configuration strictly: an unknown or repeated field is
@@ -212,12 +275,12 @@ func oneLineEach(errs field.ErrorList) error {
 }
 
 // convertProfile maps one upstream profile; its errors are under path.
-func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfiguration, p *profile, extenders []v1alpha1.Extender, path *field.Path) (Profile, field.ErrorList) {
-	out := Profile{Name: ptr.Deref(p.SchedulerName, defaultSchedulerName)}
+func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfiguration, p *profile, name string, extenders []v1alpha1.Extender, path *field.Path) (Profile, field.ErrorList) {
+	out := Profile{Name: name}
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Subdomain(out.Name) {
 		errs = append(errs, field.Invalid(path.Child("schedulerName"), out.Name,
-			"a SchedulingProfile is named after its schedulerName, which must be a DNS subdomain: "+msg))
+			"a SchedulingProfile is named after the schedulerName it serves, which must be a DNS subdomain: "+msg))
 	}
 	out.Spec = v1alpha1.SchedulingProfileSpec{
 		SchedulerName:            out.Name,
