@@ -22,7 +22,9 @@ package scheduler
 // binds pods, writes their PodScheduled condition and nomination, reads
 // Kubernetes' own PodGroups and writes their PodGroupInitiallyScheduled
 // condition, records events, and lists the Scheduled events of pods that
-// another scheduler bound, to name it (see foreign.go). The plugins that
+// another scheduler bound, to name it (see foreign.go). In its own
+// namespace only (a Role), it reads the Secrets that extenders take their
+// TLS client certificate from (see secrets.go). The plugins that
 // write more (preemption, volume binding, dynamic resource allocation)
 // carry their own markers, as do the controllers and the rebalancer.
 //
@@ -36,5 +38,6 @@ package scheduler
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups/status,verbs=patch;update

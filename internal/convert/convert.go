@@ -384,9 +384,15 @@ func Write(w io.Writer, profiles []Profile) error {
 // maxExtenders is the most extenders a SchedulingProfile holds.
 const maxExtenders = 10
 
+// clientCertMessage says where an extender's client certificate and key go.
+const clientCertMessage = "a SchedulingProfile keeps no client certificate or key: create a Secret in Berth's namespace from them " +
+	"(kubectl create secret generic NAME -n NAMESPACE --from-file=tls.crt=CERT --from-file=tls.key=KEY) " +
+	"and name it in the profile's tlsConfig.secretRef"
+
 // convertExtenders maps upstream's extenders, which apply to every profile,
-// into the spec.extenders each profile gets. TLS material must be inline
-// (certData, keyData, caData), since the scheduler reads no files.
+// into the spec.extenders each profile gets. The scheduler reads no files:
+// authorities go inline (caData), and a client certificate with its key in
+// a Secret (tlsConfig.secretRef), since no private key is kept in a profile.
 func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []string) {
 	var (
 		out      []v1alpha1.Extender
@@ -403,14 +409,19 @@ func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []st
 		if e.TLSConfig != nil {
 			tls := e.TLSConfig.ExtenderTLSConfig
 			x.TLSConfig = &tls
-			for _, f := range []struct{ name, value, inline string }{
-				{"certFile", e.TLSConfig.CertFile, "certData"},
-				{"keyFile", e.TLSConfig.KeyFile, "keyData"},
-				{"caFile", e.TLSConfig.CAFile, "caData"},
+			if e.TLSConfig.CAFile != "" {
+				errs = append(errs, field.Forbidden(path.Child("tlsConfig", "caFile"),
+					"the scheduler reads no files; put the PEM content (base64) in tlsConfig.caData instead"))
+			}
+			for _, f := range []struct {
+				name string
+				set  bool
+			}{
+				{"certFile", e.TLSConfig.CertFile != ""}, {"keyFile", e.TLSConfig.KeyFile != ""},
+				{"certData", len(tls.CertData) > 0}, {"keyData", len(tls.KeyData) > 0},
 			} {
-				if f.value != "" {
-					errs = append(errs, field.Forbidden(path.Child("tlsConfig", f.name),
-						fmt.Sprintf("the scheduler reads no files; put the PEM content (base64) in tlsConfig.%s instead", f.inline)))
+				if f.set {
+					errs = append(errs, field.Forbidden(path.Child("tlsConfig", f.name), clientCertMessage))
 				}
 			}
 		}
