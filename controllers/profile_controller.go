@@ -60,6 +60,9 @@ const (
 	EventInvalidProfile = "InvalidProfile"
 	// EventConflict is a Warning event: an older profile serves the schedulerName.
 	EventConflict = "Conflict"
+	// EventPodsBoundByAnotherScheduler is a Warning event: another scheduler
+	// bound pods of the schedulerName the profile serves.
+	EventPodsBoundByAnotherScheduler = v1alpha1.ReasonPodsBoundByAnotherScheduler
 )
 
 // ProfileReconciler compiles each SchedulingProfile, with the PluginWeights
@@ -80,10 +83,16 @@ type ProfileReconciler struct {
 	// servedBy names, by schedulerName, the profile installed for it.
 	servedBy map[string]string
 
-	// ticker and shadowInterval time the flush of the shadows' figures and
-	// the recorded decisions into status.
+	// ticker and shadowInterval time the flush of the shadows' figures, the
+	// recorded decisions and other schedulers' bindings into status.
 	ticker         clock.WithTicker
 	shadowInterval time.Duration
+	// foreignQuiet is how long after another scheduler last bound a pod of
+	// a profile's schedulerName its SchedulerConflict condition stays True.
+	foreignQuiet time.Duration
+	// reportedForeign is, by profile name, how many pods bound by another
+	// scheduler the profile's events have reported (guarded by mu).
+	reportedForeign map[string]int64
 
 	// elected is closed once this replica leads; nil means it always leads.
 	elected <-chan struct{}
@@ -98,6 +107,7 @@ func NewProfileReconciler(c client.Client, host ProfileHost, recorder events.Eve
 		client: c, host: host, recorder: recorder, clock: clk,
 		live: make(map[string]*liveProfile), servedBy: make(map[string]string),
 		ticker: clock.RealClock{}, shadowInterval: DefaultShadowStatusInterval,
+		foreignQuiet: DefaultForeignBindingQuietPeriod, reportedForeign: make(map[string]int64),
 	}
 }
 
@@ -151,13 +161,25 @@ func (r *ProfileReconciler) resyncAll(ctx context.Context, reader client.Reader)
 // are written to their status (when they changed).
 const DefaultShadowStatusInterval = 10 * time.Second
 
+// figures is what flushFigures compares between two ticks for one profile.
+type figures struct {
+	// version is the shadow's figures' or the recorded decisions' version.
+	version uint64
+	// foreign counts the pods another scheduler bound, and conflict says
+	// whether the latest is within the quiet period.
+	foreign  int64
+	conflict bool
+}
+
 // flushFigures enqueues, every shadowInterval, each shadow profile whose
-// figures changed since and each profile that recorded a decision since,
-// so that its status is written once per period rather than once per pod.
+// figures changed since, each profile that recorded a decision since, and
+// each profile whose pods another scheduler bound since (or whose quiet
+// period after that ended), so that its status is written once per period
+// rather than once per pod.
 func (r *ProfileReconciler) flushFigures(ctx context.Context) error {
 	ticker := r.ticker.NewTicker(r.shadowInterval)
 	defer ticker.Stop()
-	flushed := map[string]uint64{}
+	flushed := map[string]figures{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -167,21 +189,23 @@ func (r *ProfileReconciler) flushFigures(ctx context.Context) error {
 		r.mu.Lock()
 		var names []string
 		for name, lp := range r.live {
-			var version uint64
-			switch {
-			case lp.shadowOf != "":
+			var now figures
+			if lp.shadowOf != "" {
 				stats, ok := r.host.ShadowStats(name)
 				if !ok {
 					continue
 				}
-				version = stats.Version
-			case lp.decisions != nil:
-				version = lp.decisions.Version()
-			default:
-				continue
+				now.version = stats.Version
+			} else {
+				if lp.decisions != nil {
+					now.version = lp.decisions.Version()
+				}
+				if fb, ok := r.host.ForeignBindings(lp.schedulerName); ok {
+					now.foreign, now.conflict = fb.Count, r.clock.Since(fb.Last) < r.foreignQuiet
+				}
 			}
-			if version != flushed[name] {
-				flushed[name] = version
+			if now != flushed[name] {
+				flushed[name] = now
 				names = append(names, name)
 			}
 		}
@@ -394,6 +418,7 @@ func (r *ProfileReconciler) dropLocked(ctx context.Context, profileName string) 
 		return
 	}
 	delete(r.live, profileName)
+	delete(r.reportedForeign, profileName)
 	if prev.shadowOf != "" {
 		r.host.RemoveShadow(ctx, profileName)
 		return
@@ -416,6 +441,13 @@ func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.Schedul
 			out.shadowStats = &stats
 		}
 	}
+	if out.live != nil && out.shadowOf == "" && out.servedBy == "" {
+		if fb, ok := r.host.ForeignBindings(out.schedulerName); ok {
+			out.foreign = &fb
+			out.foreignRecent = r.clock.Since(fb.Last) < r.foreignQuiet
+			r.reportForeign(p, out.schedulerName, fb)
+		}
+	}
 	st := profileStatus(p, out, metav1.NewTime(r.clock.Now()))
 	if equality.Semantic.DeepEqual(p.Status, st) {
 		return nil
@@ -423,6 +455,23 @@ func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.Schedul
 	patched := p.DeepCopy()
 	patched.Status = st
 	return patchStatus(ctx, r.client, "SchedulingProfile", p, patched)
+}
+
+// reportForeign records a Warning event on the profile when another
+// scheduler bound pods of its schedulerName since the last one.
+func (r *ProfileReconciler) reportForeign(p *v1alpha1.SchedulingProfile, schedulerName string, fb scheduler.ForeignBindings) {
+	r.mu.Lock()
+	reported := r.reportedForeign[p.Name]
+	if fb.Count > reported {
+		r.reportedForeign[p.Name] = fb.Count
+	}
+	r.mu.Unlock()
+	if fb.Count <= reported {
+		return
+	}
+	r.eventf(p, corev1.EventTypeWarning, EventPodsBoundByAnotherScheduler, "Bind",
+		"%s", message.Truncate(fmt.Sprintf("another scheduler bound %d more pod(s) of schedulerName %s, the latest %s by %s: two schedulers serve this name",
+			fb.Count-reported, schedulerName, fb.Pod, fb.Scheduler)))
 }
 
 // contenders maps a profile to every profile claiming the same schedulerName.

@@ -61,6 +61,11 @@ type profileOutcome struct {
 	shadowOf string
 	// shadowStats are the shadow's figures, when the scheduler has them.
 	shadowStats *scheduler.ShadowStats
+	// foreign is what the scheduler saw of pods of schedulerName bound by
+	// another scheduler, nil when it saw none; foreignRecent says the
+	// latest is within the quiet period.
+	foreign       *scheduler.ForeignBindings
+	foreignRecent bool
 }
 
 // profileStatus computes a profile's status from the outcome of a reconcile.
@@ -123,8 +128,40 @@ func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1
 	// Every reconcile ends in a final state: compiling is quick and the
 	// outcome is known before the status is written.
 	set(v1alpha1.ConditionReconciling, metav1.ConditionFalse)
+	setSchedulerConflict(&st.Conditions, p.Generation, out, now)
 	return st
 }
+
+// setSchedulerConflict sets the SchedulerConflict condition: True while
+// another scheduler bound a pod of the profile's schedulerName within the
+// quiet period, False once it was True and the period passed. A profile
+// whose pods no other scheduler bound has no such condition.
+func setSchedulerConflict(conds *[]metav1.Condition, generation int64, out profileOutcome, now metav1.Time) {
+	c := metav1.Condition{
+		Type: v1alpha1.ConditionSchedulerConflict, ObservedGeneration: generation, LastTransitionTime: now,
+		Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonNoRecentForeignBindings,
+	}
+	fb := out.foreign
+	switch {
+	case fb != nil && out.foreignRecent:
+		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.ReasonPodsBoundByAnotherScheduler
+		c.Message = fmt.Sprintf("another scheduler binds pods of schedulerName %s: %d since %s, the latest %s by %s at %s; "+
+			"stop the other scheduler serving %s or give this profile another schedulerName (see Berth's docs/coexistence.md)",
+			out.schedulerName, fb.Count, stamp(fb.First), fb.Pod, fb.Scheduler, stamp(fb.Last), out.schedulerName)
+	case meta.FindStatusCondition(*conds, v1alpha1.ConditionSchedulerConflict) == nil:
+		return
+	case fb != nil:
+		c.Message = fmt.Sprintf("no pod of schedulerName %s bound by another scheduler since %s (%d before, the latest %s by %s)",
+			out.schedulerName, stamp(fb.Last), fb.Count, fb.Pod, fb.Scheduler)
+	default:
+		c.Message = fmt.Sprintf("no pod of schedulerName %s bound by another scheduler since the current leader started", out.schedulerName)
+	}
+	c.Message = message.Truncate(c.Message)
+	meta.SetStatusCondition(conds, c)
+}
+
+// stamp formats a time for a condition's message.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // sampleRatePercent is a shadow's sample rate, 100 when unset.
 func sampleRatePercent(p *v1alpha1.SchedulingProfile) int32 {

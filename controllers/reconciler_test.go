@@ -47,6 +47,13 @@ type recordingHost struct {
 	*scheduler.Scheduler
 	compiles int
 	removed  []string
+	// foreign stands in for the scheduler's record of other schedulers' bindings.
+	foreign map[string]scheduler.ForeignBindings
+}
+
+func (h *recordingHost) ForeignBindings(name string) (scheduler.ForeignBindings, bool) {
+	fb, ok := h.foreign[name]
+	return fb, ok
 }
 
 func (h *recordingHost) CompileProfile(ctx context.Context, name string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error) {
@@ -66,6 +73,7 @@ type rig struct {
 	client client.Client
 	host   *recordingHost
 	events *events.FakeRecorder
+	clock  *clocktesting.FakePassiveClock
 	pr     *ProfileReconciler
 	wr     *PluginWeightReconciler
 }
@@ -86,7 +94,7 @@ func newRig(t *testing.T, objs ...client.Object) *rig {
 	host := &recordingHost{Scheduler: s}
 	rec := events.NewFakeRecorder(100)
 	clk := clocktesting.NewFakePassiveClock(t0)
-	return &rig{t: t, ctx: ctx, client: c, host: host, events: rec,
+	return &rig{t: t, ctx: ctx, client: c, host: host, events: rec, clock: clk,
 		pr: NewProfileReconciler(c, host, rec, clk), wr: NewPluginWeightReconciler(c, clk)}
 }
 

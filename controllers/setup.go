@@ -56,6 +56,9 @@ type ProfileHost interface {
 	RemoveShadow(ctx context.Context, source string)
 	// ShadowStats returns a shadow profile's figures.
 	ShadowStats(source string) (scheduler.ShadowStats, bool)
+	// ForeignBindings returns what the scheduler saw of pods of
+	// schedulerName bound by another scheduler.
+	ForeignBindings(schedulerName string) (scheduler.ForeignBindings, bool)
 }
 
 var _ ProfileHost = (*scheduler.Scheduler)(nil)
@@ -68,7 +71,20 @@ type options struct {
 	recorder           events.EventRecorder
 	skipNameValidation bool
 	shadowInterval     time.Duration
+	foreignQuiet       time.Duration
 	defaultProfile     string
+}
+
+// DefaultForeignBindingQuietPeriod is how long after another scheduler last
+// bound a pod of a profile's schedulerName its SchedulerConflict condition
+// turns False.
+const DefaultForeignBindingQuietPeriod = 10 * time.Minute
+
+// WithForeignBindingQuietPeriod sets how long after another scheduler last
+// bound a pod of a profile's schedulerName the profile's SchedulerConflict
+// condition turns False (DefaultForeignBindingQuietPeriod by default).
+func WithForeignBindingQuietPeriod(d time.Duration) Option {
+	return func(o *options) { o.foreignQuiet = d }
 }
 
 // WithDefaultProfile names the SchedulingProfile whose filters decide
@@ -119,6 +135,9 @@ func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error 
 	}
 	if o.shadowInterval > 0 {
 		pr.shadowInterval = o.shadowInterval
+	}
+	if o.foreignQuiet > 0 {
+		pr.foreignQuiet = o.foreignQuiet
 	}
 	if err := pr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the SchedulingProfile controller: %w", err)

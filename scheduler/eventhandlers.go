@@ -55,14 +55,7 @@ func (s *Scheduler) addEventHandlers() error {
 	if err != nil {
 		return fmt.Errorf("adding the assigned-pod handler: %w", err)
 	}
-	pendingPods, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
-		FilterFunc: func(obj any) bool { return !assigned(obj) },
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { s.onPendingPodAdd(logger, obj) },
-			UpdateFunc: func(oldObj, newObj any) { s.onPendingPodUpdate(logger, oldObj, newObj) },
-			DeleteFunc: func(obj any) { s.onPendingPodDelete(logger, obj) },
-		},
-	})
+	pendingPods, err := podInformer.AddEventHandler(pendingPodHandler{s: s, logger: logger})
 	if err != nil {
 		return fmt.Errorf("adding the pending-pod handler: %w", err)
 	}
@@ -167,6 +160,48 @@ func (s *Scheduler) onAssignedPodDelete(logger klog.Logger, obj any) {
 	// A pod held at Permit that is deleted must not be bound.
 	s.rejectWaitingPod(pod, "pod was deleted")
 	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete}, pod, nil, nil)
+}
+
+// pendingPodHandler routes the pending pods' events, as a
+// FilteringResourceEventHandler on !assigned would, and also tells the
+// scheduler when a pending pod becomes bound, which such a handler hides
+// behind a delete.
+type pendingPodHandler struct {
+	s      *Scheduler
+	logger klog.Logger
+}
+
+// OnAdd handles a pod that is pending when it appears.
+func (h pendingPodHandler) OnAdd(obj any, _ bool) {
+	if !assigned(obj) {
+		h.s.onPendingPodAdd(h.logger, obj)
+	}
+}
+
+// OnUpdate handles a pod pending before or after the update.
+func (h pendingPodHandler) OnUpdate(oldObj, newObj any) {
+	wasPending, isPending := !assigned(oldObj), !assigned(newObj)
+	switch {
+	case wasPending && isPending:
+		h.s.onPendingPodUpdate(h.logger, oldObj, newObj)
+	case isPending:
+		h.s.onPendingPodAdd(h.logger, newObj)
+	case wasPending:
+		h.s.onPendingPodDelete(h.logger, oldObj)
+		if pod, ok := podFrom(newObj); ok {
+			h.s.noticeBinding(h.logger, pod)
+		}
+	}
+}
+
+// OnDelete handles a pod deleted while pending.
+func (h pendingPodHandler) OnDelete(obj any) {
+	if !assigned(obj) {
+		h.s.onPendingPodDelete(h.logger, obj)
+		if pod, ok := podFrom(obj); ok {
+			h.s.foreign.forget(pod.UID)
+		}
+	}
 }
 
 func (s *Scheduler) onPendingPodAdd(logger klog.Logger, obj any) {

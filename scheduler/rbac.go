@@ -21,9 +21,12 @@ package scheduler
 // event handlers watch to know when an unschedulable pod may fit,
 // binds pods, writes their PodScheduled condition and nomination, reads
 // Kubernetes' own PodGroups and writes their PodGroupInitiallyScheduled
-// condition, and records events. The plugins that write more (preemption, volume binding,
-// dynamic resource allocation) carry their own markers, as do the
-// controllers and the rebalancer.
+// condition, records events, and lists the Scheduled events of pods that
+// another scheduler bound, to name it (see foreign.go). In its own
+// namespace only (a Role), it reads the Secrets that extenders take their
+// TLS client certificate from (see secrets.go). The plugins that
+// write more (preemption, volume binding, dynamic resource allocation)
+// carry their own markers, as do the controllers and the rebalancer.
 //
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
@@ -34,5 +37,7 @@ package scheduler
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
+// +kubebuilder:rbac:groups="",resources=events,verbs=list
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups/status,verbs=patch;update

@@ -135,8 +135,7 @@ func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi
 		}
 		// The binding slot is free again; the event is written here, as
 		// fast as pods are bound, and abandoned at shutdown.
-		s.scheduledEvents.Record(ctx, fwk.ProfileName(), assumed, fmt.Sprintf("Successfully assigned %s/%s to %s (profile %s, generation %d)",
-			assumed.Namespace, assumed.Name, result.host, prof.Source, prof.Generation))
+		s.scheduledEvents.Record(ctx, fwk.ProfileName(), assumed, scheduledNote(assumed, result.host, prof.Source, prof.Generation))
 	})
 }
 
@@ -475,6 +474,9 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 		s.bindingSlots <- struct{}{}
 		held = true
 	}
+	// Whatever the bind's outcome, a pod seen bound from now on may be
+	// this scheduler's doing (a reply can be lost), not another scheduler's.
+	s.foreign.binding(assumed.UID, s.clock.Now())
 	if handled, st := fwk.RunExtenderBind(ctx, assumed, result.host); handled {
 		if !st.IsSuccess() {
 			fail(st)

@@ -44,6 +44,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
@@ -104,6 +105,11 @@ type Scheduler struct {
 	parked    *profile.Parked
 	// shadows are the shadow profiles and their worker.
 	shadows *shadows
+	// foreign notices pods of the served schedulerNames that another
+	// scheduler binds.
+	foreign *foreignWatch
+	// secrets are the Secrets extenders read their TLS material from.
+	secrets *secretStore
 
 	// routeMu orders the routing of unassigned pods (queue or parked) against
 	// profile installs and removals, so that no pod is parked after its
@@ -150,7 +156,13 @@ type options struct {
 	scheduledEvents    bool
 	leaseCheck         func() error
 	deviceTaintRules   bool
+	secretsNamespace   string
 }
+
+// WithSecretsNamespace is the namespace whose Secrets extenders may name in
+// tlsConfig.secretRef: Berth's own, where its RBAC lets it read them. Unset,
+// Secrets are read in every namespace.
+func WithSecretsNamespace(ns string) Option { return func(o *options) { o.secretsNamespace = ns } }
 
 // WithRegistry sets the plugins profiles may name; New requires it. Berth's
 // binaries pass the in-tree plugins and their own (internal/registries).
@@ -241,6 +253,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		shadows:      newShadows(),
+		foreign:      newForeignWatch(),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
@@ -248,6 +261,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	// DynamicResources reads the allocated devices from the index the
 	// ResourceClaim handler keeps (addClusterObjectHandlers).
 	s.pluginState.LoadOrStore(dynamicresources.AllocatedKey, func() any { return s.allocated })
+	s.secrets = s.newSecretStore(o.secretsNamespace)
 	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
 		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)
@@ -331,6 +345,12 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithPodGroups(s.groups),
 		runtime.WithWorkloads(s.workloads),
 		runtime.WithActivator(s.queue),
+		runtime.WithExtenderOptions(extender.WithSecrets(s.secrets)),
+	}
+	if spec != nil {
+		if err := s.secrets.check(spec); err != nil {
+			return nil, fmt.Errorf("profile %q: %w", schedulerName, err)
+		}
 	}
 	return runtime.NewFramework(ctx, s.registry, schedulerName, spec, append(own, opts...)...)
 }
@@ -437,6 +457,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 	s.queue.Run(logger)
 	go s.cache.Run(ctx)
+	go s.checkForeignBindings(ctx, s.clock.Now())
 	go s.reportPendingPods(ctx)
 	go s.runShadows(ctx)
 	go func() {

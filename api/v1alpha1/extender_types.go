@@ -86,7 +86,11 @@ type ExtenderManagedResource struct {
 	IgnoredByScheduler bool `json:"ignoredByScheduler,omitempty"`
 }
 
-// ExtenderTLSConfig is the TLS client configuration of an extender.
+// ExtenderTLSConfig is the TLS client configuration of an extender. A
+// private key never goes in it: the client certificate and its key come
+// from the Secret secretRef names.
+// +kubebuilder:validation:XValidation:rule="!has(self.keyData)",message="keyData would keep a private key in the SchedulingProfile: put tls.crt and tls.key (and ca.crt) in a Secret in Berth's namespace and name it in tlsConfig.secretRef"
+// +kubebuilder:validation:XValidation:rule="!has(self.certData)",message="certData is refused with keyData, since the certificate is of no use without its key: put both in a Secret in Berth's namespace (tls.crt, tls.key) and name it in tlsConfig.secretRef"
 type ExtenderTLSConfig struct {
 	// insecure skips verification of the extender's certificate.
 	// +optional
@@ -95,13 +99,36 @@ type ExtenderTLSConfig struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	ServerName string `json:"serverName,omitempty"`
-	// certData is a PEM client certificate.
+	// secretRef names the Secret, in Berth's namespace, whose tls.crt and
+	// tls.key are the client certificate and its key, and whose ca.crt (when
+	// present, else caData) holds the authorities the extender's certificate
+	// must chain to. The scheduler follows the Secret: a rotated certificate
+	// is used from the next connection on.
+	// +optional
+	SecretRef *SecretReference `json:"secretRef,omitempty"`
+	// certData is refused, as keyData is: the client certificate goes in
+	// the Secret secretRef names, with its key. The field stays so that a
+	// profile stored before is read.
 	// +optional
 	CertData []byte `json:"certData,omitempty"`
-	// keyData is the PEM key of certData.
+	// keyData is refused: a private key does not belong in a cluster-scoped
+	// object, or in git. Use secretRef. The field stays so that a profile
+	// stored before is read, and told why on its next change.
 	// +optional
 	KeyData []byte `json:"keyData,omitempty"`
 	// caData is a PEM bundle of the authorities to trust instead of the system's.
 	// +optional
 	CAData []byte `json:"caData,omitempty"`
+}
+
+// SecretReference names a Secret.
+type SecretReference struct {
+	// namespace is the Secret's namespace: Berth reads Secrets only in its own.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+	// name is the Secret's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
 }

@@ -32,6 +32,10 @@ const (
 	ConditionStalled = "Stalled"
 	// ConditionApplied is True when a PluginWeight is in effect in every profile it targets.
 	ConditionApplied = "Applied"
+	// ConditionSchedulerConflict is True while another scheduler binds pods of
+	// the schedulerName a SchedulingProfile serves. It is informational: the
+	// profile keeps scheduling, and kstatus does not read it.
+	ConditionSchedulerConflict = "SchedulerConflict"
 
 	// ReasonActive means the object's current generation is live.
 	ReasonActive = "Active"
@@ -39,6 +43,10 @@ const (
 	ReasonConflict = "Conflict"
 	// ReasonInvalid means the object's spec cannot be compiled.
 	ReasonInvalid = "Invalid"
+	// ReasonPodsBoundByAnotherScheduler means another scheduler bound pods of the profile's schedulerName lately.
+	ReasonPodsBoundByAnotherScheduler = "PodsBoundByAnotherScheduler"
+	// ReasonNoRecentForeignBindings means no other scheduler bound pods of the profile's schedulerName lately.
+	ReasonNoRecentForeignBindings = "NoRecentForeignBindings"
 	// ReasonShadowing means a shadow profile's current generation is evaluated beside the live profile it shadows.
 	ReasonShadowing = "Shadowing"
 )

@@ -134,6 +134,21 @@ func TestValidateProfile(t *testing.T) {
 			profile: st.Profile("p").Disable("multiPoint", "DynamicResources").PluginArgs("DynamicResources", `{"filterTimeout":"5s"}`).Obj(),
 			want:    []want{{"spec.pluginConfig[0].name", `plugin "DynamicResources" is not enabled`}},
 		},
+		{
+			name: "an extender's client key inline is refused",
+			profile: st.Profile("p").Extender(v1alpha1.Extender{URLPrefix: "https://x:8443", FilterVerb: "filter", EnableHTTPS: true,
+				TLSConfig: &v1alpha1.ExtenderTLSConfig{CertData: []byte("cert"), KeyData: []byte("key")}}).Obj(),
+			want: []want{
+				{"spec.extenders[0].tlsConfig.keyData", "Forbidden: a private key is not kept in a SchedulingProfile, which is cluster-scoped and often in git: " +
+					"put the client certificate and its key in a Secret in Berth's namespace (keys tls.crt and tls.key, and ca.crt for the authorities) and name it in tlsConfig.secretRef"},
+				{"spec.extenders[0].tlsConfig.certData", "the certificate goes with its key"},
+			},
+		},
+		{
+			name: "an extender's client certificate from a Secret, its CA inline",
+			profile: st.Profile("p").Extender(v1alpha1.Extender{URLPrefix: "https://x:8443", FilterVerb: "filter", EnableHTTPS: true,
+				TLSConfig: &v1alpha1.ExtenderTLSConfig{CAData: testCA(t), SecretRef: &v1alpha1.SecretReference{Namespace: "berth-system", Name: "x-tls"}}}).Obj(),
+		},
 	}
 	v := NewValidator(testRegistry())
 	for _, tc := range tests {
@@ -207,4 +222,14 @@ func readYAML(t *testing.T, path string, out any) {
 	if err := yaml.UnmarshalStrict(data, out); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// testCA is the PEM certificate of a fresh CA.
+func testCA(t *testing.T) []byte {
+	t.Helper()
+	ca, err := st.NewCA("test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca.PEM()
 }

@@ -50,9 +50,19 @@ import (
 // defaultSchedulerName is upstream's scheduler name for a profile that names none.
 const defaultSchedulerName = "default-scheduler"
 
+// SchedulerNamePrefix starts the schedulerName of every converted profile
+// that --scheduler-name does not name: kube-scheduler serves the upstream
+// names, and two schedulers must not serve one name.
+const SchedulerNamePrefix = "berth-"
+
+// SchedulerNameError is a --scheduler-name mapping that does not fit the configuration.
+type SchedulerNameError struct{ msg string }
+
+func (e *SchedulerNameError) Error() string { return e.msg }
+
 // Profile is one converted SchedulingProfile.
 type Profile struct {
-	// Name is the SchedulingProfile's metadata.name, the upstream schedulerName.
+	// Name is the SchedulingProfile's metadata.name, the schedulerName it serves.
 	Name string
 	// Spec is the SchedulingProfile's spec.
 	Spec v1alpha1.SchedulingProfileSpec
@@ -72,13 +82,31 @@ type Converter struct {
 	registry   runtime.Registry
 	validator  *webhook.Validator
 	strategies strategies.Registry
+	// schedulerNames maps upstream schedulerNames to the names the
+	// converted profiles serve; the key "" stands for the only profile.
+	schedulerNames map[string]string
+}
+
+// Option configures a Converter.
+type Option func(*Converter)
+
+// WithSchedulerNames names the schedulerName each converted profile
+// serves, by the upstream profile's schedulerName; the key "" stands for
+// the only profile of a configuration that has one. A profile not named
+// serves SchedulerNamePrefix + its upstream name.
+func WithSchedulerNames(names map[string]string) Option {
+	return func(c *Converter) { c.schedulerNames = names }
 }
 
 // New returns a Converter that knows reg's plugins and strategies, the
 // binary's own, and checks every profile it writes as Berth's validating
 // webhook would.
-func New(reg registries.Set) *Converter {
-	return &Converter{registry: reg.Plugins, validator: webhook.NewValidator(reg.Plugins), strategies: reg.Strategies}
+func New(reg registries.Set, opts ...Option) *Converter {
+	c := &Converter{registry: reg.Plugins, validator: webhook.NewValidator(reg.Plugins), strategies: reg.Strategies}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // managerSettings says, for each upstream setting that Berth takes from the
@@ -127,10 +155,14 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 	if len(profiles) == 0 {
 		profiles = []profile{{}}
 	}
+	names, renamed, err := c.servedNames(profiles)
+	if err != nil {
+		return nil, err
+	}
 	seen := make(map[string]int, len(profiles))
 	for i, p := range profiles {
 		path := field.NewPath("profiles").Index(i)
-		out, perrs := c.convertProfile(ctx, cfg, &p, extenders, path)
+		out, perrs := c.convertProfile(ctx, cfg, &p, names[i], extenders, path)
 		if first, dup := seen[out.Name]; dup {
 			perrs = append(perrs, field.Duplicate(path.Child("schedulerName"),
 				fmt.Sprintf("%s (also the name of profiles[%d])", out.Name, first)))
@@ -142,7 +174,45 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 	if len(errs) > 0 {
 		return nil, oneLineEach(errs)
 	}
+	if len(renamed) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the profiles serve %s, so that they do not take over the names kube-scheduler serves; "+
+			"pods choose them with spec.schedulerName. To serve an upstream name once kube-scheduler no longer does, "+
+			"pass --scheduler-name UPSTREAM=NAME (see docs/coexistence.md)", strings.Join(renamed, ", ")))
+	}
 	return res, nil
+}
+
+// servedNames returns the schedulerName each profile serves, and the
+// renames it made by default ("a as berth-a"); a --scheduler-name mapping
+// that does not fit the profiles is a SchedulerNameError.
+func (c *Converter) servedNames(profiles []profile) (names, renamed []string, err error) {
+	upstream := make([]string, len(profiles))
+	for i := range profiles {
+		upstream[i] = ptr.Deref(profiles[i].SchedulerName, defaultSchedulerName)
+	}
+	mapping := c.schedulerNames
+	if only, ok := mapping[""]; ok {
+		if len(profiles) != 1 || len(mapping) != 1 {
+			return nil, nil, &SchedulerNameError{msg: fmt.Sprintf("--scheduler-name %s names the only profile, but the configuration has %d profiles (%s): use UPSTREAM=NAME for each",
+				only, len(profiles), strings.Join(upstream, ", "))}
+		}
+		mapping = map[string]string{upstream[0]: only}
+	}
+	for from := range mapping {
+		if !slices.Contains(upstream, from) {
+			return nil, nil, &SchedulerNameError{msg: fmt.Sprintf("--scheduler-name names schedulerName %s, which no profile of the configuration serves (it has %s)",
+				from, strings.Join(upstream, ", "))}
+		}
+	}
+	for _, from := range upstream {
+		to, ok := mapping[from]
+		if !ok {
+			to = SchedulerNamePrefix + from
+			renamed = append(renamed, fmt.Sprintf("%s as %s", from, to))
+		}
+		names = append(names, to)
+	}
+	return names, renamed, nil
 }
 
 // decode reads the configuration strictly: an unknown or repeated field is
@@ -197,12 +267,12 @@ func oneLineEach(errs field.ErrorList) error {
 }
 
 // convertProfile maps one upstream profile; its errors are under path.
-func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfiguration, p *profile, extenders []v1alpha1.Extender, path *field.Path) (Profile, field.ErrorList) {
-	out := Profile{Name: ptr.Deref(p.SchedulerName, defaultSchedulerName)}
+func (c *Converter) convertProfile(ctx context.Context, cfg *schedulerConfiguration, p *profile, name string, extenders []v1alpha1.Extender, path *field.Path) (Profile, field.ErrorList) {
+	out := Profile{Name: name}
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Subdomain(out.Name) {
 		errs = append(errs, field.Invalid(path.Child("schedulerName"), out.Name,
-			"a SchedulingProfile is named after its schedulerName, which must be a DNS subdomain: "+msg))
+			"a SchedulingProfile is named after the schedulerName it serves, which must be a DNS subdomain: "+msg))
 	}
 	out.Spec = v1alpha1.SchedulingProfileSpec{
 		SchedulerName:            out.Name,
@@ -306,9 +376,15 @@ func Write(w io.Writer, profiles []Profile) error {
 // maxExtenders is the most extenders a SchedulingProfile holds.
 const maxExtenders = 10
 
+// clientCertMessage says where an extender's client certificate and key go.
+const clientCertMessage = "a SchedulingProfile keeps no client certificate or key: create a Secret in Berth's namespace from them " +
+	"(kubectl create secret generic NAME -n NAMESPACE --from-file=tls.crt=CERT --from-file=tls.key=KEY) " +
+	"and name it in the profile's tlsConfig.secretRef"
+
 // convertExtenders maps upstream's extenders, which apply to every profile,
-// into the spec.extenders each profile gets. TLS material must be inline
-// (certData, keyData, caData), since the scheduler reads no files.
+// into the spec.extenders each profile gets. The scheduler reads no files:
+// authorities go inline (caData), and a client certificate with its key in
+// a Secret (tlsConfig.secretRef), since no private key is kept in a profile.
 func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []string) {
 	var (
 		out      []v1alpha1.Extender
@@ -325,14 +401,19 @@ func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []st
 		if e.TLSConfig != nil {
 			tls := e.TLSConfig.ExtenderTLSConfig
 			x.TLSConfig = &tls
-			for _, f := range []struct{ name, value, inline string }{
-				{"certFile", e.TLSConfig.CertFile, "certData"},
-				{"keyFile", e.TLSConfig.KeyFile, "keyData"},
-				{"caFile", e.TLSConfig.CAFile, "caData"},
+			if e.TLSConfig.CAFile != "" {
+				errs = append(errs, field.Forbidden(path.Child("tlsConfig", "caFile"),
+					"the scheduler reads no files; put the PEM content (base64) in tlsConfig.caData instead"))
+			}
+			for _, f := range []struct {
+				name string
+				set  bool
+			}{
+				{"certFile", e.TLSConfig.CertFile != ""}, {"keyFile", e.TLSConfig.KeyFile != ""},
+				{"certData", len(tls.CertData) > 0}, {"keyData", len(tls.KeyData) > 0},
 			} {
-				if f.value != "" {
-					errs = append(errs, field.Forbidden(path.Child("tlsConfig", f.name),
-						fmt.Sprintf("the scheduler reads no files; put the PEM content (base64) in tlsConfig.%s instead", f.inline)))
+				if f.set {
+					errs = append(errs, field.Forbidden(path.Child("tlsConfig", f.name), clientCertMessage))
 				}
 			}
 		}

@@ -18,8 +18,10 @@ package convert
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,23 +39,23 @@ func TestConvert(t *testing.T) {
 		// wantWarnings are fragments, one per expected warning, in order.
 		wantWarnings []string
 	}{
-		{name: "default"},
+		{name: "default", wantWarnings: []string{"the profiles serve default-scheduler as berth-default-scheduler"}},
 		{name: "profiles", wantWarnings: []string{
 			"parallelism is not part of a SchedulingProfile; it is replaced by the `berth manager --parallelism` flag",
-			"leaderElection", "clientConnection",
+			"leaderElection", "clientConnection", "the profiles serve default-scheduler as berth-default-scheduler, bin-packing as berth-bin-packing",
 		}},
 		{name: "typo", wantErr: true},
 		{name: "wrong-version", wantErr: true},
 		{name: "extenders", wantWarnings: []string{
-			"extenders[1].httpTimeout 2m0s is cut to 30s, Berth's maximum",
+			"extenders[1].httpTimeout 2m0s is cut to 30s, Berth's maximum", "take over",
 		}},
 		{name: "extenders-bad", wantErr: true},
 		{name: "unknown-plugins", wantErr: true},
 		{name: "queuesort", wantErr: true},
 		{name: "bad-args", wantErr: true},
-		{name: "dra"},
+		{name: "dra", wantWarnings: []string{"take over"}},
 		{name: "dra-bad-args", wantErr: true},
-		{name: "workloads"},
+		{name: "workloads", wantWarnings: []string{"take over"}},
 		{name: "misplaced", wantErr: true},
 		{name: "duplicate", wantErr: true},
 		{name: "empty", wantErr: true},
@@ -90,6 +92,77 @@ func TestConvert(t *testing.T) {
 				}
 			}
 			compareGolden(t, filepath.Join("testdata", tc.name+".golden"), got.Bytes())
+		})
+	}
+}
+
+func TestSchedulerNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string // testdata/<input>.yaml
+		names map[string]string
+		// want are the converted profiles' names; wantErr a fragment of the error instead.
+		want        []string
+		wantRenamed string
+		wantErr     string
+		wantNameErr bool
+	}{
+		{name: "upstream names are not taken over by default", input: "profiles",
+			want: []string{"berth-default-scheduler", "berth-bin-packing"}, wantRenamed: "default-scheduler as berth-default-scheduler, bin-packing as berth-bin-packing"},
+		{name: "the only profile keeps the name asked for", input: "default", names: map[string]string{"": "default-scheduler"},
+			want: []string{"default-scheduler"}},
+		{name: "each upstream name mapped", input: "profiles", names: map[string]string{"default-scheduler": "default-scheduler", "bin-packing": "packing"},
+			want: []string{"default-scheduler", "packing"}},
+		{name: "names not mapped are prefixed", input: "profiles", names: map[string]string{"bin-packing": "bin-packing"},
+			want: []string{"berth-default-scheduler", "bin-packing"}, wantRenamed: "default-scheduler as berth-default-scheduler"},
+		{name: "a bare name with two profiles", input: "profiles", names: map[string]string{"": "x"},
+			wantErr: "has 2 profiles (default-scheduler, bin-packing): use UPSTREAM=NAME", wantNameErr: true},
+		{name: "a name no profile serves", input: "profiles", names: map[string]string{"nope": "x"},
+			wantErr: "names schedulerName nope, which no profile", wantNameErr: true},
+		{name: "two profiles on one name", input: "profiles", names: map[string]string{"bin-packing": "berth-default-scheduler"},
+			wantErr: "Duplicate value"},
+		{name: "a name that is no DNS subdomain", input: "default", names: map[string]string{"": "Not_A_Name"},
+			wantErr: "must be a DNS subdomain"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join("testdata", tt.input+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := New(registries.InTree(), WithSchedulerNames(tt.names)).Convert(t.Context(), in)
+			if tt.wantErr != "" {
+				var nameErr *SchedulerNameError
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || errors.As(err, &nameErr) != tt.wantNameErr {
+					t.Fatalf("Convert error = %v, want one containing %q (a SchedulerNameError: %v)", err, tt.wantErr, tt.wantNameErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range res.Profiles {
+				if p.Spec.SchedulerName != p.Name {
+					t.Errorf("profile %s serves schedulerName %s", p.Name, p.Spec.SchedulerName)
+				}
+				got = append(got, p.Name)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("profiles = %v, want %v", got, tt.want)
+			}
+			var renamed []string
+			for _, w := range res.Warnings {
+				if strings.Contains(w, "take over") {
+					renamed = append(renamed, w)
+				}
+			}
+			switch {
+			case tt.wantRenamed == "" && len(renamed) > 0:
+				t.Errorf("warnings %q, want none about renaming", renamed)
+			case tt.wantRenamed != "" && (len(renamed) != 1 || !strings.Contains(renamed[0], "the profiles serve "+tt.wantRenamed+", so that")):
+				t.Errorf("warnings %q, want one naming %s", renamed, tt.wantRenamed)
+			}
 		})
 	}
 }

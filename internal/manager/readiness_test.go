@@ -57,6 +57,9 @@ func (fakeHost) RemoveShadow(context.Context, string)                    {}
 func (fakeHost) ShadowStats(string) (scheduler.ShadowStats, bool) {
 	return scheduler.ShadowStats{}, false
 }
+func (fakeHost) ForeignBindings(string) (scheduler.ForeignBindings, bool) {
+	return scheduler.ForeignBindings{}, false
+}
 
 func TestReadiness(t *testing.T) {
 	tests := []struct {

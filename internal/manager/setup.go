@@ -53,7 +53,9 @@ type SetupOptions struct {
 	// mutating webhook on pods) on the manager's webhook server.
 	Webhook bool
 	// Namespace is the namespace Berth runs in, whose pods the namespace
-	// default leaves alone as it does kube-system's; empty for none.
+	// default leaves alone as it does kube-system's, and the only one whose
+	// Secrets extenders may name (tlsConfig.secretRef); empty for none (and
+	// Secrets of every namespace).
 	Namespace string
 	// DefaultProfile names a SchedulingProfile the leader creates when missing; empty for none.
 	DefaultProfile string
@@ -105,7 +107,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 		return nil, err
 	}
 	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupSource(podGroups),
-		scheduler.WithDeviceTaintRules(taintRules)}
+		scheduler.WithDeviceTaintRules(taintRules), scheduler.WithSecretsNamespace(o.Namespace)}
 	if o.Fence != nil {
 		schedOpts = append(schedOpts, scheduler.WithLeaseCheck(o.Fence.Check))
 	}

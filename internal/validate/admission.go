@@ -103,6 +103,11 @@ func (v *Validator) ValidateProfile(ctx context.Context, p *v1alpha1.SchedulingP
 // every error, each under fldPath (the path of the spec in its object).
 func (v *Validator) ValidateProfileSpec(ctx context.Context, schedulerName string, spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) field.ErrorList {
 	errs, flagged := queueSortErrors(spec, fldPath)
+	if keyErrs := inlineKeyErrors(spec, fldPath); len(keyErrs) > 0 {
+		errs = append(errs, keyErrs...)
+		// The refusal says it all; the rest of the profile is still checked.
+		spec = withoutInlineKeys(spec)
+	}
 	fwk, err := runtime.NewFramework(ctx, v.registry, schedulerName, spec, v.opts...)
 	if err != nil {
 		for _, e := range splitErrors(err) {
@@ -303,6 +308,44 @@ func dedupe(errs field.ErrorList) field.ErrorList {
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// InlineKeyMessage says why an extender's tlsConfig.keyData (and certData)
+// is refused, and what to use instead.
+const InlineKeyMessage = "a private key is not kept in a SchedulingProfile, which is cluster-scoped and often in git: " +
+	"put the client certificate and its key in a Secret in Berth's namespace (keys tls.crt and tls.key, and ca.crt for the authorities) " +
+	"and name it in tlsConfig.secretRef"
+
+// inlineKeyErrors refuses a client certificate or key inline in an
+// extender's tlsConfig: the key belongs in a Secret (tlsConfig.secretRef).
+func inlineKeyErrors(spec *v1alpha1.SchedulingProfileSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, e := range spec.Extenders {
+		c := e.TLSConfig
+		if c == nil {
+			continue
+		}
+		path := fldPath.Child("extenders").Index(i).Child("tlsConfig")
+		if len(c.KeyData) > 0 {
+			errs = append(errs, field.Forbidden(path.Child("keyData"), InlineKeyMessage))
+		}
+		if len(c.CertData) > 0 {
+			errs = append(errs, field.Forbidden(path.Child("certData"), "the certificate goes with its key: "+InlineKeyMessage))
+		}
+	}
+	return errs
+}
+
+// withoutInlineKeys returns a copy of spec whose extenders carry no inline
+// client certificate or key.
+func withoutInlineKeys(spec *v1alpha1.SchedulingProfileSpec) *v1alpha1.SchedulingProfileSpec {
+	out := spec.DeepCopy()
+	for i := range out.Extenders {
+		if c := out.Extenders[i].TLSConfig; c != nil {
+			c.CertData, c.KeyData = nil, nil
+		}
 	}
 	return out
 }

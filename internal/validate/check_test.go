@@ -132,6 +132,8 @@ func TestCheck(t *testing.T) {
 			{schema, "spec", "shadowSampleRatePercent needs shadowOf"},
 		}},
 		{"bad/shadow-extenders.yaml", []want{{schema, "spec", "a shadow profile cannot call extenders"}}},
+		{"bad/extender-key-inline.yaml", []want{{schema, "spec.extenders[0].tlsConfig",
+			"keyData would keep a private key in the SchedulingProfile: put tls.crt and tls.key (and ca.crt) in a Secret in Berth's namespace and name it in tlsConfig.secretRef"}}},
 		{"bad/shadow-record-decisions.yaml", []want{{schema, "spec", "a shadow profile places no pod: recordDecisions needs a live profile"}}},
 		{"bad/record-decisions-range.yaml", []want{{schema, "spec.recordDecisions", "should be less than or equal to 100"}}},
 		{"bad/podgroup-min-member.yaml", []want{{schema, "spec.minMember", "should be greater than or equal to 1"}}},

@@ -74,6 +74,7 @@ type Metrics struct {
 	scheduledEvents          *prometheus.CounterVec
 	shadowDecisions          *prometheus.CounterVec
 	workloadAPI              prometheus.Gauge
+	foreignBindings          *prometheus.CounterVec
 
 	// cached holds the series observed per pod, resolved once.
 	cached observerCaches
@@ -140,6 +141,11 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name:      "api_served",
 			Help:      "1 when the apiserver serves scheduling.k8s.io/v1beta1 PodGroups and Berth schedules pods that join them, 0 when it does not (a Berth metric).",
 		}),
+		foreignBindings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "berth",
+			Name:      "foreign_bindings_total",
+			Help:      "Pods of a schedulerName a Berth profile serves that another scheduler bound, by the profile and the other scheduler (its Scheduled event's reporting controller, or unknown) (a Berth metric).",
+		}, []string{"profile", "scheduler"}),
 	}
 	m.cached = m.newObserverCaches()
 	if reg == nil {
@@ -161,7 +167,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.scheduleAttempts, m.schedulingAttemptSeconds, m.pendingPods, m.extensionPointSeconds,
 		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds, m.scheduledEvents,
-		m.shadowDecisions, m.workloadAPI,
+		m.shadowDecisions, m.workloadAPI, m.foreignBindings,
 	}
 }
 
@@ -255,6 +261,15 @@ func (m *Metrics) CountShadowDecision(profile, outcome string) {
 		return
 	}
 	m.shadowDecisions.WithLabelValues(profile, outcome).Inc()
+}
+
+// CountForeignBinding counts one pod of the profile's schedulerName that
+// another scheduler, named by scheduler, bound.
+func (m *Metrics) CountForeignBinding(profile, scheduler string) {
+	if m == nil {
+		return
+	}
+	m.foreignBindings.WithLabelValues(profile, scheduler).Inc()
 }
 
 // DeleteShadowProfile drops the series of a shadow profile that is gone.

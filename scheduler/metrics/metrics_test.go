@@ -36,6 +36,7 @@ func TestNilMetricsAreNoOps(t *testing.T) {
 	m.CountScheduledEvent(EventWritten)
 	m.CountShadowDecision("p", "agreed")
 	m.DeleteShadowProfile("p")
+	m.CountForeignBinding("p", "default-scheduler")
 }
 
 func TestRegistersUpstreamNames(t *testing.T) {

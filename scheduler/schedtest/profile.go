@@ -158,6 +158,12 @@ func (b *ProfileBuilder) RecentDecisions(d ...v1alpha1.SchedulingDecision) *Prof
 	return b
 }
 
+// Extender appends an HTTP extender to spec.extenders.
+func (b *ProfileBuilder) Extender(e v1alpha1.Extender) *ProfileBuilder {
+	b.p.Spec.Extenders = append(b.p.Spec.Extenders, e)
+	return b
+}
+
 // Obj returns the profile; later calls on the builder change it.
 func (b *ProfileBuilder) Obj() *v1alpha1.SchedulingProfile { return b.p }
 

@@ -192,7 +192,14 @@ func TestRun(t *testing.T) {
 		{name: "no command", args: nil, wantCode: 2, wantStderr: "Usage:"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
 		{name: "convert", args: []string{"convert", "-f", "../../../internal/convert/testdata/profiles.yaml"}, wantCode: 0,
-			wantStdout: "kind: SchedulingProfile\nmetadata:\n  name: bin-packing", wantStderr: "warning: parallelism"},
+			wantStdout: "kind: SchedulingProfile\nmetadata:\n  name: berth-bin-packing", wantStderr: "warning: parallelism"},
+		{name: "convert keeping upstream names", args: []string{"convert", "-f", "../../../internal/convert/testdata/profiles.yaml",
+			"--scheduler-name", "default-scheduler=default-scheduler", "--scheduler-name", "bin-packing=packing"}, wantCode: 0,
+			wantStdout: "metadata:\n  name: packing\nspec:"},
+		{name: "convert naming a profile the configuration lacks", args: []string{"convert", "-f", "../../../internal/convert/testdata/profiles.yaml",
+			"--scheduler-name", "nope=x"}, wantCode: 2, wantStderr: "--scheduler-name names schedulerName nope, which no profile"},
+		{name: "convert with a malformed --scheduler-name", args: []string{"convert", "-f", "../../../internal/convert/testdata/profiles.yaml",
+			"--scheduler-name", "=x"}, wantCode: 2, wantStderr: `want UPSTREAM=NAME or NAME, got "=x"`},
 		{name: "convert without -f", args: []string{"convert"}, wantCode: 2, wantStderr: "Usage: berth convert"},
 		{name: "convert help", args: []string{"convert", "-h"}, wantCode: 0, wantStderr: "-f string"},
 		{name: "convert missing file", args: []string{"convert", "-f", "testdata/none.yaml"}, wantCode: 1, wantStderr: "no such file"},
@@ -230,7 +237,7 @@ func TestConvertStdinToFile(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "profiles.yaml")
 	var stdout, stderr bytes.Buffer
-	if code := stock(t).runConvert(t.Context(), []string{"-f", "-", "-o", out}, bytes.NewReader(in), &stdout, &stderr); code != 0 {
+	if code := stock(t).runConvert(t.Context(), []string{"-f", "-", "-o", out, "--scheduler-name", "default-scheduler"}, bytes.NewReader(in), &stdout, &stderr); code != 0 {
 		t.Fatalf("runConvert = %d, stderr %q", code, stderr.String())
 	}
 	if stdout.Len() != 0 || stderr.Len() != 0 {

@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/berth-io/berth/internal/convert"
@@ -38,8 +40,11 @@ func (c *Command) runConvert(ctx context.Context, args []string, stdin io.Reader
 	in := fs.String("f", "", "the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) or DeschedulerPolicy (descheduler/v1alpha2) to read; - reads stdin")
 	out := fs.String("o", "", "where to write the SchedulingProfiles or RebalancePolicies; default stdout")
 	interval := fs.Duration("interval", convert.DefaultRebalanceInterval, "how often each converted RebalancePolicy runs (a DeschedulerPolicy has no schedule of its own)")
+	names := schedulerNames{}
+	fs.Var(names, "scheduler-name", "the schedulerName a converted profile serves, as UPSTREAM=NAME (repeatable), or NAME for a configuration's only profile; "+
+		"profiles not named serve "+convert.SchedulerNamePrefix+"<upstream name>, so as not to take over kube-scheduler's names")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: berth convert -f <file|-> [-o <file>] [--interval 5m]\n\n"+
+		fmt.Fprint(stderr, "Usage: berth convert -f <file|-> [-o <file>] [--scheduler-name [UPSTREAM=]NAME]... [--interval 5m]\n\n"+
 			"Writes one SchedulingProfile per profile of a KubeSchedulerConfiguration,\n"+
 			"or one RebalancePolicy (dry run) per profile of a DeschedulerPolicy.\n\n")
 		fs.PrintDefaults()
@@ -60,7 +65,7 @@ func (c *Command) runConvert(ctx context.Context, args []string, stdin io.Reader
 		return 1
 	}
 	var buf bytes.Buffer
-	if code := c.convertInto(ctx, &buf, data, *in, *interval, stderr); code != 0 {
+	if code := c.convertInto(ctx, &buf, data, *in, *interval, names, stderr); code != 0 {
 		return code
 	}
 	if *out == "" {
@@ -77,8 +82,8 @@ func (c *Command) runConvert(ctx context.Context, args []string, stdin io.Reader
 
 // convertInto converts a KubeSchedulerConfiguration or a DeschedulerPolicy,
 // whichever data is, into buf, printing warnings and errors to stderr.
-func (c *Command) convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string, interval time.Duration, stderr io.Writer) int {
-	conv := convert.New(c.registries)
+func (c *Command) convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string, interval time.Duration, names schedulerNames, stderr io.Writer) int {
+	conv := convert.New(c.registries, convert.WithSchedulerNames(names))
 	var warnings []string
 	if convert.IsDeschedulerPolicy(data) {
 		if interval < time.Minute {
@@ -97,6 +102,10 @@ func (c *Command) convertInto(ctx context.Context, buf *bytes.Buffer, data []byt
 		}
 	} else {
 		res, err := conv.Convert(ctx, data)
+		if nameErr := (*convert.SchedulerNameError)(nil); errors.As(err, &nameErr) {
+			fmt.Fprintf(stderr, "berth convert: %v\n", err)
+			return 2
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "berth convert: %s has no SchedulingProfile equivalent:\n%v\n", inputName(in), err)
 			return 1
@@ -133,4 +142,34 @@ func inputName(path string) string {
 		return "the configuration on stdin"
 	}
 	return path
+}
+
+// schedulerNames is the repeatable --scheduler-name flag: upstream
+// schedulerName to the name the converted profile serves, "" for the only
+// profile.
+type schedulerNames map[string]string
+
+func (n schedulerNames) String() string {
+	var parts []string
+	for from, to := range n {
+		parts = append(parts, from+"="+to)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
+
+// Set reads UPSTREAM=NAME, or NAME for the only profile.
+func (n schedulerNames) Set(v string) error {
+	from, to, mapped := strings.Cut(v, "=")
+	if !mapped {
+		from, to = "", v
+	}
+	if to == "" || mapped && from == "" {
+		return fmt.Errorf("want UPSTREAM=NAME or NAME, got %q", v)
+	}
+	if _, dup := n[from]; dup {
+		return fmt.Errorf("%q is named twice", from)
+	}
+	n[from] = to
+	return nil
 }

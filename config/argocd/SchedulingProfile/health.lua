@@ -85,4 +85,10 @@ hs.message = "Scheduler " .. scheduler .. " runs generation " .. active
 if status.pluginCount ~= nil then
   hs.message = hs.message .. " with " .. status.pluginCount .. " plugins"
 end
+-- Another scheduler binding pods of the same name is worth a word, not a
+-- health change: the profile itself is live and does its work.
+local conflict = findCondition(status, "SchedulerConflict")
+if conflict ~= nil and conflict.status == "True" then
+  hs.message = hs.message .. "; warning: " .. explain(conflict, "another scheduler binds pods of this schedulerName")
+end
 return hs

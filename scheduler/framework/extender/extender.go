@@ -64,6 +64,10 @@ type Extender struct {
 	managed        sets.Set[string]
 	client         *http.Client
 	breaker        *breaker
+	// secretTLS is the TLS material of tlsConfig.secretRef, nil without one;
+	// idle closes the connections made with material the Secret replaced.
+	secretTLS *secretTLS
+	idle      interface{ CloseIdleConnections() }
 }
 
 // Option configures New.
@@ -72,6 +76,7 @@ type Option func(*options)
 type options struct {
 	transport http.RoundTripper
 	clock     clock.PassiveClock
+	secrets   SecretSource
 }
 
 // WithTransport replaces the HTTP transport built from the extender's TLS settings.
@@ -82,7 +87,7 @@ func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock 
 
 // New builds the client of one extender from its profile configuration.
 func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
-	o := options{clock: clock.RealClock{}}
+	o := options{clock: clock.RealClock{}, secrets: noSecrets{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -97,11 +102,13 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 		timeout = min(cfg.HTTPTimeout.Duration, MaxTimeout)
 	}
 	rt := o.transport
+	var fromSecret *secretTLS
 	if rt == nil {
-		var err error
-		if rt, err = transportFor(cfg); err != nil {
+		t, st, err := transportFor(cfg, o.secrets)
+		if err != nil {
 			return nil, fmt.Errorf("extender %q: %w", cfg.URLPrefix, err)
 		}
+		rt, fromSecret = t, st
 	}
 	e := &Extender{
 		urlPrefix:      strings.TrimRight(cfg.URLPrefix, "/"),
@@ -116,7 +123,11 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 		client: &http.Client{Transport: rt, Timeout: timeout,
 			// An extender answers; it does not send the scheduler elsewhere.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		breaker: &breaker{clock: o.clock},
+		breaker:   &breaker{clock: o.clock},
+		secretTLS: fromSecret,
+	}
+	if idle, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		e.idle = idle
 	}
 	for _, r := range cfg.ManagedResources {
 		e.managed.Insert(r.Name)
@@ -124,34 +135,44 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 	return e, nil
 }
 
-// transportFor builds the TLS transport of an extender. As upstream, an
-// https extender without caData is not verified.
-func transportFor(cfg v1alpha1.Extender) (http.RoundTripper, error) {
+// transportFor builds the TLS transport of an extender, with the material
+// of its tlsConfig.secretRef read through secrets when it has one. As
+// upstream, an https extender without authorities to trust is not verified.
+func transportFor(cfg v1alpha1.Extender, secrets SecretSource) (*http.Transport, *secretTLS, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if c := cfg.TLSConfig; c != nil {
-		tc.InsecureSkipVerify = c.Insecure
-		tc.ServerName = c.ServerName
-		if len(c.CAData) > 0 {
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(c.CAData) {
-				return nil, errors.New("tlsConfig.caData holds no PEM certificate")
-			}
-			tc.RootCAs = pool
+	t.TLSClientConfig = tc
+	c := cfg.TLSConfig
+	if c == nil {
+		tc.InsecureSkipVerify = cfg.EnableHTTPS
+		return t, nil, nil
+	}
+	tc.InsecureSkipVerify = c.Insecure
+	tc.ServerName = c.ServerName
+	if len(c.CAData) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(c.CAData) {
+			return nil, nil, errors.New("tlsConfig.caData holds no PEM certificate")
 		}
-		if len(c.CertData) > 0 || len(c.KeyData) > 0 {
-			cert, err := tls.X509KeyPair(c.CertData, c.KeyData)
-			if err != nil {
-				return nil, fmt.Errorf("tlsConfig client certificate: %w", err)
-			}
-			tc.Certificates = []tls.Certificate{cert}
+		tc.RootCAs = pool
+	}
+	if c.SecretRef != nil {
+		st := newSecretTLS(secrets, c, tc.RootCAs)
+		st.configure(tc, c.Insecure)
+		return t, st, nil
+	}
+	// keyData is refused at admission; a profile stored before keeps working.
+	if len(c.CertData) > 0 || len(c.KeyData) > 0 {
+		cert, err := tls.X509KeyPair(c.CertData, c.KeyData)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tlsConfig client certificate: %w", err)
 		}
+		tc.Certificates = []tls.Certificate{cert}
 	}
 	if cfg.EnableHTTPS && tc.RootCAs == nil {
 		tc.InsecureSkipVerify = true
 	}
-	t.TLSClientConfig = tc
-	return t, nil
+	return t, nil, nil
 }
 
 // Name identifies the extender by its URL prefix.
@@ -390,6 +411,10 @@ func (e *Extender) request(ctx context.Context, verb string, args any) (*http.Re
 		return nil, nil, fmt.Errorf("extender %s: %w", e.urlPrefix, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if e.secretTLS != nil && e.secretTLS.changed() && e.idle != nil {
+		// Connections made with the Secret's previous material are not reused.
+		e.idle.CloseIdleConnections()
+	}
 	return req, body, nil
 }
 

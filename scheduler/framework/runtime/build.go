@@ -198,6 +198,7 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		podGroups:                o.podGroups,
 		workloads:                o.workloads,
 		activator:                o.activator,
+		extenderOptions:          o.extenderOptions,
 	}
 	if f.podGroups == nil {
 		f.podGroups = unwatchedPodGroups{}

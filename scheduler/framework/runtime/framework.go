@@ -87,6 +87,8 @@ type Framework struct {
 
 	// extenders are the profile's HTTP extenders, in their configured order.
 	extenders []*extender.Extender
+	// extenderOptions configure the extenders' clients.
+	extenderOptions []extender.Option
 
 	// scoreWeights are the weights of score, index for index.
 	scoreWeights []int64

@@ -27,6 +27,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/metrics"
 )
 
@@ -51,6 +52,13 @@ type options struct {
 	podGroups       framework.PodGroupLister
 	workloads       framework.WorkloadLister
 	activator       framework.PodActivator
+	extenderOptions []extender.Option
+}
+
+// WithExtenderOptions passes options to the clients of the profile's
+// extenders, for example extender.WithSecrets.
+func WithExtenderOptions(opts ...extender.Option) Option {
+	return func(o *options) { o.extenderOptions = append(o.extenderOptions, opts...) }
 }
 
 // WithClientSet sets the Kubernetes client plugins use.
