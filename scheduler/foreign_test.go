@@ -99,7 +99,7 @@ func newForeignRig(t *testing.T, objs ...runtime.Object) *foreignRig {
 	clk := testingclock.NewFakeClock(time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC))
 	client := fake.NewClientset(objs...)
 	_, m := st.Metrics(t)
-	s, err := New(ctx, client, WithSeed(1), WithClock(clk), WithMetrics(m))
+	s, err := New(ctx, client, WithSeed(1), inTree(), WithClock(clk), WithMetrics(m))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestSecretsOfExtenders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := klog.NewContext(context.Background(), logr.Discard())
-			s, err := New(ctx, fake.NewClientset(), WithSeed(1), WithSecretsNamespace(tt.namespace))
+			s, err := New(ctx, fake.NewClientset(), WithSeed(1), inTree(), WithSecretsNamespace(tt.namespace))
 			if err != nil {
 				t.Fatal(err)
 			}
