@@ -31,6 +31,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 )
 
@@ -69,6 +70,7 @@ type options struct {
 	skipNameValidation bool
 	shadowInterval     time.Duration
 	defaultProfile     string
+	metrics            *metrics.Metrics
 }
 
 // WithDefaultProfile names the SchedulingProfile whose filters decide
@@ -82,6 +84,10 @@ func WithDefaultProfile(name string) Option {
 		}
 	}
 }
+
+// WithMetrics records the profiles' readiness, live generation and compile
+// failures; nil records nothing.
+func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
 
 // WithClock sets the clock of the conditions' transition times.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
@@ -114,6 +120,7 @@ func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error 
 		o.recorder = mgr.GetEventRecorder(EventRecorderName)
 	}
 	pr := NewProfileReconciler(mgr.GetClient(), host, o.recorder, o.clock)
+	pr.metrics = o.metrics
 	if t, ok := o.clock.(clock.WithTicker); ok {
 		pr.ticker = t
 	}

@@ -47,9 +47,18 @@ func (s *Scheduler) addEventHandlers() error {
 	assignedPods, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: func(obj any) bool { return assigned(obj) },
 		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { s.onAssignedPodAdd(logger, obj) },
-			UpdateFunc: func(oldObj, newObj any) { s.onAssignedPodUpdate(logger, oldObj, newObj) },
-			DeleteFunc: func(obj any) { s.onAssignedPodDelete(logger, obj) },
+			AddFunc: func(obj any) {
+				defer s.handled(eventAssignedPodAdd, s.clock.Now())
+				s.onAssignedPodAdd(logger, obj)
+			},
+			UpdateFunc: func(oldObj, newObj any) {
+				defer s.handled(eventAssignedPodUpdate, s.clock.Now())
+				s.onAssignedPodUpdate(logger, oldObj, newObj)
+			},
+			DeleteFunc: func(obj any) {
+				defer s.handled(eventAssignedPodDelete, s.clock.Now())
+				s.onAssignedPodDelete(logger, obj)
+			},
 		},
 	})
 	if err != nil {
@@ -58,9 +67,18 @@ func (s *Scheduler) addEventHandlers() error {
 	pendingPods, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: func(obj any) bool { return !assigned(obj) },
 		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { s.onPendingPodAdd(logger, obj) },
-			UpdateFunc: func(oldObj, newObj any) { s.onPendingPodUpdate(logger, oldObj, newObj) },
-			DeleteFunc: func(obj any) { s.onPendingPodDelete(logger, obj) },
+			AddFunc: func(obj any) {
+				defer s.handled(eventUnscheduledPodAdd, s.clock.Now())
+				s.onPendingPodAdd(logger, obj)
+			},
+			UpdateFunc: func(oldObj, newObj any) {
+				defer s.handled(eventUnscheduledPodUpdate, s.clock.Now())
+				s.onPendingPodUpdate(logger, oldObj, newObj)
+			},
+			DeleteFunc: func(obj any) {
+				defer s.handled(eventUnscheduledPodDelete, s.clock.Now())
+				s.onPendingPodDelete(logger, obj)
+			},
 		},
 	})
 	if err != nil {
@@ -69,9 +87,18 @@ func (s *Scheduler) addEventHandlers() error {
 
 	nodeInformer := s.informerFactory.Core().V1().Nodes().Informer()
 	nodes, err := nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { s.onNodeAdd(logger, obj) },
-		UpdateFunc: func(oldObj, newObj any) { s.onNodeUpdate(logger, oldObj, newObj) },
-		DeleteFunc: func(obj any) { s.onNodeDelete(logger, obj) },
+		AddFunc: func(obj any) {
+			defer s.handled(eventNodeAdd, s.clock.Now())
+			s.onNodeAdd(logger, obj)
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			defer s.handled(eventNodeUpdate, s.clock.Now())
+			s.onNodeUpdate(logger, oldObj, newObj)
+		},
+		DeleteFunc: func(obj any) {
+			defer s.handled(eventNodeDelete, s.clock.Now())
+			s.onNodeDelete(logger, obj)
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("adding the node handler: %w", err)
@@ -91,6 +118,27 @@ func (s *Scheduler) addEventHandlers() error {
 		}
 	}
 	return s.addClusterObjectHandlers(logger)
+}
+
+// Labels of scheduler_event_handling_duration_seconds for the pod and node
+// handlers, as upstream names those events.
+const (
+	eventAssignedPodAdd       = "AssignedPodAdd"
+	eventAssignedPodUpdate    = "AssignedPodUpdate"
+	eventAssignedPodDelete    = "AssignedPodDelete"
+	eventUnscheduledPodAdd    = "UnscheduledPodAdd"
+	eventUnscheduledPodUpdate = "UnscheduledPodUpdate"
+	eventUnscheduledPodDelete = "UnscheduledPodDelete"
+	eventNodeAdd              = "NodeAdd"
+	eventNodeUpdate           = "NodeUpdate"
+	eventNodeDelete           = "NodeDelete"
+)
+
+// handled records how long handling an informer event took since start.
+func (s *Scheduler) handled(event string, start time.Time) {
+	if s.metrics != nil {
+		s.metrics.ObserveEventHandling(event, s.clock.Since(start))
+	}
 }
 
 // podInformer returns the informer of non-terminal pods, assigned or not.

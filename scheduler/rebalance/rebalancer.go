@@ -41,6 +41,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -74,6 +75,7 @@ type Rebalancer struct {
 	registry   strategies.Registry
 	clock      clock.WithTicker
 	recorder   events.EventRecorder
+	metrics    *metrics.Metrics
 	factory    informers.SharedInformerFactory
 	podLister  corelisters.PodLister
 	nodeLister corelisters.NodeLister
@@ -106,6 +108,10 @@ type Option func(*Rebalancer)
 
 // WithClock injects the clock of schedules and pod ages.
 func WithClock(c clock.WithTicker) Option { return func(r *Rebalancer) { r.clock = c } }
+
+// WithMetrics counts the runs and evictions in Berth's rebalance metrics;
+// nil counts nothing.
+func WithMetrics(m *metrics.Metrics) Option { return func(r *Rebalancer) { r.metrics = m } }
 
 // WithRegistry replaces the in-tree strategies.
 func WithRegistry(reg strategies.Registry) Option { return func(r *Rebalancer) { r.registry = reg } }
@@ -205,6 +211,7 @@ func (r *Rebalancer) RemovePolicy(name string) {
 		}
 		delete(r.policies, name)
 	}
+	r.metrics.DeleteRebalancePolicy(name)
 }
 
 // LastRun returns the policy's most recent run, if it ran.

@@ -42,6 +42,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	fwkruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // fakeNominator is a PodNominator over a map.
@@ -87,6 +88,8 @@ type cluster struct {
 	dra []runtime.Object
 	// extenders are the profile's HTTP extenders.
 	extenders []v1alpha1.Extender
+	// metrics, when set, records the framework's metrics.
+	metrics *metrics.Metrics
 }
 
 // env is a compiled profile (NodeUnschedulable, NodeResourcesFit,
@@ -162,6 +165,9 @@ func newEnv(t testing.TB, c cluster) *env {
 	opts := []fwkruntime.Option{fwkruntime.WithDefaultPlugins(defaults)}
 	if c.preemptions != nil {
 		opts = append(opts, fwkruntime.WithPreemptionsInFlight(c.preemptions))
+	}
+	if c.metrics != nil {
+		opts = append(opts, fwkruntime.WithMetrics(c.metrics))
 	}
 	fwk, err := fwkruntime.NewFramework(context.Background(), registry, v1.DefaultSchedulerName, spec,
 		append(opts,
