@@ -9,6 +9,7 @@ K8S_BIN := $(BIN)/k8s
 CONTROLLER_GEN := $(BIN)/controller-gen
 GINKGO := $(BIN)/ginkgo
 HELM := $(BIN)/helm
+PROMTOOL := $(BIN)/promtool
 K8S_VERSION := 1.37.1
 
 # The chart rendered with every optional object on; test/integration/helm
@@ -64,11 +65,16 @@ verify: generate manifests ## Fail when generated files are stale, a Go file lac
 ##@ Test
 
 .PHONY: test
-test: verify helm-lint test-unit test-integration bench-quick ## Verify, lint the Helm chart, run unit and integration tests, then the quick throughput bench.
+test: verify helm-lint test-rules test-unit test-integration bench-quick ## Verify, lint the Helm chart, test the alerting rules, run unit and integration tests, then the quick throughput bench.
 
 .PHONY: test-unit
 test-unit: ## Run the unit tests.
 	go test -count=1 $(UNIT_PACKAGES)
+
+.PHONY: test-rules
+test-rules: $(PROMTOOL) ## Check the chart's alerting rules and run their promtool unit tests (test/prometheus).
+	$(PROMTOOL) check rules $(CHART)/files/monitoring/berth-rules.yaml
+	$(PROMTOOL) test rules test/prometheus/rules_test.yaml
 
 .PHONY: test-integration
 test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
@@ -168,6 +174,9 @@ control-plane: ## Build etcd and kube-apiserver v1.37.1 from Go modules into bin
 
 $(CONTROLLER_GEN): hack/tools/codegen/go.mod hack/tools/codegen/go.sum
 	cd hack/tools/codegen && go build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(PROMTOOL): hack/prometheus.sh
+	hack/prometheus.sh
 
 $(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
 	cd hack/tools/helm && go build -trimpath -ldflags "-s -w" -o $(HELM) helm.sh/helm/v3/cmd/helm
