@@ -86,7 +86,7 @@ test-faults: $(GINKGO) ## Run the fault-injection suite (test/faults) on a local
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=60m --poll-progress-after=120s -v test/faults
 
 .PHONY: test-e2e
-test-e2e: $(GINKGO) $(HELM) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e), its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root), and the fault scenarios labelled ci (test/faults).
+test-e2e: $(GINKGO) $(HELM) $(PROMTOOL) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e, a real Prometheus scraping Berth included), its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root), and the fault scenarios labelled ci (test/faults).
 	hack/local-cluster.sh build
 	hack/control-plane.sh kubectl
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s -v test/e2e
@@ -103,10 +103,12 @@ helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC
 		|| { echo "charts/berth/files lags config/; run 'make helm-sync' and commit"; exit 1; }
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART)
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set replicas=1,leaderElection.enabled=false,webhook.enabled=false,metrics.enabled=false,flowControl.enabled=false
-	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.secretName=berth-metrics-tls,metrics.serviceMonitor.enabled=true
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.secretName=berth-metrics-tls,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.tokenSecret=prometheus-token
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.insecureSkipVerify=true
 	@mkdir -p $(dir $(BERTH_CHART_RENDERED))
 	$(HELM) template berth $(CHART) --namespace berth-system --kube-version $(K8S_VERSION) \
-		--set metrics.serviceMonitor.enabled=true > $(BERTH_CHART_RENDERED)
+		--set metrics.serviceMonitor.enabled=true,metrics.prometheusRule.enabled=true,metrics.grafanaDashboard.enabled=true \
+		--set metrics.prometheusServiceAccount.name=prometheus-k8s,metrics.prometheusServiceAccount.namespace=monitoring > $(BERTH_CHART_RENDERED)
 
 .PHONY: helm-sync
 helm-sync: ## Copy the generated CRDs and ClusterRole rules from config/ into the Helm chart.
