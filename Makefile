@@ -9,6 +9,7 @@ K8S_BIN := $(BIN)/k8s
 CONTROLLER_GEN := $(BIN)/controller-gen
 GINKGO := $(BIN)/ginkgo
 HELM := $(BIN)/helm
+PROMTOOL := $(BIN)/promtool
 K8S_VERSION := 1.37.1
 
 # The chart rendered with every optional object on; test/integration/helm
@@ -64,7 +65,7 @@ verify: generate manifests ## Fail when generated files are stale, a Go file lac
 ##@ Test
 
 .PHONY: test
-test: verify helm-lint test-unit test-examples test-integration bench-quick ## Verify, lint the Helm chart, run unit, example and integration tests, then the quick throughput bench.
+test: verify helm-lint test-rules test-unit test-examples test-integration bench-quick ## Verify, lint the Helm chart, test the alerting rules, run unit, example and integration tests, then the quick throughput bench.
 
 .PHONY: test-unit
 test-unit: ## Run the unit tests.
@@ -80,6 +81,11 @@ test-examples: control-plane ## Build and vet every example in examples/ (each i
 		(cd $$dir && go vet ./... && go build -o /dev/null . && go test -count=1 ./...) || exit 1; \
 	done
 
+.PHONY: test-rules
+test-rules: $(PROMTOOL) ## Check the chart's alerting rules and run their promtool unit tests (test/prometheus).
+	$(PROMTOOL) check rules $(CHART)/files/monitoring/berth-rules.yaml
+	$(PROMTOOL) test rules test/prometheus/rules_test.yaml
+
 .PHONY: test-integration
 test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
 	KUBE_CACHE_MUTATION_DETECTOR=true $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
@@ -90,7 +96,7 @@ test-faults: $(GINKGO) ## Run the fault-injection suite (test/faults) on a local
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=60m --poll-progress-after=120s -v test/faults
 
 .PHONY: test-e2e
-test-e2e: $(GINKGO) $(HELM) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e), its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root), and the fault scenarios labelled ci (test/faults).
+test-e2e: $(GINKGO) $(HELM) $(PROMTOOL) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e, a real Prometheus scraping Berth included), its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root), and the fault scenarios labelled ci (test/faults).
 	hack/local-cluster.sh build
 	hack/control-plane.sh kubectl
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s -v test/e2e
@@ -107,10 +113,12 @@ helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC
 		|| { echo "charts/berth/files lags config/; run 'make helm-sync' and commit"; exit 1; }
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART)
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set replicas=1,leaderElection.enabled=false,webhook.enabled=false,metrics.enabled=false,flowControl.enabled=false
-	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.secretName=berth-metrics-tls,metrics.serviceMonitor.enabled=true
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.secretName=berth-metrics-tls,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.tokenSecret=prometheus-token
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.insecureSkipVerify=true
 	@mkdir -p $(dir $(BERTH_CHART_RENDERED))
 	$(HELM) template berth $(CHART) --namespace berth-system --kube-version $(K8S_VERSION) \
-		--set metrics.serviceMonitor.enabled=true > $(BERTH_CHART_RENDERED)
+		--set metrics.serviceMonitor.enabled=true,metrics.prometheusRule.enabled=true,metrics.grafanaDashboard.enabled=true \
+		--set metrics.prometheusServiceAccount.name=prometheus-k8s,metrics.prometheusServiceAccount.namespace=monitoring > $(BERTH_CHART_RENDERED)
 
 .PHONY: helm-sync
 helm-sync: ## Copy the generated CRDs and ClusterRole rules from config/ into the Helm chart.
@@ -178,6 +186,9 @@ control-plane: ## Build etcd and kube-apiserver v1.37.1 from Go modules into bin
 
 $(CONTROLLER_GEN): hack/tools/codegen/go.mod hack/tools/codegen/go.sum
 	cd hack/tools/codegen && go build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(PROMTOOL): hack/prometheus.sh
+	hack/prometheus.sh
 
 $(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
 	cd hack/tools/helm && go build -trimpath -ldflags "-s -w" -o $(HELM) helm.sh/helm/v3/cmd/helm

@@ -49,6 +49,7 @@ import (
 	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/decisions"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 )
 
@@ -99,13 +100,20 @@ type ProfileReconciler struct {
 	// resync carries every profile to the reconciler when this replica
 	// starts leading, so that it writes the status it held back.
 	resync chan event.GenericEvent
+
+	// metrics records each profile's readiness, live generation and
+	// compile failures; nil records nothing.
+	metrics *metrics.Metrics
+	// failedGeneration holds, by profile name, the generation that last
+	// failed to compile, so that a failure counts once per generation.
+	failedGeneration map[string]int64
 }
 
 // NewProfileReconciler returns a ProfileReconciler that installs into host.
 func NewProfileReconciler(c client.Client, host ProfileHost, recorder events.EventRecorder, clk clock.PassiveClock) *ProfileReconciler {
 	return &ProfileReconciler{
 		client: c, host: host, recorder: recorder, clock: clk,
-		live: make(map[string]*liveProfile), servedBy: make(map[string]string),
+		live: make(map[string]*liveProfile), servedBy: make(map[string]string), failedGeneration: make(map[string]int64),
 		ticker: clock.RealClock{}, shadowInterval: DefaultShadowStatusInterval,
 		foreignQuiet: DefaultForeignBindingQuietPeriod, reportedForeign: make(map[string]int64),
 	}
@@ -273,6 +281,11 @@ func (r *ProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 
 	out := r.apply(ctx, &p, profiles.Items, PlanWeights(profiles.Items, weights.Items).ForProfile(p.Name))
+	var liveGeneration int64
+	if out.live != nil {
+		liveGeneration = out.live.generation
+	}
+	r.metrics.ObserveProfile(p.Name, out.servedBy == "" && out.compileErr == nil, liveGeneration, r.newCompileFailure(&p, out.compileErr))
 	return ctrl.Result{}, r.writeStatus(ctx, &p, out)
 }
 
@@ -408,6 +421,24 @@ func (r *ProfileReconciler) forget(ctx context.Context, profileName string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.dropLocked(ctx, profileName)
+	delete(r.failedGeneration, profileName)
+	r.metrics.DeleteProfile(profileName)
+}
+
+// newCompileFailure reports whether err is the first failure to compile
+// p's generation, and remembers it.
+func (r *ProfileReconciler) newCompileFailure(p *v1alpha1.SchedulingProfile, err error) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		delete(r.failedGeneration, p.Name)
+		return false
+	}
+	if r.failedGeneration[p.Name] == p.Generation {
+		return false
+	}
+	r.failedGeneration[p.Name] = p.Generation
+	return true
 }
 
 // dropLocked forgets what runs for the profile and removes it from the

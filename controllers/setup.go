@@ -31,6 +31,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 )
 
@@ -73,6 +74,7 @@ type options struct {
 	shadowInterval     time.Duration
 	foreignQuiet       time.Duration
 	defaultProfile     string
+	metrics            *metrics.Metrics
 }
 
 // DefaultForeignBindingQuietPeriod is how long after another scheduler last
@@ -98,6 +100,10 @@ func WithDefaultProfile(name string) Option {
 		}
 	}
 }
+
+// WithMetrics records the profiles' readiness, live generation and compile
+// failures; nil records nothing.
+func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
 
 // WithClock sets the clock of the conditions' transition times.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
@@ -130,6 +136,7 @@ func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error 
 		o.recorder = mgr.GetEventRecorder(EventRecorderName)
 	}
 	pr := NewProfileReconciler(mgr.GetClient(), host, o.recorder, o.clock)
+	pr.metrics = o.metrics
 	if t, ok := o.clock.(clock.WithTicker); ok {
 		pr.ticker = t
 	}

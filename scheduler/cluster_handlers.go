@@ -82,7 +82,13 @@ func (s *Scheduler) addClusterObjectHandlers(logger klog.Logger) error {
 // clusterEventHandler moves pods that a change of resource may help; the
 // queueing hints of each pod's profile decide which.
 func (s *Scheduler) clusterEventHandler(logger klog.Logger, resource framework.EventResource) cache.ResourceEventHandler {
+	// The labels are built once, not per event.
+	labels := map[framework.ActionType]string{}
+	for _, a := range []framework.ActionType{framework.Add, framework.Update, framework.Delete} {
+		labels[a] = framework.ClusterEvent{Resource: resource, ActionType: a}.Label()
+	}
 	move := func(action framework.ActionType, oldObj, newObj any) {
+		defer s.handled(labels[action], s.clock.Now())
 		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: resource, ActionType: action}, oldObj, newObj, nil)
 	}
 	return cache.ResourceEventHandlerFuncs{

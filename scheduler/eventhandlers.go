@@ -47,9 +47,18 @@ func (s *Scheduler) addEventHandlers() error {
 	assignedPods, err := podInformer.AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: func(obj any) bool { return assigned(obj) },
 		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { s.onAssignedPodAdd(logger, obj) },
-			UpdateFunc: func(oldObj, newObj any) { s.onAssignedPodUpdate(logger, oldObj, newObj) },
-			DeleteFunc: func(obj any) { s.onAssignedPodDelete(logger, obj) },
+			AddFunc: func(obj any) {
+				defer s.handled(eventAssignedPodAdd, s.clock.Now())
+				s.onAssignedPodAdd(logger, obj)
+			},
+			UpdateFunc: func(oldObj, newObj any) {
+				defer s.handled(eventAssignedPodUpdate, s.clock.Now())
+				s.onAssignedPodUpdate(logger, oldObj, newObj)
+			},
+			DeleteFunc: func(obj any) {
+				defer s.handled(eventAssignedPodDelete, s.clock.Now())
+				s.onAssignedPodDelete(logger, obj)
+			},
 		},
 	})
 	if err != nil {
@@ -62,9 +71,18 @@ func (s *Scheduler) addEventHandlers() error {
 
 	nodeInformer := s.informerFactory.Core().V1().Nodes().Informer()
 	nodes, err := nodeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { s.onNodeAdd(logger, obj) },
-		UpdateFunc: func(oldObj, newObj any) { s.onNodeUpdate(logger, oldObj, newObj) },
-		DeleteFunc: func(obj any) { s.onNodeDelete(logger, obj) },
+		AddFunc: func(obj any) {
+			defer s.handled(eventNodeAdd, s.clock.Now())
+			s.onNodeAdd(logger, obj)
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			defer s.handled(eventNodeUpdate, s.clock.Now())
+			s.onNodeUpdate(logger, oldObj, newObj)
+		},
+		DeleteFunc: func(obj any) {
+			defer s.handled(eventNodeDelete, s.clock.Now())
+			s.onNodeDelete(logger, obj)
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("adding the node handler: %w", err)
@@ -84,6 +102,27 @@ func (s *Scheduler) addEventHandlers() error {
 		}
 	}
 	return s.addClusterObjectHandlers(logger)
+}
+
+// Labels of scheduler_event_handling_duration_seconds for the pod and node
+// handlers, as upstream names those events.
+const (
+	eventAssignedPodAdd       = "AssignedPodAdd"
+	eventAssignedPodUpdate    = "AssignedPodUpdate"
+	eventAssignedPodDelete    = "AssignedPodDelete"
+	eventUnscheduledPodAdd    = "UnscheduledPodAdd"
+	eventUnscheduledPodUpdate = "UnscheduledPodUpdate"
+	eventUnscheduledPodDelete = "UnscheduledPodDelete"
+	eventNodeAdd              = "NodeAdd"
+	eventNodeUpdate           = "NodeUpdate"
+	eventNodeDelete           = "NodeDelete"
+)
+
+// handled records how long handling an informer event took since start.
+func (s *Scheduler) handled(event string, start time.Time) {
+	if s.metrics != nil {
+		s.metrics.ObserveEventHandling(event, s.clock.Since(start))
+	}
 }
 
 // podInformer returns the informer of non-terminal pods, assigned or not.
@@ -174,6 +213,7 @@ type pendingPodHandler struct {
 // OnAdd handles a pod that is pending when it appears.
 func (h pendingPodHandler) OnAdd(obj any, _ bool) {
 	if !assigned(obj) {
+		defer h.s.handled(eventUnscheduledPodAdd, h.s.clock.Now())
 		h.s.onPendingPodAdd(h.logger, obj)
 	}
 }
@@ -183,10 +223,13 @@ func (h pendingPodHandler) OnUpdate(oldObj, newObj any) {
 	wasPending, isPending := !assigned(oldObj), !assigned(newObj)
 	switch {
 	case wasPending && isPending:
+		defer h.s.handled(eventUnscheduledPodUpdate, h.s.clock.Now())
 		h.s.onPendingPodUpdate(h.logger, oldObj, newObj)
 	case isPending:
+		defer h.s.handled(eventUnscheduledPodAdd, h.s.clock.Now())
 		h.s.onPendingPodAdd(h.logger, newObj)
 	case wasPending:
+		defer h.s.handled(eventUnscheduledPodDelete, h.s.clock.Now())
 		h.s.onPendingPodDelete(h.logger, oldObj)
 		if pod, ok := podFrom(newObj); ok {
 			h.s.noticeBinding(h.logger, pod)
@@ -197,6 +240,7 @@ func (h pendingPodHandler) OnUpdate(oldObj, newObj any) {
 // OnDelete handles a pod deleted while pending.
 func (h pendingPodHandler) OnDelete(obj any) {
 	if !assigned(obj) {
+		defer h.s.handled(eventUnscheduledPodDelete, h.s.clock.Now())
 		h.s.onPendingPodDelete(h.logger, obj)
 		if pod, ok := podFrom(obj); ok {
 			h.s.foreign.forget(pod.UID)

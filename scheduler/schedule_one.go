@@ -31,6 +31,7 @@ import (
 	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 
 	schedcache "github.com/berth-io/berth/scheduler/cache"
@@ -118,6 +119,8 @@ func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi
 	s.bindings.Add(1)
 	s.bindingPool.run(func() {
 		defer s.bindings.Done()
+		s.metrics.AddGoroutines(metrics.OperationBinding, 1)
+		defer s.metrics.AddGoroutines(metrics.OperationBinding, -1)
 		// Binding outlives the scheduling loop's context so that a bind in
 		// flight at shutdown completes rather than leaving an assumed pod.
 		bindCtx := klog.NewContext(context.WithoutCancel(ctx), logger)
@@ -495,6 +498,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	if qpi.InitialAttemptTimestamp != nil {
 		s.metrics.ObservePodSchedulingSLI(qpi.Attempts, s.clock.Since(*qpi.InitialAttemptTimestamp))
 	}
+	s.metrics.ObservePodScheduled(qpi.Attempts)
 	logger.V(2).Info("Bound pod", "node", klog.KRef("", result.host), "evaluatedNodes", result.evaluatedNodes,
 		"feasibleNodes", result.feasibleNodes, "profile", prof.Source, "generation", prof.Generation)
 	s.queue.Done(assumed.UID)

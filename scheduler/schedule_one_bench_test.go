@@ -35,10 +35,10 @@ import (
 
 // benchCluster is a scheduler whose cache holds nodes and bound pods, with
 // the default profile live; nothing runs in the background.
-func benchCluster(b *testing.B, nodes, podsPerNode int) *Scheduler {
+func benchCluster(b *testing.B, nodes, podsPerNode int, opts ...Option) *Scheduler {
 	b.Helper()
 	ctx := klog.NewContext(context.Background(), logr.Discard())
-	s, err := New(ctx, fake.NewClientset(), WithSeed(1), inTree())
+	s, err := New(ctx, fake.NewClientset(), append([]Option{WithSeed(1), inTree()}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}

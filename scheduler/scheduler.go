@@ -305,7 +305,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	}
 	s.slices = slices
 
-	queueOpts := append([]queue.Option{queue.WithClock(o.clock)}, o.queueOptions...)
+	queueOpts := append([]queue.Option{queue.WithClock(o.clock), queue.WithMetrics(o.metrics)}, o.queueOptions...)
 	// Every profile shares one queue, so every profile sorts it with
 	// PrioritySort, as upstream requires of its profiles; a gang's members
 	// sort side by side.
@@ -442,6 +442,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithName("scheduler")
 	ctx = klog.NewContext(ctx, logger)
 	s.loopStarted.Store(true)
+	// Only the leader runs the loop (every replica without leader election).
+	s.metrics.SetLeader(true)
+	defer s.metrics.SetLeader(false)
 
 	s.broadcaster.StartRecordingToSink(ctx.Done())
 	defer s.broadcaster.Shutdown()
@@ -589,7 +592,8 @@ func (s *Scheduler) WaitForCacheSync(ctx context.Context) bool {
 	return cache.WaitForCacheSync(ctx.Done(), s.handlersSynced()...)
 }
 
-// reportPendingPods keeps the pending_pods gauges current.
+// reportPendingPods keeps the gauges read from the queue and the cache
+// (pending_pods, unschedulable_pods, cache_size) current.
 func (s *Scheduler) reportPendingPods(ctx context.Context) {
 	if s.metrics == nil {
 		return
@@ -597,18 +601,25 @@ func (s *Scheduler) reportPendingPods(ctx context.Context) {
 	ticker := s.clock.NewTicker(time.Second)
 	defer ticker.Stop()
 	for {
-		stats := s.queue.Stats()
-		s.metrics.SetPendingPods("active", stats.Active)
-		s.metrics.SetPendingPods("backoff", stats.Backoff)
-		s.metrics.SetPendingPods("unschedulable", stats.Unschedulable)
-		s.metrics.SetPendingPods("gated", stats.Gated)
-		s.metrics.SetPendingPods("parked", s.parked.Len())
+		s.reportGauges()
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C():
 		}
 	}
+}
+
+// reportGauges sets the gauges read from the queue and the cache once.
+func (s *Scheduler) reportGauges() {
+	stats := s.queue.Stats()
+	s.metrics.SetPendingPods(metrics.QueueActive, stats.Active)
+	s.metrics.SetPendingPods(metrics.QueueBackoff, stats.Backoff)
+	s.metrics.SetPendingPods(metrics.QueueUnschedulable, stats.Unschedulable)
+	s.metrics.SetPendingPods(metrics.QueueGated, stats.Gated)
+	s.metrics.SetPendingPods("parked", s.parked.Len())
+	s.metrics.SetUnschedulablePods(s.queue.UnschedulablePods())
+	s.metrics.SetCacheSize(s.cache.Sizes())
 }
 
 // stripManagedFields drops what the scheduler never reads from informer objects.

@@ -31,6 +31,7 @@ import (
 	"runtime/debug"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -54,6 +55,7 @@ import (
 	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/intern"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // Exit codes of `berth manager`.
@@ -127,6 +129,9 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return fmt.Errorf("building the manager: %w", err)
+	}
+	if err := metrics.RegisterBuildInfo(ctrlmetrics.Registry, o.version); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+		return err
 	}
 	// The scheduler's caches live until the manager has stopped its runnables.
 	schedCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), logger))

@@ -111,12 +111,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if o.Fence != nil {
 		schedOpts = append(schedOpts, scheduler.WithLeaseCheck(o.Fence.Check))
 	}
+	var berthMetrics *metrics.Metrics
 	if o.Metrics != nil {
 		schedMetrics, err := metrics.New(o.Metrics)
 		if err != nil {
 			return nil, fmt.Errorf("registering the scheduler's metrics: %w", err)
 		}
 		schedOpts = append(schedOpts, scheduler.WithMetrics(schedMetrics))
+		berthMetrics = schedMetrics
 	}
 	sched, err := scheduler.New(ctx, clientset, append(schedOpts, o.SchedulerOptions...)...)
 	if err != nil {
@@ -139,7 +141,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if err := mgr.Add(ready); err != nil {
 		return nil, fmt.Errorf("adding the readiness tracker to the manager: %w", err)
 	}
-	if err := controllers.SetupWithManager(mgr, trackingHost{ProfileHost: sched, ready: ready}, o.ControllerOptions...); err != nil {
+	ctrlOpts := append([]controllers.Option{controllers.WithMetrics(berthMetrics)}, o.ControllerOptions...)
+	if err := controllers.SetupWithManager(mgr, trackingHost{ProfileHost: sched, ready: ready}, ctrlOpts...); err != nil {
 		return nil, fmt.Errorf("setting up Berth's controllers: %w", err)
 	}
 	// The rebalancer, like the scheduling loop, runs on the leader only. It
@@ -149,7 +152,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 		rebalance.WithEventRecorder(mgr.GetEventRecorder(controllers.RebalanceEventRecorderName)),
 		rebalance.WithInformerFactory(sched.InformerFactory()),
 		rebalance.WithGangs(sched),
-		rebalance.WithRecordReader(mgr.GetAPIReader()))
+		rebalance.WithRecordReader(mgr.GetAPIReader()),
+		rebalance.WithMetrics(berthMetrics))
 	// A policy without profileRef reads the install's default profile for
 	// nodeFit; the caller's options come after, so they may name another.
 	rbOpts := append([]controllers.Option{controllers.WithDefaultProfile(o.DefaultProfile)}, o.ControllerOptions...)

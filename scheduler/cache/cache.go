@@ -402,6 +402,14 @@ func (c *Cache) NodeCount() int {
 	return len(c.nodes)
 }
 
+// Sizes returns the number of NodeInfos (placeholders included), of pods
+// (assumed ones included) and of assumed pods.
+func (c *Cache) Sizes() (nodes, pods, assumed int) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.nodes), len(c.pods), len(c.assumed)
+}
+
 // PodCount returns the number of pods, assumed ones included.
 func (c *Cache) PodCount() (int, error) {
 	c.mu.RLock()

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -75,6 +76,25 @@ type Metrics struct {
 	shadowDecisions          *prometheus.CounterVec
 	workloadAPI              prometheus.Gauge
 	foreignBindings          *prometheus.CounterVec
+
+	// The kube-scheduler metrics below are named, labelled and bucketed as
+	// upstream's.
+	unschedulablePods     *prometheus.GaugeVec
+	preemptionAttempts    prometheus.Counter
+	preemptionVictims     prometheus.Histogram
+	queueIncomingPods     *prometheus.CounterVec
+	podSchedulingAttempts prometheus.Histogram
+	cacheSize             *prometheus.GaugeVec
+	goroutines            *prometheus.GaugeVec
+	eventHandlingSeconds  *prometheus.HistogramVec
+
+	// berth holds Berth's own metrics (rebalancer, gangs, extenders, profiles).
+	berth berthMetrics
+
+	// unschedulableSeen is the label sets SetUnschedulablePods set last, so
+	// that the next call deletes those that are gone without a reset.
+	unschedulableMu   sync.Mutex
+	unschedulableSeen map[PluginProfile]struct{}
 
 	// cached holds the series observed per pod, resolved once.
 	cached observerCaches
@@ -147,6 +167,8 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help:      "Pods of a schedulerName a Berth profile serves that another scheduler bound, by the profile and the other scheduler (its Scheduled event's reporting controller, or unknown) (a Berth metric).",
 		}, []string{"profile", "scheduler"}),
 	}
+	m.newUpstreamMetrics()
+	m.berth = newBerthMetrics()
 	m.cached = m.newObserverCaches()
 	if reg == nil {
 		return m, nil
@@ -164,11 +186,13 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{
+	return append([]prometheus.Collector{
 		m.scheduleAttempts, m.schedulingAttemptSeconds, m.pendingPods, m.extensionPointSeconds,
 		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds, m.scheduledEvents,
 		m.shadowDecisions, m.workloadAPI, m.foreignBindings,
-	}
+		m.unschedulablePods, m.preemptionAttempts, m.preemptionVictims, m.queueIncomingPods,
+		m.podSchedulingAttempts, m.cacheSize, m.goroutines, m.eventHandlingSeconds,
+	}, m.berth.collectors()...)
 }
 
 // SetNativeWorkloadAPI records whether the apiserver serves

@@ -37,6 +37,22 @@ func TestNilMetricsAreNoOps(t *testing.T) {
 	m.CountShadowDecision("p", "agreed")
 	m.DeleteShadowProfile("p")
 	m.CountForeignBinding("p", "default-scheduler")
+	m.SetUnschedulablePods(map[PluginProfile]int{{Plugin: "X", Profile: "p"}: 1})
+	m.ObservePreemption(1)
+	m.CountIncomingPod(QueueActive, "e")
+	m.ObservePodScheduled(1)
+	m.SetCacheSize(1, 1, 1)
+	m.AddGoroutines(OperationBinding, 1)
+	m.ObserveEventHandling("e", time.Millisecond)
+	m.CountRebalanceRun("p", RunSucceeded)
+	m.CountRebalanceEviction("p", "s", "evicted")
+	m.DeleteRebalancePolicy("p")
+	m.CountGangWait("ns", "p")
+	m.CountGangRelease("ns", "p", GangComplete)
+	m.ObserveProfile("p", true, 1, false)
+	m.DeleteProfile("p")
+	m.SetLeader(true)
+	m.InitRebalancePolicy("p", []string{"s"})
 }
 
 func TestRegistersUpstreamNames(t *testing.T) {

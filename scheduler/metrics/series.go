@@ -83,9 +83,15 @@ type observerCaches struct {
 	plugin         *seriesCache[pluginKey, prometheus.Observer]
 	attempt        *seriesCache[attemptKey, attemptSeries]
 	// sli is keyed by the number of attempts, capped at 15 as the label is.
-	sli        *seriesCache[int, prometheus.Observer]
-	permitWait *seriesCache[string, prometheus.Observer]
+	sli           *seriesCache[int, prometheus.Observer]
+	permitWait    *seriesCache[string, prometheus.Observer]
+	incoming      *seriesCache[incomingKey, prometheus.Counter]
+	goroutines    *seriesCache[string, prometheus.Gauge]
+	eventHandling *seriesCache[string, prometheus.Observer]
 }
+
+// incomingKey is the label set of queue_incoming_pods_total.
+type incomingKey struct{ queue, event string }
 
 func (m *Metrics) newObserverCaches() observerCaches {
 	return observerCaches{
@@ -106,6 +112,15 @@ func (m *Metrics) newObserverCaches() observerCaches {
 		}),
 		permitWait: newSeriesCache(func(result string) prometheus.Observer {
 			return m.permitWaitSeconds.WithLabelValues(result)
+		}),
+		incoming: newSeriesCache(func(k incomingKey) prometheus.Counter {
+			return m.queueIncomingPods.WithLabelValues(k.queue, k.event)
+		}),
+		goroutines: newSeriesCache(func(operation string) prometheus.Gauge {
+			return m.goroutines.WithLabelValues(operation)
+		}),
+		eventHandling: newSeriesCache(func(event string) prometheus.Observer {
+			return m.eventHandlingSeconds.WithLabelValues(event)
 		}),
 	}
 }

@@ -28,7 +28,7 @@ import (
 )
 
 // seriesCounts gathers reg and returns the sample count (counter value for
-// counters) of every series, keyed by "name{v1,v2,...}" with the label
+// counters) of every series observed, keyed by "name{v1,v2,...}" with the label
 // values in label-name order.
 func seriesCounts(t *testing.T, reg *prometheus.Registry) map[string]uint64 {
 	t.Helper()
@@ -44,11 +44,17 @@ func seriesCounts(t *testing.T, reg *prometheus.Registry) map[string]uint64 {
 				values = append(values, l.GetValue())
 			}
 			key := f.GetName() + "{" + strings.Join(values, ",") + "}"
+			var n uint64
 			switch f.GetType() {
 			case dto.MetricType_COUNTER:
-				got[key] = uint64(mt.GetCounter().GetValue())
+				n = uint64(mt.GetCounter().GetValue())
 			case dto.MetricType_HISTOGRAM:
-				got[key] = mt.GetHistogram().GetSampleCount()
+				n = mt.GetHistogram().GetSampleCount()
+			}
+			// Metrics without labels are exported before anything is
+			// observed; only what was observed counts.
+			if n > 0 {
+				got[key] = n
 			}
 		}
 	}

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // Defaults used when an option does not override them.
@@ -46,6 +48,7 @@ type config struct {
 	unschedulableTimeout    time.Duration
 	backoffFlushEvery       time.Duration
 	unschedulableFlushEvery time.Duration
+	metrics                 *metrics.Metrics
 }
 
 func defaultConfig() config {
@@ -57,6 +60,12 @@ func defaultConfig() config {
 		backoffFlushEvery:       DefaultBackoffFlushInterval,
 		unschedulableFlushEvery: DefaultUnschedulableFlushInterval,
 	}
+}
+
+// WithMetrics counts the pods entering each queue in
+// scheduler_queue_incoming_pods_total; nil counts nothing.
+func WithMetrics(m *metrics.Metrics) Option {
+	return func(cfg *config) { cfg.metrics = m }
 }
 
 // WithClock sets the clock the queue reads time and builds tickers from.

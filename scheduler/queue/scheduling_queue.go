@@ -25,6 +25,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // ProfileHooks is what the queue needs from the live profile of a pod. The
@@ -652,6 +654,24 @@ func (q *PriorityQueue) Stats() Stats {
 	}
 }
 
+// UnschedulablePods counts the pods of the unschedulable set (gated ones
+// included) by profile and by each plugin that rejected them, left them
+// pending or gates them. It walks the set's groups, not its pods.
+func (q *PriorityQueue) UnschedulablePods() map[metrics.PluginProfile]int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make(map[metrics.PluginProfile]int)
+	for _, g := range q.groups {
+		for _, p := range g.plugins {
+			out[metrics.PluginProfile{Plugin: p, Profile: g.profile}] += len(g.members)
+		}
+		if g.gatingPlugin != "" && !slices.Contains(g.plugins, g.gatingPlugin) {
+			out[metrics.PluginProfile{Plugin: g.gatingPlugin, Profile: g.profile}] += len(g.members)
+		}
+	}
+	return out
+}
+
 // Has reports whether the pod waits in activeQ, backoffQ or the unschedulable
 // set (pods in flight are not queued).
 func (q *PriorityQueue) Has(pod *v1.Pod) bool {
@@ -723,7 +743,7 @@ func (q *PriorityQueue) flushUnschedulableTimedOut(logger logr.Logger) {
 func (q *PriorityQueue) requeue(logger logr.Logger, e *entry, s strategy, reason string) place {
 	switch {
 	case s == stay:
-		q.park(e)
+		q.park(e, reason)
 	case s == afterBackoff && q.backingOff(e):
 		q.moveToBackoff(logger, e, reason)
 	default:
@@ -736,9 +756,10 @@ func (q *PriorityQueue) requeue(logger logr.Logger, e *entry, s strategy, reason
 // if PreEnqueue (when asked for) gates it.
 func (q *PriorityQueue) moveToActive(logger logr.Logger, e *entry, preEnqueue bool, reason string) {
 	if preEnqueue && q.gate(logger, e) {
-		q.park(e)
+		q.park(e, reason)
 		return
 	}
+	q.cfg.metrics.CountIncomingPod(metrics.QueueActive, reason)
 	e.at = inActive
 	q.queued[e.key] = e
 	q.active.push(e)
@@ -751,9 +772,10 @@ func (q *PriorityQueue) moveToActive(logger logr.Logger, e *entry, preEnqueue bo
 // moveToBackoff puts a detached entry in backoffQ after PreEnqueue lets it.
 func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason string) {
 	if q.gate(logger, e) {
-		q.park(e)
+		q.park(e, reason)
 		return
 	}
+	q.cfg.metrics.CountIncomingPod(metrics.QueueBackoff, reason)
 	e.at = inBackoff
 	q.queued[e.key] = e
 	q.backoff.push(e)
@@ -762,8 +784,10 @@ func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason strin
 	}
 }
 
-// park puts a detached entry in the unschedulable set.
-func (q *PriorityQueue) park(e *entry) {
+// park puts a detached entry in the unschedulable set; reason is the event
+// that sent it there.
+func (q *PriorityQueue) park(e *entry, reason string) {
+	q.cfg.metrics.CountIncomingPod(metrics.QueueUnschedulable, reason)
 	e.at = inUnschedulable
 	e.gated = e.info.GatingPlugin != ""
 	if e.gated {

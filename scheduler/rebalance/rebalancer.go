@@ -42,6 +42,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -75,6 +76,7 @@ type Rebalancer struct {
 	registry   strategies.Registry
 	clock      clock.WithTicker
 	recorder   events.EventRecorder
+	metrics    *metrics.Metrics
 	factory    informers.SharedInformerFactory
 	podLister  corelisters.PodLister
 	nodeLister corelisters.NodeLister
@@ -109,6 +111,10 @@ type Option func(*Rebalancer)
 
 // WithClock injects the clock of schedules and pod ages.
 func WithClock(c clock.WithTicker) Option { return func(r *Rebalancer) { r.clock = c } }
+
+// WithMetrics counts the runs and evictions in Berth's rebalance metrics;
+// nil counts nothing.
+func WithMetrics(m *metrics.Metrics) Option { return func(r *Rebalancer) { r.metrics = m } }
 
 // WithEventRecorder records an event on every evicted pod.
 func WithEventRecorder(rec events.EventRecorder) Option {
@@ -219,6 +225,7 @@ func (r *Rebalancer) RemovePolicy(name string) {
 		}
 		delete(r.policies, name)
 	}
+	r.metrics.DeleteRebalancePolicy(name)
 }
 
 // LastRun returns the policy's most recent run, if it ran.

@@ -18,6 +18,7 @@ package rebalance
 
 import (
 	"context"
+	"maps"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
+	"github.com/berth-io/berth/scheduler/schedtest"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -59,9 +61,9 @@ func start(t *testing.T) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset)
 	return startWith(t, nil, nil)
 }
 
-// startWith is start with a client of Berth's objects and a function
-// called on each eviction before the fake clientset handles it.
-func startWith(t *testing.T, objects client.Client, onEviction func(pod string)) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
+// startWith is start with a client of Berth's objects, a function called
+// on each eviction before the fake clientset handles it, and options.
+func startWith(t *testing.T, objects client.Client, onEviction func(pod string), opts ...Option) (*Rebalancer, *clocktesting.FakeClock, *fake.Clientset) {
 	t.Helper()
 	old := t0.Add(-time.Hour)
 	c := fake.NewClientset(strategytest.Node("n1").Obj(),
@@ -80,7 +82,7 @@ func startWith(t *testing.T, objects client.Client, onEviction func(pod string))
 		return true, nil, nil
 	})
 	clk := clocktesting.NewFakeClock(t0)
-	r := New(c, objects, nil, NewInTreeRegistry(), WithClock(clk))
+	r := New(c, objects, nil, NewInTreeRegistry(), append([]Option{WithClock(clk)}, opts...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Start(ctx) }()
@@ -150,6 +152,31 @@ func TestLiveRunEvictsAndRecordsBlocked(t *testing.T) {
 	}
 	if n := evictions(c); n != 2 {
 		t.Errorf("%d eviction calls, want 2 (a blocked eviction is not retried)", n)
+	}
+}
+
+func TestRunsAndEvictionsAreCounted(t *testing.T) {
+	reg, m := schedtest.Metrics(t)
+	r, _, _ := startWith(t, nil, nil, WithMetrics(m))
+	if err := r.SetPolicy("p", 1, lifetimePolicy(false, every(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, r, "p", t0)
+	if got := schedtest.CounterByLabel(t, reg, "berth_rebalance_runs_total", "result"); got["succeeded"] != 1 || got["failed"] != 0 || len(got) != 2 {
+		t.Errorf("rebalance_runs_total by result = %v, want 1 succeeded, 0 failed", got)
+	}
+	got := schedtest.CounterByLabel(t, reg, "berth_rebalance_evictions_total", "result")
+	if want := map[string]float64{"evicted": 1, "blocked": 1, "failed": 0}; !maps.Equal(got, want) {
+		t.Errorf("rebalance_evictions_total by result = %v, want %v", got, want)
+	}
+	if s := schedtest.CounterByLabel(t, reg, "berth_rebalance_evictions_total", "strategy"); len(s) != 1 {
+		t.Errorf("rebalance_evictions_total strategies = %v, want PodLifeTime only", s)
+	} else if _, ok := s["PodLifeTime"]; !ok {
+		t.Errorf("rebalance_evictions_total strategies = %v, want PodLifeTime", s)
+	}
+	r.RemovePolicy("p")
+	if got := schedtest.CounterByLabel(t, reg, "berth_rebalance_runs_total", "policy"); len(got) != 0 {
+		t.Errorf("rebalance_runs_total of a removed policy = %v, want none", got)
 	}
 }
 

@@ -19,6 +19,7 @@ package rebalance
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -30,6 +31,7 @@ import (
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance/evictor"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
@@ -82,6 +84,13 @@ func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy, start 
 		limits: evictor.NewLimits(policy.spec.Limits),
 	}
 	ru.result = RunResult{Generation: policy.generation, Start: ru.start, DryRun: policy.dryRun()}
+	if r.metrics != nil {
+		names := make([]string, len(policy.strategies))
+		for i, s := range policy.strategies {
+			names[i] = string(s.Name())
+		}
+		r.metrics.InitRebalancePolicy(policy.name, names)
+	}
 	if err := ru.prepare(ctx); err != nil {
 		ru.result.Err = err
 	} else {
@@ -94,6 +103,11 @@ func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy, start 
 		}
 	}
 	ru.result.End = r.clock.Now()
+	runResult := metrics.RunSucceeded
+	if ru.result.Err != nil {
+		runResult = metrics.RunFailed
+	}
+	r.metrics.CountRebalanceRun(policy.name, runResult)
 	logger.V(2).Info("Rebalance run finished", "dryRun", ru.result.DryRun, "planned", ru.result.Planned,
 		"evicted", ru.result.Evicted, "blocked", ru.result.Blocked, "failed", ru.result.Failed)
 	return ru.result
@@ -148,6 +162,7 @@ func (ru *run) prepare(ctx context.Context) error {
 
 // record appends an entry to the bounded plan.
 func (ru *run) record(pod *v1.Pod, strategy v1alpha1.StrategyName, reason string, result v1alpha1.EvictionResult) {
+	ru.r.metrics.CountRebalanceEviction(ru.policy.name, string(strategy), strings.ToLower(string(result)))
 	if result != v1alpha1.EvictionSkipped {
 		ru.result.Planned++
 	}

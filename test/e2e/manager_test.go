@@ -52,8 +52,8 @@ type manager struct {
 }
 
 // startManager runs berth manager with leader election on and registers
-// its stop as a cleanup.
-func startManager(name string) *manager {
+// its stop as a cleanup; extra flags come last, so they override.
+func startManager(name string, extra ...string) *manager {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
 	port := l.Addr().(*net.TCPAddr).Port
@@ -68,6 +68,7 @@ func startManager(name string) *manager {
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(port),
 		"--zap-encoder=console",
 	}, leaseFlags...)
+	args = append(args, extra...)
 	p, err := localcluster.StartProcess(name, cluster.LogDir(), GinkgoWriter, filepath.Join(binDir, "berth"), args...)
 	Expect(err).NotTo(HaveOccurred())
 	m := &manager{Process: p, healthURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", port)}

@@ -36,3 +36,38 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "berth.webhookServiceName" -}}
 {{- printf "%s-webhook" (include "berth.fullname" .) -}}
 {{- end -}}
+
+{{/* berth.certManagerIssuer is the self-signed Issuer's name. */}}
+{{- define "berth.selfSignedIssuerName" -}}
+{{- printf "%s-selfsigned" (include "berth.fullname" .) -}}
+{{- end -}}
+
+{{/* berth.metricsCertManager is "true" when cert-manager issues the metrics server's certificate. */}}
+{{- define "berth.metricsCertManager" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.secure .Values.metrics.certManager.enabled .Values.webhook.certManager.enabled (not .Values.metrics.secretName) -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* berth.metricsSecretName holds the metrics server's tls.crt, tls.key and ca.crt; empty when the manager signs its own. */}}
+{{- define "berth.metricsSecretName" -}}
+{{- if .Values.metrics.secretName -}}
+{{- .Values.metrics.secretName -}}
+{{- else if include "berth.metricsCertManager" . -}}
+{{- printf "%s-metrics-cert" (include "berth.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "berth.metricsServiceName" -}}
+{{- printf "%s-metrics" (include "berth.fullname" .) -}}
+{{- end -}}
+
+{{/* berth.metricsScraperName names the ServiceAccount whose token the ServiceMonitor presents. */}}
+{{- define "berth.metricsScraperName" -}}
+{{- printf "%s-metrics-scraper" (include "berth.fullname" .) -}}
+{{- end -}}
+
+{{/* berth.metricsTokenSecret holds the `token` the ServiceMonitor presents. */}}
+{{- define "berth.metricsTokenSecret" -}}
+{{- default (printf "%s-token" (include "berth.metricsScraperName" .)) .Values.metrics.serviceMonitor.tokenSecret -}}
+{{- end -}}

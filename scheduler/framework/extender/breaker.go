@@ -43,6 +43,9 @@ const (
 // answers slowly, but within its httpTimeout, is not cut off.
 type breaker struct {
 	clock clock.PassiveClock
+	// onChange, when set, is told whether the breaker is open each time a
+	// call or probe settles it.
+	onChange func(open bool)
 
 	mu        sync.Mutex
 	open      bool
@@ -81,7 +84,11 @@ func (b *breaker) probeNotSent() {
 func (b *breaker) answered() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	wasOpen := b.open
 	b.open, b.probing, b.cooldown, b.lastErr = false, false, 0, nil
+	if wasOpen && b.onChange != nil {
+		b.onChange(false)
+	}
 }
 
 // unreachable records that a call or a probe got no HTTP answer.
@@ -96,4 +103,7 @@ func (b *breaker) unreachable(err error) {
 	}
 	b.open, b.probing, b.lastErr = true, false, err
 	b.openUntil = b.clock.Now().Add(b.cooldown)
+	if b.onChange != nil {
+		b.onChange(true)
+	}
 }

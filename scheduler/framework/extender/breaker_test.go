@@ -192,7 +192,7 @@ func TestRefusedCallEncodesNothing(t *testing.T) {
 	}
 	e.breaker.unreachable(errors.New("i/o timeout"))
 	unencodable := map[string]any{"c": make(chan int)}
-	send := func() error { return e.send(context.Background(), "filter", unencodable, &FilterResult{}) }
+	send := func() error { return e.send(context.Background(), "filter", "filter", unencodable, &FilterResult{}) }
 
 	if err := send(); err == nil || !strings.Contains(err.Error(), "not called") {
 		t.Fatalf("a call while open = %v, want it refused before encoding", err)

@@ -38,6 +38,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // DefaultTimeout bounds each call when the extender sets no httpTimeout, as upstream.
@@ -68,6 +69,7 @@ type Extender struct {
 	// idle closes the connections made with material the Secret replaced.
 	secretTLS *secretTLS
 	idle      interface{ CloseIdleConnections() }
+	metrics   *metrics.ExtenderRecorder
 }
 
 // Option configures New.
@@ -77,6 +79,7 @@ type options struct {
 	transport http.RoundTripper
 	clock     clock.PassiveClock
 	secrets   SecretSource
+	metrics   *metrics.Metrics
 }
 
 // WithTransport replaces the HTTP transport built from the extender's TLS settings.
@@ -84,6 +87,9 @@ func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.tr
 
 // WithClock sets the clock of the extender's circuit breaker.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
+
+// WithMetrics records the extender's calls and circuit state; nil records nothing.
+func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
 
 // New builds the client of one extender from its profile configuration.
 func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
@@ -123,12 +129,15 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 		client: &http.Client{Transport: rt, Timeout: timeout,
 			// An extender answers; it does not send the scheduler elsewhere.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		breaker:   &breaker{clock: o.clock},
 		secretTLS: fromSecret,
 	}
 	if idle, ok := rt.(interface{ CloseIdleConnections() }); ok {
 		e.idle = idle
 	}
+	// A new client starts with its breaker closed.
+	e.metrics = o.metrics.Extender(e.urlPrefix)
+	e.metrics.SetCircuitOpen(false)
+	e.breaker = &breaker{clock: o.clock, onChange: e.metrics.SetCircuitOpen}
 	for _, r := range cfg.ManagedResources {
 		e.managed.Insert(r.Name)
 	}
@@ -239,7 +248,7 @@ func (e *Extender) Filter(ctx context.Context, pod *v1.Pod, nodes []*framework.N
 		byName[ni.Node().Name] = ni
 	}
 	var result FilterResult
-	if err := e.send(ctx, e.filterVerb, e.args(pod, nodes), &result); err != nil {
+	if err := e.send(ctx, "filter", e.filterVerb, e.args(pod, nodes), &result); err != nil {
 		return nil, nil, nil, err
 	}
 	if result.Error != "" {
@@ -272,7 +281,7 @@ func (e *Extender) Prioritize(ctx context.Context, pod *v1.Pod, nodes []*framewo
 		return nil, 0, nil
 	}
 	var result HostPriorityList
-	if err := e.send(ctx, e.prioritizeVerb, e.args(pod, nodes), &result); err != nil {
+	if err := e.send(ctx, "prioritize", e.prioritizeVerb, e.args(pod, nodes), &result); err != nil {
 		return nil, 0, err
 	}
 	return result, e.weight, nil
@@ -285,7 +294,7 @@ func (e *Extender) Bind(ctx context.Context, pod *v1.Pod, nodeName string) error
 	}
 	args := &BindingArgs{PodName: pod.Name, PodNamespace: pod.Namespace, PodUID: pod.UID, Node: nodeName}
 	var result BindingResult
-	if err := e.send(ctx, e.bindVerb, args, &result); err != nil {
+	if err := e.send(ctx, "bind", e.bindVerb, args, &result); err != nil {
 		return err
 	}
 	if result.Error != "" {
@@ -311,7 +320,7 @@ func (e *Extender) ProcessPreemption(ctx context.Context, pod *v1.Pod, victims m
 		args.NodeNameToVictims = victims
 	}
 	var result PreemptionResult
-	if err := e.send(ctx, e.preemptVerb, args, &result); err != nil {
+	if err := e.send(ctx, "preempt", e.preemptVerb, args, &result); err != nil {
 		return nil, err
 	}
 	out := make(map[string]*Victims, len(result.NodeNameToMetaVictims))
@@ -418,11 +427,23 @@ func (e *Extender) request(ctx context.Context, verb string, args any) (*http.Re
 	return req, body, nil
 }
 
-// send POSTs args as JSON to urlPrefix/verb and decodes the answer into result.
+// send POSTs args as JSON to urlPrefix/verb and decodes the answer into
+// result; kind (filter, prioritize, bind or preempt) labels the call's metric.
 // The breaker is asked first: a call it refuses costs no encoding, which
 // matters since args may hold every node of the cluster.
-func (e *Extender) send(ctx context.Context, verb string, args, result any) error {
+func (e *Extender) send(ctx context.Context, kind, verb string, args, result any) (err error) {
 	call, probe, refused := e.breaker.admit()
+	if call {
+		defer func() {
+			if err != nil {
+				e.metrics.Call(kind, metrics.ExtenderError)
+			} else {
+				e.metrics.Call(kind, metrics.ExtenderSuccess)
+			}
+		}()
+	} else {
+		e.metrics.Call(kind, metrics.ExtenderRefused)
+	}
 	if !call && !probe {
 		return fmt.Errorf("extender %s: %w", e.urlPrefix, refused)
 	}

@@ -121,6 +121,9 @@ type PluginInfo struct {
 	WeightOverride string
 }
 
+// Metrics returns the metrics the framework records into; nil when none.
+func (f *Framework) Metrics() *metrics.Metrics { return f.metrics }
+
 // ProfileName returns the scheduler name the profile serves.
 func (f *Framework) ProfileName() string { return f.profileName }
 

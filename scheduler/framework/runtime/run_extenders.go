@@ -39,7 +39,7 @@ func (f *Framework) buildExtenders(specs []v1alpha1.Extender) error {
 	var errs []error
 	binders := 0
 	for i, spec := range specs {
-		e, err := extender.New(spec, f.extenderOptions...)
+		e, err := extender.New(spec, append([]extender.Option{extender.WithMetrics(f.metrics)}, f.extenderOptions...)...)
 		if err != nil {
 			errs = append(errs, &SpecError{at: fieldPath{"extenders", i}, Section: fmt.Sprintf("extenders[%d]", i), Err: err})
 			continue

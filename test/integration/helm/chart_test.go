@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/yaml"
 
 	"github.com/berth-io/berth/internal/localcluster"
 )
@@ -48,6 +49,7 @@ var needsCRD = map[string]bool{
 	"cert-manager.io/Certificate":          true,
 	"cert-manager.io/Issuer":               true,
 	"monitoring.coreos.com/ServiceMonitor": true,
+	"monitoring.coreos.com/PrometheusRule": true,
 }
 
 // warnings collects the apiserver's warning headers.
@@ -139,7 +141,8 @@ var _ = Describe("the rendered chart", func() {
 			Expect(warn.take()).To(BeEmpty(), "warnings for %s %s", gvk.Kind, obj.GetName())
 		}
 		sort.Strings(skipped)
-		Expect(skipped).To(Equal([]string{"Certificate/berth-webhook", "Issuer/berth-selfsigned", "ServiceMonitor/berth"}),
+		Expect(skipped).To(Equal([]string{"Certificate/berth-metrics", "Certificate/berth-webhook", "Issuer/berth-selfsigned",
+			"PrometheusRule/berth", "ServiceMonitor/berth"}),
 			"only the cert-manager and Prometheus Operator objects may be skipped")
 	})
 
@@ -197,6 +200,71 @@ var _ = Describe("the rendered chart", func() {
 		}
 	})
 
+	It("scrapes with a ServiceAccount token and verifies the metrics server with its cert-manager CA", func() {
+		byKind := kindsOf(objs)
+		sm, ok := byKind["ServiceMonitor/berth"]
+		Expect(ok).To(BeTrue(), "the chart renders the ServiceMonitor")
+		endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+		Expect(endpoints).To(HaveLen(1))
+		ep := endpoints[0].(map[string]any)
+		Expect(ep).NotTo(HaveKey("bearerTokenFile"), "bearerTokenFile is deprecated")
+		Expect(ep).To(HaveKeyWithValue("scheme", "https"))
+		Expect(ep["authorization"]).To(Equal(map[string]any{
+			"type": "Bearer", "credentials": map[string]any{"name": "berth-metrics-scraper-token", "key": "token"},
+		}))
+		tls, _, _ := unstructured.NestedMap(ep, "tlsConfig")
+		Expect(tls).NotTo(HaveKey("insecureSkipVerify"))
+		Expect(tls["ca"]).To(Equal(map[string]any{"secret": map[string]any{"name": "berth-metrics-cert", "key": "ca.crt"}}))
+		Expect(tls).To(HaveKeyWithValue("serverName", "berth-metrics."+releaseNamespace+".svc"))
+
+		// The token is the scraper ServiceAccount's, and the CA is the one
+		// cert-manager writes for the name the ServiceMonitor expects.
+		token, ok := byKind["Secret/berth-metrics-scraper-token"]
+		Expect(ok).To(BeTrue())
+		Expect(token.Object).To(HaveKeyWithValue("type", "kubernetes.io/service-account-token"))
+		Expect(token.GetAnnotations()).To(HaveKeyWithValue("kubernetes.io/service-account.name", "berth-metrics-scraper"))
+		Expect(byKind).To(HaveKey("ServiceAccount/berth-metrics-scraper"))
+		cert, ok := byKind["Certificate/berth-metrics"]
+		Expect(ok).To(BeTrue())
+		Expect(nestedString(cert.Object, "spec", "secretName")).To(Equal("berth-metrics-cert"))
+		dnsNames, _, _ := unstructured.NestedStringSlice(cert.Object, "spec", "dnsNames")
+		Expect(dnsNames).To(ContainElement("berth-metrics." + releaseNamespace + ".svc"))
+
+		// The manager serves that certificate.
+		dep := byKind["Deployment/berth-manager"]
+		volumes, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "volumes")
+		Expect(volumes).To(ContainElement(map[string]any{"name": "metrics-cert", "secret": map[string]any{"secretName": "berth-metrics-cert"}}))
+	})
+
+	It("binds the metrics-reader ClusterRole to the scraper and to the Prometheus ServiceAccount", func() {
+		binding, ok := kindsOf(objs)["ClusterRoleBinding/berth-metrics-reader"]
+		Expect(ok).To(BeTrue(), "a scrape without the binding gets 403")
+		Expect(nestedString(binding.Object, "roleRef", "name")).To(Equal("berth-metrics-reader"))
+		subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
+		Expect(subjects).To(ConsistOf(
+			map[string]any{"kind": "ServiceAccount", "name": "berth-metrics-scraper", "namespace": releaseNamespace},
+			map[string]any{"kind": "ServiceAccount", "name": "prometheus-k8s", "namespace": "monitoring"},
+		))
+	})
+
+	It("ships the alerting rules file as a PrometheusRule and the dashboard in a ConfigMap for Grafana's sidecar", func() {
+		byKind := kindsOf(objs)
+		rule, ok := byKind["PrometheusRule/berth"]
+		Expect(ok).To(BeTrue())
+		raw, err := os.ReadFile(filepath.Join(repoRoot, "charts", "berth", "files", "monitoring", "berth-rules.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		var file map[string]any
+		Expect(yaml.Unmarshal(raw, &file)).To(Succeed())
+		Expect(rule.Object["spec"]).To(Equal(file), "the PrometheusRule carries berth-rules.yaml, which promtool tests")
+
+		cm, ok := byKind["ConfigMap/berth-dashboard"]
+		Expect(ok).To(BeTrue())
+		Expect(cm.GetLabels()).To(HaveKeyWithValue("grafana_dashboard", "1"))
+		dashboard, err := os.ReadFile(filepath.Join(repoRoot, "charts", "berth", "files", "monitoring", "berth-dashboard.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(nestedString(cm.Object, "data", "berth.json")).To(MatchJSON(dashboard))
+	})
+
 	It("leaves kube-system and its own namespace out of the namespace default, failing open", func() {
 		chart, ok := kindsOf(objs)["MutatingWebhookConfiguration/berth-mutating"]
 		Expect(ok).To(BeTrue())
@@ -223,4 +291,10 @@ func webhookPaths(cfg *unstructured.Unstructured) map[string]string {
 		out[name] = path
 	}
 	return out
+}
+
+// nestedString reads a string field of obj, "" when absent.
+func nestedString(obj map[string]any, fields ...string) string {
+	v, _, _ := unstructured.NestedString(obj, fields...)
+	return v
 }

@@ -108,6 +108,8 @@ var _ = Describe("berth manager", Ordered, func() {
 		Expect(code).To(Equal(http.StatusOK), body)
 		Expect(body).To(ContainSubstring("scheduler_schedule_attempts_total"))
 		Expect(body).To(ContainSubstring("controller_runtime_reconcile_total"))
+		Expect(body).To(ContainSubstring("berth_build_info{go_version="), "the build is labelled")
+		Expect(body).To(ContainSubstring("berth_leader 1"), "the leader says it runs the loop")
 
 		By("exiting 0 promptly on SIGTERM and releasing the Lease")
 		m.signal(syscall.SIGTERM)

@@ -40,6 +40,7 @@ import (
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // Name is the plugin's registered name.
@@ -84,6 +85,8 @@ type DefaultPreemption struct {
 	// instance's goroutines, which tests wait for.
 	inflight   *framework.PreemptionsInFlight
 	background sync.WaitGroup
+	// metrics counts the attempts and victims; nil when the handle records none.
+	metrics *metrics.Metrics
 }
 
 var (
@@ -144,6 +147,7 @@ func NewWithArgs(a *DefaultPreemptionArgs, h framework.Handle, opts ...Option) (
 		parallelizer: h.Parallelizer(),
 		async:        true,
 		inflight:     framework.NewPreemptionsInFlight(),
+		metrics:      metrics.From(h),
 	}
 	// The scheduler's frameworks share one record across profiles and
 	// generations; a handle without one gets a record of the plugin's own.
@@ -177,14 +181,17 @@ func (*DefaultPreemption) Name() string { return Name }
 // nominates the node; when no node helps, the result clears the pod's
 // nomination and the status explains why per node.
 func (p *DefaultPreemption) PostFilter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, statuses framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
-	result, st := p.preempt(ctx, state, pod, statuses)
+	victims := 0
+	result, st := p.preempt(ctx, state, pod, statuses, &victims)
+	p.metrics.ObservePreemption(victims)
 	if msg := st.Message(); msg != "" {
 		return result, framework.NewStatus(st.Code(), msgPrefix+msg)
 	}
 	return result, st
 }
 
-func (p *DefaultPreemption) preempt(ctx context.Context, state *framework.CycleState, pod *v1.Pod, statuses framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
+// preempt sets victims to the number of pods it chose to evict.
+func (p *DefaultPreemption) preempt(ctx context.Context, state *framework.CycleState, pod *v1.Pod, statuses framework.NodeToStatusReader, victims *int) (*framework.PostFilterResult, *framework.Status) {
 	logger := klog.FromContext(ctx)
 	if p.runner == nil {
 		return nil, framework.AsStatus(fmt.Errorf("the handle %T cannot run the profile's filters", p.handle))
@@ -233,6 +240,7 @@ func (p *DefaultPreemption) preempt(ctx context.Context, state *framework.CycleS
 
 	best := p.pickCandidate(candidates)
 	logger.V(2).Info("Chose the node to preempt on", "node", klog.KRef("", best.node), "victims", len(best.victims))
+	*victims = len(best.victims)
 	if p.async {
 		p.prepareAsync(ctx, best, pod)
 	} else if err := p.prepare(ctx, best, pod); err != nil {

@@ -43,6 +43,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeunschedulable"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	fwkruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/metrics"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -92,6 +93,8 @@ type cluster struct {
 	// groups are scheduling.k8s.io PodGroups; pods join them through
 	// spec.schedulingGroup.
 	groups []*schedulingv1beta1.PodGroup
+	// metrics, when set, records the framework's metrics.
+	metrics *metrics.Metrics
 }
 
 // env is a compiled profile (NodeUnschedulable, NodeResourcesFit,
@@ -173,6 +176,9 @@ func newEnv(t testing.TB, c cluster) *env {
 	}
 	if c.groups != nil {
 		opts = append(opts, fwkruntime.WithWorkloads(&st.Workloads{Groups: c.groups, Pods: c.pods}))
+	}
+	if c.metrics != nil {
+		opts = append(opts, fwkruntime.WithMetrics(c.metrics))
 	}
 	fwk, err := fwkruntime.NewFramework(context.Background(), registry, v1.DefaultSchedulerName, spec,
 		append(opts,

@@ -26,6 +26,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/metrics"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -87,7 +88,13 @@ type gangHandle struct {
 	st.Handle
 	waiting   []*fakeWaiting
 	activated []string
+	// metrics, when set, is what the handle records into.
+	metrics *metrics.Metrics
 }
+
+func (h *gangHandle) Metrics() *metrics.Metrics { return h.metrics }
+
+func (h *gangHandle) ProfileName() string { return "berth" }
 
 func (h *gangHandle) Activate(_ logr.Logger, pods map[string]*v1.Pod) {
 	for k := range pods {

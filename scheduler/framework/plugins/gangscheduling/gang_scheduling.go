@@ -48,6 +48,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // Name is the plugin's registered name.
@@ -61,6 +62,8 @@ const defaultScheduleTimeout = 60 * time.Second
 // are placed.
 type GangScheduling struct {
 	handle framework.Handle
+	// metrics counts the waits and releases; nil when the handle records none.
+	metrics *metrics.Metrics
 }
 
 var (
@@ -76,7 +79,7 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
-	return &GangScheduling{handle: h}, nil
+	return &GangScheduling{handle: h, metrics: metrics.From(h)}, nil
 }
 
 // Name returns the plugin's name.
@@ -198,6 +201,9 @@ func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, p
 			allowed++
 		})
 		logger.V(3).Info("Pod group is complete; its members bind", "podGroup", klog.KObj(g.group), "placed", placed, "allowed", allowed)
+		if allowed > 0 {
+			pl.countRelease(g.group.Namespace, metrics.GangComplete)
+		}
 		return nil, 0
 	}
 	pending := make(map[string]*v1.Pod)
@@ -207,8 +213,23 @@ func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, p
 		}
 	}
 	pl.handle.Activate(logger, pending)
+	pl.countWait(g.group.Namespace)
 	logger.V(4).Info("Pod group member waits for the rest", "podGroup", klog.KObj(g.group), "placed", placed, "minMember", g.minMember(), "activated", len(pending))
 	return framework.NewStatus(framework.Wait, fmt.Sprintf("pod group %s has %d of %d pods placed", g.key(), placed, g.minMember())), scheduleTimeout(g.group)
+}
+
+// countWait counts a member of a group in namespace held at Permit.
+func (pl *GangScheduling) countWait(namespace string) {
+	if pl.metrics != nil {
+		pl.metrics.CountGangWait(namespace, pl.handle.ProfileName())
+	}
+}
+
+// countRelease counts a group in namespace whose waiting members were let go.
+func (pl *GangScheduling) countRelease(namespace, result string) {
+	if pl.metrics != nil {
+		pl.metrics.CountGangRelease(namespace, pl.handle.ProfileName(), result)
+	}
 }
 
 // counts reports whether the member with the UID is among g's members.
@@ -244,6 +265,7 @@ func (pl *GangScheduling) release(logger logr.Logger, g gang, cause *v1.Pod, why
 		}
 	})
 	if n > 0 {
+		pl.countRelease(g.group.Namespace, metrics.GangReleased)
 		logger.V(2).Info("Released pod group members waiting at Permit", "podGroup", klog.KObj(g.group), "released", n, "cause", klog.KObj(cause), "reason", why)
 	}
 	return n

@@ -28,6 +28,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
+	"github.com/berth-io/berth/scheduler/metrics"
 )
 
 // nativePermitTimeout is how long a member of a scheduling.k8s.io gang
@@ -126,6 +127,7 @@ func (pl *GangScheduling) nativePermit(ctx context.Context, pod *v1.Pod, pg *sch
 	if placed < framework.MinCount(pg) {
 		pl.handle.Activate(logger, unscheduled)
 		logger.V(4).Info("Quorum of the gang not met; waiting for another member", "podGroup", klog.KObj(pg), "placed", placed, "activated", len(unscheduled))
+		pl.countWait(pg.Namespace)
 		return framework.NewStatus(framework.Wait, msgAwaitingPlaced), nativePermitTimeout
 	}
 	allowed := 0
@@ -137,6 +139,9 @@ func (pl *GangScheduling) nativePermit(ctx context.Context, pod *v1.Pod, pg *sch
 		}
 	})
 	logger.V(4).Info("Quorum of the gang met; allowing its waiting members", "podGroup", klog.KObj(pg), "placed", placed, "allowed", allowed)
+	if allowed > 0 {
+		pl.countRelease(pg.Namespace, metrics.GangComplete)
+	}
 	return nil, 0
 }
 
