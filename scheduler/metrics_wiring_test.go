@@ -43,7 +43,7 @@ func TestLoopMetrics(t *testing.T) {
 	alloc := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110")}
 	client := fake.NewClientset(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node"}, Status: v1.NodeStatus{Allocatable: alloc}})
 	reg, m := st.Metrics(t)
-	s, err := New(ctx, client, WithSeed(1), WithMetrics(m))
+	s, err := New(ctx, client, WithSeed(1), inTree(), WithMetrics(m))
 	if err != nil {
 		t.Fatal(err)
 	}

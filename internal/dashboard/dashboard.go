@@ -106,6 +106,8 @@ func rows() []row {
 				targets: []target{{`sum by (extender, verb, result) (rate(berth_extender_requests_total{` + sel + `}[$__rate_interval]))`, "{{extender}} {{verb}} {{result}}"}}},
 			{title: "Extender circuits open", unit: unitShort, stat: true,
 				targets: []target{{`sum(berth_extender_circuit_open{` + sel + `}) or vector(0)`, "open"}}},
+			{title: "Pods bound by another scheduler (1h)", unit: unitShort, description: "Pods of a Berth profile's schedulerName that another scheduler bound (see the profile's SchedulerConflict condition).",
+				targets: []target{{`sum by (profile, scheduler) (increase(berth_foreign_bindings_total{` + sel + `}[1h]))`, "{{profile}} by {{scheduler}}"}}},
 			{title: "Shadow decisions", unit: unitOps,
 				targets: []target{{`sum by (profile, outcome) (rate(berth_shadow_decisions_total{` + sel + `}[$__rate_interval]))`, "{{profile}} {{outcome}}"}}},
 		}},
