@@ -62,6 +62,12 @@ type Snapshot struct {
 	// the placement a PodGroup's cycle is trying. Plugins still see every
 	// node through List.
 	placement map[string]bool
+	// placementPos are the list positions of the placement's nodes, in list
+	// order, as of listEpoch placementEpoch; listEpoch counts the times the
+	// node list was laid out anew (rebuildLists), which moves positions.
+	placementPos   []int32
+	placementEpoch int64
+	listEpoch      int64
 	// original are the NodeInfos a simulation replaced (AddPod,
 	// RemovePod), by node name, for Restore to put back.
 	original map[string]*framework.NodeInfo
@@ -126,22 +132,27 @@ func (s *Snapshot) Generation() int64 { return s.generation }
 
 // SetPlacement confines the nodes a cycle searches (CandidateNodes) to the
 // named ones; nil lifts the restriction.
-func (s *Snapshot) SetPlacement(nodes map[string]bool) { s.placement = nodes }
+func (s *Snapshot) SetPlacement(nodes map[string]bool) {
+	s.placement = nodes
+	s.placementPos = s.placementPos[:0]
+	s.placementEpoch = -1
+}
 
 // InPlacement reports whether the named node may be searched.
 func (s *Snapshot) InPlacement(name string) bool { return s.placement == nil || s.placement[name] }
 
 // CandidateNodes returns the NodeInfos a cycle searches, in List's order:
-// every node, or those of the placement set with SetPlacement.
+// every node, or those of the placement set with SetPlacement. A placement's
+// nodes are found in the list once, not at every call: a group's cycle asks
+// for them once per member.
 func (s *Snapshot) CandidateNodes() []*framework.NodeInfo {
 	if s.placement == nil {
 		return s.nodeInfoList
 	}
-	out := make([]*framework.NodeInfo, 0, len(s.placement))
-	for _, ni := range s.nodeInfoList {
-		if s.placement[ni.Node().Name] {
-			out = append(out, ni)
-		}
+	pos := s.placementPositions()
+	out := make([]*framework.NodeInfo, len(pos))
+	for i, p := range pos {
+		out[i] = s.nodeInfoList[p]
 	}
 	return out
 }
@@ -151,13 +162,22 @@ func (s *Snapshot) NumCandidateNodes() int {
 	if s.placement == nil {
 		return len(s.nodeInfoList)
 	}
-	n := 0
-	for _, ni := range s.nodeInfoList {
-		if s.placement[ni.Node().Name] {
-			n++
+	return len(s.placementPositions())
+}
+
+// placementPositions returns the list positions of the placement's nodes,
+// finding them again when the list was laid out anew since.
+func (s *Snapshot) placementPositions() []int32 {
+	if s.placementEpoch != s.listEpoch {
+		s.placementPos = s.placementPos[:0]
+		for i, ni := range s.nodeInfoList {
+			if s.placement[ni.Node().Name] {
+				s.placementPos = append(s.placementPos, int32(i))
+			}
 		}
+		s.placementEpoch = s.listEpoch
 	}
-	return n
+	return s.placementPos
 }
 
 // List returns every NodeInfo, consecutive ones spread over zones.
@@ -196,6 +216,7 @@ func (s *Snapshot) IsPVCUsedByPods(key string) bool { return s.usedPVCRefCounts[
 
 // rebuildLists lays out every list again from the node order and recounts PVCs.
 func (s *Snapshot) rebuildLists(order []string) {
+	s.listEpoch++
 	s.nodeInfoList = make([]*framework.NodeInfo, 0, len(order))
 	s.listPos = make(map[string]int, len(order))
 	s.usedPVCRefCounts = make(map[string]int, len(s.usedPVCRefCounts))

@@ -162,3 +162,35 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+func TestSnapshotPlacement(t *testing.T) {
+	c := New(context.Background())
+	l := logr.Discard()
+	for _, n := range []string{"n1", "n2", "n3"} {
+		c.AddNode(l, cacheNode(n).Obj())
+	}
+	s := NewEmptySnapshot()
+	update(t, c, s)
+	s.SetPlacement(map[string]bool{"n1": true, "n3": true})
+	if got := sorted(names(s.CandidateNodes())); !slices.Equal(got, []string{"n1", "n3"}) || s.NumCandidateNodes() != 2 {
+		t.Fatalf("candidates %v (%d), want [n1 n3]", got, s.NumCandidateNodes())
+	}
+	// A pod assumed on n3 replaces its NodeInfo: the candidates show the new one.
+	must(t, c.AssumePod(l, st.Pod("p").UID("p").NodeName("n3").Req("cpu", "1").Obj()))
+	update(t, c, s)
+	for _, ni := range s.CandidateNodes() {
+		if ni.Node().Name == "n3" && len(ni.Pods) != 1 {
+			t.Errorf("n3 among the candidates holds %d pods, want the assumed one", len(ni.Pods))
+		}
+	}
+	// A node added lays the list out anew: the placement's nodes are found again.
+	c.AddNode(l, cacheNode("n0").Obj())
+	update(t, c, s)
+	if got := sorted(names(s.CandidateNodes())); !slices.Equal(got, []string{"n1", "n3"}) {
+		t.Errorf("candidates after a node was added %v, want [n1 n3]", got)
+	}
+	s.SetPlacement(nil)
+	if s.NumCandidateNodes() != 4 {
+		t.Errorf("%d candidates without a placement, want 4", s.NumCandidateNodes())
+	}
+}
