@@ -221,10 +221,22 @@ func validateGroup(pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPo
 
 // groupAlgorithm tries every placement and returns the best one where the
 // whole group fits, or the first placement's try and the group's failure.
-// No member is left assumed.
+// No member is left assumed, in the cache or the snapshot.
 func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus) {
 	if err := s.updateSnapshot(ctx); err != nil {
 		return nil, errorGroup("updating the snapshot: %v", err)
+	}
+	// The tries hold their members on the snapshot alone (assumeMember):
+	// no member's search waits for the snapshot to be refreshed from the
+	// cache, and the cache sees only the members of the placement chosen,
+	// which admitGroup assumes. A PodGroupPostFilter's simulation is
+	// already on the snapshot alone and keeps its changes.
+	if !s.simulating {
+		s.simulating = true
+		defer func() {
+			s.simulating = false
+			s.snapshot.Restore()
+		}()
 	}
 	all := s.snapshot.CandidateNodes()
 	placements, st := fwk.RunPlacementGeneratePlugins(ctx, pg, all)
