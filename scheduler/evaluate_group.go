@@ -20,11 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
@@ -108,50 +105,27 @@ func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime
 		out.Waiting = msgAwaitingMinCount
 		return out, nil
 	}
-	slices.SortStableFunc(pending, func(a, b *framework.QueuedPodInfo) int {
-		if c := a.Pod.CreationTimestamp.Compare(b.Pod.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Pod.Name, b.Pod.Name)
-	})
+	sortMembers(pending)
 	if len(pending) == 0 {
 		return out, nil
 	}
 
-	if err := s.cache.UpdateSnapshot(klog.FromContext(ctx), s.snapshot); err != nil {
-		return nil, fmt.Errorf("updating the snapshot: %w", err)
-	}
-	s.simulating = true
-	defer func() {
-		s.simulating = false
-		s.snapshot.Restore()
-		s.snapshot.SetPlacement(nil)
-	}()
-	all := s.snapshot.CandidateNodes()
-	placements, st := fwk.RunPlacementGeneratePlugins(ctx, pg, all)
-	if !st.IsSuccess() {
-		out.Status = fromStatus(st).message()
-		return out, nil
-	}
-	var first *placementResult
+	tries, status := s.tryPlacements(ctx, fwk, pg, pending)
 	fits := false
-	for _, p := range placements {
-		s.snapshot.SetPlacement(placementNodes(p, len(all)))
-		r := s.tryPlacement(ctx, fwk, pg, pending, p)
-		s.revert(ctx, fwk, r)
-		if first == nil {
-			first = r
-		}
-		pe := PlacementEvaluation{Name: p.Name, Nodes: len(p.Nodes), Placed: len(r.assignments().Assignments)}
-		if !r.status.success() {
-			pe.Status = r.status.message()
-		} else {
+	for _, r := range tries {
+		pe := PlacementEvaluation{Name: r.placement.Name, Nodes: len(r.placement.Nodes), Placed: len(r.assignments().Assignments)}
+		if r.status.success() {
 			fits = true
+		} else {
+			pe.Status = r.status.message()
 		}
 		out.Placements = append(out.Placements, pe)
 	}
-	if !fits && first != nil {
-		out.Status = unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(placements), first.status.asError())).message()
+	switch {
+	case !status.success():
+		out.Status = status.message()
+	case !fits && len(tries) > 0:
+		out.Status = unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError())).message()
 	}
 	return out, nil
 }

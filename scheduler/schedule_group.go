@@ -193,13 +193,19 @@ func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodIn
 	// come along: qpi passing it says the group has enough now, and the
 	// event that let qpi in may not have reached them yet.
 	members := append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)...)
+	sortMembers(members)
+	return members
+}
+
+// sortMembers orders a group's members as its cycle places them: by
+// creation time, then name.
+func sortMembers(members []*framework.QueuedPodInfo) {
 	slices.SortStableFunc(members, func(a, b *framework.QueuedPodInfo) int {
 		if c := a.Pod.CreationTimestamp.Compare(b.Pod.CreationTimestamp.Time); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Pod.Name, b.Pod.Name)
 	})
-	return members
 }
 
 // validateGroup checks what kube-scheduler requires of a group's members:
@@ -223,14 +229,41 @@ func validateGroup(pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPo
 // whole group fits, or the first placement's try and the group's failure.
 // No member is left assumed, in the cache or the snapshot.
 func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus) {
+	tries, status := s.tryPlacements(ctx, fwk, pg, members)
+	if !status.success() {
+		var last *placementResult
+		if len(tries) > 0 {
+			last = tries[len(tries)-1]
+		}
+		return last, status
+	}
+	var feasible []*placementResult
+	for _, r := range tries {
+		if r.status.success() {
+			feasible = append(feasible, r)
+		}
+	}
+	if len(tries) == 0 {
+		return nil, unschedulableGroup("0/0 placements are available")
+	}
+	if len(feasible) == 0 {
+		return tries[0], unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError()))
+	}
+	return s.bestPlacement(ctx, fwk, pg, feasible)
+}
+
+// tryPlacements tries the members in every placement the PlacementGenerate
+// plugins propose, in their order, and returns each try. Its status fails
+// only when the placements cannot be generated or a try ends in an error,
+// which is then the last try returned. The tries hold their members on the
+// snapshot alone (assumeMember): no member's search waits for the snapshot
+// to be refreshed from the cache, and the cache sees only the members of
+// the placement chosen, which admitGroup assumes. A PodGroupPostFilter's
+// simulation is already on the snapshot alone and keeps its changes.
+func (s *Scheduler) tryPlacements(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) ([]*placementResult, groupStatus) {
 	if err := s.updateSnapshot(ctx); err != nil {
 		return nil, errorGroup("updating the snapshot: %v", err)
 	}
-	// The tries hold their members on the snapshot alone (assumeMember):
-	// no member's search waits for the snapshot to be refreshed from the
-	// cache, and the cache sees only the members of the placement chosen,
-	// which admitGroup assumes. A PodGroupPostFilter's simulation is
-	// already on the snapshot alone and keeps its changes.
 	if !s.simulating {
 		s.simulating = true
 		defer func() {
@@ -244,28 +277,17 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 		return nil, fromStatus(st)
 	}
 	defer s.snapshot.SetPlacement(nil)
-
-	var first *placementResult
-	var feasible []*placementResult
+	tries := make([]*placementResult, 0, len(placements))
 	for _, p := range placements {
 		s.snapshot.SetPlacement(placementNodes(p, len(all)))
 		r := s.tryPlacement(ctx, fwk, pg, members, p)
 		s.revert(ctx, fwk, r)
+		tries = append(tries, r)
 		if r.status.code == framework.Error {
-			return r, r.status
-		}
-		if first == nil {
-			first = r
-		}
-		if r.status.success() {
-			feasible = append(feasible, r)
+			return tries, r.status
 		}
 	}
-	if len(feasible) == 0 {
-		return first, unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(placements), first.status.asError()))
-	}
-	best, status := s.bestPlacement(ctx, fwk, pg, feasible)
-	return best, status
+	return tries, groupStatus{code: framework.Success}
 }
 
 // placementNodes returns the node names of p, or nil when p holds every
