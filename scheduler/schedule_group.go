@@ -549,12 +549,9 @@ func (s *Scheduler) postFilterGroup(ctx context.Context, fwk *runtime.Framework,
 	for i, m := range members {
 		pods[i] = m.Pod
 	}
-	sim := &groupSimulation{s: s, fwk: fwk, pg: pg, members: members}
-	s.simulating = true
-	result, st := fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods, sim)
-	s.simulating = false
-	s.snapshot.Restore()
-	s.snapshot.SetPlacement(nil)
+	result, st := s.simulate(func() (*framework.PodGroupPostFilterResult, *framework.Status) {
+		return fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods, &groupSimulation{s: s, fwk: fwk, pg: pg, members: members})
+	})
 	if st.Code() == framework.Error {
 		f.full = fromStatus(st)
 		return
@@ -566,6 +563,18 @@ func (s *Scheduler) postFilterGroup(ctx context.Context, fwk *runtime.Framework,
 		}
 	}
 	f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
+}
+
+// simulate runs f with the snapshot frozen for a simulation, and restores
+// the snapshot after it, however f ends.
+func (s *Scheduler) simulate(f func() (*framework.PodGroupPostFilterResult, *framework.Status)) (*framework.PodGroupPostFilterResult, *framework.Status) {
+	s.simulating = true
+	defer func() {
+		s.simulating = false
+		s.snapshot.Restore()
+		s.snapshot.SetPlacement(nil)
+	}()
+	return f()
 }
 
 // groupSimulation is the cluster a PodGroupPostFilter plugin changes to
