@@ -107,6 +107,9 @@ workloads-reference: control-plane ## Re-record test/workloads/testdata: every P
 	hack/control-plane.sh kube-scheduler
 	BERTH_WORKLOADS_RECORD=1 BERTH_WORKLOADS_SCENARIOS=$(WORKLOADS) go test -count=1 -timeout=90m -v -run '^TestReference$$' ./test/workloads/reference
 
+# A well-formed digest for helm-lint's image.digest case.
+HELM_LINT_DIGEST := 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+
 .PHONY: helm-lint
 helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC rules lag config/ (make manifests syncs them).
 	@diff -r -q config/crd/bases $(CHART)/files/crds && diff -q config/rbac/role.yaml $(CHART)/files/rbac/role.yaml \
@@ -115,6 +118,21 @@ helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set replicas=1,leaderElection.enabled=false,webhook.enabled=false,metrics.enabled=false,flowControl.enabled=false
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.secretName=berth-metrics-tls,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.tokenSecret=prometheus-token
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.insecureSkipVerify=true
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set defaultProfile=,rbac.aggregateClusterRoles=false,tests.enabled=false
+	@# As a subchart (a parent's global values), renamed, pinned by digest, with extra env and volumes.
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set global.imageRegistry=registry.example.com \
+		--set nameOverride=scheduler,fullnameOverride=platform-scheduler,image.digest=sha256:$(HELM_LINT_DIGEST) \
+		--set-json 'extraEnv=[{"name":"GOMEMLIMIT","value":"900MiB"}]' \
+		--set-json 'extraVolumes=[{"name":"extra","configMap":{"name":"berth-extra"}}]' \
+		--set-json 'extraVolumeMounts=[{"name":"extra","mountPath":"/etc/berth-extra","readOnly":true}]'
+	@out=$$($(HELM) template berth $(CHART) --kube-version $(K8S_VERSION) --set nameOverride=scheduler,fullnameOverride=platform-scheduler,image.digest=sha256:$(HELM_LINT_DIGEST) \
+		--set-json 'extraEnv=[{"name":"GOMEMLIMIT","value":"900MiB"}]'); \
+	for want in 'name: platform-scheduler-manager' 'app.kubernetes.io/name: scheduler' 'image: "ghcr.io/berth-io/berth@sha256:$(HELM_LINT_DIGEST)"' \
+		'name: GOMEMLIMIT' 'name: platform-scheduler-view' 'name: platform-scheduler-test'; do \
+		grep -qF -- "$$want" <<<"$$out" || { echo "helm template with overrides lacks: $$want"; exit 1; }; done
+	@if out=$$($(HELM) template berth $(CHART) --kube-version $(K8S_VERSION) --set image.digest=latest 2>&1) \
+		|| ! grep -q "/image/digest.*does not match" <<<"$$out"; then echo "image.digest=latest must be refused by the schema"; exit 1; fi
+	@if $(HELM) template berth $(CHART) --kube-version $(K8S_VERSION) --set defaultProfile= | grep -q 'helm.sh/hook: test'; then echo "no helm test without a profile to schedule it"; exit 1; fi
 	@mkdir -p $(dir $(BERTH_CHART_RENDERED))
 	$(HELM) template berth $(CHART) --namespace berth-system --kube-version $(K8S_VERSION) \
 		--set metrics.serviceMonitor.enabled=true,metrics.prometheusRule.enabled=true,metrics.grafanaDashboard.enabled=true \

@@ -1,15 +1,25 @@
-{{/* berth.fullname is the prefix of every object's name. */}}
+{{/* berth.name is the chart's name, or nameOverride; it is the app.kubernetes.io/name label. */}}
+{{- define "berth.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* berth.fullname is the prefix of every object's name: fullnameOverride, else the release's name followed by berth.name unless it already holds it. */}}
 {{- define "berth.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := include "berth.name" . -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
 {{/* berth.selectorLabels select the manager's pods. */}}
 {{- define "berth.selectorLabels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/name: {{ include "berth.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
@@ -70,4 +80,18 @@ true
 {{/* berth.metricsTokenSecret holds the `token` the ServiceMonitor presents. */}}
 {{- define "berth.metricsTokenSecret" -}}
 {{- default (printf "%s-token" (include "berth.metricsScraperName" .)) .Values.metrics.serviceMonitor.tokenSecret -}}
+{{- end -}}
+
+{{/* berth.image is the manager's image: repository@digest when image.digest is set, else repository:tag (tag defaults to the chart's appVersion). */}}
+{{- define "berth.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* berth.testSchedulerName is the schedulerName of the helm test pod: tests.schedulerName, else defaultProfile; empty renders no test. */}}
+{{- define "berth.testSchedulerName" -}}
+{{- default .Values.defaultProfile .Values.tests.schedulerName -}}
 {{- end -}}

@@ -26,9 +26,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -263,6 +265,66 @@ var _ = Describe("the rendered chart", func() {
 		dashboard, err := os.ReadFile(filepath.Join(repoRoot, "charts", "berth", "files", "monitoring", "berth-dashboard.json"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(nestedString(cm.Object, "data", "berth.json")).To(MatchJSON(dashboard))
+	})
+
+	It("has a helm test pod that only the chart's profile places, running the manager's image", func() {
+		byKind := kindsOf(objs)
+		obj, ok := byKind["Pod/berth-test"]
+		Expect(ok).To(BeTrue(), "the chart renders the helm test pod")
+		Expect(obj.GetAnnotations()).To(HaveKeyWithValue("helm.sh/hook", "test"))
+		pod := &corev1.Pod{}
+		Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, pod)).To(Succeed())
+		Expect(pod.Spec.SchedulerName).To(Equal("berth"), "the chart's defaultProfile")
+		Expect(pod.Spec.RestartPolicy).To(Equal(corev1.RestartPolicyNever))
+		Expect(pod.Spec.Containers).To(HaveLen(1))
+		Expect(pod.Spec.Containers[0].Command).To(Equal([]string{"/berth", "version"}))
+		dep := &corev1.PodTemplateSpec{}
+		tmpl, _, _ := unstructured.NestedMap(byKind["Deployment/berth-manager"].Object, "spec", "template")
+		Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl, dep)).To(Succeed())
+		Expect(pod.Spec.Containers[0].Image).To(Equal(dep.Spec.Containers[0].Image))
+		Expect(labels.SelectorFromSet(dep.Labels).Matches(labels.Set(pod.Labels))).To(BeFalse(),
+			"the manager's Services and PodDisruptionBudget must not select the test pod")
+	})
+
+	It("aggregates reading every kind into view and writing PodGroups into edit and admin", func() {
+		byKind := kindsOf(objs)
+		roles := map[string]*rbacv1.ClusterRole{}
+		for _, name := range []string{"berth-view", "berth-edit"} {
+			obj, ok := byKind["ClusterRole/"+name]
+			Expect(ok).To(BeTrue(), "the chart renders ClusterRole %s", name)
+			role := &rbacv1.ClusterRole{}
+			Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, role)).To(Succeed())
+			roles[name] = role
+		}
+		Expect(roles["berth-view"].Labels).To(And(
+			HaveKeyWithValue("rbac.authorization.k8s.io/aggregate-to-view", "true"),
+			HaveKeyWithValue("rbac.authorization.k8s.io/aggregate-to-edit", "true"),
+			HaveKeyWithValue("rbac.authorization.k8s.io/aggregate-to-admin", "true")))
+		Expect(roles["berth-edit"].Labels).To(And(
+			HaveKeyWithValue("rbac.authorization.k8s.io/aggregate-to-edit", "true"),
+			HaveKeyWithValue("rbac.authorization.k8s.io/aggregate-to-admin", "true"),
+			Not(HaveKey("rbac.authorization.k8s.io/aggregate-to-view"))))
+
+		// Every kind the chart installs a CRD for is readable.
+		var plurals []string
+		for _, obj := range objs {
+			if obj.GetKind() == "CustomResourceDefinition" {
+				plural, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "plural")
+				plurals = append(plurals, plural)
+			}
+		}
+		Expect(plurals).To(HaveLen(4))
+		for _, plural := range plurals {
+			Expect(roles["berth-view"].Rules).To(ContainElement(And(
+				HaveField("APIGroups", ConsistOf("scheduling.berth.io")),
+				HaveField("Resources", ContainElements(plural, plural+"/status")),
+				HaveField("Verbs", ConsistOf("get", "list", "watch")))), "view reads %s", plural)
+		}
+		Expect(roles["berth-edit"].Rules).To(ConsistOf(And(
+			HaveField("APIGroups", ConsistOf("scheduling.berth.io")),
+			HaveField("Resources", ConsistOf("podgroups")),
+			HaveField("Verbs", ContainElements("create", "update", "patch", "delete")))),
+			"edit writes PodGroups only: the cluster-scoped kinds stay with cluster-admin")
 	})
 
 	It("leaves kube-system and its own namespace out of the namespace default, failing open", func() {
