@@ -19,6 +19,7 @@ package manager
 import (
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -295,26 +296,184 @@ func checkManagerDeployment(t *testing.T, d *appsv1.Deployment) {
 	if !mounted || !secret {
 		t.Errorf("the Secret webhook-server-cert is not mounted read-only at %s", certDir)
 	}
-	if c.Image != "ghcr.io/berth-io/berth:latest" {
-		t.Errorf("the manager's image is %q", c.Image)
+	if want := "ghcr.io/berth-io/berth:" + chartAppVersion(t); c.Image != want {
+		t.Errorf("the manager's image is %q, want %q: kustomize installs the release the chart installs", c.Image, want)
 	}
 }
 
+// chartAppVersion is the Helm chart's appVersion, the tag of the image it installs.
+func chartAppVersion(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "charts", "berth", "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chart struct {
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(raw, &chart); err != nil || chart.AppVersion == "" {
+		t.Fatalf("charts/berth/Chart.yaml has no appVersion (%v)", err)
+	}
+	return chart.AppVersion
+}
+
+// TestConfigPrometheusRenders builds config/default with the
+// config/prometheus component enabled, as its comment says to, and checks
+// that the ServiceMonitor scrapes as the chart's does: with a token Secret of
+// a ServiceAccount bound to the metrics-reader ClusterRole, verifying the
+// metrics server's cert-manager certificate, which the manager serves.
 func TestConfigPrometheusRenders(t *testing.T) {
-	objs := kustomizeBuild(t, filepath.Join(repoRoot, "config", "prometheus"))
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot, "config"))); err != nil {
+		t.Fatal(err)
+	}
+	kfile := filepath.Join(dir, "default", "berth-system", "kustomization.yaml")
+	raw, err := os.ReadFile(kfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const commented = "#components:\n#- ../../prometheus\n"
+	if !strings.Contains(string(raw), commented) {
+		t.Fatalf("config/default/berth-system/kustomization.yaml no longer offers the prometheus component as %q", commented)
+	}
+	enabled := strings.Replace(string(raw), commented, "components:\n- ../../prometheus\n", 1)
+	if err := os.WriteFile(kfile, []byte(enabled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs := kustomizeBuild(t, filepath.Join(dir, "default"))
+
+	var monitor struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+		Spec     struct {
+			Endpoints []map[string]any     `json:"endpoints"`
+			Selector  metav1.LabelSelector `json:"selector"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(objectNamed(objs, "ServiceMonitor", "berth-controller-manager-metrics-monitor").yaml, &monitor); err != nil {
+		t.Fatal(err)
+	}
+	if len(monitor.Spec.Endpoints) != 1 {
+		t.Fatalf("the ServiceMonitor has %d endpoints, want 1", len(monitor.Spec.Endpoints))
+	}
+	ep := monitor.Spec.Endpoints[0]
+	for _, deprecated := range []string{"bearerTokenFile", "bearerTokenSecret"} {
+		if _, ok := ep[deprecated]; ok {
+			t.Errorf("the ServiceMonitor uses the deprecated %s", deprecated)
+		}
+	}
+	var endpoint struct {
+		Port          string `json:"port"`
+		Scheme        string `json:"scheme"`
+		Authorization struct {
+			Type        string                   `json:"type"`
+			Credentials corev1.SecretKeySelector `json:"credentials"`
+		} `json:"authorization"`
+		TLSConfig struct {
+			CA struct {
+				Secret corev1.SecretKeySelector `json:"secret"`
+			} `json:"ca"`
+			ServerName         string `json:"serverName"`
+			InsecureSkipVerify bool   `json:"insecureSkipVerify"`
+		} `json:"tlsConfig"`
+	}
+	b, _ := yaml.Marshal(ep)
+	if err := yaml.Unmarshal(b, &endpoint); err != nil {
+		t.Fatal(err)
+	}
+	if endpoint.Scheme != "https" || endpoint.TLSConfig.InsecureSkipVerify {
+		t.Errorf("the ServiceMonitor scrapes %s, insecureSkipVerify %v; want https, verified", endpoint.Scheme, endpoint.TLSConfig.InsecureSkipVerify)
+	}
+
+	// The token: a ServiceAccount's token Secret, that ServiceAccount bound to metrics-reader.
+	if endpoint.Authorization.Type != "Bearer" || endpoint.Authorization.Credentials.Key != "token" {
+		t.Errorf("the ServiceMonitor's authorization is %+v, want the Bearer token of a Secret's key token", endpoint.Authorization)
+	}
+	var token corev1.Secret
+	tokenObj := objectNamed(objs, "Secret", endpoint.Authorization.Credentials.Name)
+	if tokenObj == nil {
+		t.Fatalf("the ServiceMonitor presents the Secret %s, which the install does not make", endpoint.Authorization.Credentials.Name)
+	}
+	if err := yaml.UnmarshalStrict(tokenObj.yaml, &token); err != nil {
+		t.Fatal(err)
+	}
+	scraper := token.Annotations[corev1.ServiceAccountNameKey]
+	if token.Type != corev1.SecretTypeServiceAccountToken || !hasObject(objs, "ServiceAccount", scraper) {
+		t.Errorf("the Secret %s is a %s for the ServiceAccount %q; want the token of a ServiceAccount of the install", token.Name, token.Type, scraper)
+	}
+	bound := false
+	for _, o := range objs {
+		var crb rbacv1.ClusterRoleBinding
+		if o.kind != "ClusterRoleBinding" || yaml.UnmarshalStrict(o.yaml, &crb) != nil {
+			continue
+		}
+		if crb.RoleRef.Name == "berth-metrics-reader" && hasObject(objs, "ClusterRole", crb.RoleRef.Name) &&
+			slices.Contains(crb.Subjects, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: scraper, Namespace: "berth-system"}) {
+			bound = true
+		}
+	}
+	if !bound {
+		t.Errorf("no ClusterRoleBinding grants berth-metrics-reader to the ServiceAccount %s", scraper)
+	}
+
+	// The CA: the Secret of a Certificate for the metrics Service's name, which the manager serves.
 	var svc corev1.Service
-	find(t, objs, "Service", &svc)
-	if objectNamed(objs, "ServiceMonitor", "controller-manager-metrics-monitor") == nil {
-		t.Fatal("no ServiceMonitor")
+	svcObj := objectNamed(objs, "Service", "berth-controller-manager-metrics-service")
+	if svcObj == nil {
+		t.Fatal("no metrics Service berth-controller-manager-metrics-service")
 	}
-	deploys := kustomizeBuild(t, filepath.Join(repoRoot, "config", "manager"))
-	var d appsv1.Deployment
-	find(t, deploys, "Deployment", &d)
-	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
-		t.Errorf("the metrics Service's selector %v does not match the pods' labels %v", svc.Spec.Selector, d.Spec.Template.Labels)
+	if err := yaml.UnmarshalStrict(svcObj.yaml, &svc); err != nil {
+		t.Fatal(err)
 	}
-	if svc.Spec.Ports[0].TargetPort.String() != "metrics" || svc.Spec.Ports[0].Name != "https" {
-		t.Errorf("the metrics Service's port is %+v, want https to the container port metrics", svc.Spec.Ports[0])
+	if endpoint.Port != svc.Spec.Ports[0].Name || svc.Spec.Ports[0].TargetPort.String() != "metrics" {
+		t.Errorf("the ServiceMonitor scrapes port %q, the Service has %+v", endpoint.Port, svc.Spec.Ports[0])
+	}
+	if want := svc.Name + ".berth-system.svc"; endpoint.TLSConfig.ServerName != want {
+		t.Errorf("the ServiceMonitor verifies the name %q, want %q", endpoint.TLSConfig.ServerName, want)
+	}
+	var cert struct {
+		Spec struct {
+			DNSNames   []string `json:"dnsNames"`
+			SecretName string   `json:"secretName"`
+			IssuerRef  struct {
+				Name string `json:"name"`
+			} `json:"issuerRef"`
+		} `json:"spec"`
+	}
+	certObj := objectNamed(objs, "Certificate", "berth-metrics-cert")
+	if certObj == nil {
+		t.Fatal("no Certificate berth-metrics-cert")
+	}
+	if err := yaml.Unmarshal(certObj.yaml, &cert); err != nil {
+		t.Fatal(err)
+	}
+	if endpoint.TLSConfig.CA.Secret.Name != cert.Spec.SecretName || endpoint.TLSConfig.CA.Secret.Key != "ca.crt" {
+		t.Errorf("the ServiceMonitor trusts %+v, want ca.crt of the Certificate's Secret %s", endpoint.TLSConfig.CA.Secret, cert.Spec.SecretName)
+	}
+	if !slices.Contains(cert.Spec.DNSNames, endpoint.TLSConfig.ServerName) || !hasObject(objs, "Issuer", cert.Spec.IssuerRef.Name) {
+		t.Errorf("the Certificate %+v is not issued by the install's Issuer for %s", cert.Spec, endpoint.TLSConfig.ServerName)
+	}
+
+	var deploy appsv1.Deployment
+	find(t, objs, "Deployment", &deploy)
+	checkManagerDeployment(t, &deploy)
+	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(deploy.Spec.Template.Labels)) {
+		t.Errorf("the metrics Service's selector %v does not match the pods' labels %v", svc.Spec.Selector, deploy.Spec.Template.Labels)
+	}
+	c := deploy.Spec.Template.Spec.Containers[0]
+	o, err := newManagerOptions(c.Args, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var volume string
+	for _, v := range deploy.Spec.Template.Spec.Volumes {
+		if v.Secret != nil && v.Secret.SecretName == cert.Spec.SecretName {
+			volume = v.Name
+		}
+	}
+	if o.metricsCertDir == "" || !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+		return m.Name == volume && m.MountPath == o.metricsCertDir && m.ReadOnly
+	}) {
+		t.Errorf("the manager does not serve the Secret %s: --metrics-cert-dir %q, mounts %+v", cert.Spec.SecretName, o.metricsCertDir, c.VolumeMounts)
 	}
 }
 
