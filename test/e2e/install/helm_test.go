@@ -24,6 +24,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -97,6 +98,21 @@ func helmSpecs() {
 			return readyStatus(p), nil
 		}).WithTimeout(time.Minute).Should(Equal("True"), "the chart's SchedulingProfile %s is Ready", chartProfile)
 		expectBound(ctx, chartProfile)
+	}, SpecTimeout(2*time.Minute))
+
+	It("passes helm test: Berth places the chart's test pod, whose container runs", func(ctx SpecContext) {
+		out := helmTest(ctx, releaseNamespace, release+"-test")
+		Expect(out).To(MatchRegexp(`TEST SUITE:\s+` + release + `-test`))
+		Expect(out).To(MatchRegexp(`Phase:\s+Succeeded`))
+		Eventually(ctx, func() error {
+			_, err := cluster.Clientset.CoreV1().Pods(releaseNamespace).Get(ctx, release+"-test", metav1.GetOptions{})
+			return err
+		}).WithTimeout(30*time.Second).Should(Satisfy(apierrors.IsNotFound), "hook-delete-policy hook-succeeded removes the test pod")
+		managers.expectUp()
+	}, SpecTimeout(3*time.Minute))
+
+	It("aggregates reading Berth's kinds into view, and writing PodGroups into edit and admin", func(ctx SpecContext) {
+		expectAggregatedRoles(ctx)
 	}, SpecTimeout(2*time.Minute))
 
 	It("classifies the manager's requests under API Priority and Fairness as kube-scheduler's", func(ctx SpecContext) {
