@@ -26,8 +26,8 @@ import (
 const testNamespace = "ns"
 
 // podGroup starts a PodGroup in testNamespace.
-func podGroup(name string, minMember int32) *st.PodGroupBuilder {
-	return st.PodGroup(name, minMember).Namespace(testNamespace)
+func podGroup(name string, minCount int32) *st.PodGroupBuilder {
+	return st.PodGroup(name, minCount).Namespace(testNamespace)
 }
 
 // member starts a pending, unbound pod of group in testNamespace.

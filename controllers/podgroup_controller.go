@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -46,6 +47,10 @@ import (
 
 // podGroupIndex indexes cached pods by the PodGroup they belong to.
 const podGroupIndex = "berth.podGroup"
+
+// conflictRetry is how soon a PodGroup whose status patch met a newer
+// object is reconciled again; status writes do not trigger a reconcile.
+const conflictRetry = 200 * time.Millisecond
 
 // MemberPodSelector selects the pods that belong to some PodGroup, the only
 // pods the PodGroup controller reads. A manager's cache restricted to it
@@ -157,5 +162,10 @@ func (r *PodGroupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	patched := pg.DeepCopy()
 	patched.Status = st
-	return ctrl.Result{}, patchStatus(ctx, r.client, "PodGroup", &pg, patched)
+	requeue, err := patchStatusLocked(ctx, r.client, "PodGroup", &pg, patched)
+	if requeue {
+		logger.V(4).Info("PodGroup changed while its status was computed; computing it again")
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	}
+	return ctrl.Result{}, err
 }

@@ -29,13 +29,13 @@ import (
 
 // Condition reasons of the PodGroup controller, one per phase.
 const (
-	// ReasonAwaitingMembers means fewer than minMember members exist.
+	// ReasonAwaitingMembers means fewer than minCount members exist.
 	ReasonAwaitingMembers = "AwaitingMembers"
-	// ReasonGangScheduling means enough members exist but fewer than minMember are bound.
+	// ReasonGangScheduling means enough members exist but fewer than minCount are bound.
 	ReasonGangScheduling = "Scheduling"
-	// ReasonGangScheduled means at least minMember members are bound.
+	// ReasonGangScheduled means at least minCount members are bound.
 	ReasonGangScheduled = "Scheduled"
-	// ReasonGangRunning means at least minMember members run or have succeeded.
+	// ReasonGangRunning means at least minCount members run or have succeeded.
 	ReasonGangRunning = "Running"
 	// ReasonMemberFailed means members failed and too few of the others remain.
 	ReasonMemberFailed = "MemberFailed"
@@ -87,20 +87,22 @@ func countMembers(pods []corev1.Pod) memberCounts {
 // podGroupPhase decides a gang's phase from its counts; the first rule that
 // holds wins:
 //   - Failed: a member failed and the members that have not failed are
-//     fewer than minMember (a replacement pod brings the gang back);
-//   - Pending: fewer than minMember members that have not failed exist;
-//   - Running: at least minMember members run or have succeeded;
-//   - Scheduled: at least minMember members are bound;
+//     fewer than minCount (a replacement pod brings the gang back);
+//   - Pending: fewer than minCount members that have not failed exist;
+//   - Running: at least minCount members run or have succeeded;
+//   - Scheduled: at least minCount members are bound;
 //   - Scheduling: otherwise.
-func podGroupPhase(minMember int32, c memberCounts) v1alpha1.PodGroupPhase {
+//
+// minCount is the gang's, the deprecated minMember, or 1 for a basic group.
+func podGroupPhase(minCount int32, c memberCounts) v1alpha1.PodGroupPhase {
 	switch {
-	case c.failed > 0 && c.healthy() < minMember:
+	case c.failed > 0 && c.healthy() < minCount:
 		return v1alpha1.PodGroupFailed
-	case c.healthy() < minMember:
+	case c.healthy() < minCount:
 		return v1alpha1.PodGroupPending
-	case c.running+c.succeeded >= minMember:
+	case c.running+c.succeeded >= minCount:
 		return v1alpha1.PodGroupRunning
-	case c.scheduled >= minMember:
+	case c.scheduled >= minCount:
 		return v1alpha1.PodGroupScheduled
 	default:
 		return v1alpha1.PodGroupScheduling
@@ -112,8 +114,8 @@ func podGroupPhase(minMember int32, c memberCounts) v1alpha1.PodGroupPhase {
 // same pods give the same status.
 func podGroupStatus(pg *v1alpha1.PodGroup, pods []corev1.Pod, now metav1.Time) v1alpha1.PodGroupStatus {
 	c := countMembers(pods)
-	minMember := pg.Spec.MinMember
-	phase := podGroupPhase(minMember, c)
+	minCount := pg.Spec.MinCount()
+	phase := podGroupPhase(minCount, c)
 	st := v1alpha1.PodGroupStatus{
 		ObservedGeneration: pg.Generation,
 		Phase:              phase,
@@ -127,19 +129,19 @@ func podGroupStatus(pg *v1alpha1.PodGroup, pods []corev1.Pod, now metav1.Time) v
 	switch phase {
 	case v1alpha1.PodGroupFailed:
 		stalled, reason = metav1.ConditionTrue, ReasonMemberFailed
-		msg = fmt.Sprintf("%d members failed; the %d others are fewer than minMember %d", c.failed, c.healthy(), minMember)
+		msg = fmt.Sprintf("%d members failed; the %d others are fewer than minCount %d", c.failed, c.healthy(), minCount)
 	case v1alpha1.PodGroupPending:
 		reconciling, reason = metav1.ConditionTrue, ReasonAwaitingMembers
-		msg = fmt.Sprintf("%d of minMember %d members exist", c.healthy(), minMember)
+		msg = fmt.Sprintf("%d of minCount %d members exist", c.healthy(), minCount)
 	case v1alpha1.PodGroupScheduling:
 		reconciling, reason = metav1.ConditionTrue, ReasonGangScheduling
-		msg = fmt.Sprintf("%d of minMember %d members are bound", c.scheduled, minMember)
+		msg = fmt.Sprintf("%d of minCount %d members are bound", c.scheduled, minCount)
 	case v1alpha1.PodGroupScheduled:
 		ready, reason = metav1.ConditionTrue, ReasonGangScheduled
-		msg = fmt.Sprintf("%d members are bound (minMember %d), %d running", c.scheduled, minMember, c.running)
+		msg = fmt.Sprintf("%d members are bound (minCount %d), %d running", c.scheduled, minCount, c.running)
 	case v1alpha1.PodGroupRunning:
 		ready, reason = metav1.ConditionTrue, ReasonGangRunning
-		msg = fmt.Sprintf("%d members are running and %d have succeeded (minMember %d)", c.running, c.succeeded, minMember)
+		msg = fmt.Sprintf("%d members are running and %d have succeeded (minCount %d)", c.running, c.succeeded, minCount)
 	}
 	for _, cond := range []struct {
 		typ    string

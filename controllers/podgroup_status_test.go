@@ -34,7 +34,7 @@ func TestPodGroupStatus(t *testing.T) {
 	m := func(i int) *st.PodBuilder { return member("p"+string(rune('0'+i)), "gang") }
 	tests := []struct {
 		name      string
-		minMember int32
+		minCount  int32
 		pods      []corev1.Pod
 		phase     v1alpha1.PodGroupPhase
 		scheduled int32
@@ -44,28 +44,28 @@ func TestPodGroupStatus(t *testing.T) {
 		reason  string
 		message string
 	}{
-		{"no members", 3, nil, v1alpha1.PodGroupPending, 0, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "0 of minMember 3 members exist"},
-		{"two of three", 3, members(m(0), m(1)), v1alpha1.PodGroupPending, 0, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
-		{"two of three, both bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n1")), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
-		{"three, none bound", 3, members(m(0), m(1), m(2)), v1alpha1.PodGroupScheduling, 0, 0, metav1.ConditionFalse, ReasonGangScheduling, "0 of minMember 3 members are bound"},
-		{"three, two bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n2"), m(2)), v1alpha1.PodGroupScheduling, 2, 0, metav1.ConditionFalse, ReasonGangScheduling, "2 of minMember 3"},
+		{"no members", 3, nil, v1alpha1.PodGroupPending, 0, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "0 of minCount 3 members exist"},
+		{"two of three", 3, members(m(0), m(1)), v1alpha1.PodGroupPending, 0, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minCount 3"},
+		{"two of three, both bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n1")), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minCount 3"},
+		{"three, none bound", 3, members(m(0), m(1), m(2)), v1alpha1.PodGroupScheduling, 0, 0, metav1.ConditionFalse, ReasonGangScheduling, "0 of minCount 3 members are bound"},
+		{"three, two bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n2"), m(2)), v1alpha1.PodGroupScheduling, 2, 0, metav1.ConditionFalse, ReasonGangScheduling, "2 of minCount 3"},
 		{"three bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n2"), m(2).NodeName("n2")), v1alpha1.PodGroupScheduled, 3, 0, metav1.ConditionTrue, ReasonGangScheduled, "3 members are bound"},
 		{"four, three bound", 3, members(m(0).NodeName("n1"), m(1).NodeName("n2"), m(2).NodeName("n2"), m(3)), v1alpha1.PodGroupScheduled, 3, 0, metav1.ConditionTrue, ReasonGangScheduled, "3 members are bound"},
 		{"three bound, two running", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2")), v1alpha1.PodGroupScheduled, 3, 2, metav1.ConditionTrue, ReasonGangScheduled, "2 running"},
 		{"three running", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodRunning)), v1alpha1.PodGroupRunning, 3, 3, metav1.ConditionTrue, ReasonGangRunning, "3 members are running and 0 have succeeded"},
 		{"two running, one succeeded", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodSucceeded)), v1alpha1.PodGroupRunning, 3, 2, metav1.ConditionTrue, ReasonGangRunning, "1 have succeeded"},
 		{"all succeeded", 2, members(m(0).NodeName("n1").Phase(corev1.PodSucceeded), m(1).NodeName("n1").Phase(corev1.PodSucceeded)), v1alpha1.PodGroupRunning, 2, 0, metav1.ConditionTrue, ReasonGangRunning, "0 members are running and 2 have succeeded"},
-		{"a bound member failed", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed)), v1alpha1.PodGroupFailed, 2, 2, metav1.ConditionFalse, ReasonMemberFailed, "1 members failed; the 2 others are fewer than minMember 3"},
+		{"a bound member failed", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed)), v1alpha1.PodGroupFailed, 2, 2, metav1.ConditionFalse, ReasonMemberFailed, "1 members failed; the 2 others are fewer than minCount 3"},
 		{"an unbound member failed", 2, members(m(0), m(1).Phase(corev1.PodFailed)), v1alpha1.PodGroupFailed, 0, 0, metav1.ConditionFalse, ReasonMemberFailed, "the 1 others"},
 		{"a failed member was replaced", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed), m(3).NodeName("n1").Phase(corev1.PodRunning)), v1alpha1.PodGroupRunning, 3, 3, metav1.ConditionTrue, ReasonGangRunning, "3 members are running"},
-		{"a failed member's replacement is pending", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed), m(3)), v1alpha1.PodGroupScheduling, 2, 2, metav1.ConditionFalse, ReasonGangScheduling, "2 of minMember 3"},
-		{"a terminating member does not count", 3, members(m(0).NodeName("n1"), m(1).NodeName("n1"), m(2).NodeName("n1").Terminating(t0).Finalizers("test/hold")), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minMember 3"},
-		{"a terminating failed member fails nothing", 2, members(m(0), m(1), m(2).Phase(corev1.PodFailed).Terminating(t0).Finalizers("test/hold")), v1alpha1.PodGroupScheduling, 0, 0, metav1.ConditionFalse, ReasonGangScheduling, "0 of minMember 2"},
+		{"a failed member's replacement is pending", 3, members(m(0).NodeName("n1").Phase(corev1.PodRunning), m(1).NodeName("n2").Phase(corev1.PodRunning), m(2).NodeName("n2").Phase(corev1.PodFailed), m(3)), v1alpha1.PodGroupScheduling, 2, 2, metav1.ConditionFalse, ReasonGangScheduling, "2 of minCount 3"},
+		{"a terminating member does not count", 3, members(m(0).NodeName("n1"), m(1).NodeName("n1"), m(2).NodeName("n1").Terminating(t0).Finalizers("test/hold")), v1alpha1.PodGroupPending, 2, 0, metav1.ConditionFalse, ReasonAwaitingMembers, "2 of minCount 3"},
+		{"a terminating failed member fails nothing", 2, members(m(0), m(1), m(2).Phase(corev1.PodFailed).Terminating(t0).Finalizers("test/hold")), v1alpha1.PodGroupScheduling, 0, 0, metav1.ConditionFalse, ReasonGangScheduling, "0 of minCount 2"},
 	}
 	now := metav1.NewTime(t0)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pg := podGroup("gang", tc.minMember).Generation(4).Obj()
+			pg := podGroup("gang", tc.minCount).Generation(4).Obj()
 			got := podGroupStatus(pg, tc.pods, now)
 			if got.Phase != tc.phase || got.Scheduled != tc.scheduled || got.Running != tc.running {
 				t.Errorf("phase %s, scheduled %d, running %d; want %s, %d, %d", got.Phase, got.Scheduled, got.Running, tc.phase, tc.scheduled, tc.running)

@@ -32,3 +32,18 @@ func patchStatus(ctx context.Context, c client.Client, kind string, original, pa
 	}
 	return nil
 }
+
+// patchStatusLocked is patchStatus with the original's resourceVersion as a
+// precondition, for a status that another writer shares (the scheduler
+// applies its own condition to PodGroups): a conflict reports requeue, so
+// that the status is computed again from the object as it now is.
+func patchStatusLocked(ctx context.Context, c client.Client, kind string, original, patched client.Object) (requeue bool, err error) {
+	err = c.Status().Patch(ctx, patched, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{}))
+	switch {
+	case err == nil, apierrors.IsNotFound(err):
+		return false, nil
+	case apierrors.IsConflict(err):
+		return true, nil
+	}
+	return false, fmt.Errorf("patching the status of %s %s: %w", kind, original.GetName(), err)
+}

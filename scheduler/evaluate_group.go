@@ -62,7 +62,7 @@ type PlacementEvaluation struct {
 }
 
 // EvaluateGroup runs, without placing anything, the cycle fwk would run for
-// the scheduling.k8s.io PodGroup pod belongs to: every placement is tried
+// the PodGroup pod belongs to (Kubernetes' own or Berth's): every placement is tried
 // with the group's pending members, as the scheduling loop would, on the
 // snapshot alone. It returns nil for a pod in no such group. Like
 // EvaluatePod it needs synced informers and a scheduling loop that is not
@@ -71,20 +71,20 @@ func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime
 	if s.loopStarted.Load() {
 		return nil, errors.New("cannot evaluate a group on a scheduler whose scheduling loop runs")
 	}
-	name, ok := framework.SchedulingGroupOf(pod)
-	if !ok || s.workloads == nil {
+	ref, ok := framework.GroupRefOf(pod)
+	if !ok || s.workloads == nil || !s.workloads.Serves(ref) {
 		return nil, nil
 	}
-	out := &GroupEvaluation{Group: pod.Namespace + "/" + name}
-	pg, err := s.workloads.PodGroup(pod.Namespace, name)
+	out := &GroupEvaluation{Group: ref.String()}
+	pg, err := s.workloads.PodGroup(ref)
 	if err != nil {
-		out.Waiting = fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", name)
+		out.Waiting = fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", ref.Name)
 		return out, nil
 	}
 	out.Gang = pg.Spec.SchedulingPolicy.Gang != nil
 	out.MinCount = framework.MinCount(pg)
 	out.TopologyKey, _ = framework.TopologyKeyOf(pg)
-	members := s.workloads.Members(pod.Namespace, name)
+	members := s.workloads.Members(ref)
 	out.Members = len(members)
 	var pending []*framework.QueuedPodInfo
 	for _, m := range members {

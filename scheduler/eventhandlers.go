@@ -91,7 +91,7 @@ func (s *Scheduler) addEventHandlers() error {
 	// waiting for these, as kube-scheduler does, keeps the first cycles from
 	// running on a cache that misses a node or a bound pod.
 	s.handlers = []cache.ResourceEventHandlerRegistration{assignedPods, pendingPods, nodes}
-	if pg := s.groups.Informer(); pg != nil {
+	if pg := s.workloads.BerthInformer(); pg != nil {
 		if _, err := pg.AddEventHandler(s.clusterEventHandler(logger, framework.PodGroup)); err != nil {
 			return fmt.Errorf("adding the PodGroup handler: %w", err)
 		}
@@ -260,8 +260,7 @@ func (s *Scheduler) onPendingPodAdd(logger klog.Logger, obj any) {
 		return
 	}
 	s.queue.Add(logger, pod)
-	_, native := framework.SchedulingGroupOf(pod)
-	if _, ok := framework.PodGroupOf(pod); ok || native {
+	if _, ok := framework.GroupRefOf(pod); ok {
 		// A new member may complete a gang whose other members wait for it.
 		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, nil, pod, nil)
 	}

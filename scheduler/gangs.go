@@ -25,30 +25,22 @@ import (
 // GangOf returns the gang pod is a member of, for the rebalancer: the
 // group's kind and namespace/name, how many members it needs placed
 // together and its members that are bound and not being deleted. A member
-// of a scheduling.k8s.io PodGroup with a gang policy and a member of one of
-// Berth's PodGroups are in a gang; a basic PodGroup's member, or a pod
-// whose group is unknown, is not.
+// of a PodGroup with a gang policy, Kubernetes' own or Berth's, is in a
+// gang; a basic PodGroup's member, or a pod whose group is unknown, is not.
 func (s *Scheduler) GangOf(pod *v1.Pod) (name string, minCount int, bound []*v1.Pod, ok bool) {
-	if group, native := framework.SchedulingGroupOf(pod); native {
-		if s.workloads == nil {
-			return "", 0, nil, false
-		}
-		pg, err := s.workloads.PodGroup(pod.Namespace, group)
-		if err != nil || pg.Spec.SchedulingPolicy.Gang == nil {
-			return "", 0, nil, false
-		}
-		return "podgroup.scheduling.k8s.io/" + pod.Namespace + "/" + group, framework.MinCount(pg),
-			boundOf(s.workloads.Members(pod.Namespace, group)), true
+	ref, ok := framework.GroupRefOf(pod)
+	if !ok || s.workloads == nil {
+		return "", 0, nil, false
 	}
-	if group, berth := framework.PodGroupOf(pod); berth && s.groups != nil {
-		pg, err := s.groups.PodGroup(pod.Namespace, group)
-		if err != nil {
-			return "", 0, nil, false
-		}
-		return "podgroup.scheduling.berth.io/" + pod.Namespace + "/" + group, int(pg.Spec.MinMember),
-			boundOf(s.groups.Members(pod.Namespace, group)), true
+	pg, err := s.workloads.PodGroup(ref)
+	if err != nil || pg.Spec.SchedulingPolicy.Gang == nil {
+		return "", 0, nil, false
 	}
-	return "", 0, nil, false
+	kind := "podgroup.scheduling.k8s.io/"
+	if ref.Berth {
+		kind = "podgroup.scheduling.berth.io/"
+	}
+	return kind + ref.Namespace + "/" + ref.Name, framework.MinCount(pg), boundOf(s.workloads.Members(ref)), true
 }
 
 // boundOf keeps the pods bound to a node and not being deleted.

@@ -140,14 +140,16 @@ func (e *groupUnschedulableError) Error() string { return e.msg }
 // of the best one go on to Permit and binding together, while every member
 // of a group that fits nowhere is told why and the PodGroup's
 // PodGroupInitiallyScheduled condition says so.
-func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, name string, cycle int64) {
+func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, ref framework.GroupRef, cycle int64) {
 	start := s.clock.Now()
 	fwk := prof.Framework
-	pod := qpi.Pod
-	logger := klog.FromContext(ctx).WithValues("podGroup", klog.KRef(pod.Namespace, name))
+	logger := klog.FromContext(ctx).WithValues("podGroup", klog.KRef(ref.Namespace, ref.Name))
+	if ref.Berth {
+		logger = logger.WithValues("podGroupAPI", framework.BerthPodGroupAPIVersion)
+	}
 	ctx = klog.NewContext(ctx, logger)
 
-	pg, err := s.workloads.PodGroup(pod.Namespace, name)
+	pg, err := s.workloads.PodGroup(ref)
 	if err != nil {
 		// The group went away after the pod was queued: it waits, gated,
 		// for the group to appear again; nothing is written to it.
@@ -184,7 +186,7 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 // order the members were created.
 func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) []*framework.QueuedPodInfo {
 	var others []*v1.Pod
-	for _, m := range s.workloads.Members(pg.Namespace, pg.Name) {
+	for _, m := range s.workloads.Members(framework.RefOf(pg)) {
 		if m.UID != qpi.Pod.UID && !s.workloads.IsPlaced(m) && m.DeletionTimestamp == nil {
 			others = append(others, m)
 		}
@@ -311,7 +313,7 @@ func (s *Scheduler) tryPlacement(ctx context.Context, fwk *runtime.Framework, pg
 	r := &placementResult{placement: p, members: make([]memberResult, 0, len(members))}
 	progress := framework.PlacementProgress{
 		Remaining: len(members),
-		Scheduled: len(framework.ScheduledMembers(s.workloads, pg.Namespace, pg.Name)),
+		Scheduled: len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg))),
 	}
 	st := fwk.RunPlacementFeasiblePlugins(ctx, pg, progress)
 	switch {
@@ -678,7 +680,7 @@ func (s *Scheduler) patchGroupCondition(ctx context.Context, pg *schedulingv1bet
 	s.bindings.Add(1)
 	go func() {
 		defer s.bindings.Done()
-		if err := workload.PatchCondition(context.WithoutCancel(ctx), s.client, pg, cond); err != nil {
+		if err := s.workloads.PatchCondition(context.WithoutCancel(ctx), s.client, pg, cond); err != nil {
 			logger.Error(err, "Updating the PodGroup's status")
 		}
 	}()

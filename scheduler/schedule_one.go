@@ -80,10 +80,10 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		s.queue.Done(pod.UID)
 		return
 	}
-	if name, ok := framework.SchedulingGroupOf(pod); ok && s.workloads.Served() {
-		// A member of a scheduling.k8s.io PodGroup is placed with the rest
-		// of its group, in one cycle.
-		s.scheduleGroup(ctx, prof, qpi, name, cycle)
+	if ref, ok := framework.GroupRefOf(pod); ok && s.workloads.Serves(ref) {
+		// A member of a PodGroup, Kubernetes' own or Berth's, is placed
+		// with the rest of its group, in one cycle.
+		s.scheduleGroup(ctx, prof, qpi, ref, cycle)
 		return
 	}
 

@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
@@ -48,7 +49,6 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
-	"github.com/berth-io/berth/scheduler/gang"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 	"github.com/berth-io/berth/scheduler/queue"
@@ -97,9 +97,9 @@ type Scheduler struct {
 	pluginState *framework.SharedPluginState
 	// allocated indexes the devices allocated claims hold, for DynamicResources.
 	allocated *dynamicresources.AllocatedDevices
-	groups    *gang.Groups
-	// workloads are Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1),
-	// served when the apiserver serves them.
+	// workloads are the PodGroups: Kubernetes' own (scheduling.k8s.io/v1beta1),
+	// served when the apiserver serves them, and Berth's, served when
+	// WithPodGroupClient gave a client.
 	workloads *workload.Groups
 	profiles  *profile.Map
 	parked    *profile.Parked
@@ -152,7 +152,7 @@ type options struct {
 	parallelism        int
 	bindingConcurrency int
 	queueOptions       []queue.Option
-	podGroupSource     cache.ListerWatcher
+	podGroupClient     rest.Interface
 	scheduledEvents    bool
 	leaseCheck         func() error
 	deviceTaintRules   bool
@@ -200,11 +200,11 @@ func WithQueueOptions(opts ...queue.Option) Option {
 	return func(o *options) { o.queueOptions = append(o.queueOptions, opts...) }
 }
 
-// WithPodGroupSource watches PodGroups through lw (see gang.NewListWatch),
-// which gang scheduling needs; without it pods that join a PodGroup stay
-// pending.
-func WithPodGroupSource(lw cache.ListerWatcher) Option {
-	return func(o *options) { o.podGroupSource = lw }
+// WithPodGroupClient watches Berth's own PodGroups (scheduling.berth.io),
+// and writes their status, through c (see workload.NewBerthClient); without
+// it pods that join one of them stay pending.
+func WithPodGroupClient(c rest.Interface) Option {
+	return func(o *options) { o.podGroupClient = c }
 }
 
 // New returns a Scheduler that watches pods and nodes through client. It
@@ -267,7 +267,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)
 	}
 	podInformer := s.podInformer()
-	if err := podInformer.AddIndexers(cache.Indexers{gang.MemberIndex: gang.IndexMembers, workload.MemberIndex: workload.IndexMembers}); err != nil {
+	if err := podInformer.AddIndexers(cache.Indexers{workload.MemberIndex: workload.IndexMembers}); err != nil {
 		return nil, fmt.Errorf("indexing pods by PodGroup: %w", err)
 	}
 	native, err := workload.Served(client.Discovery())
@@ -281,6 +281,9 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	} else {
 		klog.FromContext(ctx).Info("The apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups (turn on its GenericWorkload feature gate and that API version to use them); gangs are served through Berth's own PodGroups")
 	}
+	if o.podGroupClient != nil {
+		workloadOpts = append(workloadOpts, workload.WithBerthClient(o.podGroupClient), workload.WithPriorityClasses(factory))
+	}
 	if s.metrics != nil {
 		s.metrics.SetNativeWorkloadAPI(native)
 	}
@@ -290,14 +293,6 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		}
 		return ""
 	}, workloadOpts...)
-	var gangOpts []gang.Option
-	if o.podGroupSource != nil {
-		gangOpts = append(gangOpts, gang.WithSource(o.podGroupSource))
-	}
-	s.groups = gang.New(podInformer.GetIndexer(), func(pod *v1.Pod) bool {
-		assumed, _ := s.cache.IsAssumedPod(pod)
-		return assumed
-	}, gangOpts...)
 
 	slices, err := s.startSliceTracker(ctx, o.deviceTaintRules)
 	if err != nil {
@@ -307,9 +302,8 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 
 	queueOpts := append([]queue.Option{queue.WithClock(o.clock), queue.WithMetrics(o.metrics)}, o.queueOptions...)
 	// Every profile shares one queue, so every profile sorts it with
-	// PrioritySort, as upstream requires of its profiles; a gang's members
-	// sort side by side.
-	s.queue = queue.New(s.groups.Less((&queuesort.PrioritySort{}).Less), s.queueHooks, queueOpts...)
+	// PrioritySort, as upstream requires of its profiles.
+	s.queue = queue.New((&queuesort.PrioritySort{}).Less, s.queueHooks, queueOpts...)
 	if err := s.addEventHandlers(); err != nil {
 		return nil, err
 	}
@@ -342,7 +336,6 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithPreemptionsInFlight(s.preemptions),
 		runtime.WithSharedPluginState(s.pluginState),
 		runtime.WithRand(s.rand),
-		runtime.WithPodGroups(s.groups),
 		runtime.WithWorkloads(s.workloads),
 		runtime.WithActivator(s.queue),
 		runtime.WithExtenderOptions(extender.WithSecrets(s.secrets)),
@@ -538,7 +531,7 @@ func (s *Scheduler) startInformers(ctx context.Context) bool {
 		return false
 	}
 	s.informerFactory.Start(ctx.Done())
-	if pg := s.groups.Informer(); pg != nil {
+	if pg := s.workloads.BerthInformer(); pg != nil {
 		go pg.RunWithContext(ctx)
 	}
 	return true
@@ -555,7 +548,7 @@ func (s *Scheduler) waitForInformers(ctx context.Context) error {
 			return fmt.Errorf("informer cache for %v did not sync", informerType)
 		}
 	}
-	if pg := s.groups.Informer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
+	if pg := s.workloads.BerthInformer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -586,7 +579,7 @@ func (s *Scheduler) WaitForCacheSync(ctx context.Context) bool {
 			return false
 		}
 	}
-	if pg := s.groups.Informer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
+	if pg := s.workloads.BerthInformer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
 		return false
 	}
 	return cache.WaitForCacheSync(ctx.Done(), s.handlersSynced()...)

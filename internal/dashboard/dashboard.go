@@ -85,7 +85,7 @@ func rows() []row {
 				targets: []target{{`sum(rate(scheduler_preemption_attempts_total{` + sel + `}[$__rate_interval]))`, "attempts"}}},
 			{title: "Victims per preemption (p90)", unit: unitShort,
 				targets: []target{{`histogram_quantile(0.9, sum by (le) (rate(scheduler_preemption_victims_bucket{` + sel + `}[$__rate_interval])))`, "p90"}}},
-			{title: "Gang waits and releases", unit: unitOps, description: "Members held at Permit, and groups let go: complete (they bind) or released (they cannot form).",
+			{title: "Gang waits and releases", unit: unitOps, description: "Members held at Permit, and groups whose members were let go to bind.",
 				targets: []target{
 					{`sum by (namespace, profile) (rate(berth_gang_waits_total{` + sel + `}[$__rate_interval]))`, "waits {{namespace}} {{profile}}"},
 					{`sum by (profile, result) (rate(berth_gang_releases_total{` + sel + `}[$__rate_interval]))`, "{{result}} {{profile}}"},

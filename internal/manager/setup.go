@@ -33,9 +33,9 @@ import (
 	"github.com/berth-io/berth/internal/leasefence"
 	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
-	"github.com/berth-io/berth/scheduler/gang"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance"
+	"github.com/berth-io/berth/scheduler/workload"
 )
 
 // SetupOptions say what Setup adds beyond the scheduler, the controllers,
@@ -98,15 +98,15 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if err != nil {
 		return nil, fmt.Errorf("building the clientset: %w", err)
 	}
-	podGroups, err := gang.NewListWatch(cfg)
+	podGroups, err := workload.NewBerthClient(clientCfg)
 	if err != nil {
-		return nil, fmt.Errorf("building the PodGroup watch: %w", err)
+		return nil, fmt.Errorf("building the PodGroup client: %w", err)
 	}
 	taintRules, err := scheduler.DeviceTaintRulesServed(clientset.Discovery())
 	if err != nil {
 		return nil, err
 	}
-	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupSource(podGroups),
+	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupClient(podGroups),
 		scheduler.WithDeviceTaintRules(taintRules), scheduler.WithSecretsNamespace(o.Namespace)}
 	if o.Fence != nil {
 		schedOpts = append(schedOpts, scheduler.WithLeaseCheck(o.Fence.Check))

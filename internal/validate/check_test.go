@@ -78,8 +78,8 @@ func TestCheckGoodCorpus(t *testing.T) {
 	for _, f := range r.Findings {
 		t.Errorf("unexpected finding: %s: %s: %s", f.Origin, f.Field, f.Message)
 	}
-	if r.Checked != 12 || r.Skipped != 1 || r.Invalid != 0 {
-		t.Errorf("checked %d, skipped %d, invalid %d; want 12, 1, 0", r.Checked, r.Skipped, r.Invalid)
+	if r.Checked != 13 || r.Skipped != 1 || r.Invalid != 0 {
+		t.Errorf("checked %d, skipped %d, invalid %d; want 13, 1, 0", r.Checked, r.Skipped, r.Invalid)
 	}
 }
 
@@ -212,7 +212,7 @@ func TestCheckFindingsNameTheirObject(t *testing.T) {
 
 // TestCheckAppliesDefaults checks that objects come out as the apiserver stores them.
 func TestCheckAppliesDefaults(t *testing.T) {
-	set, err := manifest.NewReader().Read([]string{filepath.Join("testdata", "good", "podgroup.yaml")})
+	set, err := manifest.NewReader().Read([]string{filepath.Join("testdata", "good", "profile-default.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,8 +221,8 @@ func TestCheckAppliesDefaults(t *testing.T) {
 		t.Fatalf("findings %+v", r.Findings)
 	}
 	obj := inputs[0].Object
-	if got, _, _ := unstructured.NestedInt64(obj.Object, "spec", "scheduleTimeoutSeconds"); got != 60 {
-		t.Errorf("scheduleTimeoutSeconds = %d, want the CRD default 60", got)
+	if got, _, _ := unstructured.NestedInt64(obj.Object, "spec", "podMaxBackoffSeconds"); got != 10 {
+		t.Errorf("podMaxBackoffSeconds = %d, want the CRD default 10", got)
 	}
 	if obj.GetGeneration() != 1 {
 		t.Errorf("generation = %d, want 1", obj.GetGeneration())

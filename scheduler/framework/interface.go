@@ -354,10 +354,8 @@ type Handle interface {
 	RejectWaitingPod(uid types.UID) bool
 	// ProfileName returns the scheduler name of the profile.
 	ProfileName() string
-	// PodGroups returns the gangs the scheduler watches; it is never nil.
-	PodGroups() PodGroupLister
-	// Workloads returns the scheduling.k8s.io PodGroups the scheduler
-	// watches; it is never nil.
+	// Workloads returns the PodGroups the scheduler watches, Kubernetes'
+	// own and Berth's; it is never nil.
 	Workloads() WorkloadLister
 	// Activate moves pending pods, keyed by namespace/name, straight to activeQ.
 	Activate(logger logr.Logger, pods map[string]*v1.Pod)

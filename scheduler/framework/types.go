@@ -72,12 +72,11 @@ type PodInfo struct {
 	// PreferredAntiAffinityTerms are the pod's preferred pod-anti-affinity terms.
 	PreferredAntiAffinityTerms []WeightedAffinityTerm
 
-	// The queue's sort compares these for every pair it orders; kept here,
-	// next to the queue's entry, they spare two reads of the pod per pair.
-	// derived says Update set them (a PodInfo built as a literal has not).
+	// The queue's sort compares the priority for every pair it orders;
+	// kept here, next to the queue's entry, it spares two reads of the pod
+	// per pair. derived says Update set it (a PodInfo built as a literal
+	// has not).
 	priority int32
-	podGroup string
-	inGroup  bool
 	derived  bool
 }
 
@@ -87,14 +86,6 @@ func (pi *PodInfo) Priority() int32 {
 		return corev1helpers.PodPriority(pi.Pod)
 	}
 	return pi.priority
-}
-
-// PodGroup returns the name of the PodGroup the pod joins by its label, if any.
-func (pi *PodInfo) PodGroup() (string, bool) {
-	if !pi.derived {
-		return PodGroupOf(pi.Pod)
-	}
-	return pi.podGroup, pi.inGroup
 }
 
 // NewPodInfo derives a PodInfo from a pod. An unparsable affinity selector is an error.
@@ -111,7 +102,6 @@ func (pi *PodInfo) Update(pod *v1.Pod) error {
 	}
 	pi.Pod = pod
 	pi.priority = corev1helpers.PodPriority(pod)
-	pi.podGroup, pi.inGroup = PodGroupOf(pod)
 	pi.derived = true
 	pi.Requests = PodRequests(pod)
 	pi.NonZeroRequests = PodNonZeroRequests(pod)

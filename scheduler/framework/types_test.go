@@ -21,18 +21,12 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/berth-io/berth/api/v1alpha1"
 )
 
-// sortPod returns a pod with the given priority (nil when unset) and
-// PodGroup label value (none when empty).
-func sortPod(priority *int32, group string) *v1.Pod {
+// sortPod returns a pod with the given priority (nil when unset).
+func sortPod(priority *int32) *v1.Pod {
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u", ResourceVersion: "1"}}
 	pod.Spec.Priority = priority
-	if group != "" {
-		pod.Labels = map[string]string{v1alpha1.PodGroupLabel: group}
-	}
 	return pod
 }
 
@@ -42,12 +36,9 @@ func TestPodInfoSortKeys(t *testing.T) {
 		name         string
 		pod          *v1.Pod
 		wantPriority int32
-		wantGroup    string
-		wantInGroup  bool
 	}{
-		{name: "no priority, no group", pod: sortPod(nil, "")},
-		{name: "priority", pod: sortPod(&high, ""), wantPriority: 1000},
-		{name: "group", pod: sortPod(nil, "train"), wantGroup: "train", wantInGroup: true},
+		{name: "no priority", pod: sortPod(nil)},
+		{name: "priority", pod: sortPod(&high), wantPriority: 1000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,26 +51,23 @@ func TestPodInfoSortKeys(t *testing.T) {
 				if got := pi.Priority(); got != tt.wantPriority {
 					t.Errorf("%s: Priority() = %d, want %d", name, got, tt.wantPriority)
 				}
-				if g, ok := pi.PodGroup(); g != tt.wantGroup || ok != tt.wantInGroup {
-					t.Errorf("%s: PodGroup() = %q, %v; want %q, %v", name, g, ok, tt.wantGroup, tt.wantInGroup)
-				}
 			}
 		})
 	}
 }
 
 func TestPodInfoUpdateRederivesSortKeys(t *testing.T) {
-	pi, err := NewPodInfo(sortPod(nil, ""))
+	pi, err := NewPodInfo(sortPod(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	high := int32(7)
-	next := sortPod(&high, "train")
+	next := sortPod(&high)
 	next.ResourceVersion = "2"
 	if err := pi.Update(next); err != nil {
 		t.Fatal(err)
 	}
-	if g, ok := pi.PodGroup(); pi.Priority() != 7 || g != "train" || !ok {
-		t.Errorf("after Update: priority %d, group %q %v; want 7, train", pi.Priority(), g, ok)
+	if pi.Priority() != 7 {
+		t.Errorf("after Update: priority %d, want 7", pi.Priority())
 	}
 }

@@ -22,19 +22,66 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-io/berth/api/v1alpha1"
 )
 
 // NativePodGroup is the event resource of Kubernetes' own PodGroup
 // (scheduling.k8s.io/v1beta1), which pods join through spec.schedulingGroup.
 const NativePodGroup EventResource = "scheduling.k8s.io/PodGroup"
 
-// SchedulingGroupOf returns the name of the scheduling.k8s.io PodGroup the
-// pod joins through spec.schedulingGroup, if any.
-func SchedulingGroupOf(pod *v1.Pod) (string, bool) {
-	if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil && *sg.PodGroupName != "" {
-		return *sg.PodGroupName, true
+// BerthPodGroupAPIVersion is the apiVersion a PodGroup carries when the
+// scheduler made it from one of Berth's own PodGroups
+// (scheduling.berth.io/v1alpha1), so that one group cycle serves both.
+var BerthPodGroupAPIVersion = v1alpha1.GroupVersion.String()
+
+// PermitTimeoutAnnotation is set on the PodGroup that stands for one of
+// Berth's that has the deprecated scheduleTimeoutSeconds: how long, in
+// seconds, its members wait at Permit.
+const PermitTimeoutAnnotation = "scheduling.berth.io/schedule-timeout-seconds"
+
+// GroupRef names the PodGroup a pod joins: one of Kubernetes' own, through
+// the pod's spec.schedulingGroup, or one of Berth's, through the label
+// scheduling.berth.io/pod-group.
+type GroupRef struct {
+	// Namespace is the pod's and the group's namespace.
+	Namespace string
+	// Name is the group's name.
+	Name string
+	// Berth is true for a scheduling.berth.io PodGroup.
+	Berth bool
+}
+
+// String returns the group's namespace/name, with the API group for one of Berth's.
+func (r GroupRef) String() string {
+	if r.Berth {
+		return "podgroups.scheduling.berth.io/" + r.Namespace + "/" + r.Name
 	}
-	return "", false
+	return r.Namespace + "/" + r.Name
+}
+
+// GroupRefOf returns the PodGroup the pod joins, if any. A pod that names a
+// scheduling.k8s.io PodGroup in spec.schedulingGroup joins that one,
+// whatever its labels say.
+func GroupRefOf(pod *v1.Pod) (GroupRef, bool) {
+	if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil && *sg.PodGroupName != "" {
+		return GroupRef{Namespace: pod.Namespace, Name: *sg.PodGroupName}, true
+	}
+	if name := pod.Labels[v1alpha1.PodGroupLabel]; name != "" {
+		return GroupRef{Namespace: pod.Namespace, Name: name, Berth: true}, true
+	}
+	return GroupRef{}, false
+}
+
+// RefOf returns the reference of a PodGroup the WorkloadLister returned.
+func RefOf(pg *schedulingv1beta1.PodGroup) GroupRef {
+	return GroupRef{Namespace: pg.Namespace, Name: pg.Name, Berth: pg.APIVersion == BerthPodGroupAPIVersion}
+}
+
+// InGroup reports whether the pod joins the group ref names.
+func InGroup(pod *v1.Pod, ref GroupRef) bool {
+	got, ok := GroupRefOf(pod)
+	return ok && got == ref
 }
 
 // MinCount returns how many members a PodGroup needs placed at once: its
@@ -55,17 +102,20 @@ func TopologyKeyOf(pg *schedulingv1beta1.PodGroup) (string, bool) {
 	return "", false
 }
 
-// WorkloadLister reads the scheduling.k8s.io PodGroups the scheduler serves
-// and their members.
+// WorkloadLister reads the PodGroups the scheduler serves, Kubernetes' own
+// and Berth's, and their members. Berth's PodGroups are read as
+// scheduling.k8s.io/v1beta1 PodGroups with apiVersion
+// BerthPodGroupAPIVersion, so that every plugin reads one type.
 type WorkloadLister interface {
-	// Served reports whether the apiserver serves scheduling.k8s.io/v1beta1
-	// PodGroups and the scheduler watches them.
-	Served() bool
-	// PodGroup returns the named PodGroup, or an error that says why it is unknown.
-	PodGroup(namespace, name string) (*schedulingv1beta1.PodGroup, error)
+	// Serves reports whether the scheduler watches the kind of PodGroup
+	// ref names: Kubernetes' own only when the apiserver serves them.
+	Serves(ref GroupRef) bool
+	// PodGroup returns the PodGroup, or an error that says why it is unknown.
+	// The PodGroup must not be modified.
+	PodGroup(ref GroupRef) (*schedulingv1beta1.PodGroup, error)
 	// Members returns the group's non-terminal member pods, bound or not.
 	// The pods must not be modified.
-	Members(namespace, name string) []*v1.Pod
+	Members(ref GroupRef) []*v1.Pod
 	// IsPlaced reports whether the pod is assumed on or bound to a node.
 	IsPlaced(pod *v1.Pod) bool
 	// NodeOf returns the node the pod is bound to or assumed on, or "".
@@ -74,9 +124,9 @@ type WorkloadLister interface {
 
 // ScheduledMembers returns the members of a PodGroup that are bound to or
 // assumed on a node.
-func ScheduledMembers(l WorkloadLister, namespace, name string) []*v1.Pod {
+func ScheduledMembers(l WorkloadLister, ref GroupRef) []*v1.Pod {
 	var placed []*v1.Pod
-	for _, p := range l.Members(namespace, name) {
+	for _, p := range l.Members(ref) {
 		if p.Spec.NodeName != "" || l.IsPlaced(p) {
 			placed = append(placed, p)
 		}

@@ -38,9 +38,6 @@ const (
 const (
 	// GangComplete is a gang whose last member let the waiting ones bind.
 	GangComplete = "complete"
-	// GangReleased is a gang whose waiting members were rejected because
-	// it could not form.
-	GangReleased = "released"
 )
 
 // Results of an extender call.
@@ -89,7 +86,7 @@ func newBerthMetrics() berthMetrics {
 		}, []string{"namespace", "profile"}),
 		gangReleases: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Subsystem: "gang", Name: "releases_total",
-			Help: "Pod groups whose members held at Permit were let go, by the group's namespace, the profile and the result: complete (they bind) or released (rejected because the group cannot form).",
+			Help: "Pod groups whose members held at Permit were let go, by the group's namespace, the profile and the result: complete (they bind).",
 		}, []string{"namespace", "profile", "result"}),
 		extenderRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Subsystem: "extender", Name: "requests_total",
@@ -203,7 +200,7 @@ func (m *Metrics) CountGangWait(namespace, profile string) {
 }
 
 // CountGangRelease counts one pod group whose waiting members were let go
-// (GangComplete or GangReleased).
+// (GangComplete).
 func (m *Metrics) CountGangRelease(namespace, profile, result string) {
 	if m == nil {
 		return

@@ -91,11 +91,10 @@ func TestGangMetrics(t *testing.T) {
 	m.CountGangWait("team-a", "berth")
 	m.CountGangWait("team-a", "berth")
 	m.CountGangRelease("team-a", "berth", GangComplete)
-	m.CountGangRelease("team-a", "berth", GangReleased)
-	want := `# HELP berth_gang_releases_total Pod groups whose members held at Permit were let go, by the group's namespace, the profile and the result: complete (they bind) or released (rejected because the group cannot form).
+	m.CountGangRelease("team-a", "berth", GangComplete)
+	want := `# HELP berth_gang_releases_total Pod groups whose members held at Permit were let go, by the group's namespace, the profile and the result: complete (they bind).
 # TYPE berth_gang_releases_total counter
-berth_gang_releases_total{namespace="team-a",profile="berth",result="complete"} 1
-berth_gang_releases_total{namespace="team-a",profile="berth",result="released"} 1
+berth_gang_releases_total{namespace="team-a",profile="berth",result="complete"} 2
 `
 	if err := testutil.CollectAndCompare(m.berth.gangReleases, strings.NewReader(want)); err != nil {
 		t.Error(err)

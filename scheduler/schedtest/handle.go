@@ -39,9 +39,7 @@ type Handle struct {
 	Parallel framework.Parallelizer
 	// Shared is the scheduler's state shared between plugins.
 	Shared *framework.SharedPluginState
-	// Groups lists the PodGroups.
-	Groups framework.PodGroupLister
-	// Native lists the scheduling.k8s.io PodGroups.
+	// Native lists the PodGroups, Kubernetes' own and Berth's.
 	Native framework.WorkloadLister
 	// Events records events.
 	Events events.EventRecorder
@@ -63,9 +61,6 @@ func (h *Handle) Parallelizer() framework.Parallelizer { return h.Parallel }
 
 // SharedPluginState returns Shared.
 func (h *Handle) SharedPluginState() *framework.SharedPluginState { return h.Shared }
-
-// PodGroups returns Groups.
-func (h *Handle) PodGroups() framework.PodGroupLister { return h.Groups }
 
 // Workloads returns Native.
 func (h *Handle) Workloads() framework.WorkloadLister { return h.Native }

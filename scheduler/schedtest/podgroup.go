@@ -28,13 +28,41 @@ import (
 // PodGroupBuilder builds a PodGroup step by step.
 type PodGroupBuilder struct{ pg *v1alpha1.PodGroup }
 
-// PodGroup starts a PodGroup of generation 1 in namespace "default" that
-// needs minMember pods, with a UID derived from its name.
-func PodGroup(name string, minMember int32) *PodGroupBuilder {
+// PodGroup starts one of Berth's PodGroups of generation 1 in namespace
+// "default": a gang of minCount, with a UID derived from its name.
+func PodGroup(name string, minCount int32) *PodGroupBuilder {
 	return &PodGroupBuilder{pg: &v1alpha1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name + "-uid"), Generation: 1},
-		Spec:       v1alpha1.PodGroupSpec{MinMember: minMember},
+		Spec: v1alpha1.PodGroupSpec{SchedulingPolicy: &v1alpha1.PodGroupSchedulingPolicy{
+			Gang: &v1alpha1.GangSchedulingPolicy{MinCount: minCount},
+		}},
 	}}
+}
+
+// Basic gives the group the basic policy: members are scheduled one by one.
+func (b *PodGroupBuilder) Basic() *PodGroupBuilder {
+	b.pg.Spec.SchedulingPolicy = &v1alpha1.PodGroupSchedulingPolicy{Basic: &v1alpha1.BasicSchedulingPolicy{}}
+	return b
+}
+
+// MinMember replaces the policy with the deprecated spec.minMember, as
+// PodGroups written for Berth v0.2 have it.
+func (b *PodGroupBuilder) MinMember(n int32) *PodGroupBuilder {
+	b.pg.Spec.SchedulingPolicy = nil
+	b.pg.Spec.MinMember = n
+	return b
+}
+
+// Topology keeps the group in one domain of the node label key.
+func (b *PodGroupBuilder) Topology(key string) *PodGroupBuilder {
+	b.pg.Spec.SchedulingConstraints = &v1alpha1.PodGroupSchedulingConstraints{Topology: []v1alpha1.TopologyConstraint{{Key: key}}}
+	return b
+}
+
+// DisruptAll sets the disruption mode All: the group is preempted whole or not at all.
+func (b *PodGroupBuilder) DisruptAll() *PodGroupBuilder {
+	b.pg.Spec.DisruptionMode = &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}
+	return b
 }
 
 // Namespace sets the namespace.

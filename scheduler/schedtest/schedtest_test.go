@@ -255,11 +255,22 @@ func TestPodGroupBuilder(t *testing.T) {
 		Status(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPhase("Scheduled")}).Obj()
 	want := &v1alpha1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ns", UID: "u", Generation: 2, CreationTimestamp: metav1.NewTime(t0)},
-		Spec:       v1alpha1.PodGroupSpec{MinMember: 3, ScheduleTimeoutSeconds: ptr.To[int32](60)},
-		Status:     v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPhase("Scheduled")},
+		Spec: v1alpha1.PodGroupSpec{
+			SchedulingPolicy:       &v1alpha1.PodGroupSchedulingPolicy{Gang: &v1alpha1.GangSchedulingPolicy{MinCount: 3}},
+			ScheduleTimeoutSeconds: ptr.To[int32](60),
+		},
+		Status: v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPhase("Scheduled")},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("PodGroup (-want +got):\n%s", diff)
+	}
+	old := PodGroup("g", 3).MinMember(5).Obj()
+	if old.Spec.SchedulingPolicy != nil || old.Spec.MinMember != 5 {
+		t.Errorf("MinMember(5): spec %+v, want only the deprecated minMember", old.Spec)
+	}
+	rack := PodGroup("g", 3).Basic().Topology("rack").DisruptAll().Obj()
+	if rack.Spec.SchedulingPolicy.Basic == nil || rack.Spec.SchedulingConstraints.Topology[0].Key != "rack" || rack.Spec.DisruptionMode.All == nil {
+		t.Errorf("Basic().Topology().DisruptAll(): spec %+v", rack.Spec)
 	}
 	if diff := cmp.Diff(int64(1), PodGroup("g", 1).Obj().Generation); diff != "" {
 		t.Errorf("default generation (-want +got):\n%s", diff)

@@ -24,6 +24,8 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-io/berth/scheduler/framework"
 )
 
 // WorkloadGroupBuilder builds a scheduling.k8s.io/v1beta1 PodGroup step by step.
@@ -90,6 +92,13 @@ func (b *WorkloadGroupBuilder) DisruptAll() *WorkloadGroupBuilder {
 	return b
 }
 
+// Berth makes the group stand for one of Berth's own PodGroups, as the
+// scheduler reads those: members join it through the pod-group label.
+func (b *WorkloadGroupBuilder) Berth() *WorkloadGroupBuilder {
+	b.pg.TypeMeta = metav1.TypeMeta{APIVersion: framework.BerthPodGroupAPIVersion, Kind: "PodGroup"}
+	return b
+}
+
 // Obj returns the PodGroup; later calls on the builder change it.
 func (b *WorkloadGroupBuilder) Obj() *schedulingv1beta1.PodGroup { return b.pg }
 
@@ -98,30 +107,30 @@ func (b *WorkloadGroupBuilder) Obj() *schedulingv1beta1.PodGroup { return b.pg }
 type Workloads struct {
 	// Groups are the PodGroups.
 	Groups []*schedulingv1beta1.PodGroup
-	// Pods are every pod; members are those whose spec.schedulingGroup names a group.
+	// Pods are every pod; members are those that join a group (framework.GroupRefOf).
 	Pods []*v1.Pod
 	// Assumed maps the names of assumed pods to their nodes.
 	Assumed map[string]string
 }
 
-// Served reports true.
-func (w *Workloads) Served() bool { return true }
+// Serves reports true: both kinds of PodGroup are served.
+func (w *Workloads) Serves(framework.GroupRef) bool { return true }
 
-// PodGroup returns the named group.
-func (w *Workloads) PodGroup(namespace, name string) (*schedulingv1beta1.PodGroup, error) {
+// PodGroup returns the group ref names.
+func (w *Workloads) PodGroup(ref framework.GroupRef) (*schedulingv1beta1.PodGroup, error) {
 	for _, pg := range w.Groups {
-		if pg.Namespace == namespace && pg.Name == name {
+		if framework.RefOf(pg) == ref {
 			return pg, nil
 		}
 	}
-	return nil, fmt.Errorf("podgroup %s/%s not found", namespace, name)
+	return nil, fmt.Errorf("podgroup %s not found", ref)
 }
 
 // Members returns the group's pods.
-func (w *Workloads) Members(namespace, name string) []*v1.Pod {
+func (w *Workloads) Members(ref framework.GroupRef) []*v1.Pod {
 	var out []*v1.Pod
 	for _, p := range w.Pods {
-		if sg := p.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil && *sg.PodGroupName == name && p.Namespace == namespace {
+		if framework.InGroup(p, ref) {
 			out = append(out, p)
 		}
 	}

@@ -14,11 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package workload gives the scheduler its view of Kubernetes' own gangs,
-// the scheduling.k8s.io/v1beta1 PodGroups that pods join through
-// spec.schedulingGroup: whether the apiserver serves them, the groups
-// themselves, their member pods, and the PodGroupInitiallyScheduled
-// condition the scheduler reports on them.
+// Package workload gives the scheduler its view of PodGroups through its two
+// front doors: Kubernetes' own scheduling.k8s.io/v1beta1 PodGroups, which
+// pods join through spec.schedulingGroup when the apiserver serves them, and
+// Berth's scheduling.berth.io/v1alpha1 PodGroups, which pods join through
+// the label scheduling.berth.io/pod-group on any cluster. Berth's are read
+// as native PodGroups (FromBerth), so that one group cycle serves both. The
+// package also writes the PodGroupInitiallyScheduled condition the
+// scheduler reports on either kind.
 package workload
 
 import (
@@ -31,35 +34,50 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	schedulingv1listers "k8s.io/client-go/listers/scheduling/v1"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 )
 
-// GroupVersion is the API version of the PodGroups this package serves.
+// GroupVersion is the API version of Kubernetes' own PodGroups.
 var GroupVersion = schedulingv1beta1.SchemeGroupVersion
 
-// MemberIndex is the name of the pod informer index that maps
-// "namespace/name" of a scheduling.k8s.io PodGroup to its member pods.
-const MemberIndex = "berth.io/scheduling-group"
+// MemberIndex is the name of the pod informer index that maps a PodGroup's
+// key (IndexKey) to its member pods.
+const MemberIndex = "berth.io/pod-group"
 
-// IndexMembers is the index function of MemberIndex: a pod with
-// spec.schedulingGroup maps to its group's key, any other object to nothing.
+// IndexKey is the MemberIndex key of a group's members.
+func IndexKey(ref framework.GroupRef) string {
+	if ref.Berth {
+		return "scheduling.berth.io/" + ref.Namespace + "/" + ref.Name
+	}
+	return ref.Namespace + "/" + ref.Name
+}
+
+// IndexMembers is the index function of MemberIndex: a pod that joins a
+// PodGroup maps to its group's key, any other object to nothing.
 func IndexMembers(obj any) ([]string, error) {
 	pod, ok := obj.(*v1.Pod)
 	if !ok {
 		return nil, nil
 	}
-	name, ok := framework.SchedulingGroupOf(pod)
+	ref, ok := framework.GroupRefOf(pod)
 	if !ok {
 		return nil, nil
 	}
-	return []string{pod.Namespace + "/" + name}, nil
+	return []string{IndexKey(ref)}, nil
 }
 
 // Served reports whether the apiserver serves scheduling.k8s.io/v1beta1
@@ -82,11 +100,69 @@ func Served(d discovery.DiscoveryInterface) (bool, error) {
 	return false, nil
 }
 
-// Groups tracks scheduling.k8s.io PodGroups and their members. Build it
-// with New.
+// NewBerthClient returns a REST client for Berth's PodGroups, reached
+// through cfg. They are a custom resource, so it speaks JSON whatever
+// content type cfg prefers.
+func NewBerthClient(cfg *rest.Config) (rest.Interface, error) {
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("registering Berth's API types: %w", err)
+	}
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &v1alpha1.GroupVersion
+	c.APIPath = "/apis"
+	c.ContentType = runtime.ContentTypeJSON
+	c.AcceptContentTypes = runtime.ContentTypeJSON
+	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	client, err := rest.RESTClientFor(c)
+	if err != nil {
+		return nil, fmt.Errorf("building the PodGroup client: %w", err)
+	}
+	return client, nil
+}
+
+// FromBerth returns the native PodGroup that stands for one of Berth's in
+// the scheduler: same name, namespace, UID, generation and conditions, its
+// policy and constraints copied field by field (the deprecated minMember
+// read as a gang's minCount), and apiVersion BerthPodGroupAPIVersion.
+func FromBerth(pg *v1alpha1.PodGroup) *schedulingv1beta1.PodGroup {
+	return &schedulingv1beta1.PodGroup{
+		TypeMeta: metav1.TypeMeta{APIVersion: framework.BerthPodGroupAPIVersion, Kind: "PodGroup"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: pg.Name, Namespace: pg.Namespace, UID: pg.UID,
+			Generation: pg.Generation, ResourceVersion: pg.ResourceVersion,
+			CreationTimestamp: pg.CreationTimestamp, DeletionTimestamp: pg.DeletionTimestamp,
+			Labels: pg.Labels,
+		},
+		Spec:   pg.Spec.Native(),
+		Status: schedulingv1beta1.PodGroupStatus{Conditions: pg.Status.Conditions},
+	}
+}
+
+// fromBerthObject is the transform of the informer of Berth's PodGroups: it
+// stores each as the native PodGroup FromBerth makes.
+func fromBerthObject(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *v1alpha1.PodGroup:
+		out := FromBerth(o)
+		if s := o.Spec.ScheduleTimeoutSeconds; s != nil {
+			out.Annotations = map[string]string{framework.PermitTimeoutAnnotation: fmt.Sprint(*s)}
+		}
+		return out, nil
+	default:
+		return obj, nil
+	}
+}
+
+// Groups tracks the PodGroups of both front doors and their members. Build
+// it with New.
 type Groups struct {
-	informer cache.SharedIndexInformer
-	lister   schedulinglisters.PodGroupLister
+	native      cache.SharedIndexInformer
+	lister      schedulinglisters.PodGroupLister
+	berth       cache.SharedIndexInformer
+	berthClient rest.Interface
+	// classes resolve the priority of Berth's PodGroups; nil reads none.
+	classes  schedulingv1listers.PriorityClassLister
 	pods     cache.Indexer
 	placedOn func(*v1.Pod) string
 }
@@ -96,14 +172,33 @@ var _ framework.WorkloadLister = (*Groups)(nil)
 // Option configures Groups.
 type Option func(*Groups)
 
-// WithInformerFactory watches PodGroups through the factory's informer;
-// without it no group is served (the apiserver does not serve the API).
+// WithInformerFactory watches Kubernetes' own PodGroups through the
+// factory's informer; without it none is served (the apiserver does not
+// serve the API).
 func WithInformerFactory(f informers.SharedInformerFactory) Option {
 	return func(g *Groups) {
 		inf := f.Scheduling().V1beta1().PodGroups()
-		g.informer = inf.Informer()
+		g.native = inf.Informer()
 		g.lister = inf.Lister()
 	}
+}
+
+// WithBerthClient watches Berth's PodGroups, and writes their status,
+// through c (see NewBerthClient); without it none is served.
+func WithBerthClient(c rest.Interface) Option {
+	return func(g *Groups) {
+		g.berthClient = c
+		lw := cache.NewListWatchFromClient(c, "podgroups", metav1.NamespaceAll, fields.Everything())
+		g.berth = cache.NewSharedIndexInformer(lw, &v1alpha1.PodGroup{}, 0, cache.Indexers{})
+		_ = g.berth.SetTransform(fromBerthObject)
+	}
+}
+
+// WithPriorityClasses resolves the priorityClassName of Berth's PodGroups
+// through the factory's PriorityClass informer, as admission resolves a
+// native PodGroup's; without it Berth's PodGroups have priority 0.
+func WithPriorityClasses(f informers.SharedInformerFactory) Option {
+	return func(g *Groups) { g.classes = f.Scheduling().V1().PriorityClasses().Lister() }
 }
 
 // New returns Groups that read members from pods, an indexer carrying
@@ -117,32 +212,86 @@ func New(pods cache.Indexer, placedOn func(*v1.Pod) string, opts ...Option) *Gro
 	return g
 }
 
-// Informer returns the PodGroup informer, or nil when the API is not served.
-func (g *Groups) Informer() cache.SharedIndexInformer { return g.informer }
+// Informer returns the informer of Kubernetes' own PodGroups, or nil when
+// the API is not served.
+func (g *Groups) Informer() cache.SharedIndexInformer { return g.native }
 
-// Served reports whether PodGroups are watched.
-func (g *Groups) Served() bool { return g.informer != nil }
+// BerthInformer returns the informer of Berth's PodGroups, or nil when
+// they are not watched. The run of it is the caller's: it is not part of
+// an informer factory.
+func (g *Groups) BerthInformer() cache.SharedIndexInformer { return g.berth }
 
-// errUnserved is the answer for every group when the API is not served.
+// Serves reports whether the PodGroups of ref's kind are watched.
+func (g *Groups) Serves(ref framework.GroupRef) bool {
+	if ref.Berth {
+		return g.berth != nil
+	}
+	return g.native != nil
+}
+
+// errUnserved is the answer for every native group when the API is not served.
 var errUnserved = errors.New("the apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups")
 
-// PodGroup returns the named PodGroup, or an error saying why it is unknown.
-func (g *Groups) PodGroup(namespace, name string) (*schedulingv1beta1.PodGroup, error) {
-	if g.lister == nil {
-		return nil, errUnserved
+// errBerthUnwatched is the answer for every Berth group when they are not watched.
+var errBerthUnwatched = errors.New("this scheduler does not watch scheduling.berth.io PodGroups")
+
+// PodGroup returns the PodGroup, or an error saying why it is unknown.
+// One of Berth's is returned as FromBerth made it.
+func (g *Groups) PodGroup(ref framework.GroupRef) (*schedulingv1beta1.PodGroup, error) {
+	if !ref.Berth {
+		if g.lister == nil {
+			return nil, errUnserved
+		}
+		return g.lister.PodGroups(ref.Namespace).Get(ref.Name)
 	}
-	return g.lister.PodGroups(namespace).Get(name)
+	if g.berth == nil {
+		return nil, errBerthUnwatched
+	}
+	obj, ok, err := g.berth.GetStore().GetByKey(ref.Namespace + "/" + ref.Name)
+	if err != nil {
+		return nil, fmt.Errorf("reading PodGroup %s: %w", ref, err)
+	}
+	pg, isGroup := obj.(*schedulingv1beta1.PodGroup)
+	if !ok || !isGroup {
+		return nil, fmt.Errorf("podgroup.scheduling.berth.io %q not found", ref.Name)
+	}
+	return g.withPriority(pg), nil
+}
+
+// withPriority returns one of Berth's PodGroups with spec.priority set as
+// admission sets a native PodGroup's: its priorityClassName's value, or
+// the globalDefault class's, or 0. The stored object is not changed.
+func (g *Groups) withPriority(pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup {
+	if g.classes == nil || pg.Spec.Priority != nil {
+		return pg
+	}
+	var value int32
+	if pg.Spec.PriorityClassName != "" {
+		if pc, err := g.classes.Get(pg.Spec.PriorityClassName); err == nil {
+			value = pc.Value
+		}
+	} else if classes, err := g.classes.List(labels.Everything()); err == nil {
+		for _, pc := range classes {
+			if pc.GlobalDefault {
+				value = pc.Value
+				break
+			}
+		}
+	}
+	out := *pg
+	out.Spec.Priority = &value
+	return &out
 }
 
 // Members returns the group's non-terminal member pods, bound or not.
-func (g *Groups) Members(namespace, name string) []*v1.Pod {
-	objs, err := g.pods.ByIndex(MemberIndex, namespace+"/"+name)
+func (g *Groups) Members(ref framework.GroupRef) []*v1.Pod {
+	objs, err := g.pods.ByIndex(MemberIndex, IndexKey(ref))
 	if err != nil {
 		return nil
 	}
 	pods := make([]*v1.Pod, 0, len(objs))
 	for _, o := range objs {
-		if p, ok := o.(*v1.Pod); ok {
+		if p, ok := o.(*v1.Pod); ok && p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
 			pods = append(pods, p)
 		}
 	}
@@ -169,11 +318,16 @@ const (
 	ReasonScheduled = "Scheduled"
 )
 
+// schedulerFieldManager owns the condition the scheduler applies to
+// Berth's PodGroups, beside the conditions their controller writes.
+const schedulerFieldManager = "berth-scheduler"
+
 // PatchCondition sets cond on the PodGroup's status, as kube-scheduler
 // does: a PodGroupInitiallyScheduled condition that is already True is
 // never set back, and nothing is sent when the condition is unchanged. The
-// condition's observedGeneration is the group's generation.
-func PatchCondition(ctx context.Context, client kubernetes.Interface, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) error {
+// condition's observedGeneration is the group's generation. One of
+// Berth's PodGroups is written through the client WithBerthClient gave.
+func (g *Groups) PatchCondition(ctx context.Context, client kubernetes.Interface, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) error {
 	if cur := apimeta.FindStatusCondition(pg.Status.Conditions, cond.Type); cur != nil &&
 		cur.Status == metav1.ConditionTrue && cond.Status != metav1.ConditionTrue && cond.Type == schedulingv1beta1.PodGroupInitiallyScheduled {
 		return nil
@@ -184,6 +338,9 @@ func PatchCondition(ctx context.Context, client kubernetes.Interface, pg *schedu
 		return nil
 	}
 	set := apimeta.FindStatusCondition(conditions, cond.Type)
+	if framework.RefOf(pg).Berth {
+		return g.applyBerthCondition(ctx, pg, *set)
+	}
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{"uid": pg.UID},
 		"status":   map[string]any{"conditions": []metav1.Condition{*set}},
@@ -194,6 +351,32 @@ func PatchCondition(ctx context.Context, client kubernetes.Interface, pg *schedu
 	_, err = client.SchedulingV1beta1().PodGroups(pg.Namespace).Patch(ctx, pg.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	if err != nil {
 		return fmt.Errorf("patching the status of PodGroup %s/%s: %w", pg.Namespace, pg.Name, err)
+	}
+	return nil
+}
+
+// applyBerthCondition applies cond to one of Berth's PodGroups with
+// server-side apply: conditions are a map keyed by type, so the
+// scheduler's entry and the controller's live side by side.
+func (g *Groups) applyBerthCondition(ctx context.Context, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) error {
+	if g.berthClient == nil {
+		return errBerthUnwatched
+	}
+	body, err := json.Marshal(map[string]any{
+		"apiVersion": v1alpha1.GroupVersion.String(),
+		"kind":       "PodGroup",
+		"metadata":   map[string]any{"name": pg.Name, "namespace": pg.Namespace, "uid": pg.UID},
+		"status":     map[string]any{"conditions": []metav1.Condition{cond}},
+	})
+	if err != nil {
+		return fmt.Errorf("encoding the PodGroup status patch: %w", err)
+	}
+	force := true
+	err = g.berthClient.Patch(types.ApplyPatchType).Namespace(pg.Namespace).Resource("podgroups").Name(pg.Name).SubResource("status").
+		VersionedParams(&metav1.PatchOptions{FieldManager: schedulerFieldManager, Force: &force}, metav1.ParameterCodec).
+		Body(body).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("applying the status of PodGroup %s: %w", framework.RefOf(pg), err)
 	}
 	return nil
 }

@@ -192,11 +192,10 @@ func nominatedUnbound(ctx context.Context, ns string) int {
 }
 
 var _ = Describe("the webhook down", Label("ci"), func() {
-	It("and a gang of 8 with room for 7 whose leader is killed while members wait at Permit: throughput unchanged, no member bound, no room held after the gang's timeout", func(ctx SpecContext) {
+	It("and a gang of 8 with room for 7 whose leader is killed while the gang is pending: throughput unchanged, no member bound, no room held", func(ctx SpecContext) {
 		const (
 			n       = 1500
 			members = 8
-			timeout = 20 // the gang's scheduleTimeoutSeconds
 		)
 		leader, standby := startPair(ctx, "gang")
 		gangNodes := nodeRange(0, members-2) // room for 7 members
@@ -216,15 +215,16 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		}).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(MatchError(ContainSubstring("failed calling webhook")))
 		faulted := parkReleases(ctx, "gang-fault", n, poolA, poolB)
 
-		// The gang: seven members wait at Permit for the eighth, which a
-		// scheduling gate holds back.
+		// The gang: its group cycle tries the seven members it has and
+		// places none, since the eighth, which a scheduling gate holds
+		// back, is needed for minCount.
 		ns := newNamespace(ctx, "gang")
 		gang := watchBindings(ctx, ns)
 		Expect(applier.Apply(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": v1alpha1.GroupVersion.String(),
 			"kind":       "PodGroup",
 			"metadata":   map[string]any{"name": "gang", "namespace": ns},
-			"spec":       map[string]any{"minMember": int64(members), "scheduleTimeoutSeconds": int64(timeout)},
+			"spec":       map[string]any{"schedulingPolicy": map[string]any{"gang": map[string]any{"minCount": int64(members)}}},
 		}})).To(Succeed())
 		var gangPods []*corev1.Pod
 		for i := range members {
@@ -233,12 +233,12 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		last := gangPods[members-1]
 		last.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "faults.berth.io/hold"}}
 		createPods(ctx, gangPods)
-		Eventually(ctx, func() int { return nominatedUnbound(ctx, ns) }).
-			WithTimeout(time.Minute).WithPolling(250*time.Millisecond).Should(Equal(members-1), "members waiting at Permit")
+		Eventually(ctx, func() int { return countUnschedulable(ctx, ns) }).
+			WithTimeout(time.Minute).WithPolling(250*time.Millisecond).Should(Equal(members-1), "members the group cycle found unschedulable")
+		Expect(nominatedUnbound(ctx, ns)).To(BeZero(), "a member of a gang that cannot fit holds room")
 
-		// The leader dies with seven members at Permit; the eighth is let
-		// go, so the new leader finds a gang of 8 with room for 7.
-		Expect(nominatedUnbound(ctx, ns)).To(Equal(members-1), "members waiting at Permit at the kill")
+		// The leader dies; the eighth is let go, so the new leader finds a
+		// gang of 8 with room for 7.
 		leader.Kill()
 		killed := time.Now()
 		_, err = client.CoreV1().Pods(ns).Patch(ctx, last.Name, types.JSONPatchType,
@@ -251,10 +251,9 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 
 		rate := bestThroughput(ctx, "gang/pods-per-second-webhook-down-gang-cycling", n, faulted)
 
-		// Past the gang's timeout, and with the gang one member short (the
-		// eighth deleted), no member holds room: seven pods the size of a
-		// member all bind on the gang's nodes.
-		time.Sleep(time.Until(killed.Add(timeout * time.Second)))
+		// With the gang one member short (the eighth deleted), no member
+		// holds room: seven pods the size of a member all bind on the
+		// gang's nodes.
 		Expect(client.CoreV1().Pods(ns).Delete(ctx, last.Name, deleteNow)).To(Succeed())
 		fillNS := newNamespace(ctx, "gang-fill")
 		fill := watchBindings(ctx, fillNS)

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/test/berthtest"
 )
 
@@ -67,6 +68,38 @@ func (g PodGroup) Object(ns string) *schedulingv1beta1.PodGroup {
 		}
 	}
 	return pg
+}
+
+// BerthObject builds the PodGroup as one of Berth's own (scheduling.berth.io)
+// in namespace ns.
+func (g PodGroup) BerthObject(ns string) *v1alpha1.PodGroup {
+	pg := &v1alpha1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: g.Name},
+		Spec:       v1alpha1.PodGroupSpec{PriorityClassName: g.PriorityClassName},
+	}
+	if g.MinCount > 0 {
+		pg.Spec.SchedulingPolicy = &v1alpha1.PodGroupSchedulingPolicy{Gang: &v1alpha1.GangSchedulingPolicy{MinCount: g.MinCount}}
+	} else {
+		pg.Spec.SchedulingPolicy = &v1alpha1.PodGroupSchedulingPolicy{Basic: &v1alpha1.BasicSchedulingPolicy{}}
+	}
+	if g.TopologyKey != "" {
+		pg.Spec.SchedulingConstraints = &v1alpha1.PodGroupSchedulingConstraints{Topology: []v1alpha1.TopologyConstraint{{Key: g.TopologyKey}}}
+	}
+	return pg
+}
+
+// BerthObject builds the pod as Object does, joining its group through
+// the scheduling.berth.io/pod-group label.
+func (p Pod) BerthObject(ns string) *corev1.Pod {
+	pod := p.Object(ns)
+	if p.Group != "" {
+		pod.Spec.SchedulingGroup = nil
+		if pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		pod.Labels[v1alpha1.PodGroupLabel] = p.Group
+	}
+	return pod
 }
 
 // Object builds the pod in namespace ns for the default-scheduler.

@@ -33,6 +33,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/workload"
 )
 
 // pollInterval is how often Play looks at the cluster while it settles.
@@ -40,6 +44,7 @@ const pollInterval = 200 * time.Millisecond
 
 type playOptions struct {
 	logger logr.Logger
+	berth  client.Client
 }
 
 // PlayOption configures Play.
@@ -47,6 +52,13 @@ type PlayOption func(*playOptions)
 
 // WithLogger makes Play report its steps to logger.
 func WithLogger(logger logr.Logger) PlayOption { return func(o *playOptions) { o.logger = logger } }
+
+// WithBerthPodGroups plays the scenario through Berth's own front door:
+// its PodGroups become scheduling.berth.io PodGroups, written and read
+// through c, and its pods join them with the scheduling.berth.io/pod-group
+// label instead of spec.schedulingGroup. The observation has the same
+// shape, so it compares with the same goldens.
+func WithBerthPodGroups(c client.Client) PlayOption { return func(o *playOptions) { o.berth = c } }
 
 // Play runs s against the cluster client reaches, whose scheduler (serving
 // the default-scheduler name) must already run, and returns what it saw at
@@ -68,7 +80,7 @@ func Play(ctx context.Context, client kubernetes.Interface, s Scenario, opts ...
 	if err != nil {
 		return Observation{}, fmt.Errorf("creating the namespace: %w", err)
 	}
-	p := &player{client: client, s: &s, ns: ns.Name, logger: o.logger.WithValues("scenario", s.Name),
+	p := &player{client: client, berth: o.berth, s: &s, ns: ns.Name, logger: o.logger.WithValues("scenario", s.Name),
 		lastSeen: map[string]*corev1.Pod{}, deletedBy: map[string]string{}, nodes: map[string]*corev1.Node{},
 		uids: map[types.UID]string{}, nominations: map[string][]string{}, groupHistory: map[string][]Condition{}}
 	obs := Observation{Scenario: s.Name, Placement: s.Placement}
@@ -105,6 +117,8 @@ func isRefusal(err error) bool {
 // player is the state of one Play.
 type player struct {
 	client kubernetes.Interface
+	// berth, when set, writes and reads Berth's PodGroups instead of Kubernetes' own.
+	berth  client.Client
 	s      *Scenario
 	ns     string
 	logger logr.Logger
@@ -147,7 +161,14 @@ func (p *player) step(ctx context.Context, st Step) []error {
 	}
 	if c := st.SetMinCount; c != nil {
 		patch := fmt.Sprintf(`{"spec":{"schedulingPolicy":{"gang":{"minCount":%d}}}}`, c.MinCount)
-		if _, err := p.client.SchedulingV1beta1().PodGroups(p.ns).Patch(ctx, c.Group, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		var err error
+		if p.berth != nil {
+			pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: c.Group}}
+			err = p.berth.Patch(ctx, pg, client.RawPatch(types.MergePatchType, []byte(patch)))
+		} else {
+			_, err = p.client.SchedulingV1beta1().PodGroups(p.ns).Patch(ctx, c.Group, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("setting the minCount of PodGroup %s to %d: %w", c.Group, c.MinCount, err))
 		}
 	}
@@ -172,7 +193,13 @@ func (p *player) create(ctx context.Context, name string) error {
 	}
 	for _, g := range p.s.PodGroups {
 		if g.Name == name {
-			if _, err := p.client.SchedulingV1beta1().PodGroups(p.ns).Create(ctx, g.Object(p.ns), metav1.CreateOptions{}); err != nil {
+			var err error
+			if p.berth != nil {
+				err = p.berth.Create(ctx, g.BerthObject(p.ns))
+			} else {
+				_, err = p.client.SchedulingV1beta1().PodGroups(p.ns).Create(ctx, g.Object(p.ns), metav1.CreateOptions{})
+			}
+			if err != nil {
 				return fmt.Errorf("creating PodGroup %s: %w", name, err)
 			}
 			return nil
@@ -180,7 +207,11 @@ func (p *player) create(ctx context.Context, name string) error {
 	}
 	for _, pod := range p.s.Pods {
 		if pod.Name == name {
-			if _, err := p.client.CoreV1().Pods(p.ns).Create(ctx, pod.Object(p.ns), metav1.CreateOptions{}); err != nil {
+			obj := pod.Object(p.ns)
+			if p.berth != nil {
+				obj = pod.BerthObject(p.ns)
+			}
+			if _, err := p.client.CoreV1().Pods(p.ns).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("creating pod %s: %w", name, err)
 			}
 			return nil
@@ -294,9 +325,9 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 			}
 		}
 	}
-	groups, err := p.client.SchedulingV1beta1().PodGroups(p.ns).List(ctx, metav1.ListOptions{})
+	groups, err := p.listGroups(ctx)
 	if err != nil {
-		return cp, fmt.Errorf("listing PodGroups: %w", err)
+		return cp, err
 	}
 	byName := map[string]*schedulingv1beta1.PodGroup{}
 	for i := range groups.Items {
@@ -337,11 +368,34 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 	return cp, nil
 }
 
+// listGroups lists the scenario's PodGroups; Berth's are read as the
+// scheduler reads them (workload.FromBerth), with their status.
+func (p *player) listGroups(ctx context.Context) (*schedulingv1beta1.PodGroupList, error) {
+	if p.berth == nil {
+		groups, err := p.client.SchedulingV1beta1().PodGroups(p.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("listing PodGroups: %w", err)
+		}
+		return groups, nil
+	}
+	var list v1alpha1.PodGroupList
+	if err := p.berth.List(ctx, &list, client.InNamespace(p.ns)); err != nil {
+		return nil, fmt.Errorf("listing Berth's PodGroups: %w", err)
+	}
+	out := &schedulingv1beta1.PodGroupList{}
+	for i := range list.Items {
+		out.Items = append(out.Items, *workload.FromBerth(&list.Items[i]))
+	}
+	return out, nil
+}
+
 // podState normalises a pod.
 func (p *player) podState(pod *corev1.Pod, events []corev1.Event) PodState {
 	st := PodState{Name: pod.Name, Node: pod.Spec.NodeName, NominatedNode: pod.Status.NominatedNodeName}
 	if g := pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
 		st.Group = *g.PodGroupName
+	} else if g := pod.Labels[v1alpha1.PodGroupLabel]; g != "" && p.berth != nil {
+		st.Group = g
 	}
 	if node := p.nodes[pod.Spec.NodeName]; node != nil && p.s.DomainKey != "" {
 		st.Domain = node.Labels[p.s.DomainKey]

@@ -33,20 +33,24 @@ import (
 
 // runConvert implements `berth convert -f file [-o out]`: it reads a
 // KubeSchedulerConfiguration and writes one SchedulingProfile per profile,
-// or a DeschedulerPolicy and writes one RebalancePolicy per profile.
+// a DeschedulerPolicy and writes one RebalancePolicy per profile, or
+// Berth's PodGroups and writes them as Kubernetes' own (or as Berth's
+// without their deprecated fields).
 func (c *Command) runConvert(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	in := fs.String("f", "", "the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) or DeschedulerPolicy (descheduler/v1alpha2) to read; - reads stdin")
+	in := fs.String("f", "", "the KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1), DeschedulerPolicy (descheduler/v1alpha2) or scheduling.berth.io PodGroups to read; - reads stdin")
+	podGroupsTo := fs.String("podgroups-to", string(convert.ToNative), "what Berth's PodGroups become: native (scheduling.k8s.io/v1beta1 PodGroups) or berth (Berth's, without the deprecated minMember and scheduleTimeoutSeconds)")
 	out := fs.String("o", "", "where to write the SchedulingProfiles or RebalancePolicies; default stdout")
 	interval := fs.Duration("interval", convert.DefaultRebalanceInterval, "how often each converted RebalancePolicy runs (a DeschedulerPolicy has no schedule of its own)")
 	names := schedulerNames{}
 	fs.Var(names, "scheduler-name", "the schedulerName a converted profile serves, as UPSTREAM=NAME (repeatable), or NAME for a configuration's only profile; "+
 		"profiles not named serve "+convert.SchedulerNamePrefix+"<upstream name>, so as not to take over kube-scheduler's names")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: berth convert -f <file|-> [-o <file>] [--scheduler-name [UPSTREAM=]NAME]... [--interval 5m]\n\n"+
+		fmt.Fprint(stderr, "Usage: berth convert -f <file|-> [-o <file>] [--scheduler-name [UPSTREAM=]NAME]... [--interval 5m] [--podgroups-to native|berth]\n\n"+
 			"Writes one SchedulingProfile per profile of a KubeSchedulerConfiguration,\n"+
-			"or one RebalancePolicy (dry run) per profile of a DeschedulerPolicy.\n\n")
+			"one RebalancePolicy (dry run) per profile of a DeschedulerPolicy,\n"+
+			"or Berth's PodGroups as Kubernetes' own scheduling.k8s.io/v1beta1 PodGroups.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -65,7 +69,7 @@ func (c *Command) runConvert(ctx context.Context, args []string, stdin io.Reader
 		return 1
 	}
 	var buf bytes.Buffer
-	if code := c.convertInto(ctx, &buf, data, *in, *interval, names, stderr); code != 0 {
+	if code := c.convertInto(ctx, &buf, data, *in, *interval, names, convert.PodGroupTarget(*podGroupsTo), stderr); code != 0 {
 		return code
 	}
 	if *out == "" {
@@ -82,9 +86,28 @@ func (c *Command) runConvert(ctx context.Context, args []string, stdin io.Reader
 
 // convertInto converts a KubeSchedulerConfiguration or a DeschedulerPolicy,
 // whichever data is, into buf, printing warnings and errors to stderr.
-func (c *Command) convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string, interval time.Duration, names schedulerNames, stderr io.Writer) int {
+func (c *Command) convertInto(ctx context.Context, buf *bytes.Buffer, data []byte, in string, interval time.Duration, names schedulerNames, podGroupsTo convert.PodGroupTarget, stderr io.Writer) int {
 	conv := convert.New(c.registries, convert.WithSchedulerNames(names))
 	var warnings []string
+	if podGroupsTo != convert.ToNative && podGroupsTo != convert.ToBerth {
+		fmt.Fprintf(stderr, "berth convert: --podgroups-to must be %s or %s, got %q\n", convert.ToNative, convert.ToBerth, podGroupsTo)
+		return 2
+	}
+	if convert.IsBerthPodGroups(data) {
+		res, err := convert.ConvertPodGroups(data, podGroupsTo)
+		if err != nil {
+			fmt.Fprintf(stderr, "berth convert: %s: %v\n", inputName(in), err)
+			return 1
+		}
+		if err := convert.WritePodGroups(buf, res.Objects); err != nil {
+			fmt.Fprintf(stderr, "berth convert: %v\n", err)
+			return 1
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(stderr, "berth convert: warning: %s\n", w)
+		}
+		return 0
+	}
 	if convert.IsDeschedulerPolicy(data) {
 		if interval < time.Minute {
 			fmt.Fprintf(stderr, "berth convert: --interval must be at least 1m, as a RebalancePolicy's, got %v\n", interval)

@@ -37,7 +37,7 @@ import (
 	"github.com/berth-io/berth/internal/manifest"
 	"github.com/berth-io/berth/internal/validate"
 	"github.com/berth-io/berth/scheduler"
-	"github.com/berth-io/berth/scheduler/gang"
+	"github.com/berth-io/berth/scheduler/workload"
 )
 
 // explainFlags are the command line of berth explain.
@@ -245,7 +245,7 @@ func clientsFor(cfg *rest.Config) (*explainClients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the Berth client: %w", err)
 	}
-	podGroups, err := gang.NewListWatch(cfg)
+	podGroups, err := workload.NewBerthClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the PodGroup client: %w", err)
 	}
@@ -255,6 +255,6 @@ func clientsFor(cfg *rest.Config) (*explainClients, error) {
 		return nil, err
 	}
 	return &explainClients{kube: kube, berth: berth, opts: []explain.Option{
-		explain.WithSchedulerOptions(scheduler.WithPodGroupSource(podGroups), scheduler.WithDeviceTaintRules(taintRules)),
+		explain.WithSchedulerOptions(scheduler.WithPodGroupClient(podGroups), scheduler.WithDeviceTaintRules(taintRules)),
 	}}, nil
 }

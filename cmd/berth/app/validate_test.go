@@ -40,7 +40,7 @@ func TestValidate(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "good directory", args: []string{"-f", filepath.Join(corpus, "good")}, wantCode: 0,
-			wantStdout: []string{"12 objects checked in 9 files: all valid; 1 object of other kinds skipped\n"}},
+			wantStdout: []string{"13 objects checked in 10 files: all valid; 1 object of other kinds skipped\n"}},
 		{name: "bad file", args: []string{"-f", bad}, wantCode: 1,
 			wantStdout: []string{bad + `: SchedulingProfile unknown-filter-plugin: spec.plugins.filter.enabled[0].name: Invalid value: unknown plugin "NoSuchPlugin"; known Filter plugins: DynamicResources,`,
 				"1 object checked in 1 file: 1 invalid, 1 error\n"}},

@@ -5,9 +5,18 @@ local hs = {}
 
 local generation = obj.metadata.generation or 0
 local status = obj.status
-local minMember = 0
-if obj.spec ~= nil and obj.spec.minMember ~= nil then
-  minMember = obj.spec.minMember
+-- How many members the group needs: a gang's minCount, 1 for a basic
+-- group, or the deprecated minMember of a PodGroup written for Berth v0.2.
+local minCount = 0
+local spec = obj.spec or {}
+if spec.schedulingPolicy ~= nil then
+  if spec.schedulingPolicy.gang ~= nil and spec.schedulingPolicy.gang.minCount ~= nil then
+    minCount = spec.schedulingPolicy.gang.minCount
+  else
+    minCount = 1
+  end
+elseif spec.minMember ~= nil then
+  minCount = spec.minMember
 end
 
 if status == nil or status.phase == nil or (status.observedGeneration or 0) < generation then
@@ -22,22 +31,22 @@ local phase = status.phase
 
 if phase == "Pending" then
   hs.status = "Suspended"
-  hs.message = "Waiting for " .. minMember .. " pods labelled scheduling.berth.io/pod-group=" .. obj.metadata.name
+  hs.message = "Waiting for " .. minCount .. " pods labelled scheduling.berth.io/pod-group=" .. obj.metadata.name
   return hs
 end
 if phase == "Scheduling" then
   hs.status = "Progressing"
-  hs.message = scheduled .. "/" .. minMember .. " members scheduled"
+  hs.message = scheduled .. "/" .. minCount .. " members scheduled"
   return hs
 end
 if phase == "Scheduled" then
   hs.status = "Healthy"
-  hs.message = scheduled .. "/" .. minMember .. " members scheduled"
+  hs.message = scheduled .. "/" .. minCount .. " members scheduled"
   return hs
 end
 if phase == "Running" then
   hs.status = "Healthy"
-  hs.message = running .. "/" .. minMember .. " members running"
+  hs.message = running .. "/" .. minCount .. " members running"
   return hs
 end
 if phase == "Failed" then

@@ -195,13 +195,9 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		preemptions:              o.preemptions,
 		pluginState:              o.pluginState,
 		rnd:                      o.rnd,
-		podGroups:                o.podGroups,
 		workloads:                o.workloads,
 		activator:                o.activator,
 		extenderOptions:          o.extenderOptions,
-	}
-	if f.podGroups == nil {
-		f.podGroups = unwatchedPodGroups{}
 	}
 	if f.workloads == nil {
 		f.workloads = unservedWorkloads{}

@@ -59,7 +59,6 @@ type Framework struct {
 	preemptions     *framework.PreemptionsInFlight
 	pluginState     *framework.SharedPluginState
 	rnd             func(n int) int
-	podGroups       framework.PodGroupLister
 	workloads       framework.WorkloadLister
 	activator       framework.PodActivator
 

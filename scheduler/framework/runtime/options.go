@@ -49,7 +49,6 @@ type options struct {
 	defaultPlugins  *v1alpha1.Plugins
 	rnd             func(n int) int
 	weightOverrides map[string]WeightOverride
-	podGroups       framework.PodGroupLister
 	workloads       framework.WorkloadLister
 	activator       framework.PodActivator
 	extenderOptions []extender.Option
@@ -153,11 +152,8 @@ func (t *stoppableTimer) Stop() bool {
 	return t.Timer.Stop()
 }
 
-// WithWorkloads gives plugins the scheduler's view of scheduling.k8s.io PodGroups.
+// WithWorkloads gives plugins the scheduler's view of PodGroups, Kubernetes' own and Berth's.
 func WithWorkloads(l framework.WorkloadLister) Option { return func(o *options) { o.workloads = l } }
-
-// WithPodGroups gives plugins the scheduler's view of PodGroups.
-func WithPodGroups(l framework.PodGroupLister) Option { return func(o *options) { o.podGroups = l } }
 
 // WithActivator lets plugins move pending pods straight to the active queue.
 func WithActivator(a framework.PodActivator) Option { return func(o *options) { o.activator = a } }

@@ -32,8 +32,8 @@ import (
 )
 
 // newPodGroup is a PodGroup without the UID and generation the apiserver assigns.
-func newPodGroup(namespace, name string, minMember int32) *st.PodGroupBuilder {
-	return st.PodGroup(name, minMember).UID("").Generation(0).Namespace(namespace)
+func newPodGroup(namespace, name string, minCount int32) *st.PodGroupBuilder {
+	return st.PodGroup(name, minCount).UID("").Generation(0).Namespace(namespace)
 }
 
 // createPodGroup creates the PodGroup and deletes it when the spec ends.

@@ -59,7 +59,7 @@ var _ = Describe("PodGroup", func() {
 		expectPodGroupCondition(pg, v1alpha1.ConditionReady, metav1.ConditionTrue, controllers.ReasonGangRunning)
 
 		// A larger gang is short of a member again: the new generation is observed.
-		pg.Spec.MinMember = 4
+		pg.Spec.SchedulingPolicy.Gang.MinCount = 4
 		Expect(k8sClient.Update(ctx, pg)).To(Succeed())
 		Expect(pg.Generation).To(BeEquivalentTo(2))
 		pg = waitPodGroup(ctx, ns, "trainers", v1alpha1.PodGroupPending, 3, 3)

@@ -193,17 +193,42 @@ func (b *rebalancePolicyBuilder) withPriorityThreshold(value int32, priorityClas
 // podGroupBuilder builds a PodGroup in the test namespace.
 type podGroupBuilder struct{ obj *berthv1alpha1.PodGroup }
 
-// newPodGroup is a valid PodGroup of one member in the test namespace.
+// newPodGroup is a valid PodGroup, a gang of one, in the test namespace.
 func newPodGroup(name string) *podGroupBuilder {
 	return &podGroupBuilder{obj: &berthv1alpha1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: name},
-		Spec:       berthv1alpha1.PodGroupSpec{MinMember: 1},
+		Spec: berthv1alpha1.PodGroupSpec{SchedulingPolicy: &berthv1alpha1.PodGroupSchedulingPolicy{
+			Gang: &berthv1alpha1.GangSchedulingPolicy{MinCount: 1},
+		}},
 	}}
 }
 
 func (b *podGroupBuilder) build() client.Object { return b.obj }
 
+// withMinMember sets the deprecated minMember; withPolicy(nil) then leaves it alone.
 func (b *podGroupBuilder) withMinMember(n int32) *podGroupBuilder {
 	b.obj.Spec.MinMember = n
+	return b
+}
+
+// withPolicy replaces the scheduling policy.
+func (b *podGroupBuilder) withPolicy(p *berthv1alpha1.PodGroupSchedulingPolicy) *podGroupBuilder {
+	b.obj.Spec.SchedulingPolicy = p
+	return b
+}
+
+// withTopology sets the topology constraints' keys.
+func (b *podGroupBuilder) withTopology(keys ...string) *podGroupBuilder {
+	c := &berthv1alpha1.PodGroupSchedulingConstraints{}
+	for _, k := range keys {
+		c.Topology = append(c.Topology, berthv1alpha1.TopologyConstraint{Key: k})
+	}
+	b.obj.Spec.SchedulingConstraints = c
+	return b
+}
+
+// withDisruptionMode sets the disruption mode.
+func (b *podGroupBuilder) withDisruptionMode(d *berthv1alpha1.DisruptionMode) *podGroupBuilder {
+	b.obj.Spec.DisruptionMode = d
 	return b
 }

@@ -36,13 +36,14 @@ var _ = Describe("defaults of the CRDs", func() {
 		Expect(got.Spec.PodMaxBackoffSeconds).To(HaveValue(BeEquivalentTo(10)))
 	})
 
-	It("PodGroup: scheduleTimeoutSeconds defaults to 60", func(ctx SpecContext) {
-		createAndCleanUp(ctx, newPodGroup("timeout-default").withMinMember(3).build())
+	It("PodGroup: the deprecated minMember is kept as written, with no scheduleTimeoutSeconds defaulted", func(ctx SpecContext) {
+		createAndCleanUp(ctx, newPodGroup("old-gang").withPolicy(nil).withMinMember(3).build())
 
 		var got berthv1alpha1.PodGroup
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: testNamespace, Name: "timeout-default"}, &got)).To(Succeed())
-		Expect(got.Spec.ScheduleTimeoutSeconds).To(HaveValue(BeEquivalentTo(60)))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: testNamespace, Name: "old-gang"}, &got)).To(Succeed())
+		Expect(got.Spec.ScheduleTimeoutSeconds).To(BeNil())
 		Expect(got.Spec.MinMember).To(BeEquivalentTo(3))
+		Expect(got.Spec.MinCount()).To(BeEquivalentTo(3))
 	})
 
 	It("RebalancePolicy: dryRun defaults to true", func(ctx SpecContext) {

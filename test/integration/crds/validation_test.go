@@ -131,9 +131,30 @@ var _ = DescribeTable("a rule of the CRDs rejects an object that breaks it",
 		newRebalancePolicy("threshold-value-and-name").withPriorityThreshold(1000, "high-priority")),
 
 	// PodGroup
+	Entry("PodGroup spec: exactly one of schedulingPolicy and the deprecated minMember",
+		violation{"spec", "set exactly one of schedulingPolicy and the deprecated minMember"},
+		newPodGroup("no-policy").withPolicy(nil),
+		newPodGroup("policy-and-min-member").withMinMember(3)),
 	Entry("PodGroup spec.minMember: Minimum=1",
 		violation{"spec.minMember", "should be greater than or equal to 1"},
-		newPodGroup("no-members").withMinMember(0)),
+		newPodGroup("negative-members").withPolicy(nil).withMinMember(-1)),
+	Entry("PodGroup spec.schedulingPolicy: exactly one of basic and gang",
+		violation{"spec.schedulingPolicy", "set exactly one of basic and gang"},
+		newPodGroup("neither-policy").withPolicy(&berthv1alpha1.PodGroupSchedulingPolicy{}),
+		newPodGroup("both-policies").withPolicy(&berthv1alpha1.PodGroupSchedulingPolicy{
+			Basic: &berthv1alpha1.BasicSchedulingPolicy{}, Gang: &berthv1alpha1.GangSchedulingPolicy{MinCount: 2}})),
+	Entry("PodGroup spec.schedulingPolicy.gang.minCount: Minimum=1",
+		violation{"spec.schedulingPolicy.gang.minCount", "should be greater than or equal to 1"},
+		newPodGroup("zero-gang").withPolicy(&berthv1alpha1.PodGroupSchedulingPolicy{Gang: &berthv1alpha1.GangSchedulingPolicy{}})),
+	Entry("PodGroup spec.schedulingConstraints.topology: MaxItems=1",
+		violation{"spec.schedulingConstraints.topology", "must have at most 1 item"},
+		newPodGroup("two-keys").withTopology("rack", "zone")),
+	Entry("PodGroup spec.schedulingConstraints.topology[].key: MinLength=1",
+		violation{"spec.schedulingConstraints.topology[0].key", "should be at least 1 chars long"},
+		newPodGroup("empty-key").withTopology("")),
+	Entry("PodGroup spec.disruptionMode: exactly one of single and all",
+		violation{"spec.disruptionMode", "set exactly one of single and all"},
+		newPodGroup("no-mode").withDisruptionMode(&berthv1alpha1.DisruptionMode{})),
 )
 
 // expectRejected creates the object and expects the apiserver to refuse it as

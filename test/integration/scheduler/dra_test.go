@@ -439,7 +439,7 @@ var _ = Describe("DynamicResources", func() {
 	It("binds a gang whose members each claim a device all or none", func(ctx SpecContext) {
 		prefix := "dra-gang"
 		ns := createNamespace(ctx, prefix)
-		createPodGroup(ctx, newPodGroup(ns, "train", 3).ScheduleTimeout(3).Obj())
+		createPodGroup(ctx, newPodGroup(ns, "train", 3).Obj())
 		createNode(ctx, newNode(prefix+"-a").Obj())
 		createNode(ctx, newNode(prefix+"-b").Obj())
 		createDeviceClass(ctx, prefix+"-gpu")
@@ -454,9 +454,9 @@ var _ = Describe("DynamicResources", func() {
 		for i := range 3 {
 			createPod(ctx, newPod(ns, fmt.Sprintf("worker-%d", i)).Group("train").ResourceClaims(claims[i]).Obj())
 		}
-		// Two devices for three members: two are placed and wait at Permit
-		// holding their devices, the third cannot allocate its claim and
-		// releases them. Nobody binds and no claim is written.
+		// Two devices for three members: the group cycle places two, the
+		// third cannot allocate its claim, so the cycle places none. Nobody
+		// binds and no claim is written.
 		Eventually(func(g Gomega) {
 			g.Expect(schedulingMessages(ctx, g, ns)).To(ContainElement(ContainSubstring("cannot allocate all claims")))
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())

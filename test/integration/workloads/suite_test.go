@@ -15,10 +15,11 @@ limitations under the License.
 */
 
 // Package workloads_test plays the PodGroup scenarios of test/workloads
-// against Berth in-process, on a real kube-apiserver with the feature gates
-// users turn on for Kubernetes' own PodGroups, and compares what Berth
-// writes with what kube-scheduler v1.37.1 wrote (the goldens), field by
-// field.
+// against Berth in-process and compares what Berth writes with what
+// kube-scheduler v1.37.1 wrote (the goldens), field by field: through
+// Kubernetes' own PodGroups, on a real kube-apiserver with the feature
+// gates users turn on for them, and through Berth's own PodGroups, on a
+// kube-apiserver without those gates.
 package workloads_test
 
 import (
@@ -34,17 +35,22 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/workload"
 	"github.com/berth-io/berth/test/workloads"
 )
 
+// clientset reaches the apiserver with the workload gates on.
 var clientset kubernetes.Interface
 
 func TestWorkloads(t *testing.T) {
@@ -59,7 +65,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	klog.SetLogger(GinkgoLogr)
 	ctrllog.SetLogger(GinkgoLogr)
-	env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute}
+	env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute, CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true}
 	env.ControlPlane.GetAPIServer().Configure().
 		Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true").
 		Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
@@ -71,8 +77,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(3*time.Minute))
 
+// crdPaths are Berth's CRDs, which both apiservers serve.
+var crdPaths = []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}
+
 // notYet are the scenarios Berth does not match yet, each with the reason.
 var notYet = map[string]string{}
+
+// notThroughBerth are the scenarios that need a field Berth's own
+// PodGroups do not have, each with the reason.
+var notThroughBerth = map[string]string{}
 
 var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", func() {
 	for _, s := range workloads.Scenarios() {
@@ -80,27 +93,74 @@ var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", fun
 			if why, ok := notYet[s.Name]; ok {
 				Skip("not yet: " + why)
 			}
-			want, err := workloads.Golden(s.Name)
-			Expect(err).NotTo(HaveOccurred())
-			startBerth(ctx)
-			DeferCleanup(cleanCluster)
-			got, err := workloads.Play(ctx, clientset, s, workloads.WithLogger(GinkgoLogr))
-			Expect(err).NotTo(HaveOccurred())
-			var diffs, noted []string
-			for _, d := range workloads.Compare(want, got) {
-				if outsideComparison(d) {
-					noted = append(noted, d)
-					continue
-				}
-				diffs = append(diffs, d)
-			}
-			if len(noted) > 0 {
-				AddReportEntry("differences in events and transient nominations (not compared)", strings.Join(noted, "\n"))
-			}
-			Expect(diffs).To(BeEmpty(), "differences from kube-scheduler v1.37.1:\n%s", strings.Join(diffs, "\n"))
+			startBerth(ctx, clientset, nil)
+			DeferCleanup(cleanCluster, clientset)
+			playAndCompare(ctx, s, clientset)
 		}, SpecTimeout(3*time.Minute))
 	}
 })
+
+var _ = Describe("The same scenarios through Berth's own PodGroups, on an apiserver without the workload gates", Ordered, func() {
+	var (
+		plain     kubernetes.Interface
+		berth     client.Client
+		podGroups rest.Interface
+	)
+	BeforeAll(func(ctx SpecContext) {
+		env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute, CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true}
+		cfg, err := env.Start()
+		Expect(err).NotTo(HaveOccurred(), "starting the second envtest")
+		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+		cfg.QPS, cfg.Burst = -1, -1
+		plain, err = kubernetes.NewForConfig(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		served, err := workload.Served(plain.Discovery())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(served).To(BeFalse(), "this apiserver must not serve scheduling.k8s.io/v1beta1 PodGroups")
+		scheme := runtime.NewScheme()
+		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+		berth, err = client.New(cfg, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		podGroups, err = workload.NewBerthClient(cfg)
+		Expect(err).NotTo(HaveOccurred())
+	}, NodeTimeout(3*time.Minute))
+
+	for _, s := range workloads.Scenarios() {
+		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
+			if why, ok := notYet[s.Name]; ok {
+				Skip("not yet: " + why)
+			}
+			if why, ok := notThroughBerth[s.Name]; ok {
+				Skip("not through Berth's PodGroups: " + why)
+			}
+			startBerth(ctx, plain, podGroups)
+			DeferCleanup(cleanCluster, plain)
+			playAndCompare(ctx, s, plain, workloads.WithBerthPodGroups(berth))
+		}, SpecTimeout(3*time.Minute))
+	}
+})
+
+// playAndCompare plays s on the cluster c reaches and expects what the
+// golden of s recorded.
+func playAndCompare(ctx context.Context, s workloads.Scenario, c kubernetes.Interface, opts ...workloads.PlayOption) {
+	GinkgoHelper()
+	want, err := workloads.Golden(s.Name)
+	Expect(err).NotTo(HaveOccurred())
+	got, err := workloads.Play(ctx, c, s, append([]workloads.PlayOption{workloads.WithLogger(GinkgoLogr)}, opts...)...)
+	Expect(err).NotTo(HaveOccurred())
+	var diffs, noted []string
+	for _, d := range workloads.Compare(want, got) {
+		if outsideComparison(d) {
+			noted = append(noted, d)
+			continue
+		}
+		diffs = append(diffs, d)
+	}
+	if len(noted) > 0 {
+		AddReportEntry("differences in events and transient nominations (not compared)", strings.Join(noted, "\n"))
+	}
+	Expect(diffs).To(BeEmpty(), "differences from kube-scheduler v1.37.1:\n%s", strings.Join(diffs, "\n"))
+}
 
 // outsideComparison reports whether a difference is one this suite does
 // not hold Berth to: events (Berth's Scheduled event names the profile and
@@ -113,11 +173,17 @@ func outsideComparison(diff string) bool {
 	return strings.Contains(diff, "/event/") || strings.Contains(diff, "/everNominated")
 }
 
-// startBerth runs Berth's scheduler with the default profile until the spec ends.
-func startBerth(ctx context.Context) {
+// startBerth runs Berth's scheduler with the default profile on the
+// cluster c reaches until the spec ends; with podGroups it also serves
+// Berth's own PodGroups.
+func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface) {
 	GinkgoHelper()
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
-	s, err := scheduler.New(runCtx, clientset, scheduler.WithRegistry(registries.InTree().Plugins))
+	opts := []scheduler.Option{scheduler.WithRegistry(registries.InTree().Plugins)}
+	if podGroups != nil {
+		opts = append(opts, scheduler.WithPodGroupClient(podGroups))
+	}
+	s, err := scheduler.New(runCtx, c, opts...)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(s.SetProfile(runCtx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 1, &v1alpha1.SchedulingProfileSpec{})).To(Succeed())
 	done := make(chan error, 1)
@@ -131,8 +197,11 @@ func startBerth(ctx context.Context) {
 
 // cleanCluster deletes what a scenario created outside its namespace (nodes
 // and priority classes) and the pods in its namespace, so the next
-// scenario starts on an empty cluster.
-func cleanCluster(ctx SpecContext) {
+// scenario starts on an empty cluster. Berth's PodGroups stay in their
+// namespaces, which no later scenario reuses.
+func cleanCluster(ctx SpecContext, clientset kubernetes.Interface) {
+	served, err := workload.Served(clientset.Discovery())
+	Expect(err).NotTo(HaveOccurred())
 	nss, err := clientset.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	for _, ns := range nss.Items {
@@ -140,7 +209,9 @@ func cleanCluster(ctx SpecContext) {
 			continue
 		}
 		Expect(clientset.CoreV1().Pods(ns.Name).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
-		Expect(clientset.SchedulingV1beta1().PodGroups(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})).To(Succeed())
+		if served {
+			Expect(clientset.SchedulingV1beta1().PodGroups(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})).To(Succeed())
+		}
 		Expect(clientset.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})).To(Succeed())
 	}
 	Expect(clientset.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})).To(Succeed())

@@ -145,19 +145,19 @@ func moreImportantVictim(a, b *groupVictim) bool {
 func (p *DefaultPreemption) groupVictims(nodes []*framework.NodeInfo) []*groupVictim {
 	now := metav1.NewTime(p.clock.Now())
 	var out []*groupVictim
-	whole := map[types.NamespacedName]*groupVictim{}
+	whole := map[framework.GroupRef]*groupVictim{}
 	for _, ni := range nodes {
 		for _, pi := range ni.Pods {
 			pod := pi.Pod
 			rank := 1
 			var pg *schedulingv1beta1.PodGroup
-			if name, ok := framework.SchedulingGroupOf(pod); ok && p.handle.Workloads() != nil {
+			if ref, ok := framework.GroupRefOf(pod); ok && p.handle.Workloads() != nil {
 				rank = 2
-				pg, _ = p.handle.Workloads().PodGroup(pod.Namespace, name)
+				pg, _ = p.handle.Workloads().PodGroup(ref)
 			}
 			started := startTime(pod, now)
 			if pg != nil && pg.Spec.DisruptionMode != nil && pg.Spec.DisruptionMode.All != nil {
-				key := types.NamespacedName{Namespace: pg.Namespace, Name: pg.Name}
+				key := framework.RefOf(pg)
 				if v := whole[key]; v != nil {
 					v.pods = append(v.pods, pi)
 					if started.Before(&v.started) {
@@ -378,10 +378,10 @@ func groupPriority(pg *schedulingv1beta1.PodGroup) int32 {
 }
 
 // victimPriority is the priority a pod is preempted at: its PodGroup's for
-// a member of a scheduling.k8s.io PodGroup, its own otherwise.
+// a member of a PodGroup, its own otherwise.
 func (p *DefaultPreemption) victimPriority(pod *v1.Pod) int32 {
-	if name, ok := framework.SchedulingGroupOf(pod); ok && p.handle.Workloads() != nil {
-		if pg, err := p.handle.Workloads().PodGroup(pod.Namespace, name); err == nil {
+	if ref, ok := framework.GroupRefOf(pod); ok && p.handle.Workloads() != nil {
+		if pg, err := p.handle.Workloads().PodGroup(ref); err == nil {
 			return groupPriority(pg)
 		}
 	}

@@ -46,8 +46,17 @@ func (pl *DynamicResources) Reserve(ctx context.Context, cs *framework.CycleStat
 	// The binding cycle needs only the chosen node's allocations: let the
 	// allocator (with its copy of every device taken) and the other nodes'
 	// results go, so that pods waiting to bind, many when the apiserver is
-	// slow, do not each hold them.
+	// slow, do not each hold them. The chosen node's stay, for a Reserve
+	// again on the same node after an Unreserve: a PodGroup's cycle
+	// reserves its members while it tries a placement, undoes that, and
+	// reserves the chosen placement's members again.
 	s.allocator, s.byNode, s.extByNode = nil, nil, nil
+	if ok {
+		s.byNode = map[string][]resourceapi.AllocationResult{nodeName: allocations}
+	}
+	if ext != nil {
+		s.extByNode = map[string]*nodeExtended{nodeName: ext}
+	}
 	s.mu.Unlock()
 	if len(s.toAllocate) > 0 && (!ok || len(allocations) != len(s.toAllocate)) {
 		return framework.AsStatus(fmt.Errorf("claim allocation not found for node %s", nodeName))

@@ -227,6 +227,32 @@ func TestInFlight(t *testing.T) {
 	}
 }
 
+// TestReserveAgainAfterUnreserve checks that a state reserved, unreserved
+// and reserved again on the same node, as a PodGroup's cycle does with the
+// members of the placement it chooses, puts the same devices in flight.
+func TestReserveAgainAfterUnreserve(t *testing.T) {
+	p := st.Pod("p").ResourceClaims("c").Obj()
+	e := newEnv(t, class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj())
+	c := e.schedule(e.pl, p, nodes...)
+	if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("first Reserve = %v", status)
+	}
+	e.pl.Unreserve(context.Background(), c.state, p, "node-a")
+	if status := e.pl.Reserve(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("Reserve after Unreserve = %v", status)
+	}
+	if status := e.pl.PreBind(context.Background(), c.state, p, "node-a"); !status.IsSuccess() {
+		t.Fatalf("PreBind = %v", status)
+	}
+	got, err := e.client.ResourceV1().ResourceClaims(ns).Get(context.Background(), "c", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := got.Status.Allocation; a == nil || len(a.Devices.Results) != 1 || a.Devices.Results[0].Device != "gpu-0" {
+		t.Fatalf("allocation = %+v, want gpu-0 of node-a", a)
+	}
+}
+
 func TestPreBindWritesAllocationAndReservation(t *testing.T) {
 	p := st.Pod("p").ResourceClaims("c").Obj()
 	e := newEnv(t, class("gpu"), slice("node-a", "gpu-0").obj(), claim("c").request("gpu", 1).obj())

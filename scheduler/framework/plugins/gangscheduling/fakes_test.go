@@ -17,47 +17,14 @@ limitations under the License.
 package gangscheduling
 
 import (
-	"fmt"
-
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/metrics"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
-
-// fakeGroups is a PodGroupLister over fixed groups and pods; placed pods
-// are bound ones plus the UIDs in assumed.
-type fakeGroups struct {
-	groups  map[string]*v1alpha1.PodGroup
-	pods    []*v1.Pod
-	assumed sets.Set[types.UID]
-}
-
-func (f *fakeGroups) PodGroup(ns, name string) (*v1alpha1.PodGroup, error) {
-	if pg, ok := f.groups[ns+"/"+name]; ok {
-		return pg, nil
-	}
-	return nil, fmt.Errorf("PodGroup %s/%s does not exist", ns, name)
-}
-
-func (f *fakeGroups) Members(ns, name string) []*v1.Pod {
-	var out []*v1.Pod
-	for _, p := range f.pods {
-		if g, ok := framework.PodGroupOf(p); ok && g == name && p.Namespace == ns {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func (f *fakeGroups) IsPlaced(pod *v1.Pod) bool {
-	return pod.Spec.NodeName != "" || f.assumed.Has(pod.UID)
-}
 
 // fakeWaiting is a pod held at Permit that records how its wait ended.
 type fakeWaiting struct {
@@ -108,27 +75,58 @@ func (h *gangHandle) IterateOverWaitingPods(fn func(framework.WaitingPod)) {
 	}
 }
 
-// world is a test's cluster: groups, member pods (bound when a node is
-// given), assumed pods and pods waiting at Permit.
-type world struct {
-	groups  []*v1alpha1.PodGroup
-	pods    []*v1.Pod
-	assumed []string
-	waiting []string
+// door is one of the two kinds of PodGroup a test runs against.
+type door struct {
+	name  string
+	berth bool
 }
 
-func (w world) handle() *gangHandle {
-	f := &fakeGroups{groups: map[string]*v1alpha1.PodGroup{}, pods: w.pods, assumed: sets.New[types.UID]()}
-	for _, g := range w.groups {
-		f.groups[g.Namespace+"/"+g.Name] = g
+// doors are both kinds: Kubernetes' own and Berth's.
+var doors = []door{{name: "scheduling.k8s.io"}, {name: "scheduling.berth.io", berth: true}}
+
+// member returns a pod that joins the group named group through this door,
+// bound to node when node is not "".
+func (d door) member(name, group, node string) *v1.Pod {
+	b := st.Pod(name)
+	if d.berth {
+		b = b.Group(group)
+	} else {
+		b = b.SchedulingGroup(group)
 	}
-	for _, name := range w.assumed {
-		f.assumed.Insert(types.UID(name + "-uid"))
+	if node != "" {
+		b = b.NodeName(node)
 	}
-	h := &gangHandle{Handle: st.Handle{Groups: f}}
-	for _, name := range w.waiting {
-		for _, p := range w.pods {
-			if p.Name == name {
+	return b.Obj()
+}
+
+// crew returns members of the group "crew".
+func (d door) crew(names ...string) []*v1.Pod {
+	out := make([]*v1.Pod, len(names))
+	for i, n := range names {
+		out[i] = d.member(n, "crew", "")
+	}
+	return out
+}
+
+// group returns the group b builds, as this door's scheduler reads it.
+func (d door) group(b *st.WorkloadGroupBuilder) *schedulingv1beta1.PodGroup {
+	if d.berth {
+		b = b.Berth()
+	}
+	return b.Obj()
+}
+
+// handleFor is a handle over the groups and pods, with the named pods
+// assumed and the named pods waiting at Permit.
+func handleFor(groups []*schedulingv1beta1.PodGroup, pods []*v1.Pod, assumed []string, waiting []string) *gangHandle {
+	w := &st.Workloads{Groups: groups, Pods: pods, Assumed: map[string]string{}}
+	for _, n := range assumed {
+		w.Assumed[n] = "node-1"
+	}
+	h := &gangHandle{Handle: st.Handle{Native: w}}
+	for _, n := range waiting {
+		for _, p := range pods {
+			if p.Name == n {
 				h.waiting = append(h.waiting, &fakeWaiting{pod: p})
 			}
 		}

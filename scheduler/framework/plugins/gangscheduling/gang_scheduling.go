@@ -15,35 +15,30 @@ limitations under the License.
 */
 
 // Package gangscheduling implements GangScheduling, the plugin that binds
-// the members of a gang all together or not at all.
+// the members of a gang all together or not at all, as kube-scheduler
+// v1.37's plugin of that name does.
 //
-// Members of Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1, joined
-// through spec.schedulingGroup) are served as kube-scheduler v1.37 serves
-// them (native.go): PreEnqueue keeps them out of the queue until their
-// group exists with minCount pods, the scheduler's group cycle places them
-// together, PlacementFeasible says when enough are placed, and Permit lets
-// them bind once all the cycle placed are assumed.
-//
-// A pod joins a gang with the label scheduling.berth.io/pod-group naming a
-// PodGroup in its namespace. PreFilter turns a member away while its group
-// has fewer than minMember pods; Permit holds each placed member until
-// minMember of them are placed, then lets them all bind. A member that fails
-// before its group is complete (at Filter, at Permit's timeout, or anywhere
-// after Reserve) releases the members held at Permit, so no node keeps room
-// reserved for a gang that cannot form.
+// It serves both kinds of PodGroup the scheduler reads (framework.GroupRef):
+// Kubernetes' own (scheduling.k8s.io/v1beta1, joined through
+// spec.schedulingGroup) and Berth's (scheduling.berth.io/v1alpha1, joined
+// through the label scheduling.berth.io/pod-group). PreEnqueue keeps a
+// member out of the queue until its group exists with minCount pods, the
+// scheduler's group cycle places the members together, PlacementFeasible
+// says when enough are placed, and Permit lets them bind once all the
+// cycle placed are assumed.
 package gangscheduling
 
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/klog/v2"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/eventobj"
@@ -54,12 +49,18 @@ import (
 // Name is the plugin's registered name.
 const Name = names.GangScheduling
 
-// defaultScheduleTimeout is how long members wait at Permit when the
-// PodGroup does not say (the CRD defaults it to the same 60 s).
-const defaultScheduleTimeout = 60 * time.Second
+// permitTimeout is how long a gang's member waits at Permit for the rest
+// of the members its group cycle placed, as kube-scheduler waits.
+const permitTimeout = 5 * time.Minute
 
-// GangScheduling holds a PodGroup's placed members until minMember of them
-// are placed.
+// Messages in kube-scheduler v1.37's words.
+const (
+	msgAwaitingMinCount = "waiting for minCount pods from a gang to appear in scheduling queue"
+	msgAwaitingPlaced   = "waiting for minCount pods from a gang to be scheduled"
+)
+
+// GangScheduling keeps a gang's members back until the group can form, and
+// holds the placed ones at Permit until minCount of them are placed.
 type GangScheduling struct {
 	handle framework.Handle
 	// metrics counts the waits and releases; nil when the handle records none.
@@ -67,11 +68,10 @@ type GangScheduling struct {
 }
 
 var (
-	_ framework.PreFilterPlugin   = &GangScheduling{}
-	_ framework.PostFilterPlugin  = &GangScheduling{}
-	_ framework.ReservePlugin     = &GangScheduling{}
-	_ framework.PermitPlugin      = &GangScheduling{}
-	_ framework.EnqueueExtensions = &GangScheduling{}
+	_ framework.PreEnqueuePlugin        = &GangScheduling{}
+	_ framework.PlacementFeasiblePlugin = &GangScheduling{}
+	_ framework.PermitPlugin            = &GangScheduling{}
+	_ framework.EnqueueExtensions       = &GangScheduling{}
 )
 
 // New is the plugin's factory; GangScheduling takes no args.
@@ -85,137 +85,125 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 // Name returns the plugin's name.
 func (*GangScheduling) Name() string { return Name }
 
-// gangOf returns the pod's group key, its PodGroup and its live members, or
-// a status saying why the pod cannot be scheduled as a member. ok is false
-// for a pod that belongs to no gang.
-func (pl *GangScheduling) gangOf(pod *v1.Pod) (g gang, ok bool, st *framework.Status) {
-	if _, native := framework.SchedulingGroupOf(pod); native {
-		// A member of a scheduling.k8s.io PodGroup is served by the group
-		// cycle and the native path (native.go), whatever its labels say.
-		return gang{}, false, nil
-	}
-	name, ok := framework.PodGroupOf(pod)
+// groupOf returns the PodGroup the pod joins, if it joins one the
+// scheduler serves; err says why the group is unknown.
+func (pl *GangScheduling) groupOf(pod *v1.Pod) (ref framework.GroupRef, pg *schedulingv1beta1.PodGroup, ok bool, err error) {
+	ref, ok = framework.GroupRefOf(pod)
 	if !ok {
-		return gang{}, false, nil
+		return ref, nil, false, nil
 	}
-	pg, err := pl.handle.PodGroups().PodGroup(pod.Namespace, name)
+	w := pl.handle.Workloads()
+	if !ref.Berth && !w.Serves(ref) {
+		// The apiserver drops spec.schedulingGroup when it does not serve
+		// the API; a pod that has it anyway is scheduled on its own.
+		return ref, nil, false, nil
+	}
+	pg, err = w.PodGroup(ref)
+	return ref, pg, true, err
+}
+
+// PreEnqueue keeps a member of a PodGroup out of the active queue until its
+// group exists and, for a gang, until minCount of its pods exist. Other
+// pods pass.
+func (pl *GangScheduling) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.Status {
+	ref, pg, ok, err := pl.groupOf(pod)
+	if !ok {
+		return nil
+	}
 	if err != nil {
-		return gang{}, true, framework.NewStatus(framework.UnschedulableAndUnresolvable,
-			fmt.Sprintf("pod group %s/%s is not known: %v", pod.Namespace, name, err))
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", ref.Name))
 	}
-	return gang{group: pg, members: pl.handle.PodGroups().Members(pod.Namespace, name)}, true, nil
-}
-
-// gang is one PodGroup and its members as seen in one call.
-type gang struct {
-	group   *v1alpha1.PodGroup
-	members []*v1.Pod
-}
-
-func (g gang) key() string { return g.group.Namespace + "/" + g.group.Name }
-
-func (g gang) minMember() int { return int(g.group.Spec.MinMember) }
-
-// PreFilter rejects a member of a gang that has fewer than minMember pods,
-// unless the gang has already formed (minMember members are placed).
-func (pl *GangScheduling) PreFilter(_ context.Context, _ *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	g, ok, st := pl.gangOf(pod)
-	if !ok {
-		return nil, framework.NewStatus(framework.Skip)
+	gang := pg.Spec.SchedulingPolicy.Gang
+	if gang == nil {
+		return nil
 	}
-	if st != nil {
-		return nil, st
+	if len(pl.handle.Workloads().Members(ref)) < int(gang.MinCount) {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgAwaitingMinCount)
 	}
-	if len(g.members) >= g.minMember() || pl.placed(g, "") >= g.minMember() {
-		return nil, nil
-	}
-	return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable,
-		fmt.Sprintf("pod group %s has %d of the %d pods it needs", g.key(), len(g.members), g.minMember()))
-}
-
-// PreFilterExtensions returns nil: the plugin has no Filter.
-func (*GangScheduling) PreFilterExtensions() framework.PreFilterExtensions { return nil }
-
-// PostFilter runs for a member that fits no node. When the rest of its gang
-// cannot reach minMember without it, the members held at Permit are
-// released at once rather than at their timeout.
-func (pl *GangScheduling) PostFilter(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, _ framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
-	g, ok, st := pl.gangOf(pod)
-	if !ok || st != nil {
-		return nil, framework.NewStatus(framework.Unschedulable)
-	}
-	if pl.placed(g, pod.UID) >= g.minMember() || len(g.members)-1 >= g.minMember() {
-		// The gang has formed, or could still form without this pod.
-		return nil, framework.NewStatus(framework.Unschedulable)
-	}
-	released := pl.release(klog.FromContext(ctx), g, pod, "fits no node")
-	return nil, framework.NewStatus(framework.Unschedulable,
-		fmt.Sprintf("pod group %s cannot place %d pods; released %d members waiting at Permit", g.key(), g.minMember(), released))
-}
-
-// Reserve does nothing; the plugin implements Reserve for Unreserve.
-func (*GangScheduling) Reserve(context.Context, *framework.CycleState, *v1.Pod, string) *framework.Status {
 	return nil
 }
 
-// Unreserve runs when a placed member is not bound after all: if its gang
-// has not formed, the other members held at Permit are released too.
-func (pl *GangScheduling) Unreserve(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, _ string) {
-	g, ok, st := pl.gangOf(pod)
-	if !ok || st != nil || pl.placed(g, pod.UID) >= g.minMember() {
-		return
+// PlacementFeasible admits a group once minCount of its members are placed
+// (1 for a basic group), waits while the members left could still get it
+// there, and gives up as soon as they could not.
+func (pl *GangScheduling) PlacementFeasible(_ context.Context, group *schedulingv1beta1.PodGroup, p framework.PlacementProgress) *framework.Status {
+	minCount := framework.MinCount(group)
+	switch {
+	case p.Remaining+p.Scheduled < minCount:
+		return framework.NewStatus(framework.Unschedulable,
+			fmt.Sprintf("minCount (%d) cannot be satisfied: %d scheduled, %d remaining", minCount, p.Scheduled, p.Remaining))
+	case p.Scheduled < minCount:
+		return framework.NewStatus(framework.Wait,
+			fmt.Sprintf("minCount (%d) is not yet satisfied: %d scheduled, %d remaining", minCount, p.Scheduled, p.Remaining))
 	}
-	pl.release(klog.FromContext(ctx), g, pod, "was not bound")
+	return nil
 }
 
-// Permit lets the member through when it completes its gang, allowing the
-// members already waiting at the same moment; otherwise it waits, for at
-// most the PodGroup's scheduleTimeoutSeconds, and the gang's pending members
-// are moved to the front of the queue.
+// Permit holds a gang member until minCount members of its group are
+// placed, then lets every waiting member go; a basic group's members and
+// pods in no group pass. The group cycle assumes the members one after
+// another, so the last one assumed releases the others.
 func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, _ string) (*framework.Status, time.Duration) {
-	if pg, ok, err := pl.nativeGroupOf(pod); ok {
-		if err != nil {
-			name, _ := framework.SchedulingGroupOf(pod)
-			return framework.AsStatus(fmt.Errorf("failed to get podGroup %s/%s: %w", pod.Namespace, name, err)), 0
-		}
-		return pl.nativePermit(ctx, pod, pg)
-	}
-	g, ok, st := pl.gangOf(pod)
+	ref, pg, ok, err := pl.groupOf(pod)
 	if !ok {
 		return nil, 0
 	}
-	if st != nil {
-		return st, 0
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("failed to get podGroup %s/%s: %w", pod.Namespace, ref.Name, err)), 0
 	}
-	logger := klog.FromContext(ctx)
-	placed := pl.placed(g, "")
-	if placed < g.minMember() && !pl.counts(g, pod.UID) {
-		// The pod itself is assumed by now; count it even if the member
-		// index has not seen it yet.
-		placed++
-	}
-	if placed >= g.minMember() {
-		allowed := 0
-		pl.forEachWaiting(g, func(wp framework.WaitingPod) {
-			wp.Allow(Name)
-			allowed++
-		})
-		logger.V(3).Info("Pod group is complete; its members bind", "podGroup", klog.KObj(g.group), "placed", placed, "allowed", allowed)
-		if allowed > 0 {
-			pl.countRelease(g.group.Namespace, metrics.GangComplete)
-		}
+	if pg.Spec.SchedulingPolicy.Gang == nil {
 		return nil, 0
 	}
-	pending := make(map[string]*v1.Pod)
-	for _, m := range g.members {
-		if m.UID != pod.UID && !pl.handle.PodGroups().IsPlaced(m) {
-			pending[m.Namespace+"/"+m.Name] = m
+	logger := klog.FromContext(ctx)
+	w := pl.handle.Workloads()
+	placed, counted := 0, false
+	unscheduled := make(map[string]*v1.Pod)
+	for _, m := range w.Members(ref) {
+		switch {
+		case m.UID == pod.UID:
+			counted = true
+			placed++
+		case w.IsPlaced(m):
+			placed++
+		default:
+			unscheduled[m.Namespace+"/"+m.Name] = m
 		}
 	}
-	pl.handle.Activate(logger, pending)
-	pl.countWait(g.group.Namespace)
-	logger.V(4).Info("Pod group member waits for the rest", "podGroup", klog.KObj(g.group), "placed", placed, "minMember", g.minMember(), "activated", len(pending))
-	return framework.NewStatus(framework.Wait, fmt.Sprintf("pod group %s has %d of %d pods placed", g.key(), placed, g.minMember())), scheduleTimeout(g.group)
+	if !counted {
+		// The pod is assumed by now even if the member index lags.
+		placed++
+	}
+	if placed < framework.MinCount(pg) {
+		pl.handle.Activate(logger, unscheduled)
+		logger.V(4).Info("Quorum of the gang not met; waiting for another member", "podGroup", klog.KObj(pg), "placed", placed, "activated", len(unscheduled))
+		pl.countWait(pg.Namespace)
+		return framework.NewStatus(framework.Wait, msgAwaitingPlaced), permitTimeoutOf(pg)
+	}
+	allowed := 0
+	pl.handle.IterateOverWaitingPods(func(wp framework.WaitingPod) {
+		if framework.InGroup(wp.GetPod(), ref) {
+			wp.Allow(Name)
+			allowed++
+		}
+	})
+	logger.V(4).Info("Quorum of the gang met; allowing its waiting members", "podGroup", klog.KObj(pg), "placed", placed, "allowed", allowed)
+	if allowed > 0 {
+		pl.countRelease(pg.Namespace)
+	}
+	return nil, 0
+}
+
+// permitTimeoutOf is how long the group's members wait at Permit: the
+// deprecated scheduleTimeoutSeconds of one of Berth's PodGroups that has
+// it, kube-scheduler's five minutes otherwise.
+func permitTimeoutOf(pg *schedulingv1beta1.PodGroup) time.Duration {
+	if s, ok := pg.Annotations[framework.PermitTimeoutAnnotation]; ok && framework.RefOf(pg).Berth {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return permitTimeout
 }
 
 // countWait counts a member of a group in namespace held at Permit.
@@ -226,81 +214,28 @@ func (pl *GangScheduling) countWait(namespace string) {
 }
 
 // countRelease counts a group in namespace whose waiting members were let go.
-func (pl *GangScheduling) countRelease(namespace, result string) {
+func (pl *GangScheduling) countRelease(namespace string) {
 	if pl.metrics != nil {
-		pl.metrics.CountGangRelease(namespace, pl.handle.ProfileName(), result)
+		pl.metrics.CountGangRelease(namespace, pl.handle.ProfileName(), metrics.GangComplete)
 	}
 }
 
-// counts reports whether the member with the UID is among g's members.
-func (pl *GangScheduling) counts(g gang, uid types.UID) bool {
-	for _, m := range g.members {
-		if m.UID == uid {
-			return true
-		}
-	}
-	return false
-}
-
-// placed counts g's members that are assumed or bound, leaving out except.
-func (pl *GangScheduling) placed(g gang, except types.UID) int {
-	n := 0
-	for _, m := range g.members {
-		if m.UID != except && pl.handle.PodGroups().IsPlaced(m) {
-			n++
-		}
-	}
-	return n
-}
-
-// release rejects every member of g held at Permit other than cause, and
-// returns how many it rejected.
-func (pl *GangScheduling) release(logger logr.Logger, g gang, cause *v1.Pod, why string) int {
-	msg := fmt.Sprintf("pod group %s was released: member %s %s", g.key(), cause.Name, why)
-	n := 0
-	pl.forEachWaiting(g, func(wp framework.WaitingPod) {
-		if wp.GetPod().UID != cause.UID {
-			wp.Reject(Name, msg)
-			n++
-		}
-	})
-	if n > 0 {
-		pl.countRelease(g.group.Namespace, metrics.GangReleased)
-		logger.V(2).Info("Released pod group members waiting at Permit", "podGroup", klog.KObj(g.group), "released", n, "cause", klog.KObj(cause), "reason", why)
-	}
-	return n
-}
-
-// forEachWaiting calls fn for each of g's members held at Permit.
-func (pl *GangScheduling) forEachWaiting(g gang, fn func(framework.WaitingPod)) {
-	var waiting []framework.WaitingPod
-	pl.handle.IterateOverWaitingPods(func(wp framework.WaitingPod) {
-		p := wp.GetPod()
-		if name, ok := framework.PodGroupOf(p); ok && p.Namespace == g.group.Namespace && name == g.group.Name {
-			waiting = append(waiting, wp)
-		}
-	})
-	// fn may reject pods, which must not happen while the set is being iterated.
-	for _, wp := range waiting {
-		fn(wp)
-	}
-}
-
-// scheduleTimeout is how long the group's members may wait at Permit.
-func scheduleTimeout(pg *v1alpha1.PodGroup) time.Duration {
-	if s := pg.Spec.ScheduleTimeoutSeconds; s != nil && *s > 0 {
-		return time.Duration(*s) * time.Second
-	}
-	return defaultScheduleTimeout
-}
-
-// EventsToRegister retries a member when another member arrives or its
-// PodGroup appears or changes.
+// EventsToRegister retries a member held back when another member arrives,
+// when its PodGroup appears, or when its gang comes to need fewer members;
+// the same for both kinds of PodGroup.
 func (pl *GangScheduling) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
-	return append([]framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterMemberAdded},
-		{Event: framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Add | framework.Update}, QueueingHintFn: isSchedulableAfterPodGroupChange},
-	}, nativeEvents()...), nil
+	var out []framework.ClusterEventWithHint
+	out = append(out,
+		framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterMemberAdded},
+		framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterMemberAdded},
+	)
+	for _, r := range []framework.EventResource{framework.NativePodGroup, framework.PodGroup} {
+		out = append(out,
+			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterGroupAdded},
+			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.Update}, QueueingHintFn: isSchedulableAfterGroupUpdated},
+		)
+	}
+	return out, nil
 }
 
 func isSchedulableAfterMemberAdded(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
@@ -308,30 +243,40 @@ func isSchedulableAfterMemberAdded(logger logr.Logger, pod *v1.Pod, oldObj, newO
 	if err != nil {
 		return framework.Queue, err
 	}
-	if added == nil || added.UID == pod.UID || added.Namespace != pod.Namespace {
-		return framework.QueueSkip, nil
-	}
-	mine, _ := framework.PodGroupOf(pod)
-	theirs, _ := framework.PodGroupOf(added)
-	if mine == "" || mine != theirs {
+	mine, ok := framework.GroupRefOf(pod)
+	if !ok || added == nil || added.UID == pod.UID || !framework.InGroup(added, mine) {
 		return framework.QueueSkip, nil
 	}
 	logger.V(5).Info("Another member of the pod's group arrived", "pod", klog.KObj(pod), "member", klog.KObj(added))
 	return framework.Queue, nil
 }
 
-func isSchedulableAfterPodGroupChange(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	old, pg, err := eventobj.Pair[*v1alpha1.PodGroup](oldObj, newObj)
+func isSchedulableAfterGroupAdded(_ logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	_, pg, err := eventobj.Pair[*schedulingv1beta1.PodGroup](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
-	if name, ok := framework.PodGroupOf(pod); !ok || pg == nil || pg.Namespace != pod.Namespace || pg.Name != name {
+	if pg != nil && framework.InGroup(pod, framework.RefOf(pg)) {
+		return framework.Queue, nil
+	}
+	return framework.QueueSkip, nil
+}
+
+// isSchedulableAfterGroupUpdated retries the members of a gang whose
+// minCount went down, or that stopped being a gang (Berth's PodGroups
+// allow that change); no other change of a PodGroup can help them.
+func isSchedulableAfterGroupUpdated(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	old, pg, err := eventobj.Pair[*schedulingv1beta1.PodGroup](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if pg == nil || old == nil || !framework.InGroup(pod, framework.RefOf(pg)) {
 		return framework.QueueSkip, nil
 	}
-	if old != nil && old.Generation == pg.Generation {
-		// A status write (the PodGroup controller's) changes nothing here.
+	before, after := old.Spec.SchedulingPolicy.Gang, pg.Spec.SchedulingPolicy.Gang
+	if before == nil || (after != nil && after.MinCount >= before.MinCount) {
 		return framework.QueueSkip, nil
 	}
-	logger.V(5).Info("The pod's PodGroup was created or changed", "pod", klog.KObj(pod), "podGroup", klog.KObj(pg))
+	logger.V(5).Info("The pod's gang needs fewer members", "pod", klog.KObj(pod), "podGroup", klog.KObj(pg), "oldMinCount", before.MinCount, "newMinCount", framework.MinCount(pg))
 	return framework.Queue, nil
 }

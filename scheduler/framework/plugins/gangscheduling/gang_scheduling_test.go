@@ -25,27 +25,11 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
-
-// trio is a PodGroup of minMember 3 with a 30 s timeout.
-func trio() *v1alpha1.PodGroup {
-	pg := st.PodGroup("trio", 3).Obj()
-	pg.Spec.ScheduleTimeoutSeconds = ptr.To[int32](30)
-	return pg
-}
-
-func members(names ...string) []*v1.Pod {
-	out := make([]*v1.Pod, len(names))
-	for i, n := range names {
-		out[i] = st.Pod(n).Group("trio").Obj()
-	}
-	return out
-}
 
 func newPlugin(t *testing.T, h framework.Handle) *GangScheduling {
 	t.Helper()
@@ -56,188 +40,215 @@ func newPlugin(t *testing.T, h framework.Handle) *GangScheduling {
 	return pl.(*GangScheduling)
 }
 
-func TestPreFilter(t *testing.T) {
-	bound := st.Pod("b").Group("trio").NodeName("n1").Obj()
+func TestPreEnqueue(t *testing.T) {
+	for _, d := range doors {
+		gang3 := d.group(st.WorkloadGroup("crew").Gang(3))
+		basic := d.group(st.WorkloadGroup("crew"))
+		tests := []struct {
+			name     string
+			groups   []*schedulingv1beta1.PodGroup
+			pods     []*v1.Pod
+			pod      *v1.Pod
+			wantCode framework.Code
+			wantMsg  string
+		}{
+			{name: "a pod in no group passes", pod: st.Pod("solo").Obj()},
+			{
+				name: "a member waits for its group to exist", pods: d.crew("a"), pod: d.crew("a")[0],
+				wantCode: framework.UnschedulableAndUnresolvable, wantMsg: `waiting for pods's pod group "crew" to appear in scheduling queue`,
+			},
+			{name: "a basic group's member passes at once", groups: []*schedulingv1beta1.PodGroup{basic}, pods: d.crew("a"), pod: d.crew("a")[0]},
+			{
+				name: "a gang's member waits for minCount pods", groups: []*schedulingv1beta1.PodGroup{gang3}, pods: d.crew("a", "b"), pod: d.crew("a")[0],
+				wantCode: framework.UnschedulableAndUnresolvable, wantMsg: msgAwaitingMinCount,
+			},
+			{name: "a gang with minCount pods passes", groups: []*schedulingv1beta1.PodGroup{gang3}, pods: d.crew("a", "b", "c"), pod: d.crew("a")[0]},
+			{
+				name: "bound members count", groups: []*schedulingv1beta1.PodGroup{gang3},
+				pods: append(d.crew("a", "b"), d.member("c", "crew", "node-1")), pod: d.crew("a")[0],
+			},
+		}
+		for _, tc := range tests {
+			t.Run(d.name+"/"+tc.name, func(t *testing.T) {
+				pl := newPlugin(t, handleFor(tc.groups, tc.pods, nil, nil))
+				st := pl.PreEnqueue(context.Background(), tc.pod)
+				if st.Code() != tc.wantCode || st.Message() != tc.wantMsg {
+					t.Errorf("PreEnqueue = %v %q, want %v %q", st.Code(), st.Message(), tc.wantCode, tc.wantMsg)
+				}
+			})
+		}
+	}
+}
+
+// TestPreEnqueueKeepsTheKindsApart checks that a group of one kind does
+// not count the members, or stand in for the group, of the other kind of
+// the same name.
+func TestPreEnqueueKeepsTheKindsApart(t *testing.T) {
+	native, berth := doors[0], doors[1]
+	groups := []*schedulingv1beta1.PodGroup{native.group(st.WorkloadGroup("crew").Gang(2))}
+	pods := append(native.crew("a"), berth.crew("b", "c")...)
+	pl := newPlugin(t, handleFor(groups, pods, nil, nil))
+	if got := pl.PreEnqueue(context.Background(), pods[0]); got.Code() != framework.UnschedulableAndUnresolvable || got.Message() != msgAwaitingMinCount {
+		t.Errorf("native member with Berth namesakes: PreEnqueue = %v, want it to wait for minCount", got)
+	}
+	if got := pl.PreEnqueue(context.Background(), pods[1]); got.Code() != framework.UnschedulableAndUnresolvable {
+		t.Errorf("Berth member whose group exists only natively: PreEnqueue = %v, want it to wait for its group", got)
+	}
+}
+
+func TestPlacementFeasible(t *testing.T) {
 	tests := []struct {
 		name     string
-		world    world
-		pod      *v1.Pod
+		group    *schedulingv1beta1.PodGroup
+		progress framework.PlacementProgress
 		wantCode framework.Code
 		wantMsg  string
 	}{
-		{name: "a pod in no group is skipped", pod: st.Pod("solo").Obj(), wantCode: framework.Skip},
+		{name: "a basic group is admitted once one member is placed", group: st.WorkloadGroup("g").Obj(), progress: framework.PlacementProgress{Scheduled: 1}},
 		{
-			name: "an unknown group keeps the member pending", pod: st.Pod("a").Group("ghost").Obj(),
-			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "pod group default/ghost is not known: PodGroup default/ghost does not exist",
+			name: "a basic group waits for its first member", group: st.WorkloadGroup("g").Obj(), progress: framework.PlacementProgress{Remaining: 2},
+			wantCode: framework.Wait, wantMsg: "minCount (1) is not yet satisfied: 0 scheduled, 2 remaining",
 		},
 		{
-			name: "too few members", world: world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b")}, pod: members("a")[0],
-			wantCode: framework.UnschedulableAndUnresolvable, wantMsg: "pod group default/trio has 2 of the 3 pods it needs",
+			name: "a gang waits while the rest could reach minCount", group: st.WorkloadGroup("g").Gang(4).Obj(), progress: framework.PlacementProgress{Remaining: 2, Scheduled: 2},
+			wantCode: framework.Wait, wantMsg: "minCount (4) is not yet satisfied: 2 scheduled, 2 remaining",
 		},
-		{name: "enough members", world: world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c")}, pod: members("a")[0]},
 		{
-			name: "a formed gang takes late members", world: world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 1).Obj()}, pods: []*v1.Pod{bound, members("a")[0]}},
-			pod: members("a")[0],
+			name: "a gang gives up once the rest cannot", group: st.WorkloadGroup("g").Gang(4).Obj(), progress: framework.PlacementProgress{Remaining: 0, Scheduled: 3},
+			wantCode: framework.Unschedulable, wantMsg: "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining",
+		},
+		{name: "a gang is admitted at minCount", group: st.WorkloadGroup("g").Gang(4).Obj(), progress: framework.PlacementProgress{Remaining: 1, Scheduled: 4}},
+		{
+			name: "too few members from the start", group: st.WorkloadGroup("g").Gang(4).Obj(), progress: framework.PlacementProgress{Remaining: 3},
+			wantCode: framework.Unschedulable, wantMsg: "minCount (4) cannot be satisfied: 0 scheduled, 3 remaining",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			pl := newPlugin(t, tt.world.handle())
-			_, status := pl.PreFilter(context.Background(), framework.NewCycleState(), tt.pod, nil)
-			if status.Code() != tt.wantCode || status.Message() != tt.wantMsg {
-				t.Errorf("PreFilter = %v %q, want %v %q", status.Code(), status.Message(), tt.wantCode, tt.wantMsg)
+	pl := newPlugin(t, handleFor(nil, nil, nil, nil))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := pl.PlacementFeasible(context.Background(), tc.group, tc.progress)
+			if st.Code() != tc.wantCode || st.Message() != tc.wantMsg {
+				t.Errorf("PlacementFeasible = %v %q, want %v %q", st.Code(), st.Message(), tc.wantCode, tc.wantMsg)
 			}
 		})
 	}
 }
 
 func TestPermit(t *testing.T) {
-	other := st.Pod("x").Group("other").Obj()
-	tests := []struct {
-		name          string
-		world         world
-		pod           string
-		wantCode      framework.Code
-		wantTimeout   time.Duration
-		wantOutcomes  map[string]string
-		wantActivated []string
-	}{
-		{name: "a pod in no group passes", world: world{pods: []*v1.Pod{st.Pod("solo").Obj()}}, pod: "solo", wantOutcomes: map[string]string{}},
-		{
-			name:  "the first member waits and pulls the others forward",
-			world: world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c"), assumed: []string{"a"}},
-			pod:   "a", wantCode: framework.Wait, wantTimeout: 30 * time.Second,
-			wantOutcomes: map[string]string{}, wantActivated: []string{"default/b", "default/c"},
-		},
-		{
-			name: "the member that completes the gang releases the waiting ones, not another group's",
-			world: world{
-				groups: []*v1alpha1.PodGroup{trio(), st.PodGroup("other", 2).Obj()},
-				pods:   append(members("a", "b", "c"), other), assumed: []string{"a", "b", "c", "x"}, waiting: []string{"a", "b", "x"},
+	for _, d := range doors {
+		gang3 := d.group(st.WorkloadGroup("crew").Gang(3))
+		tests := []struct {
+			name          string
+			group         *schedulingv1beta1.PodGroup
+			pod           string
+			assumed       []string
+			waiting       []string
+			wantCode      framework.Code
+			wantTimeout   time.Duration
+			wantOutcomes  map[string]string
+			wantActivated []string
+		}{
+			{name: "a basic group's member goes on", group: d.group(st.WorkloadGroup("crew")), pod: "a", assumed: []string{"a"}},
+			{
+				name: "the first placed member waits and calls the rest", group: gang3, pod: "a", assumed: []string{"a"},
+				wantCode: framework.Wait, wantTimeout: permitTimeout, wantActivated: []string{"default/b", "default/c"},
 			},
-			pod:          "c",
-			wantOutcomes: map[string]string{"a": "allowed", "b": "allowed", "x": "waiting"},
-		},
-		{
-			name:  "the pod itself counts before the member index sees it",
-			world: world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 1).Obj()}},
-			pod:   "a", wantOutcomes: map[string]string{},
-		},
-		{
-			name:  "without a timeout the default applies",
-			world: world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 2).Obj()}, pods: members("a", "b"), assumed: []string{"a"}},
-			pod:   "a", wantCode: framework.Wait, wantTimeout: time.Minute,
-			wantOutcomes: map[string]string{}, wantActivated: []string{"default/b"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := tt.world.handle()
-			pl := newPlugin(t, h)
-			pod := members(tt.pod)[0]
-			for _, p := range tt.world.pods {
-				if p.Name == tt.pod {
-					pod = p
+			{
+				name: "the member that completes the gang lets the waiting ones go", group: gang3, pod: "c", assumed: []string{"a", "b", "c"}, waiting: []string{"a", "b"},
+				wantOutcomes: map[string]string{"a": "allowed", "b": "allowed"},
+			},
+		}
+		for _, tc := range tests {
+			t.Run(d.name+"/"+tc.name, func(t *testing.T) {
+				pods := d.crew("a", "b", "c")
+				h := handleFor([]*schedulingv1beta1.PodGroup{tc.group}, pods, tc.assumed, tc.waiting)
+				pl := newPlugin(t, h)
+				var pod *v1.Pod
+				for _, p := range pods {
+					if p.Name == tc.pod {
+						pod = p
+					}
 				}
-			}
-			status, timeout := pl.Permit(context.Background(), framework.NewCycleState(), pod, "n1")
-			if status.Code() != tt.wantCode || timeout != tt.wantTimeout {
-				t.Errorf("Permit = %v %q, %v; want %v, %v", status.Code(), status.Message(), timeout, tt.wantCode, tt.wantTimeout)
-			}
-			if diff := cmp.Diff(tt.wantOutcomes, h.outcomes()); diff != "" {
-				t.Errorf("waiting pods (-want +got):\n%s", diff)
-			}
-			sort.Strings(h.activated)
-			if diff := cmp.Diff(tt.wantActivated, h.activated); diff != "" {
-				t.Errorf("activated (-want +got):\n%s", diff)
+				st, timeout := pl.Permit(context.Background(), nil, pod, "node-1")
+				if st.Code() != tc.wantCode || timeout != tc.wantTimeout {
+					t.Errorf("Permit = %v, %v; want %v, %v", st, timeout, tc.wantCode, tc.wantTimeout)
+				}
+				sort.Strings(h.activated)
+				if diff := cmp.Diff(tc.wantActivated, h.activated); diff != "" {
+					t.Errorf("activated (-want +got):\n%s", diff)
+				}
+				if tc.wantOutcomes != nil {
+					if diff := cmp.Diff(tc.wantOutcomes, h.outcomes()); diff != "" {
+						t.Errorf("waiting pods (-want +got):\n%s", diff)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPermitTimeout checks that only one of Berth's PodGroups with the
+// deprecated scheduleTimeoutSeconds waits other than five minutes.
+func TestPermitTimeout(t *testing.T) {
+	withTimeout := func(b *st.WorkloadGroupBuilder) *schedulingv1beta1.PodGroup {
+		pg := b.Gang(2).Obj()
+		pg.Annotations = map[string]string{framework.PermitTimeoutAnnotation: "30"}
+		return pg
+	}
+	tests := []struct {
+		name  string
+		door  door
+		group *schedulingv1beta1.PodGroup
+		want  time.Duration
+	}{
+		{name: "Berth's PodGroup with scheduleTimeoutSeconds", door: doors[1], group: withTimeout(st.WorkloadGroup("crew").Berth()), want: 30 * time.Second},
+		{name: "Berth's PodGroup without it", door: doors[1], group: st.WorkloadGroup("crew").Berth().Gang(2).Obj(), want: permitTimeout},
+		{name: "a native PodGroup ignores the annotation", door: doors[0], group: withTimeout(st.WorkloadGroup("crew")), want: permitTimeout},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pods := tc.door.crew("a", "b")
+			pl := newPlugin(t, handleFor([]*schedulingv1beta1.PodGroup{tc.group}, pods, []string{"a"}, nil))
+			st, timeout := pl.Permit(context.Background(), nil, pods[0], "node-1")
+			if st.Code() != framework.Wait || timeout != tc.want {
+				t.Errorf("Permit = %v, %v; want Wait, %v", st, timeout, tc.want)
 			}
 		})
 	}
 }
 
-// TestRelease covers PostFilter and Unreserve, which free the members held
-// at Permit when the gang cannot form.
-func TestRelease(t *testing.T) {
-	tests := []struct {
-		name         string
-		world        world
-		wantOutcomes map[string]string
-		wantMsg      string
-	}{
-		{
-			name:         "a gang with no spare member is released",
-			world:        world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c"), assumed: []string{"a", "b"}, waiting: []string{"a", "b"}},
-			wantOutcomes: map[string]string{"a": "rejected", "b": "rejected"},
-			wantMsg:      "pod group default/trio cannot place 3 pods; released 2 members waiting at Permit",
-		},
-		{
-			name:         "a spare member could still complete the gang",
-			world:        world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c", "d"), assumed: []string{"a", "b"}, waiting: []string{"a", "b"}},
-			wantOutcomes: map[string]string{"a": "waiting", "b": "waiting"},
-		},
-		{
-			name:         "a formed gang is left alone",
-			world:        world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 2).Obj()}, pods: members("a", "b", "c"), assumed: []string{"a", "b"}, waiting: []string{"a", "b"}},
-			wantOutcomes: map[string]string{"a": "waiting", "b": "waiting"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run("PostFilter/"+tt.name, func(t *testing.T) {
-			h := tt.world.handle()
-			_, status := newPlugin(t, h).PostFilter(context.Background(), framework.NewCycleState(), members("c")[0], nil)
-			if status.Code() != framework.Unschedulable || status.Message() != tt.wantMsg {
-				t.Errorf("PostFilter = %v %q, want Unschedulable %q", status.Code(), status.Message(), tt.wantMsg)
-			}
-			if diff := cmp.Diff(tt.wantOutcomes, h.outcomes()); diff != "" {
-				t.Errorf("waiting pods (-want +got):\n%s", diff)
-			}
-		})
-	}
-
-	t.Run("Unreserve releases the others while the gang is below minMember", func(t *testing.T) {
-		h := world{groups: []*v1alpha1.PodGroup{trio()}, pods: members("a", "b", "c"), assumed: []string{"a", "b"}, waiting: []string{"a", "b"}}.handle()
-		newPlugin(t, h).Unreserve(context.Background(), framework.NewCycleState(), members("a")[0], "n1")
-		if diff := cmp.Diff(map[string]string{"a": "waiting", "b": "rejected"}, h.outcomes()); diff != "" {
-			t.Errorf("waiting pods (-want +got):\n%s", diff)
+func TestHints(t *testing.T) {
+	for _, d := range doors {
+		member := d.crew("a")[0]
+		gang := func(n int32) *schedulingv1beta1.PodGroup { return d.group(st.WorkloadGroup("crew").Gang(n)) }
+		other := doors[0]
+		if !d.berth {
+			other = doors[1]
 		}
-		if got, want := h.waiting[1].rejected, "pod group default/trio was released: member a was not bound"; got != want {
-			t.Errorf("rejection = %q, want %q", got, want)
+		tests := []struct {
+			name string
+			fn   framework.QueueingHintFn
+			old  any
+			new  any
+			want framework.QueueingHint
+		}{
+			{name: "a member of the same group arrives", fn: isSchedulableAfterMemberAdded, new: d.crew("b")[0], want: framework.Queue},
+			{name: "a member of another group arrives", fn: isSchedulableAfterMemberAdded, new: d.member("x", "other", ""), want: framework.QueueSkip},
+			{name: "a member of the namesake of the other kind arrives", fn: isSchedulableAfterMemberAdded, new: other.crew("b")[0], want: framework.QueueSkip},
+			{name: "the pod's group is created", fn: isSchedulableAfterGroupAdded, new: gang(3), want: framework.Queue},
+			{name: "another group is created", fn: isSchedulableAfterGroupAdded, new: d.group(st.WorkloadGroup("other")), want: framework.QueueSkip},
+			{name: "the namesake of the other kind is created", fn: isSchedulableAfterGroupAdded, new: other.group(st.WorkloadGroup("crew").Gang(3)), want: framework.QueueSkip},
+			{name: "minCount goes down", fn: isSchedulableAfterGroupUpdated, old: gang(4), new: gang(3), want: framework.Queue},
+			{name: "minCount goes up", fn: isSchedulableAfterGroupUpdated, old: gang(3), new: gang(4), want: framework.QueueSkip},
+			{name: "the gang becomes basic", fn: isSchedulableAfterGroupUpdated, old: gang(3), new: d.group(st.WorkloadGroup("crew")), want: framework.Queue},
 		}
-	})
-	t.Run("Unreserve leaves a formed gang alone", func(t *testing.T) {
-		h := world{groups: []*v1alpha1.PodGroup{st.PodGroup("trio", 2).Obj()}, pods: members("a", "b", "c"), assumed: []string{"a", "b", "c"}, waiting: []string{"b"}}.handle()
-		newPlugin(t, h).Unreserve(context.Background(), framework.NewCycleState(), members("a")[0], "n1")
-		if diff := cmp.Diff(map[string]string{"b": "waiting"}, h.outcomes()); diff != "" {
-			t.Errorf("waiting pods (-want +got):\n%s", diff)
+		for _, tc := range tests {
+			t.Run(d.name+"/"+tc.name, func(t *testing.T) {
+				got, err := tc.fn(logr.Discard(), member, tc.old, tc.new)
+				if err != nil || got != tc.want {
+					t.Errorf("hint = %v, %v; want %v", got, err, tc.want)
+				}
+			})
 		}
-	})
-}
-
-func TestQueueingHints(t *testing.T) {
-	pod := st.Pod("a").Group("trio").Obj()
-	updated := trio()
-	updated.Generation = 2
-	tests := []struct {
-		name           string
-		fn             framework.QueueingHintFn
-		oldObj, newObj any
-		want           framework.QueueingHint
-	}{
-		{name: "another member arrives", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("b").Group("trio").Obj(), want: framework.Queue},
-		{name: "a pod of another group arrives", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("b").Group("other").Obj(), want: framework.QueueSkip},
-		{name: "a pod in no group arrives", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("solo").Obj(), want: framework.QueueSkip},
-		{name: "the same group in another namespace", fn: isSchedulableAfterMemberAdded, newObj: st.Pod("b").Group("trio").Namespace("ns2").Obj(), want: framework.QueueSkip},
-		{name: "the PodGroup appears", fn: isSchedulableAfterPodGroupChange, newObj: trio(), want: framework.Queue},
-		{name: "the PodGroup's spec changes", fn: isSchedulableAfterPodGroupChange, oldObj: trio(), newObj: updated, want: framework.Queue},
-		{name: "only its status changes", fn: isSchedulableAfterPodGroupChange, oldObj: trio(), newObj: trio(), want: framework.QueueSkip},
-		{name: "another PodGroup appears", fn: isSchedulableAfterPodGroupChange, newObj: st.PodGroup("other", 1).Obj(), want: framework.QueueSkip},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.fn(logr.Discard(), pod, tt.oldObj, tt.newObj)
-			if err != nil || got != tt.want {
-				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
-			}
-		})
 	}
 }

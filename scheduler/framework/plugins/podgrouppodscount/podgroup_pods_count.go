@@ -54,7 +54,7 @@ func (*PodGroupPodsCount) Name() string { return Name }
 // ScorePlacement counts the group's placed members and the members the
 // placement's assignments add.
 func (pl *PodGroupPodsCount) ScorePlacement(_ context.Context, group *schedulingv1beta1.PodGroup, a *framework.PodGroupAssignments) (int64, *framework.Status) {
-	placed := len(framework.ScheduledMembers(pl.handle.Workloads(), group.Namespace, group.Name))
+	placed := len(framework.ScheduledMembers(pl.handle.Workloads(), framework.RefOf(group)))
 	return int64(placed + len(a.Assignments)), nil
 }
 

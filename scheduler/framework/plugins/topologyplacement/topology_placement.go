@@ -93,7 +93,7 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, group *schedu
 func (pl *TopologyPlacement) placedDomain(group *schedulingv1beta1.PodGroup, key string) (string, error) {
 	w := pl.handle.Workloads()
 	domain := ""
-	for _, m := range w.Members(group.Namespace, group.Name) {
+	for _, m := range w.Members(framework.RefOf(group)) {
 		node := w.NodeOf(m)
 		if node == "" {
 			continue
