@@ -40,6 +40,9 @@ const (
 	toErrored
 )
 
+// A member of the scheduling.k8s.io PodGroup "pg".
+func member(name string) *st.PodBuilder { return pendingPod(name).SchedulingGroup("pg") }
+
 // backOffRejected adds, pops and fails a pod as rejected by X while an event
 // X registered arrives, so that it waits in backoffQ.
 func (q *testQueue) backOffRejected(pod *v1.Pod) {
@@ -120,6 +123,15 @@ func TestPopFromBackoff(t *testing.T) {
 			},
 			want: []string{"rejected"},
 			left: []string{"errored"},
+		},
+		{
+			name: "members of a scheduling.k8s.io PodGroup wait out their backoff",
+			place: []placed{
+				{pod: member("member").Priority(10).Obj(), how: toRejected},
+				{pod: pendingPod("plain").Obj(), how: toRejected},
+			},
+			want: []string{"plain"},
+			left: []string{"member"},
 		},
 		{
 			name: "off: backoffQ is never popped",

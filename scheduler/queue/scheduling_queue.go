@@ -124,9 +124,9 @@ type entry struct {
 	gated bool
 	// backoffUntil is when the backoff ends, fixed when the entry enters backoffQ.
 	backoffUntil time.Time
-	// errored is whether the entry waits in backoffQ's heap of pods that
-	// failed with an error, which Pop never takes from.
-	errored bool
+	// fullBackoff is whether the entry waits in backoffQ's heap of pods
+	// that wait out their whole backoff, which Pop never takes from.
+	fullBackoff bool
 	// flushedAt is when the unschedulable timeout last moved the entry.
 	flushedAt time.Time
 	// group is the entry's group while it is in the unschedulable set.
@@ -158,8 +158,10 @@ type PriorityQueue struct {
 	// backoff holds the pods in backoffQ that plugins rejected; Pop takes
 	// from it when activeQ is empty and popping from backoffQ is on.
 	backoff *entryHeap
-	// errBackoff holds the pods in backoffQ that failed with an error.
-	errBackoff *entryHeap
+	// fullBackoff holds the pods in backoffQ that wait out their backoff
+	// whatever activeQ holds: pods that failed with an error, and members of
+	// scheduling.k8s.io PodGroups.
+	fullBackoff *entryHeap
 	// unschedulable holds pods waiting for an event, gated pods included.
 	unschedulable map[types.NamespacedName]*entry
 	// groups partitions the unschedulable set by profile and rejecting plugins.
@@ -205,7 +207,7 @@ func New(less framework.LessFunc, lookup ProfileLookup, opts ...Option) *Priorit
 	q.popReady = sync.NewCond(&q.mu)
 	q.active = newEntryHeap(func(a, b *entry) bool { return less(a.info, b.info) })
 	byBackoffEnd := func(a, b *entry) bool { return a.backoffUntil.Before(b.backoffUntil) }
-	q.errBackoff = newEntryHeap(byBackoffEnd)
+	q.fullBackoff = newEntryHeap(byBackoffEnd)
 	if cfg.popFromBackoff {
 		// Within a window, the pods Pop may take early come in activeQ's order.
 		q.backoff = newEntryHeap(func(a, b *entry) bool {
@@ -439,8 +441,8 @@ func (q *PriorityQueue) Delete(pod *v1.Pod) {
 // Pop removes and returns the first pod of activeQ, blocking while activeQ is
 // empty. When popping from backoffQ is on (WithPopFromBackoff) and activeQ is
 // empty, it takes the first pod that plugins rejected from backoffQ instead,
-// before its backoff ends; a pod that failed with an error waits its backoff
-// out. The pod counts as in flight until Done; its attempt counter is
+// before its backoff ends; a pod that failed with an error, or a member of a
+// scheduling.k8s.io PodGroup, waits its backoff out. The pod counts as in flight until Done; its attempt counter is
 // incremented (a pod taken early from backoffQ keeps its count, so its next
 // backoff is longer) and the plugins that rejected it last time are
 // forgotten (the scheduler records the new attempt's). Pop returns ErrClosed
@@ -700,12 +702,12 @@ func (q *PriorityQueue) PendingPods() ([]*v1.Pod, string) {
 	pods := make([]*v1.Pod, 0, len(q.queued))
 	q.active.each(func(e *entry) { pods = append(pods, e.info.Pod) })
 	q.backoff.each(func(e *entry) { pods = append(pods, e.info.Pod) })
-	q.errBackoff.each(func(e *entry) { pods = append(pods, e.info.Pod) })
+	q.fullBackoff.each(func(e *entry) { pods = append(pods, e.info.Pod) })
 	for _, e := range q.unschedulable {
 		pods = append(pods, e.info.Pod)
 	}
 	summary := fmt.Sprintf("activeQ:%d; backoffQ:%d; unschedulablePods:%d; gatedPods:%d",
-		q.active.len(), q.backoff.len()+q.errBackoff.len(), len(q.unschedulable)-q.gatedCount, q.gatedCount)
+		q.active.len(), q.backoff.len()+q.fullBackoff.len(), len(q.unschedulable)-q.gatedCount, q.gatedCount)
 	return pods, summary
 }
 
@@ -715,7 +717,7 @@ func (q *PriorityQueue) Stats() Stats {
 	defer q.mu.Unlock()
 	return Stats{
 		Active:        q.active.len(),
-		Backoff:       q.backoff.len() + q.errBackoff.len(),
+		Backoff:       q.backoff.len() + q.fullBackoff.len(),
 		Unschedulable: len(q.unschedulable) - q.gatedCount,
 		Gated:         q.gatedCount,
 		InFlight:      q.flight.len(),
@@ -774,7 +776,7 @@ func (q *PriorityQueue) flushBackoffCompleted(logger logr.Logger) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.clock.Now()
-	for _, h := range []*entryHeap{q.backoff, q.errBackoff} {
+	for _, h := range []*entryHeap{q.backoff, q.fullBackoff} {
 		for {
 			e := h.peek()
 			if e == nil || now.Before(e.backoffUntil) {
@@ -848,22 +850,26 @@ func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason strin
 	q.cfg.metrics.CountIncomingPod(metrics.QueueBackoff, reason)
 	e.at = inBackoff
 	// A pod no plugin rejected failed with an error: it waits its backoff
-	// out, as the error may last.
-	e.errored = !hasRejectors(e.info)
+	// out, as the error may last. So does a member of a scheduling.k8s.io
+	// PodGroup, as in kube-scheduler v1.37.1, whose pod group entities
+	// carry no rejecting plugins and wait in its error-backoff heap: the
+	// group's cycle is the expensive one, and its members wait for it.
+	_, grouped := framework.SchedulingGroupOf(e.info.Pod)
+	e.fullBackoff = grouped || !hasRejectors(e.info)
 	q.queued[e.key] = e
 	q.backoffHeap(e).push(e)
 	if q.mayPopBackoff() {
 		q.popReady.Signal()
 	}
 	if l := logger.V(5); l.Enabled() {
-		l.Info("Pod moved to backoffQ", "pod", klog.KObj(e.info.Pod), "event", reason, "until", e.backoffUntil, "errored", e.errored)
+		l.Info("Pod moved to backoffQ", "pod", klog.KObj(e.info.Pod), "event", reason, "until", e.backoffUntil, "fullBackoff", e.fullBackoff)
 	}
 }
 
 // backoffHeap returns the heap of backoffQ that holds, or is to hold, e.
 func (q *PriorityQueue) backoffHeap(e *entry) *entryHeap {
-	if e.errored {
-		return q.errBackoff
+	if e.fullBackoff {
+		return q.fullBackoff
 	}
 	return q.backoff
 }
