@@ -102,8 +102,8 @@ func WithFlushIntervals(backoffFlush, unschedulableFlush time.Duration) Option {
 // the pods whose backoff ends in the same one-second window by activeQ's
 // order, a backoff ends with the window it falls in, and the flush of
 // backoffQ runs at the start of each window; pods that failed with an error
-// rather than a plugin's rejection, and members of scheduling.k8s.io
-// PodGroups (as kube-scheduler v1.37.1 keeps its pod groups), wait out their
+// rather than a plugin's rejection, and members of PodGroups, scheduling.k8s.io
+// (as kube-scheduler v1.37.1 keeps its pod groups) or Berth's, wait out their
 // backoff in a heap of their own, which Pop never takes from. Off, a pod in
 // backoffQ waits for its backoff to end whatever activeQ holds.
 func WithPopFromBackoff(on bool) Option {

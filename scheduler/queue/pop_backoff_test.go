@@ -43,6 +43,9 @@ const (
 // A member of the scheduling.k8s.io PodGroup "pg".
 func member(name string) *st.PodBuilder { return pendingPod(name).SchedulingGroup("pg") }
 
+// A member of Berth's PodGroup "gang".
+func gangMember(name string) *st.PodBuilder { return pendingPod(name).Group("gang") }
+
 // backOffRejected adds, pops and fails a pod as rejected by X while an event
 // X registered arrives, so that it waits in backoffQ.
 func (q *testQueue) backOffRejected(pod *v1.Pod) {
@@ -128,6 +131,15 @@ func TestPopFromBackoff(t *testing.T) {
 			name: "members of a scheduling.k8s.io PodGroup wait out their backoff",
 			place: []placed{
 				{pod: member("member").Priority(10).Obj(), how: toRejected},
+				{pod: pendingPod("plain").Obj(), how: toRejected},
+			},
+			want: []string{"plain"},
+			left: []string{"member"},
+		},
+		{
+			name: "members of Berth's PodGroups wait out their backoff",
+			place: []placed{
+				{pod: gangMember("member").Priority(10).Obj(), how: toRejected},
 				{pod: pendingPod("plain").Obj(), how: toRejected},
 			},
 			want: []string{"plain"},

@@ -160,7 +160,7 @@ type PriorityQueue struct {
 	backoff *entryHeap
 	// fullBackoff holds the pods in backoffQ that wait out their backoff
 	// whatever activeQ holds: pods that failed with an error, and members of
-	// scheduling.k8s.io PodGroups.
+	// PodGroups.
 	fullBackoff *entryHeap
 	// unschedulable holds pods waiting for an event, gated pods included.
 	unschedulable map[types.NamespacedName]*entry
@@ -442,7 +442,7 @@ func (q *PriorityQueue) Delete(pod *v1.Pod) {
 // empty. When popping from backoffQ is on (WithPopFromBackoff) and activeQ is
 // empty, it takes the first pod that plugins rejected from backoffQ instead,
 // before its backoff ends; a pod that failed with an error, or a member of a
-// scheduling.k8s.io PodGroup, waits its backoff out. The pod counts as in flight until Done; its attempt counter is
+// PodGroup (scheduling.k8s.io or Berth's), waits its backoff out. The pod counts as in flight until Done; its attempt counter is
 // incremented (a pod taken early from backoffQ keeps its count, so its next
 // backoff is longer) and the plugins that rejected it last time are
 // forgotten (the scheduler records the new attempt's). Pop returns ErrClosed
@@ -850,12 +850,13 @@ func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason strin
 	q.cfg.metrics.CountIncomingPod(metrics.QueueBackoff, reason)
 	e.at = inBackoff
 	// A pod no plugin rejected failed with an error: it waits its backoff
-	// out, as the error may last. So does a member of a scheduling.k8s.io
-	// PodGroup, as in kube-scheduler v1.37.1, whose pod group entities
-	// carry no rejecting plugins and wait in its error-backoff heap: the
-	// group's cycle is the expensive one, and its members wait for it.
-	_, grouped := framework.SchedulingGroupOf(e.info.Pod)
-	e.fullBackoff = grouped || !hasRejectors(e.info)
+	// out, as the error may last. So does a gang member: kube-scheduler
+	// v1.37.1 keeps its pod groups in its error-backoff heap (their entities
+	// carry no rejecting plugins), and a member of Berth's own PodGroup
+	// taken early would fail again while the members its group just
+	// released still hold their nodes, releasing them again, round after
+	// round.
+	e.fullBackoff = !hasRejectors(e.info) || inGang(e.info.Pod)
 	q.queued[e.key] = e
 	q.backoffHeap(e).push(e)
 	if q.mayPopBackoff() {
@@ -864,6 +865,16 @@ func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason strin
 	if l := logger.V(5); l.Enabled() {
 		l.Info("Pod moved to backoffQ", "pod", klog.KObj(e.info.Pod), "event", reason, "until", e.backoffUntil, "fullBackoff", e.fullBackoff)
 	}
+}
+
+// inGang reports whether the pod belongs to a scheduling.k8s.io PodGroup or
+// to one of Berth's PodGroups.
+func inGang(pod *v1.Pod) bool {
+	if _, ok := framework.SchedulingGroupOf(pod); ok {
+		return true
+	}
+	_, ok := framework.PodGroupOf(pod)
+	return ok
 }
 
 // backoffHeap returns the heap of backoffQ that holds, or is to hold, e.
