@@ -56,6 +56,7 @@ import (
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/intern"
 	"github.com/berth-io/berth/scheduler/metrics"
+	"github.com/berth-io/berth/scheduler/queue"
 )
 
 // Exit codes of `berth manager`.
@@ -146,6 +147,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 		SchedulerOptions: []scheduler.Option{
 			scheduler.WithParallelism(o.parallelism),
 			scheduler.WithScheduledEvents(o.scheduledEvents),
+			scheduler.WithQueueOptions(queue.WithPopFromBackoff(o.popFromBackoff)),
 		},
 	})
 	if err != nil {

@@ -79,8 +79,11 @@ type managerOptions struct {
 	memoryLimit int64
 	// scheduledEvents says whether a Scheduled event is recorded per bound pod.
 	scheduledEvents bool
-	defaultProfile  string
-	metricsCertDir  string
+	// popFromBackoff says whether the scheduling loop takes pods from
+	// backoffQ when activeQ is empty.
+	popFromBackoff bool
+	defaultProfile string
+	metricsCertDir string
 	// version is the binary's version, for the log and the user agent.
 	version string
 	// registries are the plugins and strategies the binary runs.
@@ -140,6 +143,8 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 		"How many nodes are filtered and scored at once in a scheduling cycle.")
 	fs.BoolVar(&o.scheduledEvents, "scheduled-events", true,
 		"Record a Scheduled event for every pod bound, as kube-scheduler does; false saves the apiserver one write per pod. FailedScheduling and other events are recorded either way.")
+	fs.BoolVar(&o.popFromBackoff, "pop-from-backoff", true,
+		"When no pod is ready to be scheduled, schedule a pod that a plugin rejected before its backoff ends, as kube-scheduler does by default (its SchedulerPopFromBackoffQ feature gate); pods that failed with an error wait their backoff out either way.")
 	fs.StringVar(&o.defaultProfile, "default-profile", "",
 		"Create a SchedulingProfile of this name, with upstream's default plugins, when none exists (the leader does, once; an existing profile is never changed). Empty: none.")
 	fs.Func("memory-limit",

@@ -18,6 +18,17 @@ package queue
 
 import "time"
 
+// backoffWindow is the ordering window of backoffQ when Pop may take from it:
+// pods whose backoff ends in the same window are one batch, sorted among
+// themselves as activeQ sorts, and leave backoffQ together when the window is
+// over.
+const backoffWindow = time.Second
+
+// windowEnd returns the end of the backoff window t falls in.
+func windowEnd(t time.Time) time.Time {
+	return t.Truncate(backoffWindow).Add(backoffWindow)
+}
+
 // backoffDuration is initial doubled for every attempt after the first, capped
 // at maxBackoff. No attempt yet, or a zero maxBackoff, means no backoff.
 func backoffDuration(attempts int, initial, maxBackoff time.Duration) time.Duration {

@@ -144,11 +144,11 @@ func newTestQueue(t *testing.T, profiles map[string]*fakeProfile, opts ...Option
 
 var tlog = logr.Discard()
 
-// pop pops without blocking: the test fails if activeQ is empty.
+// pop pops without blocking: the test fails if Pop would wait.
 func (q *testQueue) pop() *framework.QueuedPodInfo {
 	q.t.Helper()
-	if q.Stats().Active == 0 {
-		q.t.Fatalf("pop: activeQ is empty")
+	if q.wouldBlock() {
+		q.t.Fatalf("pop: nothing to pop")
 	}
 	info, err := q.Pop(tlog)
 	if err != nil {

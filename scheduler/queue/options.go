@@ -48,6 +48,7 @@ type config struct {
 	unschedulableTimeout    time.Duration
 	backoffFlushEvery       time.Duration
 	unschedulableFlushEvery time.Duration
+	popFromBackoff          bool
 	metrics                 *metrics.Metrics
 }
 
@@ -59,6 +60,7 @@ func defaultConfig() config {
 		unschedulableTimeout:    DefaultUnschedulableTimeout,
 		backoffFlushEvery:       DefaultBackoffFlushInterval,
 		unschedulableFlushEvery: DefaultUnschedulableFlushInterval,
+		popFromBackoff:          true,
 	}
 }
 
@@ -92,4 +94,18 @@ func WithFlushIntervals(backoffFlush, unschedulableFlush time.Duration) Option {
 		cfg.backoffFlushEvery = backoffFlush
 		cfg.unschedulableFlushEvery = unschedulableFlush
 	}
+}
+
+// WithPopFromBackoff says whether Pop takes a pod from backoffQ when activeQ
+// is empty, as kube-scheduler does with its SchedulerPopFromBackoffQ feature
+// gate (on by default since v1.33). On, which is the default, backoffQ sorts
+// the pods whose backoff ends in the same one-second window by activeQ's
+// order, a backoff ends with the window it falls in, and the flush of
+// backoffQ runs at the start of each window; pods that failed with an error
+// rather than a plugin's rejection, and members of PodGroups, scheduling.k8s.io
+// (as kube-scheduler v1.37.1 keeps its pod groups) or Berth's, wait out their
+// backoff in a heap of their own, which Pop never takes from. Off, a pod in
+// backoffQ waits for its backoff to end whatever activeQ holds.
+func WithPopFromBackoff(on bool) Option {
+	return func(cfg *config) { cfg.popFromBackoff = on }
 }

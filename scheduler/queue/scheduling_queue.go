@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package queue is Berth's scheduling queue: one queue for every profile,
 // holding pods that wait to be scheduled in three places — activeQ (ready, in
-// scheduling order), backoffQ (failed recently, waiting out their backoff) and
+// scheduling order), backoffQ (failed recently, waiting out their backoff;
+// Pop takes from it when activeQ is empty, see WithPopFromBackoff) and
 // the unschedulable set (waiting for a cluster event that may help, or gated by
 // a PreEnqueue plugin) — plus the nominator of pods reserved on nodes by
 // preemption.
@@ -85,6 +86,7 @@ const (
 	eventAttemptFailed  = "ScheduleAttemptFailure"
 	eventBackoffDone    = "BackoffComplete"
 	eventForceActivate  = "ForceActivate"
+	eventPopFromBackoff = "PopFromBackoffQ"
 	defaultGatingPlugin = "PreEnqueue"
 )
 
@@ -122,6 +124,9 @@ type entry struct {
 	gated bool
 	// backoffUntil is when the backoff ends, fixed when the entry enters backoffQ.
 	backoffUntil time.Time
+	// fullBackoff is whether the entry waits in backoffQ's heap of pods
+	// that wait out their whole backoff, which Pop never takes from.
+	fullBackoff bool
 	// flushedAt is when the unschedulable timeout last moved the entry.
 	flushedAt time.Time
 	// group is the entry's group while it is in the unschedulable set.
@@ -150,7 +155,13 @@ type PriorityQueue struct {
 	mu       sync.Mutex
 	popReady *sync.Cond
 	active   *entryHeap
-	backoff  *entryHeap
+	// backoff holds the pods in backoffQ that plugins rejected; Pop takes
+	// from it when activeQ is empty and popping from backoffQ is on.
+	backoff *entryHeap
+	// fullBackoff holds the pods in backoffQ that wait out their backoff
+	// whatever activeQ holds: pods that failed with an error, and members of
+	// PodGroups.
+	fullBackoff *entryHeap
 	// unschedulable holds pods waiting for an event, gated pods included.
 	unschedulable map[types.NamespacedName]*entry
 	// groups partitions the unschedulable set by profile and rejecting plugins.
@@ -195,7 +206,19 @@ func New(less framework.LessFunc, lookup ProfileLookup, opts ...Option) *Priorit
 	}
 	q.popReady = sync.NewCond(&q.mu)
 	q.active = newEntryHeap(func(a, b *entry) bool { return less(a.info, b.info) })
-	q.backoff = newEntryHeap(func(a, b *entry) bool { return a.backoffUntil.Before(b.backoffUntil) })
+	byBackoffEnd := func(a, b *entry) bool { return a.backoffUntil.Before(b.backoffUntil) }
+	q.fullBackoff = newEntryHeap(byBackoffEnd)
+	if cfg.popFromBackoff {
+		// Within a window, the pods Pop may take early come in activeQ's order.
+		q.backoff = newEntryHeap(func(a, b *entry) bool {
+			if !a.backoffUntil.Equal(b.backoffUntil) {
+				return a.backoffUntil.Before(b.backoffUntil)
+			}
+			return less(a.info, b.info)
+		})
+	} else {
+		q.backoff = newEntryHeap(byBackoffEnd)
+	}
 	return q
 }
 
@@ -209,7 +232,13 @@ func (q *PriorityQueue) Run(logger logr.Logger) {
 		if q.closed {
 			return
 		}
-		q.every(q.cfg.backoffFlushEvery, func() { q.flushBackoffCompleted(logger) })
+		if q.cfg.popFromBackoff {
+			// A backoff ends with its window: the flush runs as each window
+			// ends, so that a whole window leaves backoffQ at once.
+			q.everyAligned(q.cfg.backoffFlushEvery, func() { q.flushBackoffCompleted(logger) })
+		} else {
+			q.every(q.cfg.backoffFlushEvery, func() { q.flushBackoffCompleted(logger) })
+		}
 		q.every(q.cfg.unschedulableFlushEvery, func() { q.flushUnschedulableTimedOut(logger) })
 	})
 }
@@ -220,15 +249,36 @@ func (q *PriorityQueue) every(period time.Duration, fn func()) {
 		return
 	}
 	ticker := q.clock.NewTicker(period)
+	q.runUntilClosed(ticker.C, ticker.Stop, fn)
+}
+
+// everyAligned runs fn whenever the clock reaches a multiple of period, until
+// the queue closes.
+func (q *PriorityQueue) everyAligned(period time.Duration, fn func()) {
+	if period <= 0 {
+		return
+	}
+	var timer clock.Timer
+	next := func() <-chan time.Time {
+		now := q.clock.Now()
+		timer = q.clock.NewTimer(now.Truncate(period).Add(period).Sub(now))
+		return timer.C()
+	}
+	q.runUntilClosed(next, func() { timer.Stop() }, fn)
+}
+
+// runUntilClosed calls fn each time the channel that tick returns delivers,
+// until the queue closes; then it calls stop. tick is called once per round.
+func (q *PriorityQueue) runUntilClosed(tick func() <-chan time.Time, stop func(), fn func()) {
 	q.workers.Add(1)
 	go func() {
 		defer q.workers.Done()
-		defer ticker.Stop()
+		defer stop()
 		for {
 			select {
 			case <-q.stop:
 				return
-			case <-ticker.C():
+			case <-tick():
 			}
 			select {
 			case <-q.stop:
@@ -345,6 +395,8 @@ func (q *PriorityQueue) updateLocked(logger logr.Logger, e *entry, oldPod, newPo
 		q.active.fix(e)
 		return
 	case inBackoff:
+		// The order within a backoff window may depend on the pod.
+		q.backoffHeap(e).fix(e)
 		return
 	}
 	if !mayHelpScheduling(oldPod, newPod) {
@@ -387,19 +439,31 @@ func (q *PriorityQueue) Delete(pod *v1.Pod) {
 }
 
 // Pop removes and returns the first pod of activeQ, blocking while activeQ is
-// empty. The pod counts as in flight until Done; its attempt counter is
-// incremented and the plugins that rejected it last time are forgotten (the
-// scheduler records the new attempt's). Pop returns ErrClosed after Close.
+// empty. When popping from backoffQ is on (WithPopFromBackoff) and activeQ is
+// empty, it takes the first pod that plugins rejected from backoffQ instead,
+// before its backoff ends; a pod that failed with an error, or a member of a
+// PodGroup (scheduling.k8s.io or Berth's), waits its backoff out. The pod counts as in flight until Done; its attempt counter is
+// incremented (a pod taken early from backoffQ keeps its count, so its next
+// backoff is longer) and the plugins that rejected it last time are
+// forgotten (the scheduler records the new attempt's). Pop returns ErrClosed
+// after Close.
 func (q *PriorityQueue) Pop(logger logr.Logger) (*framework.QueuedPodInfo, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.active.len() == 0 && !q.closed {
+	for q.active.len() == 0 && !q.mayPopBackoff() && !q.closed {
 		q.popReady.Wait()
 	}
 	if q.closed {
 		return nil, ErrClosed
 	}
 	e := q.active.pop()
+	if e == nil {
+		e = q.backoff.pop()
+		q.cfg.metrics.CountIncomingPod(metrics.QueueActive, eventPopFromBackoff)
+		if l := logger.V(5); l.Enabled() {
+			l.Info("Pod popped from backoffQ before its backoff ended, activeQ being empty", "pod", klog.KObj(e.info.Pod), "until", e.backoffUntil)
+		}
+	}
 	delete(q.queued, e.key)
 	e.at = nowhere
 	info := e.info
@@ -416,6 +480,11 @@ func (q *PriorityQueue) Pop(logger logr.Logger) (*framework.QueuedPodInfo, error
 		logger.Error(nil, "Popped a pod that is already in flight", "pod", klog.KObj(info.Pod))
 	}
 	return info, nil
+}
+
+// mayPopBackoff reports whether Pop may take a pod from backoffQ.
+func (q *PriorityQueue) mayPopBackoff() bool {
+	return q.cfg.popFromBackoff && q.backoff.len() > 0
 }
 
 // TakeMembers takes the given pods, the other members of a popped pod's
@@ -633,11 +702,12 @@ func (q *PriorityQueue) PendingPods() ([]*v1.Pod, string) {
 	pods := make([]*v1.Pod, 0, len(q.queued))
 	q.active.each(func(e *entry) { pods = append(pods, e.info.Pod) })
 	q.backoff.each(func(e *entry) { pods = append(pods, e.info.Pod) })
+	q.fullBackoff.each(func(e *entry) { pods = append(pods, e.info.Pod) })
 	for _, e := range q.unschedulable {
 		pods = append(pods, e.info.Pod)
 	}
 	summary := fmt.Sprintf("activeQ:%d; backoffQ:%d; unschedulablePods:%d; gatedPods:%d",
-		q.active.len(), q.backoff.len(), len(q.unschedulable)-q.gatedCount, q.gatedCount)
+		q.active.len(), q.backoff.len()+q.fullBackoff.len(), len(q.unschedulable)-q.gatedCount, q.gatedCount)
 	return pods, summary
 }
 
@@ -647,7 +717,7 @@ func (q *PriorityQueue) Stats() Stats {
 	defer q.mu.Unlock()
 	return Stats{
 		Active:        q.active.len(),
-		Backoff:       q.backoff.len(),
+		Backoff:       q.backoff.len() + q.fullBackoff.len(),
 		Unschedulable: len(q.unschedulable) - q.gatedCount,
 		Gated:         q.gatedCount,
 		InFlight:      q.flight.len(),
@@ -706,14 +776,16 @@ func (q *PriorityQueue) flushBackoffCompleted(logger logr.Logger) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.clock.Now()
-	for {
-		e := q.backoff.peek()
-		if e == nil || now.Before(e.backoffUntil) {
-			return
+	for _, h := range []*entryHeap{q.backoff, q.fullBackoff} {
+		for {
+			e := h.peek()
+			if e == nil || now.Before(e.backoffUntil) {
+				break
+			}
+			q.detach(e)
+			// PreEnqueue already passed when the pod entered backoffQ.
+			q.moveToActive(logger, e, false, eventBackoffDone)
 		}
-		q.detach(e)
-		// PreEnqueue already passed when the pod entered backoffQ.
-		q.moveToActive(logger, e, false, eventBackoffDone)
 	}
 }
 
@@ -777,11 +849,40 @@ func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason strin
 	}
 	q.cfg.metrics.CountIncomingPod(metrics.QueueBackoff, reason)
 	e.at = inBackoff
+	// A pod no plugin rejected failed with an error: it waits its backoff
+	// out, as the error may last. So does a gang member: kube-scheduler
+	// v1.37.1 keeps its pod groups in its error-backoff heap (their entities
+	// carry no rejecting plugins), and a member of Berth's own PodGroup
+	// taken early would fail again while the members its group just
+	// released still hold their nodes, releasing them again, round after
+	// round.
+	e.fullBackoff = !hasRejectors(e.info) || inGang(e.info.Pod)
 	q.queued[e.key] = e
-	q.backoff.push(e)
-	if l := logger.V(5); l.Enabled() {
-		l.Info("Pod moved to backoffQ", "pod", klog.KObj(e.info.Pod), "event", reason, "until", e.backoffUntil)
+	q.backoffHeap(e).push(e)
+	if q.mayPopBackoff() {
+		q.popReady.Signal()
 	}
+	if l := logger.V(5); l.Enabled() {
+		l.Info("Pod moved to backoffQ", "pod", klog.KObj(e.info.Pod), "event", reason, "until", e.backoffUntil, "fullBackoff", e.fullBackoff)
+	}
+}
+
+// inGang reports whether the pod belongs to a scheduling.k8s.io PodGroup or
+// to one of Berth's PodGroups.
+func inGang(pod *v1.Pod) bool {
+	if _, ok := framework.SchedulingGroupOf(pod); ok {
+		return true
+	}
+	_, ok := framework.PodGroupOf(pod)
+	return ok
+}
+
+// backoffHeap returns the heap of backoffQ that holds, or is to hold, e.
+func (q *PriorityQueue) backoffHeap(e *entry) *entryHeap {
+	if e.fullBackoff {
+		return q.fullBackoff
+	}
+	return q.backoff
 }
 
 // park puts a detached entry in the unschedulable set; reason is the event
@@ -804,7 +905,7 @@ func (q *PriorityQueue) detach(e *entry) {
 	case inActive:
 		q.active.remove(e)
 	case inBackoff:
-		q.backoff.remove(e)
+		q.backoffHeap(e).remove(e)
 	case inUnschedulable:
 		delete(q.unschedulable, e.key)
 		q.leave(e)
@@ -849,13 +950,19 @@ func (q *PriorityQueue) gate(logger logr.Logger, e *entry) bool {
 	return true
 }
 
-// backingOff fixes the entry's backoff end and reports whether it is still ahead.
+// backingOff fixes the entry's backoff end and reports whether it is still
+// ahead. When Pop may take from backoffQ, a backoff ends with the window it
+// falls in (backoffWindow), so that the pods of one window form a batch.
 func (q *PriorityQueue) backingOff(e *entry) bool {
 	initial, maxBackoff := q.cfg.initialBackoff, q.cfg.maxBackoff
 	if hooks := q.lookup(e.info.Pod.Spec.SchedulerName); hooks != nil {
 		initial, maxBackoff = hooks.PodBackoff()
 	}
-	e.backoffUntil = e.info.Timestamp.Add(backoffDuration(e.info.Attempts, initial, maxBackoff))
+	d := backoffDuration(e.info.Attempts, initial, maxBackoff)
+	e.backoffUntil = e.info.Timestamp.Add(d)
+	if q.cfg.popFromBackoff && d > 0 {
+		e.backoffUntil = windowEnd(e.backoffUntil)
+	}
 	return q.clock.Now().Before(e.backoffUntil)
 }
 

@@ -193,7 +193,11 @@ func TestBackoffPerProfile(t *testing.T) {
 		name      string
 		scheduler string
 		attempts  int
-		want      time.Duration
+		// windowed is whether popping from backoffQ is on, so that the
+		// backoff ends with its window.
+		windowed bool
+		// want is how long after the last failure the backoff ends.
+		want time.Duration
 	}{
 		{name: "default profile, first failure", scheduler: defaultProfile, attempts: 1, want: time.Second},
 		{name: "default profile, third failure", scheduler: defaultProfile, attempts: 3, want: 4 * time.Second},
@@ -201,13 +205,20 @@ func TestBackoffPerProfile(t *testing.T) {
 		{name: "slow profile, first failure", scheduler: "slow", attempts: 1, want: 5 * time.Second},
 		{name: "slow profile, second failure", scheduler: "slow", attempts: 2, want: 7 * time.Second},
 		{name: "no profile uses queue defaults", scheduler: "gone", attempts: 2, want: 4 * time.Second},
+		{name: "windowed: first failure ends with its window", scheduler: defaultProfile, attempts: 1, windowed: true, want: 1700 * time.Millisecond},
+		{name: "windowed: third failure", scheduler: defaultProfile, attempts: 3, windowed: true, want: 4700 * time.Millisecond},
+		{name: "windowed: slow profile", scheduler: "slow", attempts: 2, windowed: true, want: 7700 * time.Millisecond},
+		{name: "windowed: no backoff stays none", scheduler: "none", attempts: 2, windowed: true, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newTestQueue(t, map[string]*fakeProfile{
 				defaultProfile: profile(),
 				"slow":         profile().backoff(5*time.Second, 7*time.Second),
-			}, WithDefaultPodBackoff(2*time.Second, 30*time.Second))
+				"none":         profile().backoff(time.Second, 0),
+			}, WithDefaultPodBackoff(2*time.Second, 30*time.Second), WithPopFromBackoff(tt.windowed))
+			// Failures 300 ms into a window: a windowed backoff ends 700 ms after the plain one.
+			q.clock.Step(300 * time.Millisecond)
 			pod := pendingPod("p").SchedulerName(tt.scheduler).Obj()
 			q.Add(tlog, pod)
 			for i := 0; i < tt.attempts; i++ {
@@ -218,6 +229,12 @@ func TestBackoffPerProfile(t *testing.T) {
 				q.fail(q.pop()) // an Error: no rejecting plugin
 			}
 			start := q.clock.Now()
+			if tt.want == 0 {
+				if got := q.where(pod); got != "activeQ" {
+					t.Fatalf("without backoff the pod is in %s, want activeQ", got)
+				}
+				return
+			}
 			if got := q.where(pod); got != "backoffQ" {
 				t.Fatalf("after failure the pod is in %s, want backoffQ", got)
 			}
@@ -434,7 +451,7 @@ func TestUnschedulableTimeoutFlush(t *testing.T) {
 }
 
 func TestRunFlushesPeriodically(t *testing.T) {
-	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+	q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()}, WithPopFromBackoff(false))
 	parked, backedOff := pendingPod("parked").Obj(), pendingPod("backed-off").Obj()
 	q.parkAfterFailure(parked, "X")
 	q.Add(tlog, backedOff)
