@@ -867,13 +867,9 @@ func (q *PriorityQueue) moveToBackoff(logger logr.Logger, e *entry, reason strin
 	}
 }
 
-// inGang reports whether the pod belongs to a scheduling.k8s.io PodGroup or
-// to one of Berth's PodGroups.
+// inGang reports whether the pod belongs to a PodGroup, Kubernetes' own or Berth's.
 func inGang(pod *v1.Pod) bool {
-	if _, ok := framework.SchedulingGroupOf(pod); ok {
-		return true
-	}
-	_, ok := framework.PodGroupOf(pod)
+	_, ok := framework.GroupRefOf(pod)
 	return ok
 }
 
