@@ -44,9 +44,8 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/extender"
-	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
-	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/gang"
 	"github.com/berth-io/berth/scheduler/metrics"
@@ -96,8 +95,10 @@ type Scheduler struct {
 	// (DynamicResources' allocations in flight).
 	pluginState *framework.SharedPluginState
 	// allocated indexes the devices allocated claims hold, for DynamicResources.
-	allocated *dynamicresources.AllocatedDevices
-	groups    *gang.Groups
+	allocated *dra.AllocatedDevices
+	// bindingPoster creates the Bindings of every profile's DefaultBinder.
+	bindingPoster *apiwrite.BindingPoster
+	groups        *gang.Groups
 	// workloads are Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1),
 	// served when the apiserver serves them.
 	workloads *workload.Groups
@@ -151,7 +152,6 @@ type options struct {
 	seed               uint64
 	parallelism        int
 	bindingConcurrency int
-	queueOptions       []queue.Option
 	podGroupSource     cache.ListerWatcher
 	scheduledEvents    bool
 	leaseCheck         func() error
@@ -194,11 +194,6 @@ func WithScheduledEvents(record bool) Option { return func(o *options) { o.sched
 // leasefence.Lock.Check). A leader resumed after its lease ran out then
 // takes no pod from the queue, instead of failing every pod at its bind.
 func WithLeaseCheck(check func() error) Option { return func(o *options) { o.leaseCheck = check } }
-
-// WithQueueOptions passes options to the scheduling queue.
-func WithQueueOptions(opts ...queue.Option) Option {
-	return func(o *options) { o.queueOptions = append(o.queueOptions, opts...) }
-}
 
 // WithPodGroupSource watches PodGroups through lw (see gang.NewListWatch),
 // which gang scheduling needs; without it pods that join a PodGroup stay
@@ -249,7 +244,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		waiting:      runtime.NewWaitingPods(runtime.WithWaitingPodsClock(o.clock)),
 		preemptions:  framework.NewPreemptionsInFlight(),
 		pluginState:  framework.NewSharedPluginState(),
-		allocated:    dynamicresources.NewAllocatedDevices(),
+		allocated:    dra.NewAllocatedDevices(),
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		shadows:      newShadows(),
@@ -258,9 +253,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
 	}
-	// DynamicResources reads the allocated devices from the index the
-	// ResourceClaim handler keeps (addClusterObjectHandlers).
-	s.pluginState.LoadOrStore(dynamicresources.AllocatedKey, func() any { return s.allocated })
+	s.bindingPoster = apiwrite.NewBindingPoster(client)
 	s.secrets = s.newSecretStore(o.secretsNamespace)
 	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
@@ -305,11 +298,11 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	}
 	s.slices = slices
 
-	queueOpts := append([]queue.Option{queue.WithClock(o.clock), queue.WithMetrics(o.metrics)}, o.queueOptions...)
+	queueOpts := []queue.Option{queue.WithClock(o.clock), queue.WithMetrics(o.metrics)}
 	// Every profile shares one queue, so every profile sorts it with
-	// PrioritySort, as upstream requires of its profiles; a gang's members
-	// sort side by side.
-	s.queue = queue.New(s.groups.Less((&queuesort.PrioritySort{}).Less), s.queueHooks, queueOpts...)
+	// PrioritySort (framework.PriorityLess), as upstream requires of its
+	// profiles; a gang's members sort side by side.
+	s.queue = queue.New(s.groups.Less(framework.PriorityLess), s.queueHooks, queueOpts...)
 	if err := s.addEventHandlers(); err != nil {
 		return nil, err
 	}
@@ -346,6 +339,11 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithWorkloads(s.workloads),
 		runtime.WithActivator(s.queue),
 		runtime.WithExtenderOptions(extender.WithSecrets(s.secrets)),
+		runtime.WithBindingPoster(s.bindingPoster),
+		// DynamicResources reads the allocated devices from the index the
+		// ResourceClaim handler keeps (addClusterObjectHandlers), and the
+		// slices from the tracker the ResourceSlice events come from.
+		runtime.WithDeviceState(s.allocated, s.slices),
 	}
 	if spec != nil {
 		if err := s.secrets.check(spec); err != nil {

@@ -80,16 +80,3 @@ func WithDefaultPodBackoff(initial, maxBackoff time.Duration) Option {
 		cfg.maxBackoff = maxBackoff
 	}
 }
-
-// WithUnschedulableTimeout sets how long a pod stays unschedulable before a retry is forced.
-func WithUnschedulableTimeout(d time.Duration) Option {
-	return func(cfg *config) { cfg.unschedulableTimeout = d }
-}
-
-// WithFlushIntervals sets the periods of the backoffQ flush and of the unschedulable-timeout flush.
-func WithFlushIntervals(backoffFlush, unschedulableFlush time.Duration) Option {
-	return func(cfg *config) {
-		cfg.backoffFlushEvery = backoffFlush
-		cfg.unschedulableFlushEvery = unschedulableFlush
-	}
-}
