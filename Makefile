@@ -10,6 +10,12 @@ CONTROLLER_GEN := $(BIN)/controller-gen
 GINKGO := $(BIN)/ginkgo
 HELM := $(BIN)/helm
 PROMTOOL := $(BIN)/promtool
+GOLANGCI_LINT := $(BIN)/golangci-lint
+GOVULNCHECK := $(BIN)/govulncheck
+VULNDB_INDEXDB := $(BIN)/vulndb-indexdb
+# The vulnerability database govulncheck reads, built offline from the
+# pinned golang.org/x/vulndb (hack/vulndb.sh).
+VULNDB := $(BIN)/vulndb
 K8S_VERSION := 1.37.1
 
 # The chart rendered with every optional object on; test/integration/helm
@@ -53,6 +59,15 @@ fmt: ## Run gofmt on the code.
 .PHONY: vet
 vet: ## Run go vet.
 	go vet ./...
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml) on the module (not yet part of make test: its findings are still being fixed).
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: vulncheck
+vulncheck: $(GOVULNCHECK) $(VULNDB_INDEXDB) ## Run govulncheck on the module against the Go vulnerability database of the pinned golang.org/x/vulndb, built offline (hack/vulndb.sh).
+	hack/vulndb.sh $(VULNDB) $(VULNDB_INDEXDB)
+	$(GOVULNCHECK) -db file://$(VULNDB) ./...
 
 .PHONY: verify
 verify: generate manifests ## Fail when generated files are stale, a Go file lacks the license header, or gofmt/go vet complain.
@@ -210,6 +225,15 @@ $(PROMTOOL): hack/prometheus.sh
 
 $(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
 	cd hack/tools/helm && go build -trimpath -ldflags "-s -w" -o $(HELM) helm.sh/helm/v3/cmd/helm
+
+$(GOLANGCI_LINT): hack/tools/golangci-lint/go.mod hack/tools/golangci-lint/go.sum
+	cd hack/tools/golangci-lint && go build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+$(GOVULNCHECK): hack/tools/vuln/go.mod hack/tools/vuln/go.sum
+	cd hack/tools/vuln && go build -o $(GOVULNCHECK) golang.org/x/vuln/cmd/govulncheck
+
+$(VULNDB_INDEXDB): hack/tools/vuln/go.mod hack/tools/vuln/go.sum
+	cd hack/tools/vuln && go build -o $(VULNDB_INDEXDB) golang.org/x/vulndb/cmd/indexdb
 
 $(GINKGO): go.mod go.sum
 	go build -o $(GINKGO) github.com/onsi/ginkgo/v2/ginkgo

@@ -114,12 +114,9 @@ func SetupRebalanceWithManager(mgr ctrl.Manager, rb *rebalance.Rebalancer, opts 
 	if rb == nil {
 		return errors.New("SetupRebalanceWithManager needs a Rebalancer (internal/manager.Setup builds the one Berth runs)")
 	}
-	o := options{clock: clock.RealClock{}}
+	var o options
 	for _, opt := range opts {
 		opt(&o)
-	}
-	if o.recorder == nil {
-		o.recorder = mgr.GetEventRecorder(RebalanceEventRecorderName)
 	}
 	runs := make(chan event.GenericEvent)
 	rb.OnRun(func(ctx context.Context, name string) {
@@ -131,7 +128,7 @@ func SetupRebalanceWithManager(mgr ctrl.Manager, rb *rebalance.Rebalancer, opts 
 	if err := mgr.Add(rb); err != nil {
 		return fmt.Errorf("adding the rebalancer: %w", err)
 	}
-	r := NewRebalancePolicyReconciler(mgr.GetClient(), rb, o.recorder, o.clock, opts...)
+	r := NewRebalancePolicyReconciler(mgr.GetClient(), rb, mgr.GetEventRecorder(RebalanceEventRecorderName), clock.RealClock{}, opts...)
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("rebalancepolicy").
 		For(&v1alpha1.RebalancePolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).

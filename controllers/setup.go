@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -68,11 +67,8 @@ var _ ProfileHost = (*scheduler.Scheduler)(nil)
 type Option func(*options)
 
 type options struct {
-	clock              clock.PassiveClock
-	recorder           events.EventRecorder
 	skipNameValidation bool
 	shadowInterval     time.Duration
-	foreignQuiet       time.Duration
 	defaultProfile     string
 	metrics            *metrics.Metrics
 }
@@ -81,13 +77,6 @@ type options struct {
 // bound a pod of a profile's schedulerName its SchedulerConflict condition
 // turns False.
 const DefaultForeignBindingQuietPeriod = 10 * time.Minute
-
-// WithForeignBindingQuietPeriod sets how long after another scheduler last
-// bound a pod of a profile's schedulerName the profile's SchedulerConflict
-// condition turns False (DefaultForeignBindingQuietPeriod by default).
-func WithForeignBindingQuietPeriod(d time.Duration) Option {
-	return func(o *options) { o.foreignQuiet = d }
-}
 
 // WithDefaultProfile names the SchedulingProfile whose filters decide
 // nodeFit for a RebalancePolicy without profileRef: the install's default
@@ -105,18 +94,12 @@ func WithDefaultProfile(name string) Option {
 // failures; nil records nothing.
 func WithMetrics(m *metrics.Metrics) Option { return func(o *options) { o.metrics = m } }
 
-// WithClock sets the clock of the conditions' transition times.
-func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
-
 // WithShadowStatusInterval sets how often shadow profiles' figures and
 // profiles' recorded decisions are written to their status
 // (DefaultShadowStatusInterval by default).
 func WithShadowStatusInterval(d time.Duration) Option {
 	return func(o *options) { o.shadowInterval = d }
 }
-
-// WithEventRecorder replaces the manager's event recorder.
-func WithEventRecorder(r events.EventRecorder) Option { return func(o *options) { o.recorder = r } }
 
 // WithSkipNameValidation lets more than one manager in a process register
 // the controllers, as tests that start Berth repeatedly do.
@@ -128,32 +111,25 @@ const EventRecorderName = "berth-profile-controller"
 // SetupWithManager registers the SchedulingProfile, PluginWeight and
 // PodGroup reconcilers with mgr; profiles are compiled and installed into host.
 func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error {
-	o := options{clock: clock.RealClock{}}
+	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.recorder == nil {
-		o.recorder = mgr.GetEventRecorder(EventRecorderName)
-	}
-	pr := NewProfileReconciler(mgr.GetClient(), host, o.recorder, o.clock)
+	clk := clock.RealClock{}
+	pr := NewProfileReconciler(mgr.GetClient(), host, mgr.GetEventRecorder(EventRecorderName), clk)
 	pr.metrics = o.metrics
-	if t, ok := o.clock.(clock.WithTicker); ok {
-		pr.ticker = t
-	}
+	pr.ticker = clk
 	if o.shadowInterval > 0 {
 		pr.shadowInterval = o.shadowInterval
-	}
-	if o.foreignQuiet > 0 {
-		pr.foreignQuiet = o.foreignQuiet
 	}
 	if err := pr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the SchedulingProfile controller: %w", err)
 	}
-	wr := NewPluginWeightReconciler(mgr.GetClient(), o.clock)
+	wr := NewPluginWeightReconciler(mgr.GetClient(), clk)
 	if err := wr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the PluginWeight controller: %w", err)
 	}
-	gr := NewPodGroupReconciler(mgr.GetClient(), o.clock)
+	gr := NewPodGroupReconciler(mgr.GetClient(), clk)
 	if err := gr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the PodGroup controller: %w", err)
 	}

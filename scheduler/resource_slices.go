@@ -25,8 +25,6 @@ import (
 	"k8s.io/client-go/discovery"
 	resourceinformers "k8s.io/client-go/informers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
-
-	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
 )
 
 // WithDeviceTaintRules makes DynamicResources see the taints that
@@ -78,6 +76,5 @@ func (s *Scheduler) startSliceTracker(ctx context.Context, taintRules bool) (*tr
 	if err != nil {
 		return nil, fmt.Errorf("starting the ResourceSlice tracker: %w", err)
 	}
-	s.pluginState.LoadOrStore(dynamicresources.SlicesKey, func() any { return t })
 	return t, nil
 }

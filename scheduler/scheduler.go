@@ -45,9 +45,8 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/extender"
-	"github.com/berth-io/berth/scheduler/framework/plugins/dynamicresources"
-	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
@@ -96,7 +95,9 @@ type Scheduler struct {
 	// (DynamicResources' allocations in flight).
 	pluginState *framework.SharedPluginState
 	// allocated indexes the devices allocated claims hold, for DynamicResources.
-	allocated *dynamicresources.AllocatedDevices
+	allocated *dra.AllocatedDevices
+	// bindingPoster creates the Bindings of every profile's DefaultBinder.
+	bindingPoster *apiwrite.BindingPoster
 	// workloads are the PodGroups: Kubernetes' own (scheduling.k8s.io/v1beta1),
 	// served when the apiserver serves them, and Berth's, served when
 	// WithPodGroupClient gave a client.
@@ -249,7 +250,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		waiting:      runtime.NewWaitingPods(runtime.WithWaitingPodsClock(o.clock)),
 		preemptions:  framework.NewPreemptionsInFlight(),
 		pluginState:  framework.NewSharedPluginState(),
-		allocated:    dynamicresources.NewAllocatedDevices(),
+		allocated:    dra.NewAllocatedDevices(),
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
 		shadows:      newShadows(),
@@ -258,9 +259,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
 	}
-	// DynamicResources reads the allocated devices from the index the
-	// ResourceClaim handler keeps (addClusterObjectHandlers).
-	s.pluginState.LoadOrStore(dynamicresources.AllocatedKey, func() any { return s.allocated })
+	s.bindingPoster = apiwrite.NewBindingPoster(client)
 	s.secrets = s.newSecretStore(o.secretsNamespace)
 	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
@@ -302,8 +301,9 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 
 	queueOpts := append([]queue.Option{queue.WithClock(o.clock), queue.WithMetrics(o.metrics)}, o.queueOptions...)
 	// Every profile shares one queue, so every profile sorts it with
-	// PrioritySort, as upstream requires of its profiles.
-	s.queue = queue.New((&queuesort.PrioritySort{}).Less, s.queueHooks, queueOpts...)
+	// PrioritySort (framework.PriorityLess), as upstream requires of its
+	// profiles.
+	s.queue = queue.New(framework.PriorityLess, s.queueHooks, queueOpts...)
 	if err := s.addEventHandlers(); err != nil {
 		return nil, err
 	}
@@ -339,6 +339,11 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithWorkloads(s.workloads),
 		runtime.WithActivator(s.queue),
 		runtime.WithExtenderOptions(extender.WithSecrets(s.secrets)),
+		runtime.WithBindingPoster(s.bindingPoster),
+		// DynamicResources reads the allocated devices from the index the
+		// ResourceClaim handler keeps (addClusterObjectHandlers), and the
+		// slices from the tracker the ResourceSlice events come from.
+		runtime.WithDeviceState(s.allocated, s.slices),
 	}
 	if spec != nil {
 		if err := s.secrets.check(spec); err != nil {

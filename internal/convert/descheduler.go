@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
@@ -236,10 +237,10 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 		}
 	}
 
-	args := map[string]runtime.RawExtension{}
+	strategyArgs := map[string]runtime.RawExtension{}
 	argsAt := map[string]*field.Path{}
 	for i, pc := range p.PluginConfig {
-		args[pc.Name] = pc.Args
+		strategyArgs[pc.Name] = pc.Args
 		argsAt[pc.Name] = path.Child("pluginConfig").Index(i).Child("args")
 		if pc.Name == defaultEvictorName {
 			evictor, eerrs := evictorOptions(pc.Args.Raw, path.Child("pluginConfig").Index(i).Child("args"))
@@ -258,7 +259,7 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 				unknown = append(unknown, name)
 				continue
 			}
-			out.Spec.Strategies = append(out.Spec.Strategies, v1alpha1.Strategy{Name: v1alpha1.StrategyName(name), Args: args[name]})
+			out.Spec.Strategies = append(out.Spec.Strategies, v1alpha1.Strategy{Name: v1alpha1.StrategyName(name), Args: strategyArgs[name]})
 			enabledAt = append(enabledAt, path.Child("plugins", set.name, "enabled").Index(i))
 		}
 	}
@@ -271,7 +272,7 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 	if len(errs) > 0 {
 		return out, errs
 	}
-	for _, se := range rebalance.SpecErrors(rebalance.ValidateSpec(c.strategies, &out.Spec)) {
+	for _, se := range args.SpecErrors(rebalance.ValidateSpec(c.strategies, &out.Spec)) {
 		errs = append(errs, strategyErrors(se, p.Name, path, enabledAt, argsAt, out.Spec.Strategies)...)
 	}
 	return out, errs
@@ -283,8 +284,8 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 // pluginConfig entry, a strategy without a pluginConfig entry whose
 // defaults do not validate where it is enabled, and anything else at the
 // profile.
-func strategyErrors(se *rebalance.SpecError, profile string, path *field.Path, enabledAt []*field.Path, argsAt map[string]*field.Path, converted []v1alpha1.Strategy) field.ErrorList {
-	if se.Kind != rebalance.SpecInvalidArgs || se.Strategy < 0 || se.Strategy >= len(converted) {
+func strategyErrors(se *args.SpecError, profile string, path *field.Path, enabledAt []*field.Path, argsAt map[string]*field.Path, converted []v1alpha1.Strategy) field.ErrorList {
+	if se.Kind != args.SpecInvalidArgs || se.Strategy < 0 || se.Strategy >= len(converted) {
 		return field.ErrorList{field.Invalid(path, profile, se.Error())}
 	}
 	name := string(converted[se.Strategy].Name)

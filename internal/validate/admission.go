@@ -236,7 +236,7 @@ func splitErrors(err error) []error {
 			}
 			return out
 		}
-		if _, ok := err.(*runtime.SpecError); ok {
+		if _, ok := err.(*args.SpecError); ok {
 			// One problem, with its field, whatever it wraps.
 			return []error{err}
 		}
@@ -258,7 +258,7 @@ func splitErrors(err error) []error {
 // at its extension point; a plugin at a point it does not implement, the
 // points it does.
 func (v *Validator) specErrors(ctx context.Context, err error, fldPath *field.Path) field.ErrorList {
-	var se *runtime.SpecError
+	var se *args.SpecError
 	if !errors.As(err, &se) {
 		return field.ErrorList{field.Invalid(fldPath, field.OmitValueType{}, err.Error())}
 	}
@@ -266,7 +266,7 @@ func (v *Validator) specErrors(ctx context.Context, err error, fldPath *field.Pa
 	// The path says what the section does.
 	msg := se.Err.Error()
 	switch se.Kind {
-	case runtime.SpecInvalidArgs:
+	case args.SpecInvalidArgs:
 		// The args' field errors are under the args, when the profile
 		// gives them; defaults that fail are the plugin's own doing.
 		if strings.HasSuffix(path.String(), ".args") {
@@ -275,9 +275,9 @@ func (v *Validator) specErrors(ctx context.Context, err error, fldPath *field.Pa
 			}
 		}
 		msg = se.Error()
-	case runtime.SpecUnknownPlugin:
+	case args.SpecUnknownPlugin:
 		msg += "; " + v.knownPlugins(ctx, se.Point)
-	case runtime.SpecNotImplemented:
+	case args.SpecNotImplemented:
 		if points, err := v.extensionPoints(ctx, se.Plugin); err == nil && len(points) > 0 {
 			msg += "; it implements " + strings.Join(points, ", ")
 		}

@@ -117,47 +117,28 @@ type Checker struct {
 	now        time.Time
 }
 
-// Option configures a Checker.
-type Option func(*checkerOptions)
-
-type checkerOptions struct {
-	schema *Schema
-}
-
-// WithSchema sets the CRDs objects are validated against; by default the
-// ones embedded in the binary (config/crd).
-func WithSchema(s *Schema) Option { return func(o *checkerOptions) { o.schema = s } }
-
 // NewChecker returns a Checker that compiles profiles with reg's plugins
 // and policies with its strategies: the binary's own, which its `berth
-// manager` runs.
-func NewChecker(reg registries.Set, opts ...Option) (*Checker, error) {
+// manager` runs, against the CRDs embedded in the binary (config/crd).
+func NewChecker(reg registries.Set) (*Checker, error) {
 	if err := reg.Check(); err != nil {
 		return nil, err
 	}
-	var o checkerOptions
-	for _, opt := range opts {
-		opt(&o)
+	crds, err := crd.CRDs()
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded CRDs: %w", err)
 	}
-	if o.schema == nil {
-		crds, err := crd.CRDs()
-		if err != nil {
-			return nil, fmt.Errorf("reading the embedded CRDs: %w", err)
-		}
-		if o.schema, err = NewSchema(crds); err != nil {
-			return nil, fmt.Errorf("building the CRDs' validation: %w", err)
-		}
+	schema, err := NewSchema(crds)
+	if err != nil {
+		return nil, fmt.Errorf("building the CRDs' validation: %w", err)
 	}
 	return &Checker{
-		schema:     o.schema,
+		schema:     schema,
 		validator:  NewValidator(reg.Plugins),
 		strategies: reg.Strategies,
 		now:        time.Now().Truncate(time.Second),
 	}, nil
 }
-
-// Validator returns the webhook's checks the Checker runs.
-func (c *Checker) Validator() *Validator { return c.validator }
 
 // checked is one input on its way through the checks.
 type checked struct {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
@@ -37,7 +38,7 @@ func ValidateRebalancePolicySpec(registry strategies.Registry, spec *v1alpha1.Re
 // spec in its object; nil for no error.
 func RebalanceErrors(err error, fldPath *field.Path) field.ErrorList {
 	var out field.ErrorList
-	for _, se := range rebalance.SpecErrors(err) {
+	for _, se := range args.SpecErrors(err) {
 		path := se.Field(fldPath)
 		if invalid := se.InvalidArgs(); invalid != nil {
 			out = append(out, invalid.Under(path)...)

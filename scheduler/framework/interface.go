@@ -28,6 +28,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/berth-io/berth/scheduler/framework/dra"
 )
 
 // Score bounds, as upstream.
@@ -55,6 +57,17 @@ type PreEnqueuePlugin interface {
 
 // LessFunc orders two queued pods.
 type LessFunc func(a, b *QueuedPodInfo) bool
+
+// PriorityLess is the order of PrioritySort, the QueueSort plugin every
+// profile uses (all profiles share one queue): a higher priority goes
+// first, and between equal priorities the earlier queue timestamp.
+func PriorityLess(a, b *QueuedPodInfo) bool {
+	pa, pb := a.Priority(), b.Priority()
+	if pa != pb {
+		return pa > pb
+	}
+	return a.Timestamp.Before(b.Timestamp)
+}
 
 // QueueSortPlugin orders the scheduling queue.
 type QueueSortPlugin interface {
@@ -359,4 +372,20 @@ type Handle interface {
 	Workloads() WorkloadLister
 	// Activate moves pending pods, keyed by namespace/name, straight to activeQ.
 	Activate(logger logr.Logger, pods map[string]*v1.Pod)
+	// PostBinding creates binding through the pods/binding subresource.
+	PostBinding(ctx context.Context, binding *v1.Binding) error
+	// AllocatedDevices returns the scheduler's index of the devices that
+	// allocated ResourceClaims hold; nil outside a scheduler.
+	AllocatedDevices() *dra.AllocatedDevices
+	// ResourceSlices returns the ResourceSlices devices are allocated from,
+	// as the scheduler tracks them (DeviceTaintRules applied); nil outside
+	// a scheduler.
+	ResourceSlices() dra.SliceSource
+}
+
+// BindingPoster creates pods' Bindings; the scheduler gives its frameworks
+// one that the Handle's PostBinding uses.
+type BindingPoster interface {
+	// PostBinding creates binding through the pods/binding subresource.
+	PostBinding(ctx context.Context, binding *v1.Binding) error
 }

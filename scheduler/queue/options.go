@@ -83,19 +83,6 @@ func WithDefaultPodBackoff(initial, maxBackoff time.Duration) Option {
 	}
 }
 
-// WithUnschedulableTimeout sets how long a pod stays unschedulable before a retry is forced.
-func WithUnschedulableTimeout(d time.Duration) Option {
-	return func(cfg *config) { cfg.unschedulableTimeout = d }
-}
-
-// WithFlushIntervals sets the periods of the backoffQ flush and of the unschedulable-timeout flush.
-func WithFlushIntervals(backoffFlush, unschedulableFlush time.Duration) Option {
-	return func(cfg *config) {
-		cfg.backoffFlushEvery = backoffFlush
-		cfg.unschedulableFlushEvery = unschedulableFlush
-	}
-}
-
 // WithPopFromBackoff says whether Pop takes a pod from backoffQ when activeQ
 // is empty, as kube-scheduler does with its SchedulerPopFromBackoffQ feature
 // gate (on by default since v1.33). On, which is the default, backoffQ sorts

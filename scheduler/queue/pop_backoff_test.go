@@ -325,7 +325,7 @@ func TestRunFlushesBackoffAtWindowEnds(t *testing.T) {
 	q := newTestQueue(t, map[string]*fakeProfile{
 		defaultProfile: profile(),
 		"quick":        profile().backoff(500*time.Millisecond, time.Second),
-	}, WithFlushIntervals(time.Second, 0))
+	}, withFlushIntervals(time.Second, 0))
 	// Both fail with an error 300 ms into the first window: quick's backoff
 	// ends in that window, the other's in the next.
 	q.clock.Step(300 * time.Millisecond)
@@ -345,4 +345,14 @@ func TestRunFlushesBackoffAtWindowEnds(t *testing.T) {
 	}
 	q.clock.Step(time.Second)
 	waitFor(t, func() bool { return q.where(slow) == "activeQ" })
+}
+
+// withFlushIntervals sets the periods of the backoffQ flush and of the
+// unschedulable-timeout flush (0 stops that flush), for tests that step a
+// fake clock through them.
+func withFlushIntervals(backoffFlush, unschedulableFlush time.Duration) Option {
+	return func(cfg *config) {
+		cfg.backoffFlushEvery = backoffFlush
+		cfg.unschedulableFlushEvery = unschedulableFlush
+	}
 }

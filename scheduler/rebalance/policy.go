@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 )
 
@@ -44,7 +45,7 @@ type compiledPolicy struct {
 }
 
 // compile validates spec against the registry and returns every problem
-// found, each a *SpecError; SpecErrors lists them.
+// found, each an *args.SpecError; args.SpecErrors lists them.
 func compile(registry strategies.Registry, name string, generation int64, spec *v1alpha1.RebalancePolicySpec) (*compiledPolicy, error) {
 	c := &compiledPolicy{name: name, generation: generation, spec: spec.DeepCopy()}
 	var errs []error
@@ -70,17 +71,17 @@ func compile(registry strategies.Registry, name string, generation int64, spec *
 	seen := map[v1alpha1.StrategyName]bool{}
 	for i, s := range spec.Strategies {
 		if seen[s.Name] {
-			errs = append(errs, strategyError(SpecDuplicateStrategy, i, fmt.Errorf("strategy %s appears more than once", s.Name), "name"))
+			errs = append(errs, strategyError(args.SpecDuplicateStrategy, i, fmt.Errorf("strategy %s appears more than once", s.Name), "name"))
 			continue
 		}
 		seen[s.Name] = true
 		if _, ok := registry[s.Name]; !ok {
-			errs = append(errs, strategyError(SpecUnknownStrategy, i, fmt.Errorf("strategy %q is not implemented", s.Name), "name"))
+			errs = append(errs, strategyError(args.SpecUnknownStrategy, i, fmt.Errorf("strategy %q is not implemented", s.Name), "name"))
 			continue
 		}
 		built, err := registry.Build(s.Name, s.Args.Raw)
 		if err != nil {
-			errs = append(errs, strategyError(SpecInvalidArgs, i, err, "args"))
+			errs = append(errs, strategyError(args.SpecInvalidArgs, i, err, "args"))
 			continue
 		}
 		c.strategies = append(c.strategies, built)

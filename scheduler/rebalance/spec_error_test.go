@@ -26,11 +26,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 )
 
 // problem is what a test compares of a SpecError.
 type problem struct {
-	Kind     SpecErrorKind
+	Kind     args.SpecErrorKind
 	Strategy int
 	Field    string
 	Message  string
@@ -59,7 +60,7 @@ func TestValidateSpecErrors(t *testing.T) {
 				s.Strategies = append(s.Strategies, strategy("LowNodeUtilization", `{"thresholds":{"cpu":120},"targetThresholds":{"cpu":50},"numberOfNodes":-1}`))
 			}),
 			want: []problem{{
-				Kind: SpecInvalidArgs, Strategy: 1, Field: "spec.strategies[1].args",
+				Kind: args.SpecInvalidArgs, Strategy: 1, Field: "spec.strategies[1].args",
 				Message: "invalid args of strategy LowNodeUtilization: [thresholds[cpu]: Invalid value: 120: is not a percentage from 0 to 100, " +
 					"thresholds[cpu]: Invalid value: 120: is above targetThresholds[cpu] 50, numberOfNodes: Invalid value: -1: must not be negative]",
 				ArgsErrs: []string{
@@ -75,7 +76,7 @@ func TestValidateSpecErrors(t *testing.T) {
 				s.Strategies[0].Args.Raw = []byte(`{"maxPodLifeTimeSecondz":60}`)
 			}),
 			want: []problem{{
-				Kind: SpecInvalidArgs, Strategy: 0, Field: "spec.strategies[0].args",
+				Kind: args.SpecInvalidArgs, Strategy: 0, Field: "spec.strategies[0].args",
 				Message: `decoding args of strategy PodLifeTime: json: unknown field "maxPodLifeTimeSecondz"`,
 			}},
 		},
@@ -83,7 +84,7 @@ func TestValidateSpecErrors(t *testing.T) {
 			name: "no args where some are required",
 			spec: spec(func(s *v1alpha1.RebalancePolicySpec) { s.Strategies[0].Args.Raw = nil }),
 			want: []problem{{
-				Kind: SpecInvalidArgs, Strategy: 0, Field: "spec.strategies[0].args",
+				Kind: args.SpecInvalidArgs, Strategy: 0, Field: "spec.strategies[0].args",
 				Message:  "invalid args of strategy PodLifeTime: maxPodLifeTimeSeconds: Required value",
 				ArgsErrs: []string{"maxPodLifeTimeSeconds: Required value"},
 			}},
@@ -91,12 +92,12 @@ func TestValidateSpecErrors(t *testing.T) {
 		{
 			name: "duplicate strategy",
 			spec: spec(func(s *v1alpha1.RebalancePolicySpec) { s.Strategies = append(s.Strategies, s.Strategies[0]) }),
-			want: []problem{{Kind: SpecDuplicateStrategy, Strategy: 1, Field: "spec.strategies[1].name", Message: "strategy PodLifeTime appears more than once"}},
+			want: []problem{{Kind: args.SpecDuplicateStrategy, Strategy: 1, Field: "spec.strategies[1].name", Message: "strategy PodLifeTime appears more than once"}},
 		},
 		{
 			name: "unknown strategy",
 			spec: spec(func(s *v1alpha1.RebalancePolicySpec) { s.Strategies[0].Name = "RemovePodsViolatingEverything" }),
-			want: []problem{{Kind: SpecUnknownStrategy, Strategy: 0, Field: "spec.strategies[0].name", Message: `strategy "RemovePodsViolatingEverything" is not implemented`}},
+			want: []problem{{Kind: args.SpecUnknownStrategy, Strategy: 0, Field: "spec.strategies[0].name", Message: `strategy "RemovePodsViolatingEverything" is not implemented`}},
 		},
 		{
 			name: "every section",
@@ -110,11 +111,11 @@ func TestValidateSpecErrors(t *testing.T) {
 				s.Namespaces = &v1alpha1.NamespaceFilter{Include: []string{"a"}, Exclude: []string{"b"}}
 			}),
 			want: []problem{
-				{Kind: SpecInvalid, Strategy: -1, Field: "spec.schedule.cron", Message: `schedule.cron "61 * * * *": end of range (61) above maximum (59): 61`},
-				{Kind: SpecInvalid, Strategy: -1, Field: "spec.strategies", Message: "strategies: at least one strategy is required"},
-				{Kind: SpecInvalid, Strategy: -1, Field: "spec.evictor.labelSelector", Message: `evictor.labelSelector: "Nope" is not a valid label selector operator`},
-				{Kind: SpecInvalid, Strategy: -1, Field: "spec.evictor.minPodAge", Message: "evictor.minPodAge: -1s must not be negative"},
-				{Kind: SpecInvalid, Strategy: -1, Field: "spec.namespaces", Message: "namespaces: only one of include or exclude may be set"},
+				{Kind: args.SpecInvalid, Strategy: -1, Field: "spec.schedule.cron", Message: `schedule.cron "61 * * * *": end of range (61) above maximum (59): 61`},
+				{Kind: args.SpecInvalid, Strategy: -1, Field: "spec.strategies", Message: "strategies: at least one strategy is required"},
+				{Kind: args.SpecInvalid, Strategy: -1, Field: "spec.evictor.labelSelector", Message: `evictor.labelSelector: "Nope" is not a valid label selector operator`},
+				{Kind: args.SpecInvalid, Strategy: -1, Field: "spec.evictor.minPodAge", Message: "evictor.minPodAge: -1s must not be negative"},
+				{Kind: args.SpecInvalid, Strategy: -1, Field: "spec.namespaces", Message: "namespaces: only one of include or exclude may be set"},
 			},
 		},
 	}
@@ -122,7 +123,7 @@ func TestValidateSpecErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ValidateSpec(NewInTreeRegistry(), tt.spec)
 			var got []problem
-			for _, se := range SpecErrors(err) {
+			for _, se := range args.SpecErrors(err) {
 				p := problem{Kind: se.Kind, Strategy: se.Strategy, Field: se.Field(field.NewPath("spec")).String(), Message: se.Error()}
 				if invalid := se.InvalidArgs(); invalid != nil {
 					for _, e := range invalid.Errs {

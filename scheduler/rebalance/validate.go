@@ -24,7 +24,7 @@ import (
 // ValidateSpec reports every problem of spec against the strategies of
 // registry, as a Rebalancer using that registry would; tools such as
 // `berth convert` use it without running a Rebalancer. Each problem is a
-// *SpecError, with its field; SpecErrors lists them.
+// *args.SpecError, with its field; args.SpecErrors lists them.
 func ValidateSpec(registry strategies.Registry, spec *v1alpha1.RebalancePolicySpec) error {
 	_, err := compile(registry, "", 0, spec)
 	return err

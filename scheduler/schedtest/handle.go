@@ -17,11 +17,15 @@ limitations under the License.
 package schedtest
 
 import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/dra"
 )
 
 // Handle is a framework.Handle for plugin tests that answers from its
@@ -43,6 +47,12 @@ type Handle struct {
 	Native framework.WorkloadLister
 	// Events records events.
 	Events events.EventRecorder
+	// Binder creates Bindings for PostBinding.
+	Binder framework.BindingPoster
+	// Allocated is the index of allocated devices.
+	Allocated *dra.AllocatedDevices
+	// Slices lists the ResourceSlices.
+	Slices dra.SliceSource
 }
 
 var _ framework.Handle = (*Handle)(nil)
@@ -67,3 +77,14 @@ func (h *Handle) Workloads() framework.WorkloadLister { return h.Native }
 
 // EventRecorder returns Events.
 func (h *Handle) EventRecorder() events.EventRecorder { return h.Events }
+
+// PostBinding creates binding with Binder.
+func (h *Handle) PostBinding(ctx context.Context, binding *v1.Binding) error {
+	return h.Binder.PostBinding(ctx, binding)
+}
+
+// AllocatedDevices returns Allocated.
+func (h *Handle) AllocatedDevices() *dra.AllocatedDevices { return h.Allocated }
+
+// ResourceSlices returns Slices.
+func (h *Handle) ResourceSlices() dra.SliceSource { return h.Slices }

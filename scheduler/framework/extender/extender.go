@@ -76,14 +76,10 @@ type Extender struct {
 type Option func(*options)
 
 type options struct {
-	transport http.RoundTripper
-	clock     clock.PassiveClock
-	secrets   SecretSource
-	metrics   *metrics.Metrics
+	clock   clock.PassiveClock
+	secrets SecretSource
+	metrics *metrics.Metrics
 }
-
-// WithTransport replaces the HTTP transport built from the extender's TLS settings.
-func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.transport = rt } }
 
 // WithClock sets the clock of the extender's circuit breaker.
 func WithClock(c clock.PassiveClock) Option { return func(o *options) { o.clock = c } }
@@ -107,14 +103,9 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 	if cfg.HTTPTimeout != nil && cfg.HTTPTimeout.Duration > 0 {
 		timeout = min(cfg.HTTPTimeout.Duration, MaxTimeout)
 	}
-	rt := o.transport
-	var fromSecret *secretTLS
-	if rt == nil {
-		t, st, err := transportFor(cfg, o.secrets)
-		if err != nil {
-			return nil, fmt.Errorf("extender %q: %w", cfg.URLPrefix, err)
-		}
-		rt, fromSecret = t, st
+	rt, fromSecret, err := transportFor(cfg, o.secrets)
+	if err != nil {
+		return nil, fmt.Errorf("extender %q: %w", cfg.URLPrefix, err)
 	}
 	e := &Extender{
 		urlPrefix:      strings.TrimRight(cfg.URLPrefix, "/"),
@@ -130,9 +121,7 @@ func New(cfg v1alpha1.Extender, opts ...Option) (*Extender, error) {
 			// An extender answers; it does not send the scheduler elsewhere.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		secretTLS: fromSecret,
-	}
-	if idle, ok := rt.(interface{ CloseIdleConnections() }); ok {
-		e.idle = idle
+		idle:      rt,
 	}
 	// A new client starts with its breaker closed.
 	e.metrics = o.metrics.Extender(e.urlPrefix)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 )
 
@@ -44,6 +45,10 @@ func (clientHandle) Parallelizer() framework.Parallelizer { return runtime.NewPa
 func (h clientHandle) ClientSet() kubernetes.Interface { return h.client }
 
 func (h clientHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
+
+func (clientHandle) AllocatedDevices() *dra.AllocatedDevices { return nil }
+
+func (clientHandle) ResourceSlices() dra.SliceSource { return nil }
 
 func TestNewInTreeRegistry(t *testing.T) {
 	r := NewInTreeRegistry()

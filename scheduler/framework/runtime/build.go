@@ -31,6 +31,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/apiwrite"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 )
 
@@ -175,6 +177,9 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 	if o.defaultPlugins == nil {
 		o.defaultPlugins = DefaultPlugins()
 	}
+	if o.bindingPoster == nil && o.clientSet != nil {
+		o.bindingPoster = apiwrite.NewBindingPoster(o.clientSet)
+	}
 	if spec == nil {
 		spec = &v1alpha1.SchedulingProfileSpec{}
 	}
@@ -198,6 +203,9 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		workloads:                o.workloads,
 		activator:                o.activator,
 		extenderOptions:          o.extenderOptions,
+		bindingPoster:            o.bindingPoster,
+		allocated:                o.allocated,
+		slices:                   o.slices,
 	}
 	if f.workloads == nil {
 		f.workloads = unservedWorkloads{}
@@ -261,7 +269,7 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 		}
 		if requested[name] {
 			e := specErrorf(enabledField(user, where[name], name), where[name], "unknown plugin %q", name)
-			e.Kind, e.Point, e.Plugin = SpecUnknownPlugin, where[name], name
+			e.Kind, e.Point, e.Plugin = args.SpecUnknownPlugin, where[name], name
 			errs = append(errs, e)
 			continue
 		}
@@ -269,14 +277,14 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 		f.skippedDefaults = append(f.skippedDefaults, name)
 	}
 
-	args := make(map[string][]byte, len(spec.PluginConfig))
+	rawArgs := make(map[string][]byte, len(spec.PluginConfig))
 	for i, pc := range spec.PluginConfig {
 		at := fieldPath{"pluginConfig", i, "name"}
-		if _, dup := args[pc.Name]; dup {
+		if _, dup := rawArgs[pc.Name]; dup {
 			errs = append(errs, specErrorf(at, "pluginConfig", "plugin %q is configured more than once", pc.Name))
 			continue
 		}
-		args[pc.Name] = pc.Args.Raw
+		rawArgs[pc.Name] = pc.Args.Raw
 		if _, needed := requested[pc.Name]; !needed {
 			errs = append(errs, specErrorf(at, "pluginConfig", "plugin %q is not enabled", pc.Name))
 		}
@@ -290,9 +298,11 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 		if skipped.Has(name) {
 			continue
 		}
-		p, err := r[name](ctx, args[name], f)
+		p, err := r[name](ctx, rawArgs[name], f)
 		if err != nil {
-			errs = append(errs, &SpecError{Kind: SpecInvalidArgs, Plugin: name, at: pluginConfigField(spec, name), Section: fmt.Sprintf("initializing plugin %q", name), Err: err})
+			se := args.NewSpecError(args.SpecInvalidArgs, fmt.Sprintf("initializing plugin %q", name), err, pluginConfigField(spec, name)...)
+			se.Plugin = name
+			errs = append(errs, se)
 			continue
 		}
 		if p == nil || p.Name() != name {
@@ -363,7 +373,7 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	if err := f.collectQueueingHints(ctx, order, plugins); err != nil {
 		return err
 	}
-	f.filtering = filtering(spec.PercentageOfNodesToScore, f.preFilter, f.filter, args)
+	f.filtering = filtering(spec.PercentageOfNodesToScore, f.preFilter, f.filter, rawArgs)
 	return f.buildExtenders(spec.Extenders)
 }
 
@@ -440,7 +450,7 @@ func pointPlugins(ep extensionPoint, own, multi mergedSet, plugins map[string]fr
 		}
 		if !ep.implements(plugins[e.Name]) {
 			se := specErrorf(enabledField(user, ep.name, e.Name), ep.name, "plugin %q does not implement the %s extension point", e.Name, ep.name)
-			se.Kind, se.Point, se.Plugin = SpecNotImplemented, ep.name, e.Name
+			se.Kind, se.Point, se.Plugin = args.SpecNotImplemented, ep.name, e.Name
 			errs = append(errs, se)
 			continue
 		}

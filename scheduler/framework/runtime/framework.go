@@ -17,6 +17,8 @@ limitations under the License.
 package runtime
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 
@@ -29,6 +31,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/metrics"
 )
@@ -61,6 +64,9 @@ type Framework struct {
 	rnd             func(n int) int
 	workloads       framework.WorkloadLister
 	activator       framework.PodActivator
+	bindingPoster   framework.BindingPoster
+	allocated       *dra.AllocatedDevices
+	slices          dra.SliceSource
 
 	preEnqueue []framework.PreEnqueuePlugin
 	queueSort  []framework.QueueSortPlugin
@@ -188,6 +194,22 @@ func (f *Framework) PreemptionsInFlight() *framework.PreemptionsInFlight { retur
 // SharedPluginState returns the state plugins keep for the whole
 // scheduler, shared with its other frameworks when it said so.
 func (f *Framework) SharedPluginState() *framework.SharedPluginState { return f.pluginState }
+
+// PostBinding creates binding with the framework's BindingPoster.
+func (f *Framework) PostBinding(ctx context.Context, binding *v1.Binding) error {
+	if f.bindingPoster == nil {
+		return errors.New("the framework has no client set to bind with")
+	}
+	return f.bindingPoster.PostBinding(ctx, binding)
+}
+
+// AllocatedDevices returns the scheduler's index of allocated devices, nil
+// when WithDeviceState gave none.
+func (f *Framework) AllocatedDevices() *dra.AllocatedDevices { return f.allocated }
+
+// ResourceSlices returns the scheduler's view of ResourceSlices, nil when
+// WithDeviceState gave none.
+func (f *Framework) ResourceSlices() dra.SliceSource { return f.slices }
 
 // IterateOverWaitingPods calls fn for each pod held at Permit.
 func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) { f.waitingPods.Iterate(fn) }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/metrics"
 )
@@ -52,6 +53,23 @@ type options struct {
 	workloads       framework.WorkloadLister
 	activator       framework.PodActivator
 	extenderOptions []extender.Option
+	bindingPoster   framework.BindingPoster
+	allocated       *dra.AllocatedDevices
+	slices          dra.SliceSource
+}
+
+// WithBindingPoster sets what the Handle's PostBinding creates Bindings
+// with; by default a poster on the client set (apiwrite.NewBindingPoster).
+func WithBindingPoster(p framework.BindingPoster) Option {
+	return func(o *options) { o.bindingPoster = p }
+}
+
+// WithDeviceState shares the scheduler's index of allocated devices and its
+// view of ResourceSlices with DynamicResources (the Handle's
+// AllocatedDevices and ResourceSlices); without it the plugin lists claims
+// and slices itself.
+func WithDeviceState(allocated *dra.AllocatedDevices, slices dra.SliceSource) Option {
+	return func(o *options) { o.allocated, o.slices = allocated, slices }
 }
 
 // WithExtenderOptions passes options to the clients of the profile's

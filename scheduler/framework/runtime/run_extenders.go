@@ -26,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/extender"
 )
@@ -41,7 +42,7 @@ func (f *Framework) buildExtenders(specs []v1alpha1.Extender) error {
 	for i, spec := range specs {
 		e, err := extender.New(spec, append([]extender.Option{extender.WithMetrics(f.metrics)}, f.extenderOptions...)...)
 		if err != nil {
-			errs = append(errs, &SpecError{at: fieldPath{"extenders", i}, Section: fmt.Sprintf("extenders[%d]", i), Err: err})
+			errs = append(errs, args.NewSpecError(args.SpecInvalid, fmt.Sprintf("extenders[%d]", i), err, "extenders", i))
 			continue
 		}
 		if e.IsBinder() {

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 )
 
@@ -38,7 +39,7 @@ func TestSpecErrors(t *testing.T) {
 	r["Bad"] = func(context.Context, []byte, framework.Handle) (framework.Plugin, error) { return nil, argsErr }
 	type got struct {
 		Field, Text, Point, Plugin string
-		Kind                       SpecErrorKind
+		Kind                       args.SpecErrorKind
 	}
 	tests := []struct {
 		name string
@@ -47,12 +48,12 @@ func TestSpecErrors(t *testing.T) {
 	}{{
 		name: "unknown plugin, at its place in the list",
 		spec: v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{Filter: enable("FilterA", "Nope")}},
-		want: []got{{Field: "spec.plugins.filter.enabled[1].name", Text: `Filter: unknown plugin "Nope"`, Point: "Filter", Plugin: "Nope", Kind: SpecUnknownPlugin}},
+		want: []got{{Field: "spec.plugins.filter.enabled[1].name", Text: `Filter: unknown plugin "Nope"`, Point: "Filter", Plugin: "Nope", Kind: args.SpecUnknownPlugin}},
 	}, {
 		name: "a plugin where it does not run",
 		spec: v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{Score: enable("FilterA")}},
 		want: []got{{Field: "spec.plugins.score.enabled[0].name", Text: `Score: plugin "FilterA" does not implement the Score extension point`,
-			Point: "Score", Plugin: "FilterA", Kind: SpecNotImplemented}},
+			Point: "Score", Plugin: "FilterA", Kind: args.SpecNotImplemented}},
 	}, {
 		name: "args of a plugin not enabled",
 		spec: v1alpha1.SchedulingProfileSpec{PluginConfig: []v1alpha1.PluginConfig{{Name: "ScoreS"}}},
@@ -63,7 +64,7 @@ func TestSpecErrors(t *testing.T) {
 			Plugins:      &v1alpha1.Plugins{MultiPoint: enable("Bad")},
 			PluginConfig: []v1alpha1.PluginConfig{{Name: "Bad", Args: runtime.RawExtension{Raw: []byte(`{}`)}}},
 		},
-		want: []got{{Field: "spec.pluginConfig[0].args", Text: `initializing plugin "Bad": bad args`, Plugin: "Bad", Kind: SpecInvalidArgs}},
+		want: []got{{Field: "spec.pluginConfig[0].args", Text: `initializing plugin "Bad": bad args`, Plugin: "Bad", Kind: args.SpecInvalidArgs}},
 	}, {
 		name: "a field of its own",
 		spec: v1alpha1.SchedulingProfileSpec{PercentageOfNodesToScore: ptr.To(int32(101))},
@@ -75,7 +76,7 @@ func TestSpecErrors(t *testing.T) {
 			var out []got
 			var visit func(error)
 			visit = func(err error) {
-				var se *SpecError
+				var se *args.SpecError
 				switch {
 				case err == nil:
 				case errors.As(err, &se):

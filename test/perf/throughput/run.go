@@ -95,9 +95,6 @@ func WithK8sBinDir(dir string) Option { return func(o *runOptions) { o.k8sBinDir
 // WithTimeout bounds how long Run waits for every pod to be bound.
 func WithTimeout(d time.Duration) Option { return func(o *runOptions) { o.timeout = d } }
 
-// WithCreateWorkers sets how many nodes and pods are created at once.
-func WithCreateWorkers(n int) Option { return func(o *runOptions) { o.workers = n } }
-
 // WithLogger makes Run report its progress to logger.
 func WithLogger(logger logr.Logger) Option { return func(o *runOptions) { o.logger = logger } }
 

@@ -25,12 +25,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
-	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -39,35 +35,22 @@ import (
 // Name is the plugin's registered name.
 const Name = names.DefaultBinder
 
-// DefaultBinder binds pods with the Kubernetes client.
+// DefaultBinder binds pods through the Handle's PostBinding.
 type DefaultBinder struct {
-	client kubernetes.Interface
-	// poster posts on the client set's core REST client, when it has a
-	// real one (fake client sets do not).
-	poster *apiwrite.Poster
+	handle framework.Handle
 }
 
 var _ framework.BindPlugin = &DefaultBinder{}
 
-// New is the plugin's factory: it binds with the handle's client set.
+// New is the plugin's factory: it binds through the handle.
 func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
 	if _, err := args.Load[args.None]("plugin "+Name, raw); err != nil {
 		return nil, err
 	}
-	if h == nil || h.ClientSet() == nil {
-		return nil, errors.New("plugin DefaultBinder needs a client set")
+	if h == nil {
+		return nil, errors.New("plugin DefaultBinder needs a handle")
 	}
-	return NewBinder(h.ClientSet()), nil
-}
-
-// NewBinder returns a DefaultBinder that binds with client.
-func NewBinder(client kubernetes.Interface) *DefaultBinder {
-	b := &DefaultBinder{client: client}
-	if rc, ok := client.CoreV1().RESTClient().(*rest.RESTClient); ok {
-		// Without a poster, binding goes through the typed client.
-		b.poster, _ = apiwrite.NewPoster(rc)
-	}
-	return b
+	return &DefaultBinder{handle: h}, nil
 }
 
 // Name returns the plugin's name.
@@ -81,19 +64,8 @@ func (b *DefaultBinder) Bind(ctx context.Context, _ *framework.CycleState, pod *
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     v1.ObjectReference{Kind: "Node", Name: nodeName},
 	}
-	if err := b.post(ctx, binding); err != nil {
+	if err := b.handle.PostBinding(ctx, binding); err != nil {
 		return framework.AsStatus(fmt.Errorf("binding pod %s/%s to node %s: %w", pod.Namespace, pod.Name, nodeName, err))
 	}
 	return nil
 }
-
-// post creates the Binding: with a real REST client as a plain POST that
-// reads nothing back, else through the typed client.
-func (b *DefaultBinder) post(ctx context.Context, binding *v1.Binding) error {
-	if b.poster == nil {
-		return b.client.CoreV1().Pods(binding.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
-	}
-	return b.poster.Post(ctx, "namespaces/"+binding.Namespace+"/pods/"+binding.Name+"/binding", binding, podsResource, binding.Name)
-}
-
-var podsResource = schema.GroupResource{Resource: "pods"}

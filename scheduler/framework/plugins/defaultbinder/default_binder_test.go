@@ -23,14 +23,22 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
+
+// recordingPoster records the Binding it is given and answers fail.
+type recordingPoster struct {
+	got  *v1.Binding
+	fail error
+}
+
+func (p *recordingPoster) PostBinding(_ context.Context, b *v1.Binding) error {
+	p.got = b
+	return p.fail
+}
 
 func TestBind(t *testing.T) {
 	tests := []struct {
@@ -44,22 +52,19 @@ func TestBind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := st.Pod("p").Namespace("ns").UID("uid-123").Obj()
-			client := fake.NewClientset(pod)
-			var got *v1.Binding
-			client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
-				if a.GetSubresource() != "binding" {
-					return false, nil, nil
-				}
-				got = a.(clienttesting.CreateAction).GetObject().(*v1.Binding)
-				return true, got, tt.fail
-			})
-			status := NewBinder(client).Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
+			poster := &recordingPoster{fail: tt.fail}
+			pl, err := New(context.Background(), nil, &st.Handle{Binder: poster})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := pl.(*DefaultBinder).Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
 			if status.Code() != tt.want {
 				t.Fatalf("Bind = %v, want %v", status, tt.want)
 			}
 			if tt.fail != nil && !apierrors.IsConflict(errors.Unwrap(status.AsError())) {
 				t.Errorf("error %v does not wrap the API conflict", status.AsError())
 			}
+			got := poster.got
 			if got == nil {
 				t.Fatal("no Binding was posted")
 			}
@@ -73,7 +78,7 @@ func TestBind(t *testing.T) {
 	}
 }
 
-func TestNewNeedsClient(t *testing.T) {
+func TestNewNeedsHandle(t *testing.T) {
 	if _, err := New(context.Background(), nil, nil); err == nil {
 		t.Fatal("New without a handle: want error")
 	}

@@ -32,6 +32,8 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/scheduler/framework/dra"
 )
 
 // plainState is an AllocatedState in comparable form: device and share
@@ -94,7 +96,7 @@ func TestAllocatedIndexMatchesListing(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		e := newEnv(t)
 		clock := testingclock.NewFakePassiveClock(time.Unix(1e9, 0))
-		index := NewAllocatedDevices()
+		index := dra.NewAllocatedDevices()
 		listing := newClaimTracker(e.pl.tracker.lister, nil, clock)
 		indexed := newClaimTracker(e.pl.tracker.lister, index, clock)
 		var claims []*resourceapi.ResourceClaim
@@ -152,9 +154,9 @@ func TestAllocatedIndexMatchesListing(t *testing.T) {
 			} else if w := listing.written[types.NamespacedName{Namespace: ns, Name: c.Name}]; w != nil && newerThan(w.ResourceVersion, c.ResourceVersion) {
 				effective = w
 			}
-			addDevices(&want, effective.Status.Allocation)
+			dra.AddHeld(&want, effective.Status.Allocation)
 		}
-		addDevices(&want, listing.written[types.NamespacedName{Namespace: ns, Name: "created"}].Status.Allocation)
+		dra.AddHeld(&want, listing.written[types.NamespacedName{Namespace: ns, Name: "created"}].Status.Allocation)
 		for name, tr := range map[string]*claimTracker{"listing": listing, "index": indexed} {
 			got, err := tr.allocatedState(released)
 			if err != nil {
@@ -168,7 +170,7 @@ func TestAllocatedIndexMatchesListing(t *testing.T) {
 }
 
 func TestAllocatedDevicesFollowsClaims(t *testing.T) {
-	index := NewAllocatedDevices()
+	index := dra.NewAllocatedDevices()
 	a := claim("a").allocated("node-a", "gpu-0").obj()
 	index.Set(a)
 	shared := func(name, size string) *resourceapi.ResourceClaim {
@@ -182,7 +184,7 @@ func TestAllocatedDevicesFollowsClaims(t *testing.T) {
 	index.Set(shared("s2", "3Gi"))
 	state := func() plainState {
 		var p plainState
-		index.read(func(v view) { p = plain(v.state()) })
+		index.Read(func(v dra.View) { p = plain(v.State()) })
 		return p
 	}
 	gpu := func(d string) string { return structured.MakeDeviceID(driver, "node-a", d).String() }
@@ -205,8 +207,8 @@ func TestAllocatedDevicesFollowsClaims(t *testing.T) {
 		t.Errorf("after deleting s1: memory %q (want 3Gi), shares %v (want one)", c, got.Shared)
 	}
 	// The copy is the allocator's to change.
-	index.read(func(v view) {
-		s := v.state()
+	index.Read(func(v dra.View) {
+		s := v.State()
 		s.AllocatedDevices.Insert(structured.MakeDeviceID(driver, "node-a", "gpu-9"))
 	})
 	if len(state().Devices) != 0 {
@@ -218,10 +220,10 @@ func TestAllocatedDevicesFollowsClaims(t *testing.T) {
 // the queue which pods an event helps, finds the event already in the
 // index: a pod retried because a claim released its device sees it free.
 func TestThenIndexesBeforePassingOn(t *testing.T) {
-	index := NewAllocatedDevices()
+	index := dra.NewAllocatedDevices()
 	held := func() int {
 		var n int
-		index.read(func(v view) { n = v.state().AllocatedDevices.Len() })
+		index.Read(func(v dra.View) { n = v.State().AllocatedDevices.Len() })
 		return n
 	}
 	var seen []int
@@ -248,7 +250,7 @@ func TestThenIndexesBeforePassingOn(t *testing.T) {
 // size): reading the scheduler's index against listing every claim.
 func BenchmarkAllocatedState(b *testing.B) {
 	e := newEnv(b)
-	index := NewAllocatedDevices()
+	index := dra.NewAllocatedDevices()
 	for i := range 4000 {
 		c := claim(fmt.Sprintf("c%d", i)).allocated(fmt.Sprintf("node-%d", i/8), fmt.Sprintf("gpu-%d", i%8)).obj()
 		e.put(c)
@@ -257,7 +259,7 @@ func BenchmarkAllocatedState(b *testing.B) {
 	clock := testingclock.NewFakePassiveClock(time.Unix(1e9, 0))
 	for _, bc := range []struct {
 		name  string
-		index *AllocatedDevices
+		index *dra.AllocatedDevices
 	}{{"listing", nil}, {"index", index}} {
 		b.Run(bc.name, func(b *testing.B) {
 			tr := newClaimTracker(e.pl.tracker.lister, bc.index, clock)

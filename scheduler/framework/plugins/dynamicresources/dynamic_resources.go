@@ -49,6 +49,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/plugins/extendedresource"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 )
@@ -112,7 +113,7 @@ type DynamicResources struct {
 	client  kubernetes.Interface
 	handle  framework.Handle
 	tracker *claimTracker
-	slices  SliceSource
+	slices  dra.SliceSource
 	classes classLister
 	// extended resolves the extended resources DeviceClasses serve.
 	extended *extendedresource.Classes
@@ -187,17 +188,16 @@ func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option)
 		o(pl)
 	}
 	claims := resources.ResourceClaims().Lister()
-	var index *AllocatedDevices
+	// Without the scheduler's index the tracker lists claims, and without
+	// its slice tracker the plugin lists slices as the informer has them.
+	index := h.AllocatedDevices()
 	newTracker := func() any { return newClaimTracker(claims, index, pl.clock) }
-	var slices SliceSource = listerSource{lister: resources.ResourceSlices().Lister()}
+	var slices dra.SliceSource = listerSource{lister: resources.ResourceSlices().Lister()}
+	if s := h.ResourceSlices(); s != nil {
+		slices = s
+	}
 	if s, ok := h.(pluginStateSharer); ok && s.SharedPluginState() != nil {
-		// The scheduler stores its index before it builds a profile;
-		// without one the tracker lists claims.
-		if v, ok := s.SharedPluginState().Load(AllocatedKey); ok {
-			index = v.(*AllocatedDevices)
-		}
 		pl.tracker = s.SharedPluginState().LoadOrStore(sharedTrackerKey, newTracker).(*claimTracker)
-		slices = s.SharedPluginState().LoadOrStore(SlicesKey, func() any { return slices }).(SliceSource)
 	} else {
 		pl.tracker = newTracker().(*claimTracker)
 	}

@@ -22,18 +22,6 @@ import (
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 )
 
-// SlicesKey is the framework.SharedPluginState key under which the
-// scheduler shares the SliceSource every profile's plugin allocates from.
-const SlicesKey = Name + "/slices"
-
-// SliceSource lists the ResourceSlices devices are allocated from, with
-// the taints of DeviceTaintRules applied to their devices. The
-// scheduler's is a tracker from k8s.io/dynamic-resource-allocation's
-// resourceslice/tracker package, as kube-scheduler's.
-type SliceSource interface {
-	ListPatchedResourceSlices() ([]*resourceapi.ResourceSlice, error)
-}
-
 // listerSource is the SliceSource of a plugin built without the
 // scheduler's: the slices as the informer has them, with the taints their
 // drivers published and no DeviceTaintRule applied.

@@ -92,9 +92,7 @@ func TestDeviceTaintRules(t *testing.T) {
 			if err != nil {
 				t.Fatalf("StartTracker: %v", err)
 			}
-			shared := framework.NewSharedPluginState()
-			shared.LoadOrStore(SlicesKey, func() any { return sliceTracker })
-			pl, err := NewWithArgs(ctx, defaultArgs(), &st.Handle{Client: client, Informers: factory, Shared: shared})
+			pl, err := NewWithArgs(ctx, defaultArgs(), &st.Handle{Client: client, Informers: factory, Shared: framework.NewSharedPluginState(), Slices: sliceTracker})
 			if err != nil {
 				t.Fatalf("NewWithArgs: %v", err)
 			}

@@ -30,6 +30,8 @@ import (
 	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/clock"
+
+	"github.com/berth-io/berth/scheduler/framework/dra"
 )
 
 // claimTracker is the scheduler's view of which devices are taken: the
@@ -56,7 +58,7 @@ type claimTracker struct {
 	lister resourcelisters.ResourceClaimLister
 	clock  clock.PassiveClock
 	// index is the scheduler's index of allocated devices, nil without one.
-	index *AllocatedDevices
+	index *dra.AllocatedDevices
 
 	mu       sync.Mutex
 	inFlight map[types.UID]*resourceapi.ResourceClaim
@@ -70,7 +72,7 @@ type claimTracker struct {
 // delivered still counts; an informer that lags longer has lost the watch.
 const createdTTL = 2 * time.Minute
 
-func newClaimTracker(lister resourcelisters.ResourceClaimLister, index *AllocatedDevices, c clock.PassiveClock) *claimTracker {
+func newClaimTracker(lister resourcelisters.ResourceClaimLister, index *dra.AllocatedDevices, c clock.PassiveClock) *claimTracker {
 	return &claimTracker{
 		lister:   lister,
 		index:    index,
@@ -209,9 +211,9 @@ func (t *claimTracker) informerVersionLocked(key types.NamespacedName, uid types
 	if t.index != nil {
 		var rv string
 		var found bool
-		t.index.read(func(v view) {
-			if c := v.claim(uid); c != nil {
-				rv, found = c.resourceVersion, true
+		t.index.Read(func(v dra.View) {
+			if c := v.Claim(uid); c != nil {
+				rv, found = c.ResourceVersion(), true
 			}
 		})
 		return rv, found
@@ -244,7 +246,7 @@ func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.
 		return t.listedStateLocked(released)
 	}
 	var state structured.AllocatedState
-	t.index.read(func(v view) {
+	t.index.Read(func(v dra.View) {
 		// The index's versions of these claims are replaced by add's,
 		// which are taken only once every replaced version is out.
 		replaced := sets.New[types.UID]()
@@ -259,12 +261,12 @@ func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.
 			if replaced.Has(w.UID) {
 				continue
 			}
-			if c := v.claim(w.UID); c == nil {
+			if c := v.Claim(w.UID); c == nil {
 				if _, created := t.fresh[key]; !created {
 					// Gone from the informer: deleted.
 					continue
 				}
-			} else if !newerThan(w.ResourceVersion, c.resourceVersion) {
+			} else if !newerThan(w.ResourceVersion, c.ResourceVersion()) {
 				continue
 			}
 			replaced.Insert(w.UID)
@@ -273,15 +275,15 @@ func (t *claimTracker) allocatedState(released sets.Set[types.UID]) (structured.
 			}
 		}
 		replaced = replaced.Union(released)
-		state = v.state()
-		out := v.remover(&state)
+		state = v.State()
+		out := v.Remover(&state)
 		for uid := range replaced {
-			if c := v.claim(uid); c != nil {
-				out.remove(c)
+			if c := v.Claim(uid); c != nil {
+				out.Remove(c)
 			}
 		}
 		for _, a := range add {
-			addDevices(&state, a)
+			dra.AddHeld(&state, a)
 		}
 	})
 	return state, nil
@@ -303,14 +305,14 @@ func (t *claimTracker) listedStateLocked(released sets.Set[types.UID]) (structur
 	}
 	for uid, claim := range t.inFlight {
 		if !released.Has(uid) {
-			addDevices(&state, claim.Status.Allocation)
+			dra.AddHeld(&state, claim.Status.Allocation)
 		}
 	}
 	for _, claim := range claims {
 		if _, ok := t.inFlight[claim.UID]; ok || released.Has(claim.UID) {
 			continue
 		}
-		addDevices(&state, t.newestLocked(claim).Status.Allocation)
+		dra.AddHeld(&state, t.newestLocked(claim).Status.Allocation)
 	}
 	// Created claims the informer does not have yet.
 	for key := range t.fresh {
@@ -322,23 +324,10 @@ func (t *claimTracker) listedStateLocked(released sets.Set[types.UID]) (structur
 			continue
 		}
 		if _, err := t.lister.ResourceClaims(key.Namespace).Get(key.Name); apierrors.IsNotFound(err) {
-			addDevices(&state, w.Status.Allocation)
+			dra.AddHeld(&state, w.Status.Allocation)
 		}
 	}
 	return state, nil
-}
-
-// addDevices adds what an allocation takes to state. Devices allocated
-// with admin access take nothing; a device shared through consumable
-// capacity counts by its share and the capacity it consumes.
-func addDevices(state *structured.AllocatedState, allocation *resourceapi.AllocationResult) {
-	eachHeld(allocation, func(id structured.DeviceID) { state.AllocatedDevices.Insert(id) },
-		func(id structured.SharedDeviceID, cap *structured.DeviceConsumedCapacity) {
-			state.AllocatedSharedDeviceIDs.Insert(id)
-			if cap != nil {
-				state.AggregatedCapacity.Insert(*cap)
-			}
-		})
 }
 
 // newerThan reports whether resourceVersion a is newer than b. Versions are

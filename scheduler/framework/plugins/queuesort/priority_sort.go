@@ -45,12 +45,6 @@ func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, e
 // Name returns the plugin's name.
 func (*PrioritySort) Name() string { return Name }
 
-// Less reports whether a goes before b: a higher priority wins, and between
-// equal priorities the earlier timestamp wins.
-func (*PrioritySort) Less(a, b *framework.QueuedPodInfo) bool {
-	pa, pb := a.Priority(), b.Priority()
-	if pa != pb {
-		return pa > pb
-	}
-	return a.Timestamp.Before(b.Timestamp)
-}
+// Less reports whether a goes before b: framework.PriorityLess, the order
+// of the scheduling queue that every profile shares.
+func (*PrioritySort) Less(a, b *framework.QueuedPodInfo) bool { return framework.PriorityLess(a, b) }

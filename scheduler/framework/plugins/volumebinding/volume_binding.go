@@ -97,9 +97,6 @@ type Option func(*VolumeBinding)
 // WithClock sets the clock PreBind waits with.
 func WithClock(c clock.WithTicker) Option { return func(pl *VolumeBinding) { pl.clock = c } }
 
-// WithPollInterval sets how often PreBind checks whether the claims are bound.
-func WithPollInterval(d time.Duration) Option { return func(pl *VolumeBinding) { pl.pollInterval = d } }
-
 // New is the plugin's factory: it decodes and validates VolumeBindingArgs.
 func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin, error) {
 	a, err := args.Load[VolumeBindingArgs]("plugin "+Name, raw)

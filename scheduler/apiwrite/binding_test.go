@@ -14,11 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package defaultbinder
+package apiwrite
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -29,26 +28,32 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-
-	"github.com/berth-io/berth/scheduler/framework"
-	st "github.com/berth-io/berth/scheduler/schedtest"
+	clienttesting "k8s.io/client-go/testing"
 )
 
-// TestBindOverHTTP binds through a real REST client against a server that
-// records the request: the typed client's path, with a protobuf body
+func testBinding() *v1.Binding {
+	return &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "uid-123"},
+		Target:     v1.ObjectReference{Kind: "Node", Name: "node-1"},
+	}
+}
+
+// TestPostBindingOverHTTP binds through a real REST client against a server
+// that records the request: the typed client's path, with a protobuf body
 // whatever content type the client set was configured with.
-func TestBindOverHTTP(t *testing.T) {
+func TestPostBindingOverHTTP(t *testing.T) {
 	tests := []struct {
 		name        string
 		contentType string
 		status      int
-		want        framework.Code
+		wantErr     bool
 	}{
-		{name: "protobuf", contentType: runtime.ContentTypeProtobuf, status: http.StatusCreated, want: framework.Success},
-		{name: "json client set", contentType: runtime.ContentTypeJSON, status: http.StatusCreated, want: framework.Success},
-		{name: "conflict", contentType: runtime.ContentTypeJSON, status: http.StatusConflict, want: framework.Error},
+		{name: "protobuf", contentType: runtime.ContentTypeProtobuf, status: http.StatusCreated},
+		{name: "json client set", contentType: runtime.ContentTypeJSON, status: http.StatusCreated},
+		{name: "conflict", contentType: runtime.ContentTypeJSON, status: http.StatusConflict, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,18 +76,16 @@ func TestBindOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := NewBinder(client)
+			b := NewBindingPoster(client)
 			if b.poster == nil {
 				t.Fatal("a real client set's REST client was not used")
 			}
-			pod := st.Pod("p").Namespace("ns").UID("uid-123").Obj()
-
-			status := b.Bind(context.Background(), framework.NewCycleState(), pod, "node-1")
-			if status.Code() != tt.want {
-				t.Fatalf("Bind = %v, want %v", status, tt.want)
+			err = b.PostBinding(context.Background(), testBinding())
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("PostBinding = %v, want error %v", err, tt.wantErr)
 			}
-			if tt.want != framework.Success && !apierrors.IsConflict(errors.Unwrap(status.AsError())) {
-				t.Errorf("error %v does not wrap the API conflict", status.AsError())
+			if tt.wantErr && !apierrors.IsConflict(err) {
+				t.Errorf("error %v is not the API conflict", err)
 			}
 			if method != http.MethodPost || path != "/api/v1/namespaces/ns/pods/p/binding" || query != "" {
 				t.Errorf("request = %s %s?%s, want POST /api/v1/namespaces/ns/pods/p/binding with no query", method, path, query)
@@ -105,9 +108,29 @@ func TestBindOverHTTP(t *testing.T) {
 	}
 }
 
-// BenchmarkBind measures the client side of one bind against a local
-// server: the typed client's Bind against the plain POST.
-func BenchmarkBind(b *testing.B) {
+// TestPostBindingTypedClient binds through a fake client set, which has no
+// REST client to post on: the typed client's Bind.
+func TestPostBindingTypedClient(t *testing.T) {
+	client := fake.NewClientset()
+	var got *v1.Binding
+	client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		got = a.(clienttesting.CreateAction).GetObject().(*v1.Binding)
+		return true, got, nil
+	})
+	if err := NewBindingPoster(client).PostBinding(context.Background(), testBinding()); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || got.Name != "p" || got.UID != "uid-123" || got.Target.Name != "node-1" {
+		t.Errorf("posted binding = %+v", got)
+	}
+}
+
+// BenchmarkPostBinding measures the client side of one bind against a
+// local server: the typed client's Bind against the plain POST.
+func BenchmarkPostBinding(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", runtime.ContentTypeJSON)
@@ -120,21 +143,21 @@ func BenchmarkBind(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pod := st.Pod("p").Namespace("ns").UID("uid-123").Obj()
+	binding := testBinding()
 	for _, typed := range []bool{true, false} {
 		name := "apipost"
 		if typed {
 			name = "typed-client"
 		}
 		b.Run(name, func(b *testing.B) {
-			binder := NewBinder(client)
+			poster := NewBindingPoster(client)
 			if typed {
-				binder.poster = nil
+				poster.poster = nil
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if status := binder.Bind(context.Background(), nil, pod, "node-1"); !status.IsSuccess() {
-					b.Fatal(status)
+				if err := poster.PostBinding(context.Background(), binding); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -14,7 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package dynamicresources
+// Package dra holds what the scheduler shares with every profile's
+// DynamicResources plugin: the index of the devices that allocated
+// ResourceClaims hold, fed by the scheduler's own ResourceClaim handler, and
+// the ResourceSlices devices are allocated from. The scheduler builds them
+// once; plugins read them through framework.Handle.
+package dra
 
 import (
 	"maps"
@@ -27,10 +32,6 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
-
-// AllocatedKey is the framework.SharedPluginState key under which the
-// scheduler shares its AllocatedDevices with every profile's plugin.
-const AllocatedKey = Name + "/allocated"
 
 // AllocatedDevices indexes the devices the informer's ResourceClaims hold
 // through their allocations, so that PreFilter copies a set instead of
@@ -45,7 +46,7 @@ const AllocatedKey = Name + "/allocated"
 // reflected.
 type AllocatedDevices struct {
 	mu     sync.RWMutex
-	claims map[types.UID]*claimDevices
+	claims map[types.UID]*Claim
 	// devices and shared count the claims holding each device or share;
 	// deviceSet and sharedSet hold those counted at least once, ready to copy.
 	devices   map[structured.DeviceID]int
@@ -55,8 +56,8 @@ type AllocatedDevices struct {
 	capacity  structured.ConsumedCapacityCollection
 }
 
-// claimDevices is what one claim's allocation holds.
-type claimDevices struct {
+// Claim is what one claim's allocation holds, as the index has it.
+type Claim struct {
 	resourceVersion string
 	devices         []structured.DeviceID
 	shared          []structured.SharedDeviceID
@@ -66,7 +67,7 @@ type claimDevices struct {
 // NewAllocatedDevices returns an empty index.
 func NewAllocatedDevices() *AllocatedDevices {
 	return &AllocatedDevices{
-		claims:    make(map[types.UID]*claimDevices),
+		claims:    make(map[types.UID]*Claim),
 		devices:   make(map[structured.DeviceID]int),
 		deviceSet: sets.New[structured.DeviceID](),
 		shared:    make(map[structured.SharedDeviceID]int),
@@ -128,7 +129,7 @@ func (a *AllocatedDevices) Then(next cache.ResourceEventHandler) cache.ResourceE
 }
 
 // countLocked adds (by 1) or removes (by -1) what a claim holds.
-func (a *AllocatedDevices) countLocked(c *claimDevices, by int) {
+func (a *AllocatedDevices) countLocked(c *Claim, by int) {
 	for _, d := range c.devices {
 		count(a.devices, a.deviceSet, d, by)
 	}
@@ -156,18 +157,21 @@ func count[K comparable](counts map[K]int, held sets.Set[K], k K, by int) {
 	}
 }
 
-// view is a consistent read of the index, taken under its read lock.
-type view struct{ a *AllocatedDevices }
+// ResourceVersion is the resourceVersion of the claim the index recorded.
+func (c *Claim) ResourceVersion() string { return c.resourceVersion }
 
-// read calls f with the index read-locked.
-func (a *AllocatedDevices) read(f func(view)) {
+// View is a consistent read of the index, valid only inside Read.
+type View struct{ a *AllocatedDevices }
+
+// Read calls f with the index read-locked.
+func (a *AllocatedDevices) Read(f func(View)) {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
-	f(view{a: a})
+	f(View{a: a})
 }
 
-// state copies the devices held into a state the allocator may change.
-func (v view) state() structured.AllocatedState {
+// State copies the devices held into a state the allocator may change.
+func (v View) State() structured.AllocatedState {
 	return structured.AllocatedState{
 		AllocatedDevices:         maps.Clone(v.a.deviceSet),
 		AllocatedSharedDeviceIDs: maps.Clone(v.a.sharedSet),
@@ -175,29 +179,29 @@ func (v view) state() structured.AllocatedState {
 	}
 }
 
-// claim returns what the index knows of a claim, nil when it has none.
-func (v view) claim(uid types.UID) *claimDevices { return v.a.claims[uid] }
+// Claim returns what the index knows of a claim, nil when it has none.
+func (v View) Claim(uid types.UID) *Claim { return v.a.claims[uid] }
 
-// remover takes claims out of a state copied from the index, leaving
+// Remover takes claims out of a state copied from the index, leaving
 // each device and share as long as a claim not taken out holds it.
-type remover struct {
-	v       view
+type Remover struct {
+	v       View
 	state   *structured.AllocatedState
 	devices map[structured.DeviceID]int
 	shared  map[structured.SharedDeviceID]int
 }
 
-// remover returns a remover for state, a copy of v's.
-func (v view) remover(state *structured.AllocatedState) *remover {
-	return &remover{
+// Remover returns a Remover for state, a copy of v's State.
+func (v View) Remover(state *structured.AllocatedState) *Remover {
+	return &Remover{
 		v: v, state: state,
 		devices: make(map[structured.DeviceID]int),
 		shared:  make(map[structured.SharedDeviceID]int),
 	}
 }
 
-// remove takes out what the claim c holds.
-func (r *remover) remove(c *claimDevices) {
+// Remove takes out what the claim c holds.
+func (r *Remover) Remove(c *Claim) {
 	for _, d := range c.devices {
 		takeOut(r.devices, r.v.a.devices, r.state.AllocatedDevices, d)
 	}
@@ -219,8 +223,8 @@ func takeOut[K comparable](out, holders map[K]int, held sets.Set[K], k K) {
 }
 
 // devicesOf lists what an allocation holds.
-func devicesOf(allocation *resourceapi.AllocationResult) *claimDevices {
-	c := &claimDevices{}
+func devicesOf(allocation *resourceapi.AllocationResult) *Claim {
+	c := &Claim{}
 	eachHeld(allocation,
 		func(id structured.DeviceID) { c.devices = append(c.devices, id) },
 		func(id structured.SharedDeviceID, cap *structured.DeviceConsumedCapacity) {
@@ -255,4 +259,25 @@ func eachHeld(allocation *resourceapi.AllocationResult, device func(structured.D
 		}
 		share(structured.MakeSharedDeviceID(id, r.ShareID), cap)
 	}
+}
+
+// AddHeld adds what an allocation takes to state. Devices allocated with
+// admin access take nothing; a device shared through consumable capacity
+// counts by its share and the capacity it consumes.
+func AddHeld(state *structured.AllocatedState, allocation *resourceapi.AllocationResult) {
+	eachHeld(allocation, func(id structured.DeviceID) { state.AllocatedDevices.Insert(id) },
+		func(id structured.SharedDeviceID, cap *structured.DeviceConsumedCapacity) {
+			state.AllocatedSharedDeviceIDs.Insert(id)
+			if cap != nil {
+				state.AggregatedCapacity.Insert(*cap)
+			}
+		})
+}
+
+// SliceSource lists the ResourceSlices devices are allocated from, with the
+// taints of DeviceTaintRules applied to their devices. The scheduler's is a
+// tracker from k8s.io/dynamic-resource-allocation's resourceslice/tracker
+// package, as kube-scheduler's.
+type SliceSource interface {
+	ListPatchedResourceSlices() ([]*resourceapi.ResourceSlice, error)
 }
