@@ -277,11 +277,12 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		base := parkReleases(ctx, "gang-base", n, poolA, poolB)
 		baseRate := bestThroughput(ctx, "gang/pods-per-second-without-fault", n, base)
 		figure("gang/throughput-ratio", float64(int(100*rate/baseRate))/100)
-		// The best of two releases still varies by up to 25% on this
-		// 2-core machine (0.77 to 0.93 in CI runs with no change to the
+		// The best of two releases still varies by up to 30% on this
+		// 2-core machine (0.71 to 1.2 in CI runs with no change to the
 		// scheduler); a fault that held the loop (a member keeping a binding
-		// slot, a call waiting on the webhook) would show far more.
-		Expect(rate / baseRate).To(BeNumerically(">=", 0.65))
+		// slot, a call waiting on the webhook) would show far more, so
+		// only a collapse fails the spec and the ratio is a figure.
+		Expect(rate / baseRate).To(BeNumerically(">=", 0.5))
 
 		expectNoOvercommit(ctx, "gang")
 		standby.expectCacheSettles(ctx, "gang")
