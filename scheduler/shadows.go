@@ -102,6 +102,9 @@ type shadowJob struct {
 	// rejecting the plugins that rejected the pod, if it found none.
 	reuse, liveFiltered bool
 	feasible, rejecting []string
+	// group, for a PodGroup's cycle, is the group and what its live cycle
+	// decided; the shadows then run the group's cycle dry (shadow_group.go).
+	group *groupShadowJob
 }
 
 func newShadows() *shadows {
@@ -249,7 +252,7 @@ func (s *Scheduler) endShadow(host string, failure *schedulingFailure) {
 // their own share.
 func (s *Scheduler) noteShadowSearch(feasible []*framework.NodeInfo, diagnosis framework.Diagnosis, numNodes int) {
 	job := s.shadows.pending
-	if job == nil {
+	if job == nil || job.group != nil {
 		return
 	}
 	if job.reuse {
@@ -294,7 +297,11 @@ func (s *Scheduler) runShadows(ctx context.Context) {
 			return
 		case job := <-s.shadows.jobs:
 			for _, p := range job.profiles {
-				s.evaluateShadow(ctx, p, job)
+				if job.group != nil {
+					s.evaluateGroupShadow(ctx, p, job)
+				} else {
+					s.evaluateShadow(ctx, p, job)
+				}
 			}
 			s.shadows.idle <- struct{}{}
 		}
