@@ -263,7 +263,7 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 	}
 	best, status := s.bestPlacement(ctx, fwk, pg, feasible)
 	if best != nil && best.group != nil {
-		best.group.PodGroup = framework.RefOf(pg).String()
+		best.group.PodGroup = pg.Namespace + "/" + pg.Name
 		best.group.TopologyKey, _ = framework.TopologyKeyOf(pg)
 		best.group.Tried = len(tries)
 	}

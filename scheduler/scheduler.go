@@ -296,6 +296,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		}
 		return ""
 	}, workloadOpts...)
+	s.shadows.workloads.WorkloadLister = s.workloads
 
 	slices, err := s.startSliceTracker(ctx, o.deviceTaintRules)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
@@ -66,7 +67,7 @@ func (s *Scheduler) beginGroupShadow(pod *v1.Pod, fwk *runtime.Framework, pg *sc
 		pods:          make([]*v1.Pod, len(members)),
 		scheduled:     len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg))),
 		liveGenerator: fwk.PlacementGeneratorName(),
-		live:          shadow.LiveGroup{PodGroup: framework.RefOf(pg).String()},
+		live:          shadow.LiveGroup{PodGroup: pg.Namespace + "/" + pg.Name},
 	}
 	for i, m := range members {
 		g.pods[i] = m.Pod
@@ -125,10 +126,54 @@ func groupRejecting(r *placementResult) []string {
 	return sets.List(plugins)
 }
 
+// shadowWorkloads are the PodGroups as the shadow profiles' plugins see
+// them: the scheduler's, except that while a group cycle is evaluated its
+// members read as they were before the live cycle, unplaced, although the
+// live cycle may have assumed or bound them since.
+type shadowWorkloads struct {
+	framework.WorkloadLister
+	// cycle holds the UIDs of the members of the cycle under evaluation;
+	// only the shadows' worker sets and reads it.
+	cycle map[types.UID]bool
+}
+
+// Members returns the group's members, those of the cycle as not bound.
+func (w *shadowWorkloads) Members(ref framework.GroupRef) []*v1.Pod {
+	members := w.WorkloadLister.Members(ref)
+	if len(w.cycle) == 0 {
+		return members
+	}
+	out := make([]*v1.Pod, len(members))
+	for i, m := range members {
+		out[i] = m
+		if w.cycle[m.UID] && m.Spec.NodeName != "" {
+			out[i] = assumedCopy(m, "")
+		}
+	}
+	return out
+}
+
+// IsPlaced reports whether the pod is assumed or bound, and not of the cycle.
+func (w *shadowWorkloads) IsPlaced(pod *v1.Pod) bool { return w.NodeOf(pod) != "" }
+
+// NodeOf returns the pod's node, "" for a member of the cycle.
+func (w *shadowWorkloads) NodeOf(pod *v1.Pod) string {
+	if w.cycle[pod.UID] {
+		return ""
+	}
+	return w.WorkloadLister.NodeOf(pod)
+}
+
 // evaluateGroupShadow runs one shadow profile's dry run of the job's group
 // cycle, compares it with the live decision and records the outcome.
 func (s *Scheduler) evaluateGroupShadow(ctx context.Context, p *ShadowProfile, job *shadowJob) {
 	logger := klog.FromContext(ctx).WithValues("podGroup", job.group.live.PodGroup, "shadowProfile", p.Source)
+	w := s.shadows.workloads
+	w.cycle = make(map[types.UID]bool, len(job.group.pods))
+	for _, pod := range job.group.pods {
+		w.cycle[pod.UID] = true
+	}
+	defer func() { w.cycle = nil }()
 	e, err := s.shadowGroupEvaluation(ctx, p.Framework, job)
 	if err != nil {
 		logger.V(2).Info("Shadow evaluation of a pod group failed", "err", err)

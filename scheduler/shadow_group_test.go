@@ -82,8 +82,8 @@ func newGroupHarness(t *testing.T, live, candidate *v1alpha1.SchedulingProfileSp
 }
 
 // cycle runs the group's cycle as scheduleGroup does, up to the choice of
-// its placement (no Reserve, Permit or binding), recording its decision,
-// and returns the best placement's try, the status, and the shadows' job
+// its placement and the members assumed (no Reserve, Permit or binding),
+// recording its decision, and returns the best placement's try, the status, and the shadows' job
 // if one was handed to the worker.
 func (h *groupHarness) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*placementResult, groupStatus, *shadowJob) {
 	h.t.Helper()
@@ -109,6 +109,17 @@ func (h *groupHarness) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*
 	best, status := s.groupAlgorithm(h.ctx, fwk, pg, members)
 	s.recordGroup = false
 	s.endGroupShadow(best, status)
+	if status.success() {
+		// The live members are assumed, as admitGroup does, before the
+		// worker runs: the shadows must see the group as it was before.
+		for _, m := range best.members {
+			if m.err == nil {
+				if err := s.cache.AssumePod(logr.Discard(), assumedCopy(m.qpi.Pod, m.result.host)); err != nil {
+					h.t.Fatal(err)
+				}
+			}
+		}
+	}
 	select {
 	case job := <-s.shadows.jobs:
 		return best, status, job

@@ -77,6 +77,8 @@ type shadows struct {
 	// it to the cycle's generation, then only the worker reads it until it
 	// hands idle back.
 	snapshot *schedcache.Snapshot
+	// workloads are the PodGroups as the shadows' plugins see them.
+	workloads *shadowWorkloads
 	// idle holds a token while the worker is free to take a job.
 	idle chan struct{}
 	jobs chan *shadowJob
@@ -108,7 +110,7 @@ type shadowJob struct {
 }
 
 func newShadows() *shadows {
-	sh := &shadows{snapshot: schedcache.NewEmptySnapshot(), idle: make(chan struct{}, 1), jobs: make(chan *shadowJob, 1)}
+	sh := &shadows{snapshot: schedcache.NewEmptySnapshot(), workloads: &shadowWorkloads{}, idle: make(chan struct{}, 1), jobs: make(chan *shadowJob, 1)}
 	sh.idle <- struct{}{}
 	empty := map[string][]*ShadowProfile{}
 	sh.byOf.Store(&empty)
@@ -120,7 +122,7 @@ func newShadows() *shadows {
 // filtering and scoring on one goroutine, so that it takes as little as
 // possible from the scheduling loop.
 func (s *Scheduler) CompileShadow(ctx context.Context, name string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error) {
-	own := append([]runtime.Option{runtime.WithSnapshotSharedLister(s.shadows.snapshot), runtime.WithParallelism(1)}, opts...)
+	own := append([]runtime.Option{runtime.WithSnapshotSharedLister(s.shadows.snapshot), runtime.WithParallelism(1), runtime.WithWorkloads(s.shadows.workloads)}, opts...)
 	return s.CompileProfile(ctx, name, spec, own...)
 }
 
