@@ -30,6 +30,7 @@ import (
 	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/decisions"
+	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/shadow"
 )
@@ -198,6 +199,7 @@ func shadowStatus(of string, stats *scheduler.ShadowStats) *v1alpha1.ShadowStatu
 		st.RecentDisagreements = append(st.RecentDisagreements, v1alpha1.ShadowDisagreement{
 			Pod: d.Pod, LiveNode: d.Decision.LiveNode, ShadowNode: d.Decision.ShadowNode,
 			DecidingPlugins: slices.Clone(d.Decision.Deciding), Time: metav1.NewTime(d.Time),
+			PodGroup: d.Decision.PodGroup, LivePlacement: d.Decision.LivePlacement, ShadowPlacement: d.Decision.ShadowPlacement,
 		})
 	}
 	return st
@@ -241,16 +243,32 @@ func decisionStatus(d decisions.Decision) v1alpha1.SchedulingDecision {
 		FeasibleNodes: int32(d.Feasible), EvaluatedNodes: int32(d.Evaluated),
 	}
 	for _, n := range d.Nodes {
-		dn := v1alpha1.DecisionNode{Node: n.Name, Total: n.TotalScore}
-		for _, ps := range n.Scores {
-			if len(dn.Scores) == maxDecisionScores {
-				break
-			}
-			dn.Scores = append(dn.Scores, v1alpha1.DecisionScore{Plugin: ps.Name, Score: ps.Score})
+		sd.Nodes = append(sd.Nodes, v1alpha1.DecisionNode{Node: n.Name, Total: n.TotalScore, Scores: decisionScores(n.Scores)})
+	}
+	if g := d.Group; g != nil {
+		pg := &v1alpha1.DecisionPodGroup{
+			Name: g.PodGroup, TopologyKey: g.TopologyKey, Placement: g.Placement,
+			PlacementsTried: int32(g.Tried), PlacementsFeasible: int32(g.Feasible),
 		}
-		sd.Nodes = append(sd.Nodes, dn)
+		for _, p := range g.Placements {
+			pg.Placements = append(pg.Placements, v1alpha1.DecisionPlacement{Placement: p.Name, Total: p.TotalScore, Scores: decisionScores(p.Scores)})
+		}
+		sd.PodGroup = pg
 	}
 	return sd
+}
+
+// decisionScores turns recorded plugin scores into their status entries,
+// at most maxDecisionScores.
+func decisionScores(scores []framework.PluginScore) []v1alpha1.DecisionScore {
+	var out []v1alpha1.DecisionScore
+	for _, ps := range scores {
+		if len(out) == maxDecisionScores {
+			break
+		}
+		out = append(out, v1alpha1.DecisionScore{Plugin: ps.Name, Score: ps.Score})
+	}
+	return out
 }
 
 // maxDecisionScores bounds a decision node's scores, as the CRD does.

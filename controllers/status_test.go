@@ -293,7 +293,9 @@ func TestShadowProfileStatus(t *testing.T) {
 				shadow.OutcomeDropped: 4, shadow.OutcomeError: 0,
 			},
 			Deciding: []shadow.PluginCount{{Plugin: "NodeResourcesFit", Count: 2}, {Plugin: "NodeAffinity", Count: 1}},
-			Recent: []shadow.Disagreement{{Pod: "ns/a", Time: t0, Decision: shadow.Decision{
+			Recent: []shadow.Disagreement{{Pod: "ns/m0", Time: t0, Decision: shadow.Decision{
+				Outcome: shadow.OutcomeDisagreed, PodGroup: "ns/crew", LivePlacement: "r1", ShadowPlacement: "r2", Deciding: []string{"TaintToleration"},
+			}}, {Pod: "ns/a", Time: t0, Decision: shadow.Decision{
 				Outcome: shadow.OutcomeDisagreed, LiveNode: "n1", ShadowNode: "n2", Deciding: []string{"NodeResourcesFit"},
 			}}},
 		}},
@@ -301,7 +303,10 @@ func TestShadowProfileStatus(t *testing.T) {
 			Of: "sched", LiveProfile: "default", Since: &since, Evaluated: 8, Agreed: 5, Disagreed: 2, ShadowUnschedulable: 1,
 			Dropped: 4, AgreementPercent: "62.5",
 			DecidingPlugins:     []v1alpha1.ShadowPluginCount{{Plugin: "NodeResourcesFit", Disagreements: 2}, {Plugin: "NodeAffinity", Disagreements: 1}},
-			RecentDisagreements: []v1alpha1.ShadowDisagreement{{Pod: "ns/a", LiveNode: "n1", ShadowNode: "n2", DecidingPlugins: []string{"NodeResourcesFit"}, Time: since}},
+			RecentDisagreements: []v1alpha1.ShadowDisagreement{
+				{Pod: "ns/m0", PodGroup: "ns/crew", LivePlacement: "r1", ShadowPlacement: "r2", DecidingPlugins: []string{"TaintToleration"}, Time: since},
+				{Pod: "ns/a", LiveNode: "n1", ShadowNode: "n2", DecidingPlugins: []string{"NodeResourcesFit"}, Time: since},
+			},
 		},
 	}}
 	for _, tt := range tests {
@@ -387,6 +392,27 @@ func TestRecentDecisionsStatus(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, decisionStatus(recorded("a", 1))); diff != "" {
 			t.Errorf("decisionStatus (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a group member's decision carries its PodGroup's placement and ranking", func(t *testing.T) {
+		d := recorded("a", 1)
+		d.Group = &decisions.Group{PodGroup: "ns/crew", TopologyKey: "rack", Placement: "r2", Tried: 3, Feasible: 2,
+			Placements: []framework.NodePluginScores{
+				{Name: "r2", TotalScore: 100, Scores: []framework.PluginScore{{Name: "PodGroupPodsCount", Score: 100}}},
+				{Name: "r1", TotalScore: 50, Scores: []framework.PluginScore{{Name: "PodGroupPodsCount", Score: 50}}},
+			}}
+		want := &v1alpha1.DecisionPodGroup{Name: "ns/crew", TopologyKey: "rack", Placement: "r2", PlacementsTried: 3, PlacementsFeasible: 2,
+			Placements: []v1alpha1.DecisionPlacement{
+				{Placement: "r2", Total: 100, Scores: []v1alpha1.DecisionScore{{Plugin: "PodGroupPodsCount", Score: 100}}},
+				{Placement: "r1", Total: 50, Scores: []v1alpha1.DecisionScore{{Plugin: "PodGroupPodsCount", Score: 50}}},
+			}}
+		got := decisionStatus(d)
+		if diff := cmp.Diff(want, got.PodGroup); diff != "" {
+			t.Errorf("podGroup (-want +got):\n%s", diff)
+		}
+		if got.Node != "n-a" || len(got.Nodes) != 2 {
+			t.Errorf("the member's own node and scores are lost: %+v", got)
 		}
 	})
 

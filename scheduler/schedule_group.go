@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
+	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
@@ -106,6 +107,9 @@ type placementResult struct {
 	placement *framework.Placement
 	members   []memberResult
 	status    groupStatus
+	// group is how the cycle chose this placement, for the members'
+	// recorded decisions; set on the best placement while recordGroup is.
+	group *decisions.Group
 }
 
 // assignments are the members the try placed.
@@ -169,7 +173,13 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 		return
 	}
 
+	// Shadow profiles of this schedulerName, if any, run the group's cycle
+	// dry on their own snapshot, on their own goroutine, once it is done.
+	s.beginGroupShadow(qpi.Pod, fwk, pg, members)
+	s.recordGroup = prof.Decisions != nil
 	best, status := s.groupAlgorithm(ctx, fwk, pg, members)
+	s.recordGroup = false
+	s.endGroupShadow(best, status)
 	if !status.success() {
 		outcome := groupFailure{status: status, tried: best, full: status}
 		if status.code == framework.Unschedulable {
@@ -251,7 +261,13 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 	if len(feasible) == 0 {
 		return tries[0], unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError()))
 	}
-	return s.bestPlacement(ctx, fwk, pg, feasible)
+	best, status := s.bestPlacement(ctx, fwk, pg, feasible)
+	if best != nil && best.group != nil {
+		best.group.PodGroup = pg.Namespace + "/" + pg.Name
+		best.group.TopologyKey, _ = framework.TopologyKeyOf(pg)
+		best.group.Tried = len(tries)
+	}
+	return best, status
 }
 
 // tryPlacements tries the members in every placement the PlacementGenerate
@@ -359,7 +375,7 @@ func (s *Scheduler) tryPlacement(ctx context.Context, fwk *runtime.Framework, pg
 func (s *Scheduler) placeMember(ctx context.Context, fwk *runtime.Framework, qpi *framework.QueuedPodInfo) memberResult {
 	ctx = klog.NewContext(ctx, loggerFor(ctx, qpi.Pod))
 	m := memberResult{qpi: qpi, state: framework.NewCycleState()}
-	result, err := s.schedulePod(ctx, fwk, m.state, qpi.Pod, false)
+	result, err := s.schedulePod(ctx, fwk, m.state, qpi.Pod, s.recordGroup)
 	m.result = result
 	if err != nil {
 		m.err = err
@@ -418,28 +434,33 @@ func (s *Scheduler) revert(ctx context.Context, fwk *runtime.Framework, r *place
 }
 
 // bestPlacement ranks the placements where the group fits with the
-// PlacementScore plugins; equal scores are broken at random.
+// PlacementScore plugins; equal scores are broken at random. While
+// recordGroup is set, the best placement keeps the ranking.
 func (s *Scheduler) bestPlacement(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, feasible []*placementResult) (*placementResult, groupStatus) {
 	assignments := make([]*framework.PodGroupAssignments, len(feasible))
 	for i, r := range feasible {
 		assignments[i] = r.assignments()
 	}
-	totals, st := fwk.RunPlacementScorePlugins(ctx, pg, assignments)
+	scores, st := fwk.ScorePlacements(ctx, pg, assignments)
 	if !st.IsSuccess() {
 		return nil, fromStatus(st)
 	}
 	best, ties := 0, 1
-	for i := 1; i < len(totals); i++ {
+	for i := 1; i < len(scores); i++ {
 		switch {
-		case totals[i] > totals[best]:
+		case scores[i].TotalScore > scores[best].TotalScore:
 			best, ties = i, 1
-		case totals[i] == totals[best]:
+		case scores[i].TotalScore == scores[best].TotalScore:
 			// Reservoir sampling: each of the tied placements wins equally often.
 			ties++
 			if s.rand(ties) == 0 {
 				best = i
 			}
 		}
+	}
+	if s.recordGroup {
+		name := feasible[best].placement.Name
+		feasible[best].group = &decisions.Group{Placement: name, Feasible: len(feasible), Placements: decisions.Top(scores, name)}
 	}
 	return feasible[best], groupStatus{code: framework.Success}
 }
@@ -474,6 +495,7 @@ func (s *Scheduler) admitGroup(ctx context.Context, prof *profile.Profile, pg *s
 			unschedulable++
 			continue
 		}
+		m.result.group = best.group
 		s.startBinding(mctx, prof, qpi, m.state, assumed, m.result, start, cycle)
 		scheduled++
 	}

@@ -55,6 +55,9 @@ type scheduleResult struct {
 	// top are the scores of host and its best runners-up, kept when the
 	// profile records its decisions and more than one node was feasible.
 	top []framework.NodePluginScores
+	// group is how the PodGroup cycle that placed the pod chose its
+	// placement, when the profile records its decisions; nil otherwise.
+	group *decisions.Group
 }
 
 // scheduleOne takes one pod from the queue and runs its scheduling cycle; on
@@ -131,6 +134,7 @@ func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi
 			prof.Decisions.Add(decisions.Decision{
 				Pod: assumed.Namespace + "/" + assumed.Name, UID: assumed.UID, Node: result.host, Generation: prof.Generation,
 				Time: s.clock.Now(), Feasible: result.feasibleNodes, Evaluated: result.evaluatedNodes, Nodes: result.top,
+				Group: result.group,
 			})
 		}
 		if s.scheduledEvents == nil {

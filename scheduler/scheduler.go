@@ -124,6 +124,10 @@ type Scheduler struct {
 	// refreshed from the cache, and the cycle puts the group's members on
 	// the snapshot's nodes instead of assuming them in the cache.
 	simulating bool
+	// recordGroup is set while a PodGroup's cycle runs for a profile that
+	// records its decisions: the members' tries keep their scores and the
+	// best placement its ranking.
+	recordGroup bool
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
@@ -292,6 +296,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		}
 		return ""
 	}, workloadOpts...)
+	s.shadows.workloads.WorkloadLister = s.workloads
 
 	slices, err := s.startSliceTracker(ctx, o.deviceTaintRules)
 	if err != nil {

@@ -77,6 +77,8 @@ type shadows struct {
 	// it to the cycle's generation, then only the worker reads it until it
 	// hands idle back.
 	snapshot *schedcache.Snapshot
+	// workloads are the PodGroups as the shadows' plugins see them.
+	workloads *shadowWorkloads
 	// idle holds a token while the worker is free to take a job.
 	idle chan struct{}
 	jobs chan *shadowJob
@@ -102,10 +104,13 @@ type shadowJob struct {
 	// rejecting the plugins that rejected the pod, if it found none.
 	reuse, liveFiltered bool
 	feasible, rejecting []string
+	// group, for a PodGroup's cycle, is the group and what its live cycle
+	// decided; the shadows then run the group's cycle dry (shadow_group.go).
+	group *groupShadowJob
 }
 
 func newShadows() *shadows {
-	sh := &shadows{snapshot: schedcache.NewEmptySnapshot(), idle: make(chan struct{}, 1), jobs: make(chan *shadowJob, 1)}
+	sh := &shadows{snapshot: schedcache.NewEmptySnapshot(), workloads: &shadowWorkloads{}, idle: make(chan struct{}, 1), jobs: make(chan *shadowJob, 1)}
 	sh.idle <- struct{}{}
 	empty := map[string][]*ShadowProfile{}
 	sh.byOf.Store(&empty)
@@ -117,7 +122,7 @@ func newShadows() *shadows {
 // filtering and scoring on one goroutine, so that it takes as little as
 // possible from the scheduling loop.
 func (s *Scheduler) CompileShadow(ctx context.Context, name string, spec *v1alpha1.SchedulingProfileSpec, opts ...runtime.Option) (*runtime.Framework, error) {
-	own := append([]runtime.Option{runtime.WithSnapshotSharedLister(s.shadows.snapshot), runtime.WithParallelism(1)}, opts...)
+	own := append([]runtime.Option{runtime.WithSnapshotSharedLister(s.shadows.snapshot), runtime.WithParallelism(1), runtime.WithWorkloads(s.shadows.workloads)}, opts...)
 	return s.CompileProfile(ctx, name, spec, own...)
 }
 
@@ -249,7 +254,7 @@ func (s *Scheduler) endShadow(host string, failure *schedulingFailure) {
 // their own share.
 func (s *Scheduler) noteShadowSearch(feasible []*framework.NodeInfo, diagnosis framework.Diagnosis, numNodes int) {
 	job := s.shadows.pending
-	if job == nil {
+	if job == nil || job.group != nil {
 		return
 	}
 	if job.reuse {
@@ -294,7 +299,11 @@ func (s *Scheduler) runShadows(ctx context.Context) {
 			return
 		case job := <-s.shadows.jobs:
 			for _, p := range job.profiles {
-				s.evaluateShadow(ctx, p, job)
+				if job.group != nil {
+					s.evaluateGroupShadow(ctx, p, job)
+				} else {
+					s.evaluateShadow(ctx, p, job)
+				}
 			}
 			s.shadows.idle <- struct{}{}
 		}

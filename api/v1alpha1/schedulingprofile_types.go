@@ -424,6 +424,20 @@ type ShadowDisagreement struct {
 	DecidingPlugins []string `json:"decidingPlugins,omitempty"`
 	// time is when the shadow evaluated the pod.
 	Time metav1.Time `json:"time"`
+	// podGroup, for a PodGroup's cycle, is the group, namespace/name: pod
+	// is then the first member the two place on different nodes, or the
+	// cycle's first member when they differ as a group.
+	// +optional
+	PodGroup string `json:"podGroup,omitempty"`
+	// livePlacement, for a PodGroup's cycle, is the placement (topology
+	// value) the live profile put the group in; empty when it placed none
+	// of it, or for the one placement of every node.
+	// +optional
+	LivePlacement string `json:"livePlacement,omitempty"`
+	// shadowPlacement, for a PodGroup's cycle, is the placement the shadow
+	// would put the group in, empty as livePlacement is.
+	// +optional
+	ShadowPlacement string `json:"shadowPlacement,omitempty"`
 }
 
 // SchedulingDecision is one placement by a live profile: where the pod
@@ -451,6 +465,51 @@ type SchedulingDecision struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=3
 	Nodes []DecisionNode `json:"nodes,omitempty"`
+	// podGroup, for a member placed by its PodGroup's cycle, is how that
+	// cycle chose where the group goes; the members it bound share it.
+	// +optional
+	PodGroup *DecisionPodGroup `json:"podGroup,omitempty"`
+}
+
+// DecisionPodGroup is how a PodGroup's scheduling cycle chose the
+// placement (topology domain) of its members.
+type DecisionPodGroup struct {
+	// name is the PodGroup, namespace/name.
+	Name string `json:"name"`
+	// topologyKey is the node label the group is kept within one value
+	// of; empty when the group has no topology constraint.
+	// +optional
+	TopologyKey string `json:"topologyKey,omitempty"`
+	// placement is the placement chosen: its value of topologyKey, empty
+	// for the one placement of every node.
+	// +optional
+	Placement string `json:"placement,omitempty"`
+	// placementsTried counts the placements the cycle tried.
+	PlacementsTried int32 `json:"placementsTried"`
+	// placementsFeasible counts those where the whole group fitted.
+	PlacementsFeasible int32 `json:"placementsFeasible"`
+	// placements are the chosen placement first, then its best feasible
+	// runners-up, with their weighted PlacementScore scores (such as
+	// PodGroupPodsCount's), as the cycle ranked them.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=3
+	Placements []DecisionPlacement `json:"placements,omitempty"`
+}
+
+// DecisionPlacement is one ranked placement of a DecisionPodGroup.
+type DecisionPlacement struct {
+	// placement is the placement's topology value, empty for the one
+	// placement of every node.
+	// +optional
+	Placement string `json:"placement,omitempty"`
+	// total is the sum of the weighted placement scores.
+	Total int64 `json:"total"`
+	// scores are the PlacementScore plugins' weighted scores.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Scores []DecisionScore `json:"scores,omitempty"`
 }
 
 // DecisionNode is one scored node of a SchedulingDecision.

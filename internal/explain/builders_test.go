@@ -64,3 +64,15 @@ func decision(ns, name, node string, generation int64) v1alpha1.SchedulingDecisi
 func makeWeight(name, profile, plugin string, weight int32) *v1alpha1.PluginWeight {
 	return st.PluginWeight(name, plugin, weight).Created(t0).Profile(profile).Obj()
 }
+
+// groupDecision is decision for a member that its PodGroup's cycle placed
+// in rack r2, ranked above r1 by PodGroupPodsCount.
+func groupDecision(ns, name, node string, generation int64) v1alpha1.SchedulingDecision {
+	d := decision(ns, name, node, generation)
+	d.PodGroup = &v1alpha1.DecisionPodGroup{Name: ns + "/crew", TopologyKey: "test.berth.io/rack", Placement: "r2", PlacementsTried: 3, PlacementsFeasible: 2,
+		Placements: []v1alpha1.DecisionPlacement{
+			{Placement: "r2", Total: 100, Scores: []v1alpha1.DecisionScore{{Plugin: "PodGroupPodsCount", Score: 100}}},
+			{Placement: "r1", Total: 50, Scores: []v1alpha1.DecisionScore{{Plugin: "PodGroupPodsCount", Score: 50}}},
+		}}
+	return d
+}

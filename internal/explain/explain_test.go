@@ -451,6 +451,17 @@ func TestExplainRecordedDecision(t *testing.T) {
 			"runner-up  runner-up  150    70",
 		},
 	}, {
+		name:    "recorded for a member of a PodGroup",
+		pod:     pendingPod("ns", "web", 500, 512).NodeName("b").Phase(v1.PodRunning).Obj(),
+		profile: st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).Generation(3).RecordDecisions(10).RecentDecisions(groupDecision("ns", "web", "b", 2)).Obj(),
+		want:    &explain.Recorded{Profile: "default", SchedulingDecision: groupDecision("ns", "web", "b", 2)},
+		wantTable: []string{
+			"Its PodGroup ns/crew was placed as a group in test.berth.io/rack=r2: the whole group fitted in 2 of the 3 placements tried.",
+			"PLACEMENT  RESULT     TOTAL  PodGroupPodsCount",
+			"r2         chosen     100    100",
+			"r1         runner-up  50     50",
+		},
+	}, {
 		name:      "pending: nothing to look for",
 		pod:       pendingPod("ns", "web", 500, 512).Obj(),
 		profile:   st.Profile("default").Created(t0).SchedulerName(v1.DefaultSchedulerName).RecordDecisions(10).RecentDecisions(other).Obj(),

@@ -72,6 +72,9 @@ func writeRecorded(b *strings.Builder, r *Report) {
 	}
 	fmt.Fprintf(b, "Recorded: SchedulingProfile %s, generation %d, bound it to %s at %s; %d of %d nodes searched were feasible.\n",
 		d.Profile, d.Generation, d.Node, d.Time.UTC().Format("2006-01-02T15:04:05Z"), d.FeasibleNodes, d.EvaluatedNodes)
+	if d.PodGroup != nil {
+		writeRecordedGroup(b, d.PodGroup)
+	}
 	if len(d.Nodes) == 0 {
 		b.WriteString("It was the only feasible node: nothing was scored.\n")
 		return
@@ -112,4 +115,54 @@ func recordedCell(n v1alpha1.DecisionNode, plugin string) string {
 		}
 	}
 	return ""
+}
+
+// writeRecordedGroup writes how the PodGroup cycle that bound a member
+// chose its placement: the placements tried and feasible, and their ranking.
+func writeRecordedGroup(b *strings.Builder, g *v1alpha1.DecisionPodGroup) {
+	where := "on any nodes (no topology constraint)"
+	if g.TopologyKey != "" {
+		where = fmt.Sprintf("in %s=%s", g.TopologyKey, g.Placement)
+	}
+	fmt.Fprintf(b, "Its PodGroup %s was placed as a group %s: the whole group fitted in %d of the %d placements tried.\n",
+		g.Name, where, g.PlacementsFeasible, g.PlacementsTried)
+	if len(g.Placements) == 0 {
+		return
+	}
+	var plugins []string
+	for _, p := range g.Placements {
+		for _, s := range p.Scores {
+			if !contains(plugins, s.Plugin) {
+				plugins = append(plugins, s.Plugin)
+			}
+		}
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(append([]string{"PLACEMENT", "RESULT", "TOTAL"}, plugins...), "\t"))
+	for i, p := range g.Placements {
+		result := "runner-up"
+		switch {
+		case i == 0:
+			result = "chosen"
+		case p.Total == g.Placements[0].Total:
+			// The cycle picked among the tied placements at random.
+			result = "tied"
+		}
+		name := p.Placement
+		if name == "" {
+			name = "(all nodes)"
+		}
+		row := []string{name, result, fmt.Sprint(p.Total)}
+		for _, pl := range plugins {
+			cell := ""
+			for _, s := range p.Scores {
+				if s.Plugin == pl {
+					cell = fmt.Sprint(s.Score)
+				}
+			}
+			row = append(row, cell)
+		}
+		fmt.Fprintln(tw, strings.TrimRight(strings.Join(row, "\t"), "\t"))
+	}
+	_ = tw.Flush()
 }

@@ -51,6 +51,30 @@ type Decision struct {
 	// Nodes are the chosen node first, then the best runners-up by total
 	// (then name); nil when nothing was scored.
 	Nodes []framework.NodePluginScores
+	// Group, for a member that its PodGroup's cycle placed, is how that
+	// cycle chose where the group goes; the members it bound share it.
+	Group *Group
+}
+
+// Group is how a PodGroup's cycle chose the placement of its members: the
+// placements it tried, those where the group fitted, and their ranking by
+// the PlacementScore plugins (PodGroupPodsCount).
+type Group struct {
+	// PodGroup is the group's namespace/name.
+	PodGroup string
+	// TopologyKey is the node label the group is kept within one value
+	// of; "" when it has no topology constraint.
+	TopologyKey string
+	// Placement names the placement chosen: its topology value, or ""
+	// for the one placement of every node.
+	Placement string
+	// Tried and Feasible count the placements the cycle tried and those
+	// where the whole group fitted.
+	Tried, Feasible int
+	// Placements are the chosen placement first, then the best other
+	// feasible ones by total (then name), with their weighted
+	// PlacementScore scores; at most MaxNodes.
+	Placements []framework.NodePluginScores
 }
 
 // Top returns the chosen node's scores and those of the best others, at

@@ -87,6 +87,13 @@ type Decision struct {
 	// of ShadowNode over LiveNode outweigh all those against it, under the
 	// shadow profile; or, when a Filter verdict decides, the rejecting plugins.
 	Deciding []string
+	// PodGroup, for a PodGroup's cycle, is the group's namespace/name; the
+	// nodes are then those of the first member placed differently, if any.
+	PodGroup string
+	// LivePlacement and ShadowPlacement, for a PodGroup's cycle, name the
+	// placements (topology values) each profile chose; "" for the one
+	// placement of every node or when one places no member.
+	LivePlacement, ShadowPlacement string
 }
 
 // Compare decides the outcome of one pod from the live decision and the

@@ -76,10 +76,32 @@ func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, group *sche
 // RunPlacementScorePlugins scores the placements where the whole group
 // fits, one total per entry of assignments: each plugin's scores are
 // normalized over the placements, then weighted and summed.
-func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments []*framework.PodGroupAssignments) (totals []int64, status *framework.Status) {
+func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments []*framework.PodGroupAssignments) ([]int64, *framework.Status) {
+	scores, st := f.ScorePlacements(ctx, group, assignments)
+	if !st.IsSuccess() {
+		return nil, st
+	}
+	totals := make([]int64, len(scores))
+	for i := range scores {
+		totals[i] = scores[i].TotalScore
+	}
+	return totals, nil
+}
+
+// ScorePlacements is RunPlacementScorePlugins with each placement's
+// weighted score per plugin beside its total, entry for entry of
+// assignments, each named after its placement; recorded decisions and
+// shadow profiles read the plugins that ranked one placement above another.
+func (f *Framework) ScorePlacements(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments []*framework.PodGroupAssignments) (out []framework.NodePluginScores, status *framework.Status) {
 	start := f.clock.Now()
 	defer func() { f.observe("PlacementScore", status, start) }()
-	totals = make([]int64, len(assignments))
+	out = make([]framework.NodePluginScores, len(assignments))
+	for j, a := range assignments {
+		if a.Placement != nil {
+			out[j].Name = a.Placement.Name
+		}
+		out[j].Scores = make([]framework.PluginScore, 0, len(f.placementScore))
+	}
 	scores := make([]int64, len(assignments))
 	for i, pl := range f.placementScore {
 		for j, a := range assignments {
@@ -96,10 +118,22 @@ func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *schedul
 			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
 				return nil, framework.AsStatus(fmt.Errorf("plugin %q returns an invalid placement score %d, it should be in the range of [%d, %d] after normalizing", pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
 			}
-			totals[j] += s * f.placementScoreWeights[i]
+			weighted := s * f.placementScoreWeights[i]
+			out[j].Scores = append(out[j].Scores, framework.PluginScore{Name: pl.Name(), Score: weighted})
+			out[j].TotalScore += weighted
 		}
 	}
-	return totals, nil
+	return out, nil
+}
+
+// PlacementGeneratorName names the PlacementGenerate plugin whose
+// placements a PodGroup's cycle tries, "" when the profile has none (the
+// one placement of every node).
+func (f *Framework) PlacementGeneratorName() string {
+	if len(f.placementGenerate) == 0 {
+		return ""
+	}
+	return f.placementGenerate[0].Name()
 }
 
 // HasPlacementScorePlugins reports whether the profile ranks placements.

@@ -18,11 +18,13 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
@@ -153,8 +155,9 @@ func TestRunPlacementScorePlugins(t *testing.T) {
 	}
 	assignments := func(counts ...int) []*framework.PodGroupAssignments {
 		var out []*framework.PodGroupAssignments
-		for _, n := range counts {
-			out = append(out, &framework.PodGroupAssignments{Assignments: make([]framework.ProposedAssignment, n)})
+		for i, n := range counts {
+			p := &framework.Placement{Name: fmt.Sprintf("rack-%d", i)}
+			out = append(out, &framework.PodGroupAssignments{Placement: p, Assignments: make([]framework.ProposedAssignment, n)})
 		}
 		return out
 	}
@@ -164,13 +167,19 @@ func TestRunPlacementScorePlugins(t *testing.T) {
 		weights map[string]int32
 		counts  []int
 		want    []int64
-		wantErr string
+		// wantScores are ScorePlacements' answer, when checked.
+		wantScores []framework.NodePluginScores
+		wantErr    string
 	}{
 		{
 			name:    "normalized, weighted and summed",
 			plugins: []framework.Plugin{scorer{&placementPlugin{name: "Count", score: count, normalize: toHundred}}, scorer{&placementPlugin{name: "Flat", score: func(*framework.PodGroupAssignments) int64 { return 10 }}}},
 			weights: map[string]int32{"Count": 2},
 			counts:  []int{2, 4}, want: []int64{50*2 + 10, 100*2 + 10},
+			wantScores: []framework.NodePluginScores{
+				{Name: "rack-0", TotalScore: 110, Scores: []framework.PluginScore{{Name: "Count", Score: 100}, {Name: "Flat", Score: 10}}},
+				{Name: "rack-1", TotalScore: 210, Scores: []framework.PluginScore{{Name: "Count", Score: 200}, {Name: "Flat", Score: 10}}},
+			},
 		},
 		{
 			name:    "a score outside the range fails",
@@ -201,6 +210,15 @@ func TestRunPlacementScorePlugins(t *testing.T) {
 			}
 			if !s.IsSuccess() || !slices.Equal(got, tc.want) {
 				t.Errorf("scores = %v, %v; want %v", got, s, tc.want)
+			}
+			if tc.wantScores != nil {
+				scores, s := f.ScorePlacements(context.Background(), st.WorkloadGroup("g").Obj(), assignments(tc.counts...))
+				if !s.IsSuccess() {
+					t.Fatalf("ScorePlacements: %v", s)
+				}
+				if diff := cmp.Diff(tc.wantScores, scores); diff != "" {
+					t.Errorf("ScorePlacements (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}

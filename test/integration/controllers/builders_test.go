@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -37,6 +38,13 @@ import (
 // the given allocatable, and deletes them when the spec ends.
 func createNodes(ctx context.Context, prefix string, n int, alloc ...string) []string {
 	GinkgoHelper()
+	return createNodesLike(ctx, prefix, n, func(b *st.NodeBuilder) *st.NodeBuilder { return b }, alloc...)
+}
+
+// createNodesLike is createNodes for nodes that like makes of each (its
+// labels and taints; the taint admission adds is lifted before like's apply).
+func createNodesLike(ctx context.Context, prefix string, n int, like func(*st.NodeBuilder) *st.NodeBuilder, alloc ...string) []string {
+	GinkgoHelper()
 	var names []string
 	for i := range n {
 		name := fmt.Sprintf("%s-%d", prefix, i)
@@ -49,9 +57,11 @@ func createNodes(ctx context.Context, prefix string, n int, alloc ...string) []s
 			Expect(client.IgnoreNotFound(nodes.Delete(ctx, name, metav1.DeleteOptions{}))).To(Succeed())
 		})
 		// Lift the not-ready taint admission adds, as the node lifecycle controller would.
-		if len(created.Spec.Taints) > 0 {
-			created.Spec.Taints = nil
-			created, err = nodes.Update(ctx, created, metav1.UpdateOptions{})
+		base := created.DeepCopy()
+		base.Spec.Taints = nil
+		wanted := like(st.NodeFrom(base)).Obj()
+		if len(created.Spec.Taints) > 0 || !equality.Semantic.DeepEqual(wanted, base) {
+			created, err = nodes.Update(ctx, wanted, metav1.UpdateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 		}
 		created.Status = node.Alloc(append([]string{"pods", "110"}, alloc...)...).Ready().Obj().Status
