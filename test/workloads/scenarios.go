@@ -30,7 +30,7 @@ func Scenarios() []Scenario {
 		basicShort(), gangMinTwoOfFour(), topologyOneRack(), topologyNoRack(),
 		topologyKeyMissing(), basicTopology(), gangPreemption(), minCountLowered(),
 		nodeAdded(), twoGangs(), boundGangPodDeleted(), priorityMismatch(),
-		gatedMember(), lateMemberTopology(), topologyPrebound(), topologyMostMembers(),
+		gatedMember(), lateMemberTopology(), topologyPrebound(), topologyMostMembers(), topologyMostAllocated(),
 		victimGroupAll(), preemptionNever(), basicPreemption(), priorityOrder(),
 		groupDeleted(), minCountRaised(), minCountLoweredWaiting(),
 	}
@@ -447,14 +447,36 @@ func topologyMostMembers() Scenario {
 	s := Scenario{
 		Name: "topology-most-members",
 		Description: "gang minCount 2, 4 pods of 2 CPUs, topology key rack; rack-a holds 3 of them, rack-b 4, rack-c 2: " +
-			"all 4 bind in rack-b",
+			"all 4 bind in rack-b (PodGroupPodsCount outweighs NodeResourcesFit, which ranks the racks alike)",
 		Placement: PlaceDomain,
 		DomainKey: RackKey,
 		Nodes:     ns,
 		PodGroups: []PodGroup{{Name: "pg", MinCount: 2, TopologyKey: RackKey}},
 		Pods:      append(fill, members("p", "pg", 4, "2")...),
 	}
-	s.Steps = []Step{Create(names(ns)...), Create(names(fill)...), Create("pg"), Create("p-1", "p-2", "p-3", "p-4"), Observe("final")}
+	// The pods wait for their group, so that all four join its first cycle.
+	s.Steps = []Step{Create(names(ns)...), Create(names(fill)...), Create("p-1", "p-2", "p-3", "p-4"), Observe("no-group"),
+		Create("pg"), Observe("final")}
+	return s
+}
+
+// A rack-constrained gang that fits whole in every rack: NodeResourcesFit
+// ranks the racks by how full they would be.
+func topologyMostAllocated() Scenario {
+	ns := racks(2, "4", "4", "4")
+	fill := fillers(ns[2:4], "1")
+	s := Scenario{
+		Name: "topology-most-allocated",
+		Description: "gang minCount 2, 2 pods of 2 CPUs, topology key rack; every rack holds both, rack-b's nodes already " +
+			"run 1 CPU each: both bind in rack-b, the fullest",
+		Placement: PlaceDomain,
+		DomainKey: RackKey,
+		Nodes:     ns,
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 2, TopologyKey: RackKey}},
+		Pods:      append(fill, members("p", "pg", 2, "2")...),
+	}
+	s.Steps = []Step{Create(names(ns)...), Create(names(fill)...), Create("p-1", "p-2"), Observe("no-group"),
+		Create("pg"), Observe("final")}
 	return s
 }
 
@@ -510,7 +532,7 @@ func preemptionNever() Scenario {
 
 // A high-priority basic group preempting plain pods of two priorities.
 func basicPreemption() Scenario {
-	ns := nodes("node", 2, "4")
+	ns := []Node{{Name: "node-1", CPU: "6", Memory: "16Gi"}, {Name: "node-2", CPU: "4", Memory: "16Gi"}}
 	low := []Pod{
 		{Name: "low-1", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "low"},
 		{Name: "mid-1", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "mid"},
@@ -520,8 +542,8 @@ func basicPreemption() Scenario {
 	group := withPriority(members("high", "pg", 3, "2"), "high")
 	s := Scenario{
 		Name: "basic-preemption",
-		Description: "2 nodes of 4 CPUs, each full with a low- and a mid-priority pod (2 CPUs each); a high-priority basic group " +
-			"of 3 pods of 2 CPUs preempts",
+		Description: "nodes of 6 and 4 CPUs, each with a low- and a mid-priority pod (2 CPUs each); a high-priority basic group " +
+			"of 3 pods of 2 CPUs, created before their group so that they are placed together, preempts the low ones",
 		Placement:       PlaceExact,
 		PriorityClasses: []PriorityClass{{Name: "low", Value: 100}, {Name: "mid", Value: 200}, {Name: "high", Value: 1000}},
 		Nodes:           ns,
@@ -529,7 +551,7 @@ func basicPreemption() Scenario {
 		Pods:            append(low, group...),
 	}
 	s.Steps = []Step{Create("low", "mid", "high"), Create(names(ns)...), Create(names(low)...), Observe("low-running"),
-		Create("pg"), Create(names(group)...), Observe("final")}
+		Create(names(group)...), Observe("no-group"), Create("pg"), Observe("final")}
 	return s
 }
 
