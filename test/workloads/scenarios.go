@@ -536,14 +536,15 @@ func basicPreemption() Scenario {
 	low := []Pod{
 		{Name: "low-1", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "low"},
 		{Name: "mid-1", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "mid"},
+		{Name: "low-3", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "low"},
 		{Name: "low-2", CPU: "2", Memory: "1Gi", NodeName: "node-2", PriorityClassName: "low"},
 		{Name: "mid-2", CPU: "2", Memory: "1Gi", NodeName: "node-2", PriorityClassName: "mid"},
 	}
 	group := withPriority(members("high", "pg", 3, "2"), "high")
 	s := Scenario{
 		Name: "basic-preemption",
-		Description: "nodes of 6 and 4 CPUs, each with a low- and a mid-priority pod (2 CPUs each); a high-priority basic group " +
-			"of 3 pods of 2 CPUs, created before their group so that they are placed together, preempts the low ones",
+		Description: "nodes of 6 and 4 CPUs, full with low- and mid-priority pods (2 CPUs each, a mid one on each node); a " +
+			"high-priority basic group of 3 pods of 2 CPUs, created before their group so that they are placed together, preempts the low ones",
 		Placement:       PlaceExact,
 		PriorityClasses: []PriorityClass{{Name: "low", Value: 100}, {Name: "mid", Value: 200}, {Name: "high", Value: 1000}},
 		Nodes:           ns,
