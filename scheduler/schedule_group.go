@@ -177,13 +177,13 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 	// dry on their own snapshot, on their own goroutine, once it is done.
 	s.beginGroupShadow(qpi.Pod, fwk, pg, members)
 	s.recordGroup = prof.Decisions != nil
-	best, status := s.groupAlgorithm(ctx, fwk, pg, members)
+	best, status, tries := s.groupAlgorithm(ctx, fwk, pg, members)
 	s.recordGroup = false
 	s.endGroupShadow(best, status)
 	if !status.success() {
 		outcome := groupFailure{status: status, tried: best, full: status}
 		if status.code == framework.Unschedulable {
-			s.postFilterGroup(ctx, fwk, pg, members, &outcome)
+			s.postFilterGroup(ctx, fwk, pg, members, triedMembers(tries), &outcome)
 		}
 		s.failGroup(ctx, prof, pg, members, outcome, start, cycle)
 		return
@@ -238,16 +238,17 @@ func validateGroup(pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPo
 }
 
 // groupAlgorithm tries every placement and returns the best one where the
-// whole group fits, or the first placement's try and the group's failure.
-// No member is left assumed, in the cache or the snapshot.
-func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus) {
+// whole group fits, or the first placement's try and the group's failure,
+// and every placement's try. No member is left assumed, in the cache or
+// the snapshot.
+func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus, []*placementResult) {
 	tries, status := s.tryPlacements(ctx, fwk, pg, members)
 	if !status.success() {
 		var last *placementResult
 		if len(tries) > 0 {
 			last = tries[len(tries)-1]
 		}
-		return last, status
+		return last, status, tries
 	}
 	var feasible []*placementResult
 	for _, r := range tries {
@@ -256,10 +257,10 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 		}
 	}
 	if len(tries) == 0 {
-		return nil, unschedulableGroup("0/0 placements are available")
+		return nil, unschedulableGroup("0/0 placements are available"), tries
 	}
 	if len(feasible) == 0 {
-		return tries[0], unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError()))
+		return tries[0], unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError())), tries
 	}
 	best, status := s.bestPlacement(ctx, fwk, pg, feasible)
 	if best != nil && best.group != nil {
@@ -267,7 +268,19 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 		best.group.TopologyKey, _ = framework.TopologyKeyOf(pg)
 		best.group.Tried = len(tries)
 	}
-	return best, status
+	return best, status, tries
+}
+
+// triedMembers returns the cycle state of each member the tries ran the
+// scheduling algorithm for, from the last try that reached it.
+func triedMembers(tries []*placementResult) map[types.UID]*framework.CycleState {
+	out := map[types.UID]*framework.CycleState{}
+	for _, r := range tries {
+		for _, m := range r.members {
+			out[m.qpi.Pod.UID] = m.state
+		}
+	}
+	return out
 }
 
 // tryPlacements tries the members in every placement the PlacementGenerate
@@ -568,13 +581,13 @@ func (f *groupFailure) nominating(qpi *framework.QueuedPodInfo, m *memberResult)
 // for the group, on a simulation of the cluster (groupSimulation), and adds
 // their answer to the group's reason as upstream does. A success means
 // room is being made: the members go back to wait for it, nominated.
-func (s *Scheduler) postFilterGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, f *groupFailure) {
+func (s *Scheduler) postFilterGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, tried map[types.UID]*framework.CycleState, f *groupFailure) {
 	pods := make([]*v1.Pod, len(members))
 	for i, m := range members {
 		pods[i] = m.Pod
 	}
 	result, st := s.simulate(func() (*framework.PodGroupPostFilterResult, *framework.Status) {
-		return fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods, &groupSimulation{s: s, fwk: fwk, pg: pg, members: members})
+		return fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods, &groupSimulation{s: s, fwk: fwk, pg: pg, members: members, tried: tried})
 	})
 	if st.Code() == framework.Error {
 		f.full = fromStatus(st)
@@ -609,6 +622,8 @@ type groupSimulation struct {
 	fwk     *runtime.Framework
 	pg      *schedulingv1beta1.PodGroup
 	members []*framework.QueuedPodInfo
+	// tried are the cycle states of the members the failed cycle tried.
+	tried map[types.UID]*framework.CycleState
 }
 
 var _ framework.PodGroupSimulation = (*groupSimulation)(nil)
@@ -626,7 +641,7 @@ func (g *groupSimulation) AddPod(pi *framework.PodInfo, nodeName string) error {
 // ScheduleGroup runs the group's cycle on the snapshot as it stands, with
 // fresh cycle states, and returns the best placement's assignments.
 func (g *groupSimulation) ScheduleGroup(ctx context.Context) (*framework.PodGroupAssignments, *framework.Status) {
-	best, status := g.s.groupAlgorithm(ctx, g.fwk, g.pg, g.members)
+	best, status, _ := g.s.groupAlgorithm(ctx, g.fwk, g.pg, g.members)
 	var out *framework.PodGroupAssignments
 	if best != nil {
 		out = best.assignments()
@@ -636,6 +651,9 @@ func (g *groupSimulation) ScheduleGroup(ctx context.Context) (*framework.PodGrou
 	}
 	return out, framework.NewStatus(status.code, status.message())
 }
+
+// TriedMembers are the cycle states of the members the failed cycle tried.
+func (g *groupSimulation) TriedMembers() map[types.UID]*framework.CycleState { return g.tried }
 
 // failGroup requeues every member of a group its cycle did not place and
 // tells each why, as kube-scheduler does: a member that did not fit says

@@ -106,7 +106,7 @@ func (h *groupHarness) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*
 	fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
 	s.beginGroupShadow(pods[0], fwk, pg, members)
 	s.recordGroup = true
-	best, status := s.groupAlgorithm(h.ctx, fwk, pg, members)
+	best, status, _ := s.groupAlgorithm(h.ctx, fwk, pg, members)
 	s.recordGroup = false
 	s.endGroupShadow(best, status)
 	if status.success() {
@@ -290,7 +290,7 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 			}
 			fwk := h.s.profiles.Get(v1.DefaultSchedulerName).Framework
 			h.s.recordGroup = record
-			best, status := h.s.groupAlgorithm(h.ctx, fwk, pg, qpis)
+			best, status, _ := h.s.groupAlgorithm(h.ctx, fwk, pg, qpis)
 			h.s.recordGroup = false
 			if !status.success() {
 				t.Fatalf("the group does not fit: %s", status.message())

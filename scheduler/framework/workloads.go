@@ -224,6 +224,11 @@ type PodGroupSimulation interface {
 	// member's cycle state; the members are not left on their nodes. Its
 	// status is the cycle's: Success when the whole group fits.
 	ScheduleGroup(ctx context.Context) (*PodGroupAssignments, *Status)
+	// TriedMembers are the cycle states of the members the group's cycle
+	// ran the scheduling algorithm for, by UID, each from its last try; it
+	// is empty when the cycle gave up on the group before trying any (for
+	// example with fewer members than its minCount).
+	TriedMembers() map[types.UID]*CycleState
 }
 
 // PodGroupPostFilterPlugin runs when a PodGroup's cycle found no placement

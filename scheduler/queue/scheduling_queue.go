@@ -919,6 +919,13 @@ func (q *PriorityQueue) detach(e *entry) {
 // gate runs the profile's PreEnqueue plugins and reports whether the pod is gated.
 func (q *PriorityQueue) gate(logger logr.Logger, e *entry) bool {
 	info := e.info
+	if info.Attempts > 0 && info.GatingPlugin == "" && inGang(info.Pod) {
+		// kube-scheduler v1.37.1 queues a PodGroup as one entity once its
+		// members passed PreEnqueue and moves it without asking again: a
+		// gang whose minCount was raised above its members after they were
+		// tried gets its cycle, which then gives up on it.
+		return false
+	}
 	hooks := q.lookup(info.Pod.Spec.SchedulerName)
 	if hooks == nil {
 		info.GatingPlugin = ""

@@ -31,7 +31,11 @@ import (
 
 // Object builds the PriorityClass.
 func (pc PriorityClass) Object() *schedulingv1.PriorityClass {
-	return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: pc.Name}, Value: pc.Value}
+	out := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: pc.Name}, Value: pc.Value}
+	if pc.PreemptionPolicy != "" {
+		out.PreemptionPolicy = ptr.To(pc.PreemptionPolicy)
+	}
+	return out
 }
 
 // Object builds the node, Ready, with its labels (and
@@ -67,6 +71,9 @@ func (g PodGroup) Object(ns string) *schedulingv1beta1.PodGroup {
 			Topology: []schedulingv1beta1.TopologyConstraint{{Key: g.TopologyKey}},
 		}
 	}
+	if g.DisruptionAll {
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	}
 	return pg
 }
 
@@ -84,6 +91,9 @@ func (g PodGroup) BerthObject(ns string) *v1alpha1.PodGroup {
 	}
 	if g.TopologyKey != "" {
 		pg.Spec.SchedulingConstraints = &v1alpha1.PodGroupSchedulingConstraints{Topology: []v1alpha1.TopologyConstraint{{Key: g.TopologyKey}}}
+	}
+	if g.DisruptionAll {
+		pg.Spec.DisruptionMode = &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}
 	}
 	return pg
 }

@@ -148,6 +148,12 @@ func (p *player) step(ctx context.Context, st Step) []error {
 		}
 	}
 	for _, name := range st.Delete {
+		if p.s.kindOf(name) == "PodGroup" {
+			if err := p.deleteGroup(ctx, name); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
 		p.deletedBy[name] = "scenario"
 		if err := p.client.CoreV1().Pods(p.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
 			errs = append(errs, fmt.Errorf("deleting pod %s: %w", name, err))
@@ -173,6 +179,20 @@ func (p *player) step(ctx context.Context, st Step) []error {
 		}
 	}
 	return errs
+}
+
+// deleteGroup deletes the scenario's PodGroup named name.
+func (p *player) deleteGroup(ctx context.Context, name string) error {
+	var err error
+	if p.berth != nil {
+		err = p.berth.Delete(ctx, &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: name}})
+	} else {
+		err = p.client.SchedulingV1beta1().PodGroups(p.ns).Delete(ctx, name, metav1.DeleteOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("deleting PodGroup %s: %w", name, err)
+	}
+	return nil
 }
 
 // create creates the scenario's object named name.

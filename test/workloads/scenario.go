@@ -80,6 +80,9 @@ var DefaultSettle = Settle{Quiet: 5 * time.Second, Max: 60 * time.Second}
 type PriorityClass struct {
 	Name  string
 	Value int32
+	// PreemptionPolicy, when set, is the class's preemption policy, which
+	// admission copies to the pods of the class.
+	PreemptionPolicy corev1.PreemptionPolicy
 }
 
 // Node is a Ready node with the allocatable resources given.
@@ -102,6 +105,9 @@ type PodGroup struct {
 	TopologyKey string
 	// PriorityClassName is the group's priority class, if any.
 	PriorityClassName string
+	// DisruptionAll sets disruptionMode all: preemption takes every placed
+	// member of the group or none.
+	DisruptionAll bool
 }
 
 // Pod is a pod with one container.
@@ -124,7 +130,7 @@ type Pod struct {
 type Step struct {
 	// Create creates the named objects, in order.
 	Create []string `json:"create,omitempty"`
-	// Delete deletes the named pods at once (grace period 0).
+	// Delete deletes the named pods (grace period 0) and PodGroups at once.
 	Delete []string `json:"delete,omitempty"`
 	// SetMinCount changes a PodGroup's gang minCount.
 	SetMinCount *MinCountChange `json:"setMinCount,omitempty"`
@@ -143,7 +149,7 @@ type MinCountChange struct {
 // Create is a step creating the named objects in order.
 func Create(names ...string) Step { return Step{Create: names} }
 
-// Delete is a step deleting the named pods.
+// Delete is a step deleting the named pods and PodGroups.
 func Delete(names ...string) Step { return Step{Delete: names} }
 
 // SetMinCount is a step changing a PodGroup's gang minCount.
@@ -263,8 +269,8 @@ func (s *Scenario) Validate() error {
 			created[n] = true
 		}
 		for _, n := range st.Delete {
-			if s.kindOf(n) != "Pod" || !created[n] {
-				errs = append(errs, fmt.Errorf("step %d deletes %q, which is no pod created before", i, n))
+			if k := s.kindOf(n); (k != "Pod" && k != "PodGroup") || !created[n] {
+				errs = append(errs, fmt.Errorf("step %d deletes %q, which is no pod or PodGroup created before", i, n))
 			}
 		}
 		for _, n := range st.Ungate {

@@ -19,6 +19,8 @@ package workloads
 import (
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestScenariosValidate(t *testing.T) {
@@ -56,6 +58,7 @@ func TestValidateRejects(t *testing.T) {
 		{"unknown object", func(s *Scenario) { s.Steps[0] = Create("x") }, "unknown object"},
 		{"created twice", func(s *Scenario) { s.Steps = append([]Step{Create("n")}, s.Steps...) }, "again"},
 		{"delete before create", func(s *Scenario) { s.Steps = append([]Step{Delete("p")}, s.Steps...) }, "deletes"},
+		{"delete a node", func(s *Scenario) { s.Steps = append(s.Steps[:1], Delete("n"), Observe("x")) }, "no pod or PodGroup"},
 		{"minCount of a node", func(s *Scenario) { s.Steps = append(s.Steps[:1], SetMinCount("n", 1), Observe("x")) }, "changes"},
 		{"two actions", func(s *Scenario) { s.Steps[0].Observe = "o" }, "sets 2 actions"},
 		{"checkpoint twice", func(s *Scenario) { s.Steps = append(s.Steps, Observe("final")) }, "recorded twice"},
@@ -82,8 +85,24 @@ func TestObjects(t *testing.T) {
 		g.Spec.SchedulingPolicy.Basic != nil || g.Spec.SchedulingConstraints.Topology[0].Key != RackKey || g.Spec.PriorityClassName != "high" {
 		t.Errorf("gang PodGroup = %+v", g)
 	}
+	if g.Spec.DisruptionMode != nil {
+		t.Errorf("gang PodGroup has disruption mode %+v, want none", g.Spec.DisruptionMode)
+	}
 	if b := (PodGroup{Name: "pg"}).Object("ns"); b.Spec.SchedulingPolicy.Basic == nil || b.Spec.SchedulingPolicy.Gang != nil || b.Spec.SchedulingConstraints != nil {
 		t.Errorf("basic PodGroup = %+v", b)
+	}
+	all := PodGroup{Name: "pg", MinCount: 2, DisruptionAll: true}
+	if d := all.Object("ns").Spec.DisruptionMode; d == nil || d.All == nil || d.Single != nil {
+		t.Errorf("disruptionMode of a DisruptionAll PodGroup = %+v", d)
+	}
+	if d := all.BerthObject("ns").Spec.DisruptionMode; d == nil || d.All == nil || d.Single != nil {
+		t.Errorf("disruptionMode of a DisruptionAll Berth PodGroup = %+v", d)
+	}
+	if pc := (PriorityClass{Name: "never", Value: 5, PreemptionPolicy: corev1.PreemptNever}).Object(); pc.PreemptionPolicy == nil || *pc.PreemptionPolicy != corev1.PreemptNever || pc.Value != 5 {
+		t.Errorf("PriorityClass with preemptionPolicy Never = %+v", pc)
+	}
+	if pc := (PriorityClass{Name: "default", Value: 5}).Object(); pc.PreemptionPolicy != nil {
+		t.Errorf("PriorityClass without a preemption policy has %q", *pc.PreemptionPolicy)
 	}
 	p := Pod{Name: "p", CPU: "2", Memory: "1Gi", Group: "pg", PriorityClassName: "low", NodeName: "n"}.Object("ns")
 	if *p.Spec.SchedulingGroup.PodGroupName != "pg" || p.Spec.PriorityClassName != "low" || p.Spec.NodeName != "n" ||

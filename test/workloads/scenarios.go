@@ -19,6 +19,8 @@ package workloads
 import (
 	"fmt"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Scenarios returns every scenario, in a fixed order.
@@ -28,7 +30,9 @@ func Scenarios() []Scenario {
 		basicShort(), gangMinTwoOfFour(), topologyOneRack(), topologyNoRack(),
 		topologyKeyMissing(), basicTopology(), gangPreemption(), minCountLowered(),
 		nodeAdded(), twoGangs(), boundGangPodDeleted(), priorityMismatch(),
-		gatedMember(),
+		gatedMember(), lateMemberTopology(), topologyPrebound(), topologyMostMembers(), topologyMostAllocated(),
+		victimGroupAll(), preemptionNever(), basicPreemption(), priorityOrder(),
+		groupDeleted(), minCountRaised(), minCountLoweredWaiting(),
 	}
 }
 
@@ -383,4 +387,245 @@ func priorityMismatch() Scenario {
 		PodGroups:       []PodGroup{{Name: "pg", MinCount: 2, PriorityClassName: "high"}},
 		Pods:            pods,
 	})
+}
+
+// A rack-constrained gang that has bound gets late members: they go to
+// its rack or nowhere.
+func lateMemberTopology() Scenario {
+	ns := append(nodes("rack-a", 2, "4", RackKey, "rack-a"), nodes("rack-b", 1, "5", RackKey, "rack-b")...)
+	gang := members("p", "pg", 2, "3")
+	late := []Pod{
+		{Name: "p-3", CPU: "1", Memory: "1Gi", Group: "pg"},
+		{Name: "p-4", CPU: "3", Memory: "1Gi", Group: "pg"},
+	}
+	s := Scenario{
+		Name: "late-member-topology",
+		Description: "gang minCount 2 (2 x 3 CPUs) with topology key rack binds in rack-a (2 nodes of 4 CPUs; rack-b is 1 node of 5); " +
+			"then p-3 (1 CPU) joins rack-a though rack-b has more room, and p-4 (3 CPUs), which fits only in rack-b, binds nowhere",
+		Placement: PlaceDomain,
+		DomainKey: RackKey,
+		Nodes:     ns,
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 2, TopologyKey: RackKey}},
+		Pods:      append(gang, late...),
+	}
+	s.Steps = []Step{Create(names(ns)...), Create("pg"), Create(names(gang)...), Observe("bound"),
+		Create("p-3"), Observe("small-member"), Create("p-4"), Observe("final")}
+	return s
+}
+
+// A rack-constrained gang one of whose members was bound before the
+// scheduler saw it: the others must join that rack.
+func topologyPrebound() Scenario {
+	ns := racks(2, "4", "4")
+	// rack-b keeps 2 free CPUs on rack-b-2 only; rack-a is empty.
+	fill := []Pod{{Name: "filler-rack-b-2", CPU: "2", Memory: "1Gi", NodeName: "rack-b-2"}}
+	pods := members("p", "pg", 3, "2")
+	pods[0].NodeName = "rack-b-1"
+	pods[0].CPU = "4"
+	s := Scenario{
+		Name: "topology-prebound",
+		Description: "gang minCount 3 with topology key rack; p-1 (4 CPUs) is bound to rack-b-1 at creation; p-2 and p-3 (2 CPUs) " +
+			"fit in rack-a but only one fits in rack-b: none binds",
+		Placement: PlaceExact,
+		DomainKey: RackKey,
+		Nodes:     ns,
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 3, TopologyKey: RackKey}},
+		Pods:      append(fill, pods...),
+	}
+	s.Steps = []Step{Create(names(ns)...), Create(names(fill)...), Create("pg"), Create("p-1"), Observe("one-bound"),
+		Create("p-2", "p-3"), Observe("final")}
+	return s
+}
+
+// A rack-constrained gang with more members than minCount, and racks
+// that hold different numbers of them: PodGroupPodsCount ranks them.
+func topologyMostMembers() Scenario {
+	ns := racks(2, "4", "4", "4")
+	// Free CPUs: rack-a 2+4 (3 members of 2), rack-b 4+4 (4 members),
+	// rack-c 2+2 (2 members).
+	fill := fillers([]Node{ns[0], ns[4], ns[5]}, "2")
+	s := Scenario{
+		Name: "topology-most-members",
+		Description: "gang minCount 2, 4 pods of 2 CPUs, topology key rack; rack-a holds 3 of them, rack-b 4, rack-c 2: " +
+			"all 4 bind in rack-b (PodGroupPodsCount outweighs NodeResourcesFit, which ranks the racks alike)",
+		Placement: PlaceDomain,
+		DomainKey: RackKey,
+		Nodes:     ns,
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 2, TopologyKey: RackKey}},
+		Pods:      append(fill, members("p", "pg", 4, "2")...),
+	}
+	// The pods wait for their group, so that all four join its first cycle.
+	s.Steps = []Step{Create(names(ns)...), Create(names(fill)...), Create("p-1", "p-2", "p-3", "p-4"), Observe("no-group"),
+		Create("pg"), Observe("final")}
+	return s
+}
+
+// A rack-constrained gang that fits whole in every rack: NodeResourcesFit
+// ranks the racks by how full they would be.
+func topologyMostAllocated() Scenario {
+	ns := racks(2, "4", "4", "4")
+	fill := fillers(ns[2:4], "1")
+	s := Scenario{
+		Name: "topology-most-allocated",
+		Description: "gang minCount 2, 2 pods of 2 CPUs, topology key rack; every rack holds both, rack-b's nodes already " +
+			"run 1 CPU each: both bind in rack-b, the fullest",
+		Placement: PlaceDomain,
+		DomainKey: RackKey,
+		Nodes:     ns,
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 2, TopologyKey: RackKey}},
+		Pods:      append(fill, members("p", "pg", 2, "2")...),
+	}
+	s.Steps = []Step{Create(names(ns)...), Create(names(fill)...), Create("p-1", "p-2"), Observe("no-group"),
+		Create("pg"), Observe("final")}
+	return s
+}
+
+// A gang preempting a lower-priority gang whose disruption mode is all.
+func victimGroupAll() Scenario {
+	ns := []Node{{Name: "node-1", CPU: "3", Memory: "16Gi"}, {Name: "node-2", CPU: "2", Memory: "16Gi"}}
+	low := []Pod{
+		{Name: "low-1", CPU: "2", Memory: "1Gi", Group: "pg-low", PriorityClassName: "low", NodeName: "node-1"},
+		{Name: "low-2", CPU: "2", Memory: "1Gi", Group: "pg-low", PriorityClassName: "low", NodeName: "node-2"},
+	}
+	high := withPriority(members("high", "pg-high", 1, "2"), "high")
+	s := Scenario{
+		Name: "victim-group-all",
+		Description: "low-priority gang pg-low (disruptionMode all) has a pod on each of 2 nodes (3 and 2 CPUs, 2 used on each); " +
+			"a high-priority gang of one 2-CPU pod needs one node: both low pods are preempted",
+		Placement:       PlaceExact,
+		PriorityClasses: []PriorityClass{{Name: "low", Value: 100}, {Name: "high", Value: 1000}},
+		Nodes:           ns,
+		PodGroups: []PodGroup{
+			{Name: "pg-low", MinCount: 2, PriorityClassName: "low", DisruptionAll: true},
+			{Name: "pg-high", MinCount: 1, PriorityClassName: "high"},
+		},
+		Pods: append(low, high...),
+	}
+	s.Steps = []Step{Create("low", "high"), Create(names(ns)...), Create("pg-low"), Create(names(low)...), Observe("low-running"),
+		Create("pg-high"), Create(names(high)...), Observe("final")}
+	return s
+}
+
+// A high-priority gang whose pods may not preempt.
+func preemptionNever() Scenario {
+	ns := nodes("node", 2, "4")
+	low := []Pod{
+		{Name: "low-1", CPU: "3", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "low"},
+		{Name: "low-2", CPU: "3", Memory: "1Gi", NodeName: "node-2", PriorityClassName: "low"},
+	}
+	gang := withPriority(members("high", "pg", 2, "2"), "high-never")
+	s := Scenario{
+		Name: "preemption-never",
+		Description: "2 nodes of 4 CPUs with a 3-CPU low-priority pod each; a high-priority gang minCount 2 (2 x 2 CPUs) " +
+			"whose priority class has preemptionPolicy Never: nothing is preempted, none binds",
+		Placement: PlaceExact,
+		PriorityClasses: []PriorityClass{{Name: "low", Value: 100},
+			{Name: "high-never", Value: 1000, PreemptionPolicy: corev1.PreemptNever}},
+		Nodes:     ns,
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 2, PriorityClassName: "high-never"}},
+		Pods:      append(low, gang...),
+	}
+	s.Steps = []Step{Create("low", "high-never"), Create(names(ns)...), Create(names(low)...), Observe("low-running"),
+		Create("pg"), Create(names(gang)...), Observe("final")}
+	return s
+}
+
+// A high-priority basic group preempting plain pods of two priorities.
+func basicPreemption() Scenario {
+	ns := []Node{{Name: "node-1", CPU: "6", Memory: "16Gi"}, {Name: "node-2", CPU: "4", Memory: "16Gi"}}
+	low := []Pod{
+		{Name: "low-1", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "low"},
+		{Name: "mid-1", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "mid"},
+		{Name: "low-3", CPU: "2", Memory: "1Gi", NodeName: "node-1", PriorityClassName: "low"},
+		{Name: "low-2", CPU: "2", Memory: "1Gi", NodeName: "node-2", PriorityClassName: "low"},
+		{Name: "mid-2", CPU: "2", Memory: "1Gi", NodeName: "node-2", PriorityClassName: "mid"},
+	}
+	group := withPriority(members("high", "pg", 3, "2"), "high")
+	s := Scenario{
+		Name: "basic-preemption",
+		Description: "nodes of 6 and 4 CPUs, full with low- and mid-priority pods (2 CPUs each, a mid one on each node); a " +
+			"high-priority basic group of 3 pods of 2 CPUs, created before their group so that they are placed together, preempts the low ones",
+		Placement:       PlaceExact,
+		PriorityClasses: []PriorityClass{{Name: "low", Value: 100}, {Name: "mid", Value: 200}, {Name: "high", Value: 1000}},
+		Nodes:           ns,
+		PodGroups:       []PodGroup{{Name: "pg", PriorityClassName: "high"}},
+		Pods:            append(low, group...),
+	}
+	s.Steps = []Step{Create("low", "mid", "high"), Create(names(ns)...), Create(names(low)...), Observe("low-running"),
+		Create(names(group)...), Observe("no-group"), Create("pg"), Observe("final")}
+	return s
+}
+
+// Two gangs of different priorities waiting for room for one.
+func priorityOrder() Scenario {
+	small := Node{Name: "small", CPU: "1", Memory: "16Gi"}
+	big := Node{Name: "big", CPU: "6", Memory: "16Gi"}
+	low := withPriority(members("low", "pg-low", 2, "3"), "low")
+	high := withPriority(members("high", "pg-high", 2, "3"), "high")
+	s := Scenario{
+		Name: "priority-order",
+		Description: "gangs pg-low (priority 100) and pg-high (priority 1000), 2 pods of 3 CPUs each, wait on a 1-CPU node; " +
+			"then a node of 6 CPUs, room for one gang: pg-high binds, pg-low does not",
+		Placement:       PlaceBound,
+		PriorityClasses: []PriorityClass{{Name: "low", Value: 100}, {Name: "high", Value: 1000}},
+		Nodes:           []Node{small, big},
+		PodGroups: []PodGroup{
+			{Name: "pg-low", MinCount: 2, PriorityClassName: "low"},
+			{Name: "pg-high", MinCount: 2, PriorityClassName: "high"},
+		},
+		Pods:   append(low, high...),
+		Settle: Settle{Quiet: 12 * time.Second, Max: 90 * time.Second},
+	}
+	s.Steps = []Step{Create("low", "high"), Create("small"), Create("pg-low", "pg-high"), Create(names(low)...), Create(names(high)...),
+		Observe("waiting"), Create("big"), Observe("final")}
+	return s
+}
+
+// A PodGroup deleted while its members wait.
+func groupDeleted() Scenario {
+	s := Scenario{
+		Name: "group-deleted",
+		Description: "gang minCount 3, 3 pods of 2 CPUs, 2 nodes of 2 CPUs: none binds; the PodGroup is deleted; " +
+			"then a third node: still none binds",
+		Placement: PlaceBound,
+		Nodes:     nodes("node", 3, "2"),
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 3}},
+		Pods:      members("p", "pg", 3, "2"),
+		Settle:    Settle{Quiet: 10 * time.Second, Max: 90 * time.Second},
+	}
+	s.Steps = []Step{Create("node-1", "node-2"), Create("pg"), Create(names(s.Pods)...), Observe("unschedulable"),
+		Delete("pg"), Observe("deleted"), Create("node-3"), Observe("final")}
+	return s
+}
+
+// minCount raised while the gang waits: the new minCount holds.
+func minCountRaised() Scenario {
+	s := Scenario{
+		Name: "min-count-raised",
+		Description: "gang minCount 3, 3 pods of 2 CPUs, 2 nodes of 2 CPUs: none binds; minCount is set to 4 and 2 nodes are added: " +
+			"still none binds; then a 4th pod: all 4 bind",
+		Placement: PlaceBound,
+		Nodes:     nodes("node", 4, "2"),
+		PodGroups: []PodGroup{{Name: "pg", MinCount: 3}},
+		Pods:      members("p", "pg", 4, "2"),
+		Settle:    Settle{Quiet: 10 * time.Second, Max: 90 * time.Second},
+	}
+	s.Steps = []Step{Create("node-1", "node-2"), Create("pg"), Create("p-1", "p-2", "p-3"), Observe("min-3"),
+		SetMinCount("pg", 4), Create("node-3", "node-4"), Observe("min-4"), Create("p-4"), Observe("final")}
+	return s
+}
+
+// minCount lowered while the gang has too few members to be tried.
+func minCountLoweredWaiting() Scenario {
+	s := Scenario{
+		Name:        "min-count-lowered-waiting",
+		Description: "gang minCount 3 with 2 pods created, room for all: they wait; then minCount is set to 2: both bind",
+		Placement:   PlaceBound,
+		Nodes:       nodes("node", 2, "4"),
+		PodGroups:   []PodGroup{{Name: "pg", MinCount: 3}},
+		Pods:        members("p", "pg", 2, "1"),
+	}
+	s.Steps = []Step{Create(names(s.Nodes)...), Create("pg"), Create(names(s.Pods)...), Observe("waiting"),
+		SetMinCount("pg", 2), Observe("final")}
+	return s
 }

@@ -26,6 +26,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/berth-io/berth/scheduler/cache"
@@ -52,6 +53,8 @@ func (g *gangSimulation) RemovePod(pod *v1.Pod, node string) error {
 func (g *gangSimulation) AddPod(pi *framework.PodInfo, node string) error {
 	return g.snapshot.AddPod(pi, node)
 }
+
+func (g *gangSimulation) TriedMembers() map[types.UID]*framework.CycleState { return nil }
 
 func (g *gangSimulation) ScheduleGroup(ctx context.Context) (*framework.PodGroupAssignments, *framework.Status) {
 	g.runs++

@@ -61,6 +61,9 @@ type Fit struct {
 	ignoredResources sets.Set[string]
 	ignoredGroups    sets.Set[string]
 	scorer           fitScorer
+	// placementScorer scores a PodGroup's placements: MostAllocated over
+	// the scoring strategy's resources, whatever the strategy.
+	placementScorer resourceScorer
 	// classes resolves extended resources to the DeviceClasses serving
 	// them; nil, none is.
 	classes *extendedresource.Classes
@@ -105,6 +108,7 @@ func NewFitWithArgs(a *NodeResourcesFitArgs, opts ...FitOption) *Fit {
 		ignoredResources: sets.New(a.IgnoredResources...),
 		ignoredGroups:    sets.New(a.IgnoredResourceGroups...),
 		scorer:           newFitScorer(a.ScoringStrategy),
+		placementScorer:  newResourceScorer(a.ScoringStrategy.Resources, true),
 	}
 	for _, o := range opts {
 		o(f)
