@@ -306,8 +306,9 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 				}
 				return
 			}
-			// Rack a and rack c hold all four members, rack b two: a and c
-			// tie at PodGroupPodsCount's top and b ranks below them.
+			// Rack a and rack c hold all four members, rack b two:
+			// PodGroupPodsCount scores a and c alike and b half; the other
+			// PlacementScore plugins (NodeResourcesFit) add their share.
 			g := best.group
 			if g == nil {
 				t.Fatal("no group decision while recording")
@@ -315,19 +316,27 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 			if g.PodGroup != "default/g" || g.TopologyKey != testRack || g.Tried != 3 || g.Feasible != 3 {
 				t.Errorf("group decision = %+v, want default/g over %s, 3 tried, 3 feasible", g, testRack)
 			}
-			if g.Placement != best.placement.Name || (g.Placement != "a" && g.Placement != "c") {
-				t.Errorf("placement = %q (best %q), want a or c", g.Placement, best.placement.Name)
+			if g.Placement != best.placement.Name || len(g.Placements) != 3 || g.Placements[0].Name != g.Placement {
+				t.Fatalf("placement = %q (best %q), ranking %+v: want the chosen one first of 3", g.Placement, best.placement.Name, g.Placements)
 			}
-			var ranked []string
-			for _, p := range g.Placements {
-				ranked = append(ranked, fmt.Sprintf("%s=%d", p.Name, p.TotalScore))
+			counts := map[string]int64{}
+			for i, p := range g.Placements {
+				var sum int64
+				for _, ps := range p.Scores {
+					sum += ps.Score
+					if ps.Name == "PodGroupPodsCount" {
+						counts[p.Name] = ps.Score
+					}
+				}
+				if sum != p.TotalScore {
+					t.Errorf("placement %s: total %d, want the sum of its scores %d", p.Name, p.TotalScore, sum)
+				}
+				if i > 0 && p.TotalScore > g.Placements[i-1].TotalScore {
+					t.Errorf("ranking %+v is not by total, highest first", g.Placements)
+				}
 			}
-			other := map[string]string{"a": "c", "c": "a"}[g.Placement]
-			if want := []string{g.Placement + "=100", other + "=100", "b=50"}; !cmp.Equal(ranked, want) {
-				t.Errorf("ranking = %v, want %v", ranked, want)
-			}
-			if p := g.Placements[0]; len(p.Scores) != 1 || p.Scores[0].Name != "PodGroupPodsCount" {
-				t.Errorf("chosen placement's scores = %+v, want PodGroupPodsCount's", p.Scores)
+			if want := map[string]int64{"a": 100, "b": 50, "c": 100}; !cmp.Equal(counts, want) {
+				t.Errorf("PodGroupPodsCount's scores = %v, want %v", counts, want)
 			}
 			for _, m := range best.members {
 				// A single feasible node is not scored, so it keeps no scores.
