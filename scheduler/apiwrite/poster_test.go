@@ -62,14 +62,6 @@ func busy(code int, retryAfter string) reply {
 	return reply{code: code, retryAfter: retryAfter, text: "come back later"}
 }
 
-func repeat(r reply, n int) []reply {
-	out := make([]reply, n)
-	for i := range out {
-		out[i] = r
-	}
-	return out
-}
-
 func binding(name, node string) *v1.Binding {
 	return &v1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Target: v1.ObjectReference{Kind: "Node", Name: node}}
 }

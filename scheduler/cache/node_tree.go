@@ -41,12 +41,6 @@ func newZoneRing() *zoneRing {
 // len is the number of nodes in the ring.
 func (r *zoneRing) len() int { return len(r.zoneOf) }
 
-// has reports whether the node is in the ring.
-func (r *zoneRing) has(name string) bool {
-	_, ok := r.zoneOf[name]
-	return ok
-}
-
 // add places the node in its zone, or moves it when its zone changed. It
 // reports whether the ring changed.
 func (r *zoneRing) add(node *v1.Node) bool {
@@ -65,11 +59,11 @@ func (r *zoneRing) add(node *v1.Node) bool {
 	return true
 }
 
-// remove takes the node out of the ring and reports whether it was there.
-func (r *zoneRing) remove(name string) bool {
+// remove takes the node out of the ring, if it is there.
+func (r *zoneRing) remove(name string) {
 	zone, ok := r.zoneOf[name]
 	if !ok {
-		return false
+		return
 	}
 	delete(r.zoneOf, name)
 	names := r.members[zone]
@@ -81,7 +75,7 @@ func (r *zoneRing) remove(name string) bool {
 	}
 	if len(names) > 0 {
 		r.members[zone] = names
-		return true
+		return
 	}
 	delete(r.members, zone)
 	for i, z := range r.zones {
@@ -90,7 +84,6 @@ func (r *zoneRing) remove(name string) bool {
 			break
 		}
 	}
-	return true
 }
 
 // order lists every node name, round robin over the zones: the first node of

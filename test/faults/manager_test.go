@@ -33,7 +33,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-io/berth/internal/localcluster"
 	"github.com/berth-io/berth/test/faults/faultproxy"
@@ -44,7 +43,6 @@ import (
 // failovers fit the specs' budgets with a margin on a loaded machine.
 const (
 	leaseNamespace = "kube-system"
-	leaseName      = "berth.scheduling.berth.io"
 	leaseDuration  = 10 * time.Second
 	renewDeadline  = 8 * time.Second
 	retryPeriod    = 2 * time.Second
@@ -186,19 +184,6 @@ func (r *replicas) leader(ctx context.Context) *manager {
 func (m *manager) waitReady(ctx context.Context) {
 	GinkgoHelper()
 	localsuite.WaitReady(ctx, m.Process, m.healthURL)
-}
-
-// leaseHolder returns the Lease's holder and when it was acquired.
-func leaseHolder(ctx context.Context) (string, time.Time) {
-	lease, err := cluster.Clientset.CoordinationV1().Leases(leaseNamespace).Get(ctx, leaseName, metav1.GetOptions{})
-	if err != nil || lease.Spec.HolderIdentity == nil {
-		return "", time.Time{}
-	}
-	var acquired time.Time
-	if lease.Spec.AcquireTime != nil {
-		acquired = lease.Spec.AcquireTime.Time
-	}
-	return *lease.Spec.HolderIdentity, acquired
 }
 
 // waitLeader waits until m holds the Lease: its proxy has seen it write the

@@ -72,7 +72,6 @@ func (b *cfgBuilder) filter() *cfgBuilder    { b.c.FilterVerb = "filter"; return
 func (b *cfgBuilder) bind() *cfgBuilder      { b.c.BindVerb = "bind"; return b }
 func (b *cfgBuilder) preempt() *cfgBuilder   { b.c.PreemptVerb = "preempt"; return b }
 func (b *cfgBuilder) nodeCache() *cfgBuilder { b.c.NodeCacheCapable = true; return b }
-func (b *cfgBuilder) ignorable() *cfgBuilder { b.c.Ignorable = true; return b }
 func (b *cfgBuilder) obj() v1alpha1.Extender { return b.c }
 
 func (b *cfgBuilder) prioritize(weight int64) *cfgBuilder {

@@ -66,12 +66,6 @@ func (b *pvBuilder) csi(driver string) *pvBuilder {
 	return b
 }
 
-// readWriteOncePod gives the volume the ReadWriteOncePod access mode.
-func (b *pvBuilder) readWriteOncePod() *pvBuilder {
-	b.pv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOncePod}
-	return b
-}
-
 // boundTo creates a claim in namespace and the volume, bound to each other as
 // the PV controller leaves them, and deletes the volume when the spec ends.
 func (b *pvBuilder) boundTo(ctx context.Context, namespace, claim string) {

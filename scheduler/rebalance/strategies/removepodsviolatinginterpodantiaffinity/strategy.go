@@ -63,10 +63,9 @@ func (s *strategy) Name() v1alpha1.StrategyName { return Name }
 
 // placed is a running pod with the labels of its node.
 type placed struct {
-	pod      *v1.Pod
-	node     *v1.Node
-	evicted  bool
-	selector []labels.Selector
+	pod     *v1.Pod
+	node    *v1.Node
+	evicted bool
 }
 
 // Run walks the nodes and, on each, the pods from the lowest priority up;
