@@ -30,7 +30,7 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "scheduling.berth.io", Version: "v1alpha1"}
 
 	// SchemeBuilder registers this package's kinds with a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion} //nolint:staticcheck // SA1019: kubebuilder's API layout; every types file registers its kinds with SchemeBuilder.Register.
 
 	// AddToScheme adds this package's kinds to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme

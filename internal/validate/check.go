@@ -259,7 +259,7 @@ func typedObject(u *unstructured.Unstructured) (apiruntime.Object, error) {
 	case "PodGroup":
 		obj = &v1alpha1.PodGroup{}
 	default:
-		return nil, fmt.Errorf("Berth has no Go type for kind %q", u.GetKind())
+		return nil, fmt.Errorf("no Go type in Berth for kind %q", u.GetKind())
 	}
 	if err := apiruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
 		return nil, fmt.Errorf("decoding the %s: %w", u.GetKind(), err)

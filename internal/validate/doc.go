@@ -21,7 +21,7 @@ limitations under the License.
 // controllers' checks, alone and across the objects checked together
 // (Checker). `berth validate` is its command line.
 //
-// The CRDs come from config/crd, which embeds config/crd/bases with
-// go:embed: `make manifests` writes them there and nothing copies them, so
+// The CRDs come from config/crd, which embeds config/crd/bases (a go:embed
+// directive): `make manifests` writes them there and nothing copies them, so
 // the binary always validates against the CRDs it was built with.
 package validate

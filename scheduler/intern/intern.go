@@ -269,7 +269,7 @@ func (t *Table) Node(node *v1.Node) {
 		}
 	}
 	ni := &st.NodeInfo
-	for _, s := range []*string{&ni.KernelVersion, &ni.OSImage, &ni.ContainerRuntimeVersion, &ni.KubeletVersion, &ni.KubeProxyVersion, &ni.OperatingSystem, &ni.Architecture} {
+	for _, s := range []*string{&ni.KernelVersion, &ni.OSImage, &ni.ContainerRuntimeVersion, &ni.KubeletVersion, &ni.KubeProxyVersion, &ni.OperatingSystem, &ni.Architecture} { //nolint:staticcheck // SA1019: nodes still report KubeProxyVersion; interning keeps its string shared.
 		setStr(s, t.str(*s))
 	}
 }

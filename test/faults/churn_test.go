@@ -322,7 +322,7 @@ var _ = Describe("profile churn", Label("ci"), func() {
 		figure("churn/preemption-victims", len(deleted))
 		figure("churn/extra-preemption-victims", len(deleted)-preemptors)
 		figure("churn/victim-delete-calls", total(deleted))
-		Expect(len(deleted)).To(Equal(preemptors))
+		Expect(deleted).To(HaveLen(preemptors))
 		expectBoundOnce("churn", ns, b, append(podNames(victims), podNames(placed)...))
 
 		// An edit that unblocks a pod places it within seconds, while the

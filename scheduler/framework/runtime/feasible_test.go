@@ -71,7 +71,9 @@ func TestFindFeasibleNodes(t *testing.T) {
 	// Odd-numbered nodes fail.
 	odd := func(_ *framework.CycleState, ni *framework.NodeInfo) *framework.Status {
 		var i int
-		fmt.Sscanf(ni.Node().Name, "n%d", &i)
+		if _, err := fmt.Sscanf(ni.Node().Name, "n%d", &i); err != nil {
+			return framework.AsStatus(err)
+		}
 		if i%2 == 1 {
 			return framework.NewStatus(framework.Unschedulable, "odd")
 		}

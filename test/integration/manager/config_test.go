@@ -46,7 +46,7 @@ var _ = Describe("config/default", func() {
 			if u.GetAPIVersion() == "cert-manager.io/v1" {
 				continue
 			}
-			Expect(k8s.Patch(ctx, u, client.Apply, client.DryRunAll, client.ForceOwnership, client.FieldOwner("config-test"))).
+			Expect(k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.DryRunAll, client.ForceOwnership, client.FieldOwner("config-test"))).
 				To(Succeed(), "applying %s %s", u.GetKind(), u.GetName())
 			if u.GetKind() == "Deployment" {
 				Expect(runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, &deploy, true)).To(Succeed())
@@ -99,7 +99,7 @@ func installRBAC(ctx context.Context) string {
 	for _, u := range renderDefault() {
 		switch u.GetKind() {
 		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
-			Expect(k8s.Patch(ctx, u, client.Apply, client.ForceOwnership, client.FieldOwner("config-test"))).
+			Expect(k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner("config-test"))).
 				To(Succeed(), "applying %s %s", u.GetKind(), u.GetName())
 			if u.GetKind() == "ServiceAccount" {
 				sa = u
