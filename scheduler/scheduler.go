@@ -626,9 +626,9 @@ func (s *Scheduler) reportGauges() {
 }
 
 // stripManagedFields drops what the scheduler never reads from informer objects.
-func stripManagedFields(obj any) (any, error) {
+func stripManagedFields(obj any) any {
 	if accessor, err := meta.Accessor(obj); err == nil {
 		accessor.SetManagedFields(nil)
 	}
-	return obj, nil
+	return obj
 }

@@ -31,10 +31,6 @@ import (
 func newInformerTransform() cache.TransformFunc {
 	table := intern.New()
 	return func(obj any) (any, error) {
-		obj, err := stripManagedFields(obj)
-		if err != nil {
-			return nil, err
-		}
-		return table.Transform(obj)
+		return table.Transform(stripManagedFields(obj))
 	}
 }

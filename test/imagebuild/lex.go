@@ -28,9 +28,10 @@ type token struct {
 	op   bool
 }
 
-// words splits s into words with quotes removed and variables substituted.
-func words(s string, vars map[string]string, shell bool) ([]string, error) {
-	toks, err := lex(s, vars, shell)
+// words splits s, the arguments of an instruction other than RUN, into words
+// with quotes removed and variables substituted.
+func words(s string, vars map[string]string) ([]string, error) {
+	toks, err := lex(s, vars, false)
 	if err != nil {
 		return nil, err
 	}

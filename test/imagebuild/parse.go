@@ -258,7 +258,7 @@ func apply(in instruction, cur *stage, stages *[]*stage, global, buildArgs map[s
 	case "ENV":
 		return env(in.rest, cur)
 	case "WORKDIR":
-		w, err := words(in.rest, cur.vars, false)
+		w, err := words(in.rest, cur.vars)
 		if err != nil {
 			return err
 		}
@@ -276,7 +276,7 @@ func apply(in instruction, cur *stage, stages *[]*stage, global, buildArgs map[s
 	case "RUN":
 		return run(in, cur)
 	case "USER":
-		w, err := words(in.rest, cur.vars, false)
+		w, err := words(in.rest, cur.vars)
 		if err != nil {
 			return err
 		}
@@ -295,7 +295,7 @@ func apply(in instruction, cur *stage, stages *[]*stage, global, buildArgs map[s
 }
 
 func from(rest string, stages *[]*stage, global map[string]string) error {
-	w, err := words(rest, global, false)
+	w, err := words(rest, global)
 	if err != nil {
 		return err
 	}
@@ -318,7 +318,7 @@ func from(rest string, stages *[]*stage, global map[string]string) error {
 // host's platform as for `docker buildx build --platform` of the host.
 // Outside a stage, vars is the global scope and args is nil.
 func arg(rest string, vars, args, global, buildArgs map[string]string) error {
-	w, err := words(rest, vars, false)
+	w, err := words(rest, vars)
 	if err != nil {
 		return err
 	}
@@ -348,7 +348,7 @@ func arg(rest string, vars, args, global, buildArgs map[string]string) error {
 }
 
 func env(rest string, cur *stage) error {
-	w, err := words(rest, cur.vars, false)
+	w, err := words(rest, cur.vars)
 	if err != nil {
 		return err
 	}
@@ -358,7 +358,7 @@ func env(rest string, cur *stage) error {
 	if !strings.Contains(w[0], "=") {
 		// The legacy form: ENV NAME value with spaces.
 		name, value, _ := strings.Cut(strings.TrimSpace(rest), " ")
-		v, err := words(strings.TrimSpace(value), cur.vars, false)
+		v, err := words(strings.TrimSpace(value), cur.vars)
 		if err != nil {
 			return err
 		}
@@ -404,7 +404,7 @@ func copyInst(rest string, cur *stage) error {
 		if strings.Contains(rest, "<<") {
 			return errors.New("heredocs are not supported")
 		}
-		w, err = words(rest, cur.vars, false)
+		w, err = words(rest, cur.vars)
 	}
 	if err != nil {
 		return err

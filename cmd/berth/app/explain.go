@@ -110,7 +110,7 @@ func (c *Command) runExplain(ctx context.Context, args []string, stdin io.Reader
 	defer cancel()
 	var candidate *explain.Candidate
 	if f.file != "" {
-		cand, code := c.readCandidate(ctx, f.file, stdin, stdout, stderr)
+		cand, code := c.readCandidate(ctx, f.file, stdin, stderr)
 		if cand == nil {
 			return code
 		}
@@ -165,7 +165,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // readCandidate reads the candidate file and validates it as berth
 // validate does; on failure it returns nil and the exit code.
-func (c *Command) readCandidate(ctx context.Context, path string, stdin io.Reader, stdout, stderr io.Writer) (*explain.Candidate, int) {
+func (c *Command) readCandidate(ctx context.Context, path string, stdin io.Reader, stderr io.Writer) (*explain.Candidate, int) {
 	set, err := manifest.NewReader(manifest.WithStdin(stdin)).Read([]string{path})
 	if err != nil {
 		fmt.Fprintf(stderr, "berth explain: %v\n", err)

@@ -139,14 +139,11 @@ func (t *claimTracker) reserve(claim *resourceapi.ResourceClaim) error {
 	return nil
 }
 
-// release forgets the claim's allocation in flight and reports whether
-// there was one.
-func (t *claimTracker) release(uid types.UID) bool {
+// release forgets the claim's allocation in flight, if there is one.
+func (t *claimTracker) release(uid types.UID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	_, ok := t.inFlight[uid]
 	delete(t.inFlight, uid)
-	return ok
 }
 
 // created records a claim PreBind has just created, so that until the
