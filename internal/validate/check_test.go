@@ -45,13 +45,13 @@ func newChecker(t *testing.T) *validate.Checker {
 }
 
 // check reads paths and checks their objects together.
-func check(t *testing.T, c *validate.Checker, paths ...string) (*manifest.Set, *validate.Report) {
+func check(t *testing.T, c *validate.Checker, paths ...string) *validate.Report {
 	t.Helper()
 	set, err := manifest.NewReader().Read(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set, c.Check(t.Context(), Inputs(set))
+	return c.Check(t.Context(), Inputs(set))
 }
 
 // Inputs turns documents into the checker's inputs, as berth validate does.
@@ -74,7 +74,7 @@ func Inputs(set *manifest.Set) []validate.Input {
 }
 
 func TestCheckGoodCorpus(t *testing.T) {
-	_, r := check(t, newChecker(t), filepath.Join("testdata", "good"))
+	r := check(t, newChecker(t), filepath.Join("testdata", "good"))
 	for _, f := range r.Findings {
 		t.Errorf("unexpected finding: %s: %s: %s", f.Origin, f.Field, f.Message)
 	}
@@ -166,7 +166,7 @@ func TestCheck(t *testing.T) {
 	for _, tc := range tests {
 		seen[tc.file] = true
 		t.Run(tc.file, func(t *testing.T) {
-			_, r := check(t, c, filepath.Join("testdata", tc.file))
+			r := check(t, c, filepath.Join("testdata", tc.file))
 			if len(r.Findings) != len(tc.want) {
 				t.Fatalf("got %d findings, want %d: %+v", len(r.Findings), len(tc.want), r.Findings)
 			}
@@ -194,7 +194,7 @@ func TestCheck(t *testing.T) {
 
 // TestCheckFindingsNameTheirObject checks the object and origin of findings in a multi-document file.
 func TestCheckFindingsNameTheirObject(t *testing.T) {
-	_, r := check(t, newChecker(t), filepath.Join("testdata", "cross", "duplicate.yaml"))
+	r := check(t, newChecker(t), filepath.Join("testdata", "cross", "duplicate.yaml"))
 	if len(r.Findings) != 1 {
 		t.Fatalf("findings %+v, want one", r.Findings)
 	}

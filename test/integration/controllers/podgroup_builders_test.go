@@ -37,13 +37,12 @@ func newPodGroup(namespace, name string, minCount int32) *st.PodGroupBuilder {
 }
 
 // createPodGroup creates the PodGroup and deletes it when the spec ends.
-func createPodGroup(ctx context.Context, pg *v1alpha1.PodGroup) *v1alpha1.PodGroup {
+func createPodGroup(ctx context.Context, pg *v1alpha1.PodGroup) {
 	GinkgoHelper()
 	Expect(k8sClient.Create(ctx, pg)).To(Succeed(), "creating PodGroup %s", pg.Name)
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pg))).To(Succeed())
 	})
-	return pg
 }
 
 // bind binds the pod to node through pods/binding, as a scheduler would.

@@ -35,7 +35,7 @@ func newNode(name string) *st.NodeBuilder {
 }
 
 // createNode creates the node (status included) and deletes it when the spec ends.
-func createNode(ctx context.Context, node *corev1.Node) *corev1.Node {
+func createNode(ctx context.Context, node *corev1.Node) {
 	GinkgoHelper()
 	nodes := clientset.CoreV1().Nodes()
 	created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
@@ -54,7 +54,6 @@ func createNode(ctx context.Context, node *corev1.Node) *corev1.Node {
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(client.IgnoreNotFound(nodes.Delete(ctx, created.Name, metav1.DeleteOptions{}))).To(Succeed())
 	})
-	return created
 }
 
 // newPod is a pending pod for the default scheduler with one pause

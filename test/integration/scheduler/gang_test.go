@@ -198,13 +198,12 @@ func newPodGroup(namespace, name string, minCount int32) *st.PodGroupBuilder {
 }
 
 // createPodGroup creates a copy of the PodGroup; its namespace's deletion removes it.
-func createPodGroup(ctx context.Context, pg *v1alpha1.PodGroup) *v1alpha1.PodGroup {
+func createPodGroup(ctx context.Context, pg *v1alpha1.PodGroup) {
 	GinkgoHelper()
 	c, err := berthClient()
 	Expect(err).NotTo(HaveOccurred())
 	pg = pg.DeepCopy()
 	Expect(c.Create(ctx, pg)).To(Succeed(), "creating PodGroup %s/%s", pg.Namespace, pg.Name)
-	return pg
 }
 
 // boundMembers lists the names of the namespace's pods that have a node.
