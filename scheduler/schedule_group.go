@@ -70,6 +70,11 @@ func (g groupStatus) asError() string {
 	return g.message()
 }
 
+func (g groupStatus) rejected() bool { return statusOf(g.code).IsRejected() }
+
+// statusOf is a bare status of code c, for its predicates.
+func statusOf(c framework.Code) *framework.Status { return framework.NewStatus(c) }
+
 func (g groupStatus) success() bool { return g.code == framework.Success }
 
 // fromStatus turns a plugin status into a group status.
