@@ -302,7 +302,7 @@ func TestShadowProfileStatus(t *testing.T) {
 		want: v1alpha1.ShadowStatus{
 			Of: "sched", LiveProfile: "default", Since: &since, Evaluated: 8, Agreed: 5, Disagreed: 2, ShadowUnschedulable: 1,
 			Dropped: 4, AgreementPercent: "62.5",
-			DecidingPlugins:     []v1alpha1.ShadowPluginCount{{Plugin: "NodeResourcesFit", Disagreements: 2}, {Plugin: "NodeAffinity", Disagreements: 1}},
+			DecidingPlugins: []v1alpha1.ShadowPluginCount{{Plugin: "NodeResourcesFit", Disagreements: 2}, {Plugin: "NodeAffinity", Disagreements: 1}},
 			RecentDisagreements: []v1alpha1.ShadowDisagreement{
 				{Pod: "ns/m0", PodGroup: "ns/crew", LivePlacement: "r1", ShadowPlacement: "r2", DecidingPlugins: []string{"TaintToleration"}, Time: since},
 				{Pod: "ns/a", LiveNode: "n1", ShadowNode: "n2", DecidingPlugins: []string{"NodeResourcesFit"}, Time: since},
