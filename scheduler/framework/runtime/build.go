@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -353,7 +352,13 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	for _, pl := range f.placementScore {
 		f.placementScoreWeights = append(f.placementScoreWeights, int64(placementWeights[pl.Name()].weight))
 	}
-	maps.Copy(weights, placementWeights)
+	// A plugin at both Score and PlacementScore (NodeResourcesFit) reports
+	// its Score weight, the one its profile and PluginWeights set.
+	for name, w := range placementWeights {
+		if _, ok := weights[name]; !ok {
+			weights[name] = w
+		}
+	}
 	// PlacementFeasible is no configurable extension point: every enabled
 	// plugin that judges a group's progress does, in the profile's order.
 	for _, name := range order {
