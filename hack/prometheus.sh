@@ -1,23 +1,49 @@
 #!/usr/bin/env bash
 # Installs Prometheus and promtool from Debian's `prometheus` package at a
-# pinned version and links them into bin/ (bin/prometheus, bin/promtool).
+# pinned upstream version and links them into bin/ (bin/prometheus,
+# bin/promtool). The pin is Prometheus' own version: Debian rebuilds the
+# package (+b6, +deb12u1, ...) and mirrors keep only the newest revision, so
+# any Debian revision of that upstream version is accepted.
 # `make test-rules` runs promtool on the alerting rules; the e2e suite runs
 # the server. Nothing is done when bin/ already holds both at that version.
 # The package's service is not started (the install runs under a
 # policy-rc.d that forbids it). Needs root (apt-get), as CI runs.
 #
-# Usage: hack/prometheus.sh        PROMETHEUS_DEB_VERSION=... overrides the pin.
+# Usage: hack/prometheus.sh        PROMETHEUS_VERSION=2.42.0 overrides the
+#        upstream pin; PROMETHEUS_DEB_VERSION=... asks for one exact revision.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out="${BERTH_BIN:-$root/bin}"
-version="${PROMETHEUS_DEB_VERSION:-2.42.0+ds-5+deb12u1}"
+upstream="${PROMETHEUS_VERSION:-2.42.0}"
+exact="${PROMETHEUS_DEB_VERSION:-}"
 
 installed() { dpkg-query -W -f='${Version}' prometheus 2>/dev/null || true; }
 
-if [ "$(installed)" != "$version" ]; then
+# wanted reports whether a Debian version string is the one asked for.
+wanted() {
+  if [ -n "$exact" ]; then [ "$1" = "$exact" ]; else case "$1" in "$upstream"+*|"$upstream"-*) return 0 ;; esac; return 1; fi
+}
+
+# candidate prints the newest Debian version the archive offers that is wanted.
+candidate() {
+  apt-cache madison prometheus 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}' |
+    while read -r v; do if wanted "$v"; then echo "$v"; break; fi; done
+}
+
+if ! wanted "$(installed)"; then
   if [ "$(id -u)" != 0 ]; then
-    echo "hack/prometheus.sh: installing prometheus=$version with apt-get needs root" >&2
+    echo "hack/prometheus.sh: installing prometheus ${exact:-$upstream} with apt-get needs root" >&2
+    exit 1
+  fi
+  version=$(candidate)
+  if [ -z "$version" ]; then
+    apt-get update -qq
+    version=$(candidate)
+  fi
+  if [ -z "$version" ]; then
+    echo "hack/prometheus.sh: the Debian archive has no prometheus ${exact:-$upstream+*}; available:" >&2
+    apt-cache madison prometheus >&2 || true
     exit 1
   fi
   echo "Installing Debian's prometheus=$version (promtool and the server)"
@@ -31,9 +57,6 @@ if [ "$(installed)" != "$version" ]; then
     if $had_policy; then mv -f "$policy.berth-saved" "$policy"; else rm -f "$policy"; fi
   }
   trap restore EXIT
-  if ! apt-cache show "prometheus=$version" >/dev/null 2>&1; then
-    apt-get update -qq
-  fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "prometheus=$version" >/dev/null
 fi
 
