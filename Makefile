@@ -18,6 +18,12 @@ VULNDB_INDEXDB := $(BIN)/vulndb-indexdb
 VULNDB := $(BIN)/vulndb
 K8S_VERSION := 1.37.1
 
+# The Go toolchain every go command here runs with, hack/ scripts, hack/tools
+# modules and examples/* included: go.mod's toolchain line. Exported so that a
+# machine whose Go says GOTOOLCHAIN=local still builds with it; the go command
+# fetches it through the module proxy on first use (golang.org/toolchain).
+export GOTOOLCHAIN := $(shell awk '$$1 == "toolchain" { print $$2 }' $(ROOT)/go.mod)
+
 # The chart rendered with every optional object on; test/integration/helm
 # applies it to the test apiserver with server-side dry-run.
 CHART := charts/berth

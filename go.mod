@@ -2,6 +2,8 @@ module github.com/berth-io/berth
 
 go 1.26.0
 
+toolchain go1.26.10
+
 require (
 	github.com/go-logr/logr v1.4.4
 	github.com/onsi/ginkgo/v2 v2.34.0

@@ -2,6 +2,8 @@ module github.com/berth-io/berth/examples/nodelabelscore
 
 go 1.26.0
 
+toolchain go1.26.10
+
 require (
 	github.com/berth-io/berth v0.0.0
 	github.com/google/go-cmp v0.7.0

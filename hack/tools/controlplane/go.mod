@@ -2,6 +2,8 @@ module github.com/berth-io/berth/hack/tools/controlplane
 
 go 1.26.0
 
+toolchain go1.26.10
+
 require (
 	cel.dev/expr v0.25.1 // indirect
 	cyphar.com/go-pathrs v0.2.5 // indirect

@@ -2,6 +2,8 @@ module github.com/berth-io/berth/hack/tools/vuln
 
 go 1.26.0
 
+toolchain go1.26.10
+
 require (
 	golang.org/x/vuln v1.9.0
 	golang.org/x/vulndb v0.0.0-20261105234957-e22db6528018
