@@ -4,7 +4,8 @@
 #
 # Builds for the platform of `docker buildx build --platform`.
 
-FROM --platform=$BUILDPLATFORM golang:1.26 AS builder
+# The Go of go.mod's toolchain line (the golang image sets GOTOOLCHAIN=local).
+FROM --platform=$BUILDPLATFORM golang:1.26.10 AS builder
 ARG TARGETOS=linux
 ARG TARGETARCH
 ARG VERSION=""
