@@ -29,13 +29,17 @@ if [ ! -e "$dir/.git" ]; then
   git -C "$root" worktree add --detach "$dir" "$sha" >&2
 fi
 
-# base_berth builds the base's berth binary once.
+# Both builds are compiled by this tree's toolchain (go.mod's toolchain line),
+# so that a base older than that line measures its code, not an older Go.
+toolchain=$(cd "$root" && go env GOVERSION)
+
+# base_berth builds the base's berth binary once per toolchain.
 base_berth() {
-  local out="$dir/bin/berth"
+  local out="$dir/bin/berth-$toolchain"
   if [ ! -x "$out" ]; then
     local pkg=./cmd/berth
     [ -d "$dir/cmd/berth" ] || pkg=.
-    (cd "$dir" && go build -o "$out" "$pkg") >&2
+    (cd "$dir" && GOTOOLCHAIN=$toolchain go build -o "$out" "$pkg") >&2
   fi
   echo "$out"
 }
@@ -67,11 +71,12 @@ go)
     if [ ! -e "$dir/$f" ]; then
       echo "copying $f into the base's worktree" >&2
       cp "$root/$f" "$dir/$f"
-      rm -f "$dir/bin/scheduler.test"
+      rm -f "$dir/bin/scheduler-"*.test
     fi
   done
   (cd "$root" && go test -c -o "$bin/scheduler-head.test" ./scheduler)
-  [ -x "$dir/bin/scheduler.test" ] || (cd "$dir" && go test -c -o "$dir/bin/scheduler.test" ./scheduler)
+  base_test="$dir/bin/scheduler-$toolchain.test"
+  [ -x "$base_test" ] || (cd "$dir" && GOTOOLCHAIN=$toolchain go test -c -o "$base_test" ./scheduler)
   out="$bin/bench-compare-go-$sha"
   : >"$out-base.txt"
   : >"$out-head.txt"
@@ -79,7 +84,7 @@ go)
   # machine then costs both, not one.
   for i in $(seq "$count"); do
     echo "round $i/$count" >&2
-    (cd "$dir/scheduler" && "$dir/bin/scheduler.test" -test.run='^$' -test.bench="$pattern" -test.benchmem -test.benchtime="$benchtime") >>"$out-base.txt"
+    (cd "$dir/scheduler" && "$base_test" -test.run='^$' -test.bench="$pattern" -test.benchmem -test.benchtime="$benchtime") >>"$out-base.txt"
     (cd "$root/scheduler" && "$bin/scheduler-head.test" -test.run='^$' -test.bench="$pattern" -test.benchmem -test.benchtime="$benchtime") >>"$out-head.txt"
   done
   # A benchmark the base does not have is listed with this build's figures

@@ -19,7 +19,7 @@ mkdir -p "$out"
 # the tools module's go.sum, so a change to any of them rebuilds.
 stamp() {
   local dir=$1
-  printf '%s %s %s\n' "$2" "$(go env GOVERSION)" "$(sha256sum "$dir/go.mod" "$dir/go.sum" | sha256sum | cut -c1-16)"
+  printf '%s %s %s\n' "$2" "$(cd "$dir" && go env GOVERSION)" "$(sha256sum "$dir/go.mod" "$dir/go.sum" | sha256sum | cut -c1-16)"
 }
 
 build() {

@@ -20,7 +20,7 @@ mkdir -p "$bin"
 # to it; a stamp of the Go toolchain and the tools module keeps it until they change.
 build_kwok() {
   local dir="$root/hack/tools/kwok" want have=""
-  want="kwok $(go env GOVERSION) $(cat "$dir/go.mod" "$dir/go.sum" | sha256sum | cut -c1-16)"
+  want="kwok $(cd "$dir" && go env GOVERSION) $(cat "$dir/go.mod" "$dir/go.sum" | sha256sum | cut -c1-16)"
   [ -f "$bin/.kwok.stamp" ] && have=$(cat "$bin/.kwok.stamp")
   if [ -x "$bin/kwok" ] && [ -f "$bin/kwok-stages.yaml" ] && [ "$have" = "$want" ]; then
     echo "local-cluster: kwok is up to date ($bin/kwok)"

@@ -2,7 +2,6 @@ module github.com/berth-io/berth/hack/tools/codegen
 
 go 1.26.0
 
-toolchain go1.26.10
 
 tool sigs.k8s.io/controller-tools/cmd/controller-gen
 

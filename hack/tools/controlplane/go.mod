@@ -2,7 +2,6 @@ module github.com/berth-io/berth/hack/tools/controlplane
 
 go 1.26.0
 
-toolchain go1.26.10
 
 require (
 	cel.dev/expr v0.25.1 // indirect

@@ -2,7 +2,6 @@ module github.com/berth-io/berth/hack/tools/helm
 
 go 1.26.0
 
-toolchain go1.26.10
 
 require helm.sh/helm/v3 v3.22.0
 

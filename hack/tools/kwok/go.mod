@@ -2,7 +2,6 @@ module github.com/berth-io/berth/hack/tools/kwok
 
 go 1.26.0
 
-toolchain go1.26.10
 
 require sigs.k8s.io/kwok v0.8.0
 
