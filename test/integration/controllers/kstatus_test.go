@@ -157,8 +157,15 @@ var _ = DescribeTable("kstatus and Argo CD read every kind",
 		return kstatusObject{kind: "RebalancePolicy", name: "ks-policy"}
 	}, health{status.CurrentStatus, "Healthy"}, func(ctx context.Context, u *unstructured.Unstructured) {
 		expectReadyReason(u, controllers.ReasonScheduled)
-		next, _, _ := unstructured.NestedString(u.Object, "status", "nextRunTime")
-		Expect(next).NotTo(BeEmpty(), "status.nextRunTime")
+		// The policy's worker schedules its first run after the first status
+		// was written (it reads the last run the status recorded), and the
+		// controller then writes nextRunTime.
+		var next string
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(u), u)).To(Succeed())
+			next, _, _ = unstructured.NestedString(u.Object, "status", "nextRunTime")
+			g.Expect(next).NotTo(BeEmpty(), "status.nextRunTime")
+		}).WithContext(ctx).WithTimeout(20 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
 		expectColumns(ctx, "rebalancepolicies", u, Keys{
 			"Ready": Equal("True"), "Reason": Equal(controllers.ReasonScheduled), "Next-Run": Equal(next),
 		})
