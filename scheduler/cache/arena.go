@@ -37,65 +37,74 @@ func (s *Snapshot) needsCompaction() bool {
 }
 
 // nodeSlot is a snapshot NodeInfo laid out in one allocation with what
-// Filter and Score read on every node: its resource sums and a shallow copy
-// of its Node. A cycle visits hundreds of nodes, each once, so the cache
-// misses per node, not the instructions, bound the cycle: adjacent memory,
-// and slots in the order a cycle walks them, turn scattered misses into
-// ones the hardware prefetches.
+// Filter and Score read on every node: its resource sums. A cycle visits
+// hundreds of nodes, each once, so the cache misses per node, not the
+// instructions, bound the cycle: adjacent memory, and slots in the order a
+// cycle walks them, turn scattered misses into ones the hardware
+// prefetches.
 //
 // The resource sums come first and the NodeInfo, whose hot fields lead it,
 // right after them, so that everything the default Filter and Score plugins
 // read of a node (the sums, and the NodeInfo's pods, pointers and copies of
 // the node's name, taints and unschedulable flag) lies in the slot's first
-// four cache lines; the Node itself, which they no longer read, follows.
-// The padding (before the Node: a zero-sized last field would grow the
-// struct) makes the slot a whole number of cache lines, so that every
-// slot of a chunk starts on a line as the chunk does (Go aligns allocations
-// of this size to at least 64 bytes).
+// four cache lines. The slot holds no Node: a NodeInfo points at the
+// snapshot's copy of its Node (snapshotNode), which is made once per
+// version of the Node and shared by every slot of that version, so the
+// clone of a node whose pods changed, and every re-lay of the arena, copy
+// a third of the bytes they would with the Node inside. The padding makes
+// the slot a whole number of cache lines, so that every slot of a chunk
+// starts on a line as the chunk does (Go aligns allocations of this size
+// to at least 64 bytes).
 type nodeSlot struct {
 	requested, nonZeroRequested, allocatable framework.Resource
 	info                                     framework.NodeInfo
 	_                                        [slotPadding]byte
-	node                                     v1.Node
 }
 
 // cacheLine is the size of a CPU cache line on the machines Berth runs on.
 const cacheLine = 64
 
 // slotPadding rounds the size of a nodeSlot up to a whole number of cache lines.
-const slotPadding = (cacheLine - (3*unsafe.Sizeof(framework.Resource{})+unsafe.Sizeof(framework.NodeInfo{})+unsafe.Sizeof(v1.Node{}))%cacheLine) % cacheLine
+const slotPadding = (cacheLine - (3*unsafe.Sizeof(framework.Resource{})+unsafe.Sizeof(framework.NodeInfo{}))%cacheLine) % cacheLine
 
 // fill makes the slot a copy of src that points at the slot's own resource
-// sums and Node, whose labels are labels. The copy is shallow: src's pods,
-// ports, images and the Node's slices and maps are shared, and nothing in
-// a snapshot changes them.
-func (slot *nodeSlot) fill(src *framework.NodeInfo, labels map[string]string) {
+// sums and at node, the snapshot's copy of src's Node. The copy is shallow:
+// src's pods, ports and images are shared, and nothing in a snapshot
+// changes them.
+func (slot *nodeSlot) fill(src *framework.NodeInfo, node *v1.Node) {
 	slot.requested = *src.Requested
 	slot.nonZeroRequested = *src.NonZeroRequested
 	slot.allocatable = *src.Allocatable
 	slot.info = *src
 	slot.info.Requested, slot.info.NonZeroRequested, slot.info.Allocatable = &slot.requested, &slot.nonZeroRequested, &slot.allocatable
-	slot.setNode(src.Node(), labels)
+	slot.setNode(node)
 }
 
-// setNode makes the slot's Node a shallow copy of node with labels and
-// points the slot's NodeInfo at it. The NodeInfo's Allocatable, the slot's
-// copy of the sums, already holds the node's allocatable resources, so the
-// node's are not parsed again.
-func (slot *nodeSlot) setNode(node *v1.Node, labels map[string]string) {
-	slot.node = *node
-	slot.node.Labels = labels
-	slot.info.SetNodeKeepingAllocatable(&slot.node)
+// setNode points the slot's NodeInfo at node, a snapshot copy. The
+// NodeInfo's Allocatable, the slot's copy of the sums, already holds the
+// node's allocatable resources, so the node's are not parsed again.
+func (slot *nodeSlot) setNode(node *v1.Node) {
+	slot.info.SetNodeKeepingAllocatable(node)
 }
 
-// labelsFor returns the labels of a snapshot copy of src: those of prev, an
+// snapshotNode returns the snapshot's copy of src's Node: that of prev, an
 // earlier snapshot copy, when it holds the same version of the Node (a pod
-// change clones a NodeInfo, not its Node), or else a copy made by labels.
-func labelsFor(src, prev *framework.NodeInfo, labels *labelTable) map[string]string {
+// change clones a NodeInfo, not its Node), or else a new shallow copy whose
+// labels labels copies. Snapshot copies are never changed, so slots share
+// them.
+func snapshotNode(src, prev *framework.NodeInfo, labels *labelTable) *v1.Node {
 	if prev != nil && sameNodeVersion(prev.Node(), src.Node()) {
-		return prev.Node().Labels
+		return prev.Node()
 	}
-	return labels.copyOf(src.Node().Labels)
+	node := new(v1.Node)
+	copyNode(node, src.Node(), labels)
+	return node
+}
+
+// copyNode makes dst a shallow copy of src whose labels labels copies.
+func copyNode(dst, src *v1.Node, labels *labelTable) {
+	*dst = *src
+	dst.Labels = labels.copyOf(src.Labels)
 }
 
 // sameNodeVersion reports whether a and b are the same version of one Node
@@ -109,31 +118,39 @@ func sameNodeVersion(a, b *v1.Node) bool {
 // cycle's NodeInfos, for example), so one arena of every node would keep
 // every replaced slot in memory for as long as one of them is held;
 // chunks of this size keep the list order a cycle walks, and a held
-// NodeInfo keeps about 130 KB alive, not the whole node list.
+// NodeInfo keeps about 40 KB of slots alive (and the 100 KB chunk of Node
+// copies its Node is in, when a compaction made it), not the whole node
+// list.
 const arenaChunk = 128
 
 // compact copies every listed NodeInfo into fresh arena chunks in list order
 // and points the map and the list at the copies; the caller rebuilds the
 // affinity lists. The copies are new objects, so NodeInfos handed out
-// before stay as they were. Its cost, one copy per node, is paid once per
-// len/compactAfter changed NodeInfos (or node set change). copyLabels makes
-// the copies' labels fresh copies too, laid out in list order; otherwise
-// each copy keeps the label map of the NodeInfo it copies, which is already
-// the snapshot's own (made by an earlier compaction or clone) and never
-// changes, so a compaction allocates no labels.
-func (s *Snapshot) compact(copyLabels bool) {
+// before stay as they were. Its cost, one slot copy per node, is paid once
+// per len/compactAfter changed NodeInfos (or node set change). copyNodes
+// gives the copies fresh Node copies too, with fresh labels, laid out in
+// list order in chunks of their own (the node set changed, so the list
+// order did); otherwise each copy points at the Node of the NodeInfo it
+// copies, which is already the snapshot's own (made by an earlier
+// compaction or clone) and never changes, so a compaction copies no Node.
+func (s *Snapshot) compact(copyNodes bool) {
 	n := len(s.nodeInfoList)
 	arena := make([][]nodeSlot, 0, (n+arenaChunk-1)/arenaChunk)
 	s.labels = newLabelTable()
 	for start := 0; start < n; start += arenaChunk {
 		chunk := make([]nodeSlot, min(arenaChunk, n-start))
+		var nodes []v1.Node
+		if copyNodes {
+			nodes = make([]v1.Node, len(chunk))
+		}
 		for j := range chunk {
 			ni := s.nodeInfoList[start+j]
-			labels := ni.Node().Labels
-			if copyLabels {
-				labels = s.labels.copyOf(labels)
+			node := ni.Node()
+			if copyNodes {
+				copyNode(&nodes[j], node, s.labels)
+				node = &nodes[j]
 			}
-			chunk[j].fill(ni, labels)
+			chunk[j].fill(ni, node)
 			moved := &chunk[j].info
 			moved.SetSnapshotIndex(start + j)
 			s.nodeInfoList[start+j] = moved

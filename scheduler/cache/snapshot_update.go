@@ -160,7 +160,7 @@ func (s *Snapshot) cloneShared(ni, prev *framework.NodeInfo) *framework.NodeInfo
 	}
 	ni.CloneInto(&slot.info, &slot.requested, &slot.nonZeroRequested, &slot.allocatable)
 	s.cloneImages(&slot.info)
-	slot.setNode(ni.Node(), labelsFor(ni, prev, s.labels))
+	slot.setNode(snapshotNode(ni, prev, s.labels))
 	return &slot.info
 }
 
