@@ -36,10 +36,10 @@ if ! wanted "$(installed)"; then
     echo "hack/prometheus.sh: installing prometheus ${exact:-$upstream} with apt-get needs root" >&2
     exit 1
   fi
-  version=$(candidate)
+  version=$(candidate || true)
   if [ -z "$version" ]; then
     apt-get update -qq
-    version=$(candidate)
+    version=$(candidate || true)
   fi
   if [ -z "$version" ]; then
     echo "hack/prometheus.sh: the Debian archive has no prometheus ${exact:-$upstream+*}; available:" >&2
