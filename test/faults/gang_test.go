@@ -19,6 +19,7 @@ package faults_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -101,17 +102,7 @@ func pooledPods(ctx context.Context, ns, pool string, n int) {
 // countUnschedulable counts the namespace's pods whose PodScheduled
 // condition is False with reason Unschedulable.
 func countUnschedulable(ctx context.Context, ns string) int {
-	pods, err := client.CoreV1().Pods(ns).List(ctx, listAll)
-	if err != nil {
-		return -1
-	}
-	n := 0
-	for i := range pods.Items {
-		if c := scheduledCondition(&pods.Items[i]); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			n++
-		}
-	}
-	return n
+	return countNotScheduled(ctx, ns, corev1.PodReasonUnschedulable)
 }
 
 // countTurnedDown counts the namespace's pods whose PodScheduled condition
@@ -120,14 +111,19 @@ func countUnschedulable(ctx context.Context, ns string) int {
 // minCount reads as under kube-scheduler v1.37.1 (its cycle tries no
 // member, and DynamicResources' PodGroupPostFilter then fails).
 func countTurnedDown(ctx context.Context, ns string) int {
+	return countNotScheduled(ctx, ns, corev1.PodReasonUnschedulable, corev1.PodReasonSchedulerError)
+}
+
+// countNotScheduled counts the namespace's pods whose PodScheduled
+// condition is False with one of the reasons; -1 when they cannot be listed.
+func countNotScheduled(ctx context.Context, ns string, reasons ...string) int {
 	pods, err := client.CoreV1().Pods(ns).List(ctx, listAll)
 	if err != nil {
 		return -1
 	}
 	n := 0
 	for i := range pods.Items {
-		c := scheduledCondition(&pods.Items[i])
-		if c != nil && c.Status == corev1.ConditionFalse && (c.Reason == corev1.PodReasonUnschedulable || c.Reason == corev1.PodReasonSchedulerError) {
+		if c := scheduledCondition(&pods.Items[i]); c != nil && c.Status == corev1.ConditionFalse && slices.Contains(reasons, c.Reason) {
 			n++
 		}
 	}
