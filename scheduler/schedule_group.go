@@ -113,6 +113,16 @@ type placementResult struct {
 	group *decisions.Group
 }
 
+// placedAny reports whether the try placed a member.
+func (r *placementResult) placedAny() bool {
+	for _, m := range r.members {
+		if m.err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // assignments are the members the try placed.
 func (r *placementResult) assignments() *framework.PodGroupAssignments {
 	out := &framework.PodGroupAssignments{Placement: r.placement}
@@ -264,6 +274,12 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 		return tries[0], unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError())), tries
 	}
 	best, status := s.bestPlacement(ctx, fwk, pg, feasible)
+	if status.success() && best != nil && !best.placedAny() {
+		// A cycle succeeds only when it places a member: the remainder of
+		// a group whose other members are bound, none of which fits now,
+		// is unschedulable (and PodGroupPostFilter may make room for it).
+		return best, unschedulableGroup(), tries
+	}
 	if best != nil && best.group != nil {
 		best.group.PodGroup = pg.Namespace + "/" + pg.Name
 		best.group.TopologyKey, _ = framework.TopologyKeyOf(pg)
@@ -499,7 +515,10 @@ func (s *Scheduler) admitGroup(ctx context.Context, prof *profile.Profile, pg *s
 			if m != nil {
 				err = m.err
 			}
-			s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err}, start, cycle)
+			// It is retried at once, before pods queued after it, as
+			// kube-scheduler v1.37.1 requeues what remains of a group that
+			// scheduled: that cycle places none and may preempt for it.
+			s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err, leftOut: true}, start, cycle)
 			unschedulable++
 			continue
 		}

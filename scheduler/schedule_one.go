@@ -150,6 +150,9 @@ func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi
 type schedulingFailure struct {
 	err        error
 	nominating *framework.NominatingInfo
+	// leftOut is set for a member its PodGroup's successful cycle did not
+	// place: it goes back to activeQ at once (AddGroupRemainder).
+	leftOut bool
 	// published is the nominated node the binding cycle wrote to the pod
 	// before it waited, if it did; the informer's copy may not show it yet.
 	published string
@@ -598,6 +601,10 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 	}
 	if s.profiles.Get(current.Spec.SchedulerName) == nil {
 		s.park(ctx, current)
+	} else if failure.leftOut {
+		if err := s.queue.AddGroupRemainder(logger, qpi, cycle); err != nil {
+			logger.Error(err, "Requeueing the pod")
+		}
 	} else if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
 		logger.Error(err, "Requeueing the pod")
 	}

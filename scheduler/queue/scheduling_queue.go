@@ -566,6 +566,38 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(logger logr.Logger, pInfo *
 	return nil
 }
 
+// AddGroupRemainder returns a member that its PodGroup's successful cycle did
+// not place straight to activeQ, keeping its timestamp so that it comes
+// before pods queued after it, as kube-scheduler v1.37.1 requeues what
+// remains of a pod group whose cycle succeeded. Its next cycle places none
+// of the members or more of them; either way it is not retried like this
+// again unless a cycle succeeds. The pod's in-flight period ends.
+func (q *PriorityQueue) AddGroupRemainder(logger logr.Logger, pInfo *framework.QueuedPodInfo, podSchedulingCycle int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	pod := pInfo.Pod
+	defer q.flight.done(pod.UID)
+	key := keyOf(pod)
+	if e, ok := q.queued[key]; ok {
+		return fmt.Errorf("pod %s is already in %s", key, e.at)
+	}
+	if q.flight.gone(pod.UID) {
+		logger.V(4).Info("Pod was deleted while being scheduled; dropping it", "pod", klog.KObj(pod))
+		return nil
+	}
+	pInfo.ConsecutiveErrorsCount = 0
+	if pInfo.Timestamp.IsZero() {
+		pInfo.Timestamp = q.clock.Now()
+	}
+	e := &entry{info: pInfo, key: key, profile: pod.Spec.SchedulerName, slot: -1}
+	where := q.requeue(logger, e, now, eventAttemptFailed)
+	if l := logger.V(4); l.Enabled() {
+		l.Info("Pod group member its group's cycle left out returned to the queue", "pod", klog.KObj(pod), "queue", where,
+			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins))
+	}
+	return nil
+}
+
 // strategyAfterFlight checks a returning pod against the events it missed.
 func (q *PriorityQueue) strategyAfterFlight(logger logr.Logger, e *entry) strategy {
 	info := e.info

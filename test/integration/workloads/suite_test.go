@@ -84,9 +84,6 @@ var crdPaths = []string{filepath.Join("..", "..", "..", "config", "crd", "bases"
 var notYet = map[string]string{
 	"group-deleted": "kube-scheduler leaves the members of a PodGroup being deleted (held by its protection finalizer) " +
 		"pending when room appears; Berth places them",
-	"basic-preemption": "after a group cycle that placed some members, kube-scheduler retries the others at once " +
-		"(no backoff), and that cycle, with none of them placed, counts as unschedulable and preempts again; Berth " +
-		"leaves them waiting with their own reasons",
 }
 
 // notThroughBerth are the scenarios that need a field Berth's own
