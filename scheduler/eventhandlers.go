@@ -95,10 +95,16 @@ func (s *Scheduler) addEventHandlers() error {
 		if _, err := pg.AddEventHandler(s.clusterEventHandler(logger, framework.PodGroup)); err != nil {
 			return fmt.Errorf("adding the PodGroup handler: %w", err)
 		}
+		if _, err := pg.AddEventHandler(s.workloads.StatusHandler()); err != nil {
+			return fmt.Errorf("adding the PodGroup status handler: %w", err)
+		}
 	}
 	if pg := s.workloads.Informer(); pg != nil {
 		if _, err := pg.AddEventHandler(s.clusterEventHandler(logger, framework.NativePodGroup)); err != nil {
 			return fmt.Errorf("adding the scheduling.k8s.io PodGroup handler: %w", err)
+		}
+		if _, err := pg.AddEventHandler(s.workloads.StatusHandler()); err != nil {
+			return fmt.Errorf("adding the scheduling.k8s.io PodGroup status handler: %w", err)
 		}
 	}
 	return s.addClusterObjectHandlers(logger)

@@ -533,6 +533,9 @@ func (s *Scheduler) admitGroup(ctx context.Context, prof *profile.Profile, pg *s
 		scheduled++
 	}
 	klog.FromContext(ctx).V(2).Info("Successfully scheduled a pod group", "placement", best.placement.Name, "scheduledPods", scheduled, "unschedulablePods", unschedulable)
+	// The condition is written off the loop: the members left out, retried
+	// at once, must not read the group as not yet scheduled meanwhile.
+	s.workloads.MarkScheduled(pg)
 	s.patchGroupCondition(ctx, pg, metav1.Condition{
 		Type:   schedulingv1beta1.PodGroupInitiallyScheduled,
 		Status: metav1.ConditionTrue,

@@ -165,6 +165,9 @@ type Groups struct {
 	classes  schedulingv1listers.PriorityClassLister
 	pods     cache.Indexer
 	placedOn func(*v1.Pod) string
+	// scheduled are the groups set scheduled that the informers do not
+	// show so yet (MarkScheduled).
+	scheduled scheduledGroups
 }
 
 var _ framework.WorkloadLister = (*Groups)(nil)
@@ -324,13 +327,27 @@ const schedulerFieldManager = "berth-scheduler"
 
 // PatchCondition sets cond on the PodGroup's status, as kube-scheduler
 // does: a PodGroupInitiallyScheduled condition that is already True is
-// never set back, and nothing is sent when the condition is unchanged. The
+// never set back, nor is one MarkScheduled recorded and the informer does
+// not show yet, and nothing is sent when the condition is unchanged. The
 // condition's observedGeneration is the group's generation. One of
 // Berth's PodGroups is written through the client WithBerthClient gave.
-func (g *Groups) PatchCondition(ctx context.Context, client kubernetes.Interface, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) error {
+func (g *Groups) PatchCondition(ctx context.Context, client kubernetes.Interface, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) (err error) {
 	if cur := apimeta.FindStatusCondition(pg.Status.Conditions, cond.Type); cur != nil &&
 		cur.Status == metav1.ConditionTrue && cond.Status != metav1.ConditionTrue && cond.Type == schedulingv1beta1.PodGroupInitiallyScheduled {
 		return nil
+	}
+	if cond.Type == schedulingv1beta1.PodGroupInitiallyScheduled {
+		if cond.Status != metav1.ConditionTrue && g.scheduled.has(pg.UID) {
+			return nil
+		}
+		if cond.Status == metav1.ConditionTrue {
+			// A write that fails leaves the group as the informer shows it.
+			defer func() {
+				if err != nil {
+					g.scheduled.forget(pg.UID)
+				}
+			}()
+		}
 	}
 	cond.ObservedGeneration = pg.Generation
 	conditions := append([]metav1.Condition(nil), pg.Status.Conditions...)
