@@ -700,6 +700,8 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 	status, groupMsg := outcome.full, outcome.full.message()
 	for _, qpi := range members {
 		mctx := klog.NewContext(ctx, loggerFor(ctx, qpi.Pod))
+		// The members back off as one group of this size.
+		qpi.GroupSize = len(members)
 		m := evaluated[qpi]
 		var err error
 		switch {
@@ -717,7 +719,7 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 			// The cycle did not reach it.
 			err = &groupUnschedulableError{msg: outcome.status.message(), plugins: rejectors}
 		}
-		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err, nominating: outcome.nominating(qpi, m)}, start, cycle)
+		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err, nominating: outcome.nominating(qpi, m), groupFailed: true}, start, cycle)
 	}
 	cond := metav1.Condition{
 		Type:    schedulingv1beta1.PodGroupInitiallyScheduled,

@@ -153,6 +153,9 @@ type schedulingFailure struct {
 	// leftOut is set for a member its PodGroup's successful cycle did not
 	// place: it goes back to activeQ at once (AddGroupRemainder).
 	leftOut bool
+	// groupFailed is set for a member of a PodGroup whose cycle did not
+	// schedule the group: it backs off and is retried (AddGroupFailure).
+	groupFailed bool
 	// published is the nominated node the binding cycle wrote to the pod
 	// before it waited, if it did; the informer's copy may not show it yet.
 	published string
@@ -603,6 +606,10 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 		s.park(ctx, current)
 	} else if failure.leftOut {
 		if err := s.queue.AddGroupRemainder(logger, qpi, cycle); err != nil {
+			logger.Error(err, "Requeueing the pod")
+		}
+	} else if failure.groupFailed {
+		if err := s.queue.AddGroupFailure(logger, qpi, result == resultError, cycle); err != nil {
 			logger.Error(err, "Requeueing the pod")
 		}
 	} else if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {

@@ -217,6 +217,14 @@ type QueuedPodInfo struct {
 	GatingPlugin string
 	// ConsecutiveErrorsCount counts attempts that ended in Error, not Unschedulable.
 	ConsecutiveErrorsCount int
+	// BackoffFrom is the value of Attempts backoff counts from: a PodGroup
+	// member its group's successful cycle left out backs off afresh, as
+	// kube-scheduler resets the counts of a group that scheduled.
+	BackoffFrom int
+	// GroupSize is how many members of the pod's PodGroup its last group
+	// cycle requeued together; above one, the pod's maximum backoff grows
+	// with its square root, as kube-scheduler's does for a pod group.
+	GroupSize int
 }
 
 // Key returns the pod's namespace/name key.

@@ -16,7 +16,10 @@ limitations under the License.
 
 package queue
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // backoffWindow is the ordering window of backoffQ when Pop may take from it:
 // pods whose backoff ends in the same window are one batch, sorted among
@@ -43,4 +46,15 @@ func backoffDuration(attempts int, initial, maxBackoff time.Duration) time.Durat
 		d *= 2
 	}
 	return min(d, maxBackoff)
+}
+
+// groupMaxBackoff is the maximum backoff of a PodGroup member its group's
+// cycle requeued with size members in all: maxBackoff times the square
+// root of size, as kube-scheduler v1.37.1 stretches a pod group's, so a
+// large group that cannot fit retries less often than a pod.
+func groupMaxBackoff(maxBackoff time.Duration, size int) time.Duration {
+	if size <= 1 {
+		return maxBackoff
+	}
+	return time.Duration(float64(maxBackoff) * math.Sqrt(float64(size)))
 }

@@ -81,3 +81,117 @@ func TestAddGroupRemainder(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupMemberBackoff checks a PodGroup member's backoff against
+// kube-scheduler v1.37.1's for its group: the cap grows with the square
+// root of the members requeued together, and a group that scheduled backs
+// off afresh.
+func TestGroupMemberBackoff(t *testing.T) {
+	tests := []struct {
+		name      string
+		groupSize int
+		// failures are the cycles that ended unschedulable.
+		failures int
+		// leftOutAfter, when above zero, is the failure after which a
+		// successful cycle of the group left the member out.
+		leftOutAfter int
+		want         time.Duration
+	}{
+		{name: "alone: capped at 10s", groupSize: 1, failures: 6, want: 10 * time.Second},
+		{name: "three members, fifth failure: 16s", groupSize: 3, failures: 5, want: 16 * time.Second},
+		{name: "three members, sixth failure: 10s·√3", groupSize: 3, failures: 6, want: 17320508075 * time.Nanosecond},
+		{name: "eight members, capped at 10s·√8", groupSize: 8, failures: 9, want: 28284271247 * time.Nanosecond},
+		{name: "left out by a cycle that scheduled, then failed once: 1s", groupSize: 4, failures: 5, leftOutAfter: 4, want: time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile()})
+			m := member("m").UID("m").Obj()
+			q.Add(tlog, m)
+			for i := 1; i <= tc.failures; i++ {
+				for q.Stats().Active == 0 {
+					q.clock.Step(time.Second)
+					q.flushBackoffCompleted(tlog)
+				}
+				info := q.pop()
+				if i == tc.leftOutAfter+1 && tc.leftOutAfter > 0 {
+					// The cycle before this one scheduled the group.
+					if err := q.AddGroupRemainder(tlog, info, q.SchedulingCycle()); err != nil {
+						t.Fatal(err)
+					}
+					info = q.pop()
+				}
+				info.GroupSize = tc.groupSize
+				// A group that failed comes back without rejectors (see
+				// moveToBackoff): it waits in backoffQ.
+				q.fail(info)
+			}
+			got := q.queued[keyOf(m)]
+			if got == nil || got.at != inBackoff {
+				t.Fatalf("member is in %s, want backoffQ", q.where(m))
+			}
+			// Popping from backoffQ is on: the backoff ends with its window.
+			if want := windowEnd(got.info.Timestamp.Add(tc.want)); !got.backoffUntil.Equal(want) {
+				t.Errorf("backoff ends %v after the failure, want %v (%v and its window)",
+					got.backoffUntil.Sub(got.info.Timestamp), want.Sub(got.info.Timestamp), tc.want)
+			}
+		})
+	}
+}
+
+// TestAddGroupFailure checks that a member of a PodGroup whose cycle failed
+// waits out its backoff and is retried without an event, and that an event
+// its rejecting plugin registered does not move it early, as kube-scheduler
+// v1.37.1 requeues a pod group; a pod alone, rejected the same way, waits
+// for the event.
+func TestAddGroupFailure(t *testing.T) {
+	tests := []struct {
+		name  string
+		group bool
+		// event sends a node-add that NodeResourcesFit registered right
+		// after the failure.
+		event     bool
+		wantAfter string
+		wantLater string
+	}{
+		{name: "group member: backoffQ, then activeQ when the backoff ends", group: true, wantAfter: "backoffQ", wantLater: "activeQ"},
+		{name: "group member: a node added changes nothing", group: true, event: true, wantAfter: "backoffQ", wantLater: "activeQ"},
+		{name: "pod alone: parked until an event", wantAfter: "unschedulable", wantLater: "unschedulable"},
+		{name: "pod alone: a node added moves it to backoffQ", event: true, wantAfter: "backoffQ", wantLater: "activeQ"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: profile().on("NodeResourcesFit", nodeAdd, hintQueue)})
+			pod := member("m").UID("m").Obj()
+			if !tc.group {
+				pod = pendingPod("m").UID("m").Obj()
+			}
+			q.Add(tlog, pod)
+			info := q.pop()
+			info.UnschedulablePlugins = sets.New("NodeResourcesFit")
+			var err error
+			if tc.group {
+				err = q.AddGroupFailure(tlog, info, false, q.SchedulingCycle())
+			} else {
+				err = q.AddUnschedulableIfNotPresent(tlog, info, q.SchedulingCycle())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.event {
+				q.MoveAllToActiveOrBackoffQueue(tlog, nodeAdd, nil, nil, nil)
+			}
+			if got := q.where(pod); got != tc.wantAfter {
+				t.Fatalf("after the failure the pod is in %s, want %s", got, tc.wantAfter)
+			}
+			q.clock.Step(2 * time.Second)
+			q.flushBackoffCompleted(tlog)
+			if got := q.where(pod); got != tc.wantLater {
+				t.Errorf("2s later the pod is in %s, want %s", got, tc.wantLater)
+			}
+			if info.ConsecutiveErrorsCount != 0 {
+				t.Errorf("consecutive errors %d after an unschedulable cycle, want 0", info.ConsecutiveErrorsCount)
+			}
+		})
+	}
+}

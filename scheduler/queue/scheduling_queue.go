@@ -539,31 +539,66 @@ func (q *PriorityQueue) Done(uid types.UID) {
 func (q *PriorityQueue) AddUnschedulableIfNotPresent(logger logr.Logger, pInfo *framework.QueuedPodInfo, podSchedulingCycle int64) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	var s strategy
+	where, err := q.handBack(logger, pInfo, func(e *entry) place {
+		if !hasRejectors(pInfo) {
+			pInfo.ConsecutiveErrorsCount++
+		} else {
+			pInfo.ConsecutiveErrorsCount = 0
+		}
+		pInfo.Timestamp = q.clock.Now()
+		s = q.strategyAfterFlight(logger, e)
+		return q.requeue(logger, e, s, eventAttemptFailed)
+	})
+	if l := logger.V(4); l.Enabled() && where != nowhere {
+		l.Info("Pod returned to the queue", "pod", klog.KObj(pInfo.Pod), "queue", where, "strategy", s,
+			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins),
+			"pendingPlugins", sets.List(pInfo.PendingPlugins))
+	}
+	return err
+}
+
+// handBack ends the in-flight period of a pod whose attempt is over and,
+// unless it is queued already (an error) or was deleted in flight,
+// requeues it with requeue, returning where it went. q.mu is held.
+func (q *PriorityQueue) handBack(logger logr.Logger, pInfo *framework.QueuedPodInfo, requeue func(*entry) place) (place, error) {
 	pod := pInfo.Pod
 	defer q.flight.done(pod.UID)
 	key := keyOf(pod)
 	if e, ok := q.queued[key]; ok {
-		return fmt.Errorf("pod %s is already in %s", key, e.at)
+		return nowhere, fmt.Errorf("pod %s is already in %s", key, e.at)
 	}
 	if q.flight.gone(pod.UID) {
 		logger.V(4).Info("Pod was deleted while being scheduled; dropping it", "pod", klog.KObj(pod))
-		return nil
+		return nowhere, nil
 	}
-	if !hasRejectors(pInfo) {
-		pInfo.ConsecutiveErrorsCount++
-	} else {
-		pInfo.ConsecutiveErrorsCount = 0
+	return requeue(&entry{info: pInfo, key: key, profile: pod.Spec.SchedulerName, slot: -1}), nil
+}
+
+// AddGroupFailure hands back a member of a PodGroup whose cycle did not
+// schedule the group (failed with an error when failedWithError): it waits
+// out its backoff in backoffQ and is then retried, whatever cluster events
+// come meanwhile, as kube-scheduler v1.37.1 requeues a pod group (its group
+// entity carries no rejecting plugins, so only its backoff moves it). The
+// pod keeps its rejecting plugins for what reads them. The pod's in-flight
+// period ends.
+func (q *PriorityQueue) AddGroupFailure(logger logr.Logger, pInfo *framework.QueuedPodInfo, failedWithError bool, podSchedulingCycle int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	where, err := q.handBack(logger, pInfo, func(e *entry) place {
+		if failedWithError {
+			pInfo.ConsecutiveErrorsCount++
+		} else {
+			pInfo.ConsecutiveErrorsCount = 0
+		}
+		pInfo.Timestamp = q.clock.Now()
+		return q.requeue(logger, e, afterBackoff, eventAttemptFailed)
+	})
+	if l := logger.V(4); l.Enabled() && where != nowhere {
+		l.Info("Pod group member returned to the queue after its group's cycle", "pod", klog.KObj(pInfo.Pod), "queue", where,
+			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins))
 	}
-	pInfo.Timestamp = q.clock.Now()
-	e := &entry{info: pInfo, key: key, profile: pod.Spec.SchedulerName, slot: -1}
-	s := q.strategyAfterFlight(logger, e)
-	where := q.requeue(logger, e, s, eventAttemptFailed)
-	if l := logger.V(4); l.Enabled() {
-		l.Info("Pod returned to the queue", "pod", klog.KObj(pod), "queue", where, "strategy", s,
-			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins),
-			"pendingPlugins", sets.List(pInfo.PendingPlugins))
-	}
-	return nil
+	return err
 }
 
 // AddGroupRemainder returns a member that its PodGroup's successful cycle did
@@ -575,27 +610,20 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(logger logr.Logger, pInfo *
 func (q *PriorityQueue) AddGroupRemainder(logger logr.Logger, pInfo *framework.QueuedPodInfo, podSchedulingCycle int64) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	pod := pInfo.Pod
-	defer q.flight.done(pod.UID)
-	key := keyOf(pod)
-	if e, ok := q.queued[key]; ok {
-		return fmt.Errorf("pod %s is already in %s", key, e.at)
-	}
-	if q.flight.gone(pod.UID) {
-		logger.V(4).Info("Pod was deleted while being scheduled; dropping it", "pod", klog.KObj(pod))
-		return nil
-	}
-	pInfo.ConsecutiveErrorsCount = 0
-	if pInfo.Timestamp.IsZero() {
-		pInfo.Timestamp = q.clock.Now()
-	}
-	e := &entry{info: pInfo, key: key, profile: pod.Spec.SchedulerName, slot: -1}
-	where := q.requeue(logger, e, now, eventAttemptFailed)
-	if l := logger.V(4); l.Enabled() {
-		l.Info("Pod group member its group's cycle left out returned to the queue", "pod", klog.KObj(pod), "queue", where,
+	where, err := q.handBack(logger, pInfo, func(e *entry) place {
+		// The group scheduled: its remaining members' backoff starts over.
+		pInfo.ConsecutiveErrorsCount = 0
+		pInfo.BackoffFrom = pInfo.Attempts
+		if pInfo.Timestamp.IsZero() {
+			pInfo.Timestamp = q.clock.Now()
+		}
+		return q.requeue(logger, e, now, eventAttemptFailed)
+	})
+	if l := logger.V(4); l.Enabled() && where != nowhere {
+		l.Info("Pod group member its group's cycle left out returned to the queue", "pod", klog.KObj(pInfo.Pod), "queue", where,
 			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins))
 	}
-	return nil
+	return err
 }
 
 // strategyAfterFlight checks a returning pod against the events it missed.
@@ -993,7 +1021,7 @@ func (q *PriorityQueue) backingOff(e *entry) bool {
 	if hooks := q.lookup(e.info.Pod.Spec.SchedulerName); hooks != nil {
 		initial, maxBackoff = hooks.PodBackoff()
 	}
-	d := backoffDuration(e.info.Attempts, initial, maxBackoff)
+	d := backoffDuration(e.info.Attempts-e.info.BackoffFrom, initial, groupMaxBackoff(maxBackoff, e.info.GroupSize))
 	e.backoffUntil = e.info.Timestamp.Add(d)
 	if q.cfg.popFromBackoff && d > 0 {
 		e.backoffUntil = windowEnd(e.backoffUntil)

@@ -81,14 +81,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 var crdPaths = []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}
 
 // notYet are the scenarios Berth does not match yet, each with the reason.
-var notYet = map[string]string{
-	"group-deleted": "kube-scheduler leaves the members of a PodGroup being deleted (held by its protection finalizer) " +
-		"pending when room appears; Berth places them",
-}
+var notYet = map[string]string{}
 
 // notThroughBerth are the scenarios that need a field Berth's own
 // PodGroups do not have, each with the reason.
-var notThroughBerth = map[string]string{}
+var notThroughBerth = map[string]string{
+	"group-deleted": "kube-apiserver's PodGroupProtection admission gives a native PodGroup a finalizer that keeps it, " +
+		"being deleted, while pods reference it; Berth's PodGroups have none, so the group is gone at once (its members " +
+		"wait for it as the golden's do)",
+}
 
 var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", func() {
 	for _, s := range workloads.Scenarios() {
