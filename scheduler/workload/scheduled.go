@@ -56,13 +56,6 @@ func (s *scheduledGroups) forget(uid types.UID) {
 	delete(s.uids, uid)
 }
 
-// len returns how many groups are remembered.
-func (s *scheduledGroups) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.uids)
-}
-
 // MarkScheduled records that the scheduler is setting
 // PodGroupInitiallyScheduled=True on pg. Call it on the scheduling loop,
 // before the condition is written: until the informer shows it, or the

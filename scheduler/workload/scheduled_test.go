@@ -113,7 +113,7 @@ func TestPatchConditionAfterMarkScheduled(t *testing.T) {
 			if tc.wantFalse != isFalse {
 				t.Errorf("condition False = %v, want %v (patches %q)", isFalse, tc.wantFalse, patches)
 			}
-			if n := g.scheduled.len(); n != tc.wantKept {
+			if n := remembered(g); n != tc.wantKept {
 				t.Errorf("groups remembered = %d, want %d", n, tc.wantKept)
 			}
 		})
@@ -123,7 +123,14 @@ func TestPatchConditionAfterMarkScheduled(t *testing.T) {
 func TestMarkScheduledSkipsGroupsShownScheduled(t *testing.T) {
 	g := New(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), func(*v1.Pod) string { return "" })
 	g.MarkScheduled(nativeGroup("crew", initially(metav1.ConditionTrue)))
-	if n := g.scheduled.len(); n != 0 {
+	if n := remembered(g); n != 0 {
 		t.Errorf("groups remembered = %d, want 0: the informer already shows it", n)
 	}
+}
+
+// remembered returns how many groups g remembers as set scheduled.
+func remembered(g *Groups) int {
+	g.scheduled.mu.Lock()
+	defer g.scheduled.mu.Unlock()
+	return len(g.scheduled.uids)
 }
