@@ -63,12 +63,12 @@ go)
   benchtime=${GO_BENCHTIME:-1s}
   benchstat="$bin/benchstat"
   [ -x "$benchstat" ] || (cd "$root/hack/tools/benchstat" && go build -o "$benchstat" golang.org/x/perf/cmd/benchstat)
-  # Benchmarks written after the base that use only what the base already
-  # had are copied into its worktree (which exists only for this), so that
-  # both trees run the same code; any other benchmark the base lacks is
-  # measured here only.
+  # Benchmarks that use only what the base already had are copied into its
+  # worktree (which exists only for this) whenever they differ from this
+  # tree's, so that both trees run the same benchmark code; any other
+  # benchmark the base lacks is measured here only.
   for f in ${GO_BENCH_COPY:-scheduler/schedule_cycle_bench_test.go}; do
-    if [ ! -e "$dir/$f" ]; then
+    if ! cmp -s "$root/$f" "$dir/$f"; then
       echo "copying $f into the base's worktree" >&2
       cp "$root/$f" "$dir/$f"
       rm -f "$dir/bin/scheduler-"*.test

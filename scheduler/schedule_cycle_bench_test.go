@@ -22,6 +22,8 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -40,10 +42,21 @@ import (
 // It uses only what v0.1 (30a5b5e) already had, so that make
 // bench-compare-go copies it into older trees and compares like with like.
 func BenchmarkScheduleOneCycle(b *testing.B) {
-	for _, events := range []bool{true, false} {
-		b.Run(fmt.Sprintf("events=%t", events), func(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		events bool
+		// spread gives each pod the constraint of the throughput bench's
+		// TopologySpreading workload: at most 5 more pods of its label in
+		// one zone than in another, counting the pods already placed.
+		spread bool
+	}{
+		{name: "events=true", events: true},
+		{name: "events=false"},
+		{name: "spread", events: true, spread: true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
 			s := benchCluster(b, 5000, 2)
-			if !events {
+			if !tc.events {
 				s.scheduledEvents = nil
 			}
 			client, ok := s.client.(*fake.Clientset)
@@ -64,6 +77,9 @@ func BenchmarkScheduleOneCycle(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				pod := benchPod(fmt.Sprintf("incoming-%d", i))
+				if tc.spread {
+					spreadInZones(pod)
+				}
 				i++
 				s.queue.Add(logger, pod)
 				s.scheduleOne(ctx)
@@ -71,4 +87,16 @@ func BenchmarkScheduleOneCycle(b *testing.B) {
 			}
 		})
 	}
+}
+
+// spreadInZones labels pod and spreads it over zones as the throughput
+// bench's TopologySpreading pods are.
+func spreadInZones(pod *v1.Pod) {
+	pod.Labels = map[string]string{"color": "blue"}
+	pod.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{
+		MaxSkew:           5,
+		TopologyKey:       v1.LabelTopologyZone,
+		WhenUnsatisfiable: v1.DoNotSchedule,
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"color": "blue"}},
+	}}
 }

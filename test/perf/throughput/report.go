@@ -54,6 +54,7 @@ func Markdown(results []Result) string {
 	}
 	b.WriteString(latencyTable(results))
 	b.WriteString(claimsTable(results))
+	b.WriteString(apiRequestsTable(results))
 	if rounds {
 		b.WriteString(medianTable(results))
 	}

@@ -19,6 +19,7 @@ package throughput
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,7 @@ func TestMarkdownWithoutBerthHasNoRatios(t *testing.T) {
 
 func TestJSONRoundTrips(t *testing.T) {
 	in := []Result{result("berth", 800, time.Millisecond, 100)}
+	in[0].APIRequests = APIRequests{"POST pods/binding 201": 20}
 	raw, err := JSON(in)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +80,7 @@ func TestJSONRoundTrips(t *testing.T) {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 1 || out[0] != in[0] {
+	if len(out) != 1 || !reflect.DeepEqual(out[0], in[0]) {
 		t.Errorf("round trip = %+v, want %+v", out, in)
 	}
 }

@@ -48,6 +48,8 @@ type Result struct {
 	// Round numbers the run from 1 when each scheduler ran the workload
 	// several times; 0 for a single run.
 	Round int `json:"round,omitempty"`
+	// Position is the run's place in its round, from 1; 0 for a single run.
+	Position int `json:"position,omitempty"`
 	// Workload is what was scheduled.
 	Workload Workload `json:"workload"`
 	// Throughput is measured from the pod watch.
@@ -72,6 +74,13 @@ type Result struct {
 	// Claims, for a workload with devices, is what the scheduler had done
 	// with the pods' claims by the last bind.
 	Claims *ClaimStats `json:"claims,omitempty"`
+	// APIRequests counts the requests kube-apiserver served from the
+	// scheduler's start to the last bind, by kind.
+	APIRequests APIRequests `json:"apiRequests,omitempty"`
+	// OpenWatches counts the watches (and other long-running requests) open
+	// on kube-apiserver at the last bind beyond those open before the
+	// scheduler started, by verb and resource.
+	OpenWatches APIRequests `json:"openWatches,omitempty"`
 }
 
 type runOptions struct {
@@ -189,6 +198,10 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	requestsBefore, openBefore, err := readAPIRequests(ctx, client)
+	if err != nil {
+		return Result{}, err
+	}
 	proc, err := localcluster.StartProcess(s.Name, cluster.LogDir(), o.output, s.Binary, args...)
 	if err != nil {
 		return Result{}, fmt.Errorf("starting %s: %w", s.Name, err)
@@ -221,6 +234,8 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	stats, statErr := ReadProcStats(proc.Pid())
 	controlPlaneAfter, cpErr := componentsCPU(cluster.Components())
 	statErr = errors.Join(statErr, cpErr)
+	requestsAfter, openAfter, reqErr := readAPIRequests(ctx, client)
+	statErr = errors.Join(statErr, reqErr)
 	events, evErr := countScheduledEvents(ctx, client)
 	statErr = errors.Join(statErr, evErr)
 	var claims *ClaimStats
@@ -253,6 +268,8 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	r.ScheduledEvents = events
 	r.Claims = claims
 	r.ControlPlaneCPU = controlPlaneAfter - controlPlaneBefore
+	r.APIRequests = requestsAfter.since(requestsBefore)
+	r.OpenWatches = openAfter.since(openBefore)
 	if arrivals != nil {
 		created, err := arrivals.wait()
 		if err != nil {

@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -131,7 +132,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.StringVar(&f.outMD, "out-md", "", "write the Markdown table to this file")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "how long one scheduler may take to bind every pod")
 	fs.BoolVar(&f.verbose, "v", false, "copy the components' logs to stderr")
-	fs.StringVar(&f.pprofFile, "berth-cpu-profile", "", "write a CPU profile of Berth, taken from its start, to this file")
+	fs.StringVar(&f.pprofFile, "berth-cpu-profile", "", "write a CPU profile of Berth, taken from its start, to this file (each round's named after it, -rN before the extension, when --repeat > 1)")
 	fs.IntVar(&f.pprofSecs, "berth-cpu-profile-seconds", 10, "length of Berth's CPU profile")
 	fs.StringVar(&f.apiProfile, "apiserver-cpu-profile", "", "write a CPU profile of kube-apiserver, taken from the scheduler's start, to this file with the scheduler's name before the extension")
 	fs.IntVar(&f.apiProfSecs, "apiserver-cpu-profile-seconds", 10, "length of kube-apiserver's CPU profile")
@@ -143,7 +144,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.IntVar(&f.devices, "devices-per-node", throughput.DefaultDevicesPerNode, "DynamicResources: devices each node offers in its ResourceSlice")
 	fs.IntVar(&f.gangSize, "gang-size", throughput.DefaultGangSize, "Gangs: pods per gang (scheduling.k8s.io PodGroup, minCount its size, one rack of 50 nodes)")
 	fs.IntVar(&f.bigGang, "big-gang", 0, "Gangs: the size of one more gang that the first pods form (0: none)")
-	fs.IntVar(&f.repeat, "repeat", 1, "rounds: every scheduler runs each workload this many times, the schedulers taking turns, and the ratios compare medians (profiles are of the last round)")
+	fs.IntVar(&f.repeat, "repeat", 1, "rounds: every scheduler runs each workload this many times, the schedulers taking turns (in the order given in odd rounds, reversed in even ones), and the ratios compare medians")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -185,20 +186,26 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 			return err
 		}
 		for round := 1; round <= f.repeat; round++ {
-			for name := range strings.SplitSeq(f.schedulers, ",") {
-				s, runOpts, err := scheduler(name, f, self)
+			rf := f
+			if f.repeat > 1 {
+				// Each round's profiles are kept, named after the round.
+				suffix := fmt.Sprintf("r%d", round)
+				rf.pprofFile, rf.heapFile, rf.apiProfile = perScheduler(f.pprofFile, suffix), perScheduler(f.heapFile, suffix), perScheduler(f.apiProfile, suffix)
+			}
+			for position, name := range roundOrder(strings.Split(f.schedulers, ","), round) {
+				s, runOpts, err := scheduler(name, rf, self)
 				if err != nil {
 					return err
 				}
-				if f.apiProfile != "" {
-					runOpts = append(runOpts, throughput.WithAPIServerCPUProfile(perScheduler(f.apiProfile, name), time.Duration(f.apiProfSecs)*time.Second))
+				if rf.apiProfile != "" {
+					runOpts = append(runOpts, throughput.WithAPIServerCPUProfile(perScheduler(rf.apiProfile, name), time.Duration(f.apiProfSecs)*time.Second))
 				}
 				r, err := throughput.Run(ctx, workload, s, append(opts, runOpts...)...)
 				if err != nil {
 					return fmt.Errorf("running %s on %s: %w", name, wname, err)
 				}
 				if f.repeat > 1 {
-					r.Round = round
+					r.Round, r.Position = round, position+1
 				}
 				results = append(results, r)
 			}
@@ -305,6 +312,19 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 // perScheduler names a scheduler's own copy of the file path: the
 // scheduler's name goes before the extension (api.pprof becomes
 // api-null-binder.pprof). An empty path stays empty.
+// roundOrder returns the order in which schedulers run in round: as given
+// in odd rounds, reversed in even ones, so that over an even number of
+// rounds each runs as often first as last and what the position costs
+// (the previous run's leftovers on the machine) cancels out of the medians.
+func roundOrder(schedulers []string, round int) []string {
+	if round%2 == 1 {
+		return schedulers
+	}
+	reversed := slices.Clone(schedulers)
+	slices.Reverse(reversed)
+	return reversed
+}
+
 func perScheduler(path, scheduler string) string {
 	if path == "" {
 		return ""

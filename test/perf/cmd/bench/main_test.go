@@ -19,6 +19,7 @@ package main
 import (
 	"flag"
 	"io"
+	"slices"
 	"testing"
 	"time"
 )
@@ -70,5 +71,25 @@ func TestPerScheduler(t *testing.T) {
 		if got := perScheduler(tc.path, tc.scheduler); got != tc.want {
 			t.Errorf("perScheduler(%q, %q) = %q, want %q", tc.path, tc.scheduler, got, tc.want)
 		}
+	}
+}
+
+func TestRoundOrder(t *testing.T) {
+	schedulers := []string{"berth", "berth-base", "kube-scheduler"}
+	tests := []struct {
+		round int
+		want  []string
+	}{
+		{round: 1, want: []string{"berth", "berth-base", "kube-scheduler"}},
+		{round: 2, want: []string{"kube-scheduler", "berth-base", "berth"}},
+		{round: 3, want: []string{"berth", "berth-base", "kube-scheduler"}},
+	}
+	for _, tt := range tests {
+		if got := roundOrder(schedulers, tt.round); !slices.Equal(got, tt.want) {
+			t.Errorf("roundOrder(round %d) = %v, want %v", tt.round, got, tt.want)
+		}
+	}
+	if !slices.Equal(schedulers, []string{"berth", "berth-base", "kube-scheduler"}) {
+		t.Errorf("roundOrder changed its argument: %v", schedulers)
 	}
 }
