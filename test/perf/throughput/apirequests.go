@@ -157,9 +157,7 @@ func requestsPerPod(rs runs) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, r := range rs {
 		for kind := range r.APIRequests {
-			if out[kind] == nil {
-				out[kind] = make([]float64, 0, len(rs))
-			}
+			out[kind] = nil
 		}
 	}
 	for kind := range out {

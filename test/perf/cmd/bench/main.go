@@ -309,9 +309,6 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 	}
 }
 
-// perScheduler names a scheduler's own copy of the file path: the
-// scheduler's name goes before the extension (api.pprof becomes
-// api-null-binder.pprof). An empty path stays empty.
 // roundOrder returns the order in which schedulers run in round: as given
 // in odd rounds, reversed in even ones, so that over an even number of
 // rounds each runs as often first as last and what the position costs
@@ -325,6 +322,9 @@ func roundOrder(schedulers []string, round int) []string {
 	return reversed
 }
 
+// perScheduler names a scheduler's own copy of the file path: the
+// scheduler's name goes before the extension (api.pprof becomes
+// api-null-binder.pprof). An empty path stays empty.
 func perScheduler(path, scheduler string) string {
 	if path == "" {
 		return ""
