@@ -78,13 +78,18 @@ func NewPodGroupReconciler(c client.Client, clk clock.PassiveClock) *PodGroupRec
 	return &PodGroupReconciler{client: c, clock: clk}
 }
 
-// setupWithManager indexes pods by group and registers the reconciler. It
-// runs on the leader only (the controller's default), which is the replica
-// that writes status; on election the initial list reconciles every group.
-func (r *PodGroupReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidation bool) error {
+// indexPodsByGroup adds podGroupIndex to mgr's pod cache.
+func indexPodsByGroup(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podGroupIndex, podGroupIndexValue); err != nil {
 		return fmt.Errorf("indexing pods by PodGroup: %w", err)
 	}
+	return nil
+}
+
+// setupWithManager registers the reconciler; the pod index must exist. It
+// runs on the leader only (the controller's default), which is the replica
+// that writes status; on election the initial list reconciles every group.
+func (r *PodGroupReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidation bool) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podgroup").
 		// The controller's own status writes bump no generation and come back as no event.

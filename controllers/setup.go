@@ -108,8 +108,8 @@ func WithSkipNameValidation() Option { return func(o *options) { o.skipNameValid
 // EventRecorderName is the reporting controller of the controllers' events.
 const EventRecorderName = "berth-profile-controller"
 
-// SetupWithManager registers the SchedulingProfile, PluginWeight and
-// PodGroup reconcilers with mgr; profiles are compiled and installed into host.
+// SetupWithManager registers the SchedulingProfile, PluginWeight, PodGroup
+// and PodGroup protection reconcilers with mgr; profiles are compiled and installed into host.
 func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error {
 	var o options
 	for _, opt := range opts {
@@ -129,9 +129,15 @@ func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error 
 	if err := wr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the PluginWeight controller: %w", err)
 	}
+	if err := indexPodsByGroup(mgr); err != nil {
+		return err
+	}
 	gr := NewPodGroupReconciler(mgr.GetClient(), clk)
 	if err := gr.setupWithManager(mgr, o.skipNameValidation); err != nil {
 		return fmt.Errorf("setting up the PodGroup controller: %w", err)
+	}
+	if err := NewPodGroupProtectionReconciler(mgr.GetClient()).setupWithManager(mgr, o.skipNameValidation); err != nil {
+		return fmt.Errorf("setting up the PodGroup protection controller: %w", err)
 	}
 	return nil
 }

@@ -24,6 +24,12 @@ import (
 // namespace, that the pod belongs to.
 const PodGroupLabel = "scheduling.berth.io/pod-group"
 
+// PodGroupProtectionFinalizer keeps a PodGroup that is being deleted while
+// pods that have not finished still name it, as kube-apiserver's
+// PodGroupProtection keeps a scheduling.k8s.io PodGroup. Berth's manager
+// adds it when it first sees a group and removes it once no such pod is left.
+const PodGroupProtectionFinalizer = "scheduling.berth.io/podgroup-protection"
+
 // PodGroupPhase is where a gang is in its life.
 // +kubebuilder:validation:Enum=Pending;Scheduling;Scheduled;Running;Failed
 type PodGroupPhase string

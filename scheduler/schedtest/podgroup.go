@@ -92,5 +92,18 @@ func (b *PodGroupBuilder) Status(s v1alpha1.PodGroupStatus) *PodGroupBuilder {
 	return b
 }
 
+// Terminating sets the deletion timestamp: the PodGroup is being deleted.
+func (b *PodGroupBuilder) Terminating(at time.Time) *PodGroupBuilder {
+	t := metav1.NewTime(at)
+	b.pg.DeletionTimestamp = &t
+	return b
+}
+
+// Finalizers adds finalizers.
+func (b *PodGroupBuilder) Finalizers(names ...string) *PodGroupBuilder {
+	b.pg.Finalizers = append(b.pg.Finalizers, names...)
+	return b
+}
+
 // Obj returns the PodGroup; later calls on the builder change it.
 func (b *PodGroupBuilder) Obj() *v1alpha1.PodGroup { return b.pg }

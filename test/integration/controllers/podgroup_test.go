@@ -17,10 +17,14 @@ limitations under the License.
 package controllers_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/controllers"
@@ -83,5 +87,33 @@ var _ = Describe("PodGroup", func() {
 		// A replacement brings the gang back.
 		createPod(ctx, newPod(ns, "b2", "gang-unserved").Group("pair").Obj())
 		waitPodGroup(ctx, ns, "pair", v1alpha1.PodGroupScheduling, 1, 0)
+	})
+
+	It("keeps a PodGroup being deleted until none of its pods is left that has not finished", func(ctx SpecContext) {
+		ns := createNamespace(ctx, "gangprotect")
+		nodes := createNodes(ctx, "gangprotect", 1, "cpu", "4", "memory", "16Gi")
+		createPodGroup(ctx, newPodGroup(ns, "pair", 2).Obj())
+		key := client.ObjectKey{Namespace: ns, Name: "pair"}
+		var pg v1alpha1.PodGroup
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, key, &pg)).To(Succeed())
+			g.Expect(pg.Finalizers).To(ContainElement(v1alpha1.PodGroupProtectionFinalizer))
+		}).WithContext(ctx).WithTimeout(15 * time.Second).Should(Succeed())
+
+		a := createPod(ctx, newPod(ns, "a", "gang-unserved").Group("pair").Obj())
+		b := createPod(ctx, newPod(ns, "b", "gang-unserved").Group("pair").Obj())
+		bind(ctx, a, nodes[0])
+		setPhase(ctx, ns, "a", corev1.PodSucceeded)
+		Expect(k8sClient.Delete(ctx, &pg)).To(Succeed())
+		// b is pending: the group stays, being deleted, with its status.
+		Consistently(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, key, &pg)).To(Succeed())
+			g.Expect(pg.DeletionTimestamp).NotTo(BeNil())
+			g.Expect(pg.Finalizers).To(ContainElement(v1alpha1.PodGroupProtectionFinalizer))
+		}).WithContext(ctx).WithTimeout(2 * time.Second).Should(Succeed())
+
+		setPhase(ctx, ns, b.Name, corev1.PodFailed)
+		Eventually(func() error { return k8sClient.Get(ctx, key, &pg) }).WithContext(ctx).WithTimeout(15 * time.Second).
+			Should(WithTransform(apierrors.IsNotFound, BeTrue()), "the group must go once its last pod has finished")
 	})
 })

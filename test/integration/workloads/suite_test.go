@@ -37,13 +37,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/controllers"
 	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/workload"
@@ -85,11 +90,7 @@ var notYet = map[string]string{}
 
 // notThroughBerth are the scenarios that need a field Berth's own
 // PodGroups do not have, each with the reason.
-var notThroughBerth = map[string]string{
-	"group-deleted": "kube-apiserver's PodGroupProtection admission gives a native PodGroup a finalizer that keeps it, " +
-		"being deleted, while pods reference it; Berth's PodGroups have none, so the group is gone at once (its members " +
-		"wait for it as the golden's do)",
-}
+var notThroughBerth = map[string]string{}
 
 var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", func() {
 	for _, s := range workloads.Scenarios() {
@@ -127,6 +128,7 @@ var _ = Describe("The same scenarios through Berth's own PodGroups, on an apiser
 		Expect(err).NotTo(HaveOccurred())
 		podGroups, err = workload.NewBerthClient(cfg)
 		Expect(err).NotTo(HaveOccurred())
+		startProtection(ctx, cfg)
 	}, NodeTimeout(3*time.Minute))
 
 	for _, s := range workloads.Scenarios() {
@@ -197,6 +199,34 @@ func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Inte
 		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
 	})
 	Expect(s.WaitForCacheSync(ctx)).To(BeTrue())
+}
+
+// startProtection runs, until the suite ends, the controller of Berth's
+// manager that keeps a Berth PodGroup being deleted while its pods need it,
+// as kube-apiserver and kube-controller-manager keep native ones (the
+// group-deleted scenario). Its cache holds the member pods only, as the
+// manager's does.
+func startProtection(ctx context.Context, cfg *rest.Config) {
+	GinkgoHelper()
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  ctrlcache.Options{ByObject: map[client.Object]ctrlcache.ByObject{&corev1.Pod{}: {Label: controllers.MemberPodSelector()}}},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(controllers.SetupPodGroupProtection(mgr, controllers.WithSkipNameValidation())).To(Succeed())
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(runCtx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
+	})
+	Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
 }
 
 // cleanCluster deletes what a scenario created outside its namespace (nodes
