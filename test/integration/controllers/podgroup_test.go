@@ -113,7 +113,7 @@ var _ = Describe("PodGroup", func() {
 		}).WithContext(ctx).WithTimeout(2 * time.Second).Should(Succeed())
 
 		setPhase(ctx, ns, b.Name, corev1.PodFailed)
-		Eventually(func() error { return k8sClient.Get(ctx, key, &pg) }).WithContext(ctx).WithTimeout(15 * time.Second).
+		Eventually(func() error { return k8sClient.Get(ctx, key, &pg) }).WithContext(ctx).WithTimeout(15*time.Second).
 			Should(WithTransform(apierrors.IsNotFound, BeTrue()), "the group must go once its last pod has finished")
 	})
 })
