@@ -109,7 +109,8 @@ func WithSkipNameValidation() Option { return func(o *options) { o.skipNameValid
 const EventRecorderName = "berth-profile-controller"
 
 // SetupWithManager registers the SchedulingProfile, PluginWeight, PodGroup
-// and PodGroup protection reconcilers with mgr; profiles are compiled and installed into host.
+// and PodGroup protection reconcilers with mgr; profiles are compiled and
+// installed into host.
 func SetupWithManager(mgr ctrl.Manager, host ProfileHost, opts ...Option) error {
 	var o options
 	for _, opt := range opts {

@@ -201,10 +201,10 @@ func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Inte
 	Expect(s.WaitForCacheSync(ctx)).To(BeTrue())
 }
 
-// startProtection runs, until the suite ends, the controller of Berth's
-// manager that keeps a Berth PodGroup being deleted while its pods need it,
-// as kube-apiserver and kube-controller-manager keep native ones (the
-// group-deleted scenario). Its cache holds the member pods only, as the
+// startProtection runs, until the calling container's specs end, the
+// controller of Berth's manager that keeps a Berth PodGroup being deleted
+// while its pods need it, as kube-apiserver and kube-controller-manager
+// keep native ones (the group-deleted scenario). Its cache holds the member pods only, as the
 // manager's does.
 func startProtection(ctx context.Context, cfg *rest.Config) {
 	GinkgoHelper()
