@@ -107,6 +107,11 @@ func (s *Scheduler) addEventHandlers() error {
 			return fmt.Errorf("adding the scheduling.k8s.io PodGroup status handler: %w", err)
 		}
 	}
+	if cpg := s.workloads.CompositeInformer(); cpg != nil {
+		if _, err := cpg.AddEventHandler(s.clusterEventHandler(logger, framework.NativeCompositePodGroup)); err != nil {
+			return fmt.Errorf("adding the CompositePodGroup handler: %w", err)
+		}
+	}
 	return s.addClusterObjectHandlers(logger)
 }
 

@@ -158,6 +158,7 @@ type options struct {
 	bindingConcurrency int
 	queueOptions       []queue.Option
 	podGroupClient     rest.Interface
+	compositeGroups    bool
 	scheduledEvents    bool
 	leaseCheck         func() error
 	deviceTaintRules   bool
@@ -211,6 +212,16 @@ func WithQueueOptions(opts ...queue.Option) Option {
 func WithPodGroupClient(c rest.Interface) Option {
 	return func(o *options) { o.podGroupClient = c }
 }
+
+// WithCompositePodGroups follows PodGroups' spec.parentCompositePodGroupName
+// to the CompositePodGroups (scheduling.k8s.io/v1alpha3) above them when the
+// apiserver serves those, as kube-scheduler does with its CompositePodGroup
+// gate on: a member of a PodGroup whose hierarchy has no root yet waits, and
+// the hierarchy is held back until it meets its quorum. Off, a parent is
+// ignored, as kube-scheduler ignores it with the gate off. The group cycle
+// over a whole hierarchy is not built yet (docs/design/composite-podgroup.md):
+// once held members are let go, each PodGroup is scheduled on its own.
+func WithCompositePodGroups(on bool) Option { return func(o *options) { o.compositeGroups = on } }
 
 // New returns a Scheduler that watches pods and nodes through client. It
 // serves no scheduler name until profiles are installed with SetProfile.
@@ -281,6 +292,18 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	if native {
 		workloadOpts = append(workloadOpts, workload.WithInformerFactory(factory))
 		klog.FromContext(ctx).Info("The apiserver serves scheduling.k8s.io/v1beta1 PodGroups; pods that join one through spec.schedulingGroup are scheduled with their group")
+		if o.compositeGroups {
+			composite, err := workload.CompositeServed(client.Discovery())
+			if err != nil {
+				return nil, err
+			}
+			if composite {
+				workloadOpts = append(workloadOpts, workload.WithCompositeInformerFactory(factory))
+				klog.FromContext(ctx).Info("The apiserver serves scheduling.k8s.io/v1alpha3 CompositePodGroups; PodGroups' parents are followed")
+			} else {
+				klog.FromContext(ctx).Info("The apiserver does not serve scheduling.k8s.io/v1alpha3 CompositePodGroups (turn on its CompositePodGroup feature gate and that API version to use them); PodGroups' parents are ignored")
+			}
+		}
 	} else {
 		klog.FromContext(ctx).Info("The apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups (turn on its GenericWorkload feature gate and that API version to use them); gangs are served through Berth's own PodGroups")
 	}

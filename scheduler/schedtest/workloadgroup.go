@@ -21,6 +21,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -147,3 +148,65 @@ func (w *Workloads) NodeOf(pod *v1.Pod) string {
 	}
 	return w.Assumed[pod.Name]
 }
+
+// Parent makes the group a child of the CompositePodGroup name.
+func (b *WorkloadGroupBuilder) Parent(name string) *WorkloadGroupBuilder {
+	b.pg.Spec.ParentCompositePodGroupName = &name
+	return b
+}
+
+// CompositeGroupBuilder builds a scheduling.k8s.io/v1alpha3 CompositePodGroup step by step.
+type CompositeGroupBuilder struct {
+	cpg *schedulingv1alpha3.CompositePodGroup
+}
+
+// CompositeGroup starts a CompositePodGroup of generation 1 in namespace
+// "default" with the basic policy and a UID derived from its name.
+func CompositeGroup(name string) *CompositeGroupBuilder {
+	return &CompositeGroupBuilder{cpg: &schedulingv1alpha3.CompositePodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name + "-uid"), Generation: 1},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{
+			WorkloadRef: &schedulingv1alpha3.WorkloadReference{WorkloadName: "workload", TemplateName: name},
+			SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{
+				Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{},
+			},
+		},
+	}}
+}
+
+// Parent makes the group a child of the CompositePodGroup name.
+func (b *CompositeGroupBuilder) Parent(name string) *CompositeGroupBuilder {
+	b.cpg.Spec.ParentCompositePodGroupName = &name
+	return b
+}
+
+// Gang gives the group the gang policy with minGroupCount.
+func (b *CompositeGroupBuilder) Gang(minGroupCount int32) *CompositeGroupBuilder {
+	b.cpg.Spec.SchedulingPolicy = schedulingv1alpha3.CompositePodGroupSchedulingPolicy{
+		Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: minGroupCount},
+	}
+	return b
+}
+
+// Topology keeps the group's members in one domain of the node label key.
+func (b *CompositeGroupBuilder) Topology(key string) *CompositeGroupBuilder {
+	b.cpg.Spec.SchedulingConstraints = &schedulingv1alpha3.CompositePodGroupSchedulingConstraints{
+		Topology: []schedulingv1alpha3.TopologyConstraint{{Key: key}},
+	}
+	return b
+}
+
+// Priority sets spec.priority.
+func (b *CompositeGroupBuilder) Priority(p int32) *CompositeGroupBuilder {
+	b.cpg.Spec.Priority = &p
+	return b
+}
+
+// Created sets the creation timestamp.
+func (b *CompositeGroupBuilder) Created(t time.Time) *CompositeGroupBuilder {
+	b.cpg.CreationTimestamp = metav1.NewTime(t)
+	return b
+}
+
+// Obj returns the CompositePodGroup; later calls on the builder change it.
+func (b *CompositeGroupBuilder) Obj() *schedulingv1alpha3.CompositePodGroup { return b.cpg }

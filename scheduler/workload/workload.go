@@ -43,6 +43,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	schedulingv1listers "k8s.io/client-go/listers/scheduling/v1"
+	schedulingv1alpha3listers "k8s.io/client-go/listers/scheduling/v1alpha3"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -84,16 +85,22 @@ func IndexMembers(obj any) ([]string, error) {
 // PodGroups. An apiserver that does not know the group version at all
 // answers NotFound, which is no error here.
 func Served(d discovery.DiscoveryInterface) (bool, error) {
-	list, err := d.ServerResourcesForGroupVersion(GroupVersion.String())
+	return servesResource(d, GroupVersion.String(), "podgroups")
+}
+
+// servesResource reports whether the apiserver serves the resource in the
+// group version; a group version it does not know is no error.
+func servesResource(d discovery.DiscoveryInterface, groupVersion, resource string) (bool, error) {
+	list, err := d.ServerResourcesForGroupVersion(groupVersion)
 	if err != nil {
 		var status interface{ Status() metav1.Status }
 		if errors.As(err, &status) && status.Status().Code == 404 {
 			return false, nil
 		}
-		return false, fmt.Errorf("discovering %s: %w", GroupVersion, err)
+		return false, fmt.Errorf("discovering %s: %w", groupVersion, err)
 	}
 	for _, r := range list.APIResources {
-		if r.Name == "podgroups" {
+		if r.Name == resource {
 			return true, nil
 		}
 	}
@@ -165,6 +172,12 @@ type Groups struct {
 	classes  schedulingv1listers.PriorityClassLister
 	pods     cache.Indexer
 	placedOn func(*v1.Pod) string
+	// composite watches CompositePodGroups when hierarchies are followed
+	// (WithCompositeInformerFactory); nil otherwise.
+	composite       cache.SharedIndexInformer
+	compositeLister schedulingv1alpha3listers.CompositePodGroupLister
+	// hierarchyErr is why the informers could not be indexed by parent.
+	hierarchyErr error
 	// scheduled are the groups set scheduled that the informers do not
 	// show so yet (MarkScheduled).
 	scheduled scheduledGroups

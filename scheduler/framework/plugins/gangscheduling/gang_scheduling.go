@@ -30,12 +30,14 @@ package gangscheduling
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/klog/v2"
 
@@ -57,6 +59,8 @@ const permitTimeout = 5 * time.Minute
 const (
 	msgAwaitingMinCount = "waiting for minCount pods from a gang to appear in scheduling queue"
 	msgAwaitingPlaced   = "waiting for minCount pods from a gang to be scheduled"
+	// msgAwaitingTreeQuorum takes the name of a hierarchy's root.
+	msgAwaitingTreeQuorum = "waiting for composite pod group %q tree to meet quorum"
 )
 
 // GangScheduling keeps a gang's members back until the group can form, and
@@ -111,8 +115,10 @@ func (pl *GangScheduling) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.
 		return nil
 	}
 	if err != nil {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
-			fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", ref.Name))
+		return awaitingGroup(ref)
+	}
+	if h, ok := framework.HierarchyOf(pl.handle.Workloads()); ok && !ref.Berth {
+		return pl.preEnqueueHierarchy(h, ref)
 	}
 	gang := pg.Spec.SchedulingPolicy.Gang
 	if gang == nil {
@@ -122,6 +128,48 @@ func (pl *GangScheduling) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgAwaitingMinCount)
 	}
 	return nil
+}
+
+// awaitingGroup is the verdict on a member whose PodGroup does not exist.
+func awaitingGroup(ref framework.GroupRef) *framework.Status {
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+		fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", ref.Name))
+}
+
+// preEnqueueHierarchy keeps a member back, as kube-scheduler does with its
+// CompositePodGroup gate on, until the root of its PodGroup's hierarchy
+// exists and the hierarchy meets its quorum: a PodGroup is ready with
+// minCount pods (one for a basic group), a CompositePodGroup with
+// minGroupCount ready children (one for a basic one).
+func (pl *GangScheduling) preEnqueueHierarchy(h framework.HierarchyLister, ref framework.GroupRef) *framework.Status {
+	root, err := h.Hierarchy(ref)
+	if herr := (*framework.HierarchyError)(nil); errors.As(err, &herr) {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, herr.Reason)
+	}
+	if err != nil {
+		return awaitingGroup(ref)
+	}
+	if pl.ready(root) {
+		return nil
+	}
+	if root.IsLeaf() {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgAwaitingMinCount)
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(msgAwaitingTreeQuorum, root.Key.Name))
+}
+
+// ready reports whether enough pods exist under the node for its quorum.
+func (pl *GangScheduling) ready(n *framework.GroupNode) bool {
+	if n.IsLeaf() {
+		return len(pl.handle.Workloads().Members(n.Ref())) >= n.MinCount()
+	}
+	ready := 0
+	for _, c := range n.Children {
+		if pl.ready(c) {
+			ready++
+		}
+	}
+	return ready >= n.MinCount()
 }
 
 // PlacementFeasible admits a group once minCount of its members are placed
@@ -220,43 +268,82 @@ func (pl *GangScheduling) countRelease(namespace string) {
 	}
 }
 
-// EventsToRegister retries a member held back when another member arrives,
-// when its PodGroup appears, or when its gang comes to need fewer members;
-// the same for both kinds of PodGroup.
+// EventsToRegister retries a member held back when another member of its
+// group (or of its group's hierarchy) arrives, when its PodGroup or a
+// CompositePodGroup above it appears, or when a gang comes to need fewer
+// members; the same for both kinds of PodGroup.
 func (pl *GangScheduling) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
 	var out []framework.ClusterEventWithHint
 	out = append(out,
-		framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterMemberAdded},
-		framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterMemberAdded},
+		framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, QueueingHintFn: pl.isSchedulableAfterMemberAdded},
+		framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add}, QueueingHintFn: pl.isSchedulableAfterMemberAdded},
 	)
 	for _, r := range []framework.EventResource{framework.NativePodGroup, framework.PodGroup} {
 		out = append(out,
-			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.Add}, QueueingHintFn: isSchedulableAfterGroupAdded},
-			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.Update}, QueueingHintFn: isSchedulableAfterGroupUpdated},
+			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.Add}, QueueingHintFn: pl.isSchedulableAfterGroupAdded},
+			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.Update}, QueueingHintFn: pl.isSchedulableAfterGroupUpdated},
 		)
+	}
+	if _, ok := framework.HierarchyOf(pl.handle.Workloads()); ok {
+		out = append(out, framework.ClusterEventWithHint{
+			Event:          framework.ClusterEvent{Resource: framework.NativeCompositePodGroup, ActionType: framework.Add},
+			QueueingHintFn: pl.isSchedulableAfterCompositeAdded,
+		})
 	}
 	return out, nil
 }
 
-func isSchedulableAfterMemberAdded(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+// related reports whether the group the pod joins is the group other
+// names or, when the scheduler follows hierarchies, shares a root with it;
+// other is a PodGroup or CompositePodGroup of Kubernetes' own.
+func (pl *GangScheduling) related(mine framework.GroupRef, other framework.GroupKey) bool {
+	h, ok := framework.HierarchyOf(pl.handle.Workloads())
+	if !ok || mine.Berth {
+		return other.Kind == framework.PodGroupKind && mine == framework.GroupRef{Namespace: other.Namespace, Name: other.Name}
+	}
+	a, okA := h.RootOf(podGroupKey(mine))
+	b, okB := h.RootOf(other)
+	return okA && okB && a == b
+}
+
+// relatedGroups reports whether the groups mine and other name are one,
+// or share a root.
+func (pl *GangScheduling) relatedGroups(mine, other framework.GroupRef) bool {
+	if mine.Berth || other.Berth {
+		return mine == other
+	}
+	return pl.related(mine, podGroupKey(other))
+}
+
+// podGroupKey is the hierarchy key of a PodGroup of Kubernetes' own.
+func podGroupKey(ref framework.GroupRef) framework.GroupKey {
+	return framework.GroupKey{Kind: framework.PodGroupKind, Namespace: ref.Namespace, Name: ref.Name}
+}
+
+func (pl *GangScheduling) isSchedulableAfterMemberAdded(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	_, added, err := eventobj.Pair[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
 	mine, ok := framework.GroupRefOf(pod)
-	if !ok || added == nil || added.UID == pod.UID || !framework.InGroup(added, mine) {
+	if !ok || added == nil || added.UID == pod.UID {
+		return framework.QueueSkip, nil
+	}
+	theirs, ok := framework.GroupRefOf(added)
+	if !ok || !pl.relatedGroups(mine, theirs) {
 		return framework.QueueSkip, nil
 	}
 	logger.V(5).Info("Another member of the pod's group arrived", "pod", klog.KObj(pod), "member", klog.KObj(added))
 	return framework.Queue, nil
 }
 
-func isSchedulableAfterGroupAdded(_ logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+func (pl *GangScheduling) isSchedulableAfterGroupAdded(_ logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	_, pg, err := eventobj.Pair[*schedulingv1beta1.PodGroup](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
-	if pg != nil && framework.InGroup(pod, framework.RefOf(pg)) {
+	mine, ok := framework.GroupRefOf(pod)
+	if ok && pg != nil && pl.relatedGroups(mine, framework.RefOf(pg)) {
 		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil
@@ -265,12 +352,13 @@ func isSchedulableAfterGroupAdded(_ logr.Logger, pod *v1.Pod, oldObj, newObj any
 // isSchedulableAfterGroupUpdated retries the members of a gang whose
 // minCount went down, or that stopped being a gang (Berth's PodGroups
 // allow that change); no other change of a PodGroup can help them.
-func isSchedulableAfterGroupUpdated(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+func (pl *GangScheduling) isSchedulableAfterGroupUpdated(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	old, pg, err := eventobj.Pair[*schedulingv1beta1.PodGroup](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
-	if pg == nil || old == nil || !framework.InGroup(pod, framework.RefOf(pg)) {
+	mine, ok := framework.GroupRefOf(pod)
+	if !ok || pg == nil || old == nil || !pl.relatedGroups(mine, framework.RefOf(pg)) {
 		return framework.QueueSkip, nil
 	}
 	before, after := old.Spec.SchedulingPolicy.Gang, pg.Spec.SchedulingPolicy.Gang
@@ -278,5 +366,23 @@ func isSchedulableAfterGroupUpdated(logger logr.Logger, pod *v1.Pod, oldObj, new
 		return framework.QueueSkip, nil
 	}
 	logger.V(5).Info("The pod's gang needs fewer members", "pod", klog.KObj(pod), "podGroup", klog.KObj(pg), "oldMinCount", before.MinCount, "newMinCount", framework.MinCount(pg))
+	return framework.Queue, nil
+}
+
+// isSchedulableAfterCompositeAdded retries the members of a hierarchy that
+// a new CompositePodGroup joins, or gives its root.
+func (pl *GangScheduling) isSchedulableAfterCompositeAdded(logger logr.Logger, pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	_, cpg, err := eventobj.Pair[*schedulingv1alpha3.CompositePodGroup](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	mine, ok := framework.GroupRefOf(pod)
+	if !ok || cpg == nil || mine.Berth {
+		return framework.QueueSkip, nil
+	}
+	if !pl.related(mine, framework.GroupKey{Kind: framework.CompositePodGroupKind, Namespace: cpg.Namespace, Name: cpg.Name}) {
+		return framework.QueueSkip, nil
+	}
+	logger.V(5).Info("A CompositePodGroup of the pod's hierarchy appeared", "pod", klog.KObj(pod), "compositePodGroup", klog.KObj(cpg))
 	return framework.Queue, nil
 }

@@ -218,6 +218,7 @@ func TestPermitTimeout(t *testing.T) {
 }
 
 func TestHints(t *testing.T) {
+	pl := newPlugin(t, handleFor(nil, nil, nil, nil))
 	for _, d := range doors {
 		member := d.crew("a")[0]
 		gang := func(n int32) *schedulingv1beta1.PodGroup { return d.group(st.WorkloadGroup("crew").Gang(n)) }
@@ -232,15 +233,15 @@ func TestHints(t *testing.T) {
 			new  any
 			want framework.QueueingHint
 		}{
-			{name: "a member of the same group arrives", fn: isSchedulableAfterMemberAdded, new: d.crew("b")[0], want: framework.Queue},
-			{name: "a member of another group arrives", fn: isSchedulableAfterMemberAdded, new: d.member("x", "other", ""), want: framework.QueueSkip},
-			{name: "a member of the namesake of the other kind arrives", fn: isSchedulableAfterMemberAdded, new: other.crew("b")[0], want: framework.QueueSkip},
-			{name: "the pod's group is created", fn: isSchedulableAfterGroupAdded, new: gang(3), want: framework.Queue},
-			{name: "another group is created", fn: isSchedulableAfterGroupAdded, new: d.group(st.WorkloadGroup("other")), want: framework.QueueSkip},
-			{name: "the namesake of the other kind is created", fn: isSchedulableAfterGroupAdded, new: other.group(st.WorkloadGroup("crew").Gang(3)), want: framework.QueueSkip},
-			{name: "minCount goes down", fn: isSchedulableAfterGroupUpdated, old: gang(4), new: gang(3), want: framework.Queue},
-			{name: "minCount goes up", fn: isSchedulableAfterGroupUpdated, old: gang(3), new: gang(4), want: framework.QueueSkip},
-			{name: "the gang becomes basic", fn: isSchedulableAfterGroupUpdated, old: gang(3), new: d.group(st.WorkloadGroup("crew")), want: framework.Queue},
+			{name: "a member of the same group arrives", fn: pl.isSchedulableAfterMemberAdded, new: d.crew("b")[0], want: framework.Queue},
+			{name: "a member of another group arrives", fn: pl.isSchedulableAfterMemberAdded, new: d.member("x", "other", ""), want: framework.QueueSkip},
+			{name: "a member of the namesake of the other kind arrives", fn: pl.isSchedulableAfterMemberAdded, new: other.crew("b")[0], want: framework.QueueSkip},
+			{name: "the pod's group is created", fn: pl.isSchedulableAfterGroupAdded, new: gang(3), want: framework.Queue},
+			{name: "another group is created", fn: pl.isSchedulableAfterGroupAdded, new: d.group(st.WorkloadGroup("other")), want: framework.QueueSkip},
+			{name: "the namesake of the other kind is created", fn: pl.isSchedulableAfterGroupAdded, new: other.group(st.WorkloadGroup("crew").Gang(3)), want: framework.QueueSkip},
+			{name: "minCount goes down", fn: pl.isSchedulableAfterGroupUpdated, old: gang(4), new: gang(3), want: framework.Queue},
+			{name: "minCount goes up", fn: pl.isSchedulableAfterGroupUpdated, old: gang(3), new: gang(4), want: framework.QueueSkip},
+			{name: "the gang becomes basic", fn: pl.isSchedulableAfterGroupUpdated, old: gang(3), new: d.group(st.WorkloadGroup("crew")), want: framework.Queue},
 		}
 		for _, tc := range tests {
 			t.Run(d.name+"/"+tc.name, func(t *testing.T) {
