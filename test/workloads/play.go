@@ -208,7 +208,7 @@ func (p *player) create(ctx context.Context, name string) error {
 	}
 	for _, n := range p.s.Nodes {
 		if n.Name == name {
-			return p.createNode(ctx, n.Object())
+			return CreateNode(ctx, p.client, n.Object())
 		}
 	}
 	for _, g := range p.s.PodGroups {
@@ -240,11 +240,11 @@ func (p *player) create(ctx context.Context, name string) error {
 	return fmt.Errorf("the scenario has no object %q", name)
 }
 
-// createNode creates node with its status. Admission taints a new node
-// not-ready and no node lifecycle controller lifts it, so createNode sets
+// CreateNode creates node with its status. Admission taints a new node
+// not-ready and no node lifecycle controller lifts it, so CreateNode sets
 // the node's own taints back, as that controller would for a Ready node.
-func (p *player) createNode(ctx context.Context, node *corev1.Node) error {
-	nodes := p.client.CoreV1().Nodes()
+func CreateNode(ctx context.Context, client kubernetes.Interface, node *corev1.Node) error {
+	nodes := client.CoreV1().Nodes()
 	created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("creating node %s: %w", node.Name, err)

@@ -181,11 +181,11 @@ func outsideComparison(diff string) bool {
 
 // startBerth runs Berth's scheduler with the default profile on the
 // cluster c reaches until the spec ends; with podGroups it also serves
-// Berth's own PodGroups.
-func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface) {
+// Berth's own PodGroups. extra are further scheduler options.
+func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface, extra ...scheduler.Option) {
 	GinkgoHelper()
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
-	opts := []scheduler.Option{scheduler.WithRegistry(registries.InTree().Plugins)}
+	opts := append([]scheduler.Option{scheduler.WithRegistry(registries.InTree().Plugins)}, extra...)
 	if podGroups != nil {
 		opts = append(opts, scheduler.WithPodGroupClient(podGroups))
 	}
