@@ -39,5 +39,5 @@ package scheduler
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
-// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups;compositepodgroups,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups/status,verbs=patch;update
