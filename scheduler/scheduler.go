@@ -319,6 +319,9 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		}
 		return ""
 	}, workloadOpts...)
+	if err := s.workloads.Err(); err != nil {
+		return nil, err
+	}
 	s.shadows.workloads.WorkloadLister = s.workloads
 
 	slices, err := s.startSliceTracker(ctx, o.deviceTaintRules)

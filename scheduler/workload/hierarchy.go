@@ -87,6 +87,10 @@ func WithCompositeInformerFactory(f informers.SharedInformerFactory) Option {
 	}
 }
 
+// Err returns why the options could not be applied, if they could not:
+// the informers could not be indexed by parent.
+func (g *Groups) Err() error { return g.hierarchyErr }
+
 // CompositeInformer returns the informer of CompositePodGroups, or nil when
 // they are not followed.
 func (g *Groups) CompositeInformer() cache.SharedIndexInformer { return g.composite }
@@ -108,9 +112,6 @@ func (g *Groups) Hierarchy(ref framework.GroupRef) (*framework.GroupNode, error)
 	}
 	if ref.Berth || !g.Hierarchical() || pg.Spec.ParentCompositePodGroupName == nil {
 		return framework.PodGroupNode(pg), nil
-	}
-	if g.hierarchyErr != nil {
-		return nil, g.hierarchyErr
 	}
 	root, err := g.rootAbove(pg)
 	if err != nil {
