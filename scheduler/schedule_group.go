@@ -177,6 +177,21 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 	}
 
 	members := s.groupMembers(ctx, qpi, pg)
+	if missing := s.membersNotQueued(pg, members); missing > 0 {
+		// The informer shows enough members, but the queue has not been
+		// handed them all yet (or some are gated): kube-scheduler counts
+		// only the pods its handlers have seen, so its gang would still be
+		// held at PreEnqueue. The members wait, with nothing written, for
+		// the others to arrive.
+		logger.V(4).Info("Pod group's members are not all in the queue yet; waiting for them", "members", len(members), "notQueued", missing)
+		for _, m := range members {
+			m.UnschedulablePlugins = sets.New(names.GangScheduling)
+			if err := s.queue.AddUnschedulableIfNotPresent(logger, m, cycle); err != nil {
+				logger.Error(err, "Requeueing the pod", "member", klog.KObj(m.Pod))
+			}
+		}
+		return
+	}
 	logger.V(3).Info("Attempting to schedule pod group", "members", len(members), "profile", prof.Source, "generation", prof.Generation)
 	if err := validateGroup(pg, members); err != nil {
 		status := errorGroup("%v", err)
@@ -218,6 +233,39 @@ func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodIn
 	members := append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)...)
 	sortMembers(members)
 	return members
+}
+
+// membersNotQueued returns how many members a gang lacks for its minCount
+// in this cycle (taken from the queue, or bound or assumed) although its
+// PodGroup has them: members the queue's handlers have not been given yet,
+// since the informer's index runs ahead of them, or members gated by
+// another PreEnqueue plugin; members being deleted that are not placed do
+// not count. It is 0 when the cycle has minCount members, and for a basic
+// group.
+func (s *Scheduler) membersNotQueued(pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) int {
+	if pg.Spec.SchedulingPolicy.Gang == nil {
+		return 0
+	}
+	placed, waiting := 0, 0
+	for _, m := range s.workloads.Members(framework.RefOf(pg)) {
+		switch {
+		case s.workloads.IsPlaced(m):
+			placed++
+		case m.DeletionTimestamp == nil:
+			waiting++
+		}
+	}
+	return notQueued(framework.MinCount(pg), len(members), placed, placed+waiting)
+}
+
+// notQueued is membersNotQueued's count: a gang of minCount with taken
+// members in its cycle, placed members already bound or assumed, and all
+// members its PodGroup has.
+func notQueued(minCount, taken, placed, all int) int {
+	if taken+placed >= minCount || all < minCount {
+		return 0
+	}
+	return all - taken - placed
 }
 
 // sortMembers orders a group's members as its cycle places them: by
