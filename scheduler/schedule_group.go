@@ -176,8 +176,8 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 		return
 	}
 
-	members := s.groupMembers(ctx, qpi, pg)
-	if missing := s.membersNotQueued(pg, members); missing > 0 {
+	members, placed, all := s.groupMembers(ctx, qpi, pg)
+	if missing := notQueued(framework.MinCount(pg), len(members), placed, all); pg.Spec.SchedulingPolicy.Gang != nil && missing > 0 {
 		// The informer shows enough members, but the queue has not been
 		// handed them all yet (or some are gated): kube-scheduler counts
 		// only the pods its handlers have seen, so its gang would still be
@@ -219,48 +219,34 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 
 // groupMembers returns the group's members this cycle places: qpi and the
 // group's other queued members, which leave the queue with it, in the
-// order the members were created.
-func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) []*framework.QueuedPodInfo {
+// order the members were created. It also counts the group's members
+// already bound or assumed, and all its members but the unplaced ones
+// being deleted.
+func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) (members []*framework.QueuedPodInfo, placed, all int) {
 	var others []*v1.Pod
-	for _, m := range s.workloads.Members(framework.RefOf(pg)) {
-		if m.UID != qpi.Pod.UID && !s.workloads.IsPlaced(m) && m.DeletionTimestamp == nil {
-			others = append(others, m)
-		}
-	}
-	// Members GangScheduling held back while the group had too few pods
-	// come along: qpi passing it says the group has enough now, and the
-	// event that let qpi in may not have reached them yet.
-	members := append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)...)
-	sortMembers(members)
-	return members
-}
-
-// membersNotQueued returns how many members a gang lacks for its minCount
-// in this cycle (taken from the queue, or bound or assumed) although its
-// PodGroup has them: members the queue's handlers have not been given yet,
-// since the informer's index runs ahead of them, or members gated by
-// another PreEnqueue plugin; members being deleted that are not placed do
-// not count. It is 0 when the cycle has minCount members, and for a basic
-// group.
-func (s *Scheduler) membersNotQueued(pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) int {
-	if pg.Spec.SchedulingPolicy.Gang == nil {
-		return 0
-	}
-	placed, waiting := 0, 0
 	for _, m := range s.workloads.Members(framework.RefOf(pg)) {
 		switch {
 		case s.workloads.IsPlaced(m):
 			placed++
-		case m.DeletionTimestamp == nil:
-			waiting++
+		case m.UID != qpi.Pod.UID && m.DeletionTimestamp == nil:
+			others = append(others, m)
 		}
 	}
-	return notQueued(framework.MinCount(pg), len(members), placed, placed+waiting)
+	all = placed + len(others) + 1
+	// Members GangScheduling held back while the group had too few pods
+	// come along: qpi passing it says the group has enough now, and the
+	// event that let qpi in may not have reached them yet.
+	members = append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)...)
+	sortMembers(members)
+	return members, placed, all
 }
 
-// notQueued is membersNotQueued's count: a gang of minCount with taken
-// members in its cycle, placed members already bound or assumed, and all
-// members its PodGroup has.
+// notQueued returns how many members a gang of minCount lacks in its cycle
+// (taken members, and placed ones already bound or assumed) although its
+// PodGroup has all of them: members the queue's handlers have not been
+// given yet, since the informer's index runs ahead of them, or members
+// gated by another PreEnqueue plugin. It is 0 when the cycle has minCount
+// members, or when the PodGroup has fewer.
 func notQueued(minCount, taken, placed, all int) int {
 	if taken+placed >= minCount || all < minCount {
 		return 0
