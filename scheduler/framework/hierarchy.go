@@ -145,31 +145,6 @@ func (n *GroupNode) Priority() int32 {
 	return *p
 }
 
-// Leaves returns the node's PodGroups, depth first in evaluation order.
-func (n *GroupNode) Leaves() []*GroupNode {
-	if n.IsLeaf() {
-		return []*GroupNode{n}
-	}
-	var out []*GroupNode
-	for _, c := range n.Children {
-		out = append(out, c.Leaves()...)
-	}
-	return out
-}
-
-// Find returns the node of the tree under n that key names, or nil.
-func (n *GroupNode) Find(key GroupKey) *GroupNode {
-	if n.Key == key {
-		return n
-	}
-	for _, c := range n.Children {
-		if f := c.Find(key); f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
 // HierarchyError says why the root of a PodGroup's hierarchy cannot be
 // found: a CompositePodGroup above it does not exist (yet), the parents form
 // a cycle, or there are more than MaxCompositeLevels of them. The group's
