@@ -176,14 +176,14 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 		return
 	}
 
-	members, placed, all := s.groupMembers(ctx, qpi, pg)
-	if missing := notQueued(framework.MinCount(pg), len(members), placed, all); pg.Spec.SchedulingPolicy.Gang != nil && missing > 0 {
+	members, all, unseen := s.groupMembers(ctx, qpi, pg)
+	if pg.Spec.SchedulingPolicy.Gang != nil && waitsForMembers(framework.MinCount(pg), all, unseen) {
 		// The informer shows enough members, but the queue has not been
-		// handed them all yet (or some are gated): kube-scheduler counts
-		// only the pods its handlers have seen, so its gang would still be
-		// held at PreEnqueue. The members wait, with nothing written, for
-		// the others to arrive.
-		logger.V(4).Info("Pod group's members are not all in the queue yet; waiting for them", "members", len(members), "notQueued", missing)
+		// handed them all yet: kube-scheduler counts only the pods its
+		// handlers have seen (gated ones included), so its gang would still
+		// be held at PreEnqueue. The members wait, with nothing written,
+		// for the others to arrive.
+		logger.V(4).Info("Pod group's members have not all reached the queue yet; waiting for them", "members", len(members), "unseen", unseen)
 		for _, m := range members {
 			m.UnschedulablePlugins = sets.New(names.GangScheduling)
 			if err := s.queue.AddUnschedulableIfNotPresent(logger, m, cycle); err != nil {
@@ -219,11 +219,12 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 
 // groupMembers returns the group's members this cycle places: qpi and the
 // group's other queued members, which leave the queue with it, in the
-// order the members were created. It also counts the group's members
-// already bound or assumed, and all its members but the unplaced ones
-// being deleted.
-func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) (members []*framework.QueuedPodInfo, placed, all int) {
+// order the members were created. It also counts all the group's members
+// but the unplaced ones being deleted, and those of them the queue has
+// never been handed.
+func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) (members []*framework.QueuedPodInfo, all, unseen int) {
 	var others []*v1.Pod
+	placed := 0
 	for _, m := range s.workloads.Members(framework.RefOf(pg)) {
 		switch {
 		case s.workloads.IsPlaced(m):
@@ -232,26 +233,24 @@ func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodIn
 			others = append(others, m)
 		}
 	}
-	all = placed + len(others) + 1
 	// Members GangScheduling held back while the group had too few pods
 	// come along: qpi passing it says the group has enough now, and the
 	// event that let qpi in may not have reached them yet.
-	members = append([]*framework.QueuedPodInfo{qpi}, s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)...)
+	taken, unseen := s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)
+	members = append([]*framework.QueuedPodInfo{qpi}, taken...)
 	sortMembers(members)
-	return members, placed, all
+	return members, placed + len(others) + 1, unseen
 }
 
-// notQueued returns how many members a gang of minCount lacks in its cycle
-// (taken members, and placed ones already bound or assumed) although its
-// PodGroup has all of them: members the queue's handlers have not been
-// given yet, since the informer's index runs ahead of them, or members
-// gated by another PreEnqueue plugin. It is 0 when the cycle has minCount
-// members, or when the PodGroup has fewer.
-func notQueued(minCount, taken, placed, all int) int {
-	if taken+placed >= minCount || all < minCount {
-		return 0
-	}
-	return all - taken - placed
+// waitsForMembers reports whether a gang of minCount waits for members
+// before its cycle: its PodGroup has all of them members, but fewer than
+// minCount have reached the queue, since the informer's index runs ahead
+// of the queue's handlers. Members gated by another PreEnqueue plugin have
+// reached it: the cycle runs without them and fails, as kube-scheduler's
+// does. With fewer members than minCount at all, the cycle runs and says
+// so.
+func waitsForMembers(minCount, all, unseen int) bool {
+	return all >= minCount && all-unseen < minCount
 }
 
 // sortMembers orders a group's members as its cycle places them: by

@@ -21,29 +21,33 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
-func TestNotQueued(t *testing.T) {
+func TestWaitsForMembers(t *testing.T) {
 	tests := []struct {
-		name                       string
-		minCount, taken, placed, n int
-		want                       int
+		name                  string
+		minCount, all, unseen int
+		want                  bool
 	}{
-		{name: "every member taken", minCount: 3, taken: 3, n: 3},
-		{name: "more members than minCount, some not queued yet", minCount: 3, taken: 3, n: 5},
-		{name: "placed members count", minCount: 3, taken: 1, placed: 2, n: 3},
-		{name: "members the queue has not been given", minCount: 1000, taken: 163, n: 1000, want: 837},
-		{name: "too few members at all: the cycle says so", minCount: 3, taken: 2, n: 2},
+		{name: "every member reached the queue", minCount: 3, all: 3},
+		{name: "more members than minCount, some not queued yet", minCount: 3, all: 5, unseen: 2},
+		{name: "members the queue has not been given", minCount: 1000, all: 1000, unseen: 837, want: true},
+		{name: "one member short of minCount in the queue", minCount: 8, all: 8, unseen: 1, want: true},
+		{name: "gated members reached the queue: the cycle runs", minCount: 8, all: 8},
+		{name: "too few members at all: the cycle says so", minCount: 3, all: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := notQueued(tt.minCount, tt.taken, tt.placed, tt.n); got != tt.want {
-				t.Errorf("notQueued = %d, want %d", got, tt.want)
+			if got := waitsForMembers(tt.minCount, tt.all, tt.unseen); got != tt.want {
+				t.Errorf("waitsForMembers(%d, %d, %d) = %v, want %v", tt.minCount, tt.all, tt.unseen, got, tt.want)
 			}
 		})
 	}
@@ -82,4 +86,71 @@ func TestGangWaitsForItsMembersToReachTheQueue(t *testing.T) {
 	if !s.queue.Has(pods[0]) {
 		t.Error("the popped member is not back in the queue")
 	}
+}
+
+// TestGangCycleRunsWithoutItsGatedMembers checks that a member a
+// scheduling gate holds back counts as having reached the queue: the
+// gang's cycle runs with the members it has, turns them down for want of
+// minCount and writes so to them, as kube-scheduler's does, rather than
+// waiting for the gate to go.
+func TestGangCycleRunsWithoutItsGatedMembers(t *testing.T) {
+	h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, nil, []*v1.Node{rackNode("n1", "r1", "8").Obj()})
+	s := h.s
+	pg := st.WorkloadGroup("crew").Gang(3).Obj()
+	if err := s.workloads.Informer().GetStore().Add(pg); err != nil {
+		t.Fatal(err)
+	}
+	pods := members("crew", 3, "1")
+	pods[2].Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
+	client := s.client.(*fake.Clientset)
+	for _, p := range pods {
+		if err := s.informerFactory.Core().V1().Pods().Informer().GetIndexer().Add(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.CoreV1().Pods(p.Namespace).Create(h.ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pods {
+		s.queue.Add(logr.Discard(), p)
+	}
+	qpi, err := s.queue.Pop(logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.ClearActions()
+	prof := s.profiles.Get(v1.DefaultSchedulerName)
+	s.scheduleGroup(h.ctx, prof, qpi, framework.RefOf(pg), s.queue.SchedulingCycle())
+	s.bindings.Wait()
+	written := sets.New[string]()
+	for _, a := range client.Actions() {
+		if p, ok := a.(clienttesting.PatchAction); ok && a.GetResource().Resource == "pods" {
+			written.Insert(p.GetName())
+		}
+	}
+	if want := sets.New(pods[0].Name, pods[1].Name); !written.Equal(want) {
+		t.Errorf("the cycle wrote to pods %v, want %v", sets.List(written), sets.List(want))
+	}
+	for _, p := range pods[:2] {
+		got, err := client.CoreV1().Pods(p.Namespace).Get(h.ctx, p.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := podScheduledCondition(got); c == nil || c.Status != v1.ConditionFalse {
+			t.Errorf("%s: PodScheduled %v, want False", p.Name, c)
+		}
+	}
+	if !s.queue.Has(pods[2]) {
+		t.Error("the gated member left the queue")
+	}
+}
+
+// podScheduledCondition returns the pod's PodScheduled condition, or nil.
+func podScheduledCondition(p *v1.Pod) *v1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == v1.PodScheduled {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
 }

@@ -299,7 +299,8 @@ func TestTakeMembersAfterPopFromBackoff(t *testing.T) {
 		t.Fatalf("popped %s, want the rejected member", first.Pod.Name)
 	}
 	var taken []string
-	for _, qpi := range q.TakeMembers(tlog, []*v1.Pod{errored, parked}, "") {
+	infos, _ := q.TakeMembers(tlog, []*v1.Pod{errored, parked}, "")
+	for _, qpi := range infos {
 		taken = append(taken, qpi.Pod.Name)
 	}
 	if want := []string{"errored", "parked"}; !slices.Equal(taken, want) {

@@ -494,15 +494,22 @@ func (q *PriorityQueue) mayPopBackoff() bool {
 // PreEnqueue plugin other than gatedBy gates, are left where they are:
 // gatedBy is the plugin that holds members back for a reason of their
 // group's, such as too few members, which the popped member passing it has
-// answered for all of them. The pods come back in the order given.
-func (q *PriorityQueue) TakeMembers(logger logr.Logger, pods []*v1.Pod, gatedBy string) []*framework.QueuedPodInfo {
+// answered for all of them. The pods come back in the order given, with
+// the number of pods the queue has never been handed: neither queued nor in
+// flight, since the informer's index runs ahead of the queue's handlers.
+func (q *PriorityQueue) TakeMembers(logger logr.Logger, pods []*v1.Pod, gatedBy string) (taken []*framework.QueuedPodInfo, unseen int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var taken []*framework.QueuedPodInfo
 	now := q.clock.Now()
 	for _, pod := range pods {
 		e, ok := q.queued[keyOf(pod)]
-		if !ok || e.info.Pod.UID != pod.UID || (e.at == inUnschedulable && e.gated && (gatedBy == "" || e.info.GatingPlugin != gatedBy)) {
+		if !ok || e.info.Pod.UID != pod.UID {
+			if !q.flight.has(pod.UID) {
+				unseen++
+			}
+			continue
+		}
+		if e.at == inUnschedulable && e.gated && (gatedBy == "" || e.info.GatingPlugin != gatedBy) {
 			continue
 		}
 		q.detach(e)
@@ -520,7 +527,7 @@ func (q *PriorityQueue) TakeMembers(logger logr.Logger, pods []*v1.Pod, gatedBy 
 		}
 		taken = append(taken, info)
 	}
-	return taken
+	return taken, unseen
 }
 
 // Done ends the in-flight period of the pod that Pop returned. Call it once

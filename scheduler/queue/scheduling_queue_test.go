@@ -787,7 +787,11 @@ func TestTakeMembers(t *testing.T) {
 			q.Add(tlog, held)
 			q.Add(tlog, stranger)
 			var got []string
-			for _, qpi := range q.TakeMembers(tlog, []*v1.Pod{active, held, pendingPod("absent").UID("absent").Obj()}, tc.gatedBy) {
+			taken, unseen := q.TakeMembers(tlog, []*v1.Pod{active, held, pendingPod("absent").UID("absent").Obj()}, tc.gatedBy)
+			if unseen != 1 {
+				t.Errorf("%d pods counted as never handed to the queue, want 1 (the absent one)", unseen)
+			}
+			for _, qpi := range taken {
 				got = append(got, qpi.Pod.Name)
 				if qpi.Attempts != 1 {
 					t.Errorf("%s: %d attempts, want 1", qpi.Pod.Name, qpi.Attempts)
