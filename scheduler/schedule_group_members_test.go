@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes/fake"
@@ -53,37 +54,49 @@ func TestWaitsForMembers(t *testing.T) {
 	}
 }
 
+// runGang puts the gang pg and its members in the informer and the API,
+// hands queued of them to the queue, pops one and runs its group cycle.
+// It returns the API's client, its actions cleared before the cycle.
+func (h *groupHarness) runGang(pg *schedulingv1beta1.PodGroup, pods, queued []*v1.Pod) *fake.Clientset {
+	h.t.Helper()
+	s := h.s
+	if err := s.workloads.Informer().GetStore().Add(pg); err != nil {
+		h.t.Fatal(err)
+	}
+	client := s.client.(*fake.Clientset)
+	for _, p := range pods {
+		if err := s.informerFactory.Core().V1().Pods().Informer().GetIndexer().Add(p); err != nil {
+			h.t.Fatal(err)
+		}
+		if _, err := client.CoreV1().Pods(p.Namespace).Create(h.ctx, p, metav1.CreateOptions{}); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	for _, p := range queued {
+		s.queue.Add(logr.Discard(), p)
+	}
+	qpi, err := s.queue.Pop(logr.Discard())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	client.ClearActions()
+	s.scheduleGroup(h.ctx, s.profiles.Get(v1.DefaultSchedulerName), qpi, framework.RefOf(pg), s.queue.SchedulingCycle())
+	s.bindings.Wait()
+	return client
+}
+
 // TestGangWaitsForItsMembersToReachTheQueue checks that a gang's cycle that
 // the queue gave fewer than minCount members, while the informer shows
 // them all, writes nothing and requeues the member it has.
 func TestGangWaitsForItsMembersToReachTheQueue(t *testing.T) {
 	h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, nil, []*v1.Node{rackNode("n1", "r1", "8").Obj()})
-	s := h.s
-	pg := st.WorkloadGroup("crew").Gang(3).Obj()
-	if err := s.workloads.Informer().GetStore().Add(pg); err != nil {
-		t.Fatal(err)
-	}
 	pods := members("crew", 3, "1")
-	for _, p := range pods {
-		if err := s.informerFactory.Core().V1().Pods().Informer().GetIndexer().Add(p); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Only the first member reached the queue; it was popped.
-	s.queue.Add(logr.Discard(), pods[0])
-	qpi, err := s.queue.Pop(logr.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := s.client.(*fake.Clientset)
-	client.ClearActions()
-	prof := s.profiles.Get(v1.DefaultSchedulerName)
-	s.scheduleGroup(h.ctx, prof, qpi, framework.RefOf(pg), s.queue.SchedulingCycle())
-	s.bindings.Wait()
+	client := h.runGang(st.WorkloadGroup("crew").Gang(3).Obj(), pods, pods[:1])
 	if actions := client.Actions(); len(actions) != 0 {
 		t.Errorf("the cycle wrote to the API: %v", actions)
 	}
-	if !s.queue.Has(pods[0]) {
+	if !h.s.queue.Has(pods[0]) {
 		t.Error("the popped member is not back in the queue")
 	}
 }
@@ -95,33 +108,9 @@ func TestGangWaitsForItsMembersToReachTheQueue(t *testing.T) {
 // waiting for the gate to go.
 func TestGangCycleRunsWithoutItsGatedMembers(t *testing.T) {
 	h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, nil, []*v1.Node{rackNode("n1", "r1", "8").Obj()})
-	s := h.s
-	pg := st.WorkloadGroup("crew").Gang(3).Obj()
-	if err := s.workloads.Informer().GetStore().Add(pg); err != nil {
-		t.Fatal(err)
-	}
 	pods := members("crew", 3, "1")
 	pods[2].Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
-	client := s.client.(*fake.Clientset)
-	for _, p := range pods {
-		if err := s.informerFactory.Core().V1().Pods().Informer().GetIndexer().Add(p); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := client.CoreV1().Pods(p.Namespace).Create(h.ctx, p, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, p := range pods {
-		s.queue.Add(logr.Discard(), p)
-	}
-	qpi, err := s.queue.Pop(logr.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client.ClearActions()
-	prof := s.profiles.Get(v1.DefaultSchedulerName)
-	s.scheduleGroup(h.ctx, prof, qpi, framework.RefOf(pg), s.queue.SchedulingCycle())
-	s.bindings.Wait()
+	client := h.runGang(st.WorkloadGroup("crew").Gang(3).Obj(), pods, pods)
 	written := sets.New[string]()
 	for _, a := range client.Actions() {
 		if p, ok := a.(clienttesting.PatchAction); ok && a.GetResource().Resource == "pods" {
@@ -140,7 +129,7 @@ func TestGangCycleRunsWithoutItsGatedMembers(t *testing.T) {
 			t.Errorf("%s: PodScheduled %v, want False", p.Name, c)
 		}
 	}
-	if !s.queue.Has(pods[2]) {
+	if !h.s.queue.Has(pods[2]) {
 		t.Error("the gated member left the queue")
 	}
 }
