@@ -353,7 +353,7 @@ func (s *Scheduler) tryPlacements(ctx context.Context, fwk *runtime.Framework, p
 		}()
 	}
 	all := s.snapshot.CandidateNodes()
-	placements, st := fwk.RunPlacementGeneratePlugins(ctx, pg, all)
+	placements, st := fwk.RunPlacementGeneratePlugins(ctx, framework.PodGroupNode(pg), &framework.Placement{Nodes: all})
 	if !st.IsSuccess() {
 		return nil, fromStatus(st)
 	}
@@ -390,11 +390,12 @@ func placementNodes(p *framework.Placement, all int) map[string]bool {
 // stay assumed; the caller reverts them.
 func (s *Scheduler) tryPlacement(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, p *framework.Placement) *placementResult {
 	r := &placementResult{placement: p, members: make([]memberResult, 0, len(members))}
+	node := framework.PodGroupNode(pg)
 	progress := framework.PlacementProgress{
 		Remaining: len(members),
 		Scheduled: len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg))),
 	}
-	st := fwk.RunPlacementFeasiblePlugins(ctx, pg, progress)
+	st := fwk.RunPlacementFeasiblePlugins(ctx, node, progress)
 	switch {
 	case st.Code() == framework.Error:
 		r.status = errorGroup("failed to evaluate placement feasibility: %v", st.AsError())
@@ -416,7 +417,7 @@ func (s *Scheduler) tryPlacement(ctx context.Context, fwk *runtime.Framework, pg
 		if m.err == nil {
 			progress.Scheduled++
 		}
-		st := fwk.RunPlacementFeasiblePlugins(ctx, pg, progress)
+		st := fwk.RunPlacementFeasiblePlugins(ctx, node, progress)
 		if st.Code() == framework.Error {
 			r.status = errorGroup("failed to evaluate placement feasibility: %v", st.AsError())
 			break
@@ -504,7 +505,7 @@ func (s *Scheduler) bestPlacement(ctx context.Context, fwk *runtime.Framework, p
 	for i, r := range feasible {
 		assignments[i] = r.assignments()
 	}
-	scores, st := fwk.ScorePlacements(ctx, pg, assignments)
+	scores, st := fwk.ScorePlacements(ctx, framework.PodGroupNode(pg), assignments)
 	if !st.IsSuccess() {
 		return nil, fromStatus(st)
 	}
@@ -643,7 +644,7 @@ func (s *Scheduler) postFilterGroup(ctx context.Context, fwk *runtime.Framework,
 		pods[i] = m.Pod
 	}
 	result, st := s.simulate(func() (*framework.PodGroupPostFilterResult, *framework.Status) {
-		return fwk.RunPodGroupPostFilterPlugins(ctx, pg, pods, &groupSimulation{s: s, fwk: fwk, pg: pg, members: members, tried: tried})
+		return fwk.RunPodGroupPostFilterPlugins(ctx, framework.PodGroupNode(pg), pods, &groupSimulation{s: s, fwk: fwk, pg: pg, members: members, tried: tried})
 	})
 	if st.Code() == framework.Error {
 		f.full = fromStatus(st)

@@ -41,6 +41,8 @@ import (
 // so that the worker reads nothing the loop changes.
 type groupShadowJob struct {
 	pg *schedulingv1beta1.PodGroup
+	// node is pg as the placement plugins are handed it.
+	node *framework.GroupNode
 	// pods are the cycle's members, in its order.
 	pods []*v1.Pod
 	// scheduled counts the group's members bound or assumed before the
@@ -64,6 +66,7 @@ func (s *Scheduler) beginGroupShadow(pod *v1.Pod, fwk *runtime.Framework, pg *sc
 	job.reuse = false
 	g := &groupShadowJob{
 		pg:            pg,
+		node:          framework.PodGroupNode(pg),
 		pods:          make([]*v1.Pod, len(members)),
 		scheduled:     len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg))),
 		liveGenerator: fwk.PlacementGeneratorName(),
@@ -224,7 +227,7 @@ func (s *Scheduler) shadowGroupEvaluation(ctx context.Context, fwk *runtime.Fram
 	}
 	defer snap.SetPlacement(nil)
 	all := snap.CandidateNodes()
-	placements, st := fwk.RunPlacementGeneratePlugins(ctx, g.pg, all)
+	placements, st := fwk.RunPlacementGeneratePlugins(ctx, g.node, &framework.Placement{Nodes: all})
 	if !st.IsSuccess() {
 		if !st.IsRejected() {
 			return e, st.AsError()
@@ -262,7 +265,7 @@ func (s *Scheduler) shadowGroupEvaluation(ctx context.Context, fwk *runtime.Fram
 	for i, t := range fits {
 		assignments[i] = &framework.PodGroupAssignments{Placement: t.placement, Assignments: t.assignments}
 	}
-	scores, st := fwk.ScorePlacements(ctx, g.pg, assignments)
+	scores, st := fwk.ScorePlacements(ctx, g.node, assignments)
 	if !st.IsSuccess() {
 		return e, st.AsError()
 	}
@@ -284,7 +287,7 @@ func (s *Scheduler) shadowTryPlacement(ctx context.Context, fwk *runtime.Framewo
 	t := &groupTry{placement: p}
 	compare := g.live.Placed && p.Name == g.live.Placement
 	progress := framework.PlacementProgress{Remaining: len(g.pods), Scheduled: g.scheduled}
-	st := fwk.RunPlacementFeasiblePlugins(ctx, g.pg, progress)
+	st := fwk.RunPlacementFeasiblePlugins(ctx, g.node, progress)
 	switch st.Code() {
 	case framework.Error:
 		return nil, fmt.Errorf("evaluating placement feasibility: %w", st.AsError())
@@ -319,7 +322,7 @@ func (s *Scheduler) shadowTryPlacement(ctx context.Context, fwk *runtime.Framewo
 		if compare && t.member == nil && d.Outcome != shadow.OutcomeAgreed {
 			t.member = &shadow.MemberDecision{Pod: framework.PodKey(pod), Decision: d}
 		}
-		st = fwk.RunPlacementFeasiblePlugins(ctx, g.pg, progress)
+		st = fwk.RunPlacementFeasiblePlugins(ctx, g.node, progress)
 		if st.Code() == framework.Error {
 			return nil, fmt.Errorf("evaluating placement feasibility: %w", st.AsError())
 		}

@@ -103,7 +103,20 @@ func (n *GroupNode) created() metav1.Time {
 func (n *GroupNode) IsLeaf() bool { return n.PodGroup != nil }
 
 // Ref returns the reference of a leaf's PodGroup.
-func (n *GroupNode) Ref() GroupRef { return GroupRef{Namespace: n.Key.Namespace, Name: n.Key.Name} }
+func (n *GroupNode) Ref() GroupRef { return RefOf(n.PodGroup) }
+
+// Leaves returns the PodGroups at and below the node, in the order their
+// hierarchy's cycle evaluates them.
+func (n *GroupNode) Leaves() []*GroupNode {
+	if n.IsLeaf() {
+		return []*GroupNode{n}
+	}
+	var out []*GroupNode
+	for _, c := range n.Children {
+		out = append(out, c.Leaves()...)
+	}
+	return out
+}
 
 // MinCount returns what the node needs at once: a PodGroup's members (its
 // gang's minCount, 1 for a basic group), or a CompositePodGroup's children

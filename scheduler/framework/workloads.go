@@ -144,7 +144,8 @@ type Placement struct {
 }
 
 // PlacementProgress counts a PodGroup's members as its scheduling cycle
-// places them, one after another.
+// places them, one after another; for a CompositePodGroup it counts its
+// children, each placed whole or not at all.
 type PlacementProgress struct {
 	// Remaining are the members this cycle has yet to try.
 	Remaining int
@@ -175,11 +176,17 @@ type PodGroupAssignments struct {
 
 // PlacementGeneratePlugin proposes the placements a PodGroup's scheduling
 // cycle tries, within a parent placement.
+//
+// The group the placement plugins are handed is a node of a hierarchy: a
+// PodGroup (group.PodGroup), or, when the scheduler composes groups, a
+// CompositePodGroup (group.Composite) whose children the cycle places
+// within each of its placements in turn. Plugins that judge PodGroups only
+// pass a CompositePodGroup by.
 type PlacementGeneratePlugin interface {
 	Plugin
 	// GeneratePlacements returns the placements to try; it may return
 	// parent alone when it has nothing to narrow.
-	GeneratePlacements(ctx context.Context, group *schedulingv1beta1.PodGroup, parent *Placement) ([]*Placement, *Status)
+	GeneratePlacements(ctx context.Context, group *GroupNode, parent *Placement) ([]*Placement, *Status)
 }
 
 // PlacementFeasiblePlugin says, as a PodGroup's cycle places its members,
@@ -188,17 +195,17 @@ type PlacementGeneratePlugin interface {
 type PlacementFeasiblePlugin interface {
 	Plugin
 	// PlacementFeasible judges the group's progress in the current placement.
-	PlacementFeasible(ctx context.Context, group *schedulingv1beta1.PodGroup, progress PlacementProgress) *Status
+	PlacementFeasible(ctx context.Context, group *GroupNode, progress PlacementProgress) *Status
 }
 
 // PlacementScorePlugin ranks the placements where a whole PodGroup fits.
 type PlacementScorePlugin interface {
 	Plugin
 	// ScorePlacement scores one placement's assignments.
-	ScorePlacement(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments *PodGroupAssignments) (int64, *Status)
+	ScorePlacement(ctx context.Context, group *GroupNode, assignments *PodGroupAssignments) (int64, *Status)
 	// NormalizePlacementScores maps the scores, one per placement, into
 	// [MinNodeScore, MaxNodeScore] in place.
-	NormalizePlacementScores(ctx context.Context, group *schedulingv1beta1.PodGroup, scores []int64) *Status
+	NormalizePlacementScores(ctx context.Context, group *GroupNode, scores []int64) *Status
 }
 
 // PodGroupPostFilterResult is what a PodGroupPostFilter plugin did for a
@@ -240,5 +247,5 @@ type PodGroupPostFilterPlugin interface {
 	// plugin try the cycle again on a changed cluster. A success with
 	// nominations sends the members back to the queue nominated there, to
 	// be placed once the room is made.
-	PodGroupPostFilter(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod, sim PodGroupSimulation) (*PodGroupPostFilterResult, *Status)
+	PodGroupPostFilter(ctx context.Context, group *GroupNode, members []*v1.Pod, sim PodGroupSimulation) (*PodGroupPostFilterResult, *Status)
 }

@@ -21,7 +21,6 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/berth-io/berth/scheduler/framework"
 )
@@ -30,19 +29,18 @@ import (
 // proposed no placement at all, in upstream's words.
 const errNoPlacements = "no feasible placements found"
 
-// RunPlacementGeneratePlugins returns the placements a PodGroup's cycle
-// tries: those of the first PlacementGenerate plugin, or one placement of
-// every node when the profile has none. A generator that proposes nothing
-// makes the group unschedulable.
-func (f *Framework) RunPlacementGeneratePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, nodes []*framework.NodeInfo) (placements []*framework.Placement, status *framework.Status) {
+// RunPlacementGeneratePlugins returns the placements a group's cycle tries
+// within parent: those of the first PlacementGenerate plugin, or parent
+// alone when the profile has none. A generator that proposes nothing makes
+// the group unschedulable.
+func (f *Framework) RunPlacementGeneratePlugins(ctx context.Context, group *framework.GroupNode, parent *framework.Placement) (placements []*framework.Placement, status *framework.Status) {
 	start := f.clock.Now()
 	defer func() { f.observe("PlacementGenerate", status, start) }()
-	all := &framework.Placement{Nodes: nodes}
 	if len(f.placementGenerate) == 0 {
-		return []*framework.Placement{all}, nil
+		return []*framework.Placement{parent}, nil
 	}
 	pl := f.placementGenerate[0]
-	placements, status = pl.GeneratePlacements(ctx, group, all)
+	placements, status = pl.GeneratePlacements(ctx, group, parent)
 	if !status.IsSuccess() {
 		return nil, status.WithPlugin(pl.Name())
 	}
@@ -55,7 +53,7 @@ func (f *Framework) RunPlacementGeneratePlugins(ctx context.Context, group *sche
 // RunPlacementFeasiblePlugins judges a PodGroup's progress in a placement:
 // Success when every plugin admits the group, Wait while one waits for more
 // members, Unschedulable as soon as one says the group cannot be admitted.
-func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, progress framework.PlacementProgress) (status *framework.Status) {
+func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, group *framework.GroupNode, progress framework.PlacementProgress) (status *framework.Status) {
 	for _, pl := range f.placementFeasible {
 		s := pl.PlacementFeasible(ctx, group, progress)
 		switch {
@@ -76,7 +74,7 @@ func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, group *sche
 // RunPlacementScorePlugins scores the placements where the whole group
 // fits, one total per entry of assignments: each plugin's scores are
 // normalized over the placements, then weighted and summed.
-func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments []*framework.PodGroupAssignments) ([]int64, *framework.Status) {
+func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *framework.GroupNode, assignments []*framework.PodGroupAssignments) ([]int64, *framework.Status) {
 	scores, st := f.ScorePlacements(ctx, group, assignments)
 	if !st.IsSuccess() {
 		return nil, st
@@ -92,7 +90,7 @@ func (f *Framework) RunPlacementScorePlugins(ctx context.Context, group *schedul
 // weighted score per plugin beside its total, entry for entry of
 // assignments, each named after its placement; recorded decisions and
 // shadow profiles read the plugins that ranked one placement above another.
-func (f *Framework) ScorePlacements(ctx context.Context, group *schedulingv1beta1.PodGroup, assignments []*framework.PodGroupAssignments) (out []framework.NodePluginScores, status *framework.Status) {
+func (f *Framework) ScorePlacements(ctx context.Context, group *framework.GroupNode, assignments []*framework.PodGroupAssignments) (out []framework.NodePluginScores, status *framework.Status) {
 	start := f.clock.Now()
 	defer func() { f.observe("PlacementScore", status, start) }()
 	out = make([]framework.NodePluginScores, len(assignments))
@@ -143,7 +141,7 @@ func (f *Framework) HasPlacementScorePlugins() bool { return len(f.placementScor
 // group that fits nowhere, as upstream: the first success or
 // UnschedulableAndUnresolvable ends the run; Unschedulable reasons add up;
 // anything else is an error.
-func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod, sim framework.PodGroupSimulation) (result *framework.PodGroupPostFilterResult, status *framework.Status) {
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, group *framework.GroupNode, members []*v1.Pod, sim framework.PodGroupSimulation) (result *framework.PodGroupPostFilterResult, status *framework.Status) {
 	start := f.clock.Now()
 	defer func() { f.observe("PodGroupPostFilter", status, start) }()
 	var reasons []string

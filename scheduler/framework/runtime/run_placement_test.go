@@ -26,7 +26,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -44,15 +43,24 @@ type placementPlugin struct {
 
 func (p *placementPlugin) Name() string { return p.name }
 
+// The fakes keep the interfaces' signatures: a fake that lost one would
+// be registered as a bare plugin and never run.
+var (
+	_ framework.PlacementGeneratePlugin  = generator{}
+	_ framework.PlacementFeasiblePlugin  = feasibility{}
+	_ framework.PlacementScorePlugin     = scorer{}
+	_ framework.PodGroupPostFilterPlugin = groupPostFilter{}
+)
+
 type generator struct{ *placementPlugin }
 
-func (g generator) GeneratePlacements(_ context.Context, _ *schedulingv1beta1.PodGroup, parent *framework.Placement) ([]*framework.Placement, *framework.Status) {
+func (g generator) GeneratePlacements(_ context.Context, _ *framework.GroupNode, parent *framework.Placement) ([]*framework.Placement, *framework.Status) {
 	return g.generate(parent)
 }
 
 type feasibility struct{ *placementPlugin }
 
-func (f feasibility) PlacementFeasible(_ context.Context, _ *schedulingv1beta1.PodGroup, p framework.PlacementProgress) *framework.Status {
+func (f feasibility) PlacementFeasible(_ context.Context, _ *framework.GroupNode, p framework.PlacementProgress) *framework.Status {
 	return f.feasible(p)
 }
 
@@ -63,11 +71,11 @@ func (feasibility) Permit(context.Context, *framework.CycleState, *v1.Pod, strin
 
 type scorer struct{ *placementPlugin }
 
-func (s scorer) ScorePlacement(_ context.Context, _ *schedulingv1beta1.PodGroup, a *framework.PodGroupAssignments) (int64, *framework.Status) {
+func (s scorer) ScorePlacement(_ context.Context, _ *framework.GroupNode, a *framework.PodGroupAssignments) (int64, *framework.Status) {
 	return s.score(a), nil
 }
 
-func (s scorer) NormalizePlacementScores(_ context.Context, _ *schedulingv1beta1.PodGroup, scores []int64) *framework.Status {
+func (s scorer) NormalizePlacementScores(_ context.Context, _ *framework.GroupNode, scores []int64) *framework.Status {
 	if s.normalize == nil {
 		return nil
 	}
@@ -98,7 +106,7 @@ func TestRunPlacementGeneratePlugins(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFw(t, tc.plugins)
-			got, s := f.RunPlacementGeneratePlugins(context.Background(), st.WorkloadGroup("g").Obj(), nodes)
+			got, s := f.RunPlacementGeneratePlugins(context.Background(), framework.PodGroupNode(st.WorkloadGroup("g").Obj()), &framework.Placement{Nodes: nodes})
 			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
 				t.Fatalf("status = %v, want %v %q", s, tc.wantCode, tc.wantMsg)
 			}
@@ -136,7 +144,7 @@ func TestRunPlacementFeasiblePlugins(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFw(t, tc.plugins)
-			s := f.RunPlacementFeasiblePlugins(context.Background(), st.WorkloadGroup("g").Obj(), framework.PlacementProgress{})
+			s := f.RunPlacementFeasiblePlugins(context.Background(), framework.PodGroupNode(st.WorkloadGroup("g").Obj()), framework.PlacementProgress{})
 			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
 				t.Errorf("status = %v, want %v %q", s, tc.wantCode, tc.wantMsg)
 			}
@@ -201,7 +209,7 @@ func TestRunPlacementScorePlugins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, s := f.RunPlacementScorePlugins(context.Background(), st.WorkloadGroup("g").Obj(), assignments(tc.counts...))
+			got, s := f.RunPlacementScorePlugins(context.Background(), framework.PodGroupNode(st.WorkloadGroup("g").Obj()), assignments(tc.counts...))
 			if tc.wantErr != "" {
 				if s.Code() != framework.Error || !strings.Contains(s.Message(), tc.wantErr) {
 					t.Errorf("status = %v, want an error containing %q", s, tc.wantErr)
@@ -212,7 +220,7 @@ func TestRunPlacementScorePlugins(t *testing.T) {
 				t.Errorf("scores = %v, %v; want %v", got, s, tc.want)
 			}
 			if tc.wantScores != nil {
-				scores, s := f.ScorePlacements(context.Background(), st.WorkloadGroup("g").Obj(), assignments(tc.counts...))
+				scores, s := f.ScorePlacements(context.Background(), framework.PodGroupNode(st.WorkloadGroup("g").Obj()), assignments(tc.counts...))
 				if !s.IsSuccess() {
 					t.Fatalf("ScorePlacements: %v", s)
 				}
@@ -231,7 +239,7 @@ type groupPostFilter struct {
 
 func (p groupPostFilter) Name() string { return p.name }
 
-func (p groupPostFilter) PodGroupPostFilter(context.Context, *schedulingv1beta1.PodGroup, []*v1.Pod, framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (p groupPostFilter) PodGroupPostFilter(context.Context, *framework.GroupNode, []*v1.Pod, framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	return nil, p.status
 }
 
@@ -268,7 +276,7 @@ func TestRunPodGroupPostFilterPlugins(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFw(t, tc.plugins)
-			_, s := f.RunPodGroupPostFilterPlugins(context.Background(), st.WorkloadGroup("g").Obj(), nil, nil)
+			_, s := f.RunPodGroupPostFilterPlugins(context.Background(), framework.PodGroupNode(st.WorkloadGroup("g").Obj()), nil, nil)
 			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
 				t.Errorf("status = %v, want %v %q", s, tc.wantCode, tc.wantMsg)
 			}

@@ -53,7 +53,7 @@ var _ framework.PodGroupPostFilterPlugin = (*DefaultPreemption)(nil)
 // cycle must find a placement; the victims are then given back, the most
 // important first, wherever the group still fits with them, and those left
 // are evicted. The members are nominated to the nodes the cycle chose.
-func (p *DefaultPreemption) PodGroupPostFilter(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod, sim framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (p *DefaultPreemption) PodGroupPostFilter(ctx context.Context, group *framework.GroupNode, members []*v1.Pod, sim framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	result, st := p.preemptForGroup(ctx, group, members, sim)
 	if msg := st.Message(); msg != "" {
 		return result, framework.NewStatus(st.Code(), groupPreemptionPrefix+msg)
@@ -61,7 +61,7 @@ func (p *DefaultPreemption) PodGroupPostFilter(ctx context.Context, group *sched
 	return result, st
 }
 
-func (p *DefaultPreemption) preemptForGroup(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod, sim framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (p *DefaultPreemption) preemptForGroup(ctx context.Context, group *framework.GroupNode, members []*v1.Pod, sim framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	logger := klog.FromContext(ctx)
 	for _, m := range members {
 		if pp := m.Spec.PreemptionPolicy; pp != nil && *pp == v1.PreemptNever {
@@ -74,7 +74,7 @@ func (p *DefaultPreemption) preemptForGroup(ctx context.Context, group *scheduli
 	if err != nil {
 		return nil, framework.AsStatus(err)
 	}
-	priority := groupPriority(group)
+	priority := group.Priority()
 	if p.groupPreemptionOngoing(members, lister, priority) {
 		return &framework.PodGroupPostFilterResult{NominatingInfos: currentNominations(members)}, framework.NewStatus(framework.Success, msgGroupOngoing)
 	}

@@ -201,7 +201,7 @@ func TestPodGroupPostFilter(t *testing.T) {
 			e := newEnv(t, cluster{nodes: tc.nodes, pods: append(slices.Clone(tc.running), tc.members...), pdbs: tc.pdbs, groups: groups, sync: true})
 			before := e.snapshotState(t)
 			sim := &gangSimulation{fwk: e.fwk, snapshot: e.snapshot, members: tc.members}
-			result, s := e.plugin.PodGroupPostFilter(context.Background(), tc.group, tc.members, sim)
+			result, s := e.plugin.PodGroupPostFilter(context.Background(), framework.PodGroupNode(tc.group), tc.members, sim)
 			e.snapshot.Restore()
 			if s.Code() != tc.wantCode || s.Message() != tc.wantMsg {
 				t.Fatalf("PodGroupPostFilter = %v %q, want %v %q", s.Code(), s.Message(), tc.wantCode, tc.wantMsg)
@@ -233,7 +233,7 @@ func TestPodGroupPostFilterMarksVictims(t *testing.T) {
 		groups: []*schedulingv1beta1.PodGroup{group}, sync: true,
 	})
 	sim := &gangSimulation{fwk: e.fwk, snapshot: e.snapshot, members: []*v1.Pod{member}}
-	if _, s := e.plugin.PodGroupPostFilter(context.Background(), group, []*v1.Pod{member}, sim); !s.IsSuccess() {
+	if _, s := e.plugin.PodGroupPostFilter(context.Background(), framework.PodGroupNode(group), []*v1.Pod{member}, sim); !s.IsSuccess() {
 		t.Fatalf("PodGroupPostFilter: %v", s)
 	}
 	var patch string

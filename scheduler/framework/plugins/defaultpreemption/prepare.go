@@ -24,19 +24,20 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/framework"
 )
 
 // preemptor is who takes the victims' room, as the victims' condition and
 // event name it: a pod, or a PodGroup for its members.
 type preemptor struct {
-	// kind is "pod" or "podgroup".
+	// kind is "pod", "podgroup" or "compositepodgroup".
 	kind string
 	uid  types.UID
 	// schedulerName is the preemptor's (its members') scheduler.
@@ -50,9 +51,15 @@ func podPreemptor(pod *v1.Pod) preemptor {
 	return preemptor{kind: "pod", uid: pod.UID, schedulerName: pod.Spec.SchedulerName, obj: pod}
 }
 
-// groupPreemptor is a PodGroup preempting for its members.
-func groupPreemptor(pg *schedulingv1beta1.PodGroup, members []*v1.Pod) preemptor {
-	p := preemptor{kind: "podgroup", uid: pg.UID, obj: pg}
+// groupPreemptor is a PodGroup, or the CompositePodGroup at the root of a
+// hierarchy, preempting for its members.
+func groupPreemptor(group *framework.GroupNode, members []*v1.Pod) preemptor {
+	var p preemptor
+	if group.Composite != nil {
+		p = preemptor{kind: "compositepodgroup", uid: group.Composite.UID, obj: group.Composite}
+	} else {
+		p = preemptor{kind: "podgroup", uid: group.PodGroup.UID, obj: group.PodGroup}
+	}
 	if len(members) > 0 {
 		p.schedulerName = members[0].Spec.SchedulerName
 	}

@@ -21,7 +21,6 @@ import (
 	"errors"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -45,11 +44,15 @@ var _ framework.PodGroupPostFilterPlugin = &DynamicResources{}
 // upstream it leaves a group with a topology constraint alone, and fails
 // with an error when the cycle tried no member at all (a gang left with
 // fewer members than its minCount): upstream then finds no group state.
-// Its reason, added to the group's, says it went through the claims.
-func (pl *DynamicResources) PodGroupPostFilter(ctx context.Context, group *schedulingv1beta1.PodGroup, members []*v1.Pod, sim framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
+// Its reason, added to the group's, says it went through the claims. A
+// CompositePodGroup's hierarchy is left alone too, as upstream leaves it.
+func (pl *DynamicResources) PodGroupPostFilter(ctx context.Context, group *framework.GroupNode, members []*v1.Pod, sim framework.PodGroupSimulation) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	logger := klog.FromContext(ctx)
-	if group.Spec.SchedulingConstraints != nil {
-		logger.V(5).Info("Leaving the claims of a topology-constrained pod group alone", "podGroup", klog.KObj(group))
+	if group.Composite != nil {
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
+	if pg := group.PodGroup; pg.Spec.SchedulingConstraints != nil {
+		logger.V(5).Info("Leaving the claims of a topology-constrained pod group alone", "podGroup", klog.KObj(pg))
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
 	var tried map[types.UID]*framework.CycleState

@@ -174,9 +174,10 @@ func (pl *GangScheduling) ready(n *framework.GroupNode) bool {
 
 // PlacementFeasible admits a group once minCount of its members are placed
 // (1 for a basic group), waits while the members left could still get it
-// there, and gives up as soon as they could not.
-func (pl *GangScheduling) PlacementFeasible(_ context.Context, group *schedulingv1beta1.PodGroup, p framework.PlacementProgress) *framework.Status {
-	minCount := framework.MinCount(group)
+// there, and gives up as soon as they could not. A CompositePodGroup's
+// members are its children, and its minCount is its gang's minGroupCount.
+func (pl *GangScheduling) PlacementFeasible(_ context.Context, group *framework.GroupNode, p framework.PlacementProgress) *framework.Status {
+	minCount := group.MinCount()
 	switch {
 	case p.Remaining+p.Scheduled < minCount:
 		return framework.NewStatus(framework.Unschedulable,

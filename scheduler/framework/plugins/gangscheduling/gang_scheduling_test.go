@@ -126,7 +126,7 @@ func TestPlacementFeasible(t *testing.T) {
 	pl := newPlugin(t, handleFor(nil, nil, nil, nil))
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st := pl.PlacementFeasible(context.Background(), tc.group, tc.progress)
+			st := pl.PlacementFeasible(context.Background(), framework.PodGroupNode(tc.group), tc.progress)
 			if st.Code() != tc.wantCode || st.Message() != tc.wantMsg {
 				t.Errorf("PlacementFeasible = %v %q, want %v %q", st.Code(), st.Message(), tc.wantCode, tc.wantMsg)
 			}

@@ -19,8 +19,6 @@ package noderesources
 import (
 	"context"
 
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-
 	"github.com/berth-io/berth/scheduler/framework"
 )
 
@@ -33,7 +31,7 @@ var _ framework.PlacementScorePlugin = &Fit{}
 // scoring strategy and with their weights) the pods already on them and
 // the members placed there would use. Fuller placements score higher, so
 // a group goes where it packs tightest, whatever the strategy for nodes.
-func (f *Fit) ScorePlacement(_ context.Context, _ *schedulingv1beta1.PodGroup, a *framework.PodGroupAssignments) (int64, *framework.Status) {
+func (f *Fit) ScorePlacement(_ context.Context, _ *framework.GroupNode, a *framework.PodGroupAssignments) (int64, *framework.Status) {
 	s := &f.placementScorer
 	requested := make([]int64, len(s.names))
 	for _, m := range a.Assignments {
@@ -72,6 +70,6 @@ func (f *Fit) ScorePlacement(_ context.Context, _ *schedulingv1beta1.PodGroup, a
 
 // NormalizePlacementScores keeps the scores: they are already in
 // [MinNodeScore, MaxNodeScore].
-func (*Fit) NormalizePlacementScores(context.Context, *schedulingv1beta1.PodGroup, []int64) *framework.Status {
+func (*Fit) NormalizePlacementScores(context.Context, *framework.GroupNode, []int64) *framework.Status {
 	return nil
 }

@@ -23,8 +23,6 @@ import (
 	"context"
 	"errors"
 
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
@@ -51,10 +49,14 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 // Name returns the plugin's name.
 func (*PodGroupPodsCount) Name() string { return Name }
 
-// ScorePlacement counts the group's placed members and the members the
-// placement's assignments add.
-func (pl *PodGroupPodsCount) ScorePlacement(_ context.Context, group *schedulingv1beta1.PodGroup, a *framework.PodGroupAssignments) (int64, *framework.Status) {
-	placed := len(framework.ScheduledMembers(pl.handle.Workloads(), framework.RefOf(group)))
+// ScorePlacement counts the group's placed members (of every PodGroup of a
+// CompositePodGroup's hierarchy) and the members the placement's
+// assignments add.
+func (pl *PodGroupPodsCount) ScorePlacement(_ context.Context, group *framework.GroupNode, a *framework.PodGroupAssignments) (int64, *framework.Status) {
+	placed := 0
+	for _, leaf := range group.Leaves() {
+		placed += len(framework.ScheduledMembers(pl.handle.Workloads(), leaf.Ref()))
+	}
 	return int64(placed + len(a.Assignments)), nil
 }
 
@@ -62,7 +64,7 @@ func (pl *PodGroupPodsCount) ScorePlacement(_ context.Context, group *scheduling
 var errNoMembers = errors.New("no pods from pod group are assigned to any of the candidate placements")
 
 // NormalizePlacementScores scales the counts so that the largest is MaxNodeScore.
-func (*PodGroupPodsCount) NormalizePlacementScores(_ context.Context, _ *schedulingv1beta1.PodGroup, scores []int64) *framework.Status {
+func (*PodGroupPodsCount) NormalizePlacementScores(_ context.Context, _ *framework.GroupNode, scores []int64) *framework.Status {
 	top := int64(0)
 	for _, s := range scores {
 		top = max(top, s)

@@ -59,13 +59,13 @@ func TestScoreAndNormalize(t *testing.T) {
 			pl := p.(*PodGroupPodsCount)
 			scores := make([]int64, len(tc.counts))
 			for i, n := range tc.counts {
-				s, st := pl.ScorePlacement(context.Background(), group, assign(n))
+				s, st := pl.ScorePlacement(context.Background(), framework.PodGroupNode(group), assign(n))
 				if !st.IsSuccess() {
 					t.Fatalf("ScorePlacement: %v", st)
 				}
 				scores[i] = s
 			}
-			st := pl.NormalizePlacementScores(context.Background(), group, scores)
+			st := pl.NormalizePlacementScores(context.Background(), framework.PodGroupNode(group), scores)
 			if tc.wantErr {
 				if st.IsSuccess() {
 					t.Fatal("NormalizePlacementScores succeeded, want an error")

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"sort"
 
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/args"
@@ -57,9 +56,10 @@ func (*TopologyPlacement) Name() string { return Name }
 // GeneratePlacements returns parent for a group without a topology
 // constraint; otherwise one placement per value of the key among parent's
 // nodes, in the values' order, or only the value of the members already
-// placed. Nodes without the label are in no placement.
-func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, group *schedulingv1beta1.PodGroup, parent *framework.Placement) ([]*framework.Placement, *framework.Status) {
-	key, ok := framework.TopologyKeyOf(group)
+// placed. Nodes without the label are in no placement. A
+// CompositePodGroup's members are those of every PodGroup below it.
+func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, group *framework.GroupNode, parent *framework.Placement) ([]*framework.Placement, *framework.Status) {
+	key, ok := group.TopologyKey()
 	if !ok {
 		return []*framework.Placement{parent}, nil
 	}
@@ -90,26 +90,28 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, group *schedu
 // placedDomain returns the domain of the group's members already bound or
 // assumed, "" when there are none; members in two domains, or on a node
 // without the key, are an error.
-func (pl *TopologyPlacement) placedDomain(group *schedulingv1beta1.PodGroup, key string) (string, error) {
+func (pl *TopologyPlacement) placedDomain(group *framework.GroupNode, key string) (string, error) {
 	w := pl.handle.Workloads()
 	domain := ""
-	for _, m := range w.Members(framework.RefOf(group)) {
-		node := w.NodeOf(m)
-		if node == "" {
-			continue
+	for _, leaf := range group.Leaves() {
+		for _, m := range w.Members(leaf.Ref()) {
+			node := w.NodeOf(m)
+			if node == "" {
+				continue
+			}
+			ni, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(node)
+			if err != nil {
+				return "", fmt.Errorf("getting node for pod %v: %w", klog.KObj(m), err)
+			}
+			d, ok := ni.Node().Labels[key]
+			if !ok {
+				return "", fmt.Errorf("no topology domain found for pod %v", klog.KObj(m))
+			}
+			if domain != "" && domain != d {
+				return "", fmt.Errorf("more than 1 domain found for pod group: %v, %v", domain, d)
+			}
+			domain = d
 		}
-		ni, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(node)
-		if err != nil {
-			return "", fmt.Errorf("getting node for pod %v: %w", klog.KObj(m), err)
-		}
-		d, ok := ni.Node().Labels[key]
-		if !ok {
-			return "", fmt.Errorf("no topology domain found for pod %v", klog.KObj(m))
-		}
-		if domain != "" && domain != d {
-			return "", fmt.Errorf("more than 1 domain found for pod group: %v, %v", domain, d)
-		}
-		domain = d
 	}
 	return domain, nil
 }

@@ -77,7 +77,7 @@ func TestGeneratePlacements(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			placements, status := p.(*TopologyPlacement).GeneratePlacements(context.Background(), tc.group, parent)
+			placements, status := p.(*TopologyPlacement).GeneratePlacements(context.Background(), framework.PodGroupNode(tc.group), parent)
 			if tc.wantErr != "" {
 				if status.Code() != framework.Error || status.Message() != tc.wantErr {
 					t.Fatalf("status = %v, want Error %q", status, tc.wantErr)
