@@ -158,6 +158,7 @@ func (e *groupUnschedulableError) Error() string { return e.msg }
 func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, ref framework.GroupRef, cycle int64) {
 	start := s.clock.Now()
 	fwk := prof.Framework
+	loopCtx := ctx
 	logger := klog.FromContext(ctx).WithValues("podGroup", klog.KRef(ref.Namespace, ref.Name))
 	if ref.Berth {
 		logger = logger.WithValues("podGroupAPI", framework.BerthPodGroupAPIVersion)
@@ -174,6 +175,24 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 			logger.Error(err, "Requeueing the pod")
 		}
 		return
+	}
+
+	if h, ok := framework.HierarchyOf(s.workloads); ok && !ref.Berth && pg.Spec.ParentCompositePodGroupName != nil {
+		root, err := h.Hierarchy(ref)
+		if err != nil {
+			// The hierarchy lost its root after the pod was queued: the pod
+			// waits, gated, for it, as GangScheduling's PreEnqueue holds it.
+			logger.V(3).Info("Pod group's hierarchy has no root; the pod waits for it", "err", err)
+			qpi.UnschedulablePlugins = sets.New(names.GangScheduling)
+			if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
+				logger.Error(err, "Requeueing the pod")
+			}
+			return
+		}
+		if !root.IsLeaf() {
+			s.scheduleHierarchy(loopCtx, prof, qpi, root, cycle)
+			return
+		}
 	}
 
 	members, all, unseen := s.groupMembers(ctx, qpi, pg)
@@ -306,7 +325,7 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 	if len(feasible) == 0 {
 		return tries[0], unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError())), tries
 	}
-	best, status := s.bestPlacement(ctx, fwk, pg, feasible)
+	best, status := s.bestPlacement(ctx, fwk, framework.PodGroupNode(pg), feasible)
 	if status.success() && best != nil && !best.placedAny() {
 		// A cycle succeeds only when it places a member: the remainder of
 		// a group whose other members are bound, none of which fits now,
@@ -358,10 +377,12 @@ func (s *Scheduler) tryPlacements(ctx context.Context, fwk *runtime.Framework, p
 		return nil, fromStatus(st)
 	}
 	defer s.snapshot.SetPlacement(nil)
+	node := framework.PodGroupNode(pg)
+	scheduled := len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg)))
 	tries := make([]*placementResult, 0, len(placements))
 	for _, p := range placements {
 		s.snapshot.SetPlacement(placementNodes(p, len(all)))
-		r := s.tryPlacement(ctx, fwk, pg, members, p)
+		r := s.tryPlacement(ctx, fwk, node, members, scheduled, p)
 		s.revert(ctx, fwk, r)
 		tries = append(tries, r)
 		if r.status.code == framework.Error {
@@ -384,17 +405,14 @@ func placementNodes(p *framework.Placement, all int) map[string]bool {
 	return out
 }
 
-// tryPlacement places the members one after another in the snapshot's
-// current placement, assuming each one placed, until PlacementFeasible
-// admits the group after the last member or gives up on it. The members
-// stay assumed; the caller reverts them.
-func (s *Scheduler) tryPlacement(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, p *framework.Placement) *placementResult {
+// tryPlacement places the members of the PodGroup node one after another
+// in the snapshot's current placement, assuming each one placed, until
+// PlacementFeasible admits the group after the last member or gives up on
+// it; scheduled counts the group's members placed before the cycle. The
+// members stay assumed; the caller reverts them.
+func (s *Scheduler) tryPlacement(ctx context.Context, fwk *runtime.Framework, node *framework.GroupNode, members []*framework.QueuedPodInfo, scheduled int, p *framework.Placement) *placementResult {
 	r := &placementResult{placement: p, members: make([]memberResult, 0, len(members))}
-	node := framework.PodGroupNode(pg)
-	progress := framework.PlacementProgress{
-		Remaining: len(members),
-		Scheduled: len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg))),
-	}
+	progress := framework.PlacementProgress{Remaining: len(members), Scheduled: scheduled}
 	st := fwk.RunPlacementFeasiblePlugins(ctx, node, progress)
 	switch {
 	case st.Code() == framework.Error:
@@ -500,14 +518,29 @@ func (s *Scheduler) revert(ctx context.Context, fwk *runtime.Framework, r *place
 // bestPlacement ranks the placements where the group fits with the
 // PlacementScore plugins; equal scores are broken at random. While
 // recordGroup is set, the best placement keeps the ranking.
-func (s *Scheduler) bestPlacement(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, feasible []*placementResult) (*placementResult, groupStatus) {
+func (s *Scheduler) bestPlacement(ctx context.Context, fwk *runtime.Framework, node *framework.GroupNode, feasible []*placementResult) (*placementResult, groupStatus) {
 	assignments := make([]*framework.PodGroupAssignments, len(feasible))
 	for i, r := range feasible {
 		assignments[i] = r.assignments()
 	}
-	scores, st := fwk.ScorePlacements(ctx, framework.PodGroupNode(pg), assignments)
+	best, scores, status := s.bestScored(ctx, fwk, node, assignments)
+	if !status.success() {
+		return nil, status
+	}
+	if s.recordGroup {
+		name := feasible[best].placement.Name
+		feasible[best].group = &decisions.Group{Placement: name, Feasible: len(feasible), Placements: decisions.Top(scores, name)}
+	}
+	return feasible[best], status
+}
+
+// bestScored ranks the assignments of the placements where a group fits
+// with the PlacementScore plugins and returns the index of the best, with
+// every placement's scores; equal scores are broken at random.
+func (s *Scheduler) bestScored(ctx context.Context, fwk *runtime.Framework, node *framework.GroupNode, assignments []*framework.PodGroupAssignments) (int, []framework.NodePluginScores, groupStatus) {
+	scores, st := fwk.ScorePlacements(ctx, node, assignments)
 	if !st.IsSuccess() {
-		return nil, fromStatus(st)
+		return 0, nil, fromStatus(st)
 	}
 	best, ties := 0, 1
 	for i := 1; i < len(scores); i++ {
@@ -522,11 +555,7 @@ func (s *Scheduler) bestPlacement(ctx context.Context, fwk *runtime.Framework, p
 			}
 		}
 	}
-	if s.recordGroup {
-		name := feasible[best].placement.Name
-		feasible[best].group = &decisions.Group{Placement: name, Feasible: len(feasible), Placements: decisions.Top(scores, name)}
-	}
-	return feasible[best], groupStatus{code: framework.Success}
+	return best, scores, groupStatus{code: framework.Success}
 }
 
 // admitGroup assumes the members of the chosen placement again, runs
@@ -614,6 +643,13 @@ type groupFailure struct {
 	// nominations are where the PodGroupPostFilter plugins nominated
 	// members, by namespace and name.
 	nominations map[types.NamespacedName]*framework.NominatingInfo
+	// size is how many members back off together: the queued members of
+	// the whole hierarchy; 0 means the members given to failGroup.
+	size int
+	// remainder is set for a PodGroup of a hierarchy whose cycle placed
+	// other PodGroups: its members are retried at once, as the rest of a
+	// group that scheduled is.
+	remainder bool
 }
 
 // nominating is what becomes of a member's nomination, as upstream
@@ -679,6 +715,9 @@ type groupSimulation struct {
 	fwk     *runtime.Framework
 	pg      *schedulingv1beta1.PodGroup
 	members []*framework.QueuedPodInfo
+	// tree is the cycle of a CompositePodGroup's hierarchy, which
+	// ScheduleGroup runs instead of pg's when it is set.
+	tree *compositeCycle
 	// tried are the cycle states of the members the failed cycle tried.
 	tried map[types.UID]*framework.CycleState
 }
@@ -698,6 +737,9 @@ func (g *groupSimulation) AddPod(pi *framework.PodInfo, nodeName string) error {
 // ScheduleGroup runs the group's cycle on the snapshot as it stands, with
 // fresh cycle states, and returns the best placement's assignments.
 func (g *groupSimulation) ScheduleGroup(ctx context.Context) (*framework.PodGroupAssignments, *framework.Status) {
+	if g.tree != nil {
+		return g.tree.scheduleTree(ctx)
+	}
 	best, status, _ := g.s.groupAlgorithm(ctx, g.fwk, g.pg, g.members)
 	var out *framework.PodGroupAssignments
 	if best != nil {
@@ -736,6 +778,9 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 		mctx := klog.NewContext(ctx, loggerFor(ctx, qpi.Pod))
 		// The members back off as one group of this size.
 		qpi.GroupSize = len(members)
+		if outcome.size > 0 {
+			qpi.GroupSize = outcome.size
+		}
 		m := evaluated[qpi]
 		var err error
 		switch {
@@ -753,7 +798,7 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 			// The cycle did not reach it.
 			err = &groupUnschedulableError{msg: outcome.status.message(), plugins: rejectors}
 		}
-		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err, nominating: outcome.nominating(qpi, m), groupFailed: true}, start, cycle)
+		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err, nominating: outcome.nominating(qpi, m), groupFailed: !outcome.remainder, leftOut: outcome.remainder}, start, cycle)
 	}
 	cond := metav1.Condition{
 		Type:    schedulingv1beta1.PodGroupInitiallyScheduled,

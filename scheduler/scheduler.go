@@ -218,9 +218,8 @@ func WithPodGroupClient(c rest.Interface) Option {
 // apiserver serves those, as kube-scheduler does with its CompositePodGroup
 // gate on: a member of a PodGroup whose hierarchy has no root yet waits, and
 // the hierarchy is held back until it meets its quorum. Off, a parent is
-// ignored, as kube-scheduler ignores it with the gate off. The group cycle
-// over a whole hierarchy is not built yet (docs/design/composite-podgroup.md):
-// once held members are let go, each PodGroup is scheduled on its own.
+// ignored, as kube-scheduler ignores it with the gate off. A hierarchy is
+// scheduled in one cycle over all its PodGroups (scheduleHierarchy).
 func WithCompositePodGroups(on bool) Option { return func(o *options) { o.compositeGroups = on } }
 
 // New returns a Scheduler that watches pods and nodes through client. It

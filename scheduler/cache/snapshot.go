@@ -138,6 +138,10 @@ func (s *Snapshot) SetPlacement(nodes map[string]bool) {
 	s.placementEpoch = -1
 }
 
+// Placement returns the node names SetPlacement confined the search to;
+// nil when it is not confined.
+func (s *Snapshot) Placement() map[string]bool { return s.placement }
+
 // InPlacement reports whether the named node may be searched.
 func (s *Snapshot) InPlacement(name string) bool { return s.placement == nil || s.placement[name] }
 

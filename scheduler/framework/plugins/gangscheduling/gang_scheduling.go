@@ -39,6 +39,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/args"
@@ -149,7 +150,7 @@ func (pl *GangScheduling) preEnqueueHierarchy(h framework.HierarchyLister, ref f
 	if err != nil {
 		return awaitingGroup(ref)
 	}
-	if pl.ready(root) {
+	if treeReady(root, pl.existing) {
 		return nil
 	}
 	if root.IsLeaf() {
@@ -158,14 +159,21 @@ func (pl *GangScheduling) preEnqueueHierarchy(h framework.HierarchyLister, ref f
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(msgAwaitingTreeQuorum, root.Key.Name))
 }
 
-// ready reports whether enough pods exist under the node for its quorum.
-func (pl *GangScheduling) ready(n *framework.GroupNode) bool {
+// existing counts a PodGroup's pods.
+func (pl *GangScheduling) existing(n *framework.GroupNode) int {
+	return len(pl.handle.Workloads().Members(n.Ref()))
+}
+
+// treeReady reports whether the node meets its quorum with the pods count
+// finds in each PodGroup: a PodGroup with minCount of them, a
+// CompositePodGroup with minGroupCount children that meet theirs.
+func treeReady(n *framework.GroupNode, count func(*framework.GroupNode) int) bool {
 	if n.IsLeaf() {
-		return len(pl.handle.Workloads().Members(n.Ref())) >= n.MinCount()
+		return count(n) >= n.MinCount()
 	}
 	ready := 0
 	for _, c := range n.Children {
-		if pl.ready(c) {
+		if treeReady(c, count) {
 			ready++
 		}
 	}
@@ -200,6 +208,9 @@ func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, p
 	}
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("failed to get podGroup %s/%s: %w", pod.Namespace, ref.Name, err)), 0
+	}
+	if h, ok := framework.HierarchyOf(pl.handle.Workloads()); ok && !ref.Berth && pg.Spec.ParentCompositePodGroupName != nil {
+		return pl.permitHierarchy(ctx, h, pod, ref)
 	}
 	if pg.Spec.SchedulingPolicy.Gang == nil {
 		return nil, 0
@@ -239,6 +250,61 @@ func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, p
 	logger.V(4).Info("Quorum of the gang met; allowing its waiting members", "podGroup", klog.KObj(pg), "placed", placed, "allowed", allowed)
 	if allowed > 0 {
 		pl.countRelease(pg.Namespace)
+	}
+	return nil, 0
+}
+
+// permitHierarchy holds a member of a PodGroup of a hierarchy, basic or
+// gang, until the hierarchy's root meets its quorum with the pods placed,
+// as kube-scheduler does with its CompositePodGroup gate on, then lets
+// every waiting member of the hierarchy go.
+func (pl *GangScheduling) permitHierarchy(ctx context.Context, h framework.HierarchyLister, pod *v1.Pod, ref framework.GroupRef) (*framework.Status, time.Duration) {
+	logger := klog.FromContext(ctx)
+	root, err := h.Hierarchy(ref)
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("failed to build hierarchy snapshot: %w", err)), 0
+	}
+	w := pl.handle.Workloads()
+	unscheduled := make(map[string]*v1.Pod)
+	placed := func(n *framework.GroupNode) int {
+		count, counted := 0, false
+		for _, m := range w.Members(n.Ref()) {
+			switch {
+			case m.UID == pod.UID:
+				counted = true
+				count++
+			case w.IsPlaced(m):
+				count++
+			default:
+				unscheduled[m.Namespace+"/"+m.Name] = m
+			}
+		}
+		if !counted && n.Ref() == ref {
+			// The pod is assumed by now even if the member index lags.
+			count++
+		}
+		return count
+	}
+	if !treeReady(root, placed) {
+		pl.handle.Activate(logger, unscheduled)
+		logger.V(4).Info("Quorum of the composite pod group not met; waiting for another member", "compositePodGroup", klog.KRef(root.Key.Namespace, root.Key.Name), "activated", len(unscheduled))
+		pl.countWait(pod.Namespace)
+		return framework.NewStatus(framework.Wait, fmt.Sprintf(msgAwaitingTreeQuorum, root.Key.Name)), permitTimeout
+	}
+	leaves := sets.New[framework.GroupRef]()
+	for _, leaf := range root.Leaves() {
+		leaves.Insert(leaf.Ref())
+	}
+	allowed := 0
+	pl.handle.IterateOverWaitingPods(func(wp framework.WaitingPod) {
+		if r, ok := framework.GroupRefOf(wp.GetPod()); ok && leaves.Has(r) {
+			wp.Allow(Name)
+			allowed++
+		}
+	})
+	logger.V(4).Info("Quorum of the composite pod group met; allowing its waiting members", "compositePodGroup", klog.KRef(root.Key.Namespace, root.Key.Name), "allowed", allowed)
+	if allowed > 0 {
+		pl.countRelease(pod.Namespace)
 	}
 	return nil, 0
 }

@@ -1,0 +1,363 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
+	st "github.com/berth-io/berth/scheduler/schedtest"
+	"github.com/berth-io/berth/scheduler/workload"
+)
+
+const testZone = "test.berth.io/zone"
+
+// hierarchyHarness is a scheduler that follows CompositePodGroups, with
+// the default profile, whose hierarchy cycles are driven by the test.
+type hierarchyHarness struct {
+	t      *testing.T
+	ctx    context.Context
+	s      *Scheduler
+	client *fake.Clientset
+}
+
+func newHierarchyHarness(t *testing.T, nodes []*v1.Node, bound ...*v1.Pod) *hierarchyHarness {
+	t.Helper()
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	client := fake.NewClientset()
+	client.Resources = []*metav1.APIResourceList{{
+		GroupVersion: workload.GroupVersion.String(),
+		APIResources: []metav1.APIResource{{Name: "podgroups", Kind: "PodGroup", Namespaced: true}},
+	}, {
+		GroupVersion: workload.CompositeGroupVersion.String(),
+		APIResources: []metav1.APIResource{{Name: "compositepodgroups", Kind: "CompositePodGroup", Namespaced: true}},
+	}}
+	s, err := New(ctx, client, WithSeed(1), inTree(), WithCompositePodGroups(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := framework.HierarchyOf(s.workloads); !ok {
+		t.Fatal("the scheduler does not follow hierarchies")
+	}
+	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		s.cache.AddNode(logr.Discard(), n)
+	}
+	for _, p := range bound {
+		if err := s.cache.AddPod(logr.Discard(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &hierarchyHarness{t: t, ctx: ctx, s: s, client: client}
+}
+
+// run puts the groups and pods in the informers and the API, queues every
+// pod, pops one and runs its cycle, and waits for the bindings it started.
+func (h *hierarchyHarness) run(cpgs []*schedulingv1alpha3.CompositePodGroup, pgs []*schedulingv1beta1.PodGroup, pods []*v1.Pod) {
+	h.t.Helper()
+	groups := h.s.workloads
+	for _, cpg := range cpgs {
+		if err := groups.CompositeInformer().GetStore().Add(cpg); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	for _, pg := range pgs {
+		if err := groups.Informer().GetStore().Add(pg); err != nil {
+			h.t.Fatal(err)
+		}
+		if _, err := h.client.SchedulingV1beta1().PodGroups(pg.Namespace).Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	for _, p := range pods {
+		if err := h.s.informerFactory.Core().V1().Pods().Informer().GetIndexer().Add(p); err != nil {
+			h.t.Fatal(err)
+		}
+		if _, err := h.client.CoreV1().Pods(p.Namespace).Create(h.ctx, p, metav1.CreateOptions{}); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	for _, p := range pods {
+		h.s.queue.Add(logr.Discard(), p)
+	}
+	h.client.ClearActions()
+	h.cycle()
+}
+
+// cycle pops a pod and runs its cycle.
+func (h *hierarchyHarness) cycle() {
+	h.t.Helper()
+	qpi, err := h.s.queue.Pop(logr.Discard())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ref, _ := framework.GroupRefOf(qpi.Pod)
+	h.s.scheduleGroup(h.ctx, h.s.profiles.Get(v1.DefaultSchedulerName), qpi, ref, h.s.queue.SchedulingCycle())
+	h.s.bindings.Wait()
+}
+
+// bound returns the pods the cycle bound, with their nodes.
+func (h *hierarchyHarness) bound() map[string]string {
+	out := map[string]string{}
+	for _, a := range h.client.Actions() {
+		if c, ok := a.(clienttesting.CreateAction); ok && a.GetSubresource() == "binding" {
+			b := c.GetObject().(*v1.Binding)
+			out[b.Name] = b.Target.Name
+		}
+	}
+	return out
+}
+
+// groupCondition returns the PodGroup's PodGroupInitiallyScheduled condition.
+func (h *hierarchyHarness) groupCondition(name string) *metav1.Condition {
+	h.t.Helper()
+	pg, err := h.client.SchedulingV1beta1().PodGroups("default").Get(h.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return apimeta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+}
+
+// podMessage returns the message of the pod's PodScheduled condition.
+func (h *hierarchyHarness) podMessage(name string) string {
+	h.t.Helper()
+	p, err := h.client.CoreV1().Pods("default").Get(h.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if c := podScheduledCondition(p); c != nil {
+		return c.Message
+	}
+	return ""
+}
+
+// wantCondition checks a PodGroup's condition's status, reason and message.
+func (h *hierarchyHarness) wantCondition(name string, status metav1.ConditionStatus, reason, message string) {
+	h.t.Helper()
+	c := h.groupCondition(name)
+	if c == nil {
+		h.t.Fatalf("PodGroup %s has no PodGroupInitiallyScheduled condition", name)
+	}
+	if c.Status != status || c.Reason != reason || c.Message != message {
+		h.t.Errorf("PodGroup %s: condition %s/%s %q, want %s/%s %q", name, c.Status, c.Reason, c.Message, status, reason, message)
+	}
+}
+
+// slots returns n nodes that hold one 1-CPU member each.
+func slots(n int) []*v1.Node {
+	out := make([]*v1.Node, n)
+	for i := range n {
+		out[i] = rackNode(fmt.Sprintf("n%d", i), "r", "1").Obj()
+	}
+	return out
+}
+
+// child returns a PodGroup under parent: a gang of minCount, basic when 0.
+func child(name, parent string, minCount int32) *schedulingv1beta1.PodGroup {
+	b := st.WorkloadGroup(name).Parent(parent)
+	if minCount > 0 {
+		b.Gang(minCount)
+	}
+	pg := b.Obj()
+	pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "workload", TemplateName: name}
+	return pg
+}
+
+func concat(groups ...[]*v1.Pod) []*v1.Pod {
+	var out []*v1.Pod
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// TestBasicCompositeKeepsTheChildThatFits checks a basic CompositePodGroup
+// (any child may fail) whose first PodGroup fits and second does not: the
+// first binds and reads Scheduled, the second reads upstream's message.
+func TestBasicCompositeKeepsTheChildThatFits(t *testing.T) {
+	h := newHierarchyHarness(t, slots(3))
+	a, b := members("a", 2, "1"), members("b", 2, "1")
+	h.run([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Obj()},
+		[]*schedulingv1beta1.PodGroup{child("a", "root", 2), child("b", "root", 2)}, concat(a, b))
+
+	bound := h.bound()
+	if got, want := sets.KeySet(bound), sets.New("a-0", "a-1"); !got.Equal(want) {
+		t.Errorf("bound %v, want %v", sets.List(got), sets.List(want))
+	}
+	h.wantCondition("a", metav1.ConditionTrue, workload.ReasonScheduled, "")
+	bMsg := "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"
+	h.wantCondition("b", metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonUnschedulable, bMsg)
+	if got, want := h.podMessage("b-0"), "pod group is unschedulable, "+bMsg; got != want {
+		t.Errorf("b-0 reads %q, want %q", got, want)
+	}
+	if got := h.podMessage("b-1"); !strings.HasPrefix(got, "0/3 nodes are available") {
+		t.Errorf("b-1 reads %q, want its own FitError", got)
+	}
+	// The rest of a hierarchy that scheduled is retried at once.
+	for _, p := range b {
+		if !h.s.queue.Has(p) {
+			t.Errorf("%s is not back in the queue", p.Name)
+		}
+	}
+}
+
+// TestGangCompositeIsAllOrNothing checks a gang CompositePodGroup whose
+// second PodGroup does not fit: nothing binds; the PodGroup that fitted
+// reads its parent's failure, with the PodGroupPostFilter plugins' answer
+// added twice (once for the CompositePodGroup, once for it), as upstream's
+// shared statuses come out.
+func TestGangCompositeIsAllOrNothing(t *testing.T) {
+	h := newHierarchyHarness(t, slots(4))
+	a, b := members("a", 2, "1"), members("b", 3, "1")
+	h.run([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Gang(2).Obj()},
+		[]*schedulingv1beta1.PodGroup{child("a", "root", 2), child("b", "root", 3)}, concat(a, b))
+
+	if bound := h.bound(); len(bound) != 0 {
+		t.Errorf("bound %v, want none", bound)
+	}
+	bc, ac := h.groupCondition("b"), h.groupCondition("a")
+	if bc == nil || ac == nil {
+		t.Fatalf("conditions a %v, b %v", ac, bc)
+	}
+	bPrefix := "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, "
+	if !strings.HasPrefix(bc.Message, bPrefix) {
+		t.Fatalf("b reads %q, want it to start with %q", bc.Message, bPrefix)
+	}
+	postFilter := strings.TrimPrefix(bc.Message, bPrefix)
+	aWant := "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, " + postFilter + ", " + postFilter
+	if ac.Status != metav1.ConditionFalse || ac.Message != aWant {
+		t.Errorf("a reads %s %q, want False %q", ac.Status, ac.Message, aWant)
+	}
+	for _, p := range concat(a, b) {
+		if !h.s.queue.Has(p) {
+			t.Errorf("%s is not back in the queue", p.Name)
+		}
+	}
+}
+
+// TestNestedTopologyPlacesEachChildInOneDomain checks nested topology
+// keys: a CompositePodGroup kept in one zone whose PodGroups are each kept
+// in one rack. Zone z1 has one rack full, so only z2 holds both PodGroups.
+func TestNestedTopologyPlacesEachChildInOneDomain(t *testing.T) {
+	var nodes []*v1.Node
+	for _, z := range []string{"z1", "z2"} {
+		for _, r := range []string{"ra", "rb"} {
+			for i := range 2 {
+				nodes = append(nodes, rackNode(fmt.Sprintf("%s-%s-%d", z, r, i), z+r, "1").Label(testZone, z).Obj())
+			}
+		}
+	}
+	full := []*v1.Pod{
+		st.Pod("filler-0").Req("cpu", "1").NodeName("z1-ra-0").Obj(),
+		st.Pod("filler-1").Req("cpu", "1").NodeName("z1-ra-1").Obj(),
+	}
+	h := newHierarchyHarness(t, nodes, full...)
+	a, b := members("a", 2, "1"), members("b", 2, "1")
+	pa, pb := child("a", "root", 2), child("b", "root", 2)
+	for _, pg := range []*schedulingv1beta1.PodGroup{pa, pb} {
+		pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: testRack}}}
+	}
+	h.run([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Gang(2).Topology(testZone).Obj()},
+		[]*schedulingv1beta1.PodGroup{pa, pb}, concat(a, b))
+
+	bound := h.bound()
+	if len(bound) != 4 {
+		t.Fatalf("bound %v, want all four members", bound)
+	}
+	racks := map[string]sets.Set[string]{}
+	for pod, node := range bound {
+		if !strings.HasPrefix(node, "z2-") {
+			t.Errorf("%s bound to %s, outside zone z2", pod, node)
+		}
+		g := pod[:1]
+		if racks[g] == nil {
+			racks[g] = sets.New[string]()
+		}
+		racks[g].Insert(node[:5])
+	}
+	for g, r := range racks {
+		if r.Len() != 1 {
+			t.Errorf("PodGroup %s spans racks %v", g, sets.List(r))
+		}
+	}
+	h.wantCondition("a", metav1.ConditionTrue, workload.ReasonScheduled, "")
+	h.wantCondition("b", metav1.ConditionTrue, workload.ReasonScheduled, "")
+}
+
+// TestHierarchyPriorityMismatchFailsEveryPodGroup checks that a member
+// whose priority is not the root's fails the whole hierarchy with
+// upstream's error on every PodGroup, before anything is tried.
+func TestHierarchyPriorityMismatchFailsEveryPodGroup(t *testing.T) {
+	h := newHierarchyHarness(t, slots(4))
+	a, b := members("a", 1, "1"), members("b", 1, "1")
+	for _, p := range a {
+		p.Spec.Priority = ptrTo(int32(1000))
+	}
+	h.run([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Priority(1000).Obj()},
+		[]*schedulingv1beta1.PodGroup{child("a", "root", 0), child("b", "root", 0)}, concat(a, b))
+
+	if bound := h.bound(); len(bound) != 0 {
+		t.Errorf("bound %v, want none", bound)
+	}
+	msg := "all pods in a single pod group should have the same priority as the pod group's priority, got 0 and 1000"
+	h.wantCondition("a", metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError, msg)
+	h.wantCondition("b", metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError, msg)
+}
+
+// TestCompositeOutcomesHandFailuresDown checks completeOutcomes: a child
+// that fitted under a parent that failed, or that was not reached, shares
+// the parent's status; a child that failed on its own keeps its status.
+func TestCompositeOutcomesHandFailuresDown(t *testing.T) {
+	a := framework.PodGroupNode(child("a", "mid", 0))
+	b := framework.PodGroupNode(child("b", "mid", 0))
+	c := framework.PodGroupNode(child("c", "root", 0))
+	mid := framework.CompositeNode(st.CompositeGroup("mid").Parent("root").Obj(), []*framework.GroupNode{a, b})
+	root := framework.CompositeNode(st.CompositeGroup("root").Obj(), []*framework.GroupNode{mid, c})
+	failed, own, fits := unschedulableGroup("root short"), unschedulableGroup("b short"), groupStatus{code: framework.Success}
+	res := outcomes{
+		root.Key: {node: root, status: &failed},
+		mid.Key:  {node: mid, status: ptrTo(fits)},
+		a.Key:    {node: a, status: ptrTo(fits)},
+		b.Key:    {node: b, status: &own},
+	}
+	completeOutcomes(root, res, nil)
+	for _, n := range []*framework.GroupNode{mid, a, c} {
+		if res[n.Key].status != &failed {
+			t.Errorf("%s: status %v, want the root's", n.Key, res[n.Key].status.message())
+		}
+	}
+	if res[b.Key].status != &own {
+		t.Errorf("b: status %v, want its own", res[b.Key].status.message())
+	}
+}
