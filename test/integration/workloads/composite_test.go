@@ -38,11 +38,11 @@ import (
 )
 
 // These specs hold Berth to what kube-scheduler v1.37.1 does with its
-// CompositePodGroup gate on before any group cycle runs over a hierarchy
-// (docs/design/composite-podgroup.md, section 7, scenarios 3-5 and 14): the
-// members of a hierarchy without a root, or short of its quorum, are not
-// tried and nothing is written to them or their PodGroups. They are not
-// goldens: the group cycle over a whole hierarchy is not built yet.
+// CompositePodGroup gate on (docs/design/composite-podgroup.md, section 7,
+// scenarios 1-5 and 14): the members of a hierarchy without a root, or
+// short of its quorum, are not tried and nothing is written to them or
+// their PodGroups; a basic CompositePodGroup keeps the children that fit;
+// a gang one places minGroupCount of them together or none.
 var _ = Describe("CompositePodGroups, on an apiserver with the CompositePodGroup gate", Ordered, func() {
 	var c kubernetes.Interface
 	BeforeAll(func(ctx SpecContext) {
@@ -107,6 +107,40 @@ var _ = Describe("CompositePodGroups, on an apiserver with the CompositePodGroup
 		r.untouched(ctx, []string{"a-1", "a-2", "b-1"}, []string{"a", "b"})
 		r.pods(ctx, "b", "b-2")
 		r.bound(ctx, "a-1", "a-2", "b-1", "b-2")
+		r.scheduled(ctx, "a", "b")
+	}, SpecTimeout(2*time.Minute))
+
+	It("keeps the PodGroup of a basic CompositePodGroup that fits when another does not", func(ctx SpecContext) {
+		r := composite(ctx, true)
+		r.compositeGroup(ctx, "root", 0, "")
+		r.podGroup(ctx, "a", 2, "root")
+		r.podGroup(ctx, "b", 3, "root")
+		// Each node holds one of these; a takes two of the four.
+		r.bigPods(ctx, "a", "a-1", "a-2")
+		r.bigPods(ctx, "b", "b-1", "b-2", "b-3")
+		r.bound(ctx, "a-1", "a-2")
+		r.scheduled(ctx, "a")
+		r.unschedulable(ctx, "b", "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining")
+		r.unbound(ctx, "b-1", "b-2", "b-3")
+	}, SpecTimeout(2*time.Minute))
+
+	It("places a gang of PodGroups all together or not at all", func(ctx SpecContext) {
+		r := composite(ctx, true)
+		r.compositeGroup(ctx, "root", 2, "")
+		r.podGroup(ctx, "a", 2, "root")
+		r.podGroup(ctx, "b", 3, "root")
+		r.bigPods(ctx, "a", "a-1", "a-2")
+		r.bigPods(ctx, "b", "b-1", "b-2", "b-3")
+		r.unschedulable(ctx, "b", "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining")
+		r.unschedulable(ctx, "a", "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining")
+		r.unbound(ctx, "a-1", "a-2", "b-1", "b-2", "b-3")
+		// One more node makes room for the whole hierarchy.
+		node := workloads.Node{Name: "node-extra", CPU: "4", Memory: "8Gi"}.Object()
+		Expect(workloads.CreateNode(ctx, c, node)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(c.CoreV1().Nodes().Delete(ctx, node.Name, metav1.DeleteOptions{})).To(Succeed())
+		})
+		r.bound(ctx, "a-1", "a-2", "b-1", "b-2", "b-3")
 		r.scheduled(ctx, "a", "b")
 	}, SpecTimeout(2*time.Minute))
 
@@ -175,6 +209,44 @@ func (r *hierarchyRig) pods(ctx context.Context, group string, names ...string) 
 		_, err := r.c.CoreV1().Pods(r.ns).Create(ctx, pod, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 	}
+}
+
+// bigPods creates members of the PodGroup group of which each node holds one.
+func (r *hierarchyRig) bigPods(ctx context.Context, group string, names ...string) {
+	GinkgoHelper()
+	for _, n := range names {
+		pod := workloads.Pod{Name: n, Group: group, CPU: "3", Memory: "64Mi"}.Object(r.ns)
+		_, err := r.c.CoreV1().Pods(r.ns).Create(ctx, pod, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// unschedulable waits for the PodGroup to read
+// PodGroupInitiallyScheduled=False, Unschedulable, with a message that
+// starts with prefix (what the PodGroupPostFilter plugins add follows it).
+func (r *hierarchyRig) unschedulable(ctx context.Context, group, prefix string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		pg, err := r.c.SchedulingV1beta1().PodGroups(r.ns).Get(ctx, group, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		c := apimeta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+		g.Expect(c).NotTo(BeNil(), "PodGroup %s", group)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse), "PodGroup %s", group)
+		g.Expect(c.Reason).To(Equal(schedulingv1beta1.PodGroupReasonUnschedulable), "PodGroup %s", group)
+		g.Expect(c.Message).To(HavePrefix(prefix), "PodGroup %s", group)
+	}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+}
+
+// unbound checks for a while that the pods stay unbound.
+func (r *hierarchyRig) unbound(ctx context.Context, pods ...string) {
+	GinkgoHelper()
+	Consistently(func(g Gomega) {
+		for _, n := range pods {
+			pod, err := r.c.CoreV1().Pods(r.ns).Get(ctx, n, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pod.Spec.NodeName).To(BeEmpty(), "pod %s", n)
+		}
+	}).WithContext(ctx).WithTimeout(3 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
 }
 
 // untouched checks for a while that the pods stay unbound without a
