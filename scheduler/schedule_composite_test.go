@@ -86,6 +86,17 @@ func newHierarchyHarness(t *testing.T, nodes []*v1.Node, bound ...*v1.Pod) *hier
 // pod, pops one and runs its cycle, and waits for the bindings it started.
 func (h *hierarchyHarness) run(cpgs []*schedulingv1alpha3.CompositePodGroup, pgs []*schedulingv1beta1.PodGroup, pods []*v1.Pod) {
 	h.t.Helper()
+	h.add(cpgs, pgs, pods)
+	for _, p := range pods {
+		h.s.queue.Add(logr.Discard(), p)
+	}
+	h.client.ClearActions()
+	h.cycle()
+}
+
+// add puts the groups and pods in the informers and the API.
+func (h *hierarchyHarness) add(cpgs []*schedulingv1alpha3.CompositePodGroup, pgs []*schedulingv1beta1.PodGroup, pods []*v1.Pod) {
+	h.t.Helper()
 	groups := h.s.workloads
 	for _, cpg := range cpgs {
 		if err := groups.CompositeInformer().GetStore().Add(cpg); err != nil {
@@ -108,11 +119,6 @@ func (h *hierarchyHarness) run(cpgs []*schedulingv1alpha3.CompositePodGroup, pgs
 			h.t.Fatal(err)
 		}
 	}
-	for _, p := range pods {
-		h.s.queue.Add(logr.Discard(), p)
-	}
-	h.client.ClearActions()
-	h.cycle()
 }
 
 // cycle pops a pod and runs its cycle.
@@ -359,5 +365,54 @@ func TestCompositeOutcomesHandFailuresDown(t *testing.T) {
 	}
 	if res[b.Key].status != &own {
 		t.Errorf("b: status %v, want its own", res[b.Key].status.message())
+	}
+}
+
+// TestHierarchyPreemptsCompositePodGroupsWhole checks group preemption for
+// a hierarchy: a low-priority CompositePodGroup fills the nodes, and a
+// high-priority one needs two of them. With disruption mode All the low
+// hierarchy is one victim and all four of its pods go; with Single each
+// pod is its own victim and only the two the high one needs go.
+func TestHierarchyPreemptsCompositePodGroupsWhole(t *testing.T) {
+	for _, tc := range []struct {
+		mode        string
+		wantEvicted int
+	}{{mode: "all", wantEvicted: 4}, {mode: "single", wantEvicted: 2}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			var running []*v1.Pod
+			for i, g := range []string{"low-a", "low-a", "low-b", "low-b"} {
+				p := st.Pod(fmt.Sprintf("%s-%d", g, i)).SchedulingGroup(g).Priority(10).Req("cpu", "1").NodeName(fmt.Sprintf("n%d", i)).Obj()
+				running = append(running, p)
+			}
+			h := newHierarchyHarness(t, slots(4), running...)
+			low := st.CompositeGroup("low").Priority(10).Obj()
+			if tc.mode == "all" {
+				low.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}}
+			}
+			lowA, lowB := child("low-a", "low", 0), child("low-b", "low", 0)
+			lowA.Spec.Priority, lowB.Spec.Priority = ptrTo(int32(10)), ptrTo(int32(10))
+			h.add([]*schedulingv1alpha3.CompositePodGroup{low}, []*schedulingv1beta1.PodGroup{lowA, lowB}, running)
+
+			high := members("high", 2, "1")
+			for _, p := range high {
+				p.Spec.Priority = ptrTo(int32(1000))
+			}
+			h.run([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("top").Gang(1).Priority(1000).Obj()},
+				[]*schedulingv1beta1.PodGroup{child("high", "top", 2)}, high)
+
+			evicted := sets.New[string]()
+			for _, a := range h.client.Actions() {
+				if d, ok := a.(clienttesting.DeleteAction); ok && a.GetResource().Resource == "pods" {
+					evicted.Insert(d.GetName())
+				}
+			}
+			if evicted.Len() != tc.wantEvicted {
+				t.Errorf("evicted %v, want %d pods", sets.List(evicted), tc.wantEvicted)
+			}
+			c := h.groupCondition("high")
+			if want := "pod group preemption: found a placement for podgroup, preempting " + fmt.Sprint(tc.wantEvicted) + " victims"; c == nil || !strings.HasSuffix(c.Message, want) {
+				t.Errorf("high reads %v, want a message ending %q", c, want)
+			}
+		})
 	}
 }

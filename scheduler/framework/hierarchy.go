@@ -186,6 +186,25 @@ type HierarchyLister interface {
 	// CompositePodGroup key names, however deep; false when a node on the
 	// way up is missing or the parents form a cycle.
 	RootOf(key GroupKey) (GroupKey, bool)
+	// Ancestors returns the PodGroup ref names and the CompositePodGroups
+	// above it, nearest first, at most MaxTreeDepth nodes, as kube-scheduler's
+	// preemption walks up a hierarchy: the walk ends at a root, at a parent
+	// that does not exist and where the parents form a cycle. The nodes
+	// carry no children. It is empty when the PodGroup is unknown.
+	Ancestors(ref GroupRef) []*GroupNode
+}
+
+// MaxTreeDepth is how many nodes of a hierarchy, its PodGroup included,
+// kube-scheduler v1.37's preemption visits on its way up.
+const MaxTreeDepth = schedulingv1beta1.WorkloadMaxTreeDepth
+
+// DisruptsAll reports whether the node's disruption mode is All: its
+// members are evicted together or not at all.
+func (n *GroupNode) DisruptsAll() bool {
+	if n.PodGroup != nil {
+		return n.PodGroup.Spec.DisruptionMode != nil && n.PodGroup.Spec.DisruptionMode.All != nil
+	}
+	return n.Composite.Spec.DisruptionMode != nil && n.Composite.Spec.DisruptionMode.All != nil
 }
 
 // HierarchyOf returns the lister's hierarchies when it reads them and the

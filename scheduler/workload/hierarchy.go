@@ -163,6 +163,32 @@ func (g *Groups) RootOf(key framework.GroupKey) (framework.GroupKey, bool) {
 	}
 }
 
+// Ancestors returns the PodGroup ref names and the CompositePodGroups above
+// it, nearest first, at most framework.MaxTreeDepth nodes; the walk ends
+// at a root, a missing parent or a cycle. Without hierarchies, or for one
+// of Berth's PodGroups, it is the PodGroup alone.
+func (g *Groups) Ancestors(ref framework.GroupRef) []*framework.GroupNode {
+	pg, err := g.PodGroup(ref)
+	if err != nil {
+		return nil
+	}
+	out := []*framework.GroupNode{framework.PodGroupNode(pg)}
+	if ref.Berth || !g.Hierarchical() {
+		return out
+	}
+	visited := sets.New[string]()
+	for parent := pg.Spec.ParentCompositePodGroupName; parent != nil && len(out) < framework.MaxTreeDepth && !visited.Has(*parent); {
+		visited.Insert(*parent)
+		cpg, err := g.compositeLister.CompositePodGroups(pg.Namespace).Get(*parent)
+		if err != nil {
+			break
+		}
+		out = append(out, framework.CompositeNode(cpg, nil))
+		parent = cpg.Spec.ParentCompositePodGroupName
+	}
+	return out
+}
+
 // rootAbove walks up from a PodGroup's parent to the root CompositePodGroup.
 func (g *Groups) rootAbove(pg *schedulingv1beta1.PodGroup) (*schedulingv1alpha3.CompositePodGroup, error) {
 	ns, first := pg.Namespace, *pg.Spec.ParentCompositePodGroupName

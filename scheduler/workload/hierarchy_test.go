@@ -19,6 +19,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -253,6 +254,50 @@ func TestGroupNode(t *testing.T) {
 			}
 			if got := tt.node.Priority(); got != tt.wantPriority {
 				t.Errorf("Priority() = %d, want %d", got, tt.wantPriority)
+			}
+		})
+	}
+}
+
+func TestAncestors(t *testing.T) {
+	chain := func(levels int) []*schedulingv1alpha3.CompositePodGroup {
+		var out []*schedulingv1alpha3.CompositePodGroup
+		for i := 1; i <= levels; i++ {
+			b := st.CompositeGroup(fmt.Sprintf("c%d", i))
+			if i < levels {
+				b.Parent(fmt.Sprintf("c%d", i+1))
+			}
+			out = append(out, b.Obj())
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		composite bool
+		pg        *schedulingv1beta1.PodGroup
+		cpgs      []*schedulingv1alpha3.CompositePodGroup
+		want      []string
+	}{
+		{name: "no parent", composite: true, pg: st.WorkloadGroup("a").Obj(), want: []string{"a"}},
+		{name: "not hierarchical", pg: st.WorkloadGroup("a").Parent("c1").Obj(), cpgs: chain(2), want: []string{"a"}},
+		{name: "up to the root", composite: true, pg: st.WorkloadGroup("a").Parent("c1").Obj(), cpgs: chain(2), want: []string{"a", "c1", "c2"}},
+		{name: "at most four nodes", composite: true, pg: st.WorkloadGroup("a").Parent("c1").Obj(), cpgs: chain(5), want: []string{"a", "c1", "c2", "c3"}},
+		{name: "a missing parent ends the walk", composite: true, pg: st.WorkloadGroup("a").Parent("c1").Obj(), cpgs: chain(1)[:0], want: []string{"a"}},
+		{
+			name: "a cycle ends the walk", composite: true, pg: st.WorkloadGroup("a").Parent("x").Obj(),
+			cpgs: []*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("x").Parent("y").Obj(), st.CompositeGroup("y").Parent("x").Obj()},
+			want: []string{"a", "x", "y"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := hierarchyRig(t, tt.composite, []*schedulingv1beta1.PodGroup{tt.pg}, tt.cpgs)
+			var got []string
+			for _, n := range g.Ancestors(framework.RefOf(tt.pg)) {
+				got = append(got, n.Key.Name)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Ancestors = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -24,7 +24,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -116,8 +115,9 @@ func (p *DefaultPreemption) preemptForGroup(ctx context.Context, group *framewor
 type groupVictim struct {
 	pods     []*framework.PodInfo
 	priority int32
-	// rank orders victims of equal priority: a PodGroup's pods (2) before
-	// a lone pod (1), as upstream keeps groups whole.
+	// rank orders victims of equal priority: a CompositePodGroup's pods
+	// (3) before a PodGroup's (2) before a lone pod (1), as upstream keeps
+	// groups whole.
 	rank int
 	// started is when its earliest pod started; now for pods not started.
 	started metav1.Time
@@ -140,40 +140,85 @@ func moreImportantVictim(a, b *groupVictim) bool {
 }
 
 // groupVictims returns every pod on the nodes as a victim, in the nodes'
-// order, the pods of a PodGroup whose disruption mode is All gathered
-// into one victim where the first of them is met.
+// order, the pods of a PodGroup or CompositePodGroup whose disruption mode
+// is All gathered into one victim where the first of them is met.
 func (p *DefaultPreemption) groupVictims(nodes []*framework.NodeInfo) []*groupVictim {
 	now := metav1.NewTime(p.clock.Now())
 	var out []*groupVictim
-	whole := map[framework.GroupRef]*groupVictim{}
+	whole := map[victimKey]*groupVictim{}
 	for _, ni := range nodes {
 		for _, pi := range ni.Pods {
-			pod := pi.Pod
-			rank := 1
-			var pg *schedulingv1beta1.PodGroup
-			if ref, ok := framework.GroupRefOf(pod); ok && p.handle.Workloads() != nil {
-				rank = 2
-				pg, _ = p.handle.Workloads().PodGroup(ref)
-			}
-			started := startTime(pod, now)
-			if pg != nil && pg.Spec.DisruptionMode != nil && pg.Spec.DisruptionMode.All != nil {
-				key := framework.RefOf(pg)
-				if v := whole[key]; v != nil {
-					v.pods = append(v.pods, pi)
-					if started.Before(&v.started) {
-						v.started = started
-					}
-					continue
-				}
-				v := &groupVictim{pods: []*framework.PodInfo{pi}, priority: groupPriority(pg), rank: rank, started: started}
-				whole[key] = v
-				out = append(out, v)
+			u := p.victimUnitOf(pi.Pod)
+			started := startTime(pi.Pod, now)
+			if !u.whole {
+				out = append(out, &groupVictim{pods: []*framework.PodInfo{pi}, priority: u.priority, rank: u.rank, started: started})
 				continue
 			}
-			out = append(out, &groupVictim{pods: []*framework.PodInfo{pi}, priority: p.victimPriority(pod), rank: rank, started: started})
+			if v := whole[u.key]; v != nil {
+				v.pods = append(v.pods, pi)
+				if started.Before(&v.started) {
+					v.started = started
+				}
+				continue
+			}
+			v := &groupVictim{pods: []*framework.PodInfo{pi}, priority: u.priority, rank: u.rank, started: started}
+			whole[u.key] = v
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// victimKey names the group whose pods a preemption evicts together.
+type victimKey struct {
+	key   framework.GroupKey
+	berth bool
+}
+
+// victimUnit is how a running pod is preempted.
+type victimUnit struct {
+	// whole is set when the pod goes only with every pod of the group key
+	// names.
+	whole bool
+	key   victimKey
+	// priority is the priority the pod is preempted at.
+	priority int32
+	// rank is the victim's rank (groupVictim.rank).
+	rank int
+}
+
+// victimUnitOf says how a pod is preempted, as kube-scheduler v1.37 does: a
+// pod in no group alone, at its own priority; a member of a PodGroup at the
+// priority of the topmost group above it (the PodGroup, or the highest
+// CompositePodGroup its preemption's walk up the hierarchy reaches), and
+// with every pod under the highest of those groups whose disruption mode
+// is All, if one is, or alone.
+func (p *DefaultPreemption) victimUnitOf(pod *v1.Pod) victimUnit {
+	ref, ok := framework.GroupRefOf(pod)
+	w := p.handle.Workloads()
+	if !ok || w == nil {
+		return victimUnit{priority: priorityOf(pod), rank: 1}
+	}
+	var chain []*framework.GroupNode
+	if h, ok := framework.HierarchyOf(w); ok {
+		chain = h.Ancestors(ref)
+	} else if pg, err := w.PodGroup(ref); err == nil {
+		chain = []*framework.GroupNode{framework.PodGroupNode(pg)}
+	}
+	if len(chain) == 0 {
+		return victimUnit{priority: priorityOf(pod), rank: 2}
+	}
+	u := victimUnit{priority: chain[len(chain)-1].Priority(), rank: 2}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if n := chain[i]; n.DisruptsAll() {
+			u.whole, u.key = true, victimKey{key: n.Key, berth: ref.Berth}
+			if !n.IsLeaf() {
+				u.rank = 3
+			}
+			break
+		}
+	}
+	return u
 }
 
 // chosenVictims are the pods a group's preemption evicts and where its
@@ -350,7 +395,7 @@ func (p *DefaultPreemption) groupPreemptionOngoing(members []*v1.Pod, lister fra
 			continue
 		}
 		for _, pi := range ni.Pods {
-			if p.victimPriority(pi.Pod) < priority && terminatingByPreemption(pi.Pod) {
+			if p.victimUnitOf(pi.Pod).priority < priority && terminatingByPreemption(pi.Pod) {
 				return true
 			}
 		}
@@ -367,23 +412,4 @@ func currentNominations(members []*v1.Pod) map[types.NamespacedName]*framework.N
 		}
 	}
 	return out
-}
-
-// groupPriority is a PodGroup's priority; without one it is 0, as upstream.
-func groupPriority(pg *schedulingv1beta1.PodGroup) int32 {
-	if pg.Spec.Priority != nil {
-		return *pg.Spec.Priority
-	}
-	return 0
-}
-
-// victimPriority is the priority a pod is preempted at: its PodGroup's for
-// a member of a PodGroup, its own otherwise.
-func (p *DefaultPreemption) victimPriority(pod *v1.Pod) int32 {
-	if ref, ok := framework.GroupRefOf(pod); ok && p.handle.Workloads() != nil {
-		if pg, err := p.handle.Workloads().PodGroup(ref); err == nil {
-			return groupPriority(pg)
-		}
-	}
-	return priorityOf(pod)
 }
