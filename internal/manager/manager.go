@@ -147,6 +147,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 		SchedulerOptions: []scheduler.Option{
 			scheduler.WithParallelism(o.parallelism),
 			scheduler.WithScheduledEvents(o.scheduledEvents),
+			scheduler.WithCompositePodGroups(o.compositePodGroups),
 			scheduler.WithQueueOptions(queue.WithPopFromBackoff(o.popFromBackoff)),
 		},
 	})

@@ -82,6 +82,9 @@ type managerOptions struct {
 	// popFromBackoff says whether the scheduling loop takes pods from
 	// backoffQ when activeQ is empty.
 	popFromBackoff bool
+	// compositePodGroups says whether PodGroups' parent CompositePodGroups
+	// are followed when the apiserver serves them.
+	compositePodGroups bool
 	defaultProfile string
 	metricsCertDir string
 	// version is the binary's version, for the log and the user agent.
@@ -145,6 +148,8 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 		"Record a Scheduled event for every pod bound, as kube-scheduler does; false saves the apiserver one write per pod. FailedScheduling and other events are recorded either way.")
 	fs.BoolVar(&o.popFromBackoff, "pop-from-backoff", true,
 		"When no pod is ready to be scheduled, schedule a pod that a plugin rejected before its backoff ends, as kube-scheduler does by default (its SchedulerPopFromBackoffQ feature gate); pods that failed with an error wait their backoff out either way.")
+	fs.BoolVar(&o.compositePodGroups, "composite-pod-groups", true,
+		"Follow PodGroups' spec.parentCompositePodGroupName to the CompositePodGroups (scheduling.k8s.io/v1alpha3) above them when the apiserver serves those, and schedule each hierarchy in one cycle, as kube-scheduler does with its CompositePodGroup feature gate on; false ignores the parents, as kube-scheduler does with the gate off.")
 	fs.StringVar(&o.defaultProfile, "default-profile", "",
 		"Create a SchedulingProfile of this name, with upstream's default plugins, when none exists (the leader does, once; an existing profile is never changed). Empty: none.")
 	fs.Func("memory-limit",

@@ -62,6 +62,7 @@ func TestNewManagerOptionsDefaults(t *testing.T) {
 		{"memory-limit", o.memoryLimit, int64(0)},
 		{"scheduled-events", o.scheduledEvents, true},
 		{"pop-from-backoff", o.popFromBackoff, true},
+		{"composite-pod-groups", o.compositePodGroups, true},
 		{"default-profile", o.defaultProfile, ""},
 		{"metrics-cert-dir", o.metricsCertDir, ""},
 	}
@@ -113,6 +114,7 @@ func TestNewManagerOptionsFlags(t *testing.T) {
 		{"single dash", []string{"-parallelism", "8"}, func(o *managerOptions) bool { return o.parallelism == 8 }},
 		{"no scheduled events", []string{"--scheduled-events=false"}, func(o *managerOptions) bool { return !o.scheduledEvents }},
 		{"no pop from backoff", []string{"--pop-from-backoff=false"}, func(o *managerOptions) bool { return !o.popFromBackoff }},
+		{"no composite pod groups", []string{"--composite-pod-groups=false"}, func(o *managerOptions) bool { return !o.compositePodGroups }},
 		{"memory limit", []string{"--memory-limit=128Mi"}, func(o *managerOptions) bool { return o.memoryLimit == 128<<20 }},
 		{"memory limit in decimal units", []string{"--memory-limit=1G"}, func(o *managerOptions) bool { return o.memoryLimit == 1e9 }},
 		{"default profile", []string{"--default-profile=berth"}, func(o *managerOptions) bool { return o.defaultProfile == "berth" }},
