@@ -85,8 +85,8 @@ type managerOptions struct {
 	// compositePodGroups says whether PodGroups' parent CompositePodGroups
 	// are followed when the apiserver serves them.
 	compositePodGroups bool
-	defaultProfile string
-	metricsCertDir string
+	defaultProfile     string
+	metricsCertDir     string
 	// version is the binary's version, for the log and the user agent.
 	version string
 	// registries are the plugins and strategies the binary runs.
