@@ -43,6 +43,11 @@ type GroupEvaluation struct {
 	// Waiting, when set, is why the members are held out of the queue
 	// before any cycle: the group does not exist, or too few pods do.
 	Waiting string
+	// Root, when set, names (namespace/name) the CompositePodGroup at the
+	// root of the hierarchy the PodGroup belongs to: the scheduling loop
+	// places the whole hierarchy in one cycle, while the evaluation tries
+	// this PodGroup alone.
+	Root string
 	// Placements are the placements the cycle tries, in its order.
 	Placements []PlacementEvaluation
 	// Status is the cycle's reason when the group fits nowhere; "" when it fits.
@@ -80,6 +85,11 @@ func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime
 	if err != nil {
 		out.Waiting = fmt.Sprintf("waiting for pods's pod group %q to appear in scheduling queue", ref.Name)
 		return out, nil
+	}
+	if h, ok := framework.HierarchyOf(s.workloads); ok && !ref.Berth && pg.Spec.ParentCompositePodGroupName != nil {
+		if root, ok := h.RootOf(framework.GroupKey{Kind: framework.PodGroupKind, Namespace: pg.Namespace, Name: pg.Name}); ok {
+			out.Root = root.Namespace + "/" + root.Name
+		}
 	}
 	out.Gang = pg.Spec.SchedulingPolicy.Gang != nil
 	out.MinCount = framework.MinCount(pg)

@@ -42,6 +42,10 @@ type GroupReport struct {
 	Placed  int `json:"placed"`
 	// Waiting says why the members wait before any cycle, if they do.
 	Waiting string `json:"waiting,omitempty"`
+	// CompositeRoot names the CompositePodGroup at the root of the
+	// PodGroup's hierarchy, if it has one: its cycle places the whole
+	// hierarchy, while this report tries the PodGroup alone.
+	CompositeRoot string `json:"compositeRoot,omitempty"`
 	// Placements are the placements the cycle tries, in its order.
 	Placements []GroupPlacement `json:"placements,omitempty"`
 	// Status is why the group fits nowhere; empty when it fits somewhere.
@@ -61,7 +65,7 @@ type GroupPlacement struct {
 func newGroupReport(e *scheduler.GroupEvaluation, profile string) *GroupReport {
 	g := &GroupReport{
 		Group: e.Group, Profile: profile, MinCount: e.MinCount, TopologyKey: e.TopologyKey,
-		Members: e.Members, Placed: e.Placed, Waiting: e.Waiting, Status: e.Status,
+		Members: e.Members, Placed: e.Placed, Waiting: e.Waiting, Status: e.Status, CompositeRoot: e.Root,
 	}
 	switch {
 	case e.Gang:
@@ -89,6 +93,9 @@ func writeGroup(b *strings.Builder, g *GroupReport) {
 		fmt.Fprintf(b, ", in one %s", g.TopologyKey)
 	}
 	fmt.Fprintf(b, "): %d pods, %d placed.\n", g.Members, g.Placed)
+	if g.CompositeRoot != "" {
+		fmt.Fprintf(b, "It is part of the hierarchy of CompositePodGroup %s, which is scheduled in one cycle; this explains the PodGroup alone.\n", g.CompositeRoot)
+	}
 	if g.Waiting != "" {
 		fmt.Fprintf(b, "Its members wait before any cycle: %s.\n", g.Waiting)
 		return
