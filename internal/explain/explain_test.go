@@ -46,6 +46,8 @@ type cluster struct {
 	pods     []*v1.Pod
 	profiles []*v1alpha1.SchedulingProfile
 	weights  []*v1alpha1.PluginWeight
+	// opts are the Explainer's options.
+	opts []explain.Option
 }
 
 // explainer returns an Explainer over fakes holding c, and the fake clientset.
@@ -71,7 +73,7 @@ func (c cluster) explainer(t *testing.T) (*explain.Explainer, *kubefake.Clientse
 		berthObjs = append(berthObjs, w)
 	}
 	berth := ctrlfake.NewClientBuilder().WithScheme(scheme).WithObjects(berthObjs...).Build()
-	return explain.New(kube, berth, registries.InTree().Plugins), kube
+	return explain.New(kube, berth, registries.InTree().Plugins, c.opts...), kube
 }
 
 func testContext(t *testing.T) context.Context {

@@ -25,9 +25,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/explain"
+	"github.com/berth-io/berth/scheduler"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -116,6 +118,42 @@ func TestExplainGroup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExplainGroupInAHierarchy checks that the report of a PodGroup under a
+// CompositePodGroup names the hierarchy's root, which it does not explain.
+func TestExplainGroupInAHierarchy(t *testing.T) {
+	pod := pendingPod("ml", "w-1", 1000, 512).SchedulingGroup("crew").Obj()
+	c := cluster{nodes: []*v1.Node{readyNode("n1", 4, 16).Obj()}, pods: []*v1.Pod{pod}, profiles: []*v1alpha1.SchedulingProfile{defaultProfile},
+		opts: []explain.Option{explain.WithSchedulerOptions(scheduler.WithCompositePodGroups(true))}}
+	e, kube := c.explainer(t)
+	crew := st.WorkloadGroup("crew").Namespace("ml").Parent("training").Obj()
+	training := st.CompositeGroup("training").Obj()
+	training.Namespace = "ml"
+	for _, o := range []apiruntime.Object{crew, training} {
+		if err := kube.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kube.Resources = []*metav1.APIResourceList{{
+		GroupVersion: "scheduling.k8s.io/v1beta1", APIResources: []metav1.APIResource{{Name: "podgroups", Namespaced: true, Kind: "PodGroup"}},
+	}, {
+		GroupVersion: "scheduling.k8s.io/v1alpha3", APIResources: []metav1.APIResource{{Name: "compositepodgroups", Namespaced: true, Kind: "CompositePodGroup"}},
+	}}
+	r, err := e.Explain(testContext(t), explain.Request{Namespace: "ml", Name: pod.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Group == nil || r.Group.CompositeRoot != "ml/training" {
+		t.Fatalf("group %+v, want the root ml/training named", r.Group)
+	}
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "It is part of the hierarchy of CompositePodGroup ml/training"; !strings.Contains(b.String(), want) {
+		t.Errorf("the table lacks %q:\n%s", want, b.String())
 	}
 }
 

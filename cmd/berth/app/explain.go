@@ -255,6 +255,7 @@ func clientsFor(cfg *rest.Config) (*explainClients, error) {
 		return nil, err
 	}
 	return &explainClients{kube: kube, berth: berth, opts: []explain.Option{
-		explain.WithSchedulerOptions(scheduler.WithPodGroupClient(podGroups), scheduler.WithDeviceTaintRules(taintRules)),
+		// Parents are followed, as the manager's --composite-pod-groups does by default.
+		explain.WithSchedulerOptions(scheduler.WithPodGroupClient(podGroups), scheduler.WithDeviceTaintRules(taintRules), scheduler.WithCompositePodGroups(true)),
 	}}, nil
 }
