@@ -96,6 +96,12 @@ func TestReference(t *testing.T) {
 				obs = append(obs, o)
 			}
 			golden := obs[0]
+			for i, other := range obs[1:] {
+				// What varied, with the values, for whoever reads the log.
+				if diffs := workloads.Differences(golden.Paths(workloads.PlaceExact, true), other.Paths(workloads.PlaceExact, true)); len(diffs) > 0 {
+					t.Logf("run 1 != run %d:\n  %s", i+2, strings.Join(diffs, "\n  "))
+				}
+			}
 			golden.MarkNondeterministic(obs[1:]...)
 			if os.Getenv(FreshEnv) != "1" {
 				// Nondeterminism seen in earlier recordings still counts.
