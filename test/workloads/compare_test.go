@@ -17,6 +17,7 @@ limitations under the License.
 package workloads
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -163,5 +164,79 @@ func TestMergeRecording(t *testing.T) {
 	want := []string{"final/pod/p-1/event/FailedScheduling/count", "final/pod/p-1/node"}
 	if !slices.Equal(o.Nondeterministic, want) || o.Runs != 4 {
 		t.Errorf("Nondeterministic = %q, Runs = %d; want %q, 4", o.Nondeterministic, o.Runs, want)
+	}
+}
+
+// hierarchyObservation is one checkpoint of CompositePodGroup root over
+// mid over PodGroup pg, whose pods p-1 and p-2 are bound in the domains and
+// zones given.
+func hierarchyObservation(domains, zones [2]string) Observation {
+	var pods []PodState
+	for i := range 2 {
+		pods = append(pods, PodState{Name: fmt.Sprintf("p-%d", i+1), Group: "pg", Node: fmt.Sprintf("n%d", i+1), Domain: domains[i], Zone: zones[i]})
+	}
+	return Observation{Scenario: "s", Placement: PlaceDomain, Checkpoints: []Checkpoint{{
+		Name: "final", Pods: pods,
+		PodGroups: []PodGroupState{{Name: "pg", Parent: "mid", MinCount: 2}},
+		CompositePodGroups: []CompositePodGroupState{
+			{Name: "mid", Parent: "root"},
+			{Name: "root", MinGroupCount: 1},
+		},
+	}}}
+}
+
+func TestPathsHierarchy(t *testing.T) {
+	o := hierarchyObservation([2]string{"rack-a", "rack-b"}, [2]string{"zone-1", "zone-1"})
+	got := o.Paths(PlaceDomain, false)
+	want := map[string]string{
+		"final/pod/p-1/zone":                         "zone-1",
+		"final/podgroup/pg/domains":                  "2",
+		"final/podgroup/pg/zones":                    "1",
+		"final/podgroup/pg/parent":                   "mid",
+		"final/compositepodgroup/mid/domains":        "2",
+		"final/compositepodgroup/mid/zones":          "1",
+		"final/compositepodgroup/mid/parent":         "root",
+		"final/compositepodgroup/mid/minGroupCount":  "0",
+		"final/compositepodgroup/mid/bound":          "2",
+		"final/compositepodgroup/root/zones":         "1",
+		"final/compositepodgroup/root/minGroupCount": "1",
+		"final/compositepodgroup/root/bound":         "2",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("Paths()[%q] = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["final/compositepodgroup/root/parent"]; ok {
+		t.Error("a root has a parent path")
+	}
+	if b := o.Paths(PlaceBound, false); b["final/pod/p-1/zone"] != "" || b["final/compositepodgroup/root/zones"] != "" {
+		t.Error("placements bound only still compare zones")
+	}
+}
+
+func TestPathsHierarchyCycle(t *testing.T) {
+	o := hierarchyObservation([2]string{"rack-a", "rack-a"}, [2]string{"zone-1", "zone-1"})
+	o.Checkpoints[0].CompositePodGroups[1].Parent = "mid"
+	if got := o.Paths(PlaceDomain, false)["final/compositepodgroup/root/bound"]; got != "2" {
+		t.Errorf("bound of a CompositePodGroup in a cycle = %q, want 2", got)
+	}
+}
+
+func TestCompareCompositeConditions(t *testing.T) {
+	want := hierarchyObservation([2]string{"rack-a", "rack-a"}, [2]string{"zone-1", "zone-1"})
+	got := hierarchyObservation([2]string{"rack-a", "rack-a"}, [2]string{"zone-1", "zone-1"})
+	got.Checkpoints[0].CompositePodGroups[1].Conditions = []Condition{{Type: "CompositePodGroupInitiallyScheduled", Status: "True", Reason: "Scheduled"}}
+	got.Checkpoints[0].Pods[1].Zone = "zone-2"
+	diffs := Compare(want, got)
+	wantDiffs := []string{
+		`final/compositepodgroup/mid/zones: "1" != "2"`,
+		`final/compositepodgroup/root/condition/CompositePodGroupInitiallyScheduled: (absent) != "True Scheduled: "`,
+		`final/compositepodgroup/root/zones: "1" != "2"`,
+		`final/pod/p-2/zone: "zone-1" != "zone-2"`,
+		`final/podgroup/pg/zones: "1" != "2"`,
+	}
+	if !slices.Equal(diffs, wantDiffs) {
+		t.Errorf("Compare() = %q, want %q", diffs, wantDiffs)
 	}
 }

@@ -16,24 +16,30 @@ limitations under the License.
 
 // Package workloads holds scheduling scenarios for Kubernetes' native
 // PodGroups (scheduling.k8s.io/v1beta1: gang and basic policies, topology
-// constraints, group preemption) and what upstream kube-scheduler v1.37.1
-// does with each, so that Berth can be compared with it field by field.
+// constraints, group preemption) and for hierarchies of CompositePodGroups
+// (scheduling.k8s.io/v1alpha3) over them, and what upstream kube-scheduler
+// v1.37.1 does with each, so that Berth can be compared with it field by
+// field.
 //
 // The package is split so that scenarios and runners stay apart:
 //
 //   - Scenario (scenario.go) is data: nodes, priority classes, PodGroups,
 //     pods and the steps that create, delete or change them, with the
-//     checkpoints at which the outcome is recorded. Scenarios() lists them
-//     all (scenarios.go).
+//     checkpoints at which the outcome is recorded. Scenarios() lists
+//     those of plain PodGroups (scenarios.go), CompositeScenarios() those
+//     of hierarchies (scenarios_composite.go), which need the
+//     CompositePodGroup feature gate.
 //   - Play (play.go) runs one scenario against any apiserver whose
 //     scheduler is already running and returns an Observation: per
 //     checkpoint, every pod's node, nomination, PodScheduled and
 //     DisruptionTarget conditions and events, and every PodGroup's
-//     conditions, normalised (no times, the namespace replaced by $NS).
+//     and CompositePodGroup's conditions, normalised (no times, the
+//     namespace replaced by $NS).
 //   - Golden files under testdata/ are the Observations of the reference
 //     runner (package reference: kube-apiserver and kube-scheduler
 //     v1.37.1 with the GenericWorkload and TopologyAwareWorkloadScheduling
-//     feature gates), each scenario run twice, fields that differed between
+//     feature gates, and CompositePodGroup for composite scenarios), each
+//     scenario run twice, fields that differed between
 //     the runs listed as nondeterministic. Golden loads one.
 //   - Compare (observation.go) lists the differences between a golden and
 //     another runner's Observation.

@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -55,11 +56,46 @@ func (n Node) Object() *corev1.Node {
 	return b.Obj()
 }
 
-// Object builds the PodGroup in namespace ns.
+// Object builds the CompositePodGroup in namespace ns, referring to
+// Workload WorkloadName by a template of its own name.
+func (g CompositePodGroup) Object(ns string) *schedulingv1alpha3.CompositePodGroup {
+	cpg := &schedulingv1alpha3.CompositePodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: g.Name},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{
+			WorkloadRef:       &schedulingv1alpha3.WorkloadReference{WorkloadName: WorkloadName, TemplateName: g.Name},
+			PriorityClassName: g.PriorityClassName,
+		},
+	}
+	if g.Parent != "" {
+		cpg.Spec.ParentCompositePodGroupName = ptr.To(g.Parent)
+	}
+	if g.MinGroupCount > 0 {
+		cpg.Spec.SchedulingPolicy.Gang = &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: g.MinGroupCount}
+	} else {
+		cpg.Spec.SchedulingPolicy.Basic = &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}
+	}
+	if g.TopologyKey != "" {
+		cpg.Spec.SchedulingConstraints = &schedulingv1alpha3.CompositePodGroupSchedulingConstraints{
+			Topology: []schedulingv1alpha3.TopologyConstraint{{Key: g.TopologyKey}},
+		}
+	}
+	if g.DisruptionAll {
+		cpg.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}}
+	}
+	return cpg
+}
+
+// Object builds the PodGroup in namespace ns. A PodGroup with a parent
+// also refers to Workload WorkloadName by a template of its own name, as
+// the apiserver requires.
 func (g PodGroup) Object(ns string) *schedulingv1beta1.PodGroup {
 	pg := &schedulingv1beta1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: g.Name},
 		Spec:       schedulingv1beta1.PodGroupSpec{PriorityClassName: g.PriorityClassName},
+	}
+	if g.Parent != "" {
+		pg.Spec.ParentCompositePodGroupName = ptr.To(g.Parent)
+		pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: WorkloadName, TemplateName: g.Name}
 	}
 	if g.MinCount > 0 {
 		pg.Spec.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: g.MinCount}
@@ -78,7 +114,8 @@ func (g PodGroup) Object(ns string) *schedulingv1beta1.PodGroup {
 }
 
 // BerthObject builds the PodGroup as one of Berth's own (scheduling.berth.io)
-// in namespace ns.
+// in namespace ns. Berth's PodGroups have no parent: Parent is left out
+// (Play refuses composite scenarios through Berth's PodGroups).
 func (g PodGroup) BerthObject(ns string) *v1alpha1.PodGroup {
 	pg := &v1alpha1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: g.Name},

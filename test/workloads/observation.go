@@ -51,6 +51,9 @@ type Checkpoint struct {
 	Pods []PodState `json:"pods"`
 	// PodGroups are every PodGroup the scenario created, sorted by name.
 	PodGroups []PodGroupState `json:"podGroups,omitempty"`
+	// CompositePodGroups are every CompositePodGroup the scenario created,
+	// sorted by name.
+	CompositePodGroups []CompositePodGroupState `json:"compositePodGroups,omitempty"`
 }
 
 // PodState is a pod as last seen.
@@ -62,6 +65,8 @@ type PodState struct {
 	Node string `json:"node,omitempty"`
 	// Domain is the value of the bound node's DomainKey label.
 	Domain string `json:"domain,omitempty"`
+	// Zone is the value of the bound node's ZoneKey label.
+	Zone string `json:"zone,omitempty"`
 	// NominatedNode is status.nominatedNodeName.
 	NominatedNode string `json:"nominatedNode,omitempty"`
 	// NominatedNodes are the distinct nominated nodes seen so far in the
@@ -81,6 +86,8 @@ type PodState struct {
 // PodGroupState is a PodGroup as last seen.
 type PodGroupState struct {
 	Name string `json:"name"`
+	// Parent is spec.parentCompositePodGroupName as stored.
+	Parent string `json:"parent,omitempty"`
 	// MinCount is the gang minCount as stored (0 for basic).
 	MinCount int32 `json:"minCount,omitempty"`
 	// Conditions are status.conditions without times or generations.
@@ -89,6 +96,23 @@ type PodGroupState struct {
 	// are the distinct conditions seen so far, in order (polled every 200 ms).
 	ConditionHistory []Condition `json:"conditionHistory,omitempty"`
 	// Events are the PodGroup's events by reason.
+	Events []EventSummary `json:"events,omitempty"`
+}
+
+// CompositePodGroupState is a CompositePodGroup as last seen.
+type CompositePodGroupState struct {
+	Name string `json:"name"`
+	// Parent is spec.parentCompositePodGroupName as stored.
+	Parent string `json:"parent,omitempty"`
+	// MinGroupCount is the gang minGroupCount as stored (0 for basic).
+	MinGroupCount int32 `json:"minGroupCount,omitempty"`
+	// Conditions are status.conditions without times or generations
+	// (kube-scheduler v1.37.1 writes none).
+	Conditions []Condition `json:"conditions,omitempty"`
+	// ConditionHistory, when the conditions changed during the scenario,
+	// are the distinct conditions seen so far, in order (polled every 200 ms).
+	ConditionHistory []Condition `json:"conditionHistory,omitempty"`
+	// Events are the CompositePodGroup's events by reason.
 	Events []EventSummary `json:"events,omitempty"`
 }
 
@@ -113,9 +137,12 @@ type EventSummary struct {
 // Paths flattens o into path → value, the unit Compare and the
 // nondeterminism check work in. Paths look like
 // "<checkpoint>/pod/<name>/node", ".../condition/PodScheduled",
-// ".../event/FailedScheduling", "<checkpoint>/podgroup/<name>/condition/<type>".
+// ".../event/FailedScheduling", "<checkpoint>/podgroup/<name>/condition/<type>",
+// "<checkpoint>/compositepodgroup/<name>/minGroupCount", ".../bound" (how
+// many pods of its subtree are bound).
 // placement selects which placement paths appear: node (exact only),
-// domain and bound (always). withCounts adds the events' counts.
+// domain and zone (exact and domain), bound (always). withCounts adds the
+// events' counts.
 func (o *Observation) Paths(placement Placement, withCounts bool) map[string]string {
 	out := map[string]string{}
 	for _, cp := range o.Checkpoints {
@@ -134,6 +161,9 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 			}
 			if p.Domain != "" && placement != PlaceBound {
 				out[pb+"domain"] = p.Domain
+			}
+			if p.Zone != "" && placement != PlaceBound {
+				out[pb+"zone"] = p.Zone
 			}
 			if p.NominatedNode != "" {
 				out[pb+"nominated"] = "true"
@@ -158,21 +188,25 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 			}
 			eventPaths(out, pb, events, withCounts)
 		}
-		// How many domains each group's bound pods span, however they
-		// were spread over equal domains.
-		domains := map[string]map[string]bool{}
-		for _, p := range cp.Pods {
-			if p.Group != "" && p.Domain != "" && !p.Deleted {
-				if domains[p.Group] == nil {
-					domains[p.Group] = map[string]bool{}
-				}
-				domains[p.Group][p.Domain] = true
+		// How many domains and zones each group's bound pods span, however
+		// they were spread over equal domains.
+		domains, zones := spans(cp, func(p PodState) string { return p.Domain }), spans(cp, func(p PodState) string { return p.Zone })
+		bound := spans(cp, func(p PodState) string {
+			if p.Node == "" {
+				return ""
 			}
-		}
+			return p.Name
+		})
 		for _, g := range cp.PodGroups {
 			gb := base + "podgroup/" + g.Name + "/"
-			if d := domains[g.Name]; len(d) > 0 && placement != PlaceBound {
+			if d := domains["podgroup/"+g.Name]; len(d) > 0 && placement != PlaceBound {
 				out[gb+"domains"] = fmt.Sprint(len(d))
+			}
+			if z := zones["podgroup/"+g.Name]; len(z) > 0 && placement != PlaceBound {
+				out[gb+"zones"] = fmt.Sprint(len(z))
+			}
+			if g.Parent != "" {
+				out[gb+"parent"] = g.Parent
 			}
 			out[gb+"minCount"] = fmt.Sprint(g.MinCount)
 			conditionPaths(out, gb, g.Conditions)
@@ -180,6 +214,62 @@ func (o *Observation) Paths(placement Placement, withCounts bool) map[string]str
 				out[fmt.Sprintf("%shistory/%d", gb, i)] = c.Type + " " + c.Status + " " + c.Reason + ": " + c.Message
 			}
 			eventPaths(out, gb, g.Events, withCounts)
+		}
+		for _, g := range cp.CompositePodGroups {
+			gb := base + "compositepodgroup/" + g.Name + "/"
+			if d := domains["compositepodgroup/"+g.Name]; len(d) > 0 && placement != PlaceBound {
+				out[gb+"domains"] = fmt.Sprint(len(d))
+			}
+			if z := zones["compositepodgroup/"+g.Name]; len(z) > 0 && placement != PlaceBound {
+				out[gb+"zones"] = fmt.Sprint(len(z))
+			}
+			if g.Parent != "" {
+				out[gb+"parent"] = g.Parent
+			}
+			out[gb+"minGroupCount"] = fmt.Sprint(g.MinGroupCount)
+			// How many pods of the subtree are bound, whichever they are
+			// (preemption may pick any of equal victims).
+			out[gb+"bound"] = fmt.Sprint(len(bound["compositepodgroup/"+g.Name]))
+			conditionPaths(out, gb, g.Conditions)
+			for i, c := range g.ConditionHistory {
+				out[fmt.Sprintf("%shistory/%d", gb, i)] = c.Type + " " + c.Status + " " + c.Reason + ": " + c.Message
+			}
+			eventPaths(out, gb, g.Events, withCounts)
+		}
+	}
+	return out
+}
+
+// spans returns, for each PodGroup ("podgroup/<name>") and each
+// CompositePodGroup ("compositepodgroup/<name>") of cp, the distinct
+// non-empty values that of returns for the bound, undeleted pods of its
+// subtree, found through the parents cp recorded.
+func spans(cp Checkpoint, of func(PodState) string) map[string]map[string]bool {
+	parents := map[string]string{}
+	for _, g := range cp.PodGroups {
+		if g.Parent != "" {
+			parents["podgroup/"+g.Name] = "compositepodgroup/" + g.Parent
+		}
+	}
+	for _, g := range cp.CompositePodGroups {
+		if g.Parent != "" {
+			parents["compositepodgroup/"+g.Name] = "compositepodgroup/" + g.Parent
+		}
+	}
+	out := map[string]map[string]bool{}
+	for _, p := range cp.Pods {
+		v := of(p)
+		if p.Group == "" || v == "" || p.Deleted {
+			continue
+		}
+		// Up the parents, stopping at a cycle.
+		seen := map[string]bool{}
+		for key := "podgroup/" + p.Group; key != "" && !seen[key]; key = parents[key] {
+			seen[key] = true
+			if out[key] == nil {
+				out[key] = map[string]bool{}
+			}
+			out[key][v] = true
 		}
 	}
 	return out

@@ -27,6 +27,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,14 +58,17 @@ func WithLogger(logger logr.Logger) PlayOption { return func(o *playOptions) { o
 // its PodGroups become scheduling.berth.io PodGroups, written and read
 // through c, and its pods join them with the scheduling.berth.io/pod-group
 // label instead of spec.schedulingGroup. The observation has the same
-// shape, so it compares with the same goldens.
+// shape, so it compares with the same goldens. Berth's PodGroups have no
+// parents, so Play refuses composite scenarios (Scenario.Composite) with it.
 func WithBerthPodGroups(c client.Client) PlayOption { return func(o *playOptions) { o.berth = c } }
 
 // Play runs s against the cluster client reaches, whose scheduler (serving
 // the default-scheduler name) must already run, and returns what it saw at
 // each checkpoint. It creates s's namespaced objects in a new namespace
 // named s.Name-<random> and its nodes and priority classes as named, so the
-// cluster must have no other nodes. Play also stands in for the kubelets:
+// cluster must have no other nodes. A composite scenario (Scenario.Composite)
+// needs an apiserver serving scheduling.k8s.io/v1alpha3 CompositePodGroups.
+// Play also stands in for the kubelets:
 // a pod being deleted gracefully (a preemption victim) is observed, then
 // deleted for good. Refusals of steps by the apiserver are recorded in the
 // next checkpoint, not returned as errors.
@@ -75,6 +79,9 @@ func Play(ctx context.Context, client kubernetes.Interface, s Scenario, opts ...
 	}
 	if err := s.Validate(); err != nil {
 		return Observation{}, err
+	}
+	if o.berth != nil && s.Composite() {
+		return Observation{}, fmt.Errorf("scenario %s uses CompositePodGroups, which Berth's own PodGroups cannot join", s.Name)
 	}
 	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: s.Name + "-"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -128,12 +135,14 @@ type player struct {
 	deletedBy map[string]string
 	// nodes are the nodes as last seen, for their domains.
 	nodes map[string]*corev1.Node
-	// uids names the pods and PodGroups seen so far by UID, as kind/name.
+	// uids names the pods, PodGroups and CompositePodGroups seen so far by
+	// UID, as kind/name.
 	uids map[types.UID]string
 	// nominations are the distinct nominated nodes of each pod, in the
 	// order seen.
 	nominations map[string][]string
-	// groupHistory are the distinct conditions of each PodGroup, in the
+	// groupHistory are the distinct conditions of each PodGroup and
+	// CompositePodGroup (objects are named uniquely across kinds), in the
 	// order seen.
 	groupHistory map[string][]Condition
 }
@@ -148,9 +157,15 @@ func (p *player) step(ctx context.Context, st Step) []error {
 		}
 	}
 	for _, name := range st.Delete {
-		if p.s.kindOf(name) == "PodGroup" {
+		switch p.s.kindOf(name) {
+		case "PodGroup":
 			if err := p.deleteGroup(ctx, name); err != nil {
 				errs = append(errs, err)
+			}
+			continue
+		case "CompositePodGroup":
+			if err := p.client.SchedulingV1alpha3().CompositePodGroups(p.ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				errs = append(errs, fmt.Errorf("deleting CompositePodGroup %s: %w", name, err))
 			}
 			continue
 		}
@@ -209,6 +224,14 @@ func (p *player) create(ctx context.Context, name string) error {
 	for _, n := range p.s.Nodes {
 		if n.Name == name {
 			return CreateNode(ctx, p.client, n.Object())
+		}
+	}
+	for _, g := range p.s.CompositePodGroups {
+		if g.Name == name {
+			if _, err := p.client.SchedulingV1alpha3().CompositePodGroups(p.ns).Create(ctx, g.Object(p.ns), metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("creating CompositePodGroup %s: %w", name, err)
+			}
+			return nil
 		}
 	}
 	for _, g := range p.s.PodGroups {
@@ -310,6 +333,10 @@ func withoutCounts(cp Checkpoint) Checkpoint {
 	for i := range out.PodGroups {
 		out.PodGroups[i].Events = zeroCounts(out.PodGroups[i].Events)
 	}
+	out.CompositePodGroups = slices.Clone(cp.CompositePodGroups)
+	for i := range out.CompositePodGroups {
+		out.CompositePodGroups[i].Events = zeroCounts(out.CompositePodGroups[i].Events)
+	}
 	return out
 }
 
@@ -321,7 +348,8 @@ func zeroCounts(evs []EventSummary) []EventSummary {
 	return out
 }
 
-// observe reads the scenario's pods, PodGroups, nodes and events once,
+// observe reads the scenario's pods, PodGroups, CompositePodGroups (if it
+// has any), nodes and events once,
 // finishing the deletion of pods being deleted gracefully on the way.
 func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 	cp := Checkpoint{Name: name}
@@ -355,6 +383,18 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 		byName[g.Name] = g
 		p.uids[g.UID] = "podgroup/" + g.Name
 	}
+	composites := map[string]*schedulingv1alpha3.CompositePodGroup{}
+	if len(p.s.CompositePodGroups) > 0 {
+		list, err := p.client.SchedulingV1alpha3().CompositePodGroups(p.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return cp, fmt.Errorf("listing CompositePodGroups: %w", err)
+		}
+		for i := range list.Items {
+			g := &list.Items[i]
+			composites[g.Name] = g
+			p.uids[g.UID] = "compositepodgroup/" + g.Name
+		}
+	}
 	nodes, err := p.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return cp, fmt.Errorf("listing nodes: %w", err)
@@ -383,8 +423,14 @@ func (p *player) observe(ctx context.Context, name string) (Checkpoint, error) {
 			cp.PodGroups = append(cp.PodGroups, p.podGroupState(g, events.Items))
 		}
 	}
+	for _, sg := range p.s.CompositePodGroups {
+		if g := composites[sg.Name]; g != nil {
+			cp.CompositePodGroups = append(cp.CompositePodGroups, p.compositePodGroupState(g, events.Items))
+		}
+	}
 	slices.SortFunc(cp.Pods, func(a, b PodState) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(cp.PodGroups, func(a, b PodGroupState) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(cp.CompositePodGroups, func(a, b CompositePodGroupState) int { return strings.Compare(a.Name, b.Name) })
 	return cp, nil
 }
 
@@ -417,8 +463,13 @@ func (p *player) podState(pod *corev1.Pod, events []corev1.Event) PodState {
 	} else if g := pod.Labels[v1alpha1.PodGroupLabel]; g != "" && p.berth != nil {
 		st.Group = g
 	}
-	if node := p.nodes[pod.Spec.NodeName]; node != nil && p.s.DomainKey != "" {
-		st.Domain = node.Labels[p.s.DomainKey]
+	if node := p.nodes[pod.Spec.NodeName]; node != nil {
+		if p.s.DomainKey != "" {
+			st.Domain = node.Labels[p.s.DomainKey]
+		}
+		if p.s.ZoneKey != "" {
+			st.Zone = node.Labels[p.s.ZoneKey]
+		}
 	}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled || c.Type == corev1.DisruptionTarget {
@@ -438,24 +489,50 @@ func (p *player) podState(pod *corev1.Pod, events []corev1.Event) PodState {
 
 // podGroupState normalises a PodGroup.
 func (p *player) podGroupState(g *schedulingv1beta1.PodGroup, events []corev1.Event) PodGroupState {
-	st := PodGroupState{Name: g.Name}
+	st := PodGroupState{Name: g.Name, Parent: ptr.Deref(g.Spec.ParentCompositePodGroupName, "")}
 	if gang := g.Spec.SchedulingPolicy.Gang; gang != nil {
 		st.MinCount = gang.MinCount
 	}
-	for _, c := range g.Status.Conditions {
-		st.Conditions = append(st.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: p.normalize(c.Message)})
-	}
-	slices.SortFunc(st.Conditions, func(a, b Condition) int { return strings.Compare(a.Type, b.Type) })
+	st.Conditions = p.conditions(g.Status.Conditions)
 	st.Events = p.summarize(events, "PodGroup", g.Name)
-	for _, c := range st.Conditions {
-		if seen := p.groupHistory[g.Name]; len(seen) == 0 || seen[len(seen)-1] != c {
-			p.groupHistory[g.Name] = append(seen, c)
+	st.ConditionHistory = p.history(g.Name, st.Conditions)
+	return st
+}
+
+// compositePodGroupState normalises a CompositePodGroup.
+func (p *player) compositePodGroupState(g *schedulingv1alpha3.CompositePodGroup, events []corev1.Event) CompositePodGroupState {
+	st := CompositePodGroupState{Name: g.Name, Parent: ptr.Deref(g.Spec.ParentCompositePodGroupName, "")}
+	if gang := g.Spec.SchedulingPolicy.Gang; gang != nil {
+		st.MinGroupCount = gang.MinGroupCount
+	}
+	st.Conditions = p.conditions(g.Status.Conditions)
+	st.Events = p.summarize(events, "CompositePodGroup", g.Name)
+	st.ConditionHistory = p.history(g.Name, st.Conditions)
+	return st
+}
+
+// conditions normalises a group's conditions, sorted by type.
+func (p *player) conditions(conds []metav1.Condition) []Condition {
+	var out []Condition
+	for _, c := range conds {
+		out = append(out, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: p.normalize(c.Message)})
+	}
+	slices.SortFunc(out, func(a, b Condition) int { return strings.Compare(a.Type, b.Type) })
+	return out
+}
+
+// history adds the group's conditions to the distinct ones seen so far and
+// returns those when there are more than one.
+func (p *player) history(group string, conds []Condition) []Condition {
+	for _, c := range conds {
+		if seen := p.groupHistory[group]; len(seen) == 0 || seen[len(seen)-1] != c {
+			p.groupHistory[group] = append(seen, c)
 		}
 	}
-	if h := p.groupHistory[g.Name]; len(h) > 1 {
-		st.ConditionHistory = slices.Clone(h)
+	if h := p.groupHistory[group]; len(h) > 1 {
+		return slices.Clone(h)
 	}
-	return st
+	return nil
 }
 
 // summarize groups the events about kind/name by reason.
@@ -492,7 +569,7 @@ func (p *player) summarize(events []corev1.Event, kind, name string) []EventSumm
 }
 
 // normalize replaces the scenario's namespace in a message by $NS and the
-// UIDs of its pods and PodGroups by $UID(<kind>/<name>).
+// UIDs of its pods, PodGroups and CompositePodGroups by $UID(<kind>/<name>).
 func (p *player) normalize(msg string) string {
 	msg = strings.ReplaceAll(msg, p.ns, "$NS")
 	for uid, name := range p.uids {

@@ -27,6 +27,15 @@ import (
 // RackKey is the node label the scenarios use as a topology domain.
 const RackKey = "topology.example.com/rack"
 
+// ZoneKey is the node label the scenarios use as a topology domain coarser
+// than RackKey: a zone holds racks.
+const ZoneKey = "topology.example.com/zone"
+
+// WorkloadName is the Workload every object of a hierarchy refers to in its
+// spec.workloadRef, which the apiserver requires of CompositePodGroups and of
+// PodGroups with a parent; no Workload of that name needs to exist.
+const WorkloadName = "workload"
+
 // Placement says how precisely a scenario's pod placements are compared.
 type Placement string
 
@@ -54,11 +63,17 @@ type Scenario struct {
 	// DomainKey is the node label whose value is recorded as each bound
 	// pod's domain; empty records none.
 	DomainKey string
-	// PriorityClasses, Nodes, PodGroups and Pods are the objects the steps create.
-	PriorityClasses []PriorityClass
-	Nodes           []Node
-	PodGroups       []PodGroup
-	Pods            []Pod
+	// ZoneKey, when set, is a second node label, coarser than DomainKey,
+	// whose value is recorded as each bound pod's zone: for hierarchies
+	// whose levels are constrained to different keys.
+	ZoneKey string
+	// PriorityClasses, Nodes, CompositePodGroups, PodGroups and Pods are
+	// the objects the steps create.
+	PriorityClasses    []PriorityClass
+	Nodes              []Node
+	CompositePodGroups []CompositePodGroup
+	PodGroups          []PodGroup
+	Pods               []Pod
 	// Steps run in order; each Observe step records a checkpoint.
 	Steps []Step
 	// Settle says when the cluster counts as settled before a checkpoint;
@@ -96,9 +111,31 @@ type Node struct {
 	Taints []corev1.Taint
 }
 
+// CompositePodGroup is a scheduling.k8s.io/v1alpha3 CompositePodGroup: a
+// group of PodGroups and CompositePodGroups, its children, which name it
+// as their parent.
+type CompositePodGroup struct {
+	Name string
+	// Parent, when set, is the CompositePodGroup this one is a child of.
+	Parent string
+	// MinGroupCount > 0 makes a gang policy needing that many children to
+	// be scheduled; 0 a basic policy.
+	MinGroupCount int32
+	// TopologyKey, when set, is the group's only topology constraint.
+	TopologyKey string
+	// PriorityClassName is the group's priority class, if any.
+	PriorityClassName string
+	// DisruptionAll sets disruptionMode all: preemption takes every placed
+	// pod of the group's subtree or none. Unset, the apiserver defaults the
+	// mode to single.
+	DisruptionAll bool
+}
+
 // PodGroup is a scheduling.k8s.io/v1beta1 PodGroup.
 type PodGroup struct {
 	Name string
+	// Parent, when set, is the CompositePodGroup the group is a child of.
+	Parent string
 	// MinCount > 0 makes a gang policy with that minCount; 0 a basic policy.
 	MinCount int32
 	// TopologyKey, when set, is the group's only topology constraint.
@@ -130,7 +167,8 @@ type Pod struct {
 type Step struct {
 	// Create creates the named objects, in order.
 	Create []string `json:"create,omitempty"`
-	// Delete deletes the named pods (grace period 0) and PodGroups at once.
+	// Delete deletes the named pods (grace period 0), PodGroups and
+	// CompositePodGroups at once.
 	Delete []string `json:"delete,omitempty"`
 	// SetMinCount changes a PodGroup's gang minCount.
 	SetMinCount *MinCountChange `json:"setMinCount,omitempty"`
@@ -149,7 +187,7 @@ type MinCountChange struct {
 // Create is a step creating the named objects in order.
 func Create(names ...string) Step { return Step{Create: names} }
 
-// Delete is a step deleting the named pods and PodGroups.
+// Delete is a step deleting the named pods, PodGroups and CompositePodGroups.
 func Delete(names ...string) Step { return Step{Delete: names} }
 
 // SetMinCount is a step changing a PodGroup's gang minCount.
@@ -175,8 +213,24 @@ func (s *Scenario) settle() Settle {
 	return r
 }
 
+// Composite tells whether s uses CompositePodGroups: it has some, or one
+// of its PodGroups names a parent. Such a scenario needs an apiserver and
+// scheduler with the CompositePodGroup feature gate.
+func (s *Scenario) Composite() bool {
+	if len(s.CompositePodGroups) > 0 {
+		return true
+	}
+	for _, g := range s.PodGroups {
+		if g.Parent != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // kindOf returns the kind of the object named name: "PriorityClass",
-// "Node", "PodGroup", "Pod" or "" when the scenario has none.
+// "Node", "CompositePodGroup", "PodGroup", "Pod" or "" when the scenario
+// has none.
 func (s *Scenario) kindOf(name string) string {
 	for _, pc := range s.PriorityClasses {
 		if pc.Name == name {
@@ -186,6 +240,11 @@ func (s *Scenario) kindOf(name string) string {
 	for _, n := range s.Nodes {
 		if n.Name == name {
 			return "Node"
+		}
+	}
+	for _, g := range s.CompositePodGroups {
+		if g.Name == name {
+			return "CompositePodGroup"
 		}
 	}
 	for _, g := range s.PodGroups {
@@ -201,9 +260,12 @@ func (s *Scenario) kindOf(name string) string {
 	return ""
 }
 
-// Validate checks that names are unique, that steps name known objects of
-// the right kind, each created once, and that the scenario ends with an
-// Observe step.
+// Validate checks that names are unique, that parents name
+// CompositePodGroups of the scenario, that steps name known objects of the
+// right kind, each created once, and that the scenario ends with an Observe
+// step. A parent need not be created, nor before its children, and parents
+// may form a cycle: scenarios of missing parents and cycles create their
+// objects in the order, or leave out the ones, that they test.
 func (s *Scenario) Validate() error {
 	var errs []error
 	if s.Name == "" {
@@ -225,8 +287,20 @@ func (s *Scenario) Validate() error {
 	for _, n := range s.Nodes {
 		names = append(names, n.Name)
 	}
+	for _, g := range s.CompositePodGroups {
+		names = append(names, g.Name)
+		if g.MinGroupCount < 0 {
+			errs = append(errs, fmt.Errorf("CompositePodGroup %q has minGroupCount %d, want 0 (basic) or more", g.Name, g.MinGroupCount))
+		}
+		if g.Parent != "" && s.kindOf(g.Parent) != "CompositePodGroup" {
+			errs = append(errs, fmt.Errorf("CompositePodGroup %q has parent %q, which is no CompositePodGroup of the scenario", g.Name, g.Parent))
+		}
+	}
 	for _, g := range s.PodGroups {
 		names = append(names, g.Name)
+		if g.Parent != "" && s.kindOf(g.Parent) != "CompositePodGroup" {
+			errs = append(errs, fmt.Errorf("PodGroup %q has parent %q, which is no CompositePodGroup of the scenario", g.Name, g.Parent))
+		}
 	}
 	for _, p := range s.Pods {
 		names = append(names, p.Name)
@@ -269,8 +343,8 @@ func (s *Scenario) Validate() error {
 			created[n] = true
 		}
 		for _, n := range st.Delete {
-			if k := s.kindOf(n); (k != "Pod" && k != "PodGroup") || !created[n] {
-				errs = append(errs, fmt.Errorf("step %d deletes %q, which is no pod or PodGroup created before", i, n))
+			if k := s.kindOf(n); (k != "Pod" && k != "PodGroup" && k != "CompositePodGroup") || !created[n] {
+				errs = append(errs, fmt.Errorf("step %d deletes %q, which is no pod, PodGroup or CompositePodGroup created before", i, n))
 			}
 		}
 		for _, n := range st.Ungate {

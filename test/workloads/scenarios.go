@@ -23,7 +23,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Scenarios returns every scenario, in a fixed order.
+// Scenarios returns every scenario of plain PodGroups, in a fixed order;
+// CompositeScenarios returns those of hierarchies.
 func Scenarios() []Scenario {
 	return []Scenario{
 		gangFits(), gangShort(), missingGroup(), missingBasicGroup(), gangIncomplete(),
@@ -36,9 +37,9 @@ func Scenarios() []Scenario {
 	}
 }
 
-// ScenarioNamed returns the scenario named name.
+// ScenarioNamed returns the scenario of AllScenarios named name.
 func ScenarioNamed(name string) (Scenario, bool) {
-	for _, s := range Scenarios() {
+	for _, s := range AllScenarios() {
 		if s.Name == name {
 			return s, true
 		}
@@ -98,8 +99,8 @@ func fillers(ns []Node, cpu string) []Pod {
 	return out
 }
 
-// names returns the names of nodes, pods, or PodGroups.
-func names[T Node | Pod | PodGroup](objs []T) []string {
+// names returns the names of nodes, pods, PodGroups or CompositePodGroups.
+func names[T Node | Pod | PodGroup | CompositePodGroup](objs []T) []string {
 	out := make([]string, len(objs))
 	for i, o := range objs {
 		switch v := any(o).(type) {
@@ -108,6 +109,8 @@ func names[T Node | Pod | PodGroup](objs []T) []string {
 		case Pod:
 			out[i] = v.Name
 		case PodGroup:
+			out[i] = v.Name
+		case CompositePodGroup:
 			out[i] = v.Name
 		}
 	}

@@ -93,6 +93,8 @@ var notYet = map[string]string{}
 var notThroughBerth = map[string]string{}
 
 var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", func() {
+	// Scenarios() leaves out the composite ones (workloads.CompositeScenarios):
+	// this apiserver does not serve CompositePodGroups.
 	for _, s := range workloads.Scenarios() {
 		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
 			if why, ok := notYet[s.Name]; ok {

@@ -17,8 +17,10 @@ limitations under the License.
 // Package reference runs the workloads scenarios against upstream: etcd and
 // kube-apiserver (envtest) and kube-scheduler, all v1.37.1, with the
 // GenericWorkload and TopologyAwareWorkloadScheduling feature gates and the
-// scheduling.k8s.io/v1beta1 API on. Each scenario gets a fresh control
-// plane and scheduler, so nothing leaks between scenarios.
+// scheduling.k8s.io/v1beta1 API on; composite scenarios also with the
+// CompositePodGroup gate and the scheduling.k8s.io/v1alpha3 API. Each
+// scenario gets a fresh control plane and scheduler, so nothing leaks
+// between scenarios.
 package reference
 
 import (
@@ -48,6 +50,28 @@ const FeatureGates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
 
 // RuntimeConfig turns on the API group version PodGroups are served in.
 const RuntimeConfig = "scheduling.k8s.io/v1beta1=true"
+
+// CompositeFeatureGates are the feature gates of kube-apiserver and
+// kube-scheduler for composite scenarios (workloads.Scenario.Composite).
+// In v1.37.1 CompositePodGroup depends on GenericWorkload and
+// TopologyAwareWorkloadScheduling only; PodGroupPreemptionPolicy is a gate
+// of its own, off here as in the other scenarios.
+const CompositeFeatureGates = FeatureGates + ",CompositePodGroup=true"
+
+// CompositeRuntimeConfig also turns on the API group version
+// CompositePodGroups are served in.
+const CompositeRuntimeConfig = RuntimeConfig + ",scheduling.k8s.io/v1alpha3=true"
+
+// Gates returns the feature gates of kube-apiserver and kube-scheduler and
+// the apiserver's runtime config for s: CompositeFeatureGates and
+// CompositeRuntimeConfig for a composite scenario, else FeatureGates and
+// RuntimeConfig.
+func Gates(s workloads.Scenario) (featureGates, runtimeConfig string) {
+	if s.Composite() {
+		return CompositeFeatureGates, CompositeRuntimeConfig
+	}
+	return FeatureGates, RuntimeConfig
+}
 
 // schedulerConfig is kube-scheduler's configuration: the default profile,
 // no leader election.
@@ -108,9 +132,10 @@ func Run(ctx context.Context, s workloads.Scenario, opts ...Option) (_ workloads
 		ControlPlaneStartTimeout: time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
+	gates, runtimeConfig := Gates(s)
 	env.ControlPlane.GetAPIServer().Configure().
-		Append("feature-gates", FeatureGates).
-		Append("runtime-config", RuntimeConfig)
+		Append("feature-gates", gates).
+		Append("runtime-config", runtimeConfig)
 	cfg, err := env.Start()
 	if err != nil {
 		return workloads.Observation{}, errors.Join(fmt.Errorf("starting the control plane: %w", err), env.Stop())
@@ -120,7 +145,7 @@ func Run(ctx context.Context, s workloads.Scenario, opts ...Option) (_ workloads
 			err = errors.Join(err, fmt.Errorf("stopping the control plane: %w", stopErr))
 		}
 	}()
-	proc, err := startScheduler(ctx, env, &o)
+	proc, err := startScheduler(ctx, env, gates, &o)
 	if err != nil {
 		return workloads.Observation{}, err
 	}
@@ -139,8 +164,9 @@ func Run(ctx context.Context, s workloads.Scenario, opts ...Option) (_ workloads
 	return obs, err
 }
 
-// startScheduler starts kube-scheduler against env and waits until it is ready.
-func startScheduler(ctx context.Context, env *envtest.Environment, o *options) (*localcluster.Process, error) {
+// startScheduler starts kube-scheduler with the feature gates given against
+// env and waits until it is ready.
+func startScheduler(ctx context.Context, env *envtest.Environment, gates string, o *options) (*localcluster.Process, error) {
 	user, err := env.AddUser(envtest.User{Name: "kube-scheduler-reference", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("adding a user for kube-scheduler: %w", err)
@@ -164,7 +190,7 @@ func startScheduler(ctx context.Context, env *envtest.Environment, o *options) (
 	proc, err := localcluster.StartProcess("kube-scheduler", filepath.Join(o.dir, "logs"), o.output,
 		filepath.Join(o.binDir, "kube-scheduler"),
 		"--config="+configPath,
-		"--feature-gates="+FeatureGates,
+		"--feature-gates="+gates,
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
 		"--authentication-kubeconfig="+kubeconfigPath, "--authorization-kubeconfig="+kubeconfigPath,
 		"--v=2")

@@ -45,7 +45,8 @@ const FreshEnv = "BERTH_WORKLOADS_FRESH"
 const RunsEnv = "BERTH_WORKLOADS_RUNS"
 
 // TestReference re-records the goldens of package workloads from upstream
-// kube-scheduler: each scenario twice, on fresh control planes. It needs
+// kube-scheduler: each scenario of workloads.AllScenarios twice, on fresh
+// control planes, with the gates Gates gives. It needs
 // etcd, kube-apiserver and kube-scheduler v1.37.1 in KUBEBUILDER_ASSETS
 // (default bin/k8s at the repository's root) and runs only with
 // BERTH_WORKLOADS_RECORD=1; see docs/testing.md.
@@ -70,8 +71,13 @@ func TestReference(t *testing.T) {
 	var only []string
 	if v := os.Getenv(ScenariosEnv); v != "" {
 		only = strings.Split(v, ",")
+		for _, name := range only {
+			if _, ok := workloads.ScenarioNamed(name); !ok {
+				t.Fatalf("%s names scenario %q, which does not exist", ScenariosEnv, name)
+			}
+		}
 	}
-	for _, s := range workloads.Scenarios() {
+	for _, s := range workloads.AllScenarios() {
 		if only != nil && !slices.Contains(only, s.Name) {
 			continue
 		}
@@ -90,6 +96,12 @@ func TestReference(t *testing.T) {
 				obs = append(obs, o)
 			}
 			golden := obs[0]
+			for i, other := range obs[1:] {
+				// What varied, with the values, for whoever reads the log.
+				if diffs := workloads.Differences(golden.Paths(workloads.PlaceExact, true), other.Paths(workloads.PlaceExact, true)); len(diffs) > 0 {
+					t.Logf("run 1 != run %d:\n  %s", i+2, strings.Join(diffs, "\n  "))
+				}
+			}
 			golden.MarkNondeterministic(obs[1:]...)
 			if os.Getenv(FreshEnv) != "1" {
 				// Nondeterminism seen in earlier recordings still counts.
@@ -113,4 +125,23 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+func TestGates(t *testing.T) {
+	for _, s := range workloads.AllScenarios() {
+		gates, runtimeConfig := reference.Gates(s)
+		wantGates, wantConfig := reference.FeatureGates, reference.RuntimeConfig
+		if s.Composite() {
+			wantGates, wantConfig = reference.CompositeFeatureGates, reference.CompositeRuntimeConfig
+		}
+		if gates != wantGates || runtimeConfig != wantConfig {
+			t.Errorf("Gates(%s) = %q, %q; want %q, %q", s.Name, gates, runtimeConfig, wantGates, wantConfig)
+		}
+	}
+	if want := "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"; reference.CompositeFeatureGates != want {
+		t.Errorf("CompositeFeatureGates = %q, want %q", reference.CompositeFeatureGates, want)
+	}
+	if want := "scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true"; reference.CompositeRuntimeConfig != want {
+		t.Errorf("CompositeRuntimeConfig = %q, want %q", reference.CompositeRuntimeConfig, want)
+	}
 }
