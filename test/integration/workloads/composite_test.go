@@ -42,7 +42,9 @@ import (
 // scenarios 1-5 and 14): the members of a hierarchy without a root, or
 // short of its quorum, are not tried and nothing is written to them or
 // their PodGroups; a basic CompositePodGroup keeps the children that fit;
-// a gang one places minGroupCount of them together or none.
+// a gang one places minGroupCount of them together or none. Then every
+// CompositePodGroup scenario recorded from kube-scheduler (goldens
+// test/workloads/testdata/cpg-*.json) is played and compared field by field.
 var _ = Describe("CompositePodGroups, on an apiserver with the CompositePodGroup gate", Ordered, func() {
 	var c kubernetes.Interface
 	BeforeAll(func(ctx SpecContext) {
@@ -151,6 +153,20 @@ var _ = Describe("CompositePodGroups, on an apiserver with the CompositePodGroup
 		r.bound(ctx, "a-1", "a-2")
 		r.scheduled(ctx, "a")
 	}, SpecTimeout(2*time.Minute))
+
+	// The recorded scenarios come last: each starts from an empty cluster
+	// (cleanCluster deletes the nodes the specs above share).
+	for _, s := range workloads.CompositeScenarios() {
+		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
+			if why, ok := notYet[s.Name]; ok {
+				Skip("not yet: " + why)
+			}
+			cleanCluster(ctx, c)
+			startBerth(ctx, c, nil, scheduler.WithCompositePodGroups(true))
+			DeferCleanup(cleanCluster, c)
+			playAndCompare(ctx, s, c)
+		}, SpecTimeout(3*time.Minute))
+	}
 })
 
 // hierarchyRig creates a hierarchy's objects in one namespace and checks

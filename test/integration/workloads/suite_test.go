@@ -238,6 +238,11 @@ func startProtection(ctx context.Context, cfg *rest.Config) {
 func cleanCluster(ctx SpecContext, clientset kubernetes.Interface) {
 	served, err := workload.Served(clientset.Discovery())
 	Expect(err).NotTo(HaveOccurred())
+	composite := false
+	if served {
+		composite, err = workload.CompositeServed(clientset.Discovery())
+		Expect(err).NotTo(HaveOccurred())
+	}
 	nss, err := clientset.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	for _, ns := range nss.Items {
@@ -247,6 +252,9 @@ func cleanCluster(ctx SpecContext, clientset kubernetes.Interface) {
 		Expect(clientset.CoreV1().Pods(ns.Name).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
 		if served {
 			Expect(clientset.SchedulingV1beta1().PodGroups(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})).To(Succeed())
+		}
+		if composite {
+			Expect(clientset.SchedulingV1alpha3().CompositePodGroups(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})).To(Succeed())
 		}
 		Expect(clientset.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})).To(Succeed())
 	}
