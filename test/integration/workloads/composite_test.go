@@ -220,18 +220,20 @@ func (r *hierarchyRig) compositeGroup(ctx context.Context, name string, minGroup
 // pods creates small members of the PodGroup group.
 func (r *hierarchyRig) pods(ctx context.Context, group string, names ...string) {
 	GinkgoHelper()
-	for _, n := range names {
-		pod := workloads.Pod{Name: n, Group: group, CPU: "100m", Memory: "64Mi"}.Object(r.ns)
-		_, err := r.c.CoreV1().Pods(r.ns).Create(ctx, pod, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-	}
+	r.members(ctx, group, "100m", names)
 }
 
 // bigPods creates members of the PodGroup group of which each node holds one.
 func (r *hierarchyRig) bigPods(ctx context.Context, group string, names ...string) {
 	GinkgoHelper()
+	r.members(ctx, group, "3", names)
+}
+
+// members creates members of the PodGroup group asking for cpu each.
+func (r *hierarchyRig) members(ctx context.Context, group, cpu string, names []string) {
+	GinkgoHelper()
 	for _, n := range names {
-		pod := workloads.Pod{Name: n, Group: group, CPU: "3", Memory: "64Mi"}.Object(r.ns)
+		pod := workloads.Pod{Name: n, Group: group, CPU: cpu, Memory: "64Mi"}.Object(r.ns)
 		_, err := r.c.CoreV1().Pods(r.ns).Create(ctx, pod, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 	}
@@ -256,25 +258,28 @@ func (r *hierarchyRig) unschedulable(ctx context.Context, group, prefix string) 
 // unbound checks for a while that the pods stay unbound.
 func (r *hierarchyRig) unbound(ctx context.Context, pods ...string) {
 	GinkgoHelper()
-	Consistently(func(g Gomega) {
-		for _, n := range pods {
-			pod, err := r.c.CoreV1().Pods(r.ns).Get(ctx, n, metav1.GetOptions{})
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(pod.Spec.NodeName).To(BeEmpty(), "pod %s", n)
-		}
-	}).WithContext(ctx).WithTimeout(3 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
+	r.stay(ctx, pods, nil, false)
 }
 
 // untouched checks for a while that the pods stay unbound without a
 // PodScheduled condition and the PodGroups without conditions.
 func (r *hierarchyRig) untouched(ctx context.Context, pods, groups []string) {
 	GinkgoHelper()
+	r.stay(ctx, pods, groups, true)
+}
+
+// stay checks for a while that the pods stay unbound and, when untouched
+// is set, that nothing is written to them or to the PodGroups.
+func (r *hierarchyRig) stay(ctx context.Context, pods, groups []string, untouched bool) {
+	GinkgoHelper()
 	Consistently(func(g Gomega) {
 		for _, n := range pods {
 			pod, err := r.c.CoreV1().Pods(r.ns).Get(ctx, n, metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(pod.Spec.NodeName).To(BeEmpty(), "pod %s", n)
-			g.Expect(pod.Status.Conditions).To(BeEmpty(), "pod %s", n)
+			if untouched {
+				g.Expect(pod.Status.Conditions).To(BeEmpty(), "pod %s", n)
+			}
 		}
 		for _, n := range groups {
 			pg, err := r.c.SchedulingV1beta1().PodGroups(r.ns).Get(ctx, n, metav1.GetOptions{})
