@@ -338,7 +338,7 @@ func gatedMember() Scenario {
 	pods[3].Gates = []string{"example.com/hold"}
 	s := Scenario{
 		Name:        "gated-member",
-		Description: "gang minCount 3, 4 pods of 2 CPUs on 4 nodes of 2 CPUs, p-4 created with a scheduling gate: nothing binds until it is ungated, then all 4 do",
+		Description: "gang minCount 3, 4 pods of 2 CPUs on 4 nodes of 2 CPUs, p-4 created with a scheduling gate: the other 3 bind (the gate holds no one else back), then p-4 once ungated",
 		Placement:   PlaceBound,
 		Nodes:       nodes("node", 4, "2"),
 		PodGroups:   []PodGroup{{Name: "pg", MinCount: 3}},
