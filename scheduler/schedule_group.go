@@ -154,7 +154,9 @@ func (e *groupUnschedulableError) Error() string { return e.msg }
 // the group fits are ranked by the PlacementScore plugins; and the members
 // of the best one go on to Permit and binding together, while every member
 // of a group that fits nowhere is told why and the PodGroup's
-// PodGroupInitiallyScheduled condition says so.
+// PodGroupInitiallyScheduled condition says so. A PodGroup under a
+// CompositePodGroup is scheduled with its whole hierarchy
+// (scheduleHierarchy).
 func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, ref framework.GroupRef, cycle int64) {
 	start := s.clock.Now()
 	fwk := prof.Framework
