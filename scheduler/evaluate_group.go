@@ -135,7 +135,7 @@ func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime
 	case !status.success():
 		out.Status = status.message()
 	case !fits && len(tries) > 0:
-		out.Status = unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError())).message()
+		out.Status = noPlacementFits(len(tries), tries[0].status).message()
 	}
 	return out, nil
 }

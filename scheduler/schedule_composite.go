@@ -124,30 +124,24 @@ func (c *compositeCycle) evaluate(ctx context.Context, n *framework.GroupNode, r
 func (c *compositeCycle) leaf(ctx context.Context, n *framework.GroupNode) (*nodeOutcome, []*placementResult) {
 	s := c.s
 	o := &nodeOutcome{node: n}
-	placements, st := c.fwk.RunPlacementGeneratePlugins(ctx, n, &framework.Placement{Nodes: s.snapshot.CandidateNodes()})
-	if !st.IsSuccess() {
-		o.status = ptr.To(fromStatus(st))
+	tries, status := s.tryEachPlacement(ctx, c.fwk, n, c.members[n.Key], c.scheduled[n.Key])
+	o.tries = tries
+	if !status.success() {
+		if len(tries) > 0 {
+			o.try = tries[len(tries)-1]
+		}
+		o.status = &status
 		return o, nil
 	}
-	parent := s.snapshot.Placement()
-	defer s.snapshot.SetPlacement(parent)
 	var feasible []*placementResult
-	for _, p := range placements {
-		s.snapshot.SetPlacement(placementNodes(p, s.snapshot.NumNodes()))
-		r := s.tryPlacement(ctx, c.fwk, n, c.members[n.Key], c.scheduled[n.Key], p)
-		s.revert(ctx, c.fwk, r)
-		o.tries = append(o.tries, r)
-		if r.status.code == framework.Error {
-			o.try, o.status = r, ptr.To(r.status)
-			return o, nil
-		}
+	for _, r := range tries {
 		if r.status.success() {
 			feasible = append(feasible, r)
 		}
 	}
 	if len(feasible) == 0 {
-		o.try = o.tries[0]
-		o.status = ptr.To(unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(o.tries), o.try.status.asError())))
+		o.try = tries[0]
+		o.status = ptr.To(noPlacementFits(len(tries), o.try.status))
 		return o, nil
 	}
 	best := feasible[0]
@@ -203,7 +197,7 @@ func (c *compositeCycle) composite(ctx context.Context, n *framework.GroupNode, 
 		// The first placement's outcomes are reported, down to each
 		// member's own reason.
 		o := first[n.Key]
-		o.status = ptr.To(unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(placements), o.status.asError())))
+		o.status = ptr.To(noPlacementFits(len(placements), *o.status))
 		maps.Copy(res, first)
 		return o, nil
 	}

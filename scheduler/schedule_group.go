@@ -82,6 +82,12 @@ func fromStatus(st *framework.Status) groupStatus {
 	return groupStatus{code: st.Code(), reasons: append([]string(nil), st.Reasons()...)}
 }
 
+// noPlacementFits is the status of a group that fits in none of the n
+// placements tried, quoting the first one's, in upstream's words.
+func noPlacementFits(n int, first groupStatus) groupStatus {
+	return unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", n, first.asError()))
+}
+
 // unschedulableGroup is an Unschedulable status with upstream's error.
 func unschedulableGroup(reasons ...string) groupStatus {
 	return groupStatus{code: framework.Unschedulable, reasons: reasons, unschedulable: true}
@@ -325,7 +331,7 @@ func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, 
 		return nil, unschedulableGroup("0/0 placements are available"), tries
 	}
 	if len(feasible) == 0 {
-		return tries[0], unschedulableGroup(fmt.Sprintf("0/%d placements are available, first placement status: %v", len(tries), tries[0].status.asError())), tries
+		return tries[0], noPlacementFits(len(tries), tries[0].status), tries
 	}
 	best, status := s.bestPlacement(ctx, fwk, framework.PodGroupNode(pg), feasible)
 	if status.success() && best != nil && !best.placedAny() {
@@ -373,17 +379,26 @@ func (s *Scheduler) tryPlacements(ctx context.Context, fwk *runtime.Framework, p
 			s.snapshot.Restore()
 		}()
 	}
-	all := s.snapshot.CandidateNodes()
-	placements, st := fwk.RunPlacementGeneratePlugins(ctx, framework.PodGroupNode(pg), &framework.Placement{Nodes: all})
+	scheduled := len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg)))
+	return s.tryEachPlacement(ctx, fwk, framework.PodGroupNode(pg), members, scheduled)
+}
+
+// tryEachPlacement tries the members of the PodGroup node in every
+// placement the PlacementGenerate plugins propose within the snapshot's
+// current placement, in their order, and returns each try, the members
+// let go; the current placement is restored. scheduled counts the group's
+// members placed before the cycle. Its status fails only when the
+// placements cannot be generated or a try ends in an error, which is then
+// the last try returned.
+func (s *Scheduler) tryEachPlacement(ctx context.Context, fwk *runtime.Framework, node *framework.GroupNode, members []*framework.QueuedPodInfo, scheduled int) ([]*placementResult, groupStatus) {
+	placements, st := fwk.RunPlacementGeneratePlugins(ctx, node, &framework.Placement{Nodes: s.snapshot.CandidateNodes()})
 	if !st.IsSuccess() {
 		return nil, fromStatus(st)
 	}
-	defer s.snapshot.SetPlacement(nil)
-	node := framework.PodGroupNode(pg)
-	scheduled := len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg)))
+	defer s.snapshot.SetPlacement(s.snapshot.Placement())
 	tries := make([]*placementResult, 0, len(placements))
 	for _, p := range placements {
-		s.snapshot.SetPlacement(placementNodes(p, len(all)))
+		s.snapshot.SetPlacement(placementNodes(p, s.snapshot.NumNodes()))
 		r := s.tryPlacement(ctx, fwk, node, members, scheduled, p)
 		s.revert(ctx, fwk, r)
 		tries = append(tries, r)
