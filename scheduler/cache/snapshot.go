@@ -71,6 +71,11 @@ type Snapshot struct {
 	// original are the NodeInfos a simulation replaced (AddPod,
 	// RemovePod), by node name, for Restore to put back.
 	original map[string]*framework.NodeInfo
+	// simulatedGeneration is the generation the last simulated change
+	// stamped on its NodeInfo: negative, and lower at every change, so no
+	// simulated NodeInfo ever shares a generation with another version of
+	// its node, and plugins that keep per-node counts see the change.
+	simulatedGeneration int64
 }
 
 var (

@@ -26,10 +26,13 @@ import (
 
 // AddPod puts a pod on the named node of the snapshot alone, for a
 // simulation (a PodGroup's preemption trying the cluster without its
-// victims): the node's NodeInfo is replaced by a copy the first time a
-// simulation changes it, so NodeInfos handed out earlier stay as they
-// were, and Restore puts the originals back. Cache.UpdateSnapshot must not
-// run on a snapshot that has simulated changes.
+// victims, or a PodGroup's members placed one after another): the node's
+// NodeInfo is replaced by a changed copy, so NodeInfos handed out earlier
+// stay as they were, and Restore puts the originals back. The copy gets a
+// generation of its own, so plugins that keep counts per node (pod
+// affinity, topology spread) count the pod as they count a bound one.
+// Cache.UpdateSnapshot must not run on a snapshot that has simulated
+// changes.
 func (s *Snapshot) AddPod(pi *framework.PodInfo, nodeName string) error {
 	ni, err := s.simulated(nodeName)
 	if err != nil {
@@ -38,6 +41,7 @@ func (s *Snapshot) AddPod(pi *framework.PodInfo, nodeName string) error {
 	s.countPVCs(ni, -1)
 	ni.AddPodInfo(pi)
 	s.countPVCs(ni, 1)
+	s.stamp(ni)
 	s.place(nodeName, ni)
 	return nil
 }
@@ -55,8 +59,17 @@ func (s *Snapshot) RemovePod(pod *v1.Pod, nodeName string) error {
 	if err != nil {
 		return err
 	}
+	s.stamp(ni)
 	s.place(nodeName, ni)
 	return nil
+}
+
+// stamp gives a NodeInfo a simulation changed a generation no other
+// version of any node has had: the cache's are positive, simulated ones
+// negative and never reused.
+func (s *Snapshot) stamp(ni *framework.NodeInfo) {
+	s.simulatedGeneration--
+	ni.Generation = s.simulatedGeneration
 }
 
 // Simulating reports whether the snapshot has changes that Restore undoes.
@@ -72,20 +85,20 @@ func (s *Snapshot) Restore() {
 	clear(s.original)
 }
 
-// simulated returns the node's NodeInfo that a simulation may change: a
-// copy taken the first time, with the original kept for Restore.
+// simulated returns a copy of the node's NodeInfo for a simulated change
+// to make: every change gets a copy of its own, since plugins may hold the
+// NodeInfo it replaces, and the first one's original is kept for Restore.
 func (s *Snapshot) simulated(nodeName string) (*framework.NodeInfo, error) {
 	ni, ok := s.nodeInfoMap[nodeName]
 	if !ok || ni.Node() == nil {
 		return nil, fmt.Errorf("node %q not found in the snapshot", nodeName)
 	}
-	if _, copied := s.original[nodeName]; copied {
-		return ni, nil
+	if _, copied := s.original[nodeName]; !copied {
+		if s.original == nil {
+			s.original = make(map[string]*framework.NodeInfo)
+		}
+		s.original[nodeName] = ni
 	}
-	if s.original == nil {
-		s.original = make(map[string]*framework.NodeInfo)
-	}
-	s.original[nodeName] = ni
 	c := ni.Clone()
 	c.SetSnapshotIndex(ni.SnapshotIndex())
 	return c, nil

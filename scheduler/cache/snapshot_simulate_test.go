@@ -18,6 +18,7 @@ package cache
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -129,6 +130,58 @@ func TestSnapshotSimulation(t *testing.T) {
 			}
 			update(t, c, s)
 		})
+	}
+}
+
+// TestSimulatedChangesAreNewVersions checks that every simulated change
+// replaces the node's NodeInfo with one of a generation no version of any
+// node had before, so that plugins keeping counts per node by generation
+// see it, and that NodeInfos handed out between changes stay as they were.
+func TestSimulatedChangesAreNewVersions(t *testing.T) {
+	c := New(context.Background())
+	l := logr.Discard()
+	for _, n := range []string{"n1", "n2"} {
+		c.AddNode(l, cacheNode(n).Obj())
+	}
+	s := NewEmptySnapshot()
+	update(t, c, s)
+	seen := map[int64]string{}
+	version := func(name string) *framework.NodeInfo {
+		t.Helper()
+		ni, err := s.Get(name)
+		must(t, err)
+		if was, ok := seen[ni.Generation]; ok && was != fmt.Sprintf("%p", ni) {
+			t.Errorf("%s: generation %d was another NodeInfo's", name, ni.Generation)
+		}
+		seen[ni.Generation] = fmt.Sprintf("%p", ni)
+		return ni
+	}
+	version("n1")
+	version("n2")
+	for round := range 2 {
+		var handedOut []*framework.NodeInfo
+		for i := range 3 {
+			before := version("n1")
+			handedOut = append(handedOut, before)
+			pod := st.Pod(fmt.Sprintf("p%d-%d", round, i)).UID(fmt.Sprintf("p%d-%d", round, i)).Obj()
+			must(t, s.AddPod(info(t, pod), "n1"))
+			after := version("n1")
+			if after == before {
+				t.Fatalf("round %d, pod %d: the NodeInfo was changed in place", round, i)
+			}
+		}
+		for i, ni := range handedOut {
+			if got := len(ni.Pods); got != i {
+				t.Errorf("round %d: the NodeInfo handed out before pod %d holds %d pods, want %d", round, i, got, i)
+			}
+		}
+		s.Restore()
+		if got := version("n1"); len(got.Pods) != 0 {
+			t.Errorf("round %d: n1 holds %d pods after Restore", round, len(got.Pods))
+		}
+	}
+	if len(seen) != 2+2*3 {
+		t.Errorf("%d generations seen, want %d distinct ones", len(seen), 2+2*3)
 	}
 }
 

@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
+)
+
+// constrained returns n members of group g asking for one CPU each,
+// labelled app=g, each changed by with.
+func constrained(g string, n int, with func(*st.PodBuilder) *st.PodBuilder) []*v1.Pod {
+	out := make([]*v1.Pod, n)
+	for i := range n {
+		b := st.Pod(fmt.Sprintf("%s-%d", g, i)).SchedulerName(v1.DefaultSchedulerName).SchedulingGroup(g).Label("app", g).Req("cpu", "1")
+		out[i] = with(b).Obj()
+	}
+	return out
+}
+
+// hostNode returns a node of rack with cpu CPUs and its hostname label.
+func hostNode(name, rack, cpu string) *v1.Node {
+	return rackNode(name, rack, cpu).Hostname().Obj()
+}
+
+// TestGroupMembersConstrainEachOther checks that a member placed earlier in
+// a group's cycle counts for the later members' Filter as a bound pod
+// does: required anti-affinity and hard topology spread among the members
+// hold in a lone PodGroup, in a rack placement and in a CompositePodGroup's
+// hierarchy. kube-scheduler v1.37.1 turns such a gang down as a whole.
+func TestGroupMembersConstrainEachOther(t *testing.T) {
+	antiAffinity := func(g string) func(*st.PodBuilder) *st.PodBuilder {
+		return func(b *st.PodBuilder) *st.PodBuilder {
+			return b.PodAntiAffinity(st.Term(v1.LabelHostname, "app", g))
+		}
+	}
+	spread := func(g string) func(*st.PodBuilder) *st.PodBuilder {
+		return func(b *st.PodBuilder) *st.PodBuilder {
+			return b.Spread(1, v1.LabelHostname, v1.DoNotSchedule, &metav1.LabelSelector{MatchLabels: map[string]string{"app": g}})
+		}
+	}
+	tests := []struct {
+		name  string
+		nodes []*v1.Node
+		cpgs  []*schedulingv1alpha3.CompositePodGroup
+		pgs   []*schedulingv1beta1.PodGroup
+		pods  []*v1.Pod
+		// wantPerNode is how many pods bind on each node; nil when none binds.
+		wantPerNode map[string]int
+		// group and wantMessage are a PodGroup that fails and the start of its message.
+		group, wantMessage string
+		// member and wantMemberMessage are a member that did not fit and the start of its message.
+		member, wantMemberMessage string
+	}{
+		{
+			name:              "a gang of 3 with required anti-affinity on 2 nodes",
+			nodes:             []*v1.Node{hostNode("n1", "r", "8"), hostNode("n2", "r", "8")},
+			pgs:               []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Gang(3).Obj()},
+			pods:              constrained("crew", 3, antiAffinity("crew")),
+			group:             "crew",
+			wantMessage:       "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
+			member:            "crew-2",
+			wantMemberMessage: "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.",
+		},
+		{
+			name:        "a gang of 4 with a hard spread on nodes of unequal room",
+			nodes:       []*v1.Node{hostNode("n1", "r", "3"), hostNode("n2", "r", "1")},
+			pgs:         []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Gang(4).Obj()},
+			pods:        constrained("crew", 4, spread("crew")),
+			group:       "crew",
+			wantMessage: "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (4) cannot be satisfied: 3 scheduled, 0 remaining",
+			member:      "crew-3",
+		},
+		{
+			name:        "a basic group binds the members the spread allows",
+			nodes:       []*v1.Node{hostNode("n1", "r", "3"), hostNode("n2", "r", "1")},
+			pgs:         []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Obj()},
+			pods:        constrained("crew", 4, spread("crew")),
+			wantPerNode: map[string]int{"n1": 2, "n2": 1},
+			member:      "crew-3",
+		},
+		{
+			name: "a gang with required anti-affinity in a rack placement",
+			nodes: []*v1.Node{
+				hostNode("a1", "a", "8"), hostNode("a2", "a", "8"),
+				hostNode("b1", "b", "8"), hostNode("b2", "b", "8"), hostNode("b3", "b", "8"),
+			},
+			pgs:         []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Gang(3).Topology(testRack).Obj()},
+			pods:        constrained("crew", 3, antiAffinity("crew")),
+			wantPerNode: map[string]int{"b1": 1, "b2": 1, "b3": 1},
+		},
+		{
+			name:  "a CompositePodGroup's gang with required anti-affinity",
+			nodes: []*v1.Node{hostNode("n1", "r", "8"), hostNode("n2", "r", "8")},
+			cpgs:  []*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Obj()},
+			pgs:   []*schedulingv1beta1.PodGroup{child("crew", "root", 3)},
+			pods:  constrained("crew", 3, antiAffinity("crew")),
+			group: "crew",
+			// The PodGroup reads the hierarchy's outcome; the member its own.
+			member:            "crew-2",
+			wantMemberMessage: "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHierarchyHarness(t, tt.nodes)
+			h.run(tt.cpgs, tt.pgs, tt.pods)
+			perNode := map[string]int{}
+			for _, node := range h.bound() {
+				perNode[node]++
+			}
+			if len(perNode) == 0 {
+				perNode = nil
+			}
+			if fmt.Sprint(perNode) != fmt.Sprint(tt.wantPerNode) {
+				t.Errorf("pods bound per node %v, want %v", perNode, tt.wantPerNode)
+			}
+			if tt.group != "" {
+				c := h.groupCondition(tt.group)
+				if c == nil || c.Status != metav1.ConditionFalse || !strings.HasPrefix(c.Message, tt.wantMessage) {
+					t.Errorf("PodGroup %s reads %v, want False with %q", tt.group, c, tt.wantMessage)
+				}
+			}
+			if tt.member != "" {
+				got := h.podMessage(tt.member)
+				if got == "" || !strings.HasPrefix(got, tt.wantMemberMessage) {
+					t.Errorf("%s reads %q, want %q", tt.member, got, tt.wantMemberMessage)
+				}
+			}
+		})
+	}
+}
