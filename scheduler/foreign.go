@@ -18,12 +18,14 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
@@ -32,9 +34,11 @@ import (
 
 // Coexistence with another scheduler: a pod of a schedulerName that a live
 // profile serves, seen going from pending to bound although this scheduler
-// never sent it to be bound, was bound by someone else. The pod's Scheduled
-// event names who (its reporting controller); an event of Berth's own
-// (a previous leader's bind) clears the suspicion.
+// never sent it to be bound, was bound by someone else. So was a pod whose
+// bind the apiserver refused because it was already bound, unless an
+// earlier bind of this scheduler for it may have landed unseen (its reply
+// lost). The pod's Scheduled event names who (its reporting controller);
+// an event of Berth's own (a previous leader's bind) clears the suspicion.
 
 // UnknownScheduler names the other scheduler when no Scheduled event says who bound the pod.
 const UnknownScheduler = "unknown"
@@ -84,8 +88,8 @@ type foreignCandidate struct {
 // other schedulers' binds.
 type foreignWatch struct {
 	mu sync.Mutex
-	// sent holds, by pod UID, when this scheduler sent the pod to be bound.
-	sent      map[types.UID]time.Time
+	// sent holds, by pod UID, the binds this scheduler sent.
+	sent      map[types.UID]sentBinding
 	lastPrune time.Time
 	// records are the foreign bindings seen, by schedulerName.
 	records map[string]*ForeignBindings
@@ -95,10 +99,19 @@ type foreignWatch struct {
 
 func newForeignWatch() *foreignWatch {
 	return &foreignWatch{
-		sent:       make(map[types.UID]time.Time),
+		sent:       make(map[types.UID]sentBinding),
 		records:    make(map[string]*ForeignBindings),
 		candidates: make(chan foreignCandidate, maxForeignCandidates),
 	}
+}
+
+// sentBinding is what is remembered of the binds sent for one pod.
+type sentBinding struct {
+	// at is when the latest was sent.
+	at time.Time
+	// unanswered is set when one of them got no answer from the apiserver
+	// (a reset connection, a timeout): it may have bound the pod.
+	unanswered bool
 }
 
 // binding remembers that this scheduler is about to send the pod to be
@@ -107,16 +120,42 @@ func newForeignWatch() *foreignWatch {
 func (w *foreignWatch) binding(uid types.UID, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.sent[uid] = now
+	b := w.sent[uid]
+	b.at = now
+	w.sent[uid] = b
 	if now.Sub(w.lastPrune) < time.Minute {
 		return
 	}
 	w.lastPrune = now
-	for id, at := range w.sent {
-		if now.Sub(at) > sentBindingTTL {
+	for id, b := range w.sent {
+		if now.Sub(b.at) > sentBindingTTL {
 			delete(w.sent, id)
 		}
 	}
+}
+
+// bindFailed notes a bind of the pod that failed with err: one the
+// apiserver did not answer may still have bound it.
+func (w *foreignWatch) bindFailed(uid types.UID, err error) {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b, ok := w.sent[uid]; ok {
+		b.unanswered = true
+		w.sent[uid] = b
+	}
+}
+
+// refusedAsBound reports whether a bind of the pod that the apiserver
+// refused because the pod is bound proves that someone else bound it: no
+// earlier bind of this scheduler for it went unanswered.
+func (w *foreignWatch) refusedAsBound(uid types.UID) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.sent[uid].unanswered
 }
 
 // takeSent reports whether this scheduler sent the pod to be bound, and forgets it.
@@ -180,9 +219,26 @@ func (s *Scheduler) noticeBinding(logger klog.Logger, pod *v1.Pod) {
 	if p == nil {
 		return
 	}
+	s.addForeignCandidate(logger, pod, p.Source)
+}
+
+// noticeLostBindRace is called when the apiserver refused this scheduler's
+// bind of the pod, which profile placed, because the pod is bound already:
+// unless an earlier bind of its own may have done it, another scheduler
+// won the race, and the pod becomes a candidate. It reports whether it did.
+func (s *Scheduler) noticeLostBindRace(logger klog.Logger, pod *v1.Pod, profile string) bool {
+	if !s.foreign.refusedAsBound(pod.UID) {
+		return false
+	}
+	s.addForeignCandidate(logger, pod, profile)
+	return true
+}
+
+// addForeignCandidate queues the pod, bound by someone else, to be checked.
+func (s *Scheduler) addForeignCandidate(logger klog.Logger, pod *v1.Pod, profile string) {
 	c := foreignCandidate{
 		pod: types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, uid: pod.UID,
-		schedulerName: pod.Spec.SchedulerName, profile: p.Source, seen: s.clock.Now(),
+		schedulerName: pod.Spec.SchedulerName, profile: profile, seen: s.clock.Now(),
 	}
 	select {
 	case s.foreign.candidates <- c:
@@ -281,4 +337,21 @@ func scheduledBy(events []v1.Event, uid types.UID) (ours bool, reporter string) 
 		}
 	}
 	return false, reporter
+}
+
+// alreadyAssigned matches the apiserver's refusal of a binding for a pod
+// that is bound already, naming the node it is bound to.
+var alreadyAssigned = regexp.MustCompile(`is already assigned to node "([^"]*)"`)
+
+// boundElsewhere reports whether err is the apiserver refusing a binding
+// because the pod is bound already, and the node it names.
+func boundElsewhere(err error) (node string, ok bool) {
+	if !apierrors.IsConflict(err) {
+		return "", false
+	}
+	m := alreadyAssigned.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }

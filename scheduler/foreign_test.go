@@ -18,16 +18,21 @@ package scheduler
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
 
@@ -273,5 +278,99 @@ func TestBerthsOwnBindIsNotForeign(t *testing.T) {
 	pendingPodHandler{s: r.s, logger: logr.Discard()}.OnUpdate(pod, bound)
 	if got := r.candidates(); len(got) != 0 {
 		t.Errorf("Berth's own bind became a candidate: %+v", got)
+	}
+}
+
+// TestLostBindRace runs a pod's cycle whose bind the apiserver refuses:
+// refused because another scheduler bound the pod first, the pod is that
+// scheduler's (a candidate, nothing written to the pod, out of the queue
+// and the cache), unless an earlier bind of Berth's went unanswered and
+// may have bound it; any other refusal is a failed bind, retried.
+func TestLostBindRace(t *testing.T) {
+	alreadyBound := apierrors.NewConflict(schema.GroupResource{Resource: "pods/binding"}, "web",
+		fmt.Errorf("pod web is already assigned to node %q", "n2"))
+	tests := []struct {
+		name string
+		// unanswered is set when an earlier bind of Berth's got no answer.
+		unanswered bool
+		// reply is the apiserver's answer to the bind.
+		reply error
+		// wantCandidate is set when the pod is counted as another
+		// scheduler's; wantRetried when it is back in the queue.
+		wantCandidate, wantRetried bool
+	}{
+		{name: "another scheduler bound it first", reply: alreadyBound, wantCandidate: true},
+		{name: "an earlier bind of Berth's went unanswered", unanswered: true, reply: alreadyBound, wantRetried: true},
+		{name: "another conflict", reply: apierrors.NewConflict(schema.GroupResource{Resource: "pods/binding"}, "web", errors.New("the object has been modified")), wantRetried: true},
+		{name: "a server error", reply: apierrors.NewInternalError(errors.New("etcd timeout")), wantRetried: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := st.Pod("web").UID("web").SchedulerName("berth-sched").Req("cpu", "100m").Obj()
+			r := newForeignRig(t, pod)
+			ctx := klog.NewContext(t.Context(), logr.Discard())
+			if err := r.s.informerFactory.Core().V1().Pods().Informer().GetIndexer().Add(pod); err != nil {
+				t.Fatal(err)
+			}
+			alloc := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110")}
+			r.s.cache.AddNode(logr.Discard(), &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Status: v1.NodeStatus{Allocatable: alloc}})
+			if tt.unanswered {
+				r.s.foreign.binding(pod.UID, r.clock.Now())
+				r.s.foreign.bindFailed(pod.UID, fmt.Errorf("binding pod default/web to node n1: %w", errors.New("connection reset by peer")))
+			}
+			r.client.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				if a.GetSubresource() != "binding" {
+					return false, nil, nil
+				}
+				return true, nil, tt.reply
+			})
+			r.s.queue.Add(logr.Discard(), pod)
+			r.client.ClearActions()
+			r.s.scheduleOne(ctx)
+			r.s.bindings.Wait()
+
+			if got := len(r.candidates()); got != map[bool]int{true: 1}[tt.wantCandidate] {
+				t.Errorf("%d candidates, want the pod counted: %v", got, tt.wantCandidate)
+			}
+			if got := r.s.queue.Has(pod); got != tt.wantRetried {
+				t.Errorf("pod in the queue: %v, want %v", got, tt.wantRetried)
+			}
+			if assumed, _ := r.s.cache.IsAssumedPod(pod); assumed {
+				t.Error("the pod is still assumed in the cache")
+			}
+			statusWritten := false
+			for _, a := range r.client.Actions() {
+				if a.GetResource().Resource == "pods" && a.GetSubresource() == "status" {
+					statusWritten = true
+				}
+			}
+			if statusWritten != tt.wantRetried {
+				t.Errorf("the pod's status was written: %v, want %v", statusWritten, tt.wantRetried)
+			}
+		})
+	}
+}
+
+func TestBoundElsewhere(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods/binding"}
+	tests := []struct {
+		name     string
+		err      error
+		wantNode string
+		wantOK   bool
+	}{
+		{name: "the apiserver's refusal", err: apierrors.NewConflict(gr, "web", fmt.Errorf("pod web is already assigned to node %q", "n2")), wantNode: "n2", wantOK: true},
+		{name: "wrapped by the binder", err: fmt.Errorf("binding pod default/web to node n1: %w", apierrors.NewConflict(gr, "web", fmt.Errorf("pod web is already assigned to node %q", "n2"))), wantNode: "n2", wantOK: true},
+		{name: "another conflict", err: apierrors.NewConflict(gr, "web", errors.New("the object has been modified"))},
+		{name: "the words without a conflict", err: fmt.Errorf("pod web is already assigned to node %q", "n2")},
+		{name: "no error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			node, ok := boundElsewhere(tt.err)
+			if node != tt.wantNode || ok != tt.wantOK {
+				t.Errorf("boundElsewhere = %q, %v; want %q, %v", node, ok, tt.wantNode, tt.wantOK)
+			}
+		})
 	}
 }

@@ -490,12 +490,16 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	// Whatever the bind's outcome, a pod seen bound from now on may be
 	// this scheduler's doing (a reply can be lost), not another scheduler's.
 	s.foreign.binding(assumed.UID, s.clock.Now())
-	if handled, st := fwk.RunExtenderBind(ctx, assumed, result.host); handled {
-		if !st.IsSuccess() {
-			fail(st)
+	handled, st := fwk.RunExtenderBind(ctx, assumed, result.host)
+	if !handled {
+		st = fwk.RunBindPlugins(ctx, state, assumed, result.host)
+	}
+	if !st.IsSuccess() {
+		if node, ok := boundElsewhere(st.AsError()); ok && s.noticeLostBindRace(logger, assumed, prof.Source) {
+			s.lostBindRace(ctx, prof, state, qpi, assumed, result.host, node, start)
 			return false
 		}
-	} else if st := fwk.RunBindPlugins(ctx, state, assumed, result.host); !st.IsSuccess() {
+		s.foreign.bindFailed(assumed.UID, st.AsError())
 		fail(st)
 		return false
 	}
@@ -513,6 +517,22 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 		"feasibleNodes", result.feasibleNodes, "profile", prof.Source, "generation", prof.Generation)
 	s.queue.Done(assumed.UID)
 	return true
+}
+
+// lostBindRace lets go of a pod whose bind to host the apiserver refused
+// because another scheduler bound it to node first: the pod leaves the
+// cache and the queue with nothing written to it, since it is bound, and
+// the informer brings its bound copy.
+func (s *Scheduler) lostBindRace(ctx context.Context, prof *profile.Profile, state *framework.CycleState, qpi *framework.QueuedPodInfo, assumed *v1.Pod, host, node string, start time.Time) {
+	fwk := prof.Framework
+	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+	s.forget(ctx, assumed)
+	freed := framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}
+	s.queue.MoveAllToActiveOrBackoffQueue(klog.FromContext(ctx), freed, assumed, nil, func(p *v1.Pod) bool { return p.UID != assumed.UID })
+	s.metrics.ObserveScheduleAttempt(resultError, fwk.ProfileName(), s.clock.Since(start))
+	klog.FromContext(ctx).Info("Another scheduler bound the pod before this scheduler's bind; leaving it there",
+		"node", klog.KRef("", node), "triedNode", klog.KRef("", host), "profile", prof.Source)
+	s.queue.Done(assumed.UID)
 }
 
 // runPreBind runs the PreBind plugins; when they may wait, they are
