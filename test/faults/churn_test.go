@@ -228,7 +228,7 @@ func podScheduledReason(ctx context.Context, ns, name string) string {
 	return ""
 }
 
-var _ = Describe("profile churn", Label("ci"), func() {
+var _ = Describe("profile churn", func() {
 	It("during preemption (50 PluginWeight edits/s, deletes and recreates, invalid generations): each pod bound once, no extra victim, an unblocking edit placing its pod within 5 s", func(ctx SpecContext) {
 		const (
 			profile    = "churn"

@@ -125,7 +125,7 @@ func bestParkedThroughput(ctx context.Context, name, profile string, n int) floa
 	return best
 }
 
-var _ = Describe("an extender that never answers", Label("ci"), func() {
+var _ = Describe("an extender that never answers", func() {
 	It("keeps the other profiles scheduling at a throughput the spec prints against the same without the fault", func(ctx SpecContext) {
 		const n, stuck = 2000, 50
 		m := startManager("berth-extender")

@@ -151,7 +151,7 @@ func fuzzedProfile(r *rand.Rand, i int) map[string]any {
 	return spec
 }
 
-var _ = Describe("hostile input", Label("ci"), func() {
+var _ = Describe("hostile input", func() {
 	It("from extenders and fuzzed profiles: no panic, no message over 1 KiB, and Berth keeps scheduling", func(ctx SpecContext) {
 		m := startManager("berth-hostile")
 		m.waitReady(ctx)

@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-var _ = Describe("pods waiting in PreBind", Label("ci"), func() {
+var _ = Describe("pods waiting in PreBind", func() {
 	It("keep no other pod waiting: 1,000 plain pods bind within 60 s while 100 wait for volumes never provisioned", func(ctx SpecContext) {
 		const waiting, plain = 100, 1000
 		ns := newNamespace(ctx, "prebind")

@@ -55,7 +55,7 @@ func packedDeployment(ns, name string, n int32, labels map[string]string) *appsv
 
 var rebalancePolicies = schema.GroupVersionResource{Group: "scheduling.berth.io", Version: "v1alpha1", Resource: "rebalancepolicies"}
 
-var _ = Describe("rebalancing across failovers", Label("ci"), func() {
+var _ = Describe("rebalancing across failovers", func() {
 	It("evicts no more than the policy's total limit per interval while the leader is killed three times", func(ctx SpecContext) {
 		const limit = 5
 		ns := newNamespace(ctx, "rebalance")

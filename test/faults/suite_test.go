@@ -23,8 +23,15 @@ limitations under the License.
 // scenario prints its figures ("FIGURE name value") and asserts them.
 //
 // `make test-faults` builds the binaries and runs every scenario; `make
-// test-e2e`, which CI runs, runs those labelled "ci". BERTH_BIN_DIR names
-// the directory holding berth, kwok, kwok-stages.yaml and k8s/.
+// test-e2e`, which CI runs, runs those labelled "ci": the guarantees that
+// must hold on every change (each pod bound once and none lost through
+// failed binds, apiserver restarts and failover, the fence of a leader
+// past its lease, no gang left bound below minCount). The others (profile
+// churn, hostile input, a stuck extender, pods stuck in PreBind,
+// rebalancing across failovers, the other binding faults) assert as much
+// and measure the figures of docs/reliability.md; make test-faults runs them.
+// BERTH_BIN_DIR names the directory holding berth, kwok, kwok-stages.yaml
+// and k8s/.
 package faults_test
 
 import (

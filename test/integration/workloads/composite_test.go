@@ -42,16 +42,16 @@ import (
 // scenarios 1-5 and 14): the members of a hierarchy without a root, or
 // short of its quorum, are not tried and nothing is written to them or
 // their PodGroups; a basic CompositePodGroup keeps the children that fit;
-// a gang one places minGroupCount of them together or none. Then every
-// CompositePodGroup scenario recorded from kube-scheduler (goldens
-// test/workloads/testdata/cpg-*.json) is played and compared field by field.
+// a gang one places minGroupCount of them together or none. They share an
+// apiserver of their own and its four nodes, so they run in order, in one
+// process. Then every CompositePodGroup scenario recorded from
+// kube-scheduler (goldens test/workloads/testdata/cpg-*.json) is played
+// and compared field by field.
 var _ = Describe("CompositePodGroups, on an apiserver with the CompositePodGroup gate", Ordered, func() {
 	var c kubernetes.Interface
 	BeforeAll(func(ctx SpecContext) {
 		env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute, CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true}
-		env.ControlPlane.GetAPIServer().Configure().
-			Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true").
-			Append("runtime-config", "scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true")
+		compositeGates(env)
 		cfg, err := env.Start()
 		Expect(err).NotTo(HaveOccurred(), "starting the envtest with CompositePodGroups")
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
@@ -154,18 +154,23 @@ var _ = Describe("CompositePodGroups, on an apiserver with the CompositePodGroup
 		r.scheduled(ctx, "a")
 	}, SpecTimeout(2*time.Minute))
 
-	// The recorded scenarios come last: each starts from an empty cluster
-	// (cleanCluster deletes the nodes the specs above share).
+})
+
+// Every CompositePodGroup scenario recorded from kube-scheduler, on this
+// process's apiserver with the CompositePodGroup gate (each from an empty
+// cluster).
+var _ = Describe("CompositePodGroup scenarios, compared with kube-scheduler v1.37.1", func() {
 	for _, s := range workloads.CompositeScenarios() {
 		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
 			if why, ok := notYet[s.Name]; ok {
 				Skip("not yet: " + why)
 			}
+			_, c := compositeAPI.start(ctx)
 			cleanCluster(ctx, c)
 			startBerth(ctx, c, nil, scheduler.WithCompositePodGroups(true))
 			DeferCleanup(cleanCluster, c)
 			playAndCompare(ctx, s, c)
-		}, SpecTimeout(3*time.Minute))
+		}, SpecTimeout(4*time.Minute))
 	}
 })
 

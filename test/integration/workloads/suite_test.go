@@ -55,34 +55,101 @@ import (
 	"github.com/berth-io/berth/test/workloads"
 )
 
-// clientset reaches the apiserver with the workload gates on.
-var clientset kubernetes.Interface
-
 func TestWorkloads(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Workloads suite")
 }
 
-var _ = BeforeSuite(func(ctx SpecContext) {
+// The suite's specs run in parallel processes (make test-integration
+// gives it several): each process starts, the first time one of its specs
+// asks, an apiserver of each kind it needs, and plays its specs one after
+// another on it, so no two scenarios share a cluster at once.
+var (
+	// nativeAPI has the workload gates on: Kubernetes' own PodGroups.
+	nativeAPI = &apiserver{name: "native", configure: func(env *envtest.Environment) {
+		env.ControlPlane.GetAPIServer().Configure().
+			Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true").
+			Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
+	}}
+	// plainAPI has no workload gates: Berth's own PodGroups, whose deletion
+	// protection runs beside it.
+	plainAPI = &apiserver{name: "plain", protection: true}
+	// compositeAPI serves CompositePodGroups too.
+	compositeAPI = &apiserver{name: "composite", configure: compositeGates}
+)
+
+// compositeGates turns on what CompositePodGroups need.
+func compositeGates(env *envtest.Environment) {
+	env.ControlPlane.GetAPIServer().Configure().
+		Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true").
+		Append("runtime-config", "scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true")
+}
+
+var _ = BeforeSuite(func() {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); assets == "" || err != nil {
 		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
 	}
 	klog.SetLogger(GinkgoLogr)
 	ctrllog.SetLogger(GinkgoLogr)
-	env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute, CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true}
-	env.ControlPlane.GetAPIServer().Configure().
-		Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true").
-		Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
-	cfg, err := env.Start()
-	Expect(err).NotTo(HaveOccurred(), "starting envtest")
-	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
-	cfg.QPS, cfg.Burst = -1, -1
-	clientset, err = kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-}, NodeTimeout(3*time.Minute))
+})
 
-// crdPaths are Berth's CRDs, which both apiservers serve.
+var _ = AfterSuite(func(ctx SpecContext) {
+	for _, a := range []*apiserver{nativeAPI, plainAPI, compositeAPI} {
+		a.stop()
+	}
+}, NodeTimeout(2*time.Minute))
+
+// apiserver is a kube-apiserver of this process, started on first use.
+type apiserver struct {
+	name      string
+	configure func(*envtest.Environment)
+	// protection runs the controller that keeps Berth's PodGroups while
+	// their pods need them (startProtection).
+	protection bool
+
+	env      *envtest.Environment
+	cfg      *rest.Config
+	c        kubernetes.Interface
+	stopRest func()
+}
+
+// start returns the apiserver's config and client, starting it the first time.
+func (a *apiserver) start(ctx context.Context) (*rest.Config, kubernetes.Interface) {
+	GinkgoHelper()
+	if a.env != nil {
+		return a.cfg, a.c
+	}
+	env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute, CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true}
+	if a.configure != nil {
+		a.configure(env)
+	}
+	cfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred(), "starting the %s apiserver", a.name)
+	a.env = env
+	cfg.QPS, cfg.Burst = -1, -1
+	a.cfg = cfg
+	a.c, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	if a.protection {
+		a.stopRest = startProtection(ctx, cfg)
+	}
+	return a.cfg, a.c
+}
+
+// stop stops the apiserver if it was started.
+func (a *apiserver) stop() {
+	if a.env == nil {
+		return
+	}
+	if a.stopRest != nil {
+		a.stopRest()
+	}
+	Expect(a.env.Stop()).To(Succeed())
+	a.env = nil
+}
+
+// crdPaths are Berth's CRDs, which every apiserver serves.
 var crdPaths = []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}
 
 // notYet are the scenarios Berth does not match yet, each with the reason.
@@ -100,38 +167,30 @@ var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", fun
 			if why, ok := notYet[s.Name]; ok {
 				Skip("not yet: " + why)
 			}
-			startBerth(ctx, clientset, nil)
-			DeferCleanup(cleanCluster, clientset)
-			playAndCompare(ctx, s, clientset)
-		}, SpecTimeout(3*time.Minute))
+			_, c := nativeAPI.start(ctx)
+			startBerth(ctx, c, nil)
+			DeferCleanup(cleanCluster, c)
+			playAndCompare(ctx, s, c)
+		}, SpecTimeout(4*time.Minute))
 	}
 })
 
-var _ = Describe("The same scenarios through Berth's own PodGroups, on an apiserver without the workload gates", Ordered, func() {
-	var (
-		plain     kubernetes.Interface
-		berth     client.Client
-		podGroups rest.Interface
-	)
-	BeforeAll(func(ctx SpecContext) {
-		env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute, CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true}
-		cfg, err := env.Start()
-		Expect(err).NotTo(HaveOccurred(), "starting the second envtest")
-		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
-		cfg.QPS, cfg.Burst = -1, -1
-		plain, err = kubernetes.NewForConfig(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		served, err := workload.Served(plain.Discovery())
+var _ = Describe("The same scenarios through Berth's own PodGroups, on an apiserver without the workload gates", func() {
+	// berthDoor returns the clients of the plain apiserver.
+	berthDoor := func(ctx SpecContext) (kubernetes.Interface, client.Client, rest.Interface) {
+		GinkgoHelper()
+		cfg, c := plainAPI.start(ctx)
+		served, err := workload.Served(c.Discovery())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(served).To(BeFalse(), "this apiserver must not serve scheduling.k8s.io/v1beta1 PodGroups")
 		scheme := runtime.NewScheme()
 		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-		berth, err = client.New(cfg, client.Options{Scheme: scheme})
+		berth, err := client.New(cfg, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
-		podGroups, err = workload.NewBerthClient(cfg)
+		podGroups, err := workload.NewBerthClient(cfg)
 		Expect(err).NotTo(HaveOccurred())
-		startProtection(ctx, cfg)
-	}, NodeTimeout(3*time.Minute))
+		return c, berth, podGroups
+	}
 
 	for _, s := range workloads.Scenarios() {
 		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
@@ -141,10 +200,11 @@ var _ = Describe("The same scenarios through Berth's own PodGroups, on an apiser
 			if why, ok := notThroughBerth[s.Name]; ok {
 				Skip("not through Berth's PodGroups: " + why)
 			}
-			startBerth(ctx, plain, podGroups)
-			DeferCleanup(cleanCluster, plain)
-			playAndCompare(ctx, s, plain, workloads.WithBerthPodGroups(berth))
-		}, SpecTimeout(3*time.Minute))
+			c, berth, podGroups := berthDoor(ctx)
+			startBerth(ctx, c, podGroups)
+			DeferCleanup(cleanCluster, c)
+			playAndCompare(ctx, s, c, workloads.WithBerthPodGroups(berth))
+		}, SpecTimeout(4*time.Minute))
 	}
 })
 
@@ -203,12 +263,12 @@ func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Inte
 	Expect(s.WaitForCacheSync(ctx)).To(BeTrue())
 }
 
-// startProtection runs, until the calling container's specs end, the
-// controller of Berth's manager that keeps a Berth PodGroup being deleted
-// while its pods need it, as kube-apiserver and kube-controller-manager
-// keep native ones (the group-deleted scenario). Its cache holds the member pods only, as the
-// manager's does.
-func startProtection(ctx context.Context, cfg *rest.Config) {
+// startProtection runs the controller of Berth's manager that keeps a
+// Berth PodGroup being deleted while its pods need it, as kube-apiserver
+// and kube-controller-manager keep native ones (the group-deleted
+// scenario), until the function it returns is called. Its cache holds the
+// member pods only, as the manager's does.
+func startProtection(ctx context.Context, cfg *rest.Config) (stop func()) {
 	GinkgoHelper()
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
@@ -224,11 +284,11 @@ func startProtection(ctx context.Context, cfg *rest.Config) {
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()
-	DeferCleanup(func() {
+	Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
+	return func() {
 		cancel()
 		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
-	})
-	Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
+	}
 }
 
 // cleanCluster deletes what a scenario created outside its namespace (nodes
