@@ -77,17 +77,63 @@ vulncheck: $(GOVULNCHECK) $(VULNDB_INDEXDB) ## Run govulncheck on the module aga
 	$(GOVULNCHECK) -db file://$(VULNDB) ./...
 
 .PHONY: verify
-verify: generate manifests vulncheck ## Fail when generated files are stale, a Go file lacks the license header, gofmt/go vet complain or govulncheck finds a called vulnerability.
+# go vet's analyzers run in make lint (golangci-lint's govet), which make
+# test runs beside verify: verify does not run them a second time.
+verify: generate manifests vulncheck ## Fail when generated files are stale, a Go file lacks the license header, gofmt complains or govulncheck finds a called vulnerability (go vet runs in make lint).
 	@out=$$(gofmt -s -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
 	hack/boilerplate.sh
-	go vet ./...
 	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
 		echo "generated files are stale; run 'make generate manifests' and commit:"; git status --porcelain -- api config charts; git diff --stat -- api config charts; exit 1; fi
 
 ##@ Test
 
+# Each step of make test and make test-e2e is timed (hack/steps.sh); the
+# table of steps is printed at the end, and CI's budget is checked there.
+STEP = hack/steps.sh run
+# Where the steps are recorded: make test and make test-e2e start it
+# afresh, unless the caller (.ci/run) names its own file to add to.
+BERTH_STEPS_FILE ?= $(BIN)/steps.tsv
+export BERTH_STEPS_FILE
+SUBMAKE = $(MAKE) --no-print-directory
+# CI is allowed 90 minutes; .ci/run warns past this many seconds.
+CI_BUDGET_SECONDS ?= 3000
+
 .PHONY: test
-test: verify lint helm-lint test-rules test-unit test-examples test-integration bench-quick ## Verify, lint the Go code and the Helm chart, test the alerting rules, run unit, example and integration tests, then the quick throughput bench.
+test: ## Verify, lint the Go code and the Helm chart, test the alerting rules, run unit, example and integration tests, then the quick throughput bench: two lanes side by side (test-lane-static, test-lane-cluster), each step timed.
+	@if [ "$(origin BERTH_STEPS_FILE)" = file ]; then hack/steps.sh reset; fi
+	$(SUBMAKE) -j2 test-lane-static test-lane-cluster
+	$(STEP) test-examples $(SUBMAKE) test-examples
+	$(STEP) bench-quick $(SUBMAKE) bench-quick
+	@hack/steps.sh table
+
+# The checks that need no cluster, mostly compiling and analysing: they run
+# beside the cluster lane, which mostly waits on its apiservers once the
+# control plane is built. They run niced, so the cluster lane's control
+# plane build and timed specs come first.
+.PHONY: test-lane-static
+test-lane-static:
+	$(STEP) verify nice -n 10 $(SUBMAKE) verify
+	$(STEP) lint nice -n 10 $(SUBMAKE) lint
+	$(STEP) test-rules nice -n 10 $(SUBMAKE) test-rules
+	$(STEP) test-unit nice -n 10 $(SUBMAKE) test-unit
+
+# The control plane, the chart and the envtest suites. While the suites
+# run, what bench-quick (and, under CI, make test-e2e) needs is built at
+# the lowest priority, on the CPU the suites leave idle.
+.PHONY: test-lane-cluster
+test-lane-cluster:
+	$(STEP) control-plane $(SUBMAKE) control-plane $(GINKGO)
+	$(STEP) prebuild nice -n 19 $(SUBMAKE) prebuild & prebuild=$$!; \
+	$(STEP) helm-lint $(SUBMAKE) helm-lint && $(STEP) test-integration $(SUBMAKE) test-integration-run; rc=$$?; \
+	wait $$prebuild && exit $$rc
+
+# What bench-quick needs beyond the control plane, and under CI what make
+# test-e2e needs too; their targets build whatever is still missing.
+.PHONY: prebuild
+prebuild:
+	hack/control-plane.sh kube-scheduler
+	$(SUBMAKE) build
+	$(if $(CI),hack/local-cluster.sh build && hack/control-plane.sh kubectl)
 
 .PHONY: test-unit
 test-unit: ## Run the unit tests.
@@ -108,9 +154,17 @@ test-rules: $(PROMTOOL) ## Check the chart's alerting rules and run their promto
 	$(PROMTOOL) check rules $(CHART)/files/monitoring/berth-rules.yaml
 	$(PROMTOOL) test rules test/prometheus/rules_test.yaml
 
+# Each envtest suite runs in this many processes, each with apiservers of
+# its own: the suites mostly wait on them, so more processes than cores pay.
+INTEGRATION_PROCS ?= 3
+
 .PHONY: test-integration
-test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suite against a real apiserver.
-	KUBE_CACHE_MUTATION_DETECTOR=true $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
+test-integration: control-plane helm-lint $(GINKGO) ## Run the envtest + ginkgo integration suites against real apiservers (INTEGRATION_PROCS processes a suite, default 3).
+	$(SUBMAKE) test-integration-run
+
+.PHONY: test-integration-run
+test-integration-run:
+	KUBE_CACHE_MUTATION_DETECTOR=true $(GINKGO) -r --procs=$(INTEGRATION_PROCS) $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s test/integration
 
 .PHONY: test-faults
 test-faults: $(GINKGO) ## Run the fault-injection suite (test/faults) on a local cluster: every scenario, each printing its figures.
@@ -118,11 +172,12 @@ test-faults: $(GINKGO) ## Run the fault-injection suite (test/faults) on a local
 	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=60m --poll-progress-after=120s -v test/faults
 
 .PHONY: test-e2e
-test-e2e: $(GINKGO) $(HELM) $(PROMTOOL) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e, a real Prometheus scraping Berth included), its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root), and the fault scenarios labelled ci (test/faults).
-	hack/local-cluster.sh build
-	hack/control-plane.sh kubectl
-	BERTH_BIN_DIR=$(BIN) $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s -v test/e2e
-	BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=45m --poll-progress-after=120s --label-filter=ci -v test/faults
+test-e2e: $(GINKGO) $(HELM) $(PROMTOOL) ## Run the end-to-end suites on local clusters: Berth's behaviour (test/e2e, a real Prometheus scraping Berth included), its installs with Helm and kustomize run as a kubelet would (test/e2e/install, needs root), and the fault scenarios labelled ci (test/faults), each step timed.
+	@if [ "$(origin BERTH_STEPS_FILE)" = file ]; then hack/steps.sh reset; fi
+	$(STEP) e2e-build bash -c 'hack/local-cluster.sh build && hack/control-plane.sh kubectl'
+	$(STEP) test-e2e-suites env BERTH_BIN_DIR=$(BIN) $(GINKGO) -r --procs=1 $(if $(CI),--no-color) --timeout=30m --poll-progress-after=120s -v test/e2e
+	$(STEP) test-faults-ci env BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=45m --poll-progress-after=120s --label-filter=ci -v test/faults
+	@hack/steps.sh table
 
 .PHONY: workloads-reference
 workloads-reference: control-plane ## Re-record test/workloads/testdata: every PodGroup scenario run twice against kube-scheduler v1.37.1 (not part of make test; WORKLOADS=a,b runs only those scenarios).
