@@ -496,7 +496,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	}
 	if !st.IsSuccess() {
 		if node, ok := boundElsewhere(st.AsError()); ok && s.noticeLostBindRace(logger, assumed, prof.Source) {
-			s.lostBindRace(ctx, prof, state, qpi, assumed, result.host, node, start)
+			s.lostBindRace(ctx, prof, state, assumed, result.host, node, start)
 			return false
 		}
 		s.foreign.bindFailed(assumed.UID, st.AsError())
@@ -523,7 +523,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 // because another scheduler bound it to node first: the pod leaves the
 // cache and the queue with nothing written to it, since it is bound, and
 // the informer brings its bound copy.
-func (s *Scheduler) lostBindRace(ctx context.Context, prof *profile.Profile, state *framework.CycleState, qpi *framework.QueuedPodInfo, assumed *v1.Pod, host, node string, start time.Time) {
+func (s *Scheduler) lostBindRace(ctx context.Context, prof *profile.Profile, state *framework.CycleState, assumed *v1.Pod, host, node string, start time.Time) {
 	fwk := prof.Framework
 	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
 	s.forget(ctx, assumed)
