@@ -428,7 +428,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 		// rejected pod is not moved by the room it gave back itself: as in
 		// kube-scheduler, it waits for an event that its rejecting plugin
 		// cares about, so the move comes after its requeue and passes it by.
-		freed := framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}
+		freed := roomFreed()
 		if st.IsRejected() {
 			defer s.queue.MoveAllToActiveOrBackoffQueue(logger, freed, assumed, nil, func(p *v1.Pod) bool { return p.UID != assumed.UID })
 		} else {
@@ -519,6 +519,11 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	return true
 }
 
+// roomFreed is the event of an assumed pod let go: its node has room again.
+func roomFreed() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}
+}
+
 // lostBindRace lets go of a pod whose bind to host the apiserver refused
 // because another scheduler bound it to node first: the pod leaves the
 // cache and the queue with nothing written to it, since it is bound, and
@@ -527,7 +532,7 @@ func (s *Scheduler) lostBindRace(ctx context.Context, prof *profile.Profile, sta
 	fwk := prof.Framework
 	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
 	s.forget(ctx, assumed)
-	freed := framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, CustomLabel: "AssignedPodDelete"}
+	freed := roomFreed()
 	s.queue.MoveAllToActiveOrBackoffQueue(klog.FromContext(ctx), freed, assumed, nil, func(p *v1.Pod) bool { return p.UID != assumed.UID })
 	s.metrics.ObserveScheduleAttempt(resultError, fwk.ProfileName(), s.clock.Since(start))
 	klog.FromContext(ctx).Info("Another scheduler bound the pod before this scheduler's bind; leaving it there",
