@@ -109,7 +109,8 @@ func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime
 		if err != nil {
 			return nil, fmt.Errorf("reading member %s: %w", framework.PodKey(m), err)
 		}
-		pending = append(pending, &framework.QueuedPodInfo{PodInfo: pi})
+		// Without the queue, creation stands for the arrival sortMembers reads.
+		pending = append(pending, &framework.QueuedPodInfo{PodInfo: pi, Timestamp: m.CreationTimestamp.Time})
 	}
 	if out.Gang && len(members) < out.MinCount {
 		out.Waiting = msgAwaitingMinCount

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -29,6 +30,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
@@ -400,13 +402,17 @@ func TestHierarchyPreemptsCompositePodGroupsWhole(t *testing.T) {
 			h.run([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("top").Gang(1).Priority(1000).Obj()},
 				[]*schedulingv1beta1.PodGroup{child("high", "top", 2)}, high)
 
+			// The victims are evicted in the background, as upstream's are.
 			evicted := sets.New[string]()
-			for _, a := range h.client.Actions() {
-				if d, ok := a.(clienttesting.DeleteAction); ok && a.GetResource().Resource == "pods" {
-					evicted.Insert(d.GetName())
+			if err := wait.PollUntilContextTimeout(h.ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+				evicted = sets.New[string]()
+				for _, a := range h.client.Actions() {
+					if d, ok := a.(clienttesting.DeleteAction); ok && a.GetResource().Resource == "pods" {
+						evicted.Insert(d.GetName())
+					}
 				}
-			}
-			if evicted.Len() != tc.wantEvicted {
+				return evicted.Len() >= tc.wantEvicted, nil
+			}); err != nil || evicted.Len() != tc.wantEvicted {
 				t.Errorf("evicted %v, want %d pods", sets.List(evicted), tc.wantEvicted)
 			}
 			c := h.groupCondition("high")

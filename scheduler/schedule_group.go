@@ -17,6 +17,7 @@ limitations under the License.
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -246,7 +247,7 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 
 // groupMembers returns the group's members this cycle places: qpi and the
 // group's other queued members, which leave the queue with it, in the
-// order the members were created. It also counts all the group's members
+// order sortMembers gives. It also counts all the group's members
 // but the unplaced ones being deleted, and those of them the queue has
 // never been handed.
 func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) (members []*framework.QueuedPodInfo, all, unseen int) {
@@ -280,11 +281,19 @@ func waitsForMembers(minCount, all, unseen int) bool {
 	return all >= minCount && all-unseen < minCount
 }
 
-// sortMembers orders a group's members as its cycle places them: by
-// creation time, then name.
+// sortMembers orders a group's members as its cycle places them, as
+// kube-scheduler orders a pod group's queued pods: higher priority first,
+// then more scheduling attempts, then earlier arrival in the queue, then
+// name.
 func sortMembers(members []*framework.QueuedPodInfo) {
 	slices.SortStableFunc(members, func(a, b *framework.QueuedPodInfo) int {
-		if c := a.Pod.CreationTimestamp.Compare(b.Pod.CreationTimestamp.Time); c != 0 {
+		if c := cmp.Compare(b.Priority(), a.Priority()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Attempts, a.Attempts); c != 0 {
+			return c
+		}
+		if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Pod.Name, b.Pod.Name)

@@ -18,6 +18,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,6 +149,55 @@ func TestGroupMembersConstrainEachOther(t *testing.T) {
 				if got == "" || !strings.HasPrefix(got, tt.wantMemberMessage) {
 					t.Errorf("%s reads %q, want %q", tt.member, got, tt.wantMemberMessage)
 				}
+			}
+		})
+	}
+}
+
+// TestGroupMemberOrder checks which members a group places when not all
+// fit: kube-scheduler's order, higher priority first, then earlier arrival
+// in the queue, whatever the names or creation times say.
+func TestGroupMemberOrder(t *testing.T) {
+	member := func(name string, priority int32) *v1.Pod {
+		return st.Pod(name).SchedulerName(v1.DefaultSchedulerName).SchedulingGroup("crew").Req("cpu", "1").Priority(priority).Obj()
+	}
+	tests := []struct {
+		name string
+		pg   *schedulingv1beta1.PodGroup
+		// pods arrive in the queue in this order.
+		pods []*v1.Pod
+		want []string
+	}{
+		{
+			name: "a basic group places the first arrivals, not the first names",
+			pg:   st.WorkloadGroup("crew").Obj(),
+			pods: []*v1.Pod{member("crew-c", 0), member("crew-b", 0), member("crew-a", 0)},
+			want: []string{"crew-b", "crew-c"},
+		},
+		{
+			name: "a gang above minCount places the first arrivals",
+			pg:   st.WorkloadGroup("crew").Gang(2).Obj(),
+			pods: []*v1.Pod{member("crew-z", 0), member("crew-y", 0), member("crew-x", 0)},
+			want: []string{"crew-y", "crew-z"},
+		},
+		{
+			name: "a basic group places its higher priorities first",
+			pg:   st.WorkloadGroup("crew").Obj(),
+			pods: []*v1.Pod{member("crew-a", 1), member("crew-b", 5), member("crew-c", 3)},
+			want: []string{"crew-b", "crew-c"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHierarchyHarness(t, []*v1.Node{hostNode("n1", "r", "2")})
+			h.run(nil, []*schedulingv1beta1.PodGroup{tt.pg}, tt.pods)
+			var got []string
+			for pod := range h.bound() {
+				got = append(got, pod)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("bound %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -47,6 +47,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/extender"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
@@ -329,7 +330,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	}
 	s.slices = slices
 
-	queueOpts := append([]queue.Option{queue.WithClock(o.clock), queue.WithMetrics(o.metrics)}, o.queueOptions...)
+	queueOpts := append([]queue.Option{queue.WithClock(o.clock), queue.WithMetrics(o.metrics), queue.WithGroupAdmission(names.GangScheduling)}, o.queueOptions...)
 	// Every profile shares one queue, so every profile sorts it with
 	// PrioritySort (framework.PriorityLess), as upstream requires of its
 	// profiles.

@@ -18,6 +18,7 @@ package queue
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -51,12 +52,26 @@ type fakeProfile struct {
 	// gatedBy gates pods with scheduling gates, in the name of this plugin, when set.
 	gatedBy        string
 	preEnqueueRuns int
+	// gates are further PreEnqueue plugins, by name, run in this order
+	// after gatedBy's: each gates the pods it returns true for.
+	gates []namedGate
 }
 
-func (f *fakeProfile) RunPreEnqueuePlugins(_ context.Context, pod *v1.Pod) *framework.Status {
+// namedGate is a PreEnqueue plugin of a fakeProfile.
+type namedGate struct {
+	name  string
+	gates func(*v1.Pod) bool
+}
+
+func (f *fakeProfile) RunPreEnqueuePlugins(_ context.Context, pod *v1.Pod, skip ...string) *framework.Status {
 	f.preEnqueueRuns++
 	if f.gatedBy != "" && len(pod.Spec.SchedulingGates) > 0 {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for gates").WithPlugin(f.gatedBy)
+	}
+	for _, g := range f.gates {
+		if !slices.Contains(skip, g.name) && g.gates(pod) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, "gated").WithPlugin(g.name)
+		}
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
@@ -191,6 +192,48 @@ func TestAddGroupFailure(t *testing.T) {
 			}
 			if info.ConsecutiveErrorsCount != 0 {
 				t.Errorf("consecutive errors %d after an unschedulable cycle, want 0", info.ConsecutiveErrorsCount)
+			}
+		})
+	}
+}
+
+// TestTriedGroupMemberPreEnqueue checks what a member of a PodGroup whose
+// cycle failed is asked on its way back: not the group's admission (a gang
+// whose minCount was raised after its members were tried still gets its
+// cycle), but every other PreEnqueue plugin, so a preemption of its group
+// still running holds it back.
+func TestTriedGroupMemberPreEnqueue(t *testing.T) {
+	tests := []struct {
+		name               string
+		admits, preempting bool
+		want               string
+	}{
+		{name: "admitted, no preemption: backoffQ", admits: true, want: "backoffQ"},
+		{name: "no longer admitted: backoffQ, the admission is not asked again", want: "backoffQ"},
+		{name: "its group's preemption running: gated", admits: true, preempting: true, want: "gated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			admits, preempting := true, false
+			prof := profile()
+			prof.gates = []namedGate{
+				{name: "GangScheduling", gates: func(*v1.Pod) bool { return !admits }},
+				{name: "DefaultPreemption", gates: func(*v1.Pod) bool { return preempting }},
+			}
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: prof}, WithGroupAdmission("GangScheduling"))
+			pod := member("m").UID("m").Obj()
+			q.Add(tlog, pod)
+			info := q.pop()
+			info.UnschedulablePlugins = sets.New("NodeResourcesFit")
+			admits, preempting = tc.admits, tc.preempting
+			if err := q.AddGroupFailure(tlog, info, false, q.SchedulingCycle()); err != nil {
+				t.Fatal(err)
+			}
+			if got := q.where(pod); got != tc.want {
+				t.Errorf("after the failure the pod is in %s, want %s", got, tc.want)
+			}
+			if tc.want == "gated" && info.GatingPlugin != "DefaultPreemption" {
+				t.Errorf("gated by %q, want DefaultPreemption", info.GatingPlugin)
 			}
 		})
 	}

@@ -50,6 +50,7 @@ type config struct {
 	unschedulableFlushEvery time.Duration
 	popFromBackoff          bool
 	metrics                 *metrics.Metrics
+	groupAdmission          string
 }
 
 func defaultConfig() config {
@@ -81,6 +82,15 @@ func WithDefaultPodBackoff(initial, maxBackoff time.Duration) Option {
 		cfg.initialBackoff = initial
 		cfg.maxBackoff = maxBackoff
 	}
+}
+
+// WithGroupAdmission names the PreEnqueue plugin that admits a PodGroup's
+// members to the queue once: a member tried before is not asked again, as
+// kube-scheduler keeps a tried group queued as one entity, while the other
+// PreEnqueue plugins (a preemption in flight) still hold it back. Without
+// it, a tried member passes PreEnqueue unasked.
+func WithGroupAdmission(plugin string) Option {
+	return func(cfg *config) { cfg.groupAdmission = plugin }
 }
 
 // WithPopFromBackoff says whether Pop takes a pod from backoffQ when activeQ

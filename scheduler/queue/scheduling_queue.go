@@ -47,7 +47,8 @@ import (
 type ProfileHooks interface {
 	// RunPreEnqueuePlugins decides whether the pod may enter activeQ; a
 	// non-success status carries the gating plugin's name in Status.Plugin().
-	RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod) *framework.Status
+	// Plugins named in skip are not run.
+	RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod, skip ...string) *framework.Status
 	// QueueingHintMap lists, per plugin name, the cluster events the plugin registered with hints.
 	QueueingHintMap() map[string][]framework.ClusterEventWithHint
 	// PodBackoff returns the initial and maximum backoff of the profile.
@@ -986,19 +987,23 @@ func (q *PriorityQueue) detach(e *entry) {
 // gate runs the profile's PreEnqueue plugins and reports whether the pod is gated.
 func (q *PriorityQueue) gate(logger logr.Logger, e *entry) bool {
 	info := e.info
+	var skip []string
 	if info.Attempts > 0 && info.GatingPlugin == "" && inGang(info.Pod) {
 		// kube-scheduler v1.37.1 queues a PodGroup as one entity once its
-		// members passed PreEnqueue and moves it without asking again: a
+		// members passed the group's admission and does not ask it again: a
 		// gang whose minCount was raised above its members after they were
 		// tried gets its cycle, which then gives up on it.
-		return false
+		if q.cfg.groupAdmission == "" {
+			return false
+		}
+		skip = []string{q.cfg.groupAdmission}
 	}
 	hooks := q.lookup(info.Pod.Spec.SchedulerName)
 	if hooks == nil {
 		info.GatingPlugin = ""
 		return false
 	}
-	st := hooks.RunPreEnqueuePlugins(logr.NewContext(context.Background(), logger), info.Pod)
+	st := hooks.RunPreEnqueuePlugins(logr.NewContext(context.Background(), logger), info.Pod, skip...)
 	if st.IsSuccess() {
 		info.GatingPlugin = ""
 		return false

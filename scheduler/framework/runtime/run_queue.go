@@ -19,6 +19,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -30,11 +31,14 @@ func (f *Framework) QueueSortFunc() framework.LessFunc {
 	return f.queueSort[0].Less
 }
 
-// RunPreEnqueuePlugins runs the PreEnqueue plugins until one does not
-// return Success. A rejection carries the plugin's name; any other failure
-// becomes an Error naming the plugin.
-func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod) *framework.Status {
+// RunPreEnqueuePlugins runs the PreEnqueue plugins but those named in skip
+// until one does not return Success. A rejection carries the plugin's name;
+// any other failure becomes an Error naming the plugin.
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod, skip ...string) *framework.Status {
 	for _, pl := range f.preEnqueue {
+		if slices.Contains(skip, pl.Name()) {
+			continue
+		}
 		s := pl.PreEnqueue(ctx, pod)
 		if s.IsSuccess() {
 			continue

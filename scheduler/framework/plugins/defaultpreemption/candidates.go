@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -80,19 +81,27 @@ func (p *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleSt
 		preemptorPriority   = corev1helpers.PodPriority(pod)
 		logger              = klog.FromContext(ctx)
 		enoughCandidatesNow = func() bool { return len(clean) > 0 && len(clean)+len(violating) >= want }
+		groups              = sync.OnceValues(p.wholeGroupVictims)
 	)
 	// One status serves every node without pods to preempt.
 	noVictims := framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims)
 	check := func(i int) {
 		ni := potential[(offset+i)%len(potential)]
 		name := ni.Node().Name
-		if !hasLowerPriorityPod(ni, preemptorPriority) {
+		units, err := p.nodeVictims(ni, preemptorPriority, groups)
+		if err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			return
+		}
+		if len(units) == 0 {
 			mu.Lock()
 			nodeStatuses.Set(name, noVictims)
 			mu.Unlock()
 			return
 		}
-		victims, violations, st := p.selectVictimsOnNode(ctx, state, pod, preemptorPriority, ni, pdbs)
+		victims, violations, st := p.selectVictimsOnNode(ctx, state, pod, ni, units, pdbs)
 		if st.IsSuccess() && len(victims) == 0 {
 			st = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", name))
 		}
@@ -122,46 +131,120 @@ func (p *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleSt
 	return append(clean, violating...), nodeStatuses, errors.Join(errs...)
 }
 
-// hasLowerPriorityPod reports whether a pod on the node has a priority below priority.
-func hasLowerPriorityPod(ni *framework.NodeInfo, priority int32) bool {
+// nodeVictims returns what preempting for a pod of the priority may evict
+// to make room on the node, as kube-scheduler v1.37 with workload-aware
+// preemption does: each pod on it whose preemption priority (victimUnitOf)
+// is lower, alone or, for a member of a group whose disruption mode is All,
+// with every placed pod of that group, wherever it runs (groups supplies
+// those).
+func (p *DefaultPreemption) nodeVictims(ni *framework.NodeInfo, priority int32, groups func() (map[victimKey]*groupVictim, error)) ([]*groupVictim, error) {
+	var (
+		out  []*groupVictim
+		seen map[victimKey]bool
+		now  metav1.Time
+	)
 	for _, pi := range ni.Pods {
-		if corev1helpers.PodPriority(pi.Pod) < priority {
-			return true
+		u := p.victimUnitOf(pi.Pod)
+		if u.priority >= priority {
+			continue
+		}
+		if !u.whole {
+			if now.IsZero() {
+				now = metav1.NewTime(p.clock.Now())
+			}
+			out = append(out, &groupVictim{pods: []*framework.PodInfo{pi}, priority: u.priority, rank: u.rank, started: startTime(pi.Pod, now)})
+			continue
+		}
+		if seen[u.key] {
+			continue
+		}
+		if seen == nil {
+			seen = map[victimKey]bool{}
+		}
+		seen[u.key] = true
+		all, err := groups()
+		if err != nil {
+			return nil, err
+		}
+		if v := all[u.key]; v != nil {
+			out = append(out, v)
 		}
 	}
-	return false
+	return out, nil
 }
 
-// selectVictimsOnNode finds the fewest, least important pods to remove from
-// the node for the preemptor to fit, working on copies of the node and the
-// cycle state (made only when the node has pods to preempt): it removes
-// every lower-priority pod, checks that the preemptor then fits, and adds the
-// pods back from the most important down as long as it still fits, trying
-// PodDisruptionBudget-protected pods first. It returns the victims, most
-// important first, and how many of them violate a budget.
-func (p *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, preemptor *v1.Pod, priority int32, nodeInfo *framework.NodeInfo, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
-	var potential []*framework.PodInfo
-	for _, pi := range nodeInfo.Pods {
-		if corev1helpers.PodPriority(pi.Pod) < priority {
-			potential = append(potential, pi)
+// wholeGroupVictims returns the victims of the groups whose disruption mode
+// is All across the snapshot, each with all its placed pods.
+func (p *DefaultPreemption) wholeGroupVictims() (map[victimKey]*groupVictim, error) {
+	nodes, err := p.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return nil, fmt.Errorf("listing the snapshot's nodes: %w", err)
+	}
+	out := map[victimKey]*groupVictim{}
+	for _, v := range p.groupVictims(nodes) {
+		if v.whole {
+			out[v.key] = v
 		}
 	}
+	return out, nil
+}
+
+// selectVictimsOnNode finds the fewest, least important victims to take
+// for the preemptor to fit on the node, working on copies of the node and
+// the cycle state: it removes every potential victim (a group's pods on
+// other nodes only from the plugins' cycle state, as upstream does), checks
+// that the preemptor then fits, and gives the victims back from the most
+// important down as long as it still fits, trying the ones a
+// PodDisruptionBudget protects first (a victim is protected when any of its
+// pods is). It returns the victims' pods, the most important victim's
+// first, and how many of them violate a budget.
+func (p *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, preemptor *v1.Pod, nodeInfo *framework.NodeInfo, potential []*groupVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNoVictims)
 	}
 	state, nodeInfo = state.Clone(), nodeInfo.Clone()
-	remove := func(pi *framework.PodInfo) error {
-		if err := nodeInfo.RemovePod(pi.Pod); err != nil {
-			return err
+	main := nodeInfo.Node().Name
+	lister := p.handle.SnapshotSharedLister().NodeInfos()
+	nodeOf := func(pi *framework.PodInfo) (*framework.NodeInfo, error) {
+		if name := pi.Pod.Spec.NodeName; name != main {
+			return lister.Get(name)
 		}
-		return p.runner.RunPreFilterExtensionRemovePod(ctx, state, preemptor, pi, nodeInfo).AsError()
+		return nodeInfo, nil
 	}
-	add := func(pi *framework.PodInfo) error {
-		nodeInfo.AddPodInfo(pi)
-		return p.runner.RunPreFilterExtensionAddPod(ctx, state, preemptor, pi, nodeInfo).AsError()
+	remove := func(v *groupVictim) error {
+		for _, pi := range v.pods {
+			ni, err := nodeOf(pi)
+			if err != nil {
+				return err
+			}
+			if ni == nodeInfo {
+				if err := nodeInfo.RemovePod(pi.Pod); err != nil {
+					return err
+				}
+			}
+			if st := p.runner.RunPreFilterExtensionRemovePod(ctx, state, preemptor, pi, ni); !st.IsSuccess() {
+				return st.AsError()
+			}
+		}
+		return nil
 	}
-	for _, pi := range potential {
-		if err := remove(pi); err != nil {
+	add := func(v *groupVictim) error {
+		for _, pi := range v.pods {
+			ni, err := nodeOf(pi)
+			if err != nil {
+				return err
+			}
+			if ni == nodeInfo {
+				nodeInfo.AddPodInfo(pi)
+			}
+			if st := p.runner.RunPreFilterExtensionAddPod(ctx, state, preemptor, pi, ni); !st.IsSuccess() {
+				return st.AsError()
+			}
+		}
+		return nil
+	}
+	for _, v := range potential {
+		if err := remove(v); err != nil {
 			return nil, 0, framework.AsStatus(err)
 		}
 	}
@@ -171,54 +254,49 @@ func (p *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *fram
 		return nil, 0, st
 	}
 
-	now := metav1.NewTime(p.clock.Now())
-	sort.SliceStable(potential, func(i, j int) bool { return moreImportant(potential[i].Pod, potential[j].Pod, now) })
-	violatingPods, cleanPods := splitByPDBViolation(potential, pdbs)
+	potential = slices.Clone(potential)
+	sort.SliceStable(potential, func(i, j int) bool { return moreImportantVictim(potential[i], potential[j]) })
+	violatingVictims, cleanVictims, violatingPods := splitVictimsByPDB(potential, pdbs)
 
-	var victims []*v1.Pod
-	reprieve := func(pi *framework.PodInfo) (bool, error) {
-		if err := add(pi); err != nil {
+	var victims []*groupVictim
+	reprieve := func(v *groupVictim) (bool, error) {
+		if err := add(v); err != nil {
 			return false, err
 		}
 		if p.runner.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, nodeInfo).IsSuccess() {
 			return true, nil
 		}
-		if err := remove(pi); err != nil {
+		if err := remove(v); err != nil {
 			return false, err
 		}
-		victims = append(victims, pi.Pod)
+		victims = append(victims, v)
 		return false, nil
 	}
 	violations := 0
-	for _, pi := range violatingPods {
-		fits, err := reprieve(pi)
+	for _, v := range violatingVictims {
+		fits, err := reprieve(v)
 		if err != nil {
 			return nil, 0, framework.AsStatus(err)
 		}
 		if !fits {
-			violations++
+			violations += violatingPods[v]
 		}
 	}
-	for _, pi := range cleanPods {
-		if _, err := reprieve(pi); err != nil {
+	for _, v := range cleanVictims {
+		if _, err := reprieve(v); err != nil {
 			return nil, 0, framework.AsStatus(err)
 		}
 	}
-	if len(violatingPods) > 0 && len(cleanPods) > 0 {
-		sort.SliceStable(victims, func(i, j int) bool { return moreImportant(victims[i], victims[j], now) })
+	if len(violatingVictims) > 0 && len(cleanVictims) > 0 {
+		sort.SliceStable(victims, func(i, j int) bool { return moreImportantVictim(victims[i], victims[j]) })
 	}
-	return victims, violations, nil
-}
-
-// moreImportant orders victims: higher priority first, then the one that
-// started earlier.
-func moreImportant(a, b *v1.Pod, now metav1.Time) bool {
-	pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
-	if pa != pb {
-		return pa > pb
+	var pods []*v1.Pod
+	for _, v := range victims {
+		for _, pi := range v.pods {
+			pods = append(pods, pi.Pod)
+		}
 	}
-	sa, sb := startTime(a, now), startTime(b, now)
-	return sa.Before(&sb)
+	return pods, violations, nil
 }
 
 // startTime is when the pod started, or now for a pod that has not.
@@ -229,18 +307,27 @@ func startTime(pod *v1.Pod, now metav1.Time) metav1.Time {
 	return now
 }
 
-// splitByPDBViolation splits the pods, in order, into those whose eviction
-// some PodDisruptionBudget does not allow and the rest.
-func splitByPDBViolation(pods []*framework.PodInfo, pdbs []*policy.PodDisruptionBudget) (violating, clean []*framework.PodInfo) {
+// splitVictimsByPDB splits the victims, in order, into those one of whose
+// pods some PodDisruptionBudget does not allow evicting and the rest, and
+// counts the pods of each of the first kind that exceed a budget.
+func splitVictimsByPDB(victims []*groupVictim, pdbs []*policy.PodDisruptionBudget) (violating, clean []*groupVictim, violatingPods map[*groupVictim]int) {
 	budgets := newPDBBudgets(pdbs)
-	for _, pi := range pods {
-		if budgets.take(pi.Pod) {
-			violating = append(violating, pi)
+	violatingPods = map[*groupVictim]int{}
+	for _, v := range victims {
+		n := 0
+		for _, pi := range v.pods {
+			if budgets.take(pi.Pod) {
+				n++
+			}
+		}
+		if n > 0 {
+			violating = append(violating, v)
+			violatingPods[v] = n
 		} else {
-			clean = append(clean, pi)
+			clean = append(clean, v)
 		}
 	}
-	return violating, clean
+	return violating, clean, violatingPods
 }
 
 // pdbBudgets are the disruptions the PodDisruptionBudgets still allow while

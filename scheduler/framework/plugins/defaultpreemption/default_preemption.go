@@ -269,7 +269,7 @@ func (p *DefaultPreemption) eligible(pod *v1.Pod, lister framework.NodeInfoListe
 	}
 	priority := priorityOf(pod)
 	for _, pi := range ni.Pods {
-		if corev1helpers.PodPriority(pi.Pod) < priority && terminatingByPreemption(pi.Pod) {
+		if p.victimUnitOf(pi.Pod).priority < priority && terminatingByPreemption(pi.Pod) {
 			return false, msgTerminatingVictims
 		}
 	}

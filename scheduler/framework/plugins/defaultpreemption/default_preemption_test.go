@@ -25,6 +25,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -284,6 +285,68 @@ func TestPostFilter(t *testing.T) {
 			wantClear: true,
 			wantCode:  framework.Unschedulable,
 			wantMsg:   "preemption: 0/1 nodes are available: 1 Insufficient cpu.",
+		},
+		{
+			name: "a group whose disruption mode is All is one victim, all its members with it",
+			cluster: cluster{
+				nodes:  []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
+				groups: []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Gang(2).Priority(1).DisruptAll().Obj()},
+				pods: []*v1.Pod{
+					st.Pod("crew-0").Priority(1).Container("cpu", "2").SchedulingGroup("crew").NodeName("n1").Obj(),
+					st.Pod("crew-1").Priority(1).Container("cpu", "2").SchedulingGroup("crew").NodeName("n2").Obj(),
+				},
+			},
+			pod:         preemptor().Obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"crew-0", "crew-1"},
+			wantCode:    framework.Success,
+			wantMsg:     "preemption: found a potential placement for pod on node n1, preempting 2 victims",
+		},
+		{
+			name: "a group whose disruption mode is Single loses only the member in the way",
+			cluster: cluster{
+				nodes:  []*v1.Node{makeNode("n1", "2"), makeNode("n2", "2")},
+				groups: []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Gang(2).Priority(1).Obj()},
+				pods: []*v1.Pod{
+					st.Pod("crew-0").Priority(1).Container("cpu", "2").SchedulingGroup("crew").NodeName("n1").Obj(),
+					st.Pod("crew-1").Priority(1).Container("cpu", "2").SchedulingGroup("crew").NodeName("n2").Obj(),
+				},
+			},
+			pod:         preemptor().Obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"crew-0"},
+			wantCode:    framework.Success,
+			wantMsg:     "preemption: found a potential placement for pod on node n1, preempting 1 victims",
+		},
+		{
+			name: "a lone pod is taken before a whole group of the same priority",
+			cluster: cluster{
+				nodes:  []*v1.Node{makeNode("n1", "4"), makeNode("n2", "2")},
+				groups: []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Gang(2).Priority(1).DisruptAll().Obj()},
+				pods: []*v1.Pod{
+					st.Pod("crew-0").Priority(1).Container("cpu", "2").SchedulingGroup("crew").NodeName("n1").Obj(),
+					st.Pod("crew-1").Priority(1).Container("cpu", "2").SchedulingGroup("crew").NodeName("n2").Obj(),
+					st.Pod("lone").Priority(1).Container("cpu", "2").NodeName("n1").Obj(),
+				},
+			},
+			pod:         preemptor().Obj(),
+			wantNode:    "n1",
+			wantDeleted: []string{"lone"},
+			wantCode:    framework.Success,
+		},
+		{
+			name: "a group's members are preempted at the group's priority",
+			cluster: cluster{
+				nodes:  []*v1.Node{makeNode("n1", "2")},
+				groups: []*schedulingv1beta1.PodGroup{st.WorkloadGroup("crew").Priority(500).Obj()},
+				pods: []*v1.Pod{
+					st.Pod("crew-0").Priority(1).Container("cpu", "2").SchedulingGroup("crew").NodeName("n1").Obj(),
+				},
+			},
+			pod:       preemptor().Obj(),
+			wantClear: true,
+			wantCode:  framework.Unschedulable,
+			wantMsg:   "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
 		},
 		{
 			name: "a pod larger than any node is not helped",

@@ -28,15 +28,21 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 )
 
-// msgPreempting is PreEnqueue's reason while a pod's preemption runs, as upstream.
-const msgPreempting = "waiting for the preemption for this pod to be finished"
+// PreEnqueue's reasons while a pod's, or its group's, preemption runs, as upstream's.
+const (
+	msgPreempting      = "waiting for the preemption for this pod to be finished"
+	msgGroupPreempting = "waiting for the preemption for this pod group to be finished"
+)
 
-// PreEnqueue keeps a pod out of the active queue while its preemption still
-// runs in the background: until the last victim's deletion has been accepted
+// PreEnqueue keeps a pod out of the active queue while its preemption, or
+// its group's, still runs in the background: until the last victim's deletion has been accepted
 // (the informer shows it terminating or gone), another cycle would only
 // find the node still full.
 func (p *DefaultPreemption) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.Status {
 	if p.preemptionRunning(pod.UID) {
+		if _, ok := framework.GroupRefOf(pod); ok {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgGroupPreempting)
+		}
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgPreempting)
 	}
 	return nil
@@ -73,34 +79,53 @@ func (p *DefaultPreemption) EventsToRegister(context.Context) ([]framework.Clust
 // A failure is logged; the preemptor is retried on the next event that may
 // help it.
 func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, preemptor *v1.Pod) {
+	p.evictInBackground(ctx, c.node, c.victims, podPreemptor(preemptor), []types.UID{preemptor.UID}, func(ctx context.Context) {
+		if err := p.clearLowerNominations(ctx, c.node, priorityOf(preemptor)); err != nil {
+			klog.FromContext(ctx).Error(err, "Clearing the nominations of lower-priority pods", "node", klog.KRef("", c.node))
+		}
+	})
+}
+
+// evictInBackground evicts the victims not already terminating off the
+// cycle, as upstream's asynchronous preemption does: first runs, then all
+// victims but one are evicted in parallel, then the last one. PreEnqueue
+// gates the pods named by gated until the last victim's deletion is
+// accepted; after that a gated pod waits for an event that may help it
+// (a bound pod deleted), as upstream's do. A failure is logged.
+func (p *DefaultPreemption) evictInBackground(ctx context.Context, node string, victims []*v1.Pod, who preemptor, gated []types.UID, first func(context.Context)) {
 	logger := klog.FromContext(ctx)
-	victims := make([]*v1.Pod, 0, len(c.victims))
-	for _, v := range c.victims {
+	pending := make([]*v1.Pod, 0, len(victims))
+	for _, v := range victims {
 		if v.DeletionTimestamp == nil {
-			victims = append(victims, v)
+			pending = append(pending, v)
 		}
 	}
-	if len(victims) == 0 {
+	if len(pending) == 0 {
 		return
 	}
-	uid := preemptor.UID
-	p.inflight.Start(uid)
+	for _, uid := range gated {
+		p.inflight.Start(uid)
+	}
 	p.background.Add(1)
 	go func() {
 		defer p.background.Done()
-		defer p.inflight.Finish(uid)
+		defer func() {
+			for _, uid := range gated {
+				p.inflight.Finish(uid)
+			}
+		}()
 		ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancel()
-		if err := p.clearLowerNominations(ctx, c.node, priorityOf(preemptor)); err != nil {
-			logger.Error(err, "Clearing the nominations of lower-priority pods", "node", klog.KRef("", c.node))
+		if first != nil {
+			first(ctx)
 		}
 		var (
 			mu   sync.Mutex
 			errs []error
 		)
-		rest, last := victims[:len(victims)-1], victims[len(victims)-1]
+		rest, last := pending[:len(pending)-1], pending[len(pending)-1]
 		p.parallelizer.Until(ctx, len(rest), func(i int) {
-			if err := p.preemptVictim(ctx, c.node, podPreemptor(preemptor), rest[i]); err != nil {
+			if err := p.preemptVictim(ctx, node, who, rest[i]); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -108,14 +133,16 @@ func (p *DefaultPreemption) prepareAsync(ctx context.Context, c *candidate, pree
 			}
 		}, Name)
 		if err := errors.Join(errs...); err != nil {
-			logger.Error(err, "Preempting victims in the background", "node", klog.KRef("", c.node))
+			logger.Error(err, "Preempting victims in the background", "node", klog.KRef("", node))
 			return
 		}
-		p.inflight.SetLastVictim(uid, types.NamespacedName{Namespace: last.Namespace, Name: last.Name})
-		if err := p.preemptVictim(ctx, c.node, podPreemptor(preemptor), last); err != nil {
-			logger.Error(err, "Preempting the last victim in the background", "node", klog.KRef("", c.node))
+		for _, uid := range gated {
+			p.inflight.SetLastVictim(uid, types.NamespacedName{Namespace: last.Namespace, Name: last.Name})
+		}
+		if err := p.preemptVictim(ctx, node, who, last); err != nil {
+			logger.Error(err, "Preempting the last victim in the background", "node", klog.KRef("", node))
 			return
 		}
-		logger.V(2).Info("Background preemption finished", "node", klog.KRef("", c.node), "victims", len(victims))
+		logger.V(2).Info("Background preemption finished", "node", klog.KRef("", node), "victims", len(pending))
 	}()
 }

@@ -18,10 +18,12 @@ package defaultpreemption
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
@@ -157,5 +159,53 @@ func TestEventsToRegister(t *testing.T) {
 		if hint, err := events[0].QueueingHintFn(e.plugin.logger(), nil, nil, nil); err != nil || hint != framework.QueueSkip {
 			t.Errorf("hint %v, %v; want QueueSkip", hint, err)
 		}
+	}
+}
+
+// TestPreEnqueueGatesAGroupWhileItsVictimsAreEvicted checks a PodGroup's
+// preemption as upstream's asynchronous one: the members are gated, with
+// the pod group's reason, until the informer shows the last victim
+// terminating, so the group's next cycle does not come while the victims
+// it chose are still being evicted.
+func TestPreEnqueueGatesAGroupWhileItsVictimsAreEvicted(t *testing.T) {
+	group := st.WorkloadGroup("crew").UID("crew-uid").Gang(1).Priority(1000).Obj()
+	member := st.Pod("m").UID("m").Req("cpu", "2").SchedulingGroup("crew").SchedulerName(v1.DefaultSchedulerName).Obj()
+	low := st.Pod("low").UID("low").Req("cpu", "2").Priority(1).NodeName("node-1").Obj()
+	e := newEnv(t, cluster{
+		nodes:  []*v1.Node{makeNode("node-1", "2")},
+		pods:   []*v1.Pod{low, member},
+		groups: []*schedulingv1beta1.PodGroup{group},
+	})
+	deleting, release := make(chan struct{}), make(chan struct{})
+	e.client.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.(clienttesting.DeleteAction).GetName() == "low" {
+			close(deleting)
+			<-release
+		}
+		return false, nil, nil
+	})
+	ctx := context.Background()
+	sim := &gangSimulation{fwk: e.fwk, snapshot: e.snapshot, members: []*v1.Pod{member}}
+	_, s := e.plugin.PodGroupPostFilter(ctx, framework.PodGroupNode(group), []*v1.Pod{member}, sim)
+	if want := "pod group preemption: found a placement for podgroup, preempting 1 victims"; !s.IsSuccess() || s.Message() != want {
+		t.Fatalf("PodGroupPostFilter: %v, want Success with %q", s, want)
+	}
+	<-deleting
+	if status := e.plugin.PreEnqueue(ctx, member); status.Code() != framework.UnschedulableAndUnresolvable || status.Message() != msgGroupPreempting {
+		t.Errorf("PreEnqueue of a member while the victim is being deleted: %v", status)
+	}
+	terminating := low.DeepCopy()
+	now := metav1.NewTime(t0)
+	terminating.DeletionTimestamp = &now
+	if err := e.fwk.SharedInformerFactory().Core().V1().Pods().Informer().GetIndexer().Update(terminating); err != nil {
+		t.Fatal(err)
+	}
+	if status := e.plugin.PreEnqueue(ctx, member); !status.IsSuccess() {
+		t.Errorf("PreEnqueue of a member once the victim terminates: %v", status)
+	}
+	close(release)
+	e.plugin.background.Wait()
+	if got := e.deleted(); !slices.Equal(got, []string{"low"}) {
+		t.Errorf("deleted %v, want [low]", got)
 	}
 }

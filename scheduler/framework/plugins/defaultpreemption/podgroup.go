@@ -103,7 +103,16 @@ func (p *DefaultPreemption) preemptForGroup(ctx context.Context, group *framewor
 
 	pods := victims.pods
 	logger.V(3).Info("Preempting for a pod group", "victims", len(pods), "pdbViolations", violations, "groupDisruptions", victims.groups)
-	if err := p.evict(ctx, groupDomain, pods, groupPreemptor(group, members)); err != nil {
+	who := groupPreemptor(group, members)
+	if p.async {
+		// The members wait at PreEnqueue for the evictions, as upstream's
+		// pod group does.
+		gated := make([]types.UID, len(members))
+		for i, m := range members {
+			gated[i] = m.UID
+		}
+		p.evictInBackground(ctx, groupDomain, pods, who, gated, nil)
+	} else if err := p.evict(ctx, groupDomain, pods, who); err != nil {
 		return nil, framework.AsStatus(err)
 	}
 	return &framework.PodGroupPostFilterResult{NominatingInfos: victims.nominations},
@@ -121,6 +130,9 @@ type groupVictim struct {
 	rank int
 	// started is when its earliest pod started; now for pods not started.
 	started metav1.Time
+	// whole is set for a group whose disruption mode is All, which key names.
+	whole bool
+	key   victimKey
 }
 
 // moreImportantVictim orders victims as upstream does: higher priority,
@@ -161,7 +173,7 @@ func (p *DefaultPreemption) groupVictims(nodes []*framework.NodeInfo) []*groupVi
 				}
 				continue
 			}
-			v := &groupVictim{pods: []*framework.PodInfo{pi}, priority: u.priority, rank: u.rank, started: started}
+			v := &groupVictim{pods: []*framework.PodInfo{pi}, priority: u.priority, rank: u.rank, started: started, whole: true, key: u.key}
 			whole[u.key] = v
 			out = append(out, v)
 		}
@@ -256,23 +268,7 @@ func (p *DefaultPreemption) selectGroupVictims(ctx context.Context, potential []
 	}
 
 	sort.SliceStable(potential, func(i, j int) bool { return moreImportantVictim(potential[i], potential[j]) })
-	budgets := newPDBBudgets(pdbs)
-	var violating, clean []*groupVictim
-	violatingPods := map[*groupVictim]int{}
-	for _, v := range potential {
-		n := 0
-		for _, pi := range v.pods {
-			if budgets.take(pi.Pod) {
-				n++
-			}
-		}
-		if n > 0 {
-			violating = append(violating, v)
-			violatingPods[v] = n
-		} else {
-			clean = append(clean, v)
-		}
-	}
+	violating, clean, violatingPods := splitVictimsByPDB(potential, pdbs)
 
 	var evicted []*groupVictim
 	violations := 0
