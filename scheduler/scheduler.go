@@ -305,7 +305,20 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 			}
 		}
 	} else {
-		klog.FromContext(ctx).Info("The apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups (turn on its GenericWorkload feature gate and that API version to use them); gangs are served through Berth's own PodGroups")
+		unread, err := workload.UnreadVersions(client.Discovery())
+		if err != nil {
+			return nil, err
+		}
+		if len(unread) > 0 {
+			workloadOpts = append(workloadOpts, workload.WithUnreadVersions(unread))
+			klog.FromContext(ctx).Info("The apiserver serves PodGroups only in versions this scheduler does not read; pods that join one through spec.schedulingGroup are held, not scheduled without their group, until a Berth that reads them is installed",
+				"read", workload.GroupVersion.String(), "served", unread)
+		} else {
+			klog.FromContext(ctx).Info("The apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups (turn on its GenericWorkload feature gate and that API version to use them); gangs are served through Berth's own PodGroups")
+		}
+		if s.metrics != nil {
+			s.metrics.SetUnreadWorkloadAPIs(unread)
+		}
 	}
 	if o.podGroupClient != nil {
 		workloadOpts = append(workloadOpts, workload.WithBerthClient(o.podGroupClient), workload.WithPriorityClasses(factory))

@@ -17,6 +17,7 @@ limitations under the License.
 package framework
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -168,6 +169,23 @@ type HierarchyError struct {
 }
 
 func (e *HierarchyError) Error() string { return e.Reason }
+
+// UnreadGroupError says why a pod's scheduling.k8s.io PodGroup cannot be
+// read: the apiserver serves PodGroups only in versions the scheduler does
+// not read (Served), or in none.
+type UnreadGroupError struct {
+	// Read is the group version the scheduler reads.
+	Read string
+	// Served are the group versions the apiserver serves PodGroups in.
+	Served []string
+}
+
+func (e *UnreadGroupError) Error() string {
+	if len(e.Served) == 0 {
+		return fmt.Sprintf("the apiserver does not serve %s PodGroups", e.Read)
+	}
+	return fmt.Sprintf("the apiserver serves PodGroups as %s, which this scheduler does not read (it reads %s)", strings.Join(e.Served, ", "), e.Read)
+}
 
 // HierarchyLister reads the hierarchies Kubernetes' PodGroups form with
 // CompositePodGroups (scheduling.k8s.io/v1alpha3).

@@ -75,6 +75,7 @@ type Metrics struct {
 	scheduledEvents          *prometheus.CounterVec
 	shadowDecisions          *prometheus.CounterVec
 	workloadAPI              prometheus.Gauge
+	unreadWorkloadAPI        *prometheus.GaugeVec
 	foreignBindings          *prometheus.CounterVec
 
 	// The kube-scheduler metrics below are named, labelled and bucketed as
@@ -155,6 +156,12 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name:      "decisions_total",
 			Help:      "Scheduling attempts a shadow profile evaluated (or dropped), by the shadow profile and the outcome of comparing it with the live profile (a Berth metric).",
 		}, []string{"profile", "outcome"}),
+		unreadWorkloadAPI: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "berth",
+			Subsystem: "workload",
+			Name:      "api_unread",
+			Help:      "1 for each group version the apiserver serves PodGroups in that Berth does not read, when it does not serve the one Berth reads: pods that join such a PodGroup are held (a Berth metric).",
+		}, []string{"group_version"}),
 		workloadAPI: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "berth",
 			Subsystem: "workload",
@@ -189,7 +196,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 	return append([]prometheus.Collector{
 		m.scheduleAttempts, m.schedulingAttemptSeconds, m.pendingPods, m.extensionPointSeconds,
 		m.podSchedulingSLISeconds, m.pluginExecutionSeconds, m.permitWaitSeconds, m.scheduledEvents,
-		m.shadowDecisions, m.workloadAPI, m.foreignBindings,
+		m.shadowDecisions, m.workloadAPI, m.unreadWorkloadAPI, m.foreignBindings,
 		m.unschedulablePods, m.preemptionAttempts, m.preemptionVictims, m.queueIncomingPods,
 		m.podSchedulingAttempts, m.cacheSize, m.goroutines, m.eventHandlingSeconds,
 	}, m.berth.collectors()...)
@@ -206,6 +213,18 @@ func (m *Metrics) SetNativeWorkloadAPI(served bool) {
 		v = 1
 	}
 	m.workloadAPI.Set(v)
+}
+
+// SetUnreadWorkloadAPIs records the group versions the apiserver serves
+// PodGroups in that the scheduler does not read.
+func (m *Metrics) SetUnreadWorkloadAPIs(groupVersions []string) {
+	if m == nil {
+		return
+	}
+	m.unreadWorkloadAPI.Reset()
+	for _, gv := range groupVersions {
+		m.unreadWorkloadAPI.WithLabelValues(gv).Set(1)
+	}
 }
 
 // ObserveScheduleAttempt counts one scheduling attempt of the profile with

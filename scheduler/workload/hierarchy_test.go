@@ -302,3 +302,36 @@ func TestAncestors(t *testing.T) {
 		})
 	}
 }
+
+func TestUnreadVersions(t *testing.T) {
+	list := func(gv string, names ...string) *metav1.APIResourceList {
+		l := &metav1.APIResourceList{GroupVersion: gv}
+		for _, n := range names {
+			l.APIResources = append(l.APIResources, metav1.APIResource{Name: n})
+		}
+		return l
+	}
+	tests := []struct {
+		name      string
+		resources []*metav1.APIResourceList
+		want      []string
+	}{
+		{name: "PodGroups GA as v1 only", resources: []*metav1.APIResourceList{list("scheduling.k8s.io/v1", "priorityclasses", "podgroups")}, want: []string{"scheduling.k8s.io/v1"}},
+		{name: "no PodGroups at all", resources: []*metav1.APIResourceList{list("scheduling.k8s.io/v1", "priorityclasses")}},
+		{name: "v1beta1 served too is not counted", resources: []*metav1.APIResourceList{list("scheduling.k8s.io/v1beta1", "podgroups"), list("scheduling.k8s.io/v1", "podgroups")}, want: []string{"scheduling.k8s.io/v1"}},
+		{name: "another group's podgroups", resources: []*metav1.APIResourceList{list("scheduling.x-k8s.io/v1alpha1", "podgroups")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewClientset()
+			client.Resources = tt.resources
+			got, err := UnreadVersions(client.Discovery())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("unread = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

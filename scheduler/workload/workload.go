@@ -88,6 +88,36 @@ func Served(d discovery.DiscoveryInterface) (bool, error) {
 	return servesResource(d, GroupVersion.String(), "podgroups")
 }
 
+// UnreadVersions lists the scheduling.k8s.io versions other than the one
+// read here in which the apiserver serves PodGroups: a cluster that made
+// them GA as scheduling.k8s.io/v1 and stopped serving v1beta1 serves them
+// in a version this scheduler cannot read.
+func UnreadVersions(d discovery.DiscoveryInterface) ([]string, error) {
+	groups, err := d.ServerGroups()
+	if err != nil {
+		return nil, fmt.Errorf("discovering API groups: %w", err)
+	}
+	var out []string
+	for _, g := range groups.Groups {
+		if g.Name != GroupVersion.Group {
+			continue
+		}
+		for _, v := range g.Versions {
+			if v.GroupVersion == GroupVersion.String() {
+				continue
+			}
+			served, err := servesResource(d, v.GroupVersion, "podgroups")
+			if err != nil {
+				return nil, err
+			}
+			if served {
+				out = append(out, v.GroupVersion)
+			}
+		}
+	}
+	return out, nil
+}
+
 // servesResource reports whether the apiserver serves the resource in the
 // group version; a group version it does not know is no error.
 func servesResource(d discovery.DiscoveryInterface, groupVersion, resource string) (bool, error) {
@@ -181,6 +211,9 @@ type Groups struct {
 	// scheduled are the groups set scheduled that the informers do not
 	// show so yet (MarkScheduled).
 	scheduled scheduledGroups
+	// unread are the group versions the apiserver serves PodGroups in
+	// when it does not serve the one read here.
+	unread []string
 }
 
 var _ framework.WorkloadLister = (*Groups)(nil)
@@ -197,6 +230,13 @@ func WithInformerFactory(f informers.SharedInformerFactory) Option {
 		g.native = inf.Informer()
 		g.lister = inf.Lister()
 	}
+}
+
+// WithUnreadVersions records the group versions the apiserver serves
+// PodGroups in instead of the one Groups reads (UnreadVersions), for the
+// error PodGroup returns.
+func WithUnreadVersions(versions []string) Option {
+	return func(g *Groups) { g.unread = versions }
 }
 
 // WithBerthClient watches Berth's PodGroups, and writes their status,
@@ -245,9 +285,6 @@ func (g *Groups) Serves(ref framework.GroupRef) bool {
 	return g.native != nil
 }
 
-// errUnserved is the answer for every native group when the API is not served.
-var errUnserved = errors.New("the apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups")
-
 // errBerthUnwatched is the answer for every Berth group when they are not watched.
 var errBerthUnwatched = errors.New("this scheduler does not watch scheduling.berth.io PodGroups")
 
@@ -256,7 +293,7 @@ var errBerthUnwatched = errors.New("this scheduler does not watch scheduling.ber
 func (g *Groups) PodGroup(ref framework.GroupRef) (*schedulingv1beta1.PodGroup, error) {
 	if !ref.Berth {
 		if g.lister == nil {
-			return nil, errUnserved
+			return nil, &framework.UnreadGroupError{Read: GroupVersion.String(), Served: g.unread}
 		}
 		return g.lister.PodGroups(ref.Namespace).Get(ref.Name)
 	}

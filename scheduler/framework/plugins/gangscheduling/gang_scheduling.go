@@ -97,13 +97,7 @@ func (pl *GangScheduling) groupOf(pod *v1.Pod) (ref framework.GroupRef, pg *sche
 	if !ok {
 		return ref, nil, false, nil
 	}
-	w := pl.handle.Workloads()
-	if !ref.Berth && !w.Serves(ref) {
-		// The apiserver drops spec.schedulingGroup when it does not serve
-		// the API; a pod that has it anyway is scheduled on its own.
-		return ref, nil, false, nil
-	}
-	pg, err = w.PodGroup(ref)
+	pg, err = pl.handle.Workloads().PodGroup(ref)
 	return ref, pg, true, err
 }
 
@@ -114,6 +108,9 @@ func (pl *GangScheduling) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.
 	ref, pg, ok, err := pl.groupOf(pod)
 	if !ok {
 		return nil
+	}
+	if unread := (*framework.UnreadGroupError)(nil); errors.As(err, &unread) {
+		return pl.unreadGroup(pod, ref, unread)
 	}
 	if err != nil {
 		return awaitingGroup(ref)
@@ -129,6 +126,18 @@ func (pl *GangScheduling) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgAwaitingMinCount)
 	}
 	return nil
+}
+
+// unreadGroup holds a member whose PodGroup the scheduler cannot read (the
+// apiserver serves PodGroups in another version, or not at all): scheduled
+// alone, it would break its group's promises. The pod gets a warning
+// event naming the versions.
+func (pl *GangScheduling) unreadGroup(pod *v1.Pod, ref framework.GroupRef, err *framework.UnreadGroupError) *framework.Status {
+	msg := fmt.Sprintf("pod group %q cannot be read: %v; the pod waits rather than being scheduled without its group", ref.Name, err)
+	if r := pl.handle.EventRecorder(); r != nil {
+		r.Eventf(pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, msg)
 }
 
 // awaitingGroup is the verdict on a member whose PodGroup does not exist.

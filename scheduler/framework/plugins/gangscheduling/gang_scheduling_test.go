@@ -26,9 +26,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	st "github.com/berth-io/berth/scheduler/schedtest"
+	"github.com/berth-io/berth/scheduler/workload"
 )
 
 func newPlugin(t *testing.T, h framework.Handle) *GangScheduling {
@@ -251,5 +254,52 @@ func TestHints(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPreEnqueueHoldsAMemberOfAnUnreadGroup checks a pod that joins a
+// scheduling.k8s.io PodGroup on an apiserver serving PodGroups only in a
+// version the scheduler does not read (or in none): it is held with a
+// message naming the versions and a warning event, never scheduled alone.
+func TestPreEnqueueHoldsAMemberOfAnUnreadGroup(t *testing.T) {
+	tests := []struct {
+		name    string
+		served  []string
+		wantMsg string
+	}{
+		{
+			name: "served as v1 only", served: []string{"scheduling.k8s.io/v1"},
+			wantMsg: `pod group "crew" cannot be read: the apiserver serves PodGroups as scheduling.k8s.io/v1, which this scheduler does not read (it reads scheduling.k8s.io/v1beta1); the pod waits rather than being scheduled without its group`,
+		},
+		{
+			name:    "served in no version",
+			wantMsg: `pod group "crew" cannot be read: the apiserver does not serve scheduling.k8s.io/v1beta1 PodGroups; the pod waits rather than being scheduled without its group`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{workload.MemberIndex: workload.IndexMembers})
+			member := doors[0].crew("a")[0]
+			if err := pods.Add(member); err != nil {
+				t.Fatal(err)
+			}
+			recorder := events.NewFakeRecorder(1)
+			h := &gangHandle{Handle: st.Handle{
+				Native: workload.New(pods, func(*v1.Pod) string { return "" }, workload.WithUnreadVersions(tc.served)),
+				Events: recorder,
+			}}
+			got := newPlugin(t, h).PreEnqueue(context.Background(), member)
+			if got.Code() != framework.UnschedulableAndUnresolvable || got.Message() != tc.wantMsg {
+				t.Errorf("PreEnqueue = %v %q, want %v %q", got.Code(), got.Message(), framework.UnschedulableAndUnresolvable, tc.wantMsg)
+			}
+			select {
+			case e := <-recorder.Events:
+				if want := "Warning FailedScheduling " + tc.wantMsg; e != want {
+					t.Errorf("event %q, want %q", e, want)
+				}
+			default:
+				t.Error("no event on the pod")
+			}
+		})
 	}
 }
