@@ -18,7 +18,8 @@ limitations under the License.
 // scheduler, the controllers and the webhook (`berth manager`), the
 // migration tool (`berth convert`), the offline check of Berth's objects
 // (`berth validate`), the explanation of a pod's placement (`berth
-// explain`) and `berth version`. It is built with the public builder,
+// explain`), the check of a cluster's placements (`berth audit`) and
+// `berth version`. It is built with the public builder,
 // cmd/berth/app, as a binary with plugins of one's own is.
 package main
 

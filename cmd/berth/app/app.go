@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package app builds a Berth binary: `berth manager` (the scheduler, the
 // controllers, the webhook and the rebalancer), `convert`, `validate`,
-// `explain` and `version`, with the in-tree scheduling plugins and
+// `explain`, `audit` and `version`, with the in-tree scheduling plugins and
 // rebalance strategies plus any the binary adds. cmd/berth is built with it,
 // and so is a binary of one's own:
 //
@@ -115,7 +115,7 @@ func Main(opts ...Option) {
 }
 
 // Run executes the subcommand args[0] with the rest of args and returns
-// the process exit code. ctx bounds convert, validate and explain; `berth
+// the process exit code. ctx bounds convert, validate, explain and audit; `berth
 // manager` runs until ctx ends or the process gets SIGINT or SIGTERM (a
 // second signal exits at once).
 func (c *Command) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -132,6 +132,8 @@ func (c *Command) Run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return c.runValidate(ctx, args[1:], stdin, stdout, stderr)
 	case "explain":
 		return c.runExplain(ctx, args[1:], stdin, stdout, stderr, c.clients)
+	case "audit":
+		return c.runAudit(ctx, args[1:], stdout, stderr, auditKubeClients)
 	case "version":
 		fmt.Fprintf(stdout, "berth %s (%s, %s/%s)\n", c.version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
@@ -172,6 +174,7 @@ Commands:
   convert   write SchedulingProfiles for a KubeSchedulerConfiguration file
   validate  check Berth's objects in files offline, as the cluster would (berth validate -h)
   explain   show where a pod goes and why, under the live or a candidate profile (berth explain -h)
+  audit     list bound pods that break a hard scheduling constraint, and gangs below minCount (berth audit -h)
   version   print Berth's version
   help      show this text
 `)
