@@ -24,6 +24,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -60,6 +62,9 @@ func TestGangsStayWhole(t *testing.T) {
 		created  map[string]time.Time // the pods on n1, all members of the gang but "solo"
 		minCount int
 		limits   *v1alpha1.EvictionLimits
+		// pdbAllows, when set, is a PodDisruptionBudget over the members
+		// allowing that many disruptions.
+		pdbAllows *int32
 		// want maps each pod in the plan to its result.
 		want       map[string]v1alpha1.EvictionResult
 		wantReason string
@@ -89,6 +94,24 @@ func TestGangsStayWhole(t *testing.T) {
 				"maxPodsToEvictTotal 2 reached",
 		},
 		{
+			name:      "a gang a PodDisruptionBudget would stop half way stays whole, checked before any eviction",
+			created:   map[string]time.Time{"m-1": old, "m-2": young, "m-3": young, "solo": young},
+			minCount:  3,
+			pdbAllows: ptr.To[int32](2),
+			want:      map[string]v1alpha1.EvictionResult{"m-1": v1alpha1.EvictionSkipped},
+			wantReason: "skipped: gang default/crew stays whole (minCount 3): " +
+				"PodDisruptionBudget crew allows 2 disruptions, and evicting the gang takes 3",
+		},
+		{
+			name:      "a gang its PodDisruptionBudget lets go whole goes",
+			created:   map[string]time.Time{"m-1": old, "m-2": young, "m-3": young, "solo": young},
+			minCount:  3,
+			pdbAllows: ptr.To[int32](3),
+			want: map[string]v1alpha1.EvictionResult{
+				"m-1": v1alpha1.EvictionPlanned, "m-2": v1alpha1.EvictionPlanned, "m-3": v1alpha1.EvictionPlanned,
+			},
+		},
+		{
 			name:     "a pod in no gang goes alone",
 			created:  map[string]time.Time{"m-1": young, "m-2": young, "m-3": young, "solo": old},
 			minCount: 3,
@@ -100,8 +123,19 @@ func TestGangsStayWhole(t *testing.T) {
 			var objs []k8sruntime.Object
 			gangs := &fakeGangs{members: map[string]bool{"m-1": true, "m-2": true, "m-3": true}, minCount: tc.minCount}
 			objs = append(objs, strategytest.Node("n1").Obj())
+			if tc.pdbAllows != nil {
+				objs = append(objs, &policyv1.PodDisruptionBudget{
+					ObjectMeta: metav1.ObjectMeta{Name: "crew", Namespace: "default"},
+					Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "crew"}}},
+					Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: *tc.pdbAllows},
+				})
+			}
 			for _, name := range []string{"m-1", "m-2", "m-3", "solo"} {
-				p := strategytest.Pod(name).NodeName("n1").Created(tc.created[name]).Obj()
+				b := strategytest.Pod(name).NodeName("n1").Created(tc.created[name])
+				if name != "solo" {
+					b = b.Label("app", "crew")
+				}
+				p := b.Obj()
 				objs = append(objs, p)
 				gangs.pods = append(gangs.pods, p)
 			}

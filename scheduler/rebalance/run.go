@@ -23,6 +23,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -243,9 +244,12 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 // gang below minCount, together with the gang's other bound members
 // (members, pod among them), or none of them: a member that is protected,
 // a limit the whole gang would exceed, or a member nodeFit finds no other
-// node for keeps the gang where it is, and the plan says so. Evictions go
-// one by one through the Eviction API, so a PodDisruptionBudget refusing a
-// later member leaves the earlier ones evicted; the plan shows each.
+// node for keeps the gang where it is, and the plan says so. So does a
+// PodDisruptionBudget that does not allow evicting all the members it
+// covers, checked before any member goes: the Eviction API takes them one
+// by one and would refuse a later member after evicting the earlier ones.
+// An eviction refused anyway (the budget changed meanwhile) leaves the
+// earlier members evicted; the plan shows each.
 func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason, gang string, minCount int, members []*v1.Pod) bool {
 	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("gang", gang))
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
@@ -266,6 +270,11 @@ func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason, gan
 	if err := h.limits.AllowAll(members); err != nil {
 		return skip(fmt.Sprintf("evicting its %d members would pass a limit: %v", len(members), err))
 	}
+	if why, err := h.budgetRefuses(ctx, members); err != nil {
+		return skip(fmt.Sprintf("reading its PodDisruptionBudgets: %v", err))
+	} else if why != "" {
+		return skip(why)
+	}
 	if h.nodeFit != nil {
 		for _, m := range members {
 			if err := h.nodeFit.Check(ctx, m); err != nil {
@@ -281,6 +290,36 @@ func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason, gan
 		}
 	}
 	return evicted
+}
+
+// budgetRefuses says which PodDisruptionBudget of the members' namespace
+// does not allow evicting all the members it selects (those it already
+// counts as disrupted aside), or "" when every budget does.
+func (h *strategyHandle) budgetRefuses(ctx context.Context, members []*v1.Pod) (string, error) {
+	if len(members) == 0 {
+		return "", nil
+	}
+	list, err := h.r.client.PolicyV1().PodDisruptionBudgets(members[0].Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("listing PodDisruptionBudgets: %w", err)
+	}
+	for i := range list.Items {
+		pdb := &list.Items[i]
+		selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || selector.Empty() {
+			continue
+		}
+		needed := 0
+		for _, m := range members {
+			if _, disrupted := pdb.Status.DisruptedPods[m.Name]; !disrupted && selector.Matches(labels.Set(m.Labels)) {
+				needed++
+			}
+		}
+		if needed > int(pdb.Status.DisruptionsAllowed) {
+			return fmt.Sprintf("PodDisruptionBudget %s allows %d disruptions, and evicting the gang takes %d", pdb.Name, pdb.Status.DisruptionsAllowed, needed), nil
+		}
+	}
+	return "", nil
 }
 
 // evict plans, and outside a dry run makes, one eviction the checks allowed.
