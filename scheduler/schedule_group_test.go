@@ -17,16 +17,22 @@ limitations under the License.
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 
+	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -200,5 +206,43 @@ func TestGroupMemberOrder(t *testing.T) {
 				t.Errorf("bound %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestUnreadGroupMemberIsNeverScheduledAlone checks the cycle's own guard:
+// on an apiserver that does not serve the PodGroups the scheduler reads, a
+// pod that joins one through spec.schedulingGroup is not bound on its own,
+// even under a profile without GangScheduling, whose PreEnqueue would
+// otherwise hold it.
+func TestUnreadGroupMemberIsNeverScheduledAlone(t *testing.T) {
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	client := fake.NewClientset()
+	s, err := New(ctx, client, WithSeed(1), inTree())
+	if err != nil {
+		t.Fatal(err)
+	}
+	noGang := &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: names.GangScheduling}}}
+	spec := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{PreEnqueue: noGang, Permit: noGang, Reserve: noGang}}
+	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, spec); err != nil {
+		t.Fatal(err)
+	}
+	s.cache.AddNode(logr.Discard(), hostNode("n1", "r", "8"))
+	pod := constrained("crew", 1, func(b *st.PodBuilder) *st.PodBuilder { return b })[0]
+	if _, err := client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.informerFactory.Core().V1().Pods().Informer().GetStore().Add(pod); err != nil {
+		t.Fatal(err)
+	}
+	s.queue.Add(logr.Discard(), pod)
+	s.scheduleOne(ctx)
+	s.bindings.Wait()
+	for _, a := range client.Actions() {
+		if a.GetSubresource() == "binding" {
+			t.Fatalf("the member was bound alone: %v", a)
+		}
+	}
+	if st := s.queue.Stats(); st.Unschedulable+st.Gated != 1 {
+		t.Errorf("queue %+v, want the member waiting in the unschedulable set", st)
 	}
 }

@@ -83,9 +83,12 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		s.queue.Done(pod.UID)
 		return
 	}
-	if ref, ok := framework.GroupRefOf(pod); ok && s.workloads.Serves(ref) {
+	if ref, ok := framework.GroupRefOf(pod); ok && (!ref.Berth || s.workloads.Serves(ref)) {
 		// A member of a PodGroup, Kubernetes' own or Berth's, is placed
-		// with the rest of its group, in one cycle.
+		// with the rest of its group, in one cycle. One of Kubernetes' own
+		// is never placed alone, even when its PodGroup cannot be read
+		// (another API version, or GangScheduling left out of the
+		// profile): the group cycle holds it until the group can be.
 		s.scheduleGroup(ctx, prof, qpi, ref, cycle)
 		return
 	}

@@ -138,37 +138,19 @@ func (p *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleSt
 // with every placed pod of that group, wherever it runs (groups supplies
 // those).
 func (p *DefaultPreemption) nodeVictims(ni *framework.NodeInfo, priority int32, groups func() (map[victimKey]*groupVictim, error)) ([]*groupVictim, error) {
-	var (
-		out  []*groupVictim
-		seen map[victimKey]bool
-		now  metav1.Time
-	)
-	for _, pi := range ni.Pods {
-		u := p.victimUnitOf(pi.Pod)
-		if u.priority >= priority {
+	var out []*groupVictim
+	for _, v := range p.groupVictims([]*framework.NodeInfo{ni}) {
+		if v.priority >= priority {
 			continue
 		}
-		if !u.whole {
-			if now.IsZero() {
-				now = metav1.NewTime(p.clock.Now())
+		if v.whole {
+			all, err := groups()
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, &groupVictim{pods: []*framework.PodInfo{pi}, priority: u.priority, rank: u.rank, started: startTime(pi.Pod, now)})
-			continue
+			v = all[v.key]
 		}
-		if seen[u.key] {
-			continue
-		}
-		if seen == nil {
-			seen = map[victimKey]bool{}
-		}
-		seen[u.key] = true
-		all, err := groups()
-		if err != nil {
-			return nil, err
-		}
-		if v := all[u.key]; v != nil {
-			out = append(out, v)
-		}
+		out = append(out, v)
 	}
 	return out, nil
 }
