@@ -23,8 +23,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 )
 
 // checkNodeSelection holds the pod's nodeSelector and required node
@@ -76,73 +75,13 @@ func nodeFitsSelection(p *corev1.Pod, node *corev1.Node) bool {
 	return required == nil || matchesNodeSelector(required, node)
 }
 
-// matchesNodeSelector reports whether the node matches one of the terms.
-// A term without requirements, or with one that is malformed, matches no node.
+// matchesNodeSelector reports whether the node matches one of the terms,
+// with the API's meaning of each operator (k8s.io/component-helpers'
+// node selector). A term without requirements, or with one that is
+// malformed, matches no node.
 func matchesNodeSelector(ns *corev1.NodeSelector, node *corev1.Node) bool {
-	for _, t := range ns.NodeSelectorTerms {
-		if matchesTerm(t, node) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchesTerm(t corev1.NodeSelectorTerm, node *corev1.Node) bool {
-	if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
-		return false
-	}
-	set := labels.Set(node.Labels)
-	for _, r := range t.MatchExpressions {
-		req, err := labelRequirement(r)
-		if err != nil || !req.Matches(set) {
-			return false
-		}
-	}
-	for _, r := range t.MatchFields {
-		// metadata.name is the only field a node selector may name, with
-		// In or NotIn and exactly one value.
-		if r.Key != "metadata.name" || len(r.Values) != 1 {
-			return false
-		}
-		switch r.Operator {
-		case corev1.NodeSelectorOpIn:
-			if node.Name != r.Values[0] {
-				return false
-			}
-		case corev1.NodeSelectorOpNotIn:
-			if node.Name == r.Values[0] {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// labelRequirement turns a node selector requirement into a label
-// requirement, whose Matches has the API's meaning of each operator (NotIn
-// and DoesNotExist match a node without the label, Gt and Lt compare
-// integers).
-func labelRequirement(r corev1.NodeSelectorRequirement) (*labels.Requirement, error) {
-	var op selection.Operator
-	switch r.Operator {
-	case corev1.NodeSelectorOpIn:
-		op = selection.In
-	case corev1.NodeSelectorOpNotIn:
-		op = selection.NotIn
-	case corev1.NodeSelectorOpExists:
-		op = selection.Exists
-	case corev1.NodeSelectorOpDoesNotExist:
-		op = selection.DoesNotExist
-	case corev1.NodeSelectorOpGt:
-		op = selection.GreaterThan
-	case corev1.NodeSelectorOpLt:
-		op = selection.LessThan
-	default:
-		return nil, fmt.Errorf("unknown operator %q", r.Operator)
-	}
-	return labels.NewRequirement(r.Key, op, r.Values)
+	ok, err := nodeaffinity.NewLazyErrorNodeSelector(ns).Match(node)
+	return err == nil && ok
 }
 
 // describeTerm writes a node selector term for a reader.

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // checkResources holds the sum of each node's bound pods' requests, and
@@ -80,118 +81,20 @@ func isCheckedResource(r corev1.ResourceName) bool {
 	return false
 }
 
-// podRequests returns what the pod holds on its node, by the API's rules:
-// the larger of the containers' sum and the largest init container (each
-// with the sidecars started before it), sidecars (restartable init
-// containers) counted with the containers; pod-level requests in place of
-// the containers' for the resources they name; plus the pod's overhead.
-// Across a resize, the pod counts the largest of what the containers' specs
-// ask, what the kubelet allocated and what it actuated, each summed as
-// above; when the resize is infeasible, the specs are left out. Extended
-// resources the scheduler gave a container through a DRA claim are left
-// out: the node's allocatable does not list them.
+// podRequests returns what the pod holds on its node, by the API's rules
+// (k8s.io/component-helpers' PodRequests: the larger of the containers
+// with their sidecars and the largest init container, pod-level requests,
+// the overhead, and across a resize what the kubelet allocated or
+// actuated). Extended resources the scheduler gave a container through a
+// DRA claim are left out: the node's allocatable does not list them.
 func podRequests(p *corev1.Pod) corev1.ResourceList {
-	infeasible := isResizeInfeasible(p)
-	spec := func(c *corev1.Container, _ *corev1.ContainerStatus) corev1.ResourceList { return c.Resources.Requests }
-	allocated := func(c *corev1.Container, cs *corev1.ContainerStatus) corev1.ResourceList {
-		switch {
-		case cs != nil && cs.AllocatedResources != nil:
-			return cs.AllocatedResources
-		case infeasible:
-			return nil
-		}
-		return c.Resources.Requests
-	}
-	actuated := func(c *corev1.Container, cs *corev1.ContainerStatus) corev1.ResourceList {
-		switch {
-		case cs != nil && cs.Resources != nil && cs.Resources.Requests != nil:
-			return cs.Resources.Requests
-		case cs != nil && cs.AllocatedResources != nil:
-			return cs.AllocatedResources
-		case infeasible:
-			return nil
-		}
-		return c.Resources.Requests
-	}
-	var reqs corev1.ResourceList
-	if infeasible {
-		reqs = maxLists(aggregateContainers(p, actuated), aggregateContainers(p, allocated))
-	} else {
-		reqs = maxLists(aggregateContainers(p, spec), aggregateContainers(p, actuated), aggregateContainers(p, allocated))
-	}
-	if p.Spec.Resources != nil {
-		for r, q := range p.Spec.Resources.Requests {
-			if r == corev1.ResourceCPU || r == corev1.ResourceMemory || strings.HasPrefix(string(r), corev1.ResourceHugePagesPrefix) {
-				reqs[r] = q.DeepCopy()
-			}
-		}
-	}
-	addList(reqs, p.Spec.Overhead)
-	return reqs
-}
-
-// aggregateContainers combines the containers' lists as the scheduler
-// combines requests: the containers and sidecars summed, then raised to
-// the largest init container plus the sidecars started before it.
-func aggregateContainers(p *corev1.Pod, list func(*corev1.Container, *corev1.ContainerStatus) corev1.ResourceList) corev1.ResourceList {
-	draBacked := map[string][]corev1.ResourceName{}
+	reqs := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{UseStatusResources: true, InPlacePodLevelResourcesVerticalScalingEnabled: true})
 	if st := p.Status.ExtendedResourceClaimStatus; st != nil {
 		for _, m := range st.RequestMappings {
-			draBacked[m.ContainerName] = append(draBacked[m.ContainerName], corev1.ResourceName(m.ResourceName))
+			delete(reqs, corev1.ResourceName(m.ResourceName))
 		}
 	}
-	of := func(c *corev1.Container, statuses []corev1.ContainerStatus) corev1.ResourceList {
-		var cs *corev1.ContainerStatus
-		for i := range statuses {
-			if statuses[i].Name == c.Name {
-				cs = &statuses[i]
-				break
-			}
-		}
-		l := list(c, cs)
-		if drop := draBacked[c.Name]; len(drop) > 0 {
-			kept := corev1.ResourceList{}
-			for r, q := range l {
-				if !slices.Contains(drop, r) {
-					kept[r] = q
-				}
-			}
-			l = kept
-		}
-		return l
-	}
-	sum := corev1.ResourceList{}
-	for i := range p.Spec.Containers {
-		addList(sum, of(&p.Spec.Containers[i], p.Status.ContainerStatuses))
-	}
-	sidecars, inits := corev1.ResourceList{}, corev1.ResourceList{}
-	for i := range p.Spec.InitContainers {
-		c := &p.Spec.InitContainers[i]
-		l := of(c, p.Status.InitContainerStatuses)
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			addList(sum, l)
-			addList(sidecars, l)
-			raiseList(inits, sidecars)
-			continue
-		}
-		running := corev1.ResourceList{}
-		addList(running, l)
-		addList(running, sidecars)
-		raiseList(inits, running)
-	}
-	raiseList(sum, inits)
-	return sum
-}
-
-// isResizeInfeasible reports whether the kubelet found the pod's pending
-// resize infeasible.
-func isResizeInfeasible(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodResizePending {
-			return c.Reason == corev1.PodReasonInfeasible
-		}
-	}
-	return false
+	return reqs
 }
 
 // addList adds add to total.
@@ -201,24 +104,6 @@ func addList(total, add corev1.ResourceList) {
 		sum.Add(q)
 		total[r] = sum
 	}
-}
-
-// raiseList raises each of total's quantities to at least floor's.
-func raiseList(total, floor corev1.ResourceList) {
-	for r, q := range floor {
-		if cur, ok := total[r]; !ok || q.Cmp(cur) > 0 {
-			total[r] = q.DeepCopy()
-		}
-	}
-}
-
-// maxLists returns, per resource, the largest quantity of the lists.
-func maxLists(lists ...corev1.ResourceList) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	for _, l := range lists {
-		raiseList(out, l)
-	}
-	return out
 }
 
 // hostPort is a port a pod takes on its node.
