@@ -179,6 +179,12 @@ test-e2e: $(GINKGO) $(HELM) $(PROMTOOL) ## Run the end-to-end suites on local cl
 	$(STEP) test-faults-ci env BERTH_BIN_DIR=$(BIN) $(GINKGO) --procs=1 $(if $(CI),--no-color) --timeout=45m --poll-progress-after=120s --label-filter=ci -v test/faults
 	@hack/steps.sh table
 
+.PHONY: test-differential
+test-differential: control-plane $(GINKGO) ## Play generated scenarios (seeds SEED.. SEED+N-1, default 1 and 20) on kube-scheduler v1.37.1 (RUNS times, default 2) and on Berth through both PodGroup doors, on fresh clusters, and list every difference and broken hard constraint with the seed that reproduces it. Not part of make test, which plays the recorded seeds (workloads.CISeeds).
+	hack/control-plane.sh kube-scheduler
+	BERTH_DIFFERENTIAL_SEED=$(or $(SEED),1) BERTH_DIFFERENTIAL_N=$(or $(N),20) BERTH_DIFFERENTIAL_RUNS=$(or $(RUNS),2) \
+		$(GINKGO) --procs=$(INTEGRATION_PROCS) --keep-going --label-filter=differential $(if $(CI),--no-color) --timeout=$(or $(TIMEOUT),4h) --poll-progress-after=300s test/integration/workloads
+
 .PHONY: workloads-reference
 workloads-reference: control-plane ## Re-record test/workloads/testdata: every PodGroup scenario run twice against kube-scheduler v1.37.1 (not part of make test; WORKLOADS=a,b runs only those scenarios).
 	hack/control-plane.sh kube-scheduler

@@ -21,11 +21,12 @@ import (
 	"testing"
 )
 
-// TestGoldens checks that every scenario of AllScenarios has a golden that
+// TestGoldens checks that every scenario of AllScenarios and
+// GeneratedScenarios has a golden that
 // decodes, whose checkpoints are the scenario's Observe steps, and that a
 // golden compares equal to itself.
 func TestGoldens(t *testing.T) {
-	for _, s := range AllScenarios() {
+	for _, s := range append(AllScenarios(), GeneratedScenarios()...) {
 		t.Run(s.Name, func(t *testing.T) {
 			g, err := Golden(s.Name)
 			if err != nil {

@@ -17,7 +17,10 @@ limitations under the License.
 package workloads
 
 import (
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -27,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/schedtest"
 	"github.com/berth-io/berth/test/berthtest"
 )
 
@@ -151,7 +155,9 @@ func (p Pod) BerthObject(ns string) *corev1.Pod {
 
 // Object builds the pod in namespace ns for the default-scheduler.
 func (p Pod) Object(ns string) *corev1.Pod {
-	pod := berthtest.NewPod(ns, p.Name).Requests("cpu", p.CPU, "memory", p.Memory).Obj()
+	b := berthtest.NewPod(ns, p.Name).Requests("cpu", p.CPU, "memory", p.Memory)
+	p.constrain(b)
+	pod := b.Obj()
 	pod.Spec.PriorityClassName = p.PriorityClassName
 	pod.Spec.NodeName = p.NodeName
 	if p.Group != "" {
@@ -161,4 +167,51 @@ func (p Pod) Object(ns string) *corev1.Pod {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: g})
 	}
 	return pod
+}
+
+// constrain gives the pod b builds its labels and scheduling constraints.
+func (p Pod) constrain(b *schedtest.PodBuilder) {
+	for k, v := range p.Labels {
+		b.Label(k, v)
+	}
+	for _, t := range p.Affinity {
+		b.PodAffinity(t.builder())
+	}
+	for _, t := range p.AntiAffinity {
+		b.PodAntiAffinity(t.builder())
+	}
+	for _, t := range p.PreferAntiAffinity {
+		b.PreferPodAntiAffinity(100, t.builder())
+	}
+	for _, s := range p.Spread {
+		when := corev1.ScheduleAnyway
+		if s.Hard {
+			when = corev1.DoNotSchedule
+		}
+		b.Spread(s.MaxSkew, s.TopologyKey, when, schedtest.Selector(labelPair(s.Label)...))
+	}
+	if len(p.NodeSelector) > 0 {
+		var pairs []string
+		for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+			pairs = append(pairs, k, p.NodeSelector[k])
+		}
+		b.NodeSelector(pairs...)
+	}
+	for _, t := range p.Tolerations {
+		b.Toleration(t)
+	}
+	if p.HostPort != 0 {
+		b.HostPort(p.HostPort)
+	}
+}
+
+// builder returns the term's builder.
+func (t Term) builder() *schedtest.TermBuilder {
+	return schedtest.Term(t.TopologyKey, labelPair(t.Label)...)
+}
+
+// labelPair splits "key=value" into its key and value.
+func labelPair(label string) []string {
+	k, v, _ := strings.Cut(label, "=")
+	return []string{k, v}
 }

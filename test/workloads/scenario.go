@@ -161,6 +161,35 @@ type Pod struct {
 	NodeName string
 	// Gates are the pod's scheduling gates at creation.
 	Gates []string
+	// Labels are the pod's labels.
+	Labels map[string]string
+	// Affinity and AntiAffinity are required pod (anti-)affinity terms,
+	// PreferAntiAffinity preferred anti-affinity terms of weight 100.
+	Affinity, AntiAffinity, PreferAntiAffinity []Term
+	// Spread are topology spread constraints.
+	Spread []Spread
+	// NodeSelector is the pod's node selector.
+	NodeSelector map[string]string
+	// Tolerations are the pod's tolerations.
+	Tolerations []corev1.Toleration
+	// HostPort, when set, is a host port (TCP) the pod's container takes.
+	HostPort int32
+}
+
+// Term is a pod (anti-)affinity term: the pods labelled Label (key=value)
+// in the same domain of TopologyKey.
+type Term struct {
+	TopologyKey string
+	Label       string
+}
+
+// Spread is a topology spread constraint over the pods labelled Label
+// (key=value): hard (DoNotSchedule) or soft (ScheduleAnyway).
+type Spread struct {
+	MaxSkew     int32
+	TopologyKey string
+	Label       string
+	Hard        bool
 }
 
 // Step is one action of a scenario; exactly one of its fields is set.

@@ -37,9 +37,10 @@ func Scenarios() []Scenario {
 	}
 }
 
-// ScenarioNamed returns the scenario of AllScenarios named name.
+// ScenarioNamed returns the scenario of AllScenarios or GeneratedScenarios
+// named name.
 func ScenarioNamed(name string) (Scenario, bool) {
-	for _, s := range AllScenarios() {
+	for _, s := range append(AllScenarios(), GeneratedScenarios()...) {
 		if s.Name == name {
 			return s, true
 		}

@@ -176,22 +176,6 @@ var _ = Describe("PodGroup scenarios, compared with kube-scheduler v1.37.1", fun
 })
 
 var _ = Describe("The same scenarios through Berth's own PodGroups, on an apiserver without the workload gates", func() {
-	// berthDoor returns the clients of the plain apiserver.
-	berthDoor := func(ctx SpecContext) (kubernetes.Interface, client.Client, rest.Interface) {
-		GinkgoHelper()
-		cfg, c := plainAPI.start(ctx)
-		served, err := workload.Served(c.Discovery())
-		Expect(err).NotTo(HaveOccurred())
-		Expect(served).To(BeFalse(), "this apiserver must not serve scheduling.k8s.io/v1beta1 PodGroups")
-		scheme := runtime.NewScheme()
-		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-		berth, err := client.New(cfg, client.Options{Scheme: scheme})
-		Expect(err).NotTo(HaveOccurred())
-		podGroups, err := workload.NewBerthClient(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		return c, berth, podGroups
-	}
-
 	for _, s := range workloads.Scenarios() {
 		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
 			if why, ok := notYet[s.Name]; ok {
@@ -207,6 +191,24 @@ var _ = Describe("The same scenarios through Berth's own PodGroups, on an apiser
 		}, SpecTimeout(4*time.Minute))
 	}
 })
+
+// berthDoor returns the clients of the plain apiserver: the clientset,
+// a client of Berth's PodGroups for the scenario's player, and the REST
+// client the scheduler watches them through.
+func berthDoor(ctx SpecContext) (kubernetes.Interface, client.Client, rest.Interface) {
+	GinkgoHelper()
+	cfg, c := plainAPI.start(ctx)
+	served, err := workload.Served(c.Discovery())
+	Expect(err).NotTo(HaveOccurred())
+	Expect(served).To(BeFalse(), "this apiserver must not serve scheduling.k8s.io/v1beta1 PodGroups")
+	scheme := runtime.NewScheme()
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	berth, err := client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	podGroups, err := workload.NewBerthClient(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	return c, berth, podGroups
+}
 
 // playAndCompare plays s on the cluster c reaches and expects what the
 // golden of s recorded.
@@ -246,6 +248,13 @@ func outsideComparison(diff string) bool {
 // Berth's own PodGroups. extra are further scheduler options.
 func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface, extra ...scheduler.Option) {
 	GinkgoHelper()
+	DeferCleanup(startBerthUntil(ctx, c, podGroups, extra...))
+}
+
+// startBerthUntil runs Berth's scheduler as startBerth does until the
+// function it returns is called.
+func startBerthUntil(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface, extra ...scheduler.Option) (stop func()) {
+	GinkgoHelper()
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
 	opts := append([]scheduler.Option{scheduler.WithRegistry(registries.InTree().Plugins)}, extra...)
 	if podGroups != nil {
@@ -256,11 +265,15 @@ func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Inte
 	Expect(s.SetProfile(runCtx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 1, &v1alpha1.SchedulingProfileSpec{})).To(Succeed())
 	done := make(chan error, 1)
 	go func() { done <- s.Start(runCtx) }()
-	DeferCleanup(func() {
+	stop = func() {
 		cancel()
 		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
-	})
-	Expect(s.WaitForCacheSync(ctx)).To(BeTrue())
+	}
+	if !s.WaitForCacheSync(ctx) {
+		stop()
+		Fail("Berth's caches did not sync")
+	}
+	return stop
 }
 
 // startProtection runs the controller of Berth's manager that keeps a

@@ -1,0 +1,180 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/berth-io/berth/test/workloads"
+	"github.com/berth-io/berth/test/workloads/reference"
+)
+
+// The differential run's settings (make test-differential): the first seed,
+// how many seeds, and how many times kube-scheduler plays each.
+const (
+	differentialSeedEnv = "BERTH_DIFFERENTIAL_SEED"
+	differentialNEnv    = "BERTH_DIFFERENTIAL_N"
+	differentialRunsEnv = "BERTH_DIFFERENTIAL_RUNS"
+)
+
+var _ = Describe("Generated scenarios, compared with kube-scheduler v1.37.1's recorded outcomes", Label("generated"), func() {
+	for _, s := range workloads.GeneratedScenarios() {
+		It("plays "+s.Name+" through Kubernetes' PodGroups as kube-scheduler did", func(ctx SpecContext) {
+			want, err := workloads.Golden(s.Name)
+			Expect(err).NotTo(HaveOccurred())
+			_, c := nativeAPI.start(ctx)
+			startBerth(ctx, c, nil)
+			DeferCleanup(cleanCluster, c)
+			expectAgreement(s, want, playGenerated(ctx, s, c), "Kubernetes' PodGroups")
+		}, SpecTimeout(4*time.Minute))
+		It("plays "+s.Name+" through Berth's PodGroups as kube-scheduler did", func(ctx SpecContext) {
+			want, err := workloads.Golden(s.Name)
+			Expect(err).NotTo(HaveOccurred())
+			c, berth, podGroups := berthDoor(ctx)
+			startBerth(ctx, c, podGroups)
+			DeferCleanup(cleanCluster, c)
+			expectAgreement(s, want, playGenerated(ctx, s, c, workloads.WithBerthPodGroups(berth)), "Berth's PodGroups")
+		}, SpecTimeout(4*time.Minute))
+	}
+})
+
+var _ = Describe("Generated scenarios, played live on kube-scheduler v1.37.1 and Berth", Label("differential"), func() {
+	first, n, runs := differentialSettings()
+	for seed := first; seed < first+n; seed++ {
+		s := workloads.Generate(seed)
+		It("plays "+s.Name+" as kube-scheduler does", func(ctx SpecContext) {
+			want := playReference(ctx, s, runs)
+			By("Kubernetes' PodGroups")
+			_, c := nativeAPI.start(ctx)
+			stop := startBerthUntil(ctx, c, nil)
+			native := playGenerated(ctx, s, c)
+			stop()
+			cleanCluster(ctx, c)
+			By("Berth's PodGroups")
+			c, berth, podGroups := berthDoor(ctx)
+			stop = startBerthUntil(ctx, c, podGroups)
+			own := playGenerated(ctx, s, c, workloads.WithBerthPodGroups(berth))
+			stop()
+			cleanCluster(ctx, c)
+			expectAgreement(s, want, native, "Kubernetes' PodGroups")
+			expectAgreement(s, want, own, "Berth's PodGroups")
+		}, SpecTimeout(time.Duration(runs+2)*2*time.Minute))
+	}
+})
+
+// differentialSettings reads the differential run's settings: no seed
+// unless BERTH_DIFFERENTIAL_N is set.
+func differentialSettings() (first, n uint64, runs int) {
+	first, runs = 1, 2
+	read := func(env string, into func(string) error) {
+		if v := os.Getenv(env); v != "" {
+			if err := into(v); err != nil {
+				panic(fmt.Sprintf("%s=%q: %v", env, v, err))
+			}
+		}
+	}
+	read(differentialSeedEnv, func(v string) (err error) { first, err = strconv.ParseUint(v, 10, 64); return err })
+	read(differentialNEnv, func(v string) (err error) { n, err = strconv.ParseUint(v, 10, 64); return err })
+	read(differentialRunsEnv, func(v string) (err error) { runs, err = strconv.Atoi(v); return err })
+	if runs < 1 {
+		panic(differentialRunsEnv + " must be at least 1")
+	}
+	return first, n, runs
+}
+
+// playReference plays s on kube-scheduler v1.37.1 runs times, each on a
+// fresh control plane, and returns the first run's outcome with the paths
+// the runs disagreed on marked nondeterministic.
+func playReference(ctx context.Context, s workloads.Scenario, runs int) workloads.Observation {
+	GinkgoHelper()
+	binDir, err := filepath.Abs(os.Getenv("KUBEBUILDER_ASSETS"))
+	Expect(err).NotTo(HaveOccurred())
+	if _, err := os.Stat(filepath.Join(binDir, "kube-scheduler")); err != nil {
+		Fail("no kube-scheduler in KUBEBUILDER_ASSETS=" + binDir + ": run `make test-differential`.")
+	}
+	var obs []workloads.Observation
+	for range runs {
+		o, err := reference.Run(ctx, s, reference.WithBinDir(binDir), reference.WithLogger(GinkgoLogr))
+		Expect(err).NotTo(HaveOccurred(), "kube-scheduler could not play %s", s.Name)
+		obs = append(obs, o)
+	}
+	want := obs[0]
+	want.MarkNondeterministic(obs[1:]...)
+	return want
+}
+
+// playGenerated plays s on the cluster c reaches, where Berth runs.
+func playGenerated(ctx context.Context, s workloads.Scenario, c kubernetes.Interface, opts ...workloads.PlayOption) workloads.Observation {
+	GinkgoHelper()
+	got, err := workloads.Play(ctx, c, s, append([]workloads.PlayOption{workloads.WithLogger(GinkgoLogr)}, opts...)...)
+	Expect(err).NotTo(HaveOccurred())
+	return got
+}
+
+// expectAgreement expects Berth's outcome got of the generated scenario s
+// to be kube-scheduler's, want, where that is determined (CompareOutcomes),
+// and to break no hard constraint (Invariants). A scenario either
+// scheduler could not run (a step refused, a checkpoint not settled) fails
+// as such: it is no agreement. What kube-scheduler itself breaks is
+// reported, not failed on.
+func expectAgreement(s workloads.Scenario, want, got workloads.Observation, door string) {
+	GinkgoHelper()
+	var problems []string
+	for who, o := range map[string]workloads.Observation{"kube-scheduler": want, "Berth": got} {
+		for _, cp := range o.Checkpoints {
+			if cp.Unsettled || len(cp.StepErrors) > 0 {
+				problems = append(problems, fmt.Sprintf("%s could not run the scenario: checkpoint %s unsettled=%v, step errors %q", who, cp.Name, cp.Unsettled, cp.StepErrors))
+			}
+		}
+	}
+	for _, d := range workloads.CompareOutcomes(want, got) {
+		problems = append(problems, "differs from kube-scheduler: "+d)
+	}
+	upstream, err := workloads.Invariants(s, "final", want)
+	Expect(err).NotTo(HaveOccurred())
+	if len(upstream) > 0 {
+		AddReportEntry("hard constraints kube-scheduler v1.37.1 breaks in "+s.Name, strings.Join(upstream, "\n"))
+	}
+	berth, err := workloads.Invariants(s, "final", got)
+	Expect(err).NotTo(HaveOccurred())
+	for _, v := range berth {
+		problems = append(problems, "breaks a hard constraint: "+v)
+	}
+	if len(problems) == 0 {
+		return
+	}
+	// The conditions' messages and histories, which the comparison leaves
+	// out, say why.
+	var details []string
+	for _, d := range workloads.Compare(want, got) {
+		if strings.Contains(d, "/condition/") || strings.Contains(d, "/history/") {
+			details = append(details, d)
+		}
+	}
+	Fail(fmt.Sprintf("%s through %s (reproduce: make test-differential SEED=%s N=1):\n%s\n\nconditions, kube-scheduler's != Berth's:\n%s\n\nthe scenario:\n%s",
+		s.Name, door, strings.TrimPrefix(s.Name, "generated-"), strings.Join(problems, "\n"), strings.Join(details, "\n"), workloads.DescribeGenerated(s)))
+}

@@ -1,0 +1,240 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Constraint kinds a generated group's members put on each other, or on
+// the nodes they take.
+const (
+	MembersFree         = "free"
+	MembersAntiAffinity = "anti-affinity"
+	MembersAffinity     = "affinity"
+	MembersHardSpread   = "hard-spread"
+	MembersSoftSpread   = "soft-spread"
+	MembersPreferApart  = "prefer-apart"
+	MembersNodeSelector = "node-selector"
+	MembersTolerate     = "tolerate"
+	MembersHostPort     = "host-port"
+)
+
+// What Generate draws within.
+const (
+	generatedPriorityLow    = "low"
+	generatedPriorityHigh   = "high"
+	generatedTaintKey       = "dedicated"
+	generatedHostPort       = 8080
+	generatedMaxNodes       = 8
+	generatedMaxMembers     = 5
+	generatedMaxGroups      = 2
+	generatedMaxPlainPods   = 3
+	generatedFillerFraction = 0.4
+)
+
+// CISeeds are the seeds whose scenarios make test plays against
+// kube-scheduler's recorded outcomes (GeneratedScenarios).
+var CISeeds = []uint64{}
+
+// GeneratedScenarios returns the scenarios of CISeeds.
+func GeneratedScenarios() []Scenario {
+	out := make([]Scenario, len(CISeeds))
+	for i, seed := range CISeeds {
+		out[i] = Generate(seed)
+	}
+	return out
+}
+
+// memberConstraints are the kinds Generate draws from, in a fixed order.
+var memberConstraints = []string{
+	MembersFree, MembersAntiAffinity, MembersAffinity, MembersHardSpread, MembersSoftSpread,
+	MembersPreferApart, MembersNodeSelector, MembersTolerate, MembersHostPort,
+}
+
+// Generate returns the scenario of seed, the same for the same seed: a
+// cluster of 2 to 8 nodes in racks and zones (some with room, or all of
+// it, taken by low-priority pods bound at creation, one perhaps tainted), then, in
+// one step, 1 or 2 PodGroups (gang or basic, perhaps constrained to a
+// rack, perhaps of a priority that preempts) whose members put one kind
+// of constraint on each other or on their nodes (memberConstraints), and
+// a few plain pods. Placements are compared by whether each pod is bound
+// (PlaceBound): where pods go among equal nodes is upstream's random
+// choice, and the invariants (Invariants) judge where they went.
+func Generate(seed uint64) Scenario {
+	g := generator{rng: rand.New(rand.NewPCG(seed, 0x6265727468))}
+	return g.scenario(seed)
+}
+
+type generator struct {
+	rng *rand.Rand
+	s   Scenario
+	// racks are the rack label values in use.
+	racks []string
+	// tainted is the tainted node's name, if any.
+	tainted string
+}
+
+func (g *generator) scenario(seed uint64) Scenario {
+	g.s = Scenario{
+		Name:        fmt.Sprintf("generated-%d", seed),
+		Description: fmt.Sprintf("generated from seed %d", seed),
+		Placement:   PlaceBound,
+		PriorityClasses: []PriorityClass{
+			{Name: generatedPriorityLow, Value: 10},
+			{Name: generatedPriorityHigh, Value: 1000},
+		},
+	}
+	setup := []string{generatedPriorityLow, generatedPriorityHigh}
+	setup = append(setup, g.nodes()...)
+	setup = append(setup, g.fillers()...)
+	var workload []string
+	for i := range 1 + g.rng.IntN(generatedMaxGroups) {
+		workload = append(workload, g.group(fmt.Sprintf("g%d", i+1))...)
+	}
+	for i := range g.rng.IntN(generatedMaxPlainPods + 1) {
+		name := fmt.Sprintf("plain-%d", i+1)
+		p := Pod{Name: name, CPU: "1", Memory: "128Mi", Labels: map[string]string{"app": "plain"}}
+		g.constrain(&p, g.pick(memberConstraints), "plain")
+		g.s.Pods = append(g.s.Pods, p)
+		workload = append(workload, name)
+	}
+	g.s.Steps = []Step{Create(setup...), Create(workload...), Observe("final")}
+	return g.s
+}
+
+// nodes adds the cluster's nodes and returns their names.
+func (g *generator) nodes() []string {
+	n := 2 + g.rng.IntN(generatedMaxNodes-1)
+	racks := 1 + g.rng.IntN(min(3, n))
+	for r := range racks {
+		g.racks = append(g.racks, "rack-"+string(rune('a'+r)))
+	}
+	taint := g.rng.IntN(4) == 0
+	var names []string
+	for i := range n {
+		rack := g.racks[i%racks]
+		zone := "zone-1"
+		if i%racks >= 2 {
+			zone = "zone-2"
+		}
+		node := Node{
+			Name:   fmt.Sprintf("node-%d", i+1),
+			Labels: map[string]string{RackKey: rack, ZoneKey: zone},
+			CPU:    strconv.Itoa(2 * (1 + g.rng.IntN(2))),
+			Memory: "8Gi",
+		}
+		if taint && i == n-1 {
+			node.Taints = []corev1.Taint{{Key: generatedTaintKey, Value: "batch", Effect: corev1.TaintEffectNoSchedule}}
+			g.tainted = node.Name
+		}
+		g.s.Nodes = append(g.s.Nodes, node)
+		names = append(names, node.Name)
+	}
+	return names
+}
+
+// fillers binds a low-priority pod of 1 CPU, or of all the node's, to
+// some nodes at creation: room taken that preemption may free.
+func (g *generator) fillers() []string {
+	var names []string
+	for _, n := range g.s.Nodes {
+		if g.rng.Float64() >= generatedFillerFraction {
+			continue
+		}
+		name := "filler-" + n.Name
+		// Half of them fill their node, leaving preemption the only way in.
+		cpu := "1"
+		if g.rng.IntN(2) == 0 {
+			cpu = n.CPU
+		}
+		p := Pod{Name: name, CPU: cpu, Memory: "128Mi", PriorityClassName: generatedPriorityLow, NodeName: n.Name, Labels: map[string]string{"app": "filler"}}
+		if n.Name == g.tainted {
+			p.Tolerations = g.toleration()
+		}
+		g.s.Pods = append(g.s.Pods, p)
+		names = append(names, name)
+	}
+	return names
+}
+
+// group adds a PodGroup and its members, and returns their names.
+func (g *generator) group(name string) []string {
+	members := 2 + g.rng.IntN(generatedMaxMembers-1)
+	pg := PodGroup{Name: name}
+	switch g.rng.IntN(3) {
+	case 0: // basic
+	case 1:
+		pg.MinCount = int32(members)
+	default:
+		pg.MinCount = int32(max(1, members-1))
+	}
+	if g.rng.IntN(10) < 3 {
+		pg.TopologyKey = RackKey
+	}
+	if g.rng.IntN(10) < 3 {
+		pg.PriorityClassName = generatedPriorityHigh
+		pg.DisruptionAll = g.rng.IntN(2) == 0
+	}
+	g.s.PodGroups = append(g.s.PodGroups, pg)
+	kind := g.pick(memberConstraints)
+	names := []string{name}
+	for i := range members {
+		p := Pod{
+			Name: fmt.Sprintf("%s-%d", name, i), CPU: "1", Memory: "128Mi", Group: name,
+			PriorityClassName: pg.PriorityClassName, Labels: map[string]string{"app": name},
+		}
+		g.constrain(&p, kind, name)
+		g.s.Pods = append(g.s.Pods, p)
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// constrain gives the pod, labelled app=app, the constraint of kind.
+func (g *generator) constrain(p *Pod, kind, app string) {
+	label := "app=" + app
+	switch kind {
+	case MembersAntiAffinity:
+		p.AntiAffinity = []Term{{TopologyKey: corev1.LabelHostname, Label: label}}
+	case MembersAffinity:
+		p.Affinity = []Term{{TopologyKey: RackKey, Label: label}}
+	case MembersHardSpread:
+		p.Spread = []Spread{{MaxSkew: 1, TopologyKey: corev1.LabelHostname, Label: label, Hard: true}}
+	case MembersSoftSpread:
+		p.Spread = []Spread{{MaxSkew: 1, TopologyKey: RackKey, Label: label}}
+	case MembersPreferApart:
+		p.PreferAntiAffinity = []Term{{TopologyKey: corev1.LabelHostname, Label: label}}
+	case MembersNodeSelector:
+		p.NodeSelector = map[string]string{RackKey: g.racks[len(g.racks)-1]}
+	case MembersTolerate:
+		p.Tolerations = g.toleration()
+	case MembersHostPort:
+		p.HostPort = generatedHostPort
+	}
+}
+
+// toleration tolerates the generated taint.
+func (g *generator) toleration() []corev1.Toleration {
+	return []corev1.Toleration{{Key: generatedTaintKey, Operator: corev1.TolerationOpEqual, Value: "batch", Effect: corev1.TaintEffectNoSchedule}}
+}
+
+func (g *generator) pick(from []string) string { return from[g.rng.IntN(len(from))] }
