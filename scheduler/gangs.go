@@ -20,27 +20,37 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
 // GangOf returns the gang pod is a member of, for the rebalancer: the
 // group's kind and namespace/name, how many members it needs placed
-// together and its members that are bound and not being deleted. A member
-// of a PodGroup with a gang policy, Kubernetes' own or Berth's, is in a
-// gang; a basic PodGroup's member, or a pod whose group is unknown, is not.
-func (s *Scheduler) GangOf(pod *v1.Pod) (name string, minCount int, bound []*v1.Pod, ok bool) {
+// together, its members that are bound and not being deleted, and whether
+// its disruption mode is All. A member of a PodGroup with a gang policy,
+// or whose disruption mode is All, Kubernetes' own or Berth's, is in a
+// gang; another basic PodGroup's member, or a pod whose group is unknown,
+// is not.
+func (s *Scheduler) GangOf(pod *v1.Pod) (rebalance.Gang, bool) {
 	ref, ok := framework.GroupRefOf(pod)
 	if !ok || s.workloads == nil {
-		return "", 0, nil, false
+		return rebalance.Gang{}, false
 	}
 	pg, err := s.workloads.PodGroup(ref)
-	if err != nil || pg.Spec.SchedulingPolicy.Gang == nil {
-		return "", 0, nil, false
+	if err != nil {
+		return rebalance.Gang{}, false
+	}
+	whole := pg.Spec.DisruptionMode != nil && pg.Spec.DisruptionMode.All != nil
+	if pg.Spec.SchedulingPolicy.Gang == nil && !whole {
+		return rebalance.Gang{}, false
 	}
 	kind := "podgroup.scheduling.k8s.io/"
 	if ref.Berth {
 		kind = "podgroup.scheduling.berth.io/"
 	}
-	return kind + ref.Namespace + "/" + ref.Name, framework.MinCount(pg), boundOf(s.workloads.Members(ref)), true
+	return rebalance.Gang{
+		Name: kind + ref.Namespace + "/" + ref.Name, MinCount: framework.MinCount(pg),
+		Bound: boundOf(s.workloads.Members(ref)), Whole: whole,
+	}, true
 }
 
 // boundOf keeps the pods bound to a node and not being deleted.

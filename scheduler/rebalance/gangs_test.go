@@ -35,16 +35,18 @@ import (
 	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 )
 
-// fakeGangs puts the named pods in one gang.
+// fakeGangs puts the named pods in one gang, whole when its disruption
+// mode is All.
 type fakeGangs struct {
 	members  map[string]bool
 	minCount int
+	whole    bool
 	pods     []*v1.Pod
 }
 
-func (g *fakeGangs) GangOf(pod *v1.Pod) (string, int, []*v1.Pod, bool) {
+func (g *fakeGangs) GangOf(pod *v1.Pod) (Gang, bool) {
 	if !g.members[pod.Name] {
-		return "", 0, nil, false
+		return Gang{}, false
 	}
 	var bound []*v1.Pod
 	for _, p := range g.pods {
@@ -52,7 +54,7 @@ func (g *fakeGangs) GangOf(pod *v1.Pod) (string, int, []*v1.Pod, bool) {
 			bound = append(bound, p)
 		}
 	}
-	return "default/crew", g.minCount, bound, true
+	return Gang{Name: "default/crew", MinCount: g.minCount, Bound: bound, Whole: g.whole}, true
 }
 
 func TestGangsStayWhole(t *testing.T) {
@@ -61,7 +63,9 @@ func TestGangsStayWhole(t *testing.T) {
 		name     string
 		created  map[string]time.Time // the pods on n1, all members of the gang but "solo"
 		minCount int
-		limits   *v1alpha1.EvictionLimits
+		// whole sets the gang's disruption mode All.
+		whole  bool
+		limits *v1alpha1.EvictionLimits
 		// pdbAllows, when set, is a PodDisruptionBudget over the members
 		// allowing that many disruptions.
 		pdbAllows *int32
@@ -112,6 +116,16 @@ func TestGangsStayWhole(t *testing.T) {
 			},
 		},
 		{
+			name:     "a group whose disruption mode is All goes whole, minCount or not",
+			created:  map[string]time.Time{"m-1": old, "m-2": young, "m-3": young, "solo": young},
+			minCount: 1,
+			whole:    true,
+			want: map[string]v1alpha1.EvictionResult{
+				"m-1": v1alpha1.EvictionPlanned, "m-2": v1alpha1.EvictionPlanned, "m-3": v1alpha1.EvictionPlanned,
+			},
+			wantReason: "with all 3 members of gang default/crew, whose disruption mode is All",
+		},
+		{
 			name:     "a pod in no gang goes alone",
 			created:  map[string]time.Time{"m-1": young, "m-2": young, "m-3": young, "solo": old},
 			minCount: 3,
@@ -121,7 +135,7 @@ func TestGangsStayWhole(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var objs []k8sruntime.Object
-			gangs := &fakeGangs{members: map[string]bool{"m-1": true, "m-2": true, "m-3": true}, minCount: tc.minCount}
+			gangs := &fakeGangs{members: map[string]bool{"m-1": true, "m-2": true, "m-3": true}, minCount: tc.minCount, whole: tc.whole}
 			objs = append(objs, strategytest.Node("n1").Obj())
 			if tc.pdbAllows != nil {
 				objs = append(objs, &policyv1.PodDisruptionBudget{

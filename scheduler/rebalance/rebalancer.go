@@ -135,12 +135,26 @@ func WithInformerFactory(f informers.SharedInformerFactory) Option {
 }
 
 // Gangs tells the rebalancer which gang a pod is a member of, so that no
-// eviction leaves a gang below the members it needs; the scheduler is one.
+// eviction leaves a gang below the members it needs, nor takes one member
+// of a group that goes whole or not at all; the scheduler is one.
 type Gangs interface {
-	// GangOf returns the gang pod is a member of: a name for messages, the
-	// members the gang needs placed together and its members that are bound
-	// and not being deleted. ok is false for a pod in no gang.
-	GangOf(pod *v1.Pod) (name string, minCount int, bound []*v1.Pod, ok bool)
+	// GangOf returns the gang pod is a member of; ok is false for a pod in
+	// no gang.
+	GangOf(pod *v1.Pod) (gang Gang, ok bool)
+}
+
+// Gang is a group of pods the rebalancer evicts together or not at all
+// when evicting one of them would break the group.
+type Gang struct {
+	// Name names the group in messages.
+	Name string
+	// MinCount is how many members the group needs placed together.
+	MinCount int
+	// Bound are its members bound to nodes and not being deleted.
+	Bound []*v1.Pod
+	// Whole is set for a group whose disruption mode is All: it is
+	// evicted whole or not at all, whatever MinCount says.
+	Whole bool
 }
 
 // WithGangs keeps gangs whole: a strategy's eviction of a member that

@@ -214,15 +214,15 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 		return false
 	}
 	if h.r.gangs != nil {
-		if gang, minCount, bound, ok := h.r.gangs.GangOf(pod); ok {
+		if gang, ok := h.r.gangs.GangOf(pod); ok {
 			var staying []*v1.Pod
-			for _, m := range bound {
+			for _, m := range gang.Bound {
 				if !h.done[m.UID] {
 					staying = append(staying, m)
 				}
 			}
-			if len(staying)-1 < minCount {
-				return h.evictGang(ctx, pod, reason, gang, minCount, staying)
+			if gang.Whole || len(staying)-1 < gang.MinCount {
+				return h.evictGang(ctx, pod, reason, gang, staying)
 			}
 		}
 	}
@@ -241,7 +241,8 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 }
 
 // evictGang evicts pod, a gang member whose eviction alone would leave its
-// gang below minCount, together with the gang's other bound members
+// gang below minCount (or of a group whose disruption mode is All),
+// together with the gang's other bound members
 // (members, pod among them), or none of them: a member that is protected,
 // a limit the whole gang would exceed, or a member nodeFit finds no other
 // node for keeps the gang where it is, and the plan says so. So does a
@@ -250,13 +251,17 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 // by one and would refuse a later member after evicting the earlier ones.
 // An eviction refused anyway (the budget changed meanwhile) leaves the
 // earlier members evicted; the plan shows each.
-func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason, gang string, minCount int, members []*v1.Pod) bool {
-	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("gang", gang))
+func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason string, gang Gang, members []*v1.Pod) bool {
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("gang", gang.Name))
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
+	rule := fmt.Sprintf("minCount %d", gang.MinCount)
+	if gang.Whole {
+		rule = "disruption mode All"
+	}
 	skip := func(why string) bool {
 		logger.V(3).Info("Gang stays whole", "why", why)
 		h.done[pod.UID] = true
-		h.record(pod, h.strategy, fmt.Sprintf("%s; skipped: gang %s stays whole (minCount %d): %s", reason, gang, minCount, why), v1alpha1.EvictionSkipped)
+		h.record(pod, h.strategy, fmt.Sprintf("%s; skipped: gang %s stays whole (%s): %s", reason, gang.Name, rule, why), v1alpha1.EvictionSkipped)
 		return false
 	}
 	for _, m := range members {
@@ -282,7 +287,10 @@ func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason, gan
 			}
 		}
 	}
-	note := fmt.Sprintf("%s; with all %d members of gang %s, since one fewer would leave it below minCount %d", reason, len(members), gang, minCount)
+	note := fmt.Sprintf("%s; with all %d members of gang %s, since one fewer would leave it below minCount %d", reason, len(members), gang.Name, gang.MinCount)
+	if gang.Whole {
+		note = fmt.Sprintf("%s; with all %d members of gang %s, whose disruption mode is All", reason, len(members), gang.Name)
+	}
 	evicted := false
 	for _, m := range members {
 		if ok := h.evict(ctx, m, note); ok && m.UID == pod.UID {

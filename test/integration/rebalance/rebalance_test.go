@@ -87,8 +87,8 @@ var _ = Describe("RebalancePolicy", func() {
 			if err != nil {
 				return false
 			}
-			_, _, bound, ok := gangs.GangOf(pod)
-			return ok && len(bound) == 2
+			gang, ok := gangs.GangOf(pod)
+			return ok && len(gang.Bound) == 2
 		}).WithTimeout(10*time.Second).Should(BeTrue(), "the scheduler sees the gang and its two bound members")
 
 		createPolicy(ctx, taintPolicy("gang", ns, "rebalance.test/gang", true))

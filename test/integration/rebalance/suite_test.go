@@ -22,7 +22,6 @@ package rebalance_test
 
 import (
 	"context"
-	corev1 "k8s.io/api/core/v1"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -48,6 +47,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/internal/manager"
 	"github.com/berth-io/berth/internal/registries"
+	"github.com/berth-io/berth/scheduler/rebalance"
 )
 
 var (
@@ -61,9 +61,7 @@ var (
 	// evictionCalls counts the eviction requests the rebalancer sent.
 	evictionCalls atomic.Int64
 	// gangs is the scheduler's view of gangs, which the rebalancer reads.
-	gangs interface {
-		GangOf(pod *corev1.Pod) (string, int, []*corev1.Pod, bool)
-	}
+	gangs rebalance.Gangs
 )
 
 func TestRebalance(t *testing.T) {
