@@ -157,7 +157,7 @@ func expectAgreement(s workloads.Scenario, want, got workloads.Observation, door
 	upstream, err := workloads.Invariants(s, "final", want)
 	Expect(err).NotTo(HaveOccurred())
 	if len(upstream) > 0 {
-		AddReportEntry("hard constraints kube-scheduler v1.37.1 breaks in "+s.Name, strings.Join(upstream, "\n"))
+		AddReportEntry("hard constraints kube-scheduler v1.37.1 breaks in "+s.Name, strings.Join(upstream, "\n"), ReportEntryVisibilityAlways)
 	}
 	berth, err := workloads.Invariants(s, "final", got)
 	Expect(err).NotTo(HaveOccurred())
