@@ -40,11 +40,33 @@ import (
 // compared instead: ties broken at random are compared by counts.
 func CompareOutcomes(want, got Observation) []string {
 	wo, gotOutcomes := want.outcomes(), got.outcomes()
-	for _, p := range want.Nondeterministic {
+	for _, p := range append(want.Nondeterministic, want.varyingCounts()...) {
 		delete(wo, p)
 		delete(gotOutcomes, p)
 	}
 	return Differences(wo, gotOutcomes)
+}
+
+// varyingCounts returns the count paths of outcomes that the reference's
+// runs may have disagreed on: those of a group, or of the pods in no
+// group, one of whose pods' binding or deletion is nondeterministic.
+func (o *Observation) varyingCounts() []string {
+	var out []string
+	for _, cp := range o.Checkpoints {
+		base := cp.Name + "/"
+		for _, p := range cp.Pods {
+			pb := base + "pod/" + p.Name + "/"
+			if !slices.Contains(o.Nondeterministic, pb+"bound") && !slices.Contains(o.Nondeterministic, pb+"deleted") {
+				continue
+			}
+			if p.Group == "" {
+				out = append(out, base+"boundWithoutGroup")
+			} else {
+				out = append(out, base+"podgroup/"+p.Group+"/boundMembers")
+			}
+		}
+	}
+	return out
 }
 
 // outcomes returns the paths CompareOutcomes compares.
