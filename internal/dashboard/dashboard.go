@@ -127,7 +127,11 @@ func rows() []row {
 			{title: "Scheduled events", unit: unitOps, description: "Scheduled events of bound pods, written or dropped.",
 				targets: []target{{`sum by (result) (rate(scheduler_scheduled_events_total{` + sel + `}[$__rate_interval]))`, "{{result}}"}}},
 			{title: "Native PodGroup API served", unit: unitShort, stat: true,
-				targets: []target{{`max(berth_workload_api_served{` + sel + `})`, "served"}}},
+				description: "1 when the apiserver serves the PodGroup version Berth reads; a version it serves instead, which Berth does not read, shows as unread (its members are held).",
+				targets: []target{
+					{`max(berth_workload_api_served{` + sel + `})`, "served"},
+					{`max by (group_version) (berth_workload_api_unread{` + sel + `})`, "unread {{group_version}}"},
+				}},
 		}},
 	}
 }
