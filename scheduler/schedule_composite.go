@@ -24,11 +24,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
@@ -120,7 +120,8 @@ func (c *compositeCycle) evaluate(ctx context.Context, n *framework.GroupNode, r
 }
 
 // leaf tries a PodGroup's members in each of its placements and holds the
-// members of the best one on the snapshot.
+// members of the best one on the snapshot for the PodGroups tried after
+// it (none are when the PodGroup is the root).
 func (c *compositeCycle) leaf(ctx context.Context, n *framework.GroupNode) (*nodeOutcome, []*placementResult) {
 	s := c.s
 	o := &nodeOutcome{node: n}
@@ -131,6 +132,10 @@ func (c *compositeCycle) leaf(ctx context.Context, n *framework.GroupNode) (*nod
 			o.try = tries[len(tries)-1]
 		}
 		o.status = &status
+		return o, nil
+	}
+	if len(tries) == 0 {
+		o.status = ptr.To(unschedulableGroup("0/0 placements are available"))
 		return o, nil
 	}
 	var feasible []*placementResult
@@ -144,6 +149,7 @@ func (c *compositeCycle) leaf(ctx context.Context, n *framework.GroupNode) (*nod
 		o.status = ptr.To(noPlacementFits(len(tries), o.try.status))
 		return o, nil
 	}
+	// As upstream, a single placement where the group fits is not scored.
 	best := feasible[0]
 	if len(feasible) > 1 {
 		var status groupStatus
@@ -152,7 +158,18 @@ func (c *compositeCycle) leaf(ctx context.Context, n *framework.GroupNode) (*nod
 			return o, nil
 		}
 	}
+	if s.recordGroup {
+		if best.group == nil {
+			best.group = &decisions.Group{Placement: best.placement.Name, Feasible: 1}
+		}
+		best.group.PodGroup = n.Key.Namespace + "/" + n.Key.Name
+		best.group.TopologyKey, _ = framework.TopologyKeyOf(n.PodGroup)
+		best.group.Tried = len(tries)
+	}
 	o.try, o.status, o.placed = best, ptr.To(best.status), best.placedAny()
+	if n == c.root {
+		return o, nil
+	}
 	if err := c.hold(ctx, best); err != nil {
 		s.revert(ctx, c.fwk, best)
 		o.status, o.placed = ptr.To(errorGroup("failed to assume the subtree: %v", err)), false
@@ -344,47 +361,75 @@ func completeOutcomes(n *framework.GroupNode, res outcomes, parent *groupStatus)
 	}
 }
 
-// scheduleHierarchy runs the cycle of the hierarchy under the
-// CompositePodGroup root that qpi, just popped, belongs to: the queued
-// members of every PodGroup under it join the cycle; the PodGroups that
-// fit go on to Permit and binding, and the others are told why, each
-// PodGroup's PodGroupInitiallyScheduled condition saying so. Nothing is
-// written to a CompositePodGroup, as kube-scheduler v1.37.1 writes nothing
-// there.
+// scheduleHierarchy runs the cycle of the group under root that qpi, just
+// popped, belongs to: a CompositePodGroup's hierarchy, or a PodGroup alone
+// (a hierarchy of one). The queued members of every PodGroup under it join
+// the cycle; the PodGroups that fit go on to Permit and binding, and the
+// others are told why, each PodGroup's PodGroupInitiallyScheduled
+// condition saying so. Nothing is written to a CompositePodGroup, as
+// kube-scheduler v1.37.1 writes nothing there.
 func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, root *framework.GroupNode, cycle int64) {
 	start := s.clock.Now()
 	fwk := prof.Framework
-	logger := klog.FromContext(ctx).WithValues("compositePodGroup", klog.KRef(root.Key.Namespace, root.Key.Name))
-	ctx = klog.NewContext(ctx, logger)
+	logger := klog.FromContext(ctx)
+	if !root.IsLeaf() {
+		logger = logger.WithValues("compositePodGroup", klog.KRef(root.Key.Namespace, root.Key.Name))
+		ctx = klog.NewContext(ctx, logger)
+	}
+	// leafContext is the context a PodGroup's outcome is told in.
+	leafContext := func(leaf *framework.GroupNode) context.Context {
+		if leaf == root {
+			return ctx
+		}
+		return klog.NewContext(ctx, logger.WithValues("podGroup", klog.KRef(leaf.Key.Namespace, leaf.Key.Name)))
+	}
 
 	c := &compositeCycle{s: s, fwk: fwk, root: root}
 	leaves := root.Leaves()
-	var all []*framework.QueuedPodInfo
 	if !s.hierarchyMembers(ctx, qpi, leaves, c) {
+		// The informer shows enough members of a gang, but the queue has
+		// not been handed them all yet: kube-scheduler counts only the pods
+		// its handlers have seen (gated ones included), so its gang would
+		// still be held at PreEnqueue. The members wait, with nothing
+		// written, for the others to arrive.
+		logger.V(4).Info("Pod group's members have not all reached the queue yet; waiting for them")
 		for _, leaf := range leaves {
 			for _, m := range c.members[leaf.Key] {
-				m.UnschedulablePlugins = sets.New(names.GangScheduling)
-				if err := s.queue.AddUnschedulableIfNotPresent(logger, m, cycle); err != nil {
-					logger.Error(err, "Requeueing the pod", "member", klog.KObj(m.Pod))
-				}
+				s.holdForGroup(logger, m, cycle)
 			}
 		}
 		return
 	}
+	var all []*framework.QueuedPodInfo
 	for _, leaf := range leaves {
 		all = append(all, c.members[leaf.Key]...)
 	}
-	logger.V(3).Info("Attempting to schedule a composite pod group", "members", len(all), "podGroups", len(leaves), "profile", prof.Source, "generation", prof.Generation)
+	if root.IsLeaf() {
+		logger.V(3).Info("Attempting to schedule pod group", "members", len(all), "profile", prof.Source, "generation", prof.Generation)
+	} else {
+		logger.V(3).Info("Attempting to schedule a composite pod group", "members", len(all), "podGroups", len(leaves), "profile", prof.Source, "generation", prof.Generation)
+	}
 	if err := s.validateHierarchy(root, all); err != nil {
 		st := errorGroup("%v", err)
 		for _, leaf := range leaves {
-			s.failGroup(ctx, prof, leaf.PodGroup, c.members[leaf.Key], groupFailure{status: st, full: st, size: len(all)}, start, cycle)
+			s.failGroup(leafContext(leaf), prof, leaf.PodGroup, c.members[leaf.Key], groupFailure{status: st, full: st, size: len(all)}, start, cycle)
 		}
 		return
 	}
 
+	// Shadow profiles of this schedulerName, if any, run a lone PodGroup's
+	// cycle dry on their own snapshot, on their own goroutine, once it is
+	// done.
+	if root.IsLeaf() {
+		s.beginGroupShadow(qpi.Pod, fwk, root.PodGroup, all)
+	}
+	s.recordGroup = prof.Decisions != nil
 	res := c.run(ctx)
+	s.recordGroup = false
 	rootStatus := *res[root.Key].status
+	if root.IsLeaf() {
+		s.endGroupShadow(res[root.Key].try, rootStatus)
+	}
 	// What each PodGroup's members that the cycle did not reach quote: the
 	// status before the PodGroupPostFilter plugins add to it.
 	before := make(map[framework.GroupKey]groupStatus, len(leaves))
@@ -399,7 +444,7 @@ func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile
 	for _, leaf := range leaves {
 		o := res[leaf.Key]
 		members := c.members[leaf.Key]
-		lctx := klog.NewContext(ctx, logger.WithValues("podGroup", klog.KRef(leaf.Key.Namespace, leaf.Key.Name)))
+		lctx := leafContext(leaf)
 		if o.status.success() {
 			try := o.try
 			if try == nil {
@@ -512,7 +557,7 @@ func (s *Scheduler) postFilterHierarchy(ctx context.Context, c *compositeCycle, 
 		maps.Copy(tried, triedMembers(res[leaf.Key].tries))
 	}
 	result, st := s.simulate(func() (*framework.PodGroupPostFilterResult, *framework.Status) {
-		return c.fwk.RunPodGroupPostFilterPlugins(ctx, c.root, pods, &groupSimulation{s: s, fwk: c.fwk, tree: c, tried: tried})
+		return c.fwk.RunPodGroupPostFilterPlugins(ctx, c.root, pods, &groupSimulation{s: s, tree: c, tried: tried})
 	})
 	if st.Code() == framework.Error {
 		failed := fromStatus(st)

@@ -152,122 +152,49 @@ type groupUnschedulableError struct {
 
 func (e *groupUnschedulableError) Error() string { return e.msg }
 
-// scheduleGroup runs the scheduling cycle of the scheduling.k8s.io PodGroup
-// that qpi, just popped, belongs to, as kube-scheduler v1.37 does with
-// GenericWorkload and TopologyAwareWorkloadScheduling on: the group's other
-// queued members join the cycle; each placement the PlacementGenerate
-// plugins propose is tried by placing the members one after another until
-// PlacementFeasible admits or gives up on the group; the placements where
-// the group fits are ranked by the PlacementScore plugins; and the members
-// of the best one go on to Permit and binding together, while every member
-// of a group that fits nowhere is told why and the PodGroup's
-// PodGroupInitiallyScheduled condition says so. A PodGroup under a
-// CompositePodGroup is scheduled with its whole hierarchy
-// (scheduleHierarchy).
+// scheduleGroup runs the scheduling cycle of the group that qpi, just
+// popped, belongs to, as kube-scheduler v1.37 does with GenericWorkload
+// and TopologyAwareWorkloadScheduling on. The group is the root of the
+// PodGroup's hierarchy when the PodGroup has a CompositePodGroup above it
+// that Berth follows, or else the PodGroup alone: both run the same cycle
+// (scheduleHierarchy), as upstream runs a lone PodGroup and a hierarchy
+// through one algorithm.
 func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, ref framework.GroupRef, cycle int64) {
-	start := s.clock.Now()
-	fwk := prof.Framework
-	loopCtx := ctx
 	logger := klog.FromContext(ctx).WithValues("podGroup", klog.KRef(ref.Namespace, ref.Name))
 	if ref.Berth {
 		logger = logger.WithValues("podGroupAPI", framework.BerthPodGroupAPIVersion)
 	}
-	ctx = klog.NewContext(ctx, logger)
-
 	pg, err := s.workloads.PodGroup(ref)
 	if err != nil {
 		// The group went away after the pod was queued: it waits, gated,
 		// for the group to appear again; nothing is written to it.
 		logger.V(3).Info("Pod's PodGroup is gone; the pod waits for it", "err", err)
-		qpi.UnschedulablePlugins = sets.New(names.GangScheduling)
-		if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
-			logger.Error(err, "Requeueing the pod")
-		}
+		s.holdForGroup(logger, qpi, cycle)
 		return
 	}
-
+	root := framework.PodGroupNode(pg)
 	if h, ok := framework.HierarchyOf(s.workloads); ok && !ref.Berth && pg.Spec.ParentCompositePodGroupName != nil {
-		root, err := h.Hierarchy(ref)
-		if err != nil {
+		if root, err = h.Hierarchy(ref); err != nil {
 			// The hierarchy lost its root after the pod was queued: the pod
 			// waits, gated, for it, as GangScheduling's PreEnqueue holds it.
 			logger.V(3).Info("Pod group's hierarchy has no root; the pod waits for it", "err", err)
-			qpi.UnschedulablePlugins = sets.New(names.GangScheduling)
-			if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
-				logger.Error(err, "Requeueing the pod")
-			}
-			return
-		}
-		if !root.IsLeaf() {
-			s.scheduleHierarchy(loopCtx, prof, qpi, root, cycle)
+			s.holdForGroup(logger, qpi, cycle)
 			return
 		}
 	}
-
-	members, all, unseen := s.groupMembers(ctx, qpi, pg)
-	if pg.Spec.SchedulingPolicy.Gang != nil && waitsForMembers(framework.MinCount(pg), all, unseen) {
-		// The informer shows enough members, but the queue has not been
-		// handed them all yet: kube-scheduler counts only the pods its
-		// handlers have seen (gated ones included), so its gang would still
-		// be held at PreEnqueue. The members wait, with nothing written,
-		// for the others to arrive.
-		logger.V(4).Info("Pod group's members have not all reached the queue yet; waiting for them", "members", len(members), "unseen", unseen)
-		for _, m := range members {
-			m.UnschedulablePlugins = sets.New(names.GangScheduling)
-			if err := s.queue.AddUnschedulableIfNotPresent(logger, m, cycle); err != nil {
-				logger.Error(err, "Requeueing the pod", "member", klog.KObj(m.Pod))
-			}
-		}
-		return
+	if root.IsLeaf() {
+		ctx = klog.NewContext(ctx, logger)
 	}
-	logger.V(3).Info("Attempting to schedule pod group", "members", len(members), "profile", prof.Source, "generation", prof.Generation)
-	if err := validateGroup(pg, members); err != nil {
-		status := errorGroup("%v", err)
-		s.failGroup(ctx, prof, pg, members, groupFailure{status: status, full: status}, start, cycle)
-		return
-	}
-
-	// Shadow profiles of this schedulerName, if any, run the group's cycle
-	// dry on their own snapshot, on their own goroutine, once it is done.
-	s.beginGroupShadow(qpi.Pod, fwk, pg, members)
-	s.recordGroup = prof.Decisions != nil
-	best, status, tries := s.groupAlgorithm(ctx, fwk, pg, members)
-	s.recordGroup = false
-	s.endGroupShadow(best, status)
-	if !status.success() {
-		outcome := groupFailure{status: status, tried: best, full: status}
-		if status.code == framework.Unschedulable {
-			s.postFilterGroup(ctx, fwk, pg, members, triedMembers(tries), &outcome)
-		}
-		s.failGroup(ctx, prof, pg, members, outcome, start, cycle)
-		return
-	}
-	s.admitGroup(ctx, prof, pg, members, best, start, cycle)
+	s.scheduleHierarchy(ctx, prof, qpi, root, cycle)
 }
 
-// groupMembers returns the group's members this cycle places: qpi and the
-// group's other queued members, which leave the queue with it, in the
-// order sortMembers gives. It also counts all the group's members
-// but the unplaced ones being deleted, and those of them the queue has
-// never been handed.
-func (s *Scheduler) groupMembers(ctx context.Context, qpi *framework.QueuedPodInfo, pg *schedulingv1beta1.PodGroup) (members []*framework.QueuedPodInfo, all, unseen int) {
-	var others []*v1.Pod
-	placed := 0
-	for _, m := range s.workloads.Members(framework.RefOf(pg)) {
-		switch {
-		case s.workloads.IsPlaced(m):
-			placed++
-		case m.UID != qpi.Pod.UID && m.DeletionTimestamp == nil:
-			others = append(others, m)
-		}
+// holdForGroup hands a group's member back to wait, gated by
+// GangScheduling, for its group (or its hierarchy) to be whole again.
+func (s *Scheduler) holdForGroup(logger klog.Logger, qpi *framework.QueuedPodInfo, cycle int64) {
+	qpi.UnschedulablePlugins = sets.New(names.GangScheduling)
+	if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
+		logger.Error(err, "Requeueing the pod", "member", klog.KObj(qpi.Pod))
 	}
-	// Members GangScheduling held back while the group had too few pods
-	// come along: qpi passing it says the group has enough now, and the
-	// event that let qpi in may not have reached them yet.
-	taken, unseen := s.queue.TakeMembers(klog.FromContext(ctx), others, names.GangScheduling)
-	members = append([]*framework.QueuedPodInfo{qpi}, taken...)
-	sortMembers(members)
-	return members, placed + len(others) + 1, unseen
 }
 
 // waitsForMembers reports whether a gang of minCount waits for members
@@ -298,63 +225,6 @@ func sortMembers(members []*framework.QueuedPodInfo) {
 		}
 		return strings.Compare(a.Pod.Name, b.Pod.Name)
 	})
-}
-
-// validateGroup checks what kube-scheduler requires of a group's members:
-// one scheduler name, and the group's priority when it has one.
-func validateGroup(pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) error {
-	schedulerName := members[0].Pod.Spec.SchedulerName
-	for _, m := range members {
-		if m.Pod.Spec.SchedulerName != schedulerName {
-			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", m.Pod.Spec.SchedulerName, schedulerName)
-		}
-		if pg.Spec.Priority != nil {
-			if p := m.Priority(); p != *pg.Spec.Priority {
-				return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", p, *pg.Spec.Priority)
-			}
-		}
-	}
-	return nil
-}
-
-// groupAlgorithm tries every placement and returns the best one where the
-// whole group fits, or the first placement's try and the group's failure,
-// and every placement's try. No member is left assumed, in the cache or
-// the snapshot.
-func (s *Scheduler) groupAlgorithm(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus, []*placementResult) {
-	tries, status := s.tryPlacements(ctx, fwk, pg, members)
-	if !status.success() {
-		var last *placementResult
-		if len(tries) > 0 {
-			last = tries[len(tries)-1]
-		}
-		return last, status, tries
-	}
-	var feasible []*placementResult
-	for _, r := range tries {
-		if r.status.success() {
-			feasible = append(feasible, r)
-		}
-	}
-	if len(tries) == 0 {
-		return nil, unschedulableGroup("0/0 placements are available"), tries
-	}
-	if len(feasible) == 0 {
-		return tries[0], noPlacementFits(len(tries), tries[0].status), tries
-	}
-	best, status := s.bestPlacement(ctx, fwk, framework.PodGroupNode(pg), feasible)
-	if status.success() && best != nil && !best.placedAny() {
-		// A cycle succeeds only when it places a member: the remainder of
-		// a group whose other members are bound, none of which fits now,
-		// is unschedulable (and PodGroupPostFilter may make room for it).
-		return best, unschedulableGroup(), tries
-	}
-	if best != nil && best.group != nil {
-		best.group.PodGroup = pg.Namespace + "/" + pg.Name
-		best.group.TopologyKey, _ = framework.TopologyKeyOf(pg)
-		best.group.Tried = len(tries)
-	}
-	return best, status, tries
 }
 
 // triedMembers returns the cycle state of each member the tries ran the
@@ -696,31 +566,6 @@ func (f *groupFailure) nominating(qpi *framework.QueuedPodInfo, m *memberResult)
 	return nil
 }
 
-// postFilterGroup runs the PodGroupPostFilter plugins, such as preemption
-// for the group, on a simulation of the cluster (groupSimulation), and adds
-// their answer to the group's reason as upstream does. A success means
-// room is being made: the members go back to wait for it, nominated.
-func (s *Scheduler) postFilterGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, tried map[types.UID]*framework.CycleState, f *groupFailure) {
-	pods := make([]*v1.Pod, len(members))
-	for i, m := range members {
-		pods[i] = m.Pod
-	}
-	result, st := s.simulate(func() (*framework.PodGroupPostFilterResult, *framework.Status) {
-		return fwk.RunPodGroupPostFilterPlugins(ctx, framework.PodGroupNode(pg), pods, &groupSimulation{s: s, fwk: fwk, pg: pg, members: members, tried: tried})
-	})
-	if st.Code() == framework.Error {
-		f.full = fromStatus(st)
-		return
-	}
-	if st.IsSuccess() {
-		f.preempting = true
-		if result != nil {
-			f.nominations = result.NominatingInfos
-		}
-	}
-	f.full.reasons = append(slices.Clone(f.full.reasons), st.Message())
-}
-
 // simulate runs f with the snapshot frozen for a simulation, and restores
 // the snapshot after it, however f ends.
 func (s *Scheduler) simulate(f func() (*framework.PodGroupPostFilterResult, *framework.Status)) (*framework.PodGroupPostFilterResult, *framework.Status) {
@@ -737,12 +582,9 @@ func (s *Scheduler) simulate(f func() (*framework.PodGroupPostFilterResult, *fra
 // try its group again: the scheduler's snapshot, frozen while the plugin
 // runs (Scheduler.simulating) and restored after it.
 type groupSimulation struct {
-	s       *Scheduler
-	fwk     *runtime.Framework
-	pg      *schedulingv1beta1.PodGroup
-	members []*framework.QueuedPodInfo
-	// tree is the cycle of a CompositePodGroup's hierarchy, which
-	// ScheduleGroup runs instead of pg's when it is set.
+	s *Scheduler
+	// tree is the cycle of the group's hierarchy (a lone PodGroup's is a
+	// hierarchy of one), which ScheduleGroup runs again.
 	tree *compositeCycle
 	// tried are the cycle states of the members the failed cycle tried.
 	tried map[types.UID]*framework.CycleState
@@ -761,20 +603,9 @@ func (g *groupSimulation) AddPod(pi *framework.PodInfo, nodeName string) error {
 }
 
 // ScheduleGroup runs the group's cycle on the snapshot as it stands, with
-// fresh cycle states, and returns the best placement's assignments.
+// fresh cycle states, and returns the members it placed.
 func (g *groupSimulation) ScheduleGroup(ctx context.Context) (*framework.PodGroupAssignments, *framework.Status) {
-	if g.tree != nil {
-		return g.tree.scheduleTree(ctx)
-	}
-	best, status, _ := g.s.groupAlgorithm(ctx, g.fwk, g.pg, g.members)
-	var out *framework.PodGroupAssignments
-	if best != nil {
-		out = best.assignments()
-	}
-	if status.success() {
-		return out, nil
-	}
-	return out, framework.NewStatus(status.code, status.message())
+	return g.tree.scheduleTree(ctx)
 }
 
 // TriedMembers are the cycle states of the members the failed cycle tried.

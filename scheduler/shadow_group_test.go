@@ -31,6 +31,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/shadow"
 	"github.com/berth-io/berth/scheduler/workload"
 
@@ -106,7 +107,7 @@ func (h *groupHarness) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*
 	fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
 	s.beginGroupShadow(pods[0], fwk, pg, members)
 	s.recordGroup = true
-	best, status, _ := s.groupAlgorithm(h.ctx, fwk, pg, members)
+	best, status := s.runLoneGroup(h.ctx, fwk, pg, members)
 	s.recordGroup = false
 	s.endGroupShadow(best, status)
 	if status.success() {
@@ -290,7 +291,7 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 			}
 			fwk := h.s.profiles.Get(v1.DefaultSchedulerName).Framework
 			h.s.recordGroup = record
-			best, status, _ := h.s.groupAlgorithm(h.ctx, fwk, pg, qpis)
+			best, status := h.s.runLoneGroup(h.ctx, fwk, pg, qpis)
 			h.s.recordGroup = false
 			if !status.success() {
 				t.Fatalf("the group does not fit: %s", status.message())
@@ -346,4 +347,18 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runLoneGroup runs the cycle of a PodGroup with no CompositePodGroup above
+// it on the snapshot, as scheduleHierarchy does once its members are
+// gathered, and returns the try reported and the group's status.
+func (s *Scheduler) runLoneGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus) {
+	root := framework.PodGroupNode(pg)
+	c := &compositeCycle{
+		s: s, fwk: fwk, root: root,
+		members:   map[framework.GroupKey][]*framework.QueuedPodInfo{root.Key: members},
+		scheduled: map[framework.GroupKey]int{root.Key: len(framework.ScheduledMembers(s.workloads, root.Ref()))},
+	}
+	o := c.run(ctx)[root.Key]
+	return o.try, *o.status
 }

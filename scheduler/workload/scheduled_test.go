@@ -26,6 +26,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -52,13 +53,30 @@ func initially(status metav1.ConditionStatus) metav1.Condition {
 func TestPatchConditionAfterMarkScheduled(t *testing.T) {
 	// A step is what the informer delivers between the two writes; it
 	// returns the copy of the group the next cycle reads.
-	type step func(h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup
-	observedTrue := func(h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup {
+	type step func(store cache.Indexer, h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup
+	// shown puts the True the scheduler wrote in the informer's store and
+	// tells the handler, as the informer does.
+	shown := func(store cache.Indexer, h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup {
 		now := nativeGroup(pg.Name, initially(metav1.ConditionTrue))
+		if err := store.Update(now); err != nil {
+			t.Fatal(err)
+		}
 		h.OnUpdate(pg, now)
 		return now
 	}
-	deleted := func(h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup {
+	observedTrue := func(store cache.Indexer, h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup {
+		return shown(store, h, pg)
+	}
+	// observedTrueAfterRead is the informer catching up after the next
+	// cycle read the group: that cycle writes with the older copy.
+	observedTrueAfterRead := func(store cache.Indexer, h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup {
+		shown(store, h, pg)
+		return pg
+	}
+	deleted := func(store cache.Indexer, h cache.ResourceEventHandler, pg *schedulingv1beta1.PodGroup) *schedulingv1beta1.PodGroup {
+		if err := store.Delete(pg); err != nil {
+			t.Fatal(err)
+		}
 		h.OnDelete(cache.DeletedFinalStateUnknown{Key: "default/" + pg.Name, Obj: pg})
 		return pg
 	}
@@ -72,6 +90,7 @@ func TestPatchConditionAfterMarkScheduled(t *testing.T) {
 	}{
 		{name: "informer not caught up: False is not written", wantKept: 1},
 		{name: "informer shows True: the record is dropped", between: observedTrue, wantKept: 0},
+		{name: "informer shows True after the next cycle read the group: False is not written", between: observedTrueAfterRead, wantKept: 0},
 		{name: "group deleted: the record is dropped", between: deleted, wantFalse: true, wantKept: 0},
 		{name: "write of True failed: False may be written", failTrue: true, wantFalse: true, wantKept: 0},
 	}
@@ -89,7 +108,12 @@ func TestPatchConditionAfterMarkScheduled(t *testing.T) {
 				}
 				return false, nil, nil
 			})
-			g := New(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), func(*v1.Pod) string { return "" })
+			factory := informers.NewSharedInformerFactory(client, 0)
+			g := New(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), func(*v1.Pod) string { return "" }, WithInformerFactory(factory))
+			store := factory.Scheduling().V1beta1().PodGroups().Informer().GetIndexer()
+			if err := store.Add(pg); err != nil {
+				t.Fatal(err)
+			}
 			h := g.StatusHandler()
 
 			g.MarkScheduled(pg)
@@ -100,7 +124,7 @@ func TestPatchConditionAfterMarkScheduled(t *testing.T) {
 			// Without a step, the remaining members' cycle reads the
 			// informer's older copy.
 			if tc.between != nil {
-				pg = tc.between(h, pg)
+				pg = tc.between(store, h, pg)
 			}
 			if err := g.PatchCondition(ctx, client, pg, initially(metav1.ConditionFalse)); err != nil {
 				t.Fatalf("writing False: %v", err)

@@ -371,23 +371,34 @@ const (
 	ReasonScheduled = "Scheduled"
 )
 
+// shownScheduled reports whether the informer's copy of pg reads
+// PodGroupInitiallyScheduled=True.
+func (g *Groups) shownScheduled(pg *schedulingv1beta1.PodGroup) bool {
+	latest, err := g.PodGroup(framework.RefOf(pg))
+	return err == nil && latest.UID == pg.UID && apimeta.IsStatusConditionTrue(latest.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+}
+
 // schedulerFieldManager owns the condition the scheduler applies to
 // Berth's PodGroups, beside the conditions their controller writes.
 const schedulerFieldManager = "berth-scheduler"
 
 // PatchCondition sets cond on the PodGroup's status, as kube-scheduler
-// does: a PodGroupInitiallyScheduled condition that is already True is
-// never set back, nor is one MarkScheduled recorded and the informer does
-// not show yet, and nothing is sent when the condition is unchanged. The
-// condition's observedGeneration is the group's generation. One of
-// Berth's PodGroups is written through the client WithBerthClient gave.
+// does: a PodGroupInitiallyScheduled condition that is already True, in pg
+// or in the informer's newer copy, is never set back, nor is one
+// MarkScheduled recorded and the informer does not show yet, and nothing
+// is sent when the condition is unchanged. The condition's
+// observedGeneration is the group's generation. One of Berth's PodGroups
+// is written through the client WithBerthClient gave.
 func (g *Groups) PatchCondition(ctx context.Context, client kubernetes.Interface, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) (err error) {
 	if cur := apimeta.FindStatusCondition(pg.Status.Conditions, cond.Type); cur != nil &&
 		cur.Status == metav1.ConditionTrue && cond.Status != metav1.ConditionTrue && cond.Type == schedulingv1beta1.PodGroupInitiallyScheduled {
 		return nil
 	}
 	if cond.Type == schedulingv1beta1.PodGroupInitiallyScheduled {
-		if cond.Status != metav1.ConditionTrue && g.scheduled.has(pg.UID) {
+		// The record first: it is forgotten only once the informer's copy
+		// reads True, which the second check then sees. pg may be older
+		// than both, read before the cycle that wrote True ended.
+		if cond.Status != metav1.ConditionTrue && (g.scheduled.has(pg.UID) || g.shownScheduled(pg)) {
 			return nil
 		}
 		if cond.Status == metav1.ConditionTrue {

@@ -32,7 +32,7 @@ func Scenarios() []Scenario {
 		topologyKeyMissing(), basicTopology(), gangPreemption(), minCountLowered(),
 		nodeAdded(), twoGangs(), boundGangPodDeleted(), priorityMismatch(),
 		gatedMember(), lateMemberTopology(), topologyPrebound(), topologyMostMembers(), topologyMostAllocated(),
-		victimGroupAll(), preemptionNever(), basicPreemption(), priorityOrder(),
+		victimGroupAll(), preemptionNever(), basicPreemption(), basicFirstMemberPinned(), priorityOrder(),
 		groupDeleted(), minCountRaised(), minCountLoweredWaiting(),
 	}
 }
@@ -557,6 +557,28 @@ func basicPreemption() Scenario {
 	}
 	s.Steps = []Step{Create("low", "mid", "high"), Create(names(ns)...), Create(names(low)...), Observe("low-running"),
 		Create(names(group)...), Observe("no-group"), Create("pg"), Observe("final")}
+	return s
+}
+
+// A high-priority basic group with a topology key whose first member is
+// scheduled alone: it goes to the fullest rack (PlacementScore packs), and
+// the members after it must join that rack.
+func basicFirstMemberPinned() Scenario {
+	ns := racks(2, "4", "4")
+	low := []Pod{{Name: "low-rack-b-1", CPU: "4", Memory: "1Gi", NodeName: "rack-b-1", PriorityClassName: "low"}}
+	group := withPriority(members("p", "pg", 5, "1"), "high")
+	s := Scenario{
+		Name: "basic-first-member-pinned",
+		Description: "2 racks of 2 nodes of 4 CPUs, rack-b-1 full with a low-priority pod; a high-priority basic group with topology key rack " +
+			"whose first member (1 CPU) comes alone goes to the fuller rack-b; the 4 after it join rack-b, which has room for 3 of them",
+		Placement:       PlaceExact,
+		PriorityClasses: []PriorityClass{{Name: "low", Value: 100}, {Name: "high", Value: 1000}},
+		Nodes:           ns,
+		PodGroups:       []PodGroup{{Name: "pg", TopologyKey: RackKey, PriorityClassName: "high"}},
+		Pods:            append(low, group...),
+	}
+	s.Steps = []Step{Create("low", "high"), Create(names(ns)...), Create(names(low)...), Observe("low-running"),
+		Create("pg"), Create("p-1"), Observe("first"), Create("p-2", "p-3", "p-4", "p-5"), Observe("final")}
 	return s
 }
 
