@@ -490,7 +490,8 @@ type DecisionPodGroup struct {
 	PlacementsFeasible int32 `json:"placementsFeasible"`
 	// placements are the chosen placement first, then its best feasible
 	// runners-up, with their weighted PlacementScore scores (such as
-	// PodGroupPodsCount's), as the cycle ranked them.
+	// PodGroupPodsCount's), as the cycle ranked them; empty when only one
+	// placement fitted, which the cycle does not score, as kube-scheduler.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=3

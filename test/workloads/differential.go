@@ -174,8 +174,15 @@ func DescribeGenerated(s Scenario) string {
 	for _, n := range s.Nodes {
 		fmt.Fprintf(&b, "node %s cpu=%s %s=%s taints=%d\n", n.Name, n.CPU, RackKey, n.Labels[RackKey], len(n.Taints))
 	}
+	for _, c := range s.CompositePodGroups {
+		fmt.Fprintf(&b, "compositepodgroup %s parent=%q minGroupCount=%d topology=%q priorityClass=%q disruptionAll=%v\n", c.Name, c.Parent, c.MinGroupCount, c.TopologyKey, c.PriorityClassName, c.DisruptionAll)
+	}
 	for _, g := range s.PodGroups {
-		fmt.Fprintf(&b, "podgroup %s minCount=%d topology=%q priorityClass=%q disruptionAll=%v\n", g.Name, g.MinCount, g.TopologyKey, g.PriorityClassName, g.DisruptionAll)
+		parent := ""
+		if g.Parent != "" {
+			parent = fmt.Sprintf(" parent=%q", g.Parent)
+		}
+		fmt.Fprintf(&b, "podgroup %s%s minCount=%d topology=%q priorityClass=%q disruptionAll=%v\n", g.Name, parent, g.MinCount, g.TopologyKey, g.PriorityClassName, g.DisruptionAll)
 	}
 	for _, p := range s.Pods {
 		fmt.Fprintf(&b, "pod %s group=%q node=%q priorityClass=%q affinity=%v antiAffinity=%v preferApart=%v spread=%v nodeSelector=%v tolerations=%d hostPort=%d\n",

@@ -55,6 +55,19 @@ const (
 // kube-scheduler's recorded outcomes (GeneratedScenarios).
 var CISeeds = []uint64{9, 13, 17, 27, 32}
 
+// CIHierarchySeeds are the seeds whose hierarchy scenarios make test plays
+// against kube-scheduler's recorded outcomes (GeneratedHierarchies).
+var CIHierarchySeeds = []uint64{}
+
+// GeneratedHierarchies returns the hierarchy scenarios of CIHierarchySeeds.
+func GeneratedHierarchies() []Scenario {
+	out := make([]Scenario, len(CIHierarchySeeds))
+	for i, seed := range CIHierarchySeeds {
+		out[i] = GenerateHierarchy(seed)
+	}
+	return out
+}
+
 // GeneratedScenarios returns the scenarios of CISeeds.
 func GeneratedScenarios() []Scenario {
 	out := make([]Scenario, len(CISeeds))
@@ -110,15 +123,23 @@ func (g *generator) scenario(seed uint64) Scenario {
 	for i := range 1 + g.rng.IntN(generatedMaxGroups) {
 		workload = append(workload, g.group(fmt.Sprintf("g%d", i+1))...)
 	}
+	workload = append(workload, g.plainPods()...)
+	g.s.Steps = []Step{Create(setup...), Create(workload...), Observe("final")}
+	return g.s
+}
+
+// plainPods adds up to generatedMaxPlainPods pods of no group, each with
+// a constraint of its own, and returns their names.
+func (g *generator) plainPods() []string {
+	var out []string
 	for i := range g.rng.IntN(generatedMaxPlainPods + 1) {
 		name := fmt.Sprintf("plain-%d", i+1)
 		p := Pod{Name: name, CPU: "1", Memory: "128Mi", Labels: map[string]string{"app": "plain"}}
 		g.constrain(&p, g.pick(memberConstraints), "plain")
 		g.s.Pods = append(g.s.Pods, p)
-		workload = append(workload, name)
+		out = append(out, name)
 	}
-	g.s.Steps = []Step{Create(setup...), Create(workload...), Observe("final")}
-	return g.s
+	return out
 }
 
 // nodes adds the cluster's nodes and returns their names.
@@ -238,3 +259,99 @@ func (g *generator) toleration() []corev1.Toleration {
 }
 
 func (g *generator) pick(from []string) string { return from[g.rng.IntN(len(from))] }
+
+// GenerateHierarchy returns the hierarchy scenario of seed, the same for
+// the same seed: a cluster drawn as Generate draws it, then, in one step,
+// a CompositePodGroup root (gang or basic, perhaps constrained to a rack,
+// perhaps of a priority that preempts), perhaps a CompositePodGroup below
+// it, 2 or 3 PodGroups under them whose members put one kind of
+// constraint on each other or on their nodes, and a few plain pods. It
+// plays only through Kubernetes' PodGroups, on an apiserver serving
+// CompositePodGroups. Its draws are its own: Generate's scenarios do not
+// change with it.
+func GenerateHierarchy(seed uint64) Scenario {
+	g := generator{rng: rand.New(rand.NewPCG(seed, 0x637067))}
+	return g.hierarchy(seed)
+}
+
+func (g *generator) hierarchy(seed uint64) Scenario {
+	g.s = Scenario{
+		Name:        fmt.Sprintf("generated-hierarchy-%d", seed),
+		Description: fmt.Sprintf("hierarchy generated from seed %d", seed),
+		Placement:   PlaceBound,
+		PriorityClasses: []PriorityClass{
+			{Name: generatedPriorityLow, Value: 10},
+			{Name: generatedPriorityHigh, Value: 1000},
+		},
+	}
+	setup := []string{generatedPriorityLow, generatedPriorityHigh}
+	setup = append(setup, g.nodes()...)
+	setup = append(setup, g.fillers()...)
+
+	groups := 2 + g.rng.IntN(2)
+	root := CompositePodGroup{Name: "root"}
+	if g.rng.IntN(10) < 3 {
+		root.PriorityClassName = generatedPriorityHigh
+		root.DisruptionAll = g.rng.IntN(2) == 0
+	}
+	parentOf := make([]string, groups)
+	composites := []CompositePodGroup{root}
+	if g.rng.IntN(10) < 3 {
+		// The last two PodGroups go under a CompositePodGroup of their own.
+		mid := CompositePodGroup{Name: "mid", Parent: root.Name, PriorityClassName: root.PriorityClassName}
+		g.composite(&mid, 2)
+		composites = append(composites, mid)
+		for i := range groups {
+			parentOf[i] = root.Name
+			if i >= groups-2 {
+				parentOf[i] = mid.Name
+			}
+		}
+		g.composite(&composites[0], groups-1)
+	} else {
+		for i := range groups {
+			parentOf[i] = root.Name
+		}
+		g.composite(&composites[0], groups)
+	}
+	g.s.CompositePodGroups = composites
+	workload := names(composites)
+	for i := range groups {
+		workload = append(workload, g.member(fmt.Sprintf("g%d", i+1), parentOf[i], root.PriorityClassName)...)
+	}
+	workload = append(workload, g.plainPods()...)
+	g.s.Steps = []Step{Create(setup...), Create(workload...), Observe("final")}
+	return g.s
+}
+
+// composite draws a CompositePodGroup's policy over its children children:
+// basic, a gang of all of them, or a gang of all but one; and perhaps a
+// rack to keep its subtree in.
+func (g *generator) composite(c *CompositePodGroup, children int) {
+	switch g.rng.IntN(3) {
+	case 0: // basic
+	case 1:
+		c.MinGroupCount = int32(children)
+	default:
+		c.MinGroupCount = int32(max(1, children-1))
+	}
+	if g.rng.IntN(10) < 3 {
+		c.TopologyKey = RackKey
+	}
+}
+
+// member adds a PodGroup under parent whose members have the priority
+// class of its hierarchy, and returns the names of the group and its
+// members.
+func (g *generator) member(name, parent, priorityClass string) []string {
+	out := g.group(name)
+	pg := &g.s.PodGroups[len(g.s.PodGroups)-1]
+	pg.Parent = parent
+	pg.PriorityClassName, pg.DisruptionAll = priorityClass, false
+	for i := range g.s.Pods {
+		if g.s.Pods[i].Group == name {
+			g.s.Pods[i].PriorityClassName = priorityClass
+		}
+	}
+	return out
+}

@@ -172,3 +172,53 @@ func TestCompareOutcomes(t *testing.T) {
 		t.Errorf("another reason: differences %q, want the group's condition", d)
 	}
 }
+
+func TestGenerateHierarchyIsReproducibleAndValid(t *testing.T) {
+	var gangs, basics, topology, preempting, nested int
+	for seed := uint64(1); seed <= 300; seed++ {
+		s := GenerateHierarchy(seed)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !s.Composite() {
+			t.Fatalf("seed %d: no CompositePodGroup", seed)
+		}
+		if again := GenerateHierarchy(seed); !reflect.DeepEqual(s, again) {
+			t.Fatalf("seed %d gives two scenarios", seed)
+		}
+		root := s.CompositePodGroups[0]
+		for _, c := range s.CompositePodGroups {
+			switch {
+			case c.MinGroupCount > 0:
+				gangs++
+			default:
+				basics++
+			}
+			if c.TopologyKey != "" {
+				topology++
+			}
+			if c.Parent != "" {
+				nested++
+			}
+		}
+		if root.PriorityClassName != "" {
+			preempting++
+		}
+		for _, p := range s.Pods {
+			if p.Group != "" && p.PriorityClassName != root.PriorityClassName {
+				t.Errorf("seed %d: member %s has priority class %q, its root %q", seed, p.Name, p.PriorityClassName, root.PriorityClassName)
+			}
+		}
+	}
+	if reflect.DeepEqual(GenerateHierarchy(1), GenerateHierarchy(2)) {
+		t.Error("seeds 1 and 2 give the same scenario")
+	}
+	if reflect.DeepEqual(GenerateHierarchy(7).Nodes, Generate(7).Nodes) && reflect.DeepEqual(GenerateHierarchy(8).Nodes, Generate(8).Nodes) {
+		t.Error("GenerateHierarchy draws the clusters Generate draws for the same seeds")
+	}
+	for what, n := range map[string]int{"gang CompositePodGroups": gangs, "basic CompositePodGroups": basics, "rack placements": topology, "preempting roots": preempting, "nested CompositePodGroups": nested} {
+		if n == 0 {
+			t.Errorf("300 seeds generate no %s", what)
+		}
+	}
+}

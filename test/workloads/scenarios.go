@@ -18,6 +18,7 @@ package workloads
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,10 +38,15 @@ func Scenarios() []Scenario {
 	}
 }
 
-// ScenarioNamed returns the scenario of AllScenarios or GeneratedScenarios
-// named name.
+// RecordedScenarios returns every scenario with a golden: AllScenarios,
+// GeneratedScenarios and GeneratedHierarchies.
+func RecordedScenarios() []Scenario {
+	return slices.Concat(AllScenarios(), GeneratedScenarios(), GeneratedHierarchies())
+}
+
+// ScenarioNamed returns the scenario of RecordedScenarios named name.
 func ScenarioNamed(name string) (Scenario, bool) {
-	for _, s := range append(AllScenarios(), GeneratedScenarios()...) {
+	for _, s := range RecordedScenarios() {
 		if s.Name == name {
 			return s, true
 		}

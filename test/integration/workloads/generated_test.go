@@ -29,6 +29,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/test/workloads"
 	"github.com/berth-io/berth/test/workloads/reference"
 )
@@ -42,6 +43,17 @@ const (
 )
 
 var _ = Describe("Generated scenarios, compared with kube-scheduler v1.37.1's recorded outcomes", Label("generated"), func() {
+	for _, s := range workloads.GeneratedHierarchies() {
+		It("plays "+s.Name+" through Kubernetes' PodGroups as kube-scheduler did", func(ctx SpecContext) {
+			want, err := workloads.Golden(s.Name)
+			Expect(err).NotTo(HaveOccurred())
+			_, c := compositeAPI.start(ctx)
+			cleanCluster(ctx, c)
+			startBerth(ctx, c, nil, scheduler.WithCompositePodGroups(true))
+			DeferCleanup(cleanCluster, c)
+			expectAgreement(s, want, playGenerated(ctx, s, c), "Kubernetes' PodGroups")
+		}, SpecTimeout(4*time.Minute))
+	}
 	for _, s := range workloads.GeneratedScenarios() {
 		It("plays "+s.Name+" through Kubernetes' PodGroups as kube-scheduler did", func(ctx SpecContext) {
 			want, err := workloads.Golden(s.Name)
@@ -83,6 +95,16 @@ var _ = Describe("Generated scenarios, played live on kube-scheduler v1.37.1 and
 			expectAgreement(s, want, native, "Kubernetes' PodGroups")
 			expectAgreement(s, want, own, "Berth's PodGroups")
 		}, SpecTimeout(time.Duration(runs+2)*2*time.Minute))
+		h := workloads.GenerateHierarchy(seed)
+		It("plays "+h.Name+" as kube-scheduler does", func(ctx SpecContext) {
+			want := playReference(ctx, h, runs)
+			_, c := compositeAPI.start(ctx)
+			stop := startBerthUntil(ctx, c, nil, scheduler.WithCompositePodGroups(true))
+			got := playGenerated(ctx, h, c)
+			stop()
+			cleanCluster(ctx, c)
+			expectAgreement(h, want, got, "Kubernetes' PodGroups")
+		}, SpecTimeout(time.Duration(runs+1)*2*time.Minute))
 	}
 })
 

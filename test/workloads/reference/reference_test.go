@@ -45,8 +45,8 @@ const FreshEnv = "BERTH_WORKLOADS_FRESH"
 const RunsEnv = "BERTH_WORKLOADS_RUNS"
 
 // TestReference re-records the goldens of package workloads from upstream
-// kube-scheduler: each scenario of workloads.AllScenarios and
-// workloads.GeneratedScenarios twice, on fresh
+// kube-scheduler: each scenario of workloads.RecordedScenarios twice, on
+// fresh
 // control planes, with the gates Gates gives. It needs
 // etcd, kube-apiserver and kube-scheduler v1.37.1 in KUBEBUILDER_ASSETS
 // (default bin/k8s at the repository's root) and runs only with
@@ -78,7 +78,7 @@ func TestReference(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range append(workloads.AllScenarios(), workloads.GeneratedScenarios()...) {
+	for _, s := range workloads.RecordedScenarios() {
 		if only != nil && !slices.Contains(only, s.Name) {
 			continue
 		}
