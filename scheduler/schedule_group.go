@@ -143,10 +143,12 @@ func (r *placementResult) assignments() *framework.PodGroupAssignments {
 
 // groupUnschedulableError is the failure of a member that its group's
 // cycle did not place although nothing but its group kept it out; the pod
-// reads Unschedulable and waits for the events that may help any member.
+// reads Unschedulable.
 type groupUnschedulableError struct {
 	msg string
-	// plugins are the plugins that rejected the group's members.
+	// plugins are the plugins whose events may help the member: none for
+	// a member that failed for its group (any event may), GangScheduling
+	// for one a successful cycle left out.
 	plugins sets.Set[string]
 }
 
@@ -619,15 +621,10 @@ func (g *groupSimulation) TriedMembers() map[types.UID]*framework.CycleState { r
 func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, outcome groupFailure, start time.Time, cycle int64) {
 	logger := klog.FromContext(ctx)
 	evaluated := make(map[*framework.QueuedPodInfo]*memberResult)
-	rejectors := sets.New(names.GangScheduling)
 	if outcome.tried != nil {
 		for i := range outcome.tried.members {
 			m := &outcome.tried.members[i]
 			evaluated[m.qpi] = m
-			var fitErr *framework.FitError
-			if errors.As(m.err, &fitErr) {
-				rejectors = rejectors.Union(fitErr.Diagnosis.UnschedulablePlugins)
-			}
 		}
 	}
 	status, groupMsg := outcome.full, outcome.full.message()
@@ -646,14 +643,16 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 		case status.code == framework.Error:
 			err = errors.New(groupMsg)
 		case m != nil && outcome.preempting:
-			// It fitted, and waits for the room its group's preemption makes.
-			err = &groupUnschedulableError{msg: groupMsg, plugins: rejectors}
+			// It fitted, and waits for the room its group's preemption
+			// makes. A member that failed for its group names no plugin,
+			// as upstream's: any event may help it.
+			err = &groupUnschedulableError{msg: groupMsg}
 		case m != nil:
 			// It fitted; its group did not.
-			err = &groupUnschedulableError{msg: unschedulableGroup(groupMsg).message(), plugins: rejectors}
+			err = &groupUnschedulableError{msg: unschedulableGroup(groupMsg).message()}
 		default:
 			// The cycle did not reach it.
-			err = &groupUnschedulableError{msg: outcome.status.message(), plugins: rejectors}
+			err = &groupUnschedulableError{msg: outcome.status.message()}
 		}
 		s.handleFailure(mctx, prof, qpi, &schedulingFailure{err: err, nominating: outcome.nominating(qpi, m), groupFailed: !outcome.remainder, leftOut: outcome.remainder}, start, cycle)
 	}

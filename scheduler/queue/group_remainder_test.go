@@ -238,3 +238,44 @@ func TestTriedGroupMemberPreEnqueue(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupFailureGatedByPreemptionIsRequeuedByTheVictimsDeletion checks a
+// member that failed for its group's sake, gated while its group's
+// preemption runs: once the preemption is over, the deletion of a victim
+// requeues it although the gate's own hint says Skip, as any event
+// requeues kube-scheduler's PodGroup whose members failed for the group.
+// A member rejected by a plugin is still left to that plugin's hints.
+func TestGroupFailureGatedByPreemptionIsRequeuedByTheVictimsDeletion(t *testing.T) {
+	tests := []struct {
+		name      string
+		rejectors []string
+		want      string
+	}{
+		{name: "failed for its group", want: "backoffQ"},
+		{name: "rejected by a plugin whose hint skips the deletion", rejectors: []string{"NodeAffinity"}, want: "gated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			preempting := false
+			prof := profile().on("DefaultPreemption", podDelete, hintSkip).on("NodeAffinity", nodeAdd, hintQueue)
+			prof.gates = []namedGate{{name: "DefaultPreemption", gates: func(*v1.Pod) bool { return preempting }}}
+			q := newTestQueue(t, map[string]*fakeProfile{defaultProfile: prof}, WithGroupAdmission("GangScheduling"))
+			pod := member("m").UID("m").Obj()
+			q.Add(tlog, pod)
+			info := q.pop()
+			info.UnschedulablePlugins = sets.New(tc.rejectors...)
+			preempting = true
+			if err := q.AddGroupFailure(tlog, info, false, q.SchedulingCycle()); err != nil {
+				t.Fatal(err)
+			}
+			if got := q.where(pod); got != "gated" {
+				t.Fatalf("while its group preempts the pod is in %s, want gated", got)
+			}
+			preempting = false
+			q.MoveAllToActiveOrBackoffQueue(tlog, podDelete, pendingPod("victim").NodeName("n1").Obj(), nil, nil)
+			if got := q.where(pod); got != tc.want {
+				t.Errorf("after a victim's deletion the pod is in %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1013,10 +1013,17 @@ func (q *PriorityQueue) gate(logger logr.Logger, e *entry) bool {
 		plugin = defaultGatingPlugin
 	}
 	info.GatingPlugin = plugin
-	if info.UnschedulablePlugins == nil {
-		info.UnschedulablePlugins = sets.New[string]()
+	// A group member that failed for its group's sake, not a plugin's, is
+	// worth another try on any event the gate lets through, as
+	// kube-scheduler's PodGroup is when a member of it is: recording the
+	// gate as its rejector would leave it to the gate's hints, and the
+	// preemption gate's say Skip.
+	if info.Attempts == 0 || !inGang(info.Pod) || hasRejectors(info) {
+		if info.UnschedulablePlugins == nil {
+			info.UnschedulablePlugins = sets.New[string]()
+		}
+		info.UnschedulablePlugins.Insert(plugin)
 	}
-	info.UnschedulablePlugins.Insert(plugin)
 	if st.Code() == framework.Error {
 		logger.Error(st.AsError(), "PreEnqueue plugin failed", "pod", klog.KObj(info.Pod), "plugin", plugin)
 	} else {

@@ -190,3 +190,125 @@ func TestGangsStayWhole(t *testing.T) {
 		})
 	}
 }
+
+// hierarchyGangs puts pods a-1 and a-2 in PodGroup a (a gang of minCount
+// 2) and b-1 in PodGroup b (basic), both children of CompositePodGroup
+// root.
+type hierarchyGangs struct {
+	root *Composite
+}
+
+func newHierarchyGangs(pods []*v1.Pod, minGroupCount int, whole bool) *hierarchyGangs {
+	of := func(prefix string) []*v1.Pod {
+		var out []*v1.Pod
+		for _, p := range pods {
+			if strings.HasPrefix(p.Name, prefix) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	root := &Composite{Name: "default/root", MinGroupCount: minGroupCount, Whole: whole, Children: []Child{
+		{Name: "default/a", MinCount: 2, Bound: of("a-")},
+		{Name: "default/b", MinCount: 1, Bound: of("b-")},
+	}}
+	return &hierarchyGangs{root: root}
+}
+
+func (g *hierarchyGangs) GangOf(pod *v1.Pod) (Gang, bool) {
+	for _, ch := range g.root.Children {
+		if slices.ContainsFunc(ch.Bound, func(p *v1.Pod) bool { return p.Name == pod.Name }) {
+			gang := Gang{Name: ch.Name, Bound: ch.Bound, Parent: g.root}
+			if ch.Name == "default/a" {
+				gang.MinCount = 2
+			}
+			return gang, true
+		}
+	}
+	return Gang{}, false
+}
+
+func TestCompositePodGroupsStayWhole(t *testing.T) {
+	old, young := t0.Add(-time.Hour), t0.Add(-time.Second)
+	all := map[string]v1alpha1.EvictionResult{"a-1": v1alpha1.EvictionPlanned, "a-2": v1alpha1.EvictionPlanned, "b-1": v1alpha1.EvictionPlanned}
+	tests := []struct {
+		name          string
+		old           string // the one old pod, which PodLifeTime evicts
+		minGroupCount int
+		whole         bool
+		want          map[string]v1alpha1.EvictionResult
+		wantReason    string
+	}{
+		{
+			name: "a gang PodGroup going whole takes a gang of PodGroups below minGroupCount with it",
+			old:  "a-1", minGroupCount: 2, want: all,
+			wantReason: "with all 3 members of gang default/root, since its PodGroups would leave it below minGroupCount 2",
+		},
+		{
+			name: "the last pod of a basic PodGroup takes the gang of PodGroups with it",
+			old:  "b-1", minGroupCount: 2, want: all,
+		},
+		{
+			name: "a gang of PodGroups that keeps minGroupCount lets one PodGroup go whole",
+			old:  "a-1", minGroupCount: 1,
+			want: map[string]v1alpha1.EvictionResult{"a-1": v1alpha1.EvictionPlanned, "a-2": v1alpha1.EvictionPlanned},
+		},
+		{
+			name: "a basic CompositePodGroup keeps nothing",
+			old:  "b-1",
+			want: map[string]v1alpha1.EvictionResult{"b-1": v1alpha1.EvictionPlanned},
+		},
+		{
+			name: "a CompositePodGroup whose disruption mode is All goes whole",
+			old:  "b-1", whole: true, want: all,
+			wantReason: "with all 3 members of gang default/root, whose disruption mode is All",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := []k8sruntime.Object{strategytest.Node("n1").Obj()}
+			var pods []*v1.Pod
+			for _, name := range []string{"a-1", "a-2", "b-1"} {
+				created := young
+				if name == tc.old {
+					created = old
+				}
+				p := strategytest.Pod(name).NodeName("n1").Created(created).Obj()
+				objs = append(objs, p)
+				pods = append(pods, p)
+			}
+			r := New(fake.NewClientset(objs...), nil, nil, NewInTreeRegistry(), WithClock(clocktesting.NewFakeClock(t0)),
+				WithGangs(newHierarchyGangs(pods, tc.minGroupCount, tc.whole)))
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- r.Start(ctx) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Error(err)
+				}
+			}()
+			if err := r.SetPolicy("p", 1, lifetimePolicy(true, every(10*time.Minute))); err != nil {
+				t.Fatal(err)
+			}
+			res := waitRun(t, r, "p", t0)
+			got := map[string]v1alpha1.EvictionResult{}
+			var reasons []string
+			for _, e := range res.Plan {
+				got[e.Pod] = e.Result
+				reasons = append(reasons, e.Reason)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("plan %v, want %v", got, tc.want)
+			}
+			for pod, want := range tc.want {
+				if got[pod] != want {
+					t.Fatalf("plan %v, want %v", got, tc.want)
+				}
+			}
+			if tc.wantReason != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, tc.wantReason) }) {
+				t.Errorf("no reason in the plan says %q: %q", tc.wantReason, reasons)
+			}
+		})
+	}
+}

@@ -155,6 +155,84 @@ type Gang struct {
 	// Whole is set for a group whose disruption mode is All: it is
 	// evicted whole or not at all, whatever MinCount says.
 	Whole bool
+	// Parent is the CompositePodGroup the group is a child of, when one
+	// above it must be kept whole too (a gang of children, or a
+	// disruption mode of All); nil otherwise.
+	Parent *Composite
+}
+
+// Composite is a CompositePodGroup above a gang's group: an eviction that
+// would leave it below the children it needs (its minGroupCount) takes
+// every bound pod of its subtree or none, and so does any eviction in its
+// subtree when its disruption mode is All.
+type Composite struct {
+	// Name names the CompositePodGroup in messages.
+	Name string
+	// MinGroupCount is how many of its children it needs scheduled; 0
+	// for a basic CompositePodGroup, which needs nothing kept.
+	MinGroupCount int
+	// Whole is set when its disruption mode is All.
+	Whole bool
+	// Children are its children, the gang's own group among them.
+	Children []Child
+	// Parent is the CompositePodGroup above it, if any.
+	Parent *Composite
+}
+
+// Child is a child of a Composite: a PodGroup, with its bound members
+// and how many of them it needs to count as scheduled, or a
+// CompositePodGroup.
+type Child struct {
+	// Name names the child as Gang.Name or Composite.Name does.
+	Name string
+	// MinCount is how many bound members a PodGroup needs to count as
+	// scheduled (1 for a basic one).
+	MinCount int
+	// Bound are a PodGroup's bound members.
+	Bound []*v1.Pod
+	// Composite is set for a CompositePodGroup child.
+	Composite *Composite
+}
+
+// scheduled reports whether the CompositePodGroup counts as scheduled
+// once the pods gone are: at least its minGroupCount (one, for a basic
+// one) of its children do.
+func (c *Composite) scheduled(gone func(*v1.Pod) bool) bool {
+	n := 0
+	for _, ch := range c.Children {
+		if ch.scheduled(gone) {
+			n++
+		}
+	}
+	return n >= max(c.MinGroupCount, 1)
+}
+
+// scheduled reports whether the child counts as scheduled once the pods
+// gone are.
+func (ch Child) scheduled(gone func(*v1.Pod) bool) bool {
+	if ch.Composite != nil {
+		return ch.Composite.scheduled(gone)
+	}
+	n := 0
+	for _, p := range ch.Bound {
+		if !gone(p) {
+			n++
+		}
+	}
+	return n >= max(ch.MinCount, 1)
+}
+
+// pods returns the bound pods of the CompositePodGroup's subtree.
+func (c *Composite) pods() []*v1.Pod {
+	var out []*v1.Pod
+	for _, ch := range c.Children {
+		if ch.Composite != nil {
+			out = append(out, ch.Composite.pods()...)
+		} else {
+			out = append(out, ch.Bound...)
+		}
+	}
+	return out
 }
 
 // WithGangs keeps gangs whole: a strategy's eviction of a member that

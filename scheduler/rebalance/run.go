@@ -19,6 +19,7 @@ package rebalance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,14 +216,8 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 	}
 	if h.r.gangs != nil {
 		if gang, ok := h.r.gangs.GangOf(pod); ok {
-			var staying []*v1.Pod
-			for _, m := range gang.Bound {
-				if !h.done[m.UID] {
-					staying = append(staying, m)
-				}
-			}
-			if gang.Whole || len(staying)-1 < gang.MinCount {
-				return h.evictGang(ctx, pod, reason, gang, staying)
+			if unit := h.unitOf(pod, gang); unit != nil {
+				return h.evictGang(ctx, pod, reason, *unit)
 			}
 		}
 	}
@@ -240,10 +235,74 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 	return h.evict(ctx, pod, reason)
 }
 
-// evictGang evicts pod, a gang member whose eviction alone would leave its
-// gang below minCount (or of a group whose disruption mode is All),
-// together with the gang's other bound members
-// (members, pod among them), or none of them: a member that is protected,
+// gangUnit is what goes with a gang member that cannot go alone: the
+// group whose rule takes it, the rule, and the bound pods that go.
+type gangUnit struct {
+	// name names the group: the member's PodGroup or a CompositePodGroup
+	// above it.
+	name string
+	// rule is the rule that takes the pods together, for messages.
+	rule string
+	// why completes the plan's note: why the pods go together.
+	why string
+	// members are the bound pods that go, pod among them.
+	members []*v1.Pod
+}
+
+// unitOf returns what must go with pod, a member of gang, or nil when it
+// may go alone. Its PodGroup goes whole when its disruption mode is All
+// or one member fewer would leave it below minCount; then each
+// CompositePodGroup above it goes whole when its disruption mode is All
+// or when what goes would take it below its minGroupCount of scheduled
+// children. Pods evicted earlier in the run count as gone.
+func (h *strategyHandle) unitOf(pod *v1.Pod, gang Gang) *gangUnit {
+	staying := func(pods []*v1.Pod) []*v1.Pod {
+		var out []*v1.Pod
+		for _, m := range pods {
+			if !h.done[m.UID] {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	var unit *gangUnit
+	members := staying(gang.Bound)
+	switch {
+	case gang.Whole:
+		unit = &gangUnit{name: gang.Name, rule: "disruption mode All", why: "whose disruption mode is All"}
+	case len(members)-1 < gang.MinCount:
+		unit = &gangUnit{name: gang.Name, rule: fmt.Sprintf("minCount %d", gang.MinCount),
+			why: fmt.Sprintf("since one fewer would leave it below minCount %d", gang.MinCount)}
+	}
+	going := []*v1.Pod{pod}
+	if unit != nil {
+		going = members
+	}
+	for c := gang.Parent; c != nil; c = c.Parent {
+		gone := func(p *v1.Pod) bool {
+			return h.done[p.UID] || slices.ContainsFunc(going, func(g *v1.Pod) bool { return g.UID == p.UID })
+		}
+		switch {
+		case c.Whole:
+			unit = &gangUnit{name: c.Name, rule: "disruption mode All", why: "whose disruption mode is All"}
+		case c.MinGroupCount > 0 && c.scheduled(func(p *v1.Pod) bool { return h.done[p.UID] }) && !c.scheduled(gone):
+			unit = &gangUnit{name: c.Name, rule: fmt.Sprintf("minGroupCount %d", c.MinGroupCount),
+				why: fmt.Sprintf("since its PodGroups would leave it below minGroupCount %d", c.MinGroupCount)}
+		default:
+			continue
+		}
+		going = staying(c.pods())
+	}
+	if unit == nil {
+		return nil
+	}
+	unit.members = going
+	return unit
+}
+
+// evictGang evicts pod, a gang member that cannot go alone, together with
+// the other bound members of its unit (unit.members, pod among them), or
+// none of them: a member that is protected,
 // a limit the whole gang would exceed, or a member nodeFit finds no other
 // node for keeps the gang where it is, and the plan says so. So does a
 // PodDisruptionBudget that does not allow evicting all the members it
@@ -251,17 +310,14 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 // by one and would refuse a later member after evicting the earlier ones.
 // An eviction refused anyway (the budget changed meanwhile) leaves the
 // earlier members evicted; the plan shows each.
-func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason string, gang Gang, members []*v1.Pod) bool {
-	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("gang", gang.Name))
+func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason string, unit gangUnit) bool {
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("gang", unit.name))
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
-	rule := fmt.Sprintf("minCount %d", gang.MinCount)
-	if gang.Whole {
-		rule = "disruption mode All"
-	}
+	members := unit.members
 	skip := func(why string) bool {
 		logger.V(3).Info("Gang stays whole", "why", why)
 		h.done[pod.UID] = true
-		h.record(pod, h.strategy, fmt.Sprintf("%s; skipped: gang %s stays whole (%s): %s", reason, gang.Name, rule, why), v1alpha1.EvictionSkipped)
+		h.record(pod, h.strategy, fmt.Sprintf("%s; skipped: gang %s stays whole (%s): %s", reason, unit.name, unit.rule, why), v1alpha1.EvictionSkipped)
 		return false
 	}
 	for _, m := range members {
@@ -287,10 +343,7 @@ func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason stri
 			}
 		}
 	}
-	note := fmt.Sprintf("%s; with all %d members of gang %s, since one fewer would leave it below minCount %d", reason, len(members), gang.Name, gang.MinCount)
-	if gang.Whole {
-		note = fmt.Sprintf("%s; with all %d members of gang %s, whose disruption mode is All", reason, len(members), gang.Name)
-	}
+	note := fmt.Sprintf("%s; with all %d members of gang %s, %s", reason, len(members), unit.name, unit.why)
 	evicted := false
 	for _, m := range members {
 		if ok := h.evict(ctx, m, note); ok && m.UID == pod.UID {

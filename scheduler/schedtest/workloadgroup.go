@@ -188,6 +188,13 @@ func (b *CompositeGroupBuilder) Gang(minGroupCount int32) *CompositeGroupBuilder
 	return b
 }
 
+// DisruptAll sets the disruption mode All: the group's children are
+// disrupted together or not at all.
+func (b *CompositeGroupBuilder) DisruptAll() *CompositeGroupBuilder {
+	b.cpg.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}}
+	return b
+}
+
 // Topology keeps the group's members in one domain of the node label key.
 func (b *CompositeGroupBuilder) Topology(key string) *CompositeGroupBuilder {
 	b.cpg.Spec.SchedulingConstraints = &schedulingv1alpha3.CompositePodGroupSchedulingConstraints{

@@ -19,6 +19,7 @@ package workloads
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -265,7 +266,8 @@ func (g *generator) pick(from []string) string { return from[g.rng.IntN(len(from
 // a CompositePodGroup root (gang or basic, perhaps constrained to a rack,
 // perhaps of a priority that preempts), perhaps a CompositePodGroup below
 // it, 2 or 3 PodGroups under them whose members put one kind of
-// constraint on each other or on their nodes, and a few plain pods. It
+// constraint on each other or on their nodes, and a few plain pods; the
+// pods are created before the groups, the root last. It
 // plays only through Kubernetes' PodGroups, on an apiserver serving
 // CompositePodGroups. Its draws are its own: Generate's scenarios do not
 // change with it.
@@ -315,12 +317,18 @@ func (g *generator) hierarchy(seed uint64) Scenario {
 		g.composite(&composites[0], groups)
 	}
 	g.s.CompositePodGroups = composites
-	workload := names(composites)
+	var groupNames, members []string
 	for i := range groups {
-		workload = append(workload, g.member(fmt.Sprintf("g%d", i+1), parentOf[i], root.PriorityClassName)...)
+		created := g.member(fmt.Sprintf("g%d", i+1), parentOf[i], root.PriorityClassName)
+		groupNames, members = append(groupNames, created[0]), append(members, created[1:]...)
 	}
-	workload = append(workload, g.plainPods()...)
-	g.s.Steps = []Step{Create(setup...), Create(workload...), Observe("final")}
+	members = append(members, g.plainPods()...)
+	// The pods come first and the hierarchy after them, root last, so that
+	// its first cycle has every member on either scheduler: which members
+	// a faster scheduler's first cycle catches is timing, not semantics.
+	composite := names(composites)
+	slices.Reverse(composite)
+	g.s.Steps = []Step{Create(setup...), Create(members...), Create(append(groupNames, composite...)...), Observe("final")}
 	return g.s
 }
 

@@ -197,6 +197,10 @@ func expectAgreement(s workloads.Scenario, want, got workloads.Observation, door
 			details = append(details, d)
 		}
 	}
-	Fail(fmt.Sprintf("%s through %s (reproduce: make test-differential SEED=%s N=1):\n%s\n\nconditions, kube-scheduler's != Berth's:\n%s\n\nthe scenario:\n%s",
-		s.Name, door, strings.TrimPrefix(s.Name, "generated-"), strings.Join(problems, "\n"), strings.Join(details, "\n"), workloads.DescribeGenerated(s)))
+	reproduce := "SEED=" + strings.TrimPrefix(s.Name, "generated-") + " N=1"
+	if seed, ok := strings.CutPrefix(s.Name, "generated-hierarchy-"); ok {
+		reproduce = "SEED=" + seed + " N=1 FOCUS=hierarchy"
+	}
+	Fail(fmt.Sprintf("%s through %s (reproduce: make test-differential %s):\n%s\n\nconditions, kube-scheduler's != Berth's:\n%s\n\nthe scenario:\n%s",
+		s.Name, door, reproduce, strings.Join(problems, "\n"), strings.Join(details, "\n"), workloads.DescribeGenerated(s)))
 }
