@@ -490,6 +490,9 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 		s.bindingSlots <- struct{}{}
 		held = true
 	}
+	// A failure's PodScheduled patch from an earlier attempt must not
+	// land after the binding, which sets the condition itself.
+	s.statusPatcher.Supersede(ctx, assumed.UID)
 	// Whatever the bind's outcome, a pod seen bound from now on may be
 	// this scheduler's doing (a reply can be lost), not another scheduler's.
 	s.foreign.binding(assumed.UID, s.clock.Now())

@@ -58,6 +58,10 @@ type statusPatch struct {
 	namespace, name string
 	uid             types.UID
 	patch           []byte
+	// dropped is set on a queued patch Supersede took back.
+	dropped bool
+	// sent is closed once the patch has been sent.
+	sent chan struct{}
 }
 
 // NewStatusPatcher returns a patcher that sends status patches with client,
@@ -84,6 +88,36 @@ func (sp *StatusPatcher) Send(ctx context.Context, pod *v1.Pod, patch []byte) {
 }
 
 // send queues p, replacing a patch of the same pod that has not been sent.
+// Supersede takes back the pod's patches not yet sent and waits, until
+// ctx ends, for one being sent: the pod is about to be bound, its binding
+// sets PodScheduled itself, and a failure's patch must not land after it
+// (kube-scheduler's API dispatcher lets a binding supersede a status
+// patch of the same pod the same way).
+func (sp *StatusPatcher) Supersede(ctx context.Context, uid types.UID) {
+	sp.mu.Lock()
+	if w, ok := sp.waiting[uid]; ok {
+		delete(sp.waiting, uid)
+		w.dropped = true
+		sp.inflight.Done()
+	}
+	if _, ok := sp.next[uid]; ok {
+		delete(sp.next, uid)
+		sp.inflight.Done()
+	}
+	var sent chan struct{}
+	if p, ok := sp.sending[uid]; ok {
+		sent = p.sent
+	}
+	sp.mu.Unlock()
+	if sent == nil {
+		return
+	}
+	select {
+	case <-sent:
+	case <-ctx.Done():
+	}
+}
+
 func (sp *StatusPatcher) send(p *statusPatch) {
 	sp.mu.Lock()
 	if w, ok := sp.waiting[p.uid]; ok {
@@ -127,13 +161,19 @@ func (sp *StatusPatcher) work() {
 		p := sp.queue[0]
 		sp.queue[0] = nil
 		sp.queue = sp.queue[1:]
+		if p.dropped {
+			sp.mu.Unlock()
+			continue
+		}
 		delete(sp.waiting, p.uid)
+		p.sent = make(chan struct{})
 		sp.sending[p.uid] = p
 		sp.mu.Unlock()
 
 		sp.patch(p)
 
 		sp.mu.Lock()
+		close(p.sent)
 		delete(sp.sending, p.uid)
 		if n, ok := sp.next[p.uid]; ok {
 			delete(sp.next, p.uid)

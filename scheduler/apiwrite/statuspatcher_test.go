@@ -135,3 +135,42 @@ func TestStatusPatcherSendsEachPodsNewestPatchInOrder(t *testing.T) {
 		t.Errorf("patches sent (-want +got):\n%s", diff)
 	}
 }
+
+// TestStatusPatcherSupersede checks that a pod about to be bound takes back
+// its patches not yet sent and waits for the one being sent, while other
+// pods' patches go on.
+func TestStatusPatcherSupersede(t *testing.T) {
+	r := newPatchRecorder(true)
+	var inflight sync.WaitGroup
+	sp := newStatusPatcher(r.client, 1, &inflight)
+
+	sp.send(patchOf("a", "a1"))
+	if started := <-r.started; started != "a" {
+		t.Fatalf("first patch started for %s", started)
+	}
+	// a1 is being sent, a2 waits behind it; b1 is queued behind the only worker.
+	sp.send(patchOf("a", "a2"))
+	sp.send(patchOf("b", "b1"))
+	sp.send(patchOf("c", "c1"))
+
+	superseded := make(chan struct{})
+	go func() {
+		sp.Supersede(context.Background(), types.UID("a"))
+		sp.Supersede(context.Background(), types.UID("b"))
+		close(superseded)
+	}()
+	select {
+	case <-superseded:
+		t.Fatal("Supersede returned while a's patch was being sent")
+	case <-time.After(50 * time.Millisecond):
+	}
+	r.hold <- struct{}{} // a1 goes through
+	<-superseded
+	go func() { r.hold <- struct{}{} }() // c1
+	inflight.Wait()
+
+	want := map[string][]string{"a": {"a1"}, "c": {"c1"}}
+	if diff := cmp.Diff(want, r.got); diff != "" {
+		t.Errorf("patches sent (-want +got):\n%s", diff)
+	}
+}

@@ -58,7 +58,7 @@ var CISeeds = []uint64{9, 13, 17, 27, 32}
 
 // CIHierarchySeeds are the seeds whose hierarchy scenarios make test plays
 // against kube-scheduler's recorded outcomes (GeneratedHierarchies).
-var CIHierarchySeeds = []uint64{}
+var CIHierarchySeeds = []uint64{8, 12}
 
 // GeneratedHierarchies returns the hierarchy scenarios of CIHierarchySeeds.
 func GeneratedHierarchies() []Scenario {
