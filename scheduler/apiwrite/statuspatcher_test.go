@@ -154,9 +154,10 @@ func TestStatusPatcherSupersede(t *testing.T) {
 	sp.send(patchOf("c", "c1"))
 
 	superseded := make(chan struct{})
+	// b1, still queued, is taken back at once; a waits for a1.
+	sp.Supersede(context.Background(), types.UID("b"))
 	go func() {
 		sp.Supersede(context.Background(), types.UID("a"))
-		sp.Supersede(context.Background(), types.UID("b"))
 		close(superseded)
 	}()
 	select {
