@@ -18,6 +18,7 @@ package workloads
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -165,6 +166,22 @@ func withPriorities(groups []*schedulingv1beta1.PodGroup, classes []PriorityClas
 			}
 		}
 	}
+}
+
+// violationKey matches an Invariants line: what is checked, which object,
+// on which node, and the constraint.
+var violationKey = regexp.MustCompile(`^(\S+ \S+) on "[^"]*": ([^:]+):`)
+
+// ViolationKey returns what an Invariants line is about, whatever node
+// the object is on: its kind, namespace/name and constraint. Two
+// schedulers' final states that break the same constraint of the same pod
+// give the same key; a line of another form is its own key.
+func ViolationKey(line string) string {
+	m := violationKey.FindStringSubmatch(line)
+	if m == nil {
+		return line
+	}
+	return m[1] + ": " + m[2]
 }
 
 // DescribeGenerated writes a generated scenario in a few lines, for a

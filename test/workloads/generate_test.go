@@ -222,3 +222,24 @@ func TestGenerateHierarchyIsReproducibleAndValid(t *testing.T) {
 		}
 	}
 }
+
+func TestViolationKey(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{
+			line: `Pod default/plain-2 on "node-2": PodTopologySpread: kubernetes.io/hostname=node-2 holds 2 pods`,
+			want: "Pod default/plain-2: PodTopologySpread",
+		},
+		{line: "something else", want: "something else"},
+	}
+	for _, tt := range tests {
+		if got := ViolationKey(tt.line); got != tt.want {
+			t.Errorf("ViolationKey(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+	other := `Pod default/plain-2 on "node-3": PodTopologySpread: kubernetes.io/hostname=node-3 holds 2 pods`
+	if ViolationKey(other) != ViolationKey(tests[0].line) {
+		t.Error("the same constraint of the same pod on another node gives another key")
+	}
+}
