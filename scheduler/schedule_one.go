@@ -319,6 +319,26 @@ func prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framewo
 	return scores, nil
 }
 
+// preFilter runs the PreFilter plugins of a pod's search and returns their
+// result with the diagnosis the search starts from; stop is set when they
+// rejected the pod (the diagnosis says why, PreFilterMsg included) or
+// failed (err). Every search (the cycle's, a shadow's) starts here.
+func preFilter(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod) (*framework.PreFilterResult, framework.Diagnosis, bool, error) {
+	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
+	preResult, st, rejectedBy := fwk.RunPreFilterPlugins(ctx, state, pod)
+	diagnosis.UnschedulablePlugins = rejectedBy
+	switch {
+	case st.IsSuccess():
+		return preResult, diagnosis, false, nil
+	case !st.IsRejected():
+		return nil, diagnosis, true, st.AsError()
+	}
+	diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
+	diagnosis.PreFilterMsg = st.Message()
+	diagnosis.AddPluginStatus(st)
+	return nil, diagnosis, true, nil
+}
+
 // findFeasibleNodes runs PreFilter and Filter over the snapshot. With next
 // set, as in the scheduling cycle, the pod's nominated node, if any, is
 // tried first; otherwise the search starts at *next, ends once enough
@@ -327,20 +347,13 @@ func prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framewo
 // filtered and the nominated node gets no shortcut. The scheduling cycle
 // and berth explain share it.
 func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, next *int) ([]*framework.NodeInfo, framework.Diagnosis, error) {
-	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
 	allNodes := snapshot.CandidateNodes()
-
-	preResult, st, rejectedBy := fwk.RunPreFilterPlugins(ctx, state, pod)
-	diagnosis.UnschedulablePlugins = rejectedBy
-	if !st.IsSuccess() {
-		if !st.IsRejected() {
-			return nil, diagnosis, st.AsError()
-		}
-		diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
-		diagnosis.PreFilterMsg = st.Message()
-		diagnosis.AddPluginStatus(st)
-		return nil, diagnosis, nil
+	preResult, diagnosis, stop, err := preFilter(ctx, fwk, state, pod)
+	if stop {
+		return nil, diagnosis, err
 	}
+	// The plugins whose PreFilter narrowed the search, for the nodes it left out.
+	narrowedBy := diagnosis.UnschedulablePlugins
 
 	if name := pod.Status.NominatedNodeName; next != nil && name != "" && snapshot.InPlacement(name) && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
 		if ni, err := snapshot.NodeInfos().Get(name); err == nil {
@@ -372,7 +385,6 @@ func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 	var (
 		feasible []*framework.NodeInfo
 		statuses *framework.NodeToStatus
-		err      error
 	)
 	if next == nil {
 		feasible, statuses, err = fwk.FilterAllNodes(ctx, state, pod, nodes)
@@ -406,7 +418,7 @@ func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 	}
 	if len(nodes) < len(allNodes) {
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(framework.NewStatus(framework.UnschedulableAndUnresolvable,
-			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(rejectedBy))))
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(narrowedBy))))
 	}
 	diagnosis.NodeToStatus.ForEachExplicitNode(func(_ string, st *framework.Status) {
 		diagnosis.AddPluginStatus(st)

@@ -447,16 +447,9 @@ func filterWritesState(pod *v1.Pod) bool {
 // filterNodes runs PreFilter, then Filter over the named nodes only,
 // each of them (a shadow calls no extenders).
 func filterNodes(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, names []string) ([]*framework.NodeInfo, framework.Diagnosis, error) {
-	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
-	preResult, st, rejectedBy := fwk.RunPreFilterPlugins(ctx, state, pod)
-	diagnosis.UnschedulablePlugins = rejectedBy
-	if !st.IsSuccess() {
-		if !st.IsRejected() {
-			return nil, diagnosis, st.AsError()
-		}
-		diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
-		diagnosis.AddPluginStatus(st)
-		return nil, diagnosis, nil
+	preResult, diagnosis, stop, err := preFilter(ctx, fwk, state, pod)
+	if stop {
+		return nil, diagnosis, err
 	}
 	nodes := make([]*framework.NodeInfo, 0, len(names))
 	for _, name := range names {
