@@ -153,41 +153,48 @@ func TestGangsStayWhole(t *testing.T) {
 				objs = append(objs, p)
 				gangs.pods = append(gangs.pods, p)
 			}
-			r := New(fake.NewClientset(objs...), nil, nil, NewInTreeRegistry(), WithClock(clocktesting.NewFakeClock(t0)), WithGangs(gangs))
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- r.Start(ctx) }()
-			defer func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Error(err)
-				}
-			}()
 			spec := lifetimePolicy(true, every(10*time.Minute))
 			spec.Limits = tc.limits
-			if err := r.SetPolicy("p", 1, spec); err != nil {
-				t.Fatal(err)
-			}
-			res := waitRun(t, r, "p", t0)
-			got := map[string]v1alpha1.EvictionResult{}
-			var reasons []string
-			for _, e := range res.Plan {
-				got[e.Pod] = e.Result
-				reasons = append(reasons, e.Reason)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("plan %v, want %v", got, tc.want)
-			}
-			for pod, want := range tc.want {
-				if got[pod] != want {
-					t.Errorf("plan %v, want %v", got, tc.want)
-					break
-				}
-			}
-			if tc.wantReason != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, tc.wantReason) }) {
-				t.Errorf("no reason in the plan says %q: %q", tc.wantReason, reasons)
-			}
+			expectPlan(t, objs, gangs, spec, tc.want, tc.wantReason)
 		})
+	}
+}
+
+// expectPlan runs the dry-run policy spec once over objs, with gangs, and
+// expects its plan to be want, one of its reasons to contain wantReason
+// (when set).
+func expectPlan(t *testing.T, objs []k8sruntime.Object, gangs Gangs, spec *v1alpha1.RebalancePolicySpec, want map[string]v1alpha1.EvictionResult, wantReason string) {
+	t.Helper()
+	r := New(fake.NewClientset(objs...), nil, nil, NewInTreeRegistry(), WithClock(clocktesting.NewFakeClock(t0)), WithGangs(gangs))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := r.SetPolicy("p", 1, spec); err != nil {
+		t.Fatal(err)
+	}
+	res := waitRun(t, r, "p", t0)
+	got := map[string]v1alpha1.EvictionResult{}
+	var reasons []string
+	for _, e := range res.Plan {
+		got[e.Pod] = e.Result
+		reasons = append(reasons, e.Reason)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("plan %v, want %v", got, want)
+	}
+	for pod, w := range want {
+		if got[pod] != w {
+			t.Fatalf("plan %v, want %v", got, want)
+		}
+	}
+	if wantReason != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, wantReason) }) {
+		t.Errorf("no reason in the plan says %q: %q", wantReason, reasons)
 	}
 }
 
@@ -277,38 +284,7 @@ func TestCompositePodGroupsStayWhole(t *testing.T) {
 				objs = append(objs, p)
 				pods = append(pods, p)
 			}
-			r := New(fake.NewClientset(objs...), nil, nil, NewInTreeRegistry(), WithClock(clocktesting.NewFakeClock(t0)),
-				WithGangs(newHierarchyGangs(pods, tc.minGroupCount, tc.whole)))
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- r.Start(ctx) }()
-			defer func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Error(err)
-				}
-			}()
-			if err := r.SetPolicy("p", 1, lifetimePolicy(true, every(10*time.Minute))); err != nil {
-				t.Fatal(err)
-			}
-			res := waitRun(t, r, "p", t0)
-			got := map[string]v1alpha1.EvictionResult{}
-			var reasons []string
-			for _, e := range res.Plan {
-				got[e.Pod] = e.Result
-				reasons = append(reasons, e.Reason)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("plan %v, want %v", got, tc.want)
-			}
-			for pod, want := range tc.want {
-				if got[pod] != want {
-					t.Fatalf("plan %v, want %v", got, tc.want)
-				}
-			}
-			if tc.wantReason != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, tc.wantReason) }) {
-				t.Errorf("no reason in the plan says %q: %q", tc.wantReason, reasons)
-			}
+			expectPlan(t, objs, newHierarchyGangs(pods, tc.minGroupCount, tc.whole), lifetimePolicy(true, every(10*time.Minute)), tc.want, tc.wantReason)
 		})
 	}
 }

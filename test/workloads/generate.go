@@ -107,10 +107,13 @@ type generator struct {
 	tainted string
 }
 
-func (g *generator) scenario(seed uint64) Scenario {
+// cluster starts the scenario named name: its priority classes, then its
+// nodes and the low-priority pods bound to them, whose names it returns,
+// in the order they are created.
+func (g *generator) cluster(name, description string) []string {
 	g.s = Scenario{
-		Name:        fmt.Sprintf("generated-%d", seed),
-		Description: fmt.Sprintf("generated from seed %d", seed),
+		Name:        name,
+		Description: description,
 		Placement:   PlaceBound,
 		PriorityClasses: []PriorityClass{
 			{Name: generatedPriorityLow, Value: 10},
@@ -119,7 +122,11 @@ func (g *generator) scenario(seed uint64) Scenario {
 	}
 	setup := []string{generatedPriorityLow, generatedPriorityHigh}
 	setup = append(setup, g.nodes()...)
-	setup = append(setup, g.fillers()...)
+	return append(setup, g.fillers()...)
+}
+
+func (g *generator) scenario(seed uint64) Scenario {
+	setup := g.cluster(fmt.Sprintf("generated-%d", seed), fmt.Sprintf("generated from seed %d", seed))
 	var workload []string
 	for i := range 1 + g.rng.IntN(generatedMaxGroups) {
 		workload = append(workload, g.group(fmt.Sprintf("g%d", i+1))...)
@@ -277,18 +284,7 @@ func GenerateHierarchy(seed uint64) Scenario {
 }
 
 func (g *generator) hierarchy(seed uint64) Scenario {
-	g.s = Scenario{
-		Name:        fmt.Sprintf("generated-hierarchy-%d", seed),
-		Description: fmt.Sprintf("hierarchy generated from seed %d", seed),
-		Placement:   PlaceBound,
-		PriorityClasses: []PriorityClass{
-			{Name: generatedPriorityLow, Value: 10},
-			{Name: generatedPriorityHigh, Value: 1000},
-		},
-	}
-	setup := []string{generatedPriorityLow, generatedPriorityHigh}
-	setup = append(setup, g.nodes()...)
-	setup = append(setup, g.fillers()...)
+	setup := g.cluster(fmt.Sprintf("generated-hierarchy-%d", seed), fmt.Sprintf("hierarchy generated from seed %d", seed))
 
 	groups := 2 + g.rng.IntN(2)
 	root := CompositePodGroup{Name: "root"}
