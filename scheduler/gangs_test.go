@@ -23,7 +23,6 @@ import (
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
-	"github.com/berth-io/berth/scheduler/framework"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -107,53 +106,5 @@ func TestGangOfAHierarchy(t *testing.T) {
 				t.Errorf("%s above the last one expected", c.Name)
 			}
 		})
-	}
-}
-
-// TestHierarchyCycleRecordsEachPodGroupsPlacement checks that a recording
-// cycle of a hierarchy keeps, for the members of each PodGroup it places,
-// how that PodGroup was placed, as a lone PodGroup's cycle does.
-func TestHierarchyCycleRecordsEachPodGroupsPlacement(t *testing.T) {
-	h := newHierarchyHarness(t, slots(4))
-	a, b := members("a", 2, "1"), members("b", 1, "1")
-	h.add([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Obj()},
-		[]*schedulingv1beta1.PodGroup{child("a", "root", 2), child("b", "root", 0)}, concat(a, b))
-	hl, _ := framework.HierarchyOf(h.s.workloads)
-	root, err := hl.Hierarchy(framework.RefOf(child("a", "root", 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queued := func(pods []*v1.Pod) []*framework.QueuedPodInfo {
-		var out []*framework.QueuedPodInfo
-		for _, p := range pods {
-			pi, err := framework.NewPodInfo(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, &framework.QueuedPodInfo{PodInfo: pi})
-		}
-		return out
-	}
-	c := &compositeCycle{s: h.s, fwk: h.s.profiles.Get(v1.DefaultSchedulerName).Framework, root: root, scheduled: map[framework.GroupKey]int{}}
-	c.members = map[framework.GroupKey][]*framework.QueuedPodInfo{}
-	for _, leaf := range root.Leaves() {
-		if leaf.Key.Name == "a" {
-			c.members[leaf.Key] = queued(a)
-		} else {
-			c.members[leaf.Key] = queued(b)
-		}
-	}
-	h.s.recordGroup = true
-	res := c.run(h.ctx)
-	h.s.recordGroup = false
-	for _, leaf := range root.Leaves() {
-		o := res[leaf.Key]
-		if !o.status.success() || o.try == nil {
-			t.Fatalf("PodGroup %s did not fit: %s", leaf.Key.Name, o.status.message())
-		}
-		g := o.try.group
-		if g == nil || g.PodGroup != "default/"+leaf.Key.Name || g.Tried != 1 || g.Feasible != 1 {
-			t.Errorf("PodGroup %s's recorded placement = %+v, want its own, 1 tried and feasible", leaf.Key.Name, g)
-		}
 	}
 }
