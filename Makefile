@@ -18,11 +18,14 @@ VULNDB_INDEXDB := $(BIN)/vulndb-indexdb
 VULNDB := $(BIN)/vulndb
 K8S_VERSION := 1.37.1
 
-# Berth and examples/* build with the toolchain their go.mod's `toolchain`
-# line names (Go's default, GOTOOLCHAIN=auto, which a machine's go.env may
-# have set to local); the go command fetches it through the module proxy on
-# first use (golang.org/toolchain). The build tools of hack/tools name none,
-# so they build with the installed Go.
+# Berth, examples/* and the build tools of hack/tools build with the
+# toolchain their go.mod's `toolchain` line names, one for all (Go's default,
+# GOTOOLCHAIN=auto, which a machine's go.env may have set to local); the go
+# command fetches it through the module proxy on first use
+# (golang.org/toolchain). With one toolchain, and the versions of every
+# module they share kept equal to Berth's (hack/toolsalign, checked by make
+# verify), one Go build cache compiles each shared package once: the control
+# plane's build compiles most of what Berth's tests need.
 export GOTOOLCHAIN := auto
 
 # The chart rendered with every optional object on; test/integration/helm
@@ -79,7 +82,8 @@ vulncheck: $(GOVULNCHECK) $(VULNDB_INDEXDB) ## Run govulncheck on the module aga
 .PHONY: verify
 # go vet's analyzers run in make lint (golangci-lint's govet), which make
 # test runs beside verify: verify does not run them a second time.
-verify: generate manifests vulncheck ## Fail when generated files are stale, a Go file lacks the license header, gofmt complains or govulncheck finds a called vulnerability (go vet runs in make lint).
+verify: generate manifests vulncheck ## Fail when generated files are stale, a Go file lacks the license header, gofmt complains, govulncheck finds a called vulnerability or a build tool's modules drift from Berth's (go vet runs in make lint).
+	go run ./hack/toolsalign
 	@out=$$(gofmt -s -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
 	hack/boilerplate.sh
 	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
@@ -98,18 +102,22 @@ SUBMAKE = $(MAKE) --no-print-directory
 # CI is allowed 90 minutes; .ci/run warns past this many seconds.
 CI_BUDGET_SECONDS ?= 3000
 
+# The control plane is built first, alone: its build compiles most of the
+# packages Berth and its tools build from (hack/toolsalign keeps their
+# versions equal), so the lanes find them in the Go build cache instead of
+# compiling them a second time side by side.
 .PHONY: test
-test: ## Verify, lint the Go code and the Helm chart, test the alerting rules, run unit, example and integration tests, then the quick throughput bench: two lanes side by side (test-lane-static, test-lane-cluster), each step timed.
+test: ## Verify, lint the Go code and the Helm chart, test the alerting rules, run unit, example and integration tests, then the quick throughput bench: the control plane first, then two lanes side by side (test-lane-static, test-lane-cluster), each step timed.
 	@if [ "$(origin BERTH_STEPS_FILE)" = file ]; then hack/steps.sh reset; fi
+	$(STEP) control-plane $(SUBMAKE) control-plane $(GINKGO)
 	$(SUBMAKE) -j2 test-lane-static test-lane-cluster
 	$(STEP) test-examples $(SUBMAKE) test-examples
 	$(STEP) bench-quick $(SUBMAKE) bench-quick
 	@hack/steps.sh table
 
 # The checks that need no cluster, mostly compiling and analysing: they run
-# beside the cluster lane, which mostly waits on its apiservers once the
-# control plane is built. They run niced, so the cluster lane's control
-# plane build and timed specs come first.
+# beside the cluster lane, which mostly waits on its apiservers. They run
+# niced, so the cluster lane's timed specs come first.
 .PHONY: test-lane-static
 test-lane-static:
 	$(STEP) verify nice -n 10 $(SUBMAKE) verify
@@ -117,12 +125,11 @@ test-lane-static:
 	$(STEP) test-rules nice -n 10 $(SUBMAKE) test-rules
 	$(STEP) test-unit nice -n 10 $(SUBMAKE) test-unit
 
-# The control plane, the chart and the envtest suites. While the suites
-# run, what bench-quick (and, under CI, make test-e2e) needs is built at
-# the lowest priority, on the CPU the suites leave idle.
+# The chart and the envtest suites. While the suites run, what bench-quick
+# (and, under CI, make test-e2e) needs is built at the lowest priority, on
+# the CPU the suites leave idle.
 .PHONY: test-lane-cluster
 test-lane-cluster:
-	$(STEP) control-plane $(SUBMAKE) control-plane $(GINKGO)
 	$(STEP) prebuild nice -n 19 $(SUBMAKE) prebuild & prebuild=$$!; \
 	$(STEP) helm-lint $(SUBMAKE) helm-lint && $(STEP) test-integration $(SUBMAKE) test-integration-run; rc=$$?; \
 	wait $$prebuild && exit $$rc
@@ -136,8 +143,10 @@ prebuild:
 	$(if $(CI),hack/local-cluster.sh build && hack/control-plane.sh kubectl)
 
 .PHONY: test-unit
+# go vet's analyzers run in make lint (golangci-lint's govet, a superset
+# of the ones go test runs), so go test does not run them again.
 test-unit: ## Run the unit tests.
-	go test -count=1 $(UNIT_PACKAGES)
+	go test -count=1 -vet=off $(UNIT_PACKAGES)
 
 # The examples are Go modules of their own (examples/<name>/go.mod), built against this checkout.
 EXAMPLES = $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
@@ -292,7 +301,7 @@ $(PROMTOOL): hack/prometheus.sh
 	hack/prometheus.sh
 
 $(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
-	cd hack/tools/helm && go build -trimpath -ldflags "-s -w" -o $(HELM) helm.sh/helm/v3/cmd/helm
+	cd hack/tools/helm && go build -ldflags "-s -w" -o $(HELM) helm.sh/helm/v3/cmd/helm
 
 $(GOLANGCI_LINT): hack/tools/golangci-lint/go.mod hack/tools/golangci-lint/go.sum
 	cd hack/tools/golangci-lint && go build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint

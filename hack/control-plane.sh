@@ -10,6 +10,8 @@
 #
 # Usage: hack/control-plane.sh [component...]   (default: etcd kube-apiserver)
 set -euo pipefail
+# The toolchain go.mod names, as the Makefile selects it (hack/toolsalign keeps it one for all).
+export GOTOOLCHAIN=auto
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out="${BERTH_K8S_BIN:-$root/bin/k8s}"
@@ -51,7 +53,7 @@ build() {
   fi
   echo "control-plane: building $name from Go modules into $out (the first build takes minutes)"
   local start=$SECONDS
-  (cd "$dir" && go build -trimpath -ldflags "-s -w $ldflags" -o "$out/$name" "$pkg")
+  (cd "$dir" && go build -ldflags "-s -w $ldflags" -o "$out/$name" "$pkg")
   echo "$want" > "$out/.$name.stamp"
   echo "control-plane: built $name in $((SECONDS - start))s"
   [ -z "$cached" ] || keep "$out/$name" "$cached"

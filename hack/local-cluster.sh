@@ -9,6 +9,8 @@
 #        hack/local-cluster.sh build                     only build the binaries
 # Flags: see `bin/localcluster up -h`. The run directory is .run/local-cluster.
 set -euo pipefail
+# The toolchain go.mod names, as the Makefile selects it (hack/toolsalign keeps it one for all).
+export GOTOOLCHAIN=auto
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -28,7 +30,7 @@ build_kwok() {
   fi
   echo "local-cluster: building kwok from Go modules into $bin (the first build takes minutes)"
   local start=$SECONDS mod
-  (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$bin/kwok" sigs.k8s.io/kwok/cmd/kwok)
+  (cd "$dir" && go build -ldflags "-s -w" -o "$bin/kwok" sigs.k8s.io/kwok/cmd/kwok)
   mod=$(cd "$dir" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
   {
     for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \

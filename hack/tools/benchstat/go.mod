@@ -2,6 +2,7 @@ module github.com/berth-io/berth/hack/tools/benchstat
 
 go 1.26.0
 
+toolchain go1.26.10
 
 require golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 

@@ -2,6 +2,7 @@ module github.com/berth-io/berth/hack/tools/etcd
 
 go 1.26.0
 
+toolchain go1.26.10
 
 require go.etcd.io/etcd/server/v3 v3.7.3
 

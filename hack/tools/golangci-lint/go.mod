@@ -2,6 +2,7 @@ module github.com/berth-io/berth/hack/tools/golangci-lint
 
 go 1.26.0
 
+toolchain go1.26.10
 
 require github.com/golangci/golangci-lint/v2 v2.15.0
 

@@ -2,6 +2,7 @@ module github.com/berth-io/berth/hack/tools/vuln
 
 go 1.26.0
 
+toolchain go1.26.10
 
 require (
 	golang.org/x/vuln v1.9.0
