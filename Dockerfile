@@ -1,6 +1,6 @@
 # Berth's image: one static binary, `berth manager` by default.
 #
-#   docker build -t ghcr.io/berth-io/berth:dev --build-arg VERSION=dev .
+#   docker build -t ghcr.io/berth-io/berth:dev --build-arg VERSION=dev --build-arg COMMIT=$(git rev-parse HEAD) .
 #
 # Builds for the platform of `docker buildx build --platform`.
 
@@ -9,6 +9,7 @@ FROM --platform=$BUILDPLATFORM golang:1.26.10 AS builder
 ARG TARGETOS=linux
 ARG TARGETARCH
 ARG VERSION=""
+ARG COMMIT=""
 WORKDIR /workspace
 
 # Modules first, so that source edits reuse the download layer.
@@ -25,7 +26,7 @@ COPY scheduler/ scheduler/
 # The CRDs are embedded for `berth validate` (config/crd/crds.go).
 COPY config/crd/ config/crd/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w -X main.gitVersion=${VERSION}" -o /berth ./cmd/berth
+    go build -trimpath -ldflags "-s -w -X main.gitVersion=${VERSION} -X main.gitCommit=${COMMIT}" -o /berth ./cmd/berth
 
 # distroless/static:nonroot: no shell, no package manager, user 65532.
 FROM gcr.io/distroless/static:nonroot

@@ -11,6 +11,7 @@ GINKGO := $(BIN)/ginkgo
 HELM := $(BIN)/helm
 PROMTOOL := $(BIN)/promtool
 GOLANGCI_LINT := $(BIN)/golangci-lint
+ACTIONLINT := $(BIN)/actionlint
 GOVULNCHECK := $(BIN)/govulncheck
 VULNDB_INDEXDB := $(BIN)/vulndb-indexdb
 # The vulnerability database govulncheck reads, built offline from the
@@ -27,6 +28,13 @@ K8S_VERSION := 1.37.1
 # verify), one Go build cache compiles each shared package once: the control
 # plane's build compiles most of what Berth's tests need.
 export GOTOOLCHAIN := auto
+# Every build here is the release build's kind: static (no cgo) with
+# -trimpath, as the Dockerfile, hack/release.sh and hack/control-plane.sh
+# build. A package's build differs with either setting, so the tests, the
+# tools, the control plane and test/imagebuild's build of the image's binary
+# then share one compilation of each package instead of two.
+export CGO_ENABLED := 0
+export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
 
 # The chart rendered with every optional object on; test/integration/helm
 # applies it to the test apiserver with server-side dry-run.
@@ -71,8 +79,9 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml) on the module.
+lint: $(GOLANGCI_LINT) $(ACTIONLINT) ## Run golangci-lint (.golangci.yml) on the module, and actionlint on the GitHub Actions workflows.
 	$(GOLANGCI_LINT) run ./...
+	$(ACTIONLINT)
 
 .PHONY: vulncheck
 vulncheck: $(GOVULNCHECK) $(VULNDB_INDEXDB) ## Run govulncheck on the module against the Go vulnerability database of the pinned golang.org/x/vulndb, built offline (hack/vulndb.sh).
@@ -124,6 +133,7 @@ test-lane-static:
 	$(STEP) lint nice -n 10 $(SUBMAKE) lint
 	$(STEP) test-rules nice -n 10 $(SUBMAKE) test-rules
 	$(STEP) test-unit nice -n 10 $(SUBMAKE) test-unit
+	$(STEP) test-release nice -n 10 $(SUBMAKE) test-release
 
 # The chart and the envtest suites. While the suites run, what bench-quick
 # (and, under CI, make test-e2e) needs is built at the lowest priority, on
@@ -157,6 +167,13 @@ test-examples: control-plane ## Build and vet every example in examples/ (each i
 		echo "test-examples: $$dir"; \
 		(cd $$dir && go vet ./... && go build -o /dev/null . && go test -count=1 ./...) || exit 1; \
 	done
+
+# The release build for this machine's platform only: the other three
+# compile everything again for their platforms, which make test leaves to
+# make release-snapshot. test/imagebuild has compiled it with the same flags.
+.PHONY: test-release
+test-release: ## Build and check this platform's release archive (make release-snapshot's, checksum, files and berth version) into bin/release-check.
+	PLATFORMS=$$(go env GOOS)/$$(go env GOARCH) CHECK=1 hack/release.sh $(BIN)/release-check
 
 .PHONY: test-rules
 test-rules: $(PROMTOOL) ## Check the chart's alerting rules and run their promtool unit tests (test/prometheus).
@@ -278,9 +295,13 @@ VERSION ?= dev
 build: ## Build the berth binary into bin/.
 	go build -o $(BIN)/berth ./cmd/berth
 
+.PHONY: release-snapshot
+release-snapshot: ## Build the release archives of berth (linux and darwin on amd64 and arm64, VERSION defaulting to the chart's appVersion) and their checksum file into bin/release, and check them; nothing is published.
+	CHECK=1 hack/release.sh $(BIN)/release
+
 .PHONY: docker-build
 docker-build: ## Build the image IMG (default ghcr.io/berth-io/berth:dev) with CONTAINER_TOOL (docker); VERSION is the build-arg that berth version prints.
-	$(CONTAINER_TOOL) build -t $(IMG) --build-arg VERSION=$(VERSION) .
+	$(CONTAINER_TOOL) build -t $(IMG) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$$(git rev-parse HEAD) .
 
 .PHONY: docker-push
 docker-push: ## Push the image IMG with CONTAINER_TOOL.
@@ -305,6 +326,9 @@ $(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
 
 $(GOLANGCI_LINT): hack/tools/golangci-lint/go.mod hack/tools/golangci-lint/go.sum
 	cd hack/tools/golangci-lint && go build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+$(ACTIONLINT): hack/tools/actionlint/go.mod hack/tools/actionlint/go.sum
+	cd hack/tools/actionlint && go build -o $(ACTIONLINT) github.com/rhysd/actionlint/cmd/actionlint
 
 $(GOVULNCHECK): hack/tools/vuln/go.mod hack/tools/vuln/go.sum
 	cd hack/tools/vuln && go build -o $(GOVULNCHECK) golang.org/x/vuln/cmd/govulncheck

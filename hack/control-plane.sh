@@ -53,7 +53,7 @@ build() {
   fi
   echo "control-plane: building $name from Go modules into $out (the first build takes minutes)"
   local start=$SECONDS
-  (cd "$dir" && go build -ldflags "-s -w $ldflags" -o "$out/$name" "$pkg")
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$out/$name" "$pkg")
   echo "$want" > "$out/.$name.stamp"
   echo "control-plane: built $name in $((SECONDS - start))s"
   [ -z "$cached" ] || keep "$out/$name" "$cached"

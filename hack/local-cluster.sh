@@ -30,7 +30,7 @@ build_kwok() {
   fi
   echo "local-cluster: building kwok from Go modules into $bin (the first build takes minutes)"
   local start=$SECONDS mod
-  (cd "$dir" && go build -ldflags "-s -w" -o "$bin/kwok" sigs.k8s.io/kwok/cmd/kwok)
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/kwok" sigs.k8s.io/kwok/cmd/kwok)
   mod=$(cd "$dir" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
   {
     for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \

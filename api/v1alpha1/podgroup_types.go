@@ -88,7 +88,7 @@ type PodGroupSpec struct {
 	// rejected and their reservations released; unset, they wait five
 	// minutes, as kube-scheduler's members do.
 	//
-	// Deprecated: kept for objects written for Berth v0.2; the native API
+	// Deprecated: kept for objects written for Berth v0.1; the native API
 	// has no such field.
 	// +optional
 	// +kubebuilder:validation:Minimum=1

@@ -25,10 +25,12 @@ package main
 
 import "github.com/berth-io/berth/cmd/berth/app"
 
-// gitVersion is Berth's version, set at build time with
-// -ldflags "-X main.gitVersion=v0.1.0"; it falls back to the module version.
-var gitVersion = ""
+// gitVersion and gitCommit are Berth's version and commit, set at build
+// time with -ldflags "-X main.gitVersion=v0.2.0 -X main.gitCommit=<sha>"
+// (hack/release.sh, the Dockerfile); they fall back to the module version
+// and the revision the Go build stamped.
+var gitVersion, gitCommit = "", ""
 
 func main() {
-	app.Main(app.WithVersion(gitVersion))
+	app.Main(app.WithVersion(gitVersion), app.WithCommit(gitCommit))
 }

@@ -62,6 +62,7 @@ var consumers = []consumer{
 	{dir: "hack/tools/helm", packages: []string{"helm.sh/helm/v3/cmd/helm"}},
 	{dir: "hack/tools/codegen", packages: []string{"sigs.k8s.io/controller-tools/cmd/controller-gen"}},
 	{dir: "hack/tools/kwok", packages: []string{"sigs.k8s.io/kwok/cmd/kwok"}},
+	{dir: "hack/tools/actionlint", packages: []string{"github.com/rhysd/actionlint/cmd/actionlint"}},
 	{dir: "examples/nodelabelscore", packages: []string{"./..."}},
 }
 

@@ -46,7 +46,7 @@ func (b *PodGroupBuilder) Basic() *PodGroupBuilder {
 }
 
 // MinMember replaces the policy with the deprecated spec.minMember, as
-// PodGroups written for Berth v0.2 have it.
+// PodGroups written for Berth v0.1 have it.
 func (b *PodGroupBuilder) MinMember(n int32) *PodGroupBuilder {
 	b.pg.Spec.SchedulingPolicy = nil
 	b.pg.Spec.MinMember = n

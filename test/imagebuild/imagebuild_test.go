@@ -75,7 +75,7 @@ func TestParseBerthDockerfile(t *testing.T) {
 		{"GOOS from TARGETOS's default", slices.Contains(d.Build.Env, "GOOS=linux"), true},
 		{"GOARCH from the host", slices.Contains(d.Build.Env, "GOARCH="+runtime.GOARCH), true},
 		{"-trimpath", slices.Contains(d.Build.Args, "-trimpath"), true},
-		{"-ldflags", slices.Contains(d.Build.Args, "-s -w -X main.gitVersion="), true},
+		{"-ldflags", slices.Contains(d.Build.Args, "-s -w -X main.gitVersion= -X main.gitCommit="), true},
 		{"go.mod copied", slices.Contains(sources, "go.mod"), true},
 		{"go.sum copied", slices.Contains(sources, "go.sum"), true},
 		{"internal/ copied", slices.Contains(sources, "internal/"), true},

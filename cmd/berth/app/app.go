@@ -52,6 +52,7 @@ type Option func(*options)
 
 type options struct {
 	version    string
+	commit     string
 	plugins    []registries.Plugin
 	strategies []registries.Strategy
 }
@@ -77,9 +78,14 @@ func WithStrategy(name v1alpha1.StrategyName, factory strategies.Factory) Option
 // by default the main module's version from the build information.
 func WithVersion(version string) Option { return func(o *options) { o.version = version } }
 
+// WithCommit sets the commit `berth version` prints; by default the
+// revision the Go build stamped, when it was built from a git checkout.
+func WithCommit(commit string) Option { return func(o *options) { o.commit = commit } }
+
 // Command is a Berth binary's command line.
 type Command struct {
 	version    string
+	commit     string
 	registries registries.Set
 	// clients builds berth explain's clients; tests replace it.
 	clients clientsFunc
@@ -96,11 +102,14 @@ func NewCommand(opts ...Option) (*Command, error) {
 	if err := reg.Add(o.plugins, o.strategies); err != nil {
 		return nil, err
 	}
-	version := o.version
+	version, commit := o.version, o.commit
 	if version == "" {
 		version = buildVersion()
 	}
-	return &Command{version: version, registries: reg, clients: kubeClients}, nil
+	if commit == "" {
+		commit = buildCommit()
+	}
+	return &Command{version: version, commit: commit, registries: reg, clients: kubeClients}, nil
 }
 
 // Main runs the process's command line with NewCommand(opts...) and exits
@@ -135,7 +144,7 @@ func (c *Command) Run(ctx context.Context, args []string, stdin io.Reader, stdou
 	case "audit":
 		return c.runAudit(ctx, args[1:], stdout, stderr, auditKubeClients)
 	case "version":
-		fmt.Fprintf(stdout, "berth %s (%s, %s/%s)\n", c.version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(stdout, "berth %s (commit %s, %s, %s/%s)\n", c.version, c.commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
 	case "help", "-h", "--help":
 		usage(stdout)
@@ -161,6 +170,31 @@ func buildVersion() string {
 		return info.Main.Version
 	}
 	return "(devel)"
+}
+
+// buildCommit returns the git revision the Go build stamped (with "-dirty"
+// when the checkout had changes), or "unknown".
+func buildCommit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	revision, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	switch {
+	case revision == "":
+		return "unknown"
+	case dirty:
+		return revision + "-dirty"
+	}
+	return revision
 }
 
 func usage(w io.Writer) {

@@ -36,7 +36,7 @@ import (
 // stock returns the command line of the stock berth binary.
 func stock(t *testing.T) *Command {
 	t.Helper()
-	c, err := NewCommand(WithVersion("v0.0.0-test"))
+	c, err := NewCommand(WithVersion("v0.0.0-test"), WithCommit("0123abc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestRun(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: "berth v0.0.0-test (go"},
+		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: "berth v0.0.0-test (commit 0123abc, go"},
 		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: "Commands:"},
 		{name: "help lists validate", args: []string{"help"}, wantCode: 0, wantStdout: "validate  check Berth's objects"},
 		{name: "validate", args: []string{"validate", "-f", "../../../internal/validate/testdata/good"}, wantCode: 0, wantStdout: "all valid"},

@@ -6,7 +6,7 @@ local hs = {}
 local generation = obj.metadata.generation or 0
 local status = obj.status
 -- How many members the group needs: a gang's minCount, 1 for a basic
--- group, or the deprecated minMember of a PodGroup written for Berth v0.2.
+-- group, or the deprecated minMember of a PodGroup written for Berth v0.1.
 local minCount = 0
 local spec = obj.spec or {}
 if spec.schedulingPolicy ~= nil then
