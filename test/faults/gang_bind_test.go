@@ -40,9 +40,8 @@ import (
 	"github.com/berth-io/berth/test/faults/faultproxy"
 )
 
-// createGang creates the PodGroup name of ns, a gang of minCount members,
-// and its members, each needing 30 of a node's 32 CPUs on one of nodeNames.
-func createGang(ctx context.Context, ns, name string, members int, nodeNames []string) []*corev1.Pod {
+// createPodGroup creates the Berth PodGroup name of ns, a gang of minCount.
+func createPodGroup(ctx context.Context, ns, name string, minCount int) {
 	GinkgoHelper()
 	applier, err := localcluster.NewApplier(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
@@ -50,8 +49,16 @@ func createGang(ctx context.Context, ns, name string, members int, nodeNames []s
 		"apiVersion": v1alpha1.GroupVersion.String(),
 		"kind":       "PodGroup",
 		"metadata":   map[string]any{"name": name, "namespace": ns},
-		"spec":       map[string]any{"schedulingPolicy": map[string]any{"gang": map[string]any{"minCount": int64(members)}}},
+		"spec":       map[string]any{"schedulingPolicy": map[string]any{"gang": map[string]any{"minCount": int64(minCount)}}},
 	}})).To(Succeed())
+}
+
+// createGang creates the PodGroup name of ns, a gang of as many members as
+// it needs, and its members, each needing 30 of a node's 32 CPUs on one of
+// nodeNames.
+func createGang(ctx context.Context, ns, name string, members int, nodeNames []string) []*corev1.Pod {
+	GinkgoHelper()
+	createPodGroup(ctx, ns, name, members)
 	var pods []*corev1.Pod
 	for i := range members {
 		pods = append(pods, gangMember(ns, name, i, nodeNames))

@@ -27,7 +27,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -236,12 +235,7 @@ var _ = Describe("the webhook down", Label("ci"), func() {
 		// for minCount.
 		ns := newNamespace(ctx, "gang")
 		gang := watchBindings(ctx, ns)
-		Expect(applier.Apply(ctx, &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": v1alpha1.GroupVersion.String(),
-			"kind":       "PodGroup",
-			"metadata":   map[string]any{"name": "gang", "namespace": ns},
-			"spec":       map[string]any{"schedulingPolicy": map[string]any{"gang": map[string]any{"minCount": int64(members)}}},
-		}})).To(Succeed())
+		createPodGroup(ctx, ns, "gang", members)
 		var gangPods []*corev1.Pod
 		for i := range members {
 			gangPods = append(gangPods, gangMember(ns, "gang", i, gangNodes))
