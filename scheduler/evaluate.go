@@ -26,6 +26,7 @@ import (
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 
 	schedcache "github.com/berth-io/berth/scheduler/cache"
 )
@@ -133,7 +134,7 @@ func (s *Scheduler) EvaluatePod(ctx context.Context, pod *v1.Pod, fwks ...*runti
 // evaluate runs one profile over every node of the snapshot.
 func evaluate(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, pod *v1.Pod) (*Evaluation, error) {
 	state := framework.NewCycleState()
-	feasible, diagnosis, err := findFeasibleNodes(ctx, fwk, snap, state, pod, nil)
+	feasible, diagnosis, err := algorithm.FindFeasibleNodes(ctx, fwk, snap, state, pod, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func evaluate(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snap
 	}
 	// The scheduler does not score a single feasible node; its scores are
 	// computed here all the same, for the reader.
-	if e.Scores, err = prioritizeNodes(ctx, fwk, state, pod, feasible); err != nil {
+	if e.Scores, err = algorithm.PrioritizeNodes(ctx, fwk, state, pod, feasible); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -22,9 +22,11 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 )
 
 // GroupEvaluation is a dry run of the cycle of the scheduling.k8s.io
@@ -116,27 +118,34 @@ func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime
 		out.Waiting = msgAwaitingMinCount
 		return out, nil
 	}
-	sortMembers(pending)
+	algorithm.SortMembers(pending)
 	if len(pending) == 0 {
 		return out, nil
 	}
+	if err := s.cache.UpdateSnapshot(klog.FromContext(ctx), s.snapshot); err != nil {
+		out.Status = algorithm.Errorf("updating the snapshot: %v", err).Message()
+		return out, nil
+	}
 
-	tries, status := s.tryPlacements(ctx, fwk, pg, pending)
+	// The group's members are tried as the loop's cycle tries them: one
+	// PodGroup, whatever CompositePodGroup is above it.
+	scheduled := len(framework.ScheduledMembers(s.workloads, ref))
+	tries, status := algorithm.TryEachPlacement(ctx, s.env(fwk, false), framework.PodGroupNode(pg), pending, scheduled)
 	fits := false
 	for _, r := range tries {
-		pe := PlacementEvaluation{Name: r.placement.Name, Nodes: len(r.placement.Nodes), Placed: len(r.assignments().Assignments)}
-		if r.status.success() {
+		pe := PlacementEvaluation{Name: r.Placement.Name, Nodes: len(r.Placement.Nodes), Placed: len(r.Assignments().Assignments)}
+		if r.Status.Success() {
 			fits = true
 		} else {
-			pe.Status = r.status.message()
+			pe.Status = r.Status.Message()
 		}
 		out.Placements = append(out.Placements, pe)
 	}
 	switch {
-	case !status.success():
-		out.Status = status.message()
+	case !status.Success():
+		out.Status = status.Message()
 	case !fits && len(tries) > 0:
-		out.Status = noPlacementFits(len(tries), tries[0].status).message()
+		out.Status = algorithm.NoPlacementFits(len(tries), tries[0].Status).Message()
 	}
 	return out, nil
 }

@@ -154,14 +154,14 @@ func TestEvaluateAgreesWithTheCycle(t *testing.T) {
 				if len(e.Feasible) == 1 {
 					best = e.Feasible
 				}
-				if !slices.Contains(best, result.host) {
-					t.Fatalf("%s: the cycle picked %s, the evaluation's best are %v (feasible %v)", pod.Name, result.host, best, e.Feasible)
+				if !slices.Contains(best, result.Host) {
+					t.Fatalf("%s: the cycle picked %s, the evaluation's best are %v (feasible %v)", pod.Name, result.Host, best, e.Feasible)
 				}
 				if len(best) > 1 {
 					ties++
 				}
 				bound := pod.DeepCopy()
-				bound.Spec.NodeName = result.host
+				bound.Spec.NodeName = result.Host
 				if err := s.cache.AddPod(logger, bound); err != nil {
 					t.Fatal(err)
 				}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 	"github.com/berth-io/berth/scheduler/workload"
 )
@@ -343,33 +344,6 @@ func TestHierarchyPriorityMismatchFailsEveryPodGroup(t *testing.T) {
 	h.wantCondition("b", metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError, msg)
 }
 
-// TestCompositeOutcomesHandFailuresDown checks completeOutcomes: a child
-// that fitted under a parent that failed, or that was not reached, shares
-// the parent's status; a child that failed on its own keeps its status.
-func TestCompositeOutcomesHandFailuresDown(t *testing.T) {
-	a := framework.PodGroupNode(child("a", "mid", 0))
-	b := framework.PodGroupNode(child("b", "mid", 0))
-	c := framework.PodGroupNode(child("c", "root", 0))
-	mid := framework.CompositeNode(st.CompositeGroup("mid").Parent("root").Obj(), []*framework.GroupNode{a, b})
-	root := framework.CompositeNode(st.CompositeGroup("root").Obj(), []*framework.GroupNode{mid, c})
-	failed, own, fits := unschedulableGroup("root short"), unschedulableGroup("b short"), groupStatus{code: framework.Success}
-	res := outcomes{
-		root.Key: {node: root, status: &failed},
-		mid.Key:  {node: mid, status: ptrTo(fits)},
-		a.Key:    {node: a, status: ptrTo(fits)},
-		b.Key:    {node: b, status: &own},
-	}
-	completeOutcomes(root, res, nil)
-	for _, n := range []*framework.GroupNode{mid, a, c} {
-		if res[n.Key].status != &failed {
-			t.Errorf("%s: status %v, want the root's", n.Key, res[n.Key].status.message())
-		}
-	}
-	if res[b.Key].status != &own {
-		t.Errorf("b: status %v, want its own", res[b.Key].status.message())
-	}
-}
-
 // TestHierarchyPreemptsCompositePodGroupsWhole checks group preemption for
 // a hierarchy: a low-priority CompositePodGroup fills the nodes, and a
 // high-priority one needs two of them. With disruption mode All the low
@@ -447,24 +421,25 @@ func TestHierarchyCycleRecordsEachPodGroupsPlacement(t *testing.T) {
 		}
 		return out
 	}
-	c := &compositeCycle{s: h.s, fwk: h.s.profiles.Get(v1.DefaultSchedulerName).Framework, root: root, scheduled: map[framework.GroupKey]int{}}
-	c.members = map[framework.GroupKey][]*framework.QueuedPodInfo{}
+	c := &algorithm.Cycle{Env: h.s.env(h.s.profiles.Get(v1.DefaultSchedulerName).Framework, true), Root: root, Scheduled: map[framework.GroupKey]int{}}
+	c.Members = map[framework.GroupKey][]*framework.QueuedPodInfo{}
 	for _, leaf := range root.Leaves() {
 		if leaf.Key.Name == "a" {
-			c.members[leaf.Key] = queued(a)
+			c.Members[leaf.Key] = queued(a)
 		} else {
-			c.members[leaf.Key] = queued(b)
+			c.Members[leaf.Key] = queued(b)
 		}
 	}
-	h.s.recordGroup = true
-	res := c.run(h.ctx)
-	h.s.recordGroup = false
+	if err := h.s.updateSnapshot(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Run(h.ctx)
 	for _, leaf := range root.Leaves() {
 		o := res[leaf.Key]
-		if !o.status.success() || o.try == nil {
-			t.Fatalf("PodGroup %s did not fit: %s", leaf.Key.Name, o.status.message())
+		if !o.Status.Success() || o.Try == nil {
+			t.Fatalf("PodGroup %s did not fit: %s", leaf.Key.Name, o.Status.Message())
 		}
-		g := o.try.group
+		g := o.Try.Group
 		if g == nil || g.PodGroup != "default/"+leaf.Key.Name || g.Tried != 1 || g.Feasible != 1 {
 			t.Errorf("PodGroup %s's recorded placement = %+v, want its own, 1 tried and feasible", leaf.Key.Name, g)
 		}

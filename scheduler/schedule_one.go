@@ -24,17 +24,16 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/internal/message"
 	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
+	"github.com/berth-io/berth/scheduler/internal/podlog"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
-
-	schedcache "github.com/berth-io/berth/scheduler/cache"
 )
 
 // Results of a scheduling attempt, as the schedule_attempts_total metric names them.
@@ -44,22 +43,6 @@ const (
 	resultError         = "error"
 )
 
-// errNoNodes is the failure of a cycle that finds no node in the cluster at all.
-var errNoNodes = errors.New("no nodes available to schedule pods")
-
-// scheduleResult is where the scheduling cycle placed a pod.
-type scheduleResult struct {
-	host           string
-	evaluatedNodes int
-	feasibleNodes  int
-	// top are the scores of host and its best runners-up, kept when the
-	// profile records its decisions and more than one node was feasible.
-	top []framework.NodePluginScores
-	// group is how the PodGroup cycle that placed the pod chose its
-	// placement, when the profile records its decisions; nil otherwise.
-	group *decisions.Group
-}
-
 // scheduleOne takes one pod from the queue and runs its scheduling cycle; on
 // success it hands the binding cycle to a binding goroutine.
 func (s *Scheduler) scheduleOne(ctx context.Context) {
@@ -68,7 +51,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 		return
 	}
 	pod := qpi.Pod
-	logger := loggerFor(ctx, pod)
+	logger := podlog.For(ctx, pod)
 	ctx = klog.NewContext(ctx, logger)
 	cycle := s.queue.SchedulingCycle()
 
@@ -102,7 +85,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 	// the cycle's snapshot on their own goroutine, once the cycle is done.
 	s.beginShadow(pod, fwk)
 	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi, prof.Decisions != nil)
-	s.endShadow(result.host, failure)
+	s.endShadow(result.Host, failure)
 	if failure != nil {
 		s.handleFailure(ctx, prof, qpi, failure, start, cycle)
 		return
@@ -112,7 +95,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 }
 
 // startBinding hands an assumed pod, past Permit, to a binding goroutine.
-func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, state *framework.CycleState, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64) {
+func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi *framework.QueuedPodInfo, state *framework.CycleState, assumed *v1.Pod, result algorithm.Result, start time.Time, cycle int64) {
 	logger := klog.FromContext(ctx)
 	fwk := prof.Framework
 	// A pod held at Permit waits without a binding slot, so a gang larger
@@ -135,9 +118,9 @@ func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi
 		}
 		if prof.Decisions != nil {
 			prof.Decisions.Add(decisions.Decision{
-				Pod: assumed.Namespace + "/" + assumed.Name, UID: assumed.UID, Node: result.host, Generation: prof.Generation,
-				Time: s.clock.Now(), Feasible: result.feasibleNodes, Evaluated: result.evaluatedNodes, Nodes: result.top,
-				Group: result.group,
+				Pod: assumed.Namespace + "/" + assumed.Name, UID: assumed.UID, Node: result.Host, Generation: prof.Generation,
+				Time: s.clock.Now(), Feasible: result.FeasibleNodes, Evaluated: result.EvaluatedNodes, Nodes: result.Top,
+				Group: result.Group,
 			})
 		}
 		if s.scheduledEvents == nil {
@@ -145,7 +128,7 @@ func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi
 		}
 		// The binding slot is free again; the event is written here, as
 		// fast as pods are bound, and abandoned at shutdown.
-		s.scheduledEvents.Record(ctx, fwk.ProfileName(), assumed, scheduledNote(assumed, result.host, prof.Source, prof.Generation))
+		s.scheduledEvents.Record(ctx, fwk.ProfileName(), assumed, scheduledNote(assumed, result.Host, prof.Source, prof.Generation))
 	})
 }
 
@@ -188,7 +171,7 @@ func (s *Scheduler) skipPod(ctx context.Context, pod *v1.Pod) bool {
 // schedulingCycle picks a node, assumes the pod there, and runs Reserve and
 // Permit. It returns the assumed copy of the pod; with record, the result
 // keeps the scores that chose its node.
-func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk *runtime.Framework, qpi *framework.QueuedPodInfo, record bool) (scheduleResult, *v1.Pod, *schedulingFailure) {
+func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk *runtime.Framework, qpi *framework.QueuedPodInfo, record bool) (algorithm.Result, *v1.Pod, *schedulingFailure) {
 	logger := klog.FromContext(ctx)
 	pod := qpi.Pod
 
@@ -212,218 +195,54 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleS
 		return result, nil, &schedulingFailure{err: fitErr, nominating: nominating}
 	}
 
-	assumed := assumedCopy(pod, result.host)
-	if err := s.cache.AssumePod(logger, assumed); err != nil {
-		return result, nil, &schedulingFailure{err: fmt.Errorf("assuming pod on node %s: %w", result.host, err)}
-	}
-	// Once assumed, the pod's nomination has served its purpose.
-	s.queue.DeleteNominatedPodIfExists(assumed)
-
-	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, result.host); !st.IsSuccess() {
-		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
-		s.forget(ctx, assumed)
-		return result, nil, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}
-	}
-	if st := fwk.RunPermitPlugins(ctx, state, assumed, result.host); !st.IsWait() && !st.IsSuccess() {
-		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
-		s.forget(ctx, assumed)
-		return result, nil, &schedulingFailure{err: statusError(st, result.host, s.snapshot.NumNodes())}
+	assumed, failure := s.commit(ctx, fwk, state, pod, result.Host)
+	if failure != nil {
+		return result, nil, failure
 	}
 	return result, assumed, nil
 }
 
-// assumedCopy returns the pod as assumed on host. The copy is shallow: it
-// shares the informer's maps and slices, which nobody writes (the cache, the
-// plugins and the binder only read a pod), so only spec.nodeName differs and
-// no deep copy of every container is made per pod scheduled.
-func assumedCopy(pod *v1.Pod, host string) *v1.Pod {
-	assumed := *pod
-	assumed.Spec.NodeName = host
-	return &assumed
-}
-
-// statusError turns a rejection at Reserve, Permit or binding into a FitError
-// for that node, so the pod is treated as unschedulable, and anything else
-// into an error.
-func statusError(st *framework.Status, host string, numNodes int) error {
-	if !st.IsRejected() {
-		return st.AsError()
+// commit assumes the pod on host in the cache and runs Reserve and
+// Permit: the end of a pod's scheduling cycle, and of each member's of a
+// group that fits. A failure leaves nothing assumed or reserved.
+func (s *Scheduler) commit(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, host string) (*v1.Pod, *schedulingFailure) {
+	assumed := algorithm.AssumedCopy(pod, host)
+	if err := s.cache.AssumePod(klog.FromContext(ctx), assumed); err != nil {
+		return nil, &schedulingFailure{err: fmt.Errorf("assuming pod on node %s: %w", host, err)}
 	}
-	statuses := framework.NewNodeToStatus()
-	statuses.Set(host, st)
-	d := framework.Diagnosis{NodeToStatus: statuses}
-	d.AddPluginStatus(st)
-	return &framework.FitError{NumAllNodes: numNodes, Diagnosis: d}
+	// Once assumed, the pod's nomination has served its purpose.
+	s.queue.DeleteNominatedPodIfExists(assumed)
+	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, host); !st.IsSuccess() {
+		fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+		s.forget(ctx, assumed)
+		return nil, &schedulingFailure{err: algorithm.StatusError(st, host, s.snapshot.NumNodes())}
+	}
+	if st := fwk.RunPermitPlugins(ctx, state, assumed, host); !st.IsWait() && !st.IsSuccess() {
+		fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+		s.forget(ctx, assumed)
+		return nil, &schedulingFailure{err: algorithm.StatusError(st, host, s.snapshot.NumNodes())}
+	}
+	return assumed, nil
 }
 
-// schedulePod updates the snapshot and finds the best node for the pod;
-// with record, the result keeps the chosen node's scores and its best
-// runners-up.
-func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, record bool) (scheduleResult, error) {
+// schedulePod brings the snapshot up to date and finds the best node for
+// the pod; with record, the result keeps the chosen node's scores and its
+// best runners-up.
+func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, record bool) (algorithm.Result, error) {
 	if err := s.updateSnapshot(ctx); err != nil {
-		return scheduleResult{}, fmt.Errorf("updating the snapshot: %w", err)
+		return algorithm.Result{}, fmt.Errorf("updating the snapshot: %w", err)
 	}
-	numNodes := s.snapshot.NumCandidateNodes()
-	if numNodes == 0 {
-		return scheduleResult{}, errNoNodes
+	env := s.env(fwk, record)
+	if s.shadows.pending != nil {
+		env.OnSearch = s.noteShadowSearch
 	}
-
-	feasible, diagnosis, err := findFeasibleNodes(ctx, fwk, s.snapshot, state, pod, &s.nextStartNodeIndex)
-	if err != nil {
-		return scheduleResult{}, err
-	}
-	s.noteShadowSearch(feasible, diagnosis, numNodes)
-	// Nothing keeps the feasible list past the cycle's search.
-	defer fwk.ReleaseFeasible(feasible)
-	if len(feasible) == 0 {
-		return scheduleResult{}, &framework.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: diagnosis}
-	}
-	evaluated := len(feasible) + diagnosis.NodeToStatus.Len()
-	if len(feasible) == 1 {
-		return scheduleResult{host: feasible[0].Node().Name, evaluatedNodes: evaluated, feasibleNodes: 1}, nil
-	}
-
-	scores, err := prioritizeNodes(ctx, fwk, state, pod, feasible)
-	if err != nil {
-		return scheduleResult{}, err
-	}
-	// Upstream breaks ties at random only when extenders scored.
-	var tieBreak func(int) int
-	if fwk.HasExtenderPrioritizers() {
-		tieBreak = s.rand
-	}
-	host, err := runtime.SelectHost(scores, tieBreak)
-	var top []framework.NodePluginScores
-	if record && err == nil {
-		top = decisions.Top(scores, host)
-	}
-	fwk.ReleaseScores(scores)
-	if err != nil {
-		return scheduleResult{}, fmt.Errorf("selecting a node: %w", err)
-	}
-	return scheduleResult{host: host, evaluatedNodes: evaluated, feasibleNodes: len(feasible), top: top}, nil
+	return algorithm.SchedulePod(ctx, env, state, pod)
 }
 
-// prioritizeNodes runs PreScore, Score (with NormalizeScore and the
-// weights) and the extenders' prioritizers over the feasible nodes. The
-// scheduling cycle and berth explain share it.
-func prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, feasible []*framework.NodeInfo) ([]framework.NodePluginScores, error) {
-	if st := fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
-		return nil, st.AsError()
-	}
-	scores, st := fwk.RunScorePlugins(ctx, state, pod, feasible)
-	if !st.IsSuccess() {
-		return nil, st.AsError()
-	}
-	fwk.RunExtenderPrioritizers(ctx, pod, feasible, scores)
-	return scores, nil
-}
-
-// preFilter runs the PreFilter plugins of a pod's search and returns their
-// result with the diagnosis the search starts from; stop is set when they
-// rejected the pod (the diagnosis says why, PreFilterMsg included) or
-// failed (err). Every search (the cycle's, a shadow's) starts here.
-func preFilter(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod) (*framework.PreFilterResult, framework.Diagnosis, bool, error) {
-	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
-	preResult, st, rejectedBy := fwk.RunPreFilterPlugins(ctx, state, pod)
-	diagnosis.UnschedulablePlugins = rejectedBy
-	switch {
-	case st.IsSuccess():
-		return preResult, diagnosis, false, nil
-	case !st.IsRejected():
-		return nil, diagnosis, true, st.AsError()
-	}
-	diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
-	diagnosis.PreFilterMsg = st.Message()
-	diagnosis.AddPluginStatus(st)
-	return nil, diagnosis, true, nil
-}
-
-// findFeasibleNodes runs PreFilter and Filter over the snapshot. With next
-// set, as in the scheduling cycle, the pod's nominated node, if any, is
-// tried first; otherwise the search starts at *next, ends once enough
-// feasible nodes are found, and leaves in *next where the following search
-// over all nodes starts. With next nil (berth explain) every node is
-// filtered and the nominated node gets no shortcut. The scheduling cycle
-// and berth explain share it.
-func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, next *int) ([]*framework.NodeInfo, framework.Diagnosis, error) {
-	allNodes := snapshot.CandidateNodes()
-	preResult, diagnosis, stop, err := preFilter(ctx, fwk, state, pod)
-	if stop {
-		return nil, diagnosis, err
-	}
-	// The plugins whose PreFilter narrowed the search, for the nodes it left out.
-	narrowedBy := diagnosis.UnschedulablePlugins
-
-	if name := pod.Status.NominatedNodeName; next != nil && name != "" && snapshot.InPlacement(name) && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
-		if ni, err := snapshot.NodeInfos().Get(name); err == nil {
-			if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); st.IsSuccess() {
-				passed, err := fwk.RunExtenderFilters(ctx, pod, []*framework.NodeInfo{ni}, diagnosis.NodeToStatus)
-				if err != nil {
-					return nil, diagnosis, err
-				}
-				if len(passed) == 1 {
-					return passed, diagnosis, nil
-				}
-			}
-		}
-	}
-
-	nodes := allNodes
-	if !preResult.AllNodes() {
-		nodes = make([]*framework.NodeInfo, 0, preResult.NodeNames.Len())
-		for _, name := range sets.List(preResult.NodeNames) {
-			if !snapshot.InPlacement(name) {
-				continue
-			}
-			if ni, err := snapshot.NodeInfos().Get(name); err == nil {
-				nodes = append(nodes, ni)
-			}
-		}
-	}
-
-	var (
-		feasible []*framework.NodeInfo
-		statuses *framework.NodeToStatus
-	)
-	if next == nil {
-		feasible, statuses, err = fwk.FilterAllNodes(ctx, state, pod, nodes)
-	} else {
-		start := 0
-		if len(nodes) == len(allNodes) {
-			start = *next % max(len(nodes), 1)
-		}
-		var following int
-		feasible, following, statuses, err = fwk.FindFeasibleNodes(ctx, state, pod, nodes, start)
-		if err == nil && len(nodes) == len(allNodes) {
-			*next = following
-		}
-	}
-	if err != nil {
-		return nil, diagnosis, err
-	}
-	if statuses != nil {
-		diagnosis.NodeToStatus = statuses
-	}
-	beforeExtenders := len(feasible)
-	if feasible, err = fwk.RunExtenderFilters(ctx, pod, feasible, diagnosis.NodeToStatus); err != nil {
-		return nil, diagnosis, err
-	}
-	if len(feasible) != beforeExtenders {
-		// Extenders register no events; naming them lets any event requeue the pod.
-		if diagnosis.UnschedulablePlugins == nil {
-			diagnosis.UnschedulablePlugins = sets.New[string]()
-		}
-		diagnosis.UnschedulablePlugins.Insert(runtime.ExtenderName)
-	}
-	if len(nodes) < len(allNodes) {
-		diagnosis.NodeToStatus.SetAbsentNodesStatus(framework.NewStatus(framework.UnschedulableAndUnresolvable,
-			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(narrowedBy))))
-	}
-	diagnosis.NodeToStatus.ForEachExplicitNode(func(_ string, st *framework.Status) {
-		diagnosis.AddPluginStatus(st)
-	})
-	return feasible, diagnosis, nil
+// env is the algorithm's environment for a cycle of fwk on the loop's
+// snapshot.
+func (s *Scheduler) env(fwk *runtime.Framework, record bool) algorithm.Env {
+	return algorithm.Env{Framework: fwk, Snapshot: s.snapshot, Rand: s.rand, Next: &s.nextStartNodeIndex, Record: record}
 }
 
 // bindingCycle waits for Permit if the pod is held there, then takes a
@@ -432,12 +251,12 @@ func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 // loop's, ends: its wait on other components is abandoned at shutdown while
 // a bind in flight completes. It reports whether the pod was bound; the
 // slot is free again when it returns.
-func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result scheduleResult, start time.Time, cycle int64, waiting bool) bool {
+func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.CycleState, prof *profile.Profile, qpi *framework.QueuedPodInfo, assumed *v1.Pod, result algorithm.Result, start time.Time, cycle int64, waiting bool) bool {
 	logger := klog.FromContext(ctx)
 	fwk := prof.Framework
 	published := ""
 	fail := func(st *framework.Status) {
-		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.host)
+		fwk.RunReservePluginsUnreserve(ctx, state, assumed, result.Host)
 		s.forget(ctx, assumed)
 		// The forgotten pod freed room on its node; others may fit now. A
 		// rejected pod is not moved by the room it gave back itself: as in
@@ -450,7 +269,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 			s.queue.MoveAllToActiveOrBackoffQueue(logger, freed, assumed, nil, nil)
 		}
 		s.handleFailure(ctx, prof, qpi, &schedulingFailure{
-			err:        statusError(st, result.host, s.snapshot.NumNodes()),
+			err:        algorithm.StatusError(st, result.Host, s.snapshot.NumNodes()),
 			nominating: clearNomination(),
 			published:  published,
 		}, start, cycle)
@@ -458,8 +277,8 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	// A pod about to wait says where it is going first.
 	nominate := func() {
 		if published == "" {
-			s.nominate(ctx, qpi.Pod, result.host)
-			published = result.host
+			s.nominate(ctx, qpi.Pod, result.Host)
+			published = result.Host
 		}
 	}
 
@@ -483,7 +302,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	// which waits for a slot, for every profile. kube-scheduler binds each
 	// pod in a goroutine of its own; here the slot is given back for the
 	// wait and taken again, by this goroutine, for the bind itself.
-	preFlight := fwk.RunPreBindPreFlights(ctx, state, assumed, result.host)
+	preFlight := fwk.RunPreBindPreFlights(ctx, state, assumed, result.Host)
 	if !preFlight.IsSuccess() && !preFlight.IsSkip() {
 		fail(preFlight)
 		return false
@@ -494,7 +313,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 		held = false
 		nominate()
 	}
-	if st := s.runPreBind(ctx, loopCtx, fwk, state, assumed, result.host, preBindWaits); !st.IsSuccess() {
+	if st := s.runPreBind(ctx, loopCtx, fwk, state, assumed, result.Host, preBindWaits); !st.IsSuccess() {
 		fail(st)
 		return false
 	}
@@ -508,13 +327,13 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	// Whatever the bind's outcome, a pod seen bound from now on may be
 	// this scheduler's doing (a reply can be lost), not another scheduler's.
 	s.foreign.binding(assumed.UID, s.clock.Now())
-	handled, st := fwk.RunExtenderBind(ctx, assumed, result.host)
+	handled, st := fwk.RunExtenderBind(ctx, assumed, result.Host)
 	if !handled {
-		st = fwk.RunBindPlugins(ctx, state, assumed, result.host)
+		st = fwk.RunBindPlugins(ctx, state, assumed, result.Host)
 	}
 	if !st.IsSuccess() {
 		if node, ok := boundElsewhere(st.AsError()); ok && s.noticeLostBindRace(logger, assumed, prof.Source) {
-			s.lostBindRace(ctx, prof, state, assumed, result.host, node, start)
+			s.lostBindRace(ctx, prof, state, assumed, result.Host, node, start)
 			return false
 		}
 		s.foreign.bindFailed(assumed.UID, st.AsError())
@@ -524,15 +343,15 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	if err := s.cache.FinishBinding(logger, assumed); err != nil {
 		logger.Error(err, "Finishing the binding in the cache")
 	}
-	fwk.RunPostBindPlugins(ctx, state, assumed, result.host)
+	fwk.RunPostBindPlugins(ctx, state, assumed, result.Host)
 
 	s.metrics.ObserveScheduleAttempt(resultScheduled, fwk.ProfileName(), s.clock.Since(start))
 	if qpi.InitialAttemptTimestamp != nil {
 		s.metrics.ObservePodSchedulingSLI(qpi.Attempts, s.clock.Since(*qpi.InitialAttemptTimestamp))
 	}
 	s.metrics.ObservePodScheduled(qpi.Attempts)
-	logger.V(2).Info("Bound pod", "node", klog.KRef("", result.host), "evaluatedNodes", result.evaluatedNodes,
-		"feasibleNodes", result.feasibleNodes, "profile", prof.Source, "generation", prof.Generation)
+	logger.V(2).Info("Bound pod", "node", klog.KRef("", result.Host), "evaluatedNodes", result.EvaluatedNodes,
+		"feasibleNodes", result.FeasibleNodes, "profile", prof.Source, "generation", prof.Generation)
 	s.queue.Done(assumed.UID)
 	return true
 }
@@ -610,7 +429,7 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 		fitErr   *framework.FitError
 		groupErr *groupUnschedulableError
 	)
-	if errors.As(failure.err, &fitErr) || errors.As(failure.err, &groupErr) || errors.Is(failure.err, errNoNodes) {
+	if errors.As(failure.err, &fitErr) || errors.As(failure.err, &groupErr) || errors.Is(failure.err, algorithm.ErrNoNodes) {
 		reason = v1.PodReasonUnschedulable
 		result = resultUnschedulable
 	}

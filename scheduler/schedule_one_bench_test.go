@@ -130,7 +130,7 @@ func BenchmarkSchedulePod(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				s.endShadow(result.host, nil)
+				s.endShadow(result.Host, nil)
 			}
 			if st, ok := s.ShadowStats("shadow"); ok {
 				b.ReportMetric(float64(st.Evaluated())/float64(b.N), "shadow-evaluated/op")

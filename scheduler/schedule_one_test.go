@@ -27,7 +27,6 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -47,37 +46,6 @@ import (
 
 // inTree gives New the in-tree plugins, as Berth's binaries do.
 func inTree() Option { return WithRegistry(runtime.Registry(plugins.NewInTreeRegistry())) }
-
-func TestAssumedCopy(t *testing.T) {
-	tests := []struct {
-		name string
-		pod  *v1.Pod
-		host string
-	}{
-		{name: "plain pod", pod: st.Pod("p").Obj(), host: "n1"},
-		{name: "priority, requests and a nomination", pod: st.Pod("q").Priority(5).Container("cpu", "500m").Nominated("n2").Obj(), host: "n3"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			before := tt.pod.DeepCopy()
-			got := assumedCopy(tt.pod, tt.host)
-			if got == tt.pod {
-				t.Fatal("assumedCopy returned the pod itself")
-			}
-			if got.Spec.NodeName != tt.host {
-				t.Errorf("spec.nodeName = %q, want %q", got.Spec.NodeName, tt.host)
-			}
-			if !equality.Semantic.DeepEqual(tt.pod, before) {
-				t.Errorf("the original pod changed: %+v", tt.pod)
-			}
-			want := before.DeepCopy()
-			want.Spec.NodeName = tt.host
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("assumed pod (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
 
 // faultsPluginName is the test plugin the cycle tests configure.
 const faultsPluginName = "Faults"

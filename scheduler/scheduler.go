@@ -120,15 +120,6 @@ type Scheduler struct {
 
 	// nextStartNodeIndex is where the next cycle's search for feasible nodes starts.
 	nextStartNodeIndex int
-	// simulating is set while a PodGroupPostFilter plugin tries a group
-	// on a changed cluster (groupSimulation): the snapshot is then not
-	// refreshed from the cache, and the cycle puts the group's members on
-	// the snapshot's nodes instead of assuming them in the cache.
-	simulating bool
-	// recordGroup is set while a PodGroup's cycle runs for a profile that
-	// records its decisions: the members' tries keep their scores and the
-	// best placement its ranking.
-	recordGroup bool
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup

@@ -19,7 +19,6 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -31,9 +30,8 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	"github.com/berth-io/berth/scheduler/shadow"
-
-	schedcache "github.com/berth-io/berth/scheduler/cache"
 )
 
 // groupShadowJob is a PodGroup cycle's part of a shadow job: what the
@@ -82,7 +80,7 @@ func (s *Scheduler) beginGroupShadow(pod *v1.Pod, fwk *runtime.Framework, pg *sc
 // the live decision: the placement chosen and each member's node, or the
 // plugins that kept the group out. A cycle that ended in an error gives
 // the worker back.
-func (s *Scheduler) endGroupShadow(best *placementResult, status groupStatus) {
+func (s *Scheduler) endGroupShadow(best *algorithm.PlacementResult, status algorithm.Status) {
 	job := s.shadows.pending
 	if job == nil || job.group == nil {
 		return
@@ -90,15 +88,15 @@ func (s *Scheduler) endGroupShadow(best *placementResult, status groupStatus) {
 	s.shadows.pending = nil
 	live := &job.group.live
 	switch {
-	case status.success() && best != nil:
-		live.Placed, live.Placement = true, best.placement.Name
-		live.Nodes = make(map[string]string, len(best.members))
-		for _, m := range best.members {
-			if m.err == nil {
-				live.Nodes[framework.PodKey(m.qpi.Pod)] = m.result.host
+	case status.Success() && best != nil:
+		live.Placed, live.Placement = true, best.Placement.Name
+		live.Nodes = make(map[string]string, len(best.Members))
+		for _, m := range best.Members {
+			if m.Err == nil {
+				live.Nodes[framework.PodKey(m.QPI.Pod)] = m.Result.Host
 			}
 		}
-	case status.rejected():
+	case status.Rejected():
 		live.Rejecting = groupRejecting(best)
 		if best == nil && job.group.liveGenerator != "" {
 			live.Rejecting = []string{job.group.liveGenerator}
@@ -113,12 +111,12 @@ func (s *Scheduler) endGroupShadow(best *placementResult, status groupStatus) {
 // groupRejecting names the plugins that rejected the members of a try
 // that did not admit its group, or GangScheduling when none did (the
 // group's own verdict).
-func groupRejecting(r *placementResult) []string {
+func groupRejecting(r *algorithm.PlacementResult) []string {
 	plugins := sets.New[string]()
 	if r != nil {
-		for _, m := range r.members {
+		for _, m := range r.Members {
 			var fitErr *framework.FitError
-			if errors.As(m.err, &fitErr) {
+			if errors.As(m.Err, &fitErr) {
 				plugins = plugins.Union(fitErr.Diagnosis.UnschedulablePlugins)
 			}
 		}
@@ -150,7 +148,7 @@ func (w *shadowWorkloads) Members(ref framework.GroupRef) []*v1.Pod {
 	for i, m := range members {
 		out[i] = m
 		if w.cycle[m.UID] && m.Spec.NodeName != "" {
-			out[i] = assumedCopy(m, "")
+			out[i] = algorithm.AssumedCopy(m, "")
 		}
 	}
 	return out
@@ -190,28 +188,16 @@ func (s *Scheduler) evaluateGroupShadow(ctx context.Context, p *ShadowProfile, j
 	logger.V(4).Info("Shadow evaluated a pod group", "outcome", d.Outcome, "livePlacement", d.LivePlacement, "shadowPlacement", d.ShadowPlacement, "pod", pod, "deciding", d.Deciding)
 }
 
-// groupTry is one placement's dry try by a shadow.
-type groupTry struct {
-	placement *framework.Placement
-	fits      bool
-	// assignments are the members placed.
-	assignments []framework.ProposedAssignment
-	// rejecting names the plugins that kept the group out, when it does not fit.
-	rejecting []string
-	// member is the first member placed otherwise than the live cycle did,
-	// when the placement is the live one.
-	member *shadow.MemberDecision
-}
-
 // shadowGroupEvaluation runs the group's cycle with fwk on the shadows'
-// snapshot, as the scheduling loop would have: every placement the
-// PlacementGenerate plugins propose is tried by placing the members one
-// after another (on the snapshot alone; nothing is assumed, reserved or
-// bound, and no PodGroupPostFilter runs) until PlacementFeasible admits
-// or gives up on the group, and the placements where it fits are ranked
-// by the PlacementScore plugins. Where the live cycle chose among equals
-// at random (two nodes for a member, two placements), the shadow takes the
-// live choice, so that a tie counts as agreement, as for a single pod.
+// snapshot, as the scheduling loop would have, through the same algorithm:
+// every placement the PlacementGenerate plugins propose is tried by
+// placing the members one after another (on the snapshot alone; nothing
+// is reserved, assumed or bound, and no PodGroupPostFilter runs) until
+// PlacementFeasible admits or gives up on the group, and the placements
+// where it fits are ranked by the PlacementScore plugins. Where the live
+// cycle chose among equals at random (two nodes for a member, two
+// placements), the shadow takes the live choice, so that a tie counts as
+// agreement, as for a single pod.
 func (s *Scheduler) shadowGroupEvaluation(ctx context.Context, fwk *runtime.Framework, job *shadowJob) (shadow.GroupEvaluation, error) {
 	g := job.group
 	e := shadow.GroupEvaluation{Generator: fwk.PlacementGeneratorName()}
@@ -223,188 +209,114 @@ func (s *Scheduler) shadowGroupEvaluation(ctx context.Context, fwk *runtime.Fram
 	}
 	snap := s.shadows.snapshot
 	if snap.NumNodes() == 0 {
-		return e, errNoNodes
+		return e, algorithm.ErrNoNodes
 	}
-	defer snap.SetPlacement(nil)
-	all := snap.CandidateNodes()
-	placements, st := fwk.RunPlacementGeneratePlugins(ctx, g.node, &framework.Placement{Nodes: all})
-	if !st.IsSuccess() {
-		if !st.IsRejected() {
-			return e, st.AsError()
-		}
-		e.Rejecting = []string{st.Plugin()}
+	members := make([]*framework.QueuedPodInfo, len(g.pods))
+	for i, pod := range g.pods {
+		members[i] = &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}}
+	}
+	live := &liveGroupChoice{live: g.live}
+	next := job.start
+	env := algorithm.Env{Framework: fwk, Snapshot: snap, Next: &next, SkipReserve: true, Prefer: live, OnSearch: live.compare}
+	tries, status := algorithm.TryEachPlacement(ctx, env, g.node, members, g.scheduled)
+	switch {
+	case status.Code == framework.Error:
+		return e, errors.New(status.Message())
+	case !status.Success():
+		// No placement could be generated.
+		e.Rejecting = []string{status.Plugin}
 		return e, nil
 	}
 	rejecting := sets.New[string]()
-	var fits []*groupTry
-	next := job.start
-	for _, p := range placements {
-		snap.SetPlacement(placementNodes(p, len(all)))
-		t, err := s.shadowTryPlacement(ctx, fwk, snap, g, p, &next)
-		snap.Restore()
-		if err != nil {
-			return e, err
-		}
-		if g.live.Placed && p.Name == g.live.Placement {
+	var fits []*algorithm.PlacementResult
+	for _, r := range tries {
+		fit := r.Status.Success()
+		if g.live.Placed && r.Placement.Name == g.live.Placement {
 			e.LiveGenerated = true
-			if !t.fits {
-				e.LiveRejecting = t.rejecting
+			if !fit {
+				e.LiveRejecting = tryRejecting(r)
 			}
 		}
-		if t.fits {
-			fits = append(fits, t)
+		if fit {
+			fits = append(fits, r)
 		} else {
-			rejecting.Insert(t.rejecting...)
+			rejecting.Insert(tryRejecting(r)...)
 		}
 	}
 	if len(fits) == 0 {
 		e.Rejecting = sets.List(rejecting)
 		return e, nil
 	}
-	assignments := make([]*framework.PodGroupAssignments, len(fits))
-	for i, t := range fits {
-		assignments[i] = &framework.PodGroupAssignments{Placement: t.placement, Assignments: t.assignments}
+	best, scores, st := algorithm.RankPlacements(ctx, env, g.node, fits)
+	if !st.Success() {
+		return e, errors.New(st.Message())
 	}
-	scores, st := fwk.ScorePlacements(ctx, g.node, assignments)
-	if !st.IsSuccess() {
-		return e, st.AsError()
-	}
-	best := 0
-	for i := 1; i < len(scores); i++ {
-		top := scores[best].TotalScore
-		if scores[i].TotalScore > top || (scores[i].TotalScore == top && fits[i].placement.Name == g.live.Placement && g.live.Placed) {
-			best = i
-		}
-	}
-	e.Placed, e.Placement, e.Scores, e.Member = true, fits[best].placement.Name, scores, fits[best].member
+	e.Placed, e.Placement, e.Scores, e.Member = true, fits[best].Placement.Name, scores, live.member
 	return e, nil
 }
 
-// shadowTryPlacement places the group's members one after another in the
-// snapshot's current placement, each on the snapshot alone, as
-// tryPlacement does; the caller restores the snapshot.
-func (s *Scheduler) shadowTryPlacement(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, g *groupShadowJob, p *framework.Placement, next *int) (*groupTry, error) {
-	t := &groupTry{placement: p}
-	compare := g.live.Placed && p.Name == g.live.Placement
-	progress := framework.PlacementProgress{Remaining: len(g.pods), Scheduled: g.scheduled}
-	st := fwk.RunPlacementFeasiblePlugins(ctx, g.node, progress)
-	switch st.Code() {
-	case framework.Error:
-		return nil, fmt.Errorf("evaluating placement feasibility: %w", st.AsError())
-	case framework.Unschedulable:
-		t.rejecting = []string{st.Plugin()}
-		return t, nil
+// tryRejecting names the plugins that kept a group out of a placement
+// where it does not fit: the plugin that refused the placement before any
+// member was tried, else those that rejected members, else GangScheduling.
+func tryRejecting(r *algorithm.PlacementResult) []string {
+	if len(r.Members) == 0 && r.Status.Plugin != "" {
+		return []string{r.Status.Plugin}
 	}
-	rejecting := sets.New[string]()
-	for _, pod := range g.pods {
-		liveNode := ""
-		if compare {
-			liveNode = g.live.Nodes[framework.PodKey(pod)]
-		}
-		host, d, rejectedBy, err := s.shadowPlaceMember(ctx, fwk, snap, pod, liveNode, compare, next)
-		if err != nil {
-			return nil, fmt.Errorf("member %s: %w", framework.PodKey(pod), err)
-		}
-		progress.Remaining--
-		if host != "" {
-			pi, err := framework.NewPodInfo(assumedCopy(pod, host))
-			if err != nil {
-				return nil, fmt.Errorf("member %s: %w", framework.PodKey(pod), err)
-			}
-			if err := snap.AddPod(pi, host); err != nil {
-				return nil, fmt.Errorf("member %s on node %s: %w", framework.PodKey(pod), host, err)
-			}
-			progress.Scheduled++
-			t.assignments = append(t.assignments, framework.ProposedAssignment{Pod: pod, NodeName: host})
-		} else {
-			rejecting.Insert(rejectedBy...)
-		}
-		if compare && t.member == nil && d.Outcome != shadow.OutcomeAgreed {
-			t.member = &shadow.MemberDecision{Pod: framework.PodKey(pod), Decision: d}
-		}
-		st = fwk.RunPlacementFeasiblePlugins(ctx, g.node, progress)
-		if st.Code() == framework.Error {
-			return nil, fmt.Errorf("evaluating placement feasibility: %w", st.AsError())
-		}
-		if st.Code() == framework.Unschedulable {
-			break
-		}
-	}
-	t.fits = st.IsSuccess()
-	if !t.fits {
-		if rejecting.Len() == 0 {
-			rejecting.Insert(names.GangScheduling)
-		}
-		t.rejecting = sets.List(rejecting)
-	}
-	return t, nil
+	return groupRejecting(r)
 }
 
-// shadowPlaceMember finds one member's node in the snapshot's current
-// placement, with the cycle's search and scoring. With compare, the
-// member's node is compared with liveNode, where the live cycle put it
-// ("" when it placed it nowhere), as a single pod's is, and the live node
-// is taken when it is among the shadow's best. It returns "" and the
-// rejecting plugins when no node fits.
-func (s *Scheduler) shadowPlaceMember(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, pod *v1.Pod, liveNode string, compare bool, next *int) (string, shadow.Decision, []string, error) {
-	var d shadow.Decision
-	if snap.NumCandidateNodes() == 0 {
-		d = shadow.Compare(shadow.Live{Node: liveNode}, shadow.Evaluation{})
-		return "", d, nil, nil
+// liveGroupChoice is what a shadow's dry run of a group's cycle prefers
+// among equals: the live cycle's placement, and each member's live node
+// within it. It compares each member's search in the live placement with
+// the live node, and keeps the first member placed otherwise.
+type liveGroupChoice struct {
+	live   shadow.LiveGroup
+	member *shadow.MemberDecision
+}
+
+var _ algorithm.Preference = (*liveGroupChoice)(nil)
+
+// inLive reports whether p is the placement the live cycle chose.
+func (c *liveGroupChoice) inLive(p *framework.Placement) bool {
+	return p != nil && c.live.Placed && p.Name == c.live.Placement
+}
+
+// Node is the member's live node within the live placement.
+func (c *liveGroupChoice) Node(pod *v1.Pod, p *framework.Placement) string {
+	if !c.inLive(p) {
+		return ""
 	}
-	state := framework.NewCycleState()
-	feasible, diagnosis, err := findFeasibleNodes(ctx, fwk, snap, state, pod, next)
-	if err != nil {
-		return "", d, nil, err
+	return c.live.Nodes[framework.PodKey(pod)]
+}
+
+// Placement is the live cycle's placement.
+func (c *liveGroupChoice) Placement(*framework.GroupNode) string {
+	if !c.live.Placed {
+		return ""
 	}
-	defer fwk.ReleaseFeasible(feasible)
-	e := shadow.Evaluation{}
-	nodes := feasible
-	if liveNode != "" && !slices.ContainsFunc(feasible, func(ni *framework.NodeInfo) bool { return ni.Name() == liveNode }) {
-		switch st := diagnosis.NodeToStatus.Get(liveNode); {
-		case st != nil && !st.IsSuccess():
+	return c.live.Placement
+}
+
+// compare compares a member's search in the live placement with where the
+// live cycle put it ("" when nowhere), as a single pod's is compared.
+func (c *liveGroupChoice) compare(pod *v1.Pod, p *framework.Placement, search algorithm.Search) {
+	if c.member != nil || !c.inLive(p) {
+		return
+	}
+	liveNode := c.live.Nodes[framework.PodKey(pod)]
+	e := shadow.Evaluation{Scores: search.Scores, Feasible: make([]string, len(search.Feasible))}
+	for i, ni := range search.Feasible {
+		e.Feasible[i] = ni.Name()
+	}
+	switch {
+	case len(e.Feasible) == 0:
+		e.Rejecting = sets.List(search.Diagnosis.UnschedulablePlugins)
+	case liveNode != "" && !slices.Contains(e.Feasible, liveNode):
+		if st := search.Diagnosis.NodeToStatus.Get(liveNode); st != nil && !st.IsSuccess() {
 			e.RejectedLive = st.Plugin()
-		case len(feasible) > 0:
-			// The search ended before the live node.
-			if ni, err := snap.NodeInfos().Get(liveNode); err == nil {
-				if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); st.IsSuccess() {
-					nodes = append(slices.Clip(feasible), ni)
-				} else {
-					e.RejectedLive = st.Plugin()
-				}
-			}
 		}
 	}
-	for _, ni := range nodes {
-		e.Feasible = append(e.Feasible, ni.Name())
+	if d := shadow.Compare(shadow.Live{Node: liveNode}, e); d.Outcome != shadow.OutcomeAgreed {
+		c.member = &shadow.MemberDecision{Pod: framework.PodKey(pod), Decision: d}
 	}
-	if len(nodes) == 0 {
-		e.Rejecting = sets.List(diagnosis.UnschedulablePlugins)
-		if compare {
-			d = shadow.Compare(shadow.Live{Node: liveNode}, e)
-		}
-		return "", d, e.Rejecting, nil
-	}
-	if len(nodes) > 1 {
-		scores, err := prioritizeNodes(ctx, fwk, state, pod, nodes)
-		if err != nil {
-			return "", d, nil, fmt.Errorf("scoring: %w", err)
-		}
-		defer fwk.ReleaseScores(scores)
-		e.Scores = scores
-	}
-	if compare {
-		d = shadow.Compare(shadow.Live{Node: liveNode}, e)
-		if d.ShadowNode != "" {
-			return d.ShadowNode, d, nil, nil
-		}
-	}
-	if len(e.Scores) == 0 {
-		return e.Feasible[0], d, nil, nil
-	}
-	host, err := runtime.SelectHost(e.Scores, nil)
-	if err != nil {
-		return "", d, nil, fmt.Errorf("selecting a node: %w", err)
-	}
-	return host, d, nil, nil
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	"github.com/berth-io/berth/scheduler/shadow"
 	"github.com/berth-io/berth/scheduler/workload"
 
@@ -86,7 +87,7 @@ func newGroupHarness(t *testing.T, live, candidate *v1alpha1.SchedulingProfileSp
 // its placement and the members assumed (no Reserve, Permit or binding),
 // recording its decision, and returns the best placement's try, the status, and the shadows' job
 // if one was handed to the worker.
-func (h *groupHarness) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*placementResult, groupStatus, *shadowJob) {
+func (h *groupHarness) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*algorithm.PlacementResult, algorithm.Status, *shadowJob) {
 	h.t.Helper()
 	s := h.s
 	if err := s.workloads.Informer().GetStore().Add(pg); err != nil {
@@ -106,16 +107,14 @@ func (h *groupHarness) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*
 	}
 	fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
 	s.beginGroupShadow(pods[0], fwk, pg, members)
-	s.recordGroup = true
-	best, status := s.runLoneGroup(h.ctx, fwk, pg, members)
-	s.recordGroup = false
+	best, status := s.runLoneGroup(h.ctx, fwk, pg, members, true)
 	s.endGroupShadow(best, status)
-	if status.success() {
+	if status.Success() {
 		// The live members are assumed, as admitGroup does, before the
 		// worker runs: the shadows must see the group as it was before.
-		for _, m := range best.members {
-			if m.err == nil {
-				if err := s.cache.AssumePod(logr.Discard(), assumedCopy(m.qpi.Pod, m.result.host)); err != nil {
+		for _, m := range best.Members {
+			if m.Err == nil {
+				if err := s.cache.AssumePod(logr.Discard(), algorithm.AssumedCopy(m.QPI.Pod, m.Result.Host)); err != nil {
 					h.t.Fatal(err)
 				}
 			}
@@ -234,14 +233,14 @@ func TestGroupShadowComparesTheGroupCycle(t *testing.T) {
 			candidate.ShadowOf = v1.DefaultSchedulerName
 			h := newGroupHarness(t, &tc.live, &candidate, tc.nodes, tc.bound...)
 			best, status, job := h.cycle(tc.group, tc.pods...)
-			if status.success() != tc.livePlaced {
-				t.Fatalf("live cycle: success = %v (%s), want %v", status.success(), status.message(), tc.livePlaced)
+			if status.Success() != tc.livePlaced {
+				t.Fatalf("live cycle: success = %v (%s), want %v", status.Success(), status.Message(), tc.livePlaced)
 			}
 			if job == nil || job.group == nil {
 				t.Fatal("no group job for the shadow although the worker was free")
 			}
-			if tc.livePlaced && best.placement.Name != tc.want.LivePlacement {
-				t.Fatalf("live placement = %q, want %q", best.placement.Name, tc.want.LivePlacement)
+			if tc.livePlaced && best.Placement.Name != tc.want.LivePlacement {
+				t.Fatalf("live placement = %q, want %q", best.Placement.Name, tc.want.LivePlacement)
 			}
 			h.work(job)
 			if h.s.shadows.snapshot.Simulating() {
@@ -290,19 +289,17 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 				qpis = append(qpis, &framework.QueuedPodInfo{PodInfo: pi})
 			}
 			fwk := h.s.profiles.Get(v1.DefaultSchedulerName).Framework
-			h.s.recordGroup = record
-			best, status := h.s.runLoneGroup(h.ctx, fwk, pg, qpis)
-			h.s.recordGroup = false
-			if !status.success() {
-				t.Fatalf("the group does not fit: %s", status.message())
+			best, status := h.s.runLoneGroup(h.ctx, fwk, pg, qpis, record)
+			if !status.Success() {
+				t.Fatalf("the group does not fit: %s", status.Message())
 			}
 			if !record {
-				if best.group != nil {
-					t.Errorf("group decision = %+v, want none without recording", best.group)
+				if best.Group != nil {
+					t.Errorf("group decision = %+v, want none without recording", best.Group)
 				}
-				for _, m := range best.members {
-					if m.result.top != nil {
-						t.Errorf("member %s kept scores without recording", m.qpi.Pod.Name)
+				for _, m := range best.Members {
+					if m.Result.Top != nil {
+						t.Errorf("member %s kept scores without recording", m.QPI.Pod.Name)
 					}
 				}
 				return
@@ -310,15 +307,15 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 			// Rack a and rack c hold all four members, rack b two:
 			// PodGroupPodsCount scores a and c alike and b half; the other
 			// PlacementScore plugins (NodeResourcesFit) add their share.
-			g := best.group
+			g := best.Group
 			if g == nil {
 				t.Fatal("no group decision while recording")
 			}
 			if g.PodGroup != "default/g" || g.TopologyKey != testRack || g.Tried != 3 || g.Feasible != 3 {
 				t.Errorf("group decision = %+v, want default/g over %s, 3 tried, 3 feasible", g, testRack)
 			}
-			if g.Placement != best.placement.Name || len(g.Placements) != 3 || g.Placements[0].Name != g.Placement {
-				t.Fatalf("placement = %q (best %q), ranking %+v: want the chosen one first of 3", g.Placement, best.placement.Name, g.Placements)
+			if g.Placement != best.Placement.Name || len(g.Placements) != 3 || g.Placements[0].Name != g.Placement {
+				t.Fatalf("placement = %q (best %q), ranking %+v: want the chosen one first of 3", g.Placement, best.Placement.Name, g.Placements)
 			}
 			counts := map[string]int64{}
 			for i, p := range g.Placements {
@@ -339,10 +336,10 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 			if want := map[string]int64{"a": 100, "b": 50, "c": 100}; !cmp.Equal(counts, want) {
 				t.Errorf("PodGroupPodsCount's scores = %v, want %v", counts, want)
 			}
-			for _, m := range best.members {
+			for _, m := range best.Members {
 				// A single feasible node is not scored, so it keeps no scores.
-				if m.result.feasibleNodes > 1 && (len(m.result.top) == 0 || m.result.top[0].Name != m.result.host) {
-					t.Errorf("member %s on %s: recorded nodes %+v, want the chosen node first", m.qpi.Pod.Name, m.result.host, m.result.top)
+				if m.Result.FeasibleNodes > 1 && (len(m.Result.Top) == 0 || m.Result.Top[0].Name != m.Result.Host) {
+					t.Errorf("member %s on %s: recorded nodes %+v, want the chosen node first", m.QPI.Pod.Name, m.Result.Host, m.Result.Top)
 				}
 			}
 		})
@@ -352,13 +349,16 @@ func TestGroupCycleRecordsItsDecision(t *testing.T) {
 // runLoneGroup runs the cycle of a PodGroup with no CompositePodGroup above
 // it on the snapshot, as scheduleHierarchy does once its members are
 // gathered, and returns the try reported and the group's status.
-func (s *Scheduler) runLoneGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) (*placementResult, groupStatus) {
+func (s *Scheduler) runLoneGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, record bool) (*algorithm.PlacementResult, algorithm.Status) {
 	root := framework.PodGroupNode(pg)
-	c := &compositeCycle{
-		s: s, fwk: fwk, root: root,
-		members:   map[framework.GroupKey][]*framework.QueuedPodInfo{root.Key: members},
-		scheduled: map[framework.GroupKey]int{root.Key: len(framework.ScheduledMembers(s.workloads, root.Ref()))},
+	c := &algorithm.Cycle{
+		Env: s.env(fwk, record), Root: root,
+		Members:   map[framework.GroupKey][]*framework.QueuedPodInfo{root.Key: members},
+		Scheduled: map[framework.GroupKey]int{root.Key: len(framework.ScheduledMembers(s.workloads, root.Ref()))},
 	}
-	o := c.run(ctx)[root.Key]
-	return o.try, *o.status
+	if err := s.updateSnapshot(ctx); err != nil {
+		return nil, algorithm.Errorf("updating the snapshot: %v", err)
+	}
+	o := c.Run(ctx)[root.Key]
+	return o.Try, *o.Status
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	"github.com/berth-io/berth/scheduler/shadow"
 
 	schedcache "github.com/berth-io/berth/scheduler/cache"
@@ -252,7 +253,8 @@ func (s *Scheduler) endShadow(host string, failure *schedulingFailure) {
 // parallel search ends once enough nodes passed, and which ones did
 // depends on timing, so the shadows search the same nodes rather than
 // their own share.
-func (s *Scheduler) noteShadowSearch(feasible []*framework.NodeInfo, diagnosis framework.Diagnosis, numNodes int) {
+func (s *Scheduler) noteShadowSearch(_ *v1.Pod, _ *framework.Placement, search algorithm.Search) {
+	feasible, diagnosis, numNodes := search.Feasible, search.Diagnosis, search.NumNodes
 	job := s.shadows.pending
 	if job == nil || job.group != nil {
 		return
@@ -280,9 +282,6 @@ func (s *Scheduler) noteShadowSearch(feasible []*framework.NodeInfo, diagnosis f
 // updateSnapshot brings the cycle's snapshot, and the shadows' when a
 // shadow job is pending, to the cache's current generation.
 func (s *Scheduler) updateSnapshot(ctx context.Context) error {
-	if s.simulating {
-		return nil
-	}
 	if s.shadows.pending == nil {
 		return s.cache.UpdateSnapshot(klog.FromContext(ctx), s.snapshot)
 	}
@@ -342,7 +341,7 @@ func (s *Scheduler) shadowEvaluation(ctx context.Context, fwk *runtime.Framework
 	none := func() {}
 	snap := s.shadows.snapshot
 	if snap.NumNodes() == 0 {
-		return e, none, errNoNodes
+		return e, none, algorithm.ErrNoNodes
 	}
 	state := framework.NewCycleState()
 	var (
@@ -351,14 +350,14 @@ func (s *Scheduler) shadowEvaluation(ctx context.Context, fwk *runtime.Framework
 		err       error
 	)
 	if job.searched != nil {
-		feasible, diagnosis, err = filterNodes(ctx, fwk, snap, state, job.pod, job.searched)
+		feasible, diagnosis, err = algorithm.FilterNodes(ctx, fwk, snap, state, job.pod, job.searched)
 	}
 	if job.searched == nil || (err == nil && len(feasible) == 0) {
 		// A search over every node, as the cycle's; also when none of the
 		// nodes the live cycle searched passes the shadow's filters.
 		state = framework.NewCycleState()
 		next := job.start
-		feasible, diagnosis, err = findFeasibleNodes(ctx, fwk, snap, state, job.pod, &next)
+		feasible, diagnosis, err = algorithm.FindFeasibleNodes(ctx, fwk, snap, state, job.pod, &next)
 	}
 	if err != nil {
 		return e, none, err
@@ -390,7 +389,7 @@ func (s *Scheduler) shadowEvaluation(ctx context.Context, fwk *runtime.Framework
 	if len(nodes) == 1 {
 		return e, none, nil
 	}
-	scores, err := prioritizeNodes(ctx, fwk, state, job.pod, nodes)
+	scores, err := algorithm.PrioritizeNodes(ctx, fwk, state, job.pod, nodes)
 	if err != nil {
 		return e, none, fmt.Errorf("scoring: %w", err)
 	}
@@ -424,7 +423,7 @@ func (s *Scheduler) reusedEvaluation(ctx context.Context, fwk *runtime.Framework
 		}
 		nodes = append(nodes, ni)
 	}
-	scores, err := prioritizeNodes(ctx, fwk, state, job.pod, nodes)
+	scores, err := algorithm.PrioritizeNodes(ctx, fwk, state, job.pod, nodes)
 	if err != nil {
 		return e, none, fmt.Errorf("scoring: %w", err)
 	}
@@ -442,28 +441,4 @@ func filterWritesState(pod *v1.Pod) bool {
 	return slices.ContainsFunc(pod.Spec.Volumes, func(v v1.Volume) bool {
 		return v.PersistentVolumeClaim != nil || v.Ephemeral != nil
 	})
-}
-
-// filterNodes runs PreFilter, then Filter over the named nodes only,
-// each of them (a shadow calls no extenders).
-func filterNodes(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, names []string) ([]*framework.NodeInfo, framework.Diagnosis, error) {
-	preResult, diagnosis, stop, err := preFilter(ctx, fwk, state, pod)
-	if stop {
-		return nil, diagnosis, err
-	}
-	nodes := make([]*framework.NodeInfo, 0, len(names))
-	for _, name := range names {
-		if !preResult.AllNodes() && !preResult.NodeNames.Has(name) {
-			continue
-		}
-		if ni, err := snap.NodeInfos().Get(name); err == nil {
-			nodes = append(nodes, ni)
-		}
-	}
-	feasible, statuses, err := fwk.FilterAllNodes(ctx, state, pod, nodes)
-	if err != nil {
-		return nil, diagnosis, err
-	}
-	diagnosis.NodeToStatus = statuses
-	return feasible, diagnosis, nil
 }

@@ -85,10 +85,10 @@ func (h *shadowHarness) cycle(pod *v1.Pod) *shadowJob {
 	if err != nil {
 		failure = &schedulingFailure{err: err}
 	}
-	s.endShadow(result.host, failure)
+	s.endShadow(result.Host, failure)
 	if err == nil {
 		bound := pod.DeepCopy()
-		bound.Spec.NodeName = result.host
+		bound.Spec.NodeName = result.Host
 		if err := s.cache.AddPod(logr.Discard(), bound); err != nil {
 			h.t.Fatal(err)
 		}
@@ -256,10 +256,10 @@ func TestShadowWorkerBesideTheLoop(t *testing.T) {
 		if err != nil {
 			failure = &schedulingFailure{err: err}
 		}
-		h.s.endShadow(result.host, failure)
+		h.s.endShadow(result.Host, failure)
 		if err == nil {
 			bound := pod.DeepCopy()
-			bound.Spec.NodeName = result.host
+			bound.Spec.NodeName = result.Host
 			if err := h.s.cache.AddPod(logr.Discard(), bound); err != nil {
 				t.Fatal(err)
 			}

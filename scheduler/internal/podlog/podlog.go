@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+// Package podlog gives the scheduling loop and the algorithm a logger that
+// names the pod it works on, at no cost when nothing is logged.
+package podlog
 
 import (
 	"context"
@@ -25,17 +27,17 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// loggerFor returns the context's logger with the pod's key. The key is
+// For returns the context's logger with the pod's key. The key is
 // attached lazily: a structured sink such as zap encodes values as soon as
 // they are attached, and at the default verbosity a cycle usually logs
 // nothing, so the encoding would be spent on every pod for no line.
-func loggerFor(ctx context.Context, pod *v1.Pod) logr.Logger {
-	return withDeferredValues(klog.FromContext(ctx), "pod", klog.KObj(pod))
+func For(ctx context.Context, pod *v1.Pod) logr.Logger {
+	return WithDeferredValues(klog.FromContext(ctx), "pod", klog.KObj(pod))
 }
 
-// withDeferredValues returns logger with keysAndValues attached only when a
+// WithDeferredValues returns logger with keysAndValues attached only when a
 // line is written.
-func withDeferredValues(logger logr.Logger, keysAndValues ...any) logr.Logger {
+func WithDeferredValues(logger logr.Logger, keysAndValues ...any) logr.Logger {
 	sink := logger.GetSink()
 	if sink == nil {
 		return logger

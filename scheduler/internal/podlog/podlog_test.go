@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package podlog
 
 import (
 	"errors"
@@ -24,6 +24,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/klog/v2"
+
+	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 // countingSink counts the WithValues calls that reach a sink.
@@ -58,9 +60,9 @@ func TestDeferredValuesLogLikeEagerOnes(t *testing.T) {
 			var lines []string
 			base := funcr.New(func(prefix, args string) { lines = append(lines, prefix+" "+args) },
 				funcr.Options{LogCaller: funcr.All, Verbosity: 1})
-			pod := benchPod("p")
+			pod := st.Pod("p").Namespace("bench").Obj()
 			tt.log(base.WithValues("pod", klog.KObj(pod)))
-			tt.log(withDeferredValues(base, "pod", klog.KObj(pod)))
+			tt.log(WithDeferredValues(base, "pod", klog.KObj(pod)))
 			if len(lines) != 2 {
 				t.Fatalf("%d lines, want 2: %q", len(lines), lines)
 			}
@@ -69,7 +71,7 @@ func TestDeferredValuesLogLikeEagerOnes(t *testing.T) {
 			if lines[0] != lines[1] {
 				t.Errorf("deferred values logged\n%s\nwant\n%s", lines[1], lines[0])
 			}
-			if !strings.Contains(lines[1], `"pod"={"name"="p" "namespace"="bench"}`) || !strings.Contains(lines[1], "logging_test.go") {
+			if !strings.Contains(lines[1], `"pod"={"name"="p" "namespace"="bench"}`) || !strings.Contains(lines[1], "podlog_test.go") {
 				t.Errorf("line %s lacks the pod or the caller", lines[1])
 			}
 		})
@@ -80,7 +82,7 @@ func TestDeferredValuesCostNothingUnlessLogged(t *testing.T) {
 	var withValues int
 	base := funcr.New(func(string, string) {}, funcr.Options{Verbosity: 0})
 	logger := logr.New(countingSink{LogSink: base.GetSink(), withValues: &withValues})
-	l := withDeferredValues(logger, "pod", "ns/p")
+	l := WithDeferredValues(logger, "pod", "ns/p")
 	l.V(4).Info("not written")
 	if withValues != 0 {
 		t.Errorf("a line that is not written attached values %d times", withValues)
@@ -89,7 +91,7 @@ func TestDeferredValuesCostNothingUnlessLogged(t *testing.T) {
 	if withValues != 1 {
 		t.Errorf("a written line attached values %d times, want 1", withValues)
 	}
-	if got := withDeferredValues(logr.Discard(), "pod", "ns/p"); got.GetSink() != nil {
+	if got := WithDeferredValues(logr.Discard(), "pod", "ns/p"); got.GetSink() != nil {
 		t.Errorf("a discarding logger got a sink: %T", got.GetSink())
 	}
 }
