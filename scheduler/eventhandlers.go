@@ -254,7 +254,7 @@ func (h pendingPodHandler) OnDelete(obj any) {
 		defer h.s.handled(eventUnscheduledPodDelete, h.s.clock.Now())
 		h.s.onPendingPodDelete(h.logger, obj)
 		if pod, ok := podFrom(obj); ok {
-			h.s.foreign.forget(pod.UID)
+			h.s.foreign.Forget(pod.UID)
 		}
 	}
 }

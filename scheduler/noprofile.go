@@ -21,6 +21,8 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-io/berth/scheduler/apiwrite"
 )
 
 // noProfileMessage is the PodScheduled message of a pod parked because its
@@ -39,6 +41,6 @@ func (s *Scheduler) reportNoProfile(ctx context.Context, schedulerName string, p
 		if !s.parked.Has(pod) {
 			continue
 		}
-		s.updatePodScheduledCondition(ctx, pod, v1.PodReasonUnschedulable, msg, "", false, "")
+		s.statusPatcher.SendNotScheduled(ctx, pod, apiwrite.NotScheduled{Reason: v1.PodReasonUnschedulable, Message: msg}, s.clock.Now())
 	}
 }

@@ -17,14 +17,9 @@ limitations under the License.
 package scheduler
 
 import (
-	"context"
-	"fmt"
-
-	resourcev1 "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
-	resourceinformers "k8s.io/client-go/informers/resource/v1"
-	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+
+	"github.com/berth-io/berth/scheduler/framework/dra"
 )
 
 // WithDeviceTaintRules makes DynamicResources see the taints that
@@ -38,43 +33,8 @@ func WithDeviceTaintRules(enabled bool) Option {
 }
 
 // DeviceTaintRulesServed says whether the apiserver serves DeviceTaintRules
-// in resource.k8s.io/v1 (Kubernetes v1.37 and later), that is whether
-// WithDeviceTaintRules may be set: a watch on a resource the apiserver does
-// not serve would never sync, and the scheduling loop would never start.
+// in resource.k8s.io/v1, that is whether WithDeviceTaintRules may be set
+// (dra.DeviceTaintRulesServed).
 func DeviceTaintRulesServed(dc discovery.DiscoveryInterface) (bool, error) {
-	resources, err := dc.ServerResourcesForGroupVersion(resourcev1.SchemeGroupVersion.String())
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("reading the apiserver's %s resources: %w", resourcev1.SchemeGroupVersion, err)
-	}
-	for _, r := range resources.APIResources {
-		if r.Name == "devicetaintrules" {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// startSliceTracker builds the view of ResourceSlices that every profile's
-// DynamicResources allocates from and that cluster events about slices come
-// from: with DeviceTaintRules, the slices with the rules' taints applied, so
-// that a rule added or removed is a slice update to the queue too. It uses
-// the tracker kube-scheduler uses. Its informers start with the factory's.
-func (s *Scheduler) startSliceTracker(ctx context.Context, taintRules bool) (*tracker.Tracker, error) {
-	r := s.informerFactory.Resource().V1()
-	opts := tracker.Options{
-		EnableDeviceTaintRules:   taintRules,
-		EnableConsumableCapacity: true,
-		SliceInformer:            resourceinformers.ToTypedResourceSliceInformer(r.ResourceSlices()),
-	}
-	if taintRules {
-		opts.TaintInformer = resourceinformers.ToTypedDeviceTaintRuleInformer(r.DeviceTaintRules())
-	}
-	t, err := tracker.StartTracker(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("starting the ResourceSlice tracker: %w", err)
-	}
-	return t, nil
+	return dra.DeviceTaintRulesServed(dc)
 }

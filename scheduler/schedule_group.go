@@ -331,7 +331,11 @@ func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile
 	// cycle dry on their own snapshot, on their own goroutine, once it is
 	// done.
 	if root.IsLeaf() {
-		s.beginGroupShadow(qpi.Pod, fwk, root.PodGroup, all)
+		pods := make([]*v1.Pod, len(all))
+		for i, m := range all {
+			pods[i] = m.Pod
+		}
+		s.shadows.BeginGroup(qpi.Pod, fwk, s.nextStartNodeIndex, root.PodGroup, pods, c.Scheduled[root.Key])
 	}
 	var res algorithm.Outcomes
 	if err := s.updateSnapshot(ctx); err != nil {
@@ -341,7 +345,7 @@ func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile
 	}
 	rootStatus := *res[root.Key].Status
 	if root.IsLeaf() {
-		s.endGroupShadow(res[root.Key].Try, rootStatus)
+		s.shadows.EndGroup(res[root.Key].Try, rootStatus)
 	}
 	// What each PodGroup's members that the cycle did not reach quote: the
 	// status before the PodGroupPostFilter plugins add to it.

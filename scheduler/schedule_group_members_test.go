@@ -89,7 +89,7 @@ func (h *groupHarness) runGang(pg *schedulingv1beta1.PodGroup, pods, queued []*v
 // the queue gave fewer than minCount members, while the informer shows
 // them all, writes nothing and requeues the member it has.
 func TestGangWaitsForItsMembersToReachTheQueue(t *testing.T) {
-	h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, nil, []*v1.Node{rackNode("n1", "r1", "8").Obj()})
+	h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, []*v1.Node{rackNode("n1", "r1", "8").Obj()})
 	pods := members("crew", 3, "1")
 	// Only the first member reached the queue; it was popped.
 	client := h.runGang(st.WorkloadGroup("crew").Gang(3).Obj(), pods, pods[:1])
@@ -107,7 +107,7 @@ func TestGangWaitsForItsMembersToReachTheQueue(t *testing.T) {
 // minCount and writes so to them, as kube-scheduler's does, rather than
 // waiting for the gate to go.
 func TestGangCycleRunsWithoutItsGatedMembers(t *testing.T) {
-	h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, nil, []*v1.Node{rackNode("n1", "r1", "8").Obj()})
+	h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, []*v1.Node{rackNode("n1", "r1", "8").Obj()})
 	pods := members("crew", 3, "1")
 	pods[2].Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
 	client := h.runGang(st.WorkloadGroup("crew").Gang(3).Obj(), pods, pods)

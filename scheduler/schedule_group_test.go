@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -32,8 +33,12 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
+	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	st "github.com/berth-io/berth/scheduler/schedtest"
+	"github.com/berth-io/berth/scheduler/workload"
 )
 
 // constrained returns n members of group g asking for one CPU each,
@@ -240,4 +245,146 @@ func TestUnreadGroupMemberIsNeverScheduledAlone(t *testing.T) {
 	if st := s.queue.Stats(); st.Unschedulable+st.Gated != 1 {
 		t.Errorf("queue %+v, want the member waiting in the unschedulable set", st)
 	}
+}
+
+const testRack = "test.berth.io/rack"
+
+// groupHarness is a scheduler that serves scheduling.k8s.io PodGroups, with
+// a live profile, whose group cycles are driven by the test.
+type groupHarness struct {
+	t   *testing.T
+	ctx context.Context
+	s   *Scheduler
+}
+
+func newGroupHarness(t *testing.T, live *v1alpha1.SchedulingProfileSpec, nodes []*v1.Node, bound ...*v1.Pod) *groupHarness {
+	t.Helper()
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	client := fake.NewClientset()
+	client.Resources = []*metav1.APIResourceList{{
+		GroupVersion: workload.GroupVersion.String(),
+		APIResources: []metav1.APIResource{{Name: "podgroups", Kind: "PodGroup", Namespaced: true}},
+	}}
+	s, err := New(ctx, client, WithSeed(1), inTree())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, live); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		s.cache.AddNode(logr.Discard(), n)
+	}
+	for _, p := range bound {
+		if err := s.cache.AddPod(logr.Discard(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &groupHarness{t: t, ctx: ctx, s: s}
+}
+
+// members returns n gang members of group g asking for cpu each.
+func members(g string, n int, cpu string) []*v1.Pod {
+	out := make([]*v1.Pod, n)
+	for i := range n {
+		out[i] = st.Pod(fmt.Sprintf("%s-%d", g, i)).SchedulerName(v1.DefaultSchedulerName).SchedulingGroup(g).Req("cpu", cpu).Obj()
+	}
+	return out
+}
+
+func rackNode(name, rack, cpu string) *st.NodeBuilder {
+	return st.Node(name).Label(testRack, rack).Alloc("cpu", cpu, "memory", "16Gi", "pods", "110")
+}
+
+// TestGroupCycleRecordsItsDecision checks what a recording profile's group
+// cycle keeps for its members' decisions, and that nothing is kept when
+// the profile does not record.
+func TestGroupCycleRecordsItsDecision(t *testing.T) {
+	nodes := []*v1.Node{rackNode("a1", "a", "2").Obj(), rackNode("a2", "a", "2").Obj(), rackNode("b1", "b", "2").Obj(), rackNode("c1", "c", "4").Obj()}
+	for _, record := range []bool{true, false} {
+		t.Run(fmt.Sprintf("record=%v", record), func(t *testing.T) {
+			h := newGroupHarness(t, &v1alpha1.SchedulingProfileSpec{}, nodes)
+			pg := st.WorkloadGroup("g").Gang(2).Topology(testRack).Obj()
+			pods := members("g", 4, "1")
+			if err := h.s.workloads.Informer().GetStore().Add(pg); err != nil {
+				t.Fatal(err)
+			}
+			var qpis []*framework.QueuedPodInfo
+			for _, p := range pods {
+				pi, _ := framework.NewPodInfo(p)
+				qpis = append(qpis, &framework.QueuedPodInfo{PodInfo: pi})
+			}
+			fwk := h.s.profiles.Get(v1.DefaultSchedulerName).Framework
+			best, status := h.s.runLoneGroup(h.ctx, fwk, pg, qpis, record)
+			if !status.Success() {
+				t.Fatalf("the group does not fit: %s", status.Message())
+			}
+			if !record {
+				if best.Group != nil {
+					t.Errorf("group decision = %+v, want none without recording", best.Group)
+				}
+				for _, m := range best.Members {
+					if m.Result.Top != nil {
+						t.Errorf("member %s kept scores without recording", m.QPI.Pod.Name)
+					}
+				}
+				return
+			}
+			// Rack a and rack c hold all four members, rack b two:
+			// PodGroupPodsCount scores a and c alike and b half; the other
+			// PlacementScore plugins (NodeResourcesFit) add their share.
+			g := best.Group
+			if g == nil {
+				t.Fatal("no group decision while recording")
+			}
+			if g.PodGroup != "default/g" || g.TopologyKey != testRack || g.Tried != 3 || g.Feasible != 3 {
+				t.Errorf("group decision = %+v, want default/g over %s, 3 tried, 3 feasible", g, testRack)
+			}
+			if g.Placement != best.Placement.Name || len(g.Placements) != 3 || g.Placements[0].Name != g.Placement {
+				t.Fatalf("placement = %q (best %q), ranking %+v: want the chosen one first of 3", g.Placement, best.Placement.Name, g.Placements)
+			}
+			counts := map[string]int64{}
+			for i, p := range g.Placements {
+				var sum int64
+				for _, ps := range p.Scores {
+					sum += ps.Score
+					if ps.Name == "PodGroupPodsCount" {
+						counts[p.Name] = ps.Score
+					}
+				}
+				if sum != p.TotalScore {
+					t.Errorf("placement %s: total %d, want the sum of its scores %d", p.Name, p.TotalScore, sum)
+				}
+				if i > 0 && p.TotalScore > g.Placements[i-1].TotalScore {
+					t.Errorf("ranking %+v is not by total, highest first", g.Placements)
+				}
+			}
+			if want := map[string]int64{"a": 100, "b": 50, "c": 100}; !cmp.Equal(counts, want) {
+				t.Errorf("PodGroupPodsCount's scores = %v, want %v", counts, want)
+			}
+			for _, m := range best.Members {
+				// A single feasible node is not scored, so it keeps no scores.
+				if m.Result.FeasibleNodes > 1 && (len(m.Result.Top) == 0 || m.Result.Top[0].Name != m.Result.Host) {
+					t.Errorf("member %s on %s: recorded nodes %+v, want the chosen node first", m.QPI.Pod.Name, m.Result.Host, m.Result.Top)
+				}
+			}
+		})
+	}
+}
+
+// runLoneGroup runs the cycle of a PodGroup with no CompositePodGroup above
+// it on the snapshot, as scheduleHierarchy does once its members are
+// gathered, and returns the try reported and the group's status.
+func (s *Scheduler) runLoneGroup(ctx context.Context, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo, record bool) (*algorithm.PlacementResult, algorithm.Status) {
+	root := framework.PodGroupNode(pg)
+	c := &algorithm.Cycle{
+		Env: s.env(fwk, record), Root: root,
+		Members:   map[framework.GroupKey][]*framework.QueuedPodInfo{root.Key: members},
+		Scheduled: map[framework.GroupKey]int{root.Key: len(framework.ScheduledMembers(s.workloads, root.Ref()))},
+	}
+	if err := s.updateSnapshot(ctx); err != nil {
+		return nil, algorithm.Errorf("updating the snapshot: %v", err)
+	}
+	o := c.Run(ctx)[root.Key]
+	return o.Try, *o.Status
 }

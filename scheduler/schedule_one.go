@@ -27,10 +27,12 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/internal/message"
+	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/internal/algorithm"
+	"github.com/berth-io/berth/scheduler/internal/foreign"
 	"github.com/berth-io/berth/scheduler/internal/podlog"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
@@ -83,9 +85,9 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 
 	// Shadow profiles of this schedulerName, if any, evaluate the pod on
 	// the cycle's snapshot on their own goroutine, once the cycle is done.
-	s.beginShadow(pod, fwk)
+	s.shadows.Begin(pod, fwk, s.nextStartNodeIndex)
 	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi, prof.Decisions != nil)
-	s.endShadow(result.Host, failure)
+	s.shadows.End(result.Host, failure.error())
 	if failure != nil {
 		s.handleFailure(ctx, prof, qpi, failure, start, cycle)
 		return
@@ -128,7 +130,7 @@ func (s *Scheduler) startBinding(ctx context.Context, prof *profile.Profile, qpi
 		}
 		// The binding slot is free again; the event is written here, as
 		// fast as pods are bound, and abandoned at shutdown.
-		s.scheduledEvents.Record(ctx, fwk.ProfileName(), assumed, scheduledNote(assumed, result.Host, prof.Source, prof.Generation))
+		s.scheduledEvents.Record(ctx, fwk.ProfileName(), assumed, foreign.ScheduledNote(assumed, result.Host, prof.Source, prof.Generation))
 	})
 }
 
@@ -145,6 +147,14 @@ type schedulingFailure struct {
 	// published is the nominated node the binding cycle wrote to the pod
 	// before it waited, if it did; the informer's copy may not show it yet.
 	published string
+}
+
+// error is why the cycle failed, nil when it did not.
+func (f *schedulingFailure) error() error {
+	if f == nil {
+		return nil
+	}
+	return f.err
 }
 
 // clearNomination clears a pod's nominated node when its binding cycle
@@ -233,8 +243,8 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 		return algorithm.Result{}, fmt.Errorf("updating the snapshot: %w", err)
 	}
 	env := s.env(fwk, record)
-	if s.shadows.pending != nil {
-		env.OnSearch = s.noteShadowSearch
+	if s.shadows.Pending() {
+		env.OnSearch = s.shadows.NoteSearch
 	}
 	return algorithm.SchedulePod(ctx, env, state, pod)
 }
@@ -277,7 +287,7 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	// A pod about to wait says where it is going first.
 	nominate := func() {
 		if published == "" {
-			s.nominate(ctx, qpi.Pod, result.Host)
+			apiwrite.PublishNomination(ctx, s.client, qpi.Pod, result.Host)
 			published = result.Host
 		}
 	}
@@ -326,17 +336,17 @@ func (s *Scheduler) bindingCycle(ctx, loopCtx context.Context, state *framework.
 	s.statusPatcher.Supersede(ctx, assumed.UID)
 	// Whatever the bind's outcome, a pod seen bound from now on may be
 	// this scheduler's doing (a reply can be lost), not another scheduler's.
-	s.foreign.binding(assumed.UID, s.clock.Now())
+	s.foreign.Binding(assumed.UID)
 	handled, st := fwk.RunExtenderBind(ctx, assumed, result.Host)
 	if !handled {
 		st = fwk.RunBindPlugins(ctx, state, assumed, result.Host)
 	}
 	if !st.IsSuccess() {
-		if node, ok := boundElsewhere(st.AsError()); ok && s.noticeLostBindRace(logger, assumed, prof.Source) {
+		if node, ok := foreign.BoundElsewhere(st.AsError()); ok && s.foreign.LostBindRace(logger, assumed, prof.Source) {
 			s.lostBindRace(ctx, prof, state, assumed, result.Host, node, start)
 			return false
 		}
-		s.foreign.bindFailed(assumed.UID, st.AsError())
+		s.foreign.BindFailed(assumed.UID, st.AsError())
 		fail(st)
 		return false
 	}
@@ -491,5 +501,8 @@ func (s *Scheduler) handleFailure(ctx context.Context, prof *profile.Profile, qp
 		logger.V(2).Info("Unable to schedule pod; waiting", "reason", msg)
 	}
 	fwk.EventRecorder().Eventf(current, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", msg)
-	s.updatePodScheduledCondition(ctx, current, reason, msg, nominated, failure.nominating.Mode() == framework.ModeOverride, failure.published)
+	s.statusPatcher.SendNotScheduled(ctx, current, apiwrite.NotScheduled{
+		Reason: reason, Message: msg, NominatedNode: nominated,
+		Nominate: failure.nominating.Mode() == framework.ModeOverride, Published: failure.published,
+	}, s.clock.Now())
 }

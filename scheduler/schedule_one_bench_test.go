@@ -117,7 +117,7 @@ func BenchmarkSchedulePod(b *testing.B) {
 				}
 				s.InstallShadow(ctx, &ShadowProfile{Framework: fwk, Source: "shadow", Generation: 1, Of: v1.DefaultSchedulerName, SampleRatePercent: 100})
 				workerCtx, stop := context.WithCancel(ctx)
-				go s.runShadows(workerCtx)
+				go s.shadows.Run(workerCtx)
 				defer stop()
 			}
 			pod := benchPod("incoming")
@@ -125,12 +125,12 @@ func BenchmarkSchedulePod(b *testing.B) {
 			b.ResetTimer()
 			defer reportCPUPerOp(b)()
 			for b.Loop() {
-				s.beginShadow(pod, prof.Framework)
+				s.shadows.Begin(pod, prof.Framework, s.nextStartNodeIndex)
 				result, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod, tc.record)
 				if err != nil {
 					b.Fatal(err)
 				}
-				s.endShadow(result.Host, nil)
+				s.shadows.End(result.Host, nil)
 			}
 			if st, ok := s.ShadowStats("shadow"); ok {
 				b.ReportMetric(float64(st.Evaluated())/float64(b.N), "shadow-evaluated/op")

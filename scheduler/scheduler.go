@@ -49,6 +49,8 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/scheduler/internal/foreign"
+	"github.com/berth-io/berth/scheduler/internal/shadowrun"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 	"github.com/berth-io/berth/scheduler/queue"
@@ -106,12 +108,12 @@ type Scheduler struct {
 	profiles  *profile.Map
 	parked    *profile.Parked
 	// shadows are the shadow profiles and their worker.
-	shadows *shadows
+	shadows *shadowrun.Runner
 	// foreign notices pods of the served schedulerNames that another
 	// scheduler binds.
-	foreign *foreignWatch
+	foreign *foreign.Watch
 	// secrets are the Secrets extenders read their TLS material from.
-	secrets *secretStore
+	secrets *extender.NamespaceSecrets
 
 	// routeMu orders the routing of unassigned pods (queue or parked) against
 	// profile installs and removals, so that no pod is parked after its
@@ -259,14 +261,13 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		allocated:    dra.NewAllocatedDevices(),
 		profiles:     profile.NewMap(),
 		parked:       profile.NewParked(),
-		shadows:      newShadows(),
-		foreign:      newForeignWatch(),
+		foreign:      foreign.New(client, o.clock, o.metrics),
 		bindingSlots: make(chan struct{}, o.bindingConcurrency),
 		bindingPool:  newBindingPool(o.clock, defaultBindingIdle),
 		leaseCheck:   o.leaseCheck,
 	}
 	s.bindingPoster = apiwrite.NewBindingPoster(client)
-	s.secrets = s.newSecretStore(o.secretsNamespace)
+	s.secrets = extender.NewNamespaceSecrets(s.informerFactory, o.secretsNamespace)
 	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
 		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)
@@ -326,9 +327,9 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	if err := s.workloads.Err(); err != nil {
 		return nil, err
 	}
-	s.shadows.workloads.WorkloadLister = s.workloads
+	s.shadows = shadowrun.New(s.clock, s.rand, s.metrics, s.workloads)
 
-	slices, err := s.startSliceTracker(ctx, o.deviceTaintRules)
+	slices, err := dra.StartSliceTracker(ctx, s.informerFactory, o.deviceTaintRules)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +382,7 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithDeviceState(s.allocated, s.slices),
 	}
 	if spec != nil {
-		if err := s.secrets.check(spec); err != nil {
+		if err := s.secrets.Check(spec); err != nil {
 			return nil, fmt.Errorf("profile %q: %w", schedulerName, err)
 		}
 	}
@@ -493,9 +494,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 	s.queue.Run(logger)
 	go s.cache.Run(ctx)
-	go s.checkForeignBindings(ctx, s.clock.Now())
+	go s.foreign.Run(ctx, s.clock.Now())
 	go s.reportPendingPods(ctx)
-	go s.runShadows(ctx)
+	go s.shadows.Run(ctx)
 	go func() {
 		<-ctx.Done()
 		s.queue.Close()

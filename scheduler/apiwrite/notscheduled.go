@@ -14,43 +14,57 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package apiwrite
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 )
 
-// updatePodScheduledCondition sets PodScheduled=False with the reason and
-// message on the pod, and its nominated node when nominate is true, unless the
-// pod already says exactly that; published is a nomination this scheduler
-// wrote that the pod's copy may not show yet. The patch is sent in the background, with a
-// bounded number in flight: the scheduling loop does not wait for the apiserver.
-func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *v1.Pod, reason, msg, nominatedNode string, nominate bool, published string) {
+// NotScheduled is what a failed scheduling attempt writes on its pod: the
+// PodScheduled=False condition and, with Nominate, the nominated node.
+type NotScheduled struct {
+	// Reason and Message are the condition's.
+	Reason, Message string
+	// NominatedNode becomes status.nominatedNodeName when Nominate is set
+	// ("" clears it).
+	NominatedNode string
+	Nominate      bool
+	// Published is a nomination this scheduler wrote that the pod's copy
+	// may not show yet.
+	Published string
+}
+
+// SendNotScheduled sends the patch that makes the pod say ns, unless it
+// already says exactly that; now stamps a condition that changes status.
+// Like Send, it does not wait for the apiserver.
+func (sp *StatusPatcher) SendNotScheduled(ctx context.Context, pod *v1.Pod, ns NotScheduled, now time.Time) {
 	current := pod.Status.NominatedNodeName
-	if published != "" {
-		current = published
+	if ns.Published != "" {
+		current = ns.Published
 	}
-	if !podScheduledNeedsUpdate(pod, reason, msg) && (!nominate || current == nominatedNode) {
+	if !notScheduledNeedsUpdate(pod, ns.Reason, ns.Message) && (!ns.Nominate || current == ns.NominatedNode) {
 		return
 	}
-	patch, err := podScheduledPatch(pod, reason, msg, nominatedNode, nominate, metav1.NewTime(s.clock.Now()))
+	patch, err := notScheduledPatch(pod, ns.Reason, ns.Message, ns.NominatedNode, ns.Nominate, metav1.NewTime(now))
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Building the PodScheduled patch")
 		return
 	}
-	s.statusPatcher.Send(ctx, pod, patch)
+	sp.Send(ctx, pod, patch)
 }
 
-// podScheduledNeedsUpdate reports whether the pod's PodScheduled condition
+// notScheduledNeedsUpdate reports whether the pod's PodScheduled condition
 // differs from False/reason/msg.
-func podScheduledNeedsUpdate(pod *v1.Pod, reason, msg string) bool {
+func notScheduledNeedsUpdate(pod *v1.Pod, reason, msg string) bool {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == v1.PodScheduled {
 			return c.Status != v1.ConditionFalse || c.Reason != reason || c.Message != msg
@@ -59,11 +73,11 @@ func podScheduledNeedsUpdate(pod *v1.Pod, reason, msg string) bool {
 	return true
 }
 
-// podScheduledPatch builds a strategic-merge patch of the pod's status that
+// notScheduledPatch builds a strategic-merge patch of the pod's status that
 // sets the PodScheduled condition (merged by type) and, if asked, the
 // nominated node. The pod's UID is a precondition, so a pod recreated under
 // the same name is left alone.
-func podScheduledPatch(pod *v1.Pod, reason, msg, nominatedNode string, nominate bool, now metav1.Time) ([]byte, error) {
+func notScheduledPatch(pod *v1.Pod, reason, msg, nominatedNode string, nominate bool, now metav1.Time) ([]byte, error) {
 	transition := now
 	for _, c := range pod.Status.Conditions {
 		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse {
@@ -94,13 +108,12 @@ func podScheduledPatch(pod *v1.Pod, reason, msg, nominatedNode string, nominate 
 	return b, nil
 }
 
-// nominate writes node as the pod's status.nominatedNodeName before its
-// binding waits (at Permit, or in a PreBind with work), as kube-scheduler
-// does since v1.35: the cluster autoscaler, Kueue or a second scheduler then
-// see where the pod is going instead of a pending pod with no node. The
-// write is best effort; a pod that binds without waiting is not nominated,
-// so the common path costs no extra API call.
-func (s *Scheduler) nominate(ctx context.Context, pod *v1.Pod, node string) {
+// PublishNomination writes node as the pod's status.nominatedNodeName
+// before its binding waits (at Permit, or in a PreBind with work), as
+// kube-scheduler does since v1.35: the cluster autoscaler, Kueue or a
+// second scheduler then see where the pod is going instead of a pending
+// pod with no node. The write is best effort and synchronous.
+func PublishNomination(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, node string) {
 	if pod.Status.NominatedNodeName == node {
 		return
 	}
@@ -109,7 +122,7 @@ func (s *Scheduler) nominate(ctx context.Context, pod *v1.Pod, node string) {
 		"status":   map[string]any{"nominatedNodeName": node},
 	})
 	if err == nil {
-		_, err = s.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+		_, err = client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	}
 	if err != nil {
 		klog.FromContext(ctx).Error(err, "Publishing the pod's nominated node before its binding waits", "node", klog.KRef("", node))

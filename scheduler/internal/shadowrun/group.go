@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package shadowrun
 
 import (
 	"context"
@@ -34,10 +34,10 @@ import (
 	"github.com/berth-io/berth/scheduler/shadow"
 )
 
-// groupShadowJob is a PodGroup cycle's part of a shadow job: what the
+// groupJob is a PodGroup cycle's part of a shadow job: what the
 // shadows need to run the same cycle dry, copied on the scheduling loop
 // so that the worker reads nothing the loop changes.
-type groupShadowJob struct {
+type groupJob struct {
 	pg *schedulingv1beta1.PodGroup
 	// node is pg as the placement plugins are handed it.
 	node *framework.GroupNode
@@ -51,42 +51,39 @@ type groupShadowJob struct {
 	live          shadow.LiveGroup
 }
 
-// beginGroupShadow samples the shadows of the pod's schedulerName for the
-// cycle of pg about to start, as beginShadow does for a pod: the cycle's
-// snapshot update then brings the shadows' snapshot along. It runs on the
-// scheduling loop and costs nothing when no shadow is sampled.
-func (s *Scheduler) beginGroupShadow(pod *v1.Pod, fwk *runtime.Framework, pg *schedulingv1beta1.PodGroup, members []*framework.QueuedPodInfo) {
-	s.beginShadow(pod, fwk)
-	job := s.shadows.pending
-	if job == nil {
+// BeginGroup samples the shadows of the pod's schedulerName for the cycle
+// of pg about to start, as Begin does for a pod: members are the cycle's,
+// in its order, and scheduled counts the group's members placed before
+// it. It runs on the scheduling loop and costs nothing when no shadow is
+// sampled.
+func (r *Runner) BeginGroup(pod *v1.Pod, fwk *runtime.Framework, start int, pg *schedulingv1beta1.PodGroup, members []*v1.Pod, scheduled int) {
+	r.Begin(pod, fwk, start)
+	j := r.pending
+	if j == nil {
 		return
 	}
-	job.reuse = false
-	g := &groupShadowJob{
+	j.reuse = false
+	j.group = &groupJob{
 		pg:            pg,
 		node:          framework.PodGroupNode(pg),
-		pods:          make([]*v1.Pod, len(members)),
-		scheduled:     len(framework.ScheduledMembers(s.workloads, framework.RefOf(pg))),
+		pods:          members,
+		scheduled:     scheduled,
 		liveGenerator: fwk.PlacementGeneratorName(),
 		live:          shadow.LiveGroup{PodGroup: pg.Namespace + "/" + pg.Name},
 	}
-	for i, m := range members {
-		g.pods[i] = m.Pod
-	}
-	job.group = g
 }
 
-// endGroupShadow hands the cycle's group job, if any, to the worker with
+// EndGroup hands the cycle's group job, if any, to the worker with
 // the live decision: the placement chosen and each member's node, or the
 // plugins that kept the group out. A cycle that ended in an error gives
 // the worker back.
-func (s *Scheduler) endGroupShadow(best *algorithm.PlacementResult, status algorithm.Status) {
-	job := s.shadows.pending
-	if job == nil || job.group == nil {
+func (r *Runner) EndGroup(best *algorithm.PlacementResult, status algorithm.Status) {
+	j := r.pending
+	if j == nil || j.group == nil {
 		return
 	}
-	s.shadows.pending = nil
-	live := &job.group.live
+	r.pending = nil
+	live := &j.group.live
 	switch {
 	case status.Success() && best != nil:
 		live.Placed, live.Placement = true, best.Placement.Name
@@ -98,14 +95,14 @@ func (s *Scheduler) endGroupShadow(best *algorithm.PlacementResult, status algor
 		}
 	case status.Rejected():
 		live.Rejecting = groupRejecting(best)
-		if best == nil && job.group.liveGenerator != "" {
-			live.Rejecting = []string{job.group.liveGenerator}
+		if best == nil && j.group.liveGenerator != "" {
+			live.Rejecting = []string{j.group.liveGenerator}
 		}
 	default:
-		s.shadows.idle <- struct{}{}
+		r.idle <- struct{}{}
 		return
 	}
-	s.shadows.jobs <- job
+	r.jobs <- j
 }
 
 // groupRejecting names the plugins that rejected the members of a try
@@ -127,11 +124,11 @@ func groupRejecting(r *algorithm.PlacementResult) []string {
 	return sets.List(plugins)
 }
 
-// shadowWorkloads are the PodGroups as the shadow profiles' plugins see
+// cycleWorkloads are the PodGroups as the shadow profiles' plugins see
 // them: the scheduler's, except that while a group cycle is evaluated its
 // members read as they were before the live cycle, unplaced, although the
 // live cycle may have assumed or bound them since.
-type shadowWorkloads struct {
+type cycleWorkloads struct {
 	framework.WorkloadLister
 	// cycle holds the UIDs of the members of the cycle under evaluation;
 	// only the shadows' worker sets and reads it.
@@ -139,7 +136,7 @@ type shadowWorkloads struct {
 }
 
 // Members returns the group's members, those of the cycle as not bound.
-func (w *shadowWorkloads) Members(ref framework.GroupRef) []*v1.Pod {
+func (w *cycleWorkloads) Members(ref framework.GroupRef) []*v1.Pod {
 	members := w.WorkloadLister.Members(ref)
 	if len(w.cycle) == 0 {
 		return members
@@ -155,40 +152,39 @@ func (w *shadowWorkloads) Members(ref framework.GroupRef) []*v1.Pod {
 }
 
 // IsPlaced reports whether the pod is assumed or bound, and not of the cycle.
-func (w *shadowWorkloads) IsPlaced(pod *v1.Pod) bool { return w.NodeOf(pod) != "" }
+func (w *cycleWorkloads) IsPlaced(pod *v1.Pod) bool { return w.NodeOf(pod) != "" }
 
 // NodeOf returns the pod's node, "" for a member of the cycle.
-func (w *shadowWorkloads) NodeOf(pod *v1.Pod) string {
+func (w *cycleWorkloads) NodeOf(pod *v1.Pod) string {
 	if w.cycle[pod.UID] {
 		return ""
 	}
 	return w.WorkloadLister.NodeOf(pod)
 }
 
-// evaluateGroupShadow runs one shadow profile's dry run of the job's group
+// evaluateGroup runs one shadow profile's dry run of the job's group
 // cycle, compares it with the live decision and records the outcome.
-func (s *Scheduler) evaluateGroupShadow(ctx context.Context, p *ShadowProfile, job *shadowJob) {
-	logger := klog.FromContext(ctx).WithValues("podGroup", job.group.live.PodGroup, "shadowProfile", p.Source)
-	w := s.shadows.workloads
-	w.cycle = make(map[types.UID]bool, len(job.group.pods))
-	for _, pod := range job.group.pods {
+func (r *Runner) evaluateGroup(ctx context.Context, p *Profile, j *job) {
+	logger := klog.FromContext(ctx).WithValues("podGroup", j.group.live.PodGroup, "shadowProfile", p.Source)
+	w := r.workloads
+	w.cycle = make(map[types.UID]bool, len(j.group.pods))
+	for _, pod := range j.group.pods {
 		w.cycle[pod.UID] = true
 	}
 	defer func() { w.cycle = nil }()
-	e, err := s.shadowGroupEvaluation(ctx, p.Framework, job)
+	e, err := r.groupEvaluation(ctx, p.Framework, j)
 	if err != nil {
 		logger.V(2).Info("Shadow evaluation of a pod group failed", "err", err)
-		p.recorder.Count(shadow.OutcomeError)
-		s.metrics.CountShadowDecision(p.Source, shadow.OutcomeError)
+		r.count(p, shadow.OutcomeError)
 		return
 	}
-	pod, d := shadow.CompareGroup(job.group.live, e)
+	pod, d := shadow.CompareGroup(j.group.live, e)
 	p.recorder.Record(pod, d)
-	s.metrics.CountShadowDecision(p.Source, d.Outcome)
+	r.counter.CountShadowDecision(p.Source, d.Outcome)
 	logger.V(4).Info("Shadow evaluated a pod group", "outcome", d.Outcome, "livePlacement", d.LivePlacement, "shadowPlacement", d.ShadowPlacement, "pod", pod, "deciding", d.Deciding)
 }
 
-// shadowGroupEvaluation runs the group's cycle with fwk on the shadows'
+// groupEvaluation runs the group's cycle with fwk on the shadows'
 // snapshot, as the scheduling loop would have, through the same algorithm:
 // every placement the PlacementGenerate plugins propose is tried by
 // placing the members one after another (on the snapshot alone; nothing
@@ -198,8 +194,8 @@ func (s *Scheduler) evaluateGroupShadow(ctx context.Context, p *ShadowProfile, j
 // cycle chose among equals at random (two nodes for a member, two
 // placements), the shadow takes the live choice, so that a tie counts as
 // agreement, as for a single pod.
-func (s *Scheduler) shadowGroupEvaluation(ctx context.Context, fwk *runtime.Framework, job *shadowJob) (shadow.GroupEvaluation, error) {
-	g := job.group
+func (r *Runner) groupEvaluation(ctx context.Context, fwk *runtime.Framework, j *job) (shadow.GroupEvaluation, error) {
+	g := j.group
 	e := shadow.GroupEvaluation{Generator: fwk.PlacementGeneratorName()}
 	if e.Generator == "" {
 		e.Generator = g.liveGenerator
@@ -207,7 +203,7 @@ func (s *Scheduler) shadowGroupEvaluation(ctx context.Context, fwk *runtime.Fram
 	if len(g.pods) > 0 {
 		e.FirstMember = framework.PodKey(g.pods[0])
 	}
-	snap := s.shadows.snapshot
+	snap := r.snapshot
 	if snap.NumNodes() == 0 {
 		return e, algorithm.ErrNoNodes
 	}
@@ -216,7 +212,7 @@ func (s *Scheduler) shadowGroupEvaluation(ctx context.Context, fwk *runtime.Fram
 		members[i] = &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}}
 	}
 	live := &liveGroupChoice{live: g.live}
-	next := job.start
+	next := j.start
 	env := algorithm.Env{Framework: fwk, Snapshot: snap, Next: &next, SkipReserve: true, Prefer: live, OnSearch: live.compare}
 	tries, status := algorithm.TryEachPlacement(ctx, env, g.node, members, g.scheduled)
 	switch {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package extender
 
 import (
 	"errors"
@@ -22,37 +22,37 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/berth-io/berth/api/v1alpha1"
-	"github.com/berth-io/berth/scheduler/framework/extender"
 )
 
-// secretStore gives extenders the Secrets their tlsConfig.secretRef names,
-// from an informer on the Secrets of Berth's namespace (of every namespace
-// when the scheduler was given none, as in tests), so that a rotated
+// NamespaceSecrets gives extenders the Secrets their tlsConfig.secretRef
+// names, from an informer on the Secrets of one namespace, Berth's (of
+// every namespace when given none, as in tests), so that a rotated
 // certificate reaches them without an API call per connection.
-type secretStore struct {
+type NamespaceSecrets struct {
 	namespace string
 	lister    corelisters.SecretLister
 }
 
-var _ extender.SecretSource = (*secretStore)(nil)
+var _ SecretSource = (*NamespaceSecrets)(nil)
 
-// newSecretStore registers the Secret informer with the scheduler's
-// factory, which starts and syncs it with the others.
-func (s *Scheduler) newSecretStore(namespace string) *secretStore {
-	informer := s.informerFactory.InformerFor(&v1.Secret{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+// NewNamespaceSecrets registers the Secret informer with factory, which
+// starts and syncs it with the others.
+func NewNamespaceSecrets(factory informers.SharedInformerFactory, namespace string) *NamespaceSecrets {
+	informer := factory.InformerFor(&v1.Secret{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return corev1informers.NewFilteredSecretInformer(c, namespace, resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
 	})
-	return &secretStore{namespace: namespace, lister: corelisters.NewSecretLister(informer.GetIndexer())}
+	return &NamespaceSecrets{namespace: namespace, lister: corelisters.NewSecretLister(informer.GetIndexer())}
 }
 
 // Secret returns the data and resourceVersion of the Secret.
-func (s *secretStore) Secret(namespace, name string) (map[string][]byte, string, bool) {
+func (s *NamespaceSecrets) Secret(namespace, name string) (map[string][]byte, string, bool) {
 	if s.namespace != "" && namespace != s.namespace {
 		return nil, "", false
 	}
@@ -63,9 +63,9 @@ func (s *secretStore) Secret(namespace, name string) (map[string][]byte, string,
 	return secret.Data, secret.ResourceVersion, true
 }
 
-// check refuses a profile whose extenders name Secrets outside the
+// Check refuses a profile whose extenders name Secrets outside the
 // namespace Berth reads Secrets in.
-func (s *secretStore) check(spec *v1alpha1.SchedulingProfileSpec) error {
+func (s *NamespaceSecrets) Check(spec *v1alpha1.SchedulingProfileSpec) error {
 	if s.namespace == "" {
 		return nil
 	}
