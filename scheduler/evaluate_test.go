@@ -17,7 +17,6 @@ limitations under the License.
 package scheduler
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -26,8 +25,6 @@ import (
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -59,19 +56,13 @@ func TestEvaluateAgreesWithTheCycle(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, seed))
-			ctx := klog.NewContext(context.Background(), logr.Discard())
-			s, err := New(ctx, fake.NewClientset(), WithSeed(seed), inTree())
-			if err != nil {
-				t.Fatal(err)
-			}
 			spec := &v1alpha1.SchedulingProfileSpec{}
 			if seed == 3 {
 				spec.PluginConfig = []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: runtimeRaw(
 					`{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`)}}
 			}
-			if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, spec); err != nil {
-				t.Fatal(err)
-			}
+			h := newHarness(t, withOptions(WithSeed(seed)), withProfile(v1.DefaultSchedulerName, "default", spec))
+			ctx, s := h.ctx, h.s
 			fwk := s.profiles.Get(v1.DefaultSchedulerName).Framework
 			logger := logr.Discard()
 			for i := range 20 + rng.IntN(20) {

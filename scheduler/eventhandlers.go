@@ -259,63 +259,6 @@ func (h pendingPodHandler) OnDelete(obj any) {
 	}
 }
 
-func (s *Scheduler) onPendingPodAdd(logger klog.Logger, obj any) {
-	pod, ok := podFrom(obj)
-	if !ok {
-		return
-	}
-	s.routeMu.Lock()
-	defer s.routeMu.Unlock()
-	if s.profiles.Get(pod.Spec.SchedulerName) == nil {
-		s.parked.Put(pod)
-		return
-	}
-	s.queue.Add(logger, pod)
-	if _, ok := framework.GroupRefOf(pod); ok {
-		// A new member may complete a gang whose other members wait for it.
-		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Add}, nil, pod, nil)
-	}
-}
-
-func (s *Scheduler) onPendingPodUpdate(logger klog.Logger, oldObj, newObj any) {
-	oldPod, ok1 := podFrom(oldObj)
-	newPod, ok2 := podFrom(newObj)
-	if !ok1 || !ok2 {
-		return
-	}
-	// The scheduler's own status patches come back as updates; an assumed
-	// pod's update must not requeue it.
-	if assumed, _ := s.cache.IsAssumedPod(newPod); assumed {
-		return
-	}
-	s.routeMu.Lock()
-	defer s.routeMu.Unlock()
-	if s.profiles.Get(newPod.Spec.SchedulerName) == nil {
-		s.queue.Delete(oldPod)
-		s.parked.Put(newPod)
-		return
-	}
-	if s.parked.Remove(oldPod) {
-		s.queue.Add(logger, newPod)
-		return
-	}
-	s.queue.Update(logger, oldPod, newPod)
-}
-
-func (s *Scheduler) onPendingPodDelete(logger klog.Logger, obj any) {
-	pod, ok := podFrom(obj)
-	if !ok {
-		return
-	}
-	s.routeMu.Lock()
-	defer s.routeMu.Unlock()
-	s.parked.Remove(pod)
-	s.queue.Delete(pod)
-	// A pod deleted while held at Permit must not be bound.
-	s.rejectWaitingPod(pod, "pod was deleted")
-	logger.V(5).Info("Pending pod deleted", "pod", klog.KObj(pod))
-}
-
 func (s *Scheduler) onNodeAdd(logger klog.Logger, obj any) {
 	node, ok := nodeFrom(obj)
 	if !ok {

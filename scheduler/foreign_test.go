@@ -17,11 +17,9 @@ limitations under the License.
 package scheduler
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -30,38 +28,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
-// foreignRig is a scheduler whose loop counts as started, serving
+// newForeignRig is a scheduler whose loop counts as started, serving
 // schedulerName "berth-sched" with profile "coexist", on a fake clock.
-type foreignRig struct {
-	s      *Scheduler
-	client *fake.Clientset
-	clock  *testingclock.FakeClock
-}
-
-func newForeignRig(t *testing.T, objs ...runtime.Object) *foreignRig {
+func newForeignRig(t *testing.T, objs ...runtime.Object) *harness {
 	t.Helper()
-	ctx := klog.NewContext(context.Background(), logr.Discard())
-	clk := testingclock.NewFakeClock(time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC))
-	client := fake.NewClientset(objs...)
 	_, m := st.Metrics(t)
-	s, err := New(ctx, client, WithSeed(1), inTree(), WithClock(clk), WithMetrics(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetProfile(ctx, "berth-sched", "coexist", 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
-		t.Fatal(err)
-	}
-	s.loopStarted.Store(true)
-	return &foreignRig{s: s, client: client, clock: clk}
+	h := newHarness(t, withObjects(objs...), withFakeClock(), withOptions(WithMetrics(m)),
+		withProfile("berth-sched", "coexist", &v1alpha1.SchedulingProfileSpec{}))
+	h.s.loopStarted.Store(true)
+	return h
 }
 
 func TestNoticeBinding(t *testing.T) {

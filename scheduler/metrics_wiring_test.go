@@ -27,10 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -41,15 +39,9 @@ func TestLoopMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
 	defer cancel()
 	alloc := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110")}
-	client := fake.NewClientset(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node"}, Status: v1.NodeStatus{Allocatable: alloc}})
 	reg, m := st.Metrics(t)
-	s, err := New(ctx, client, WithSeed(1), inTree(), WithMetrics(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
-		t.Fatal(err)
-	}
+	h := newHarness(t, withObjects(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node"}, Status: v1.NodeStatus{Allocatable: alloc}}), withOptions(WithMetrics(m)))
+	s, client := h.s, h.client
 	go func() { _ = s.RunInformers(ctx) }()
 	if !s.WaitForCacheSync(ctx) {
 		t.Fatal("informers did not sync")

@@ -17,32 +17,21 @@ limitations under the License.
 package scheduler
 
 import (
-	"context"
 	"testing"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
 func TestRemoveProfileReportsParkedPods(t *testing.T) {
-	ctx := klog.NewContext(context.Background(), logr.Discard())
 	mine, other := st.Pod("mine").Namespace("ns").SchedulerName("packing").Image("img").Obj(), st.Pod("other").Namespace("ns").SchedulerName("spreading").Image("img").Obj()
-	client := fake.NewClientset(mine, other)
-	s, err := New(ctx, client, WithSeed(1), inTree())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"packing", "spreading"} {
-		if err := s.SetProfile(ctx, name, name, 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h := newHarness(t, withObjects(mine, other),
+		withProfile("packing", "packing", &v1alpha1.SchedulingProfileSpec{}), withProfile("spreading", "spreading", &v1alpha1.SchedulingProfileSpec{}))
+	ctx, s, client := h.ctx, h.s, h.client
 	s.queue.Add(logr.Discard(), mine)
 	s.queue.Add(logr.Discard(), other)
 

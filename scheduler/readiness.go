@@ -29,8 +29,8 @@ func (s *Scheduler) HasSynced() bool {
 	if !f.Core().V1().Pods().Informer().HasSynced() || !f.Core().V1().Nodes().Informer().HasSynced() {
 		return false
 	}
-	for _, h := range s.handlers {
-		if !h.HasSynced() {
+	for _, synced := range s.alsoSynced() {
+		if !synced() {
 			return false
 		}
 	}

@@ -20,17 +20,12 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/kubernetes/fake"
 )
 
 func TestHasSynced(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := New(ctx, fake.NewClientset(), inTree())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newHarness(t, withoutProfile()).s
 	if s.HasSynced() {
 		t.Fatal("HasSynced() = true before Start")
 	}

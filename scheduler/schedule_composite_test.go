@@ -23,19 +23,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/klog/v2"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	st "github.com/berth-io/berth/scheduler/schedtest"
@@ -44,143 +39,15 @@ import (
 
 const testZone = "test.berth.io/zone"
 
-// hierarchyHarness is a scheduler that follows CompositePodGroups, with
+// newHierarchyHarness is a scheduler that follows CompositePodGroups, with
 // the default profile, whose hierarchy cycles are driven by the test.
-type hierarchyHarness struct {
-	t      *testing.T
-	ctx    context.Context
-	s      *Scheduler
-	client *fake.Clientset
-}
-
-func newHierarchyHarness(t *testing.T, nodes []*v1.Node, bound ...*v1.Pod) *hierarchyHarness {
+func newHierarchyHarness(t *testing.T, nodes []*v1.Node, bound ...*v1.Pod) *harness {
 	t.Helper()
-	ctx := klog.NewContext(context.Background(), logr.Discard())
-	client := fake.NewClientset()
-	client.Resources = []*metav1.APIResourceList{{
-		GroupVersion: workload.GroupVersion.String(),
-		APIResources: []metav1.APIResource{{Name: "podgroups", Kind: "PodGroup", Namespaced: true}},
-	}, {
-		GroupVersion: workload.CompositeGroupVersion.String(),
-		APIResources: []metav1.APIResource{{Name: "compositepodgroups", Kind: "CompositePodGroup", Namespaced: true}},
-	}}
-	s, err := New(ctx, client, WithSeed(1), inTree(), WithCompositePodGroups(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := framework.HierarchyOf(s.workloads); !ok {
+	h := newHarness(t, servingPodGroups(true), withNodes(nodes...), withBound(bound...))
+	if _, ok := framework.HierarchyOf(h.s.workloads); !ok {
 		t.Fatal("the scheduler does not follow hierarchies")
 	}
-	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range nodes {
-		s.cache.AddNode(logr.Discard(), n)
-	}
-	for _, p := range bound {
-		if err := s.cache.AddPod(logr.Discard(), p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &hierarchyHarness{t: t, ctx: ctx, s: s, client: client}
-}
-
-// run puts the groups and pods in the informers and the API, queues every
-// pod, pops one and runs its cycle, and waits for the bindings it started.
-func (h *hierarchyHarness) run(cpgs []*schedulingv1alpha3.CompositePodGroup, pgs []*schedulingv1beta1.PodGroup, pods []*v1.Pod) {
-	h.t.Helper()
-	h.add(cpgs, pgs, pods)
-	for _, p := range pods {
-		h.s.queue.Add(logr.Discard(), p)
-	}
-	h.client.ClearActions()
-	h.cycle()
-}
-
-// add puts the groups and pods in the informers and the API.
-func (h *hierarchyHarness) add(cpgs []*schedulingv1alpha3.CompositePodGroup, pgs []*schedulingv1beta1.PodGroup, pods []*v1.Pod) {
-	h.t.Helper()
-	groups := h.s.workloads
-	for _, cpg := range cpgs {
-		if err := groups.CompositeInformer().GetStore().Add(cpg); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-	for _, pg := range pgs {
-		if err := groups.Informer().GetStore().Add(pg); err != nil {
-			h.t.Fatal(err)
-		}
-		if _, err := h.client.SchedulingV1beta1().PodGroups(pg.Namespace).Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-	for _, p := range pods {
-		if err := h.s.informerFactory.Core().V1().Pods().Informer().GetIndexer().Add(p); err != nil {
-			h.t.Fatal(err)
-		}
-		if _, err := h.client.CoreV1().Pods(p.Namespace).Create(h.ctx, p, metav1.CreateOptions{}); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-}
-
-// cycle pops a pod and runs its cycle.
-func (h *hierarchyHarness) cycle() {
-	h.t.Helper()
-	qpi, err := h.s.queue.Pop(logr.Discard())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	ref, _ := framework.GroupRefOf(qpi.Pod)
-	h.s.scheduleGroup(h.ctx, h.s.profiles.Get(v1.DefaultSchedulerName), qpi, ref, h.s.queue.SchedulingCycle())
-	h.s.bindings.Wait()
-}
-
-// bound returns the pods the cycle bound, with their nodes.
-func (h *hierarchyHarness) bound() map[string]string {
-	out := map[string]string{}
-	for _, a := range h.client.Actions() {
-		if c, ok := a.(clienttesting.CreateAction); ok && a.GetSubresource() == "binding" {
-			b := c.GetObject().(*v1.Binding)
-			out[b.Name] = b.Target.Name
-		}
-	}
-	return out
-}
-
-// groupCondition returns the PodGroup's PodGroupInitiallyScheduled condition.
-func (h *hierarchyHarness) groupCondition(name string) *metav1.Condition {
-	h.t.Helper()
-	pg, err := h.client.SchedulingV1beta1().PodGroups("default").Get(h.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return apimeta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
-}
-
-// podMessage returns the message of the pod's PodScheduled condition.
-func (h *hierarchyHarness) podMessage(name string) string {
-	h.t.Helper()
-	p, err := h.client.CoreV1().Pods("default").Get(h.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if c := podScheduledCondition(p); c != nil {
-		return c.Message
-	}
-	return ""
-}
-
-// wantCondition checks a PodGroup's condition's status, reason and message.
-func (h *hierarchyHarness) wantCondition(name string, status metav1.ConditionStatus, reason, message string) {
-	h.t.Helper()
-	c := h.groupCondition(name)
-	if c == nil {
-		h.t.Fatalf("PodGroup %s has no PodGroupInitiallyScheduled condition", name)
-	}
-	if c.Status != status || c.Reason != reason || c.Message != message {
-		h.t.Errorf("PodGroup %s: condition %s/%s %q, want %s/%s %q", name, c.Status, c.Reason, c.Message, status, reason, message)
-	}
+	return h
 }
 
 // slots returns n nodes that hold one 1-CPU member each.

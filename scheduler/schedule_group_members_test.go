@@ -57,7 +57,7 @@ func TestWaitsForMembers(t *testing.T) {
 // runGang puts the gang pg and its members in the informer and the API,
 // hands queued of them to the queue, pops one and runs its group cycle.
 // It returns the API's client, its actions cleared before the cycle.
-func (h *groupHarness) runGang(pg *schedulingv1beta1.PodGroup, pods, queued []*v1.Pod) *fake.Clientset {
+func (h *harness) runGang(pg *schedulingv1beta1.PodGroup, pods, queued []*v1.Pod) *fake.Clientset {
 	h.t.Helper()
 	s := h.s
 	if err := s.workloads.Informer().GetStore().Add(pg); err != nil {

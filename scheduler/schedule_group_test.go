@@ -23,14 +23,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -38,7 +35,6 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	st "github.com/berth-io/berth/scheduler/schedtest"
-	"github.com/berth-io/berth/scheduler/workload"
 )
 
 // constrained returns n members of group g asking for one CPU each,
@@ -215,29 +211,14 @@ func TestGroupMemberOrder(t *testing.T) {
 // even under a profile without GangScheduling, whose PreEnqueue would
 // otherwise hold it.
 func TestUnreadGroupMemberIsNeverScheduledAlone(t *testing.T) {
-	ctx := klog.NewContext(context.Background(), logr.Discard())
-	client := fake.NewClientset()
-	s, err := New(ctx, client, WithSeed(1), inTree())
-	if err != nil {
-		t.Fatal(err)
-	}
 	noGang := &v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: names.GangScheduling}}}
 	spec := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{PreEnqueue: noGang, Permit: noGang, Reserve: noGang}}
-	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, spec); err != nil {
-		t.Fatal(err)
-	}
-	s.cache.AddNode(logr.Discard(), hostNode("n1", "r", "8"))
+	h := newHarness(t, withProfile(v1.DefaultSchedulerName, "default", spec), withNodes(hostNode("n1", "r", "8")))
+	s := h.s
 	pod := constrained("crew", 1, func(b *st.PodBuilder) *st.PodBuilder { return b })[0]
-	if _, err := client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.informerFactory.Core().V1().Pods().Informer().GetStore().Add(pod); err != nil {
-		t.Fatal(err)
-	}
-	s.queue.Add(logr.Discard(), pod)
-	s.scheduleOne(ctx)
-	s.bindings.Wait()
-	for _, a := range client.Actions() {
+	h.addPods(pod)
+	h.scheduleOne(pod)
+	for _, a := range h.client.Actions() {
 		if a.GetSubresource() == "binding" {
 			t.Fatalf("the member was bound alone: %v", a)
 		}
@@ -249,38 +230,11 @@ func TestUnreadGroupMemberIsNeverScheduledAlone(t *testing.T) {
 
 const testRack = "test.berth.io/rack"
 
-// groupHarness is a scheduler that serves scheduling.k8s.io PodGroups, with
-// a live profile, whose group cycles are driven by the test.
-type groupHarness struct {
-	t   *testing.T
-	ctx context.Context
-	s   *Scheduler
-}
-
-func newGroupHarness(t *testing.T, live *v1alpha1.SchedulingProfileSpec, nodes []*v1.Node, bound ...*v1.Pod) *groupHarness {
+// newGroupHarness is a scheduler that serves scheduling.k8s.io PodGroups,
+// with the live profile spec, whose group cycles are driven by the test.
+func newGroupHarness(t *testing.T, live *v1alpha1.SchedulingProfileSpec, nodes []*v1.Node, bound ...*v1.Pod) *harness {
 	t.Helper()
-	ctx := klog.NewContext(context.Background(), logr.Discard())
-	client := fake.NewClientset()
-	client.Resources = []*metav1.APIResourceList{{
-		GroupVersion: workload.GroupVersion.String(),
-		APIResources: []metav1.APIResource{{Name: "podgroups", Kind: "PodGroup", Namespaced: true}},
-	}}
-	s, err := New(ctx, client, WithSeed(1), inTree())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, live); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range nodes {
-		s.cache.AddNode(logr.Discard(), n)
-	}
-	for _, p := range bound {
-		if err := s.cache.AddPod(logr.Discard(), p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &groupHarness{t: t, ctx: ctx, s: s}
+	return newHarness(t, servingPodGroups(false), withProfile(v1.DefaultSchedulerName, "default", live), withNodes(nodes...), withBound(bound...))
 }
 
 // members returns n gang members of group g asking for cpu each.

@@ -411,19 +411,6 @@ func (s *Scheduler) forget(ctx context.Context, assumed *v1.Pod) {
 	}
 }
 
-// park moves a pod whose profile disappeared to the parked set.
-func (s *Scheduler) park(ctx context.Context, pod *v1.Pod) {
-	s.routeMu.Lock()
-	defer s.routeMu.Unlock()
-	if s.profiles.Get(pod.Spec.SchedulerName) != nil {
-		// A profile for the name appeared meanwhile.
-		s.queue.Add(klog.FromContext(ctx), pod)
-		return
-	}
-	s.parked.Put(pod)
-	klog.FromContext(ctx).V(2).Info("Parked pod: no live profile serves its scheduler name", "schedulerName", pod.Spec.SchedulerName)
-}
-
 // handleFailure requeues a pod that was not bound, and tells its owner why
 // through the PodScheduled condition and a FailedScheduling event. A pod that
 // was deleted or bound by someone else meanwhile is dropped quietly.

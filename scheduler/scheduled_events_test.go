@@ -27,10 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 
-	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/metrics"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
@@ -51,15 +49,9 @@ func TestScheduledEvents(t *testing.T) {
 			defer cancel()
 			fits, tooBig := benchPod("fits"), benchPod("too-big")
 			tooBig.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("64")
-			client := fake.NewClientset(fits, tooBig)
 			reg, m := st.Metrics(t)
-			s, err := New(ctx, client, append([]Option{WithSeed(1), WithMetrics(m), inTree()}, tt.opts...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 1, &v1alpha1.SchedulingProfileSpec{}); err != nil {
-				t.Fatal(err)
-			}
+			h := newHarness(t, withObjects(fits, tooBig), withOptions(append([]Option{WithMetrics(m)}, tt.opts...)...))
+			s, client := h.s, h.client
 			alloc := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110")}
 			s.cache.AddNode(logr.Discard(), &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node"}, Status: v1.NodeStatus{Allocatable: alloc}})
 			// The informers are not started: the failure path reads the pod
@@ -82,7 +74,7 @@ func TestScheduledEvents(t *testing.T) {
 			s.bindings.Wait()
 
 			reasons := map[string]int{}
-			err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 				list, err := client.EventsV1().Events(fits.Namespace).List(ctx, metav1.ListOptions{})
 				if err != nil {
 					return false, err

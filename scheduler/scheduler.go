@@ -389,133 +389,8 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 	return runtime.NewFramework(ctx, s.registry, schedulerName, spec, append(own, opts...)...)
 }
 
-// SetProfile compiles spec and makes it the live profile for schedulerName.
-// An existing profile is swapped atomically: the queue keeps its pods, and a
-// cycle in flight finishes with the profile it started with. Pods parked for
-// want of this scheduler name move to the queue. On error the previous
-// profile, if any, stays live.
-func (s *Scheduler) SetProfile(ctx context.Context, schedulerName, source string, generation int64, spec *v1alpha1.SchedulingProfileSpec) error {
-	fwk, err := s.CompileProfile(ctx, schedulerName, spec)
-	if err != nil {
-		return fmt.Errorf("compiling profile %q: %w", source, err)
-	}
-	s.InstallProfile(ctx, schedulerName, &profile.Profile{Framework: fwk, Source: source, Generation: generation})
-	return nil
-}
-
-// InstallProfile makes an already compiled profile live for schedulerName.
-func (s *Scheduler) InstallProfile(ctx context.Context, schedulerName string, p *profile.Profile) {
-	logger := klog.FromContext(ctx)
-	s.routeMu.Lock()
-	defer s.routeMu.Unlock()
-	previous := s.profiles.Set(schedulerName, p)
-	unparked := s.parked.Take(schedulerName)
-	for _, pod := range unparked {
-		s.queue.Add(logger, pod)
-	}
-	if previous != nil {
-		// A new generation is an event for its pods: what the old one found
-		// unschedulable it may place, so they are tried again (after their
-		// backoff) rather than at the next unrelated cluster event or flush.
-		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventProfileChanged, nil, nil,
-			func(pod *v1.Pod) bool { return pod.Spec.SchedulerName == schedulerName })
-	}
-	logger.Info("Profile is live", "schedulerName", schedulerName, "profile", p.Source,
-		"generation", p.Generation, "replaced", previous != nil, "unparkedPods", len(unparked))
-}
-
-// RemoveProfile stops serving schedulerName; its pending pods are parked
-// until a profile for the name appears again, and each is told why it waits.
-func (s *Scheduler) RemoveProfile(ctx context.Context, schedulerName string) {
-	parked, removed := s.parkPodsOf(schedulerName)
-	if !removed {
-		return
-	}
-	// The status patches go out after the routing lock is released, so the
-	// informer handlers are not held up by one API call per parked pod.
-	s.reportNoProfile(ctx, schedulerName, parked)
-	klog.FromContext(ctx).Info("Profile removed", "schedulerName", schedulerName, "parkedPods", len(parked))
-}
-
-// parkPodsOf removes the live profile of schedulerName and moves its pending
-// pods from the queue to the parked set; removed is false when no profile
-// served the name.
-func (s *Scheduler) parkPodsOf(schedulerName string) (parked []*v1.Pod, removed bool) {
-	s.routeMu.Lock()
-	defer s.routeMu.Unlock()
-	if s.profiles.Delete(schedulerName) == nil {
-		return nil, false
-	}
-	pending, _ := s.queue.PendingPods()
-	for _, pod := range pending {
-		if pod.Spec.SchedulerName != schedulerName {
-			continue
-		}
-		s.queue.Delete(pod)
-		s.parked.Put(pod)
-		parked = append(parked, pod)
-	}
-	return parked, true
-}
-
-// Profile returns the live profile serving schedulerName, or nil.
-func (s *Scheduler) Profile(schedulerName string) *profile.Profile {
-	return s.profiles.Get(schedulerName)
-}
-
 // Cache returns the scheduler's cache, for tests that compare it with the apiserver.
 func (s *Scheduler) Cache() *schedcache.Cache { return s.cache }
-
-// ParkedPods returns how many pending pods wait for a profile.
-func (s *Scheduler) ParkedPods() int { return s.parked.Len() }
-
-// Start runs the scheduler until ctx is done: it starts the informers, waits
-// for their caches, then schedules one pod at a time. On return no binding
-// cycle is still running.
-func (s *Scheduler) Start(ctx context.Context) error {
-	logger := klog.FromContext(ctx).WithName("scheduler")
-	ctx = klog.NewContext(ctx, logger)
-	s.loopStarted.Store(true)
-	// Only the leader runs the loop (every replica without leader election).
-	s.metrics.SetLeader(true)
-	defer s.metrics.SetLeader(false)
-
-	s.broadcaster.StartRecordingToSink(ctx.Done())
-	defer s.broadcaster.Shutdown()
-
-	// On a warm standby RunInformers started them long ago; otherwise they
-	// start now and stop with the loop.
-	if s.startInformers(ctx) {
-		defer s.informerFactory.Shutdown()
-	}
-	if err := s.waitForInformers(ctx); err != nil || ctx.Err() != nil {
-		return err
-	}
-
-	s.queue.Run(logger)
-	go s.cache.Run(ctx)
-	go s.foreign.Run(ctx, s.clock.Now())
-	go s.reportPendingPods(ctx)
-	go s.shadows.Run(ctx)
-	go func() {
-		<-ctx.Done()
-		s.queue.Close()
-	}()
-
-	logger.Info("Scheduling loop started")
-	for ctx.Err() == nil {
-		if s.awaitLease(ctx) {
-			s.scheduleOne(ctx)
-		}
-	}
-	// Pods held at Permit would otherwise keep shutdown waiting for their
-	// timeouts; they are rejected, unreserved and left pending for the next
-	// leader. Bindings already past Permit finish.
-	s.waiting.Iterate(func(wp framework.WaitingPod) { wp.Reject("", "the scheduler is stopping") })
-	s.bindings.Wait()
-	logger.Info("Scheduling loop stopped")
-	return nil
-}
 
 // leasePoll is how often a paused loop looks whether the lease is held again.
 const leasePoll = 100 * time.Millisecond
@@ -589,41 +464,33 @@ func (s *Scheduler) waitForInformers(ctx context.Context) error {
 			return fmt.Errorf("informer cache for %v did not sync", informerType)
 		}
 	}
-	if pg := s.workloads.BerthInformer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), s.alsoSynced()...) {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return errors.New("informer cache for PodGroups did not sync")
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), s.handlersSynced()...) {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return errors.New("the pod and node handlers did not sync")
+		return errors.New("the PodGroup informer or the pod and node handlers did not sync")
 	}
 	return nil
 }
 
-// handlersSynced returns the HasSynced of each handler registration.
-func (s *Scheduler) handlersSynced() []cache.InformerSynced {
-	out := make([]cache.InformerSynced, len(s.handlers))
-	for i, h := range s.handlers {
-		out[i] = h.HasSynced
+// alsoSynced returns what must have synced beyond the factory's
+// informers: Berth's PodGroup informer, when it runs, and each handler
+// registration.
+func (s *Scheduler) alsoSynced() []cache.InformerSynced {
+	out := make([]cache.InformerSynced, 0, len(s.handlers)+1)
+	if pg := s.workloads.BerthInformer(); pg != nil {
+		out = append(out, pg.HasSynced)
+	}
+	for _, h := range s.handlers {
+		out = append(out, h.HasSynced)
 	}
 	return out
 }
 
-// WaitForCacheSync blocks until the informers have synced or ctx is done.
+// WaitForCacheSync blocks until the informers have synced or ctx is done,
+// and reports whether they synced.
 func (s *Scheduler) WaitForCacheSync(ctx context.Context) bool {
-	for _, ok := range s.informerFactory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return false
-		}
-	}
-	if pg := s.workloads.BerthInformer(); pg != nil && !cache.WaitForCacheSync(ctx.Done(), pg.HasSynced) {
-		return false
-	}
-	return cache.WaitForCacheSync(ctx.Done(), s.handlersSynced()...)
+	return s.waitForInformers(ctx) == nil && ctx.Err() == nil
 }
 
 // reportPendingPods keeps the gauges read from the queue and the cache

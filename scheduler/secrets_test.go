@@ -17,15 +17,11 @@ limitations under the License.
 package scheduler
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 )
@@ -52,12 +48,9 @@ func TestSecretsOfExtenders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := klog.NewContext(context.Background(), logr.Discard())
-			s, err := New(ctx, fake.NewClientset(), WithSeed(1), inTree(), WithSecretsNamespace(tt.namespace))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = s.CompileProfile(ctx, "p", tt.spec)
+			h := newHarness(t, withoutProfile(), withOptions(WithSecretsNamespace(tt.namespace)))
+			ctx, s := h.ctx, h.s
+			_, err := s.CompileProfile(ctx, "p", tt.spec)
 			if (err != nil) != (tt.wantErr != "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("CompileProfile error %v, want %q", err, tt.wantErr)
 			}

@@ -17,12 +17,8 @@ limitations under the License.
 package scheduler
 
 import (
-	"context"
 	"testing"
 
-	"github.com/go-logr/logr"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -56,11 +52,8 @@ func TestFiltersLike(t *testing.T) {
 		{name: "filter args", want: false, spec: v1alpha1.SchedulingProfileSpec{PluginConfig: []v1alpha1.PluginConfig{
 			{Name: "PodTopologySpread", Args: runtimeRaw(`{"defaultingType":"List"}`)}}}},
 	}
-	ctx := klog.NewContext(context.Background(), logr.Discard())
-	s, err := New(ctx, fake.NewClientset(), inTree())
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newHarness(t, withoutProfile())
+	ctx, s := h.ctx, h.s
 	live, err := s.CompileProfile(ctx, "live", &v1alpha1.SchedulingProfileSpec{})
 	if err != nil {
 		t.Fatal(err)

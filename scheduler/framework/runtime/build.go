@@ -222,7 +222,44 @@ func secondsOr(s *int64, def time.Duration) time.Duration {
 	return time.Duration(*s) * time.Second
 }
 
+// build turns a profile's spec into the framework's plugins, in phases
+// that each stop the build when they find errors, all of them at once:
+// the spec's own fields, the plan of which plugins the profile needs
+// (planPlugins), the plugins built with their args (instantiate), placed
+// at their extension points (place), weighted (weigh), and described;
+// then the queueing hints, the search's fingerprint and the extenders.
 func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.SchedulingProfileSpec, defaults *v1alpha1.Plugins, overrides map[string]WeightOverride) error {
+	plan, planErrs := planPlugins(r, spec, defaults)
+	if errs := append(f.validateSpec(spec), planErrs...); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	f.skippedDefaults = plan.skippedInOrder()
+	plugins, errs := f.instantiate(ctx, r, spec, plan)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	placed, errs := f.place(plan, plugins)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	errs = f.checkPoints()
+	weights, err := f.weigh(plan, overrides)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	f.describe(plan, plugins, placed, weights)
+	if err := f.collectQueueingHints(ctx, plan.order, plugins); err != nil {
+		return err
+	}
+	f.filtering = filtering(spec.PercentageOfNodesToScore, f.preFilter, f.filter, plan.rawArgs)
+	return f.buildExtenders(spec.Extenders)
+}
+
+// validateSpec checks the spec's fields that name no plugin.
+func (f *Framework) validateSpec(spec *v1alpha1.SchedulingProfileSpec) []error {
 	var errs []error
 	if p := spec.PercentageOfNodesToScore; p != nil && (*p < 0 || *p > 100) {
 		errs = append(errs, specErrorf(fieldPath{"percentageOfNodesToScore"}, "", "percentageOfNodesToScore %d is not in [0, 100]", *p))
@@ -230,74 +267,108 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	if f.podInitialBackoff <= 0 || f.podMaxBackoff < f.podInitialBackoff {
 		errs = append(errs, specErrorf(fieldPath{"podInitialBackoffSeconds"}, "", "pod backoff must satisfy 0 < initial (%v) <= max (%v)", f.podInitialBackoff, f.podMaxBackoff))
 	}
+	return errs
+}
 
-	user := spec.Plugins
-	if user == nil {
-		user = &v1alpha1.Plugins{}
-	}
-	points := extensionPoints()
-	multi := mergeSet(defaults.MultiPoint, user.MultiPoint)
-	perPoint := make([]mergedSet, len(points))
-	for i, ep := range points {
-		perPoint[i] = mergeSet(ep.set(defaults), ep.set(user))
-	}
+// pluginPlan is what a profile asks of its plugins, merged with the
+// defaults, before any plugin is built.
+type pluginPlan struct {
+	// user is the profile's own plugin sets.
+	user   *v1alpha1.Plugins
+	points []extensionPoint
+	// multi and perPoint are the merged MultiPoint and per-point sets.
+	multi    mergedSet
+	perPoint []mergedSet
+	// order lists the plugins needed, first named first.
+	order []string
+	// requested says, for each plugin needed, whether the profile itself
+	// (not only the defaults) asks for it.
+	requested map[string]bool
+	// where is the first extension point naming each plugin, for errors.
+	where map[string]string
+	// skipped are default plugins the registry does not have.
+	skipped sets.Set[string]
+	// rawArgs are each plugin's args from pluginConfig.
+	rawArgs map[string][]byte
+}
 
-	// Which plugins are needed, and which may be left out because only the defaults ask for them.
-	var order []string
-	requested := map[string]bool{} // name → requested by the profile itself
-	where := map[string]string{}   // name → first extension point naming it, for errors
-	note := func(e entry, point string) {
-		if _, seen := requested[e.Name]; !seen {
-			order = append(order, e.Name)
-			where[e.Name] = point
+// skippedInOrder lists the skipped default plugins in the plan's order.
+func (p *pluginPlan) skippedInOrder() []string {
+	var out []string
+	for _, name := range p.order {
+		if p.skipped.Has(name) {
+			out = append(out, name)
 		}
-		requested[e.Name] = requested[e.Name] || !e.fromDefault
 	}
-	for _, e := range multi.enabled {
+	return out
+}
+
+// planPlugins merges the profile's plugin sets into the defaults and finds
+// which plugins are needed, which may be left out because only the
+// defaults ask for them and the registry lacks them, and their args.
+func planPlugins(r Registry, spec *v1alpha1.SchedulingProfileSpec, defaults *v1alpha1.Plugins) (*pluginPlan, []error) {
+	var errs []error
+	p := &pluginPlan{user: spec.Plugins, points: extensionPoints(), requested: map[string]bool{}, where: map[string]string{}, skipped: sets.New[string]()}
+	if p.user == nil {
+		p.user = &v1alpha1.Plugins{}
+	}
+	p.multi = mergeSet(defaults.MultiPoint, p.user.MultiPoint)
+	p.perPoint = make([]mergedSet, len(p.points))
+	for i, ep := range p.points {
+		p.perPoint[i] = mergeSet(ep.set(defaults), ep.set(p.user))
+	}
+	note := func(e entry, point string) {
+		if _, seen := p.requested[e.Name]; !seen {
+			p.order = append(p.order, e.Name)
+			p.where[e.Name] = point
+		}
+		p.requested[e.Name] = p.requested[e.Name] || !e.fromDefault
+	}
+	for _, e := range p.multi.enabled {
 		note(e, "MultiPoint")
 	}
-	for i, ep := range points {
-		for _, e := range perPoint[i].enabled {
+	for i, ep := range p.points {
+		for _, e := range p.perPoint[i].enabled {
 			note(e, ep.name)
 		}
 	}
-	skipped := sets.New[string]()
-	for _, name := range order {
+	for _, name := range p.order {
 		if _, ok := r[name]; ok {
 			continue
 		}
-		if requested[name] {
-			e := specErrorf(enabledField(user, where[name], name), where[name], "unknown plugin %q", name)
-			e.Kind, e.Point, e.Plugin = args.SpecUnknownPlugin, where[name], name
+		if p.requested[name] {
+			e := specErrorf(enabledField(p.user, p.where[name], name), p.where[name], "unknown plugin %q", name)
+			e.Kind, e.Point, e.Plugin = args.SpecUnknownPlugin, p.where[name], name
 			errs = append(errs, e)
 			continue
 		}
-		skipped.Insert(name)
-		f.skippedDefaults = append(f.skippedDefaults, name)
+		p.skipped.Insert(name)
 	}
 
-	rawArgs := make(map[string][]byte, len(spec.PluginConfig))
+	p.rawArgs = make(map[string][]byte, len(spec.PluginConfig))
 	for i, pc := range spec.PluginConfig {
 		at := fieldPath{"pluginConfig", i, "name"}
-		if _, dup := rawArgs[pc.Name]; dup {
+		if _, dup := p.rawArgs[pc.Name]; dup {
 			errs = append(errs, specErrorf(at, "pluginConfig", "plugin %q is configured more than once", pc.Name))
 			continue
 		}
-		rawArgs[pc.Name] = pc.Args.Raw
-		if _, needed := requested[pc.Name]; !needed {
+		p.rawArgs[pc.Name] = pc.Args.Raw
+		if _, needed := p.requested[pc.Name]; !needed {
 			errs = append(errs, specErrorf(at, "pluginConfig", "plugin %q is not enabled", pc.Name))
 		}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
+	return p, errs
+}
 
-	plugins := make(map[string]framework.Plugin, len(order))
-	for _, name := range order {
-		if skipped.Has(name) {
+// instantiate builds each plugin the plan needs, once, with its args.
+func (f *Framework) instantiate(ctx context.Context, r Registry, spec *v1alpha1.SchedulingProfileSpec, plan *pluginPlan) (map[string]framework.Plugin, []error) {
+	var errs []error
+	plugins := make(map[string]framework.Plugin, len(plan.order))
+	for _, name := range plan.order {
+		if plan.skipped.Has(name) {
 			continue
 		}
-		p, err := r[name](ctx, rawArgs[name], f)
+		p, err := r[name](ctx, plan.rawArgs[name], f)
 		if err != nil {
 			se := args.NewSpecError(args.SpecInvalidArgs, fmt.Sprintf("initializing plugin %q", name), err, pluginConfigField(spec, name)...)
 			se.Plugin = name
@@ -310,13 +381,16 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 		}
 		plugins[name] = p
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
+	return plugins, errs
+}
 
+// place puts each plugin at the extension points the plan gives it, and
+// returns the points of each.
+func (f *Framework) place(plan *pluginPlan, plugins map[string]framework.Plugin) (map[string][]string, []error) {
+	var errs []error
 	placed := make(map[string][]string, len(plugins))
-	for i, ep := range points {
-		names, err := pointPlugins(ep, perPoint[i], multi, plugins, skipped, user)
+	for i, ep := range plan.points {
+		names, err := pointPlugins(ep, plan.perPoint[i], plan.multi, plugins, plan.skipped, plan.user)
 		if err != nil {
 			errs = append(errs, err...)
 			continue
@@ -326,25 +400,37 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 			placed[n] = append(placed[n], ep.name)
 		}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
+	return placed, errs
+}
+
+// checkPoints checks that the profile has exactly one QueueSort plugin and
+// a Bind plugin.
+func (f *Framework) checkPoints() []error {
+	var errs []error
 	if len(f.queueSort) != 1 {
 		errs = append(errs, specErrorf(pointField("QueueSort"), "QueueSort", "exactly one plugin must be enabled, got %d", len(f.queueSort)))
 	}
 	if len(f.bind) == 0 {
 		errs = append(errs, specErrorf(pointField("Bind"), "Bind", "at least one plugin must be enabled"))
 	}
-	weights, err := scoreWeights("Score", pluginNames(f.score), perPoint[pointIndex(points, "Score")], multi, overrides)
+	return errs
+}
+
+// weigh sets the weights of the Score and PlacementScore plugins and
+// returns each weighted plugin's; a plugin at both (NodeResourcesFit)
+// reports its Score weight, the one its profile and PluginWeights set.
+func (f *Framework) weigh(plan *pluginPlan, overrides map[string]WeightOverride) (map[string]weight, error) {
+	var errs []error
+	weights, err := scoreWeights("Score", pluginNames(f.score), plan.perPoint[pointIndex(plan.points, "Score")], plan.multi, overrides)
 	if err != nil {
 		errs = append(errs, err)
 	}
-	placementWeights, err := scoreWeights("PlacementScore", pluginNames(f.placementScore), perPoint[pointIndex(points, "PlacementScore")], multi, overrides)
+	placementWeights, err := scoreWeights("PlacementScore", pluginNames(f.placementScore), plan.perPoint[pointIndex(plan.points, "PlacementScore")], plan.multi, overrides)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
 	for _, pl := range f.score {
 		f.scoreWeights = append(f.scoreWeights, int64(weights[pl.Name()].weight))
@@ -352,21 +438,25 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 	for _, pl := range f.placementScore {
 		f.placementScoreWeights = append(f.placementScoreWeights, int64(placementWeights[pl.Name()].weight))
 	}
-	// A plugin at both Score and PlacementScore (NodeResourcesFit) reports
-	// its Score weight, the one its profile and PluginWeights set.
 	for name, w := range placementWeights {
 		if _, ok := weights[name]; !ok {
 			weights[name] = w
 		}
 	}
-	// PlacementFeasible is no configurable extension point: every enabled
-	// plugin that judges a group's progress does, in the profile's order.
-	for _, name := range order {
+	return weights, nil
+}
+
+// describe lists the PlacementFeasible plugins and what each placed
+// plugin is, in the plan's order. PlacementFeasible is no configurable
+// extension point: every enabled plugin that judges a group's progress
+// does.
+func (f *Framework) describe(plan *pluginPlan, plugins map[string]framework.Plugin, placed map[string][]string, weights map[string]weight) {
+	for _, name := range plan.order {
 		if pl, ok := plugins[name].(framework.PlacementFeasiblePlugin); ok && len(placed[name]) > 0 {
 			f.placementFeasible = append(f.placementFeasible, pl)
 		}
 	}
-	for _, name := range order {
+	for _, name := range plan.order {
 		if eps, ok := placed[name]; ok {
 			info := PluginInfo{Name: name, ExtensionPoints: eps}
 			if w, ok := weights[name]; ok {
@@ -375,11 +465,6 @@ func (f *Framework) build(ctx context.Context, r Registry, spec *v1alpha1.Schedu
 			f.pluginInfos = append(f.pluginInfos, info)
 		}
 	}
-	if err := f.collectQueueingHints(ctx, order, plugins); err != nil {
-		return err
-	}
-	f.filtering = filtering(spec.PercentageOfNodesToScore, f.preFilter, f.filter, rawArgs)
-	return f.buildExtenders(spec.Extenders)
 }
 
 // filtering describes what a profile's search for feasible nodes does: its
