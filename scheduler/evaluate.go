@@ -27,40 +27,11 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/internal/algorithm"
-
-	schedcache "github.com/berth-io/berth/scheduler/cache"
 )
 
 // Evaluation is what one profile's scheduling cycle finds for a pod on a
-// snapshot when every node is filtered: each node's Filter verdict and, for
-// the feasible nodes, the scores. berth explain prints it.
-type Evaluation struct {
-	// Framework is the profile evaluated.
-	Framework *runtime.Framework
-	// Nodes lists the snapshot's node names, in the snapshot's order.
-	Nodes []string
-	// Feasible lists the nodes that passed PreFilter, Filter and the
-	// extenders' filters, in the snapshot's order.
-	Feasible []string
-	// Diagnosis holds the status of every other node (a rejected node's
-	// names the plugin) and the PreFilter message if PreFilter rejected the pod.
-	Diagnosis framework.Diagnosis
-	// Scores are the feasible nodes' weighted scores per plugin and their
-	// totals, in the order of Feasible.
-	Scores []framework.NodePluginScores
-	// NominatedNodePasses reports that the pod has a nominated node that
-	// passes Filter: the scheduler then takes that node without scoring.
-	NominatedNodePasses bool
-}
-
-// Unschedulable returns the scheduler's message for a pod no node fits
-// ("0/N nodes are available: …"), or "" when some node fits.
-func (e *Evaluation) Unschedulable(pod *v1.Pod) string {
-	if len(e.Feasible) > 0 {
-		return ""
-	}
-	return (&framework.FitError{Pod: pod, NumAllNodes: len(e.Nodes), Diagnosis: e.Diagnosis}).Error()
-}
+// snapshot when every node is filtered (algorithm.Evaluation).
+type Evaluation = algorithm.Evaluation
 
 // SyncOnce starts the scheduler's informers, waits until the cache holds
 // every node and bound pod, and stops them, so that the cache stays as the
@@ -121,7 +92,7 @@ func (s *Scheduler) EvaluatePod(ctx context.Context, pod *v1.Pod, fwks ...*runti
 	}
 	out := make([]*Evaluation, 0, len(fwks))
 	for _, fwk := range fwks {
-		e, err := evaluate(ctx, fwk, s.snapshot, pod)
+		e, err := algorithm.Evaluate(ctx, fwk, s.snapshot, pod)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", fwk.ProfileName(), err)
 		}
@@ -129,29 +100,4 @@ func (s *Scheduler) EvaluatePod(ctx context.Context, pod *v1.Pod, fwks ...*runti
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-// evaluate runs one profile over every node of the snapshot.
-func evaluate(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, pod *v1.Pod) (*Evaluation, error) {
-	state := framework.NewCycleState()
-	feasible, diagnosis, err := algorithm.FindFeasibleNodes(ctx, fwk, snap, state, pod, nil)
-	if err != nil {
-		return nil, err
-	}
-	e := &Evaluation{Framework: fwk, Diagnosis: diagnosis, Feasible: make([]string, len(feasible))}
-	for i, ni := range feasible {
-		e.Feasible[i] = ni.Name()
-		if ni.Name() == pod.Status.NominatedNodeName {
-			e.NominatedNodePasses = true
-		}
-	}
-	if len(feasible) == 0 {
-		return e, nil
-	}
-	// The scheduler does not score a single feasible node; its scores are
-	// computed here all the same, for the reader.
-	if e.Scores, err = algorithm.PrioritizeNodes(ctx, fwk, state, pod, feasible); err != nil {
-		return nil, err
-	}
-	return e, nil
 }

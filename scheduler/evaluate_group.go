@@ -29,44 +29,12 @@ import (
 	"github.com/berth-io/berth/scheduler/internal/algorithm"
 )
 
-// GroupEvaluation is a dry run of the cycle of the scheduling.k8s.io
-// PodGroup a pod belongs to, placement by placement, for `berth explain`.
-type GroupEvaluation struct {
-	// Group is the PodGroup's namespace/name.
-	Group string
-	// Gang is true for a gang policy, false for a basic group.
-	Gang bool
-	// MinCount is how many members must be placed together (1 for basic).
-	MinCount int
-	// TopologyKey is the node label the group is kept in one value of, if any.
-	TopologyKey string
-	// Members counts the group's pods; Placed those bound or assumed.
-	Members, Placed int
-	// Waiting, when set, is why the members are held out of the queue
-	// before any cycle: the group does not exist, or too few pods do.
-	Waiting string
-	// Root, when set, names (namespace/name) the CompositePodGroup at the
-	// root of the hierarchy the PodGroup belongs to: the scheduling loop
-	// places the whole hierarchy in one cycle, while the evaluation tries
-	// this PodGroup alone.
-	Root string
-	// Placements are the placements the cycle tries, in its order.
-	Placements []PlacementEvaluation
-	// Status is the cycle's reason when the group fits nowhere; "" when it fits.
-	Status string
-}
+// GroupEvaluation is a dry run of the cycle of the PodGroup a pod belongs
+// to, placement by placement, for berth explain (algorithm.GroupEvaluation).
+type GroupEvaluation = algorithm.GroupEvaluation
 
 // PlacementEvaluation is one placement's try in a GroupEvaluation.
-type PlacementEvaluation struct {
-	// Name names the placement: the topology value, or "cluster".
-	Name string
-	// Nodes counts the placement's nodes.
-	Nodes int
-	// Placed counts the pending members the try placed.
-	Placed int
-	// Status is why the group does not fit there; "" when it does.
-	Status string
-}
+type PlacementEvaluation = algorithm.PlacementEvaluation
 
 // EvaluateGroup runs, without placing anything, the cycle fwk would run for
 // the PodGroup pod belongs to (Kubernetes' own or Berth's): every placement is tried
@@ -131,22 +99,7 @@ func (s *Scheduler) EvaluateGroup(ctx context.Context, pod *v1.Pod, fwk *runtime
 	// PodGroup, whatever CompositePodGroup is above it.
 	scheduled := len(framework.ScheduledMembers(s.workloads, ref))
 	tries, status := algorithm.TryEachPlacement(ctx, s.env(fwk, false), framework.PodGroupNode(pg), pending, scheduled)
-	fits := false
-	for _, r := range tries {
-		pe := PlacementEvaluation{Name: r.Placement.Name, Nodes: len(r.Placement.Nodes), Placed: len(r.Assignments().Assignments)}
-		if r.Status.Success() {
-			fits = true
-		} else {
-			pe.Status = r.Status.Message()
-		}
-		out.Placements = append(out.Placements, pe)
-	}
-	switch {
-	case !status.Success():
-		out.Status = status.Message()
-	case !fits && len(tries) > 0:
-		out.Status = algorithm.NoPlacementFits(len(tries), tries[0].Status).Message()
-	}
+	out.Placements, out.Status = algorithm.EvaluatePlacements(tries, status)
 	return out, nil
 }
 

@@ -28,6 +28,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	st "github.com/berth-io/berth/scheduler/schedtest"
 )
 
@@ -73,7 +74,7 @@ func TestEvaluateAgreesWithTheCycle(t *testing.T) {
 				pod := st.RandomPod(rng, i)
 				result, cycleErr := s.schedulePod(ctx, fwk, framework.NewCycleState(), pod, false)
 				// The snapshot is the one the cycle just used.
-				e, err := evaluate(ctx, fwk, s.snapshot, pod)
+				e, err := algorithm.Evaluate(ctx, fwk, s.snapshot, pod)
 				if err != nil {
 					t.Fatalf("%s: evaluating: %v", pod.Name, err)
 				}

@@ -22,15 +22,11 @@ package controllers_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -43,6 +39,7 @@ import (
 	"github.com/berth-io/berth/internal/manager"
 	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/test/envsuite"
 )
 
 var (
@@ -58,25 +55,7 @@ func TestControllers(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s.")
-	}
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
-	}
-	klog.SetLogger(GinkgoLogr)
-	ctrl.SetLogger(GinkgoLogr)
-
-	testEnv := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	var err error
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred(), "starting envtest")
-	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
-	cfg.QPS, cfg.Burst = -1, -1
+	cfg = envsuite.Start(&envtest.Environment{CRDDirectoryPaths: []string{envsuite.CRDs()}, ErrorIfCRDPathMissing: true})
 
 	scheme, err := manager.NewScheme()
 	Expect(err).NotTo(HaveOccurred())
@@ -112,12 +91,5 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // createNamespace creates a namespace for one spec and deletes it and its pods after.
 func createNamespace(ctx context.Context, prefix string) string {
 	GinkgoHelper()
-	ns, err := clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func(ctx SpecContext) {
-		// envtest runs no namespace controller: delete the pods explicitly.
-		Expect(clientset.CoreV1().Pods(ns.Name).DeleteCollection(ctx, *metav1.NewDeleteOptions(0), metav1.ListOptions{})).To(Succeed())
-		Expect(clientset.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})).To(Succeed())
-	})
-	return ns.Name
+	return envsuite.Namespace(ctx, clientset, prefix)
 }

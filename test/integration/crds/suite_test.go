@@ -21,10 +21,11 @@ package crds_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/berth-io/berth/test/envsuite"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -60,34 +61,14 @@ func TestCRDs(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		Fail("KUBEBUILDER_ASSETS is not set, so there is no kube-apiserver and etcd to test against. " +
-			"Run `make test-integration`: it builds them into bin/k8s and points KUBEBUILDER_ASSETS there.")
-	}
-	for _, binary := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(assets, binary)); err != nil {
-			Fail("KUBEBUILDER_ASSETS=" + assets + " has no " + binary + " (" + err.Error() + "). " +
-				"Run `make test-integration`, which builds the control plane with hack/control-plane.sh.")
-		}
-	}
-
 	testScheme = runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(testScheme)).To(Succeed())
 	Expect(berthv1alpha1.AddToScheme(testScheme)).To(Succeed())
 
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-		Scheme:                testScheme,
-	}
-	var err error
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred(), "starting envtest and installing the CRDs of config/crd/bases")
-	DeferCleanup(func() {
-		Expect(testEnv.Stop()).To(Succeed())
-	})
+	testEnv = &envtest.Environment{CRDDirectoryPaths: []string{envsuite.CRDs()}, ErrorIfCRDPathMissing: true, Scheme: testScheme}
+	cfg = envsuite.Start(testEnv)
 
+	var err error
 	k8sClient, err = client.New(cfg, client.Options{Scheme: testScheme})
 	Expect(err).NotTo(HaveOccurred())
 

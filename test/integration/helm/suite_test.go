@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berth-io/berth/test/envsuite"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
@@ -53,13 +55,6 @@ var _ = BeforeSuite(func(_ SpecContext) {
 	}
 	_, err := os.Stat(rendered)
 	Expect(err).NotTo(HaveOccurred(), "the rendered chart is missing; `make helm-lint` writes it")
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s")
-	}
 	testEnv = &envtest.Environment{}
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred(), "starting envtest")
-	DeferCleanup(func() {
-		Expect(testEnv.Stop()).To(Succeed())
-	})
+	cfg = envsuite.Start(testEnv)
 }, NodeTimeout(3*time.Minute))

@@ -32,14 +32,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berth-io/berth/test/envsuite"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -64,18 +64,8 @@ func TestManager(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s.")
-	}
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
-	}
-	klog.SetLogger(GinkgoLogr)
-	ctrl.SetLogger(GinkgoLogr)
-
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	Expect(err).NotTo(HaveOccurred())
+	envsuite.CheckAssets()
+	root := envsuite.RepoRoot()
 	dir := GinkgoT().TempDir()
 	berthBinary = filepath.Join(dir, "berth")
 	build := exec.CommandContext(ctx, "go", "build", "-o", berthBinary, "./cmd/berth")
@@ -91,9 +81,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 			Paths: []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
 		},
 	}
-	restConfig, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred(), "starting envtest")
-	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
+	restConfig = envsuite.Start(testEnv)
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())

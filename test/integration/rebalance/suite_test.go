@@ -23,8 +23,6 @@ package rebalance_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,6 +46,7 @@ import (
 	"github.com/berth-io/berth/internal/manager"
 	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler/rebalance"
+	"github.com/berth-io/berth/test/envsuite"
 )
 
 var (
@@ -80,28 +79,12 @@ func (c countEvictions) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s.")
-	}
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
-	}
-	klog.SetLogger(GinkgoLogr)
-	ctrl.SetLogger(GinkgoLogr)
-
-	testEnv := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	cfg, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred(), "starting envtest")
-	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
-	cfg.QPS, cfg.Burst = -1, -1
+	cfg := envsuite.Start(&envtest.Environment{CRDDirectoryPaths: []string{envsuite.CRDs()}, ErrorIfCRDPathMissing: true})
 
 	scheme := k8sruntime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	var err error
 	clientset, err = kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})

@@ -25,17 +25,17 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/berth-io/berth/test/envsuite"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -65,27 +65,14 @@ func TestWebhook(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		Fail("KUBEBUILDER_ASSETS is not set; run `make test-integration`, which builds the control plane into bin/k8s.")
-	}
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
-	}
-	klog.SetLogger(GinkgoLogr)
-	ctrl.SetLogger(GinkgoLogr)
-
-	root := filepath.Join("..", "..", "..")
 	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{envsuite.CRDs()},
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			Paths: []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
+			Paths: []string{filepath.Join(envsuite.RepoRoot(), "config", "webhook", "manifests.yaml")},
 		},
 	}
-	cfg, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred(), "starting envtest")
-	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
+	cfg := envsuite.Start(testEnv)
 
 	scheme, err := manager.NewScheme()
 	Expect(err).NotTo(HaveOccurred())

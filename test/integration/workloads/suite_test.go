@@ -24,8 +24,6 @@ package workloads_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +42,6 @@ import (
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -52,6 +49,7 @@ import (
 	"github.com/berth-io/berth/internal/registries"
 	"github.com/berth-io/berth/scheduler"
 	"github.com/berth-io/berth/scheduler/workload"
+	"github.com/berth-io/berth/test/envsuite"
 	"github.com/berth-io/berth/test/workloads"
 )
 
@@ -66,11 +64,7 @@ func TestWorkloads(t *testing.T) {
 // another on it, so no two scenarios share a cluster at once.
 var (
 	// nativeAPI has the workload gates on: Kubernetes' own PodGroups.
-	nativeAPI = &apiserver{name: "native", configure: func(env *envtest.Environment) {
-		env.ControlPlane.GetAPIServer().Configure().
-			Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true").
-			Append("runtime-config", "scheduling.k8s.io/v1beta1=true")
-	}}
+	nativeAPI = &apiserver{name: "native", configure: func(env *envtest.Environment) { envsuite.NativePodGroups(env, false) }}
 	// plainAPI has no workload gates: Berth's own PodGroups, whose deletion
 	// protection runs beside it.
 	plainAPI = &apiserver{name: "plain", protection: true}
@@ -79,19 +73,11 @@ var (
 )
 
 // compositeGates turns on what CompositePodGroups need.
-func compositeGates(env *envtest.Environment) {
-	env.ControlPlane.GetAPIServer().Configure().
-		Append("feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true").
-		Append("runtime-config", "scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true")
-}
+func compositeGates(env *envtest.Environment) { envsuite.NativePodGroups(env, true) }
 
 var _ = BeforeSuite(func() {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); assets == "" || err != nil {
-		Fail("no kube-apiserver in KUBEBUILDER_ASSETS=" + assets + ": run `make test-integration`.")
-	}
-	klog.SetLogger(GinkgoLogr)
-	ctrllog.SetLogger(GinkgoLogr)
+	envsuite.CheckAssets()
+	envsuite.Logging()
 })
 
 var _ = AfterSuite(func(ctx SpecContext) {
@@ -150,7 +136,7 @@ func (a *apiserver) stop() {
 }
 
 // crdPaths are Berth's CRDs, which every apiserver serves.
-var crdPaths = []string{filepath.Join("..", "..", "..", "config", "crd", "bases")}
+var crdPaths = []string{envsuite.CRDs()}
 
 // notYet are the scenarios Berth does not match yet, each with the reason.
 var notYet = map[string]string{}
