@@ -18,11 +18,9 @@ package scheduler
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	corev1informers "k8s.io/client-go/informers/core/v1"
@@ -31,6 +29,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/internal/events"
 )
 
 // nonTerminalPods selects pods that still need a node or hold one.
@@ -196,7 +195,7 @@ func (s *Scheduler) onAssignedPodUpdate(logger klog.Logger, oldObj, newObj any) 
 	if err := s.cache.UpdatePod(logger, oldPod, newPod); err != nil {
 		logger.Error(err, "Updating a bound pod in the cache", "pod", klog.KObj(newPod))
 	}
-	s.queue.AssignedPodUpdated(logger, oldPod, newPod, framework.ClusterEvent{Resource: framework.Pod, ActionType: podUpdateActions(oldPod, newPod)})
+	s.queue.AssignedPodUpdated(logger, oldPod, newPod, framework.ClusterEvent{Resource: framework.Pod, ActionType: events.PodUpdateActions(oldPod, newPod)})
 }
 
 func (s *Scheduler) onAssignedPodDelete(logger klog.Logger, obj any) {
@@ -275,7 +274,7 @@ func (s *Scheduler) onNodeUpdate(logger klog.Logger, oldObj, newObj any) {
 		return
 	}
 	s.cache.UpdateNode(logger, oldNode, newNode)
-	if actions := nodeUpdateActions(oldNode, newNode); actions != 0 {
+	if actions := events.NodeUpdateActions(oldNode, newNode); actions != 0 {
 		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.ClusterEvent{Resource: framework.Node, ActionType: actions}, oldNode, newNode, nil)
 	}
 }
@@ -291,80 +290,6 @@ func (s *Scheduler) onNodeDelete(logger klog.Logger, obj any) {
 	if err := s.cache.RemoveNode(logger, node); err != nil {
 		logger.Error(err, "Removing a node from the cache", "node", klog.KObj(node))
 	}
-}
-
-// nodeUpdateActions lists what changed between two versions of a node that
-// could make a pod fit; 0 means nothing that matters to scheduling.
-func nodeUpdateActions(oldNode, newNode *v1.Node) framework.ActionType {
-	var a framework.ActionType
-	if !equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable) {
-		a |= framework.UpdateNodeAllocatable
-	}
-	if !equality.Semantic.DeepEqual(oldNode.Labels, newNode.Labels) {
-		a |= framework.UpdateNodeLabel
-	}
-	if !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) || oldNode.Spec.Unschedulable != newNode.Spec.Unschedulable {
-		a |= framework.UpdateNodeTaint
-	}
-	if !nodeConditionsEqual(oldNode.Status.Conditions, newNode.Status.Conditions) {
-		a |= framework.UpdateNodeCondition
-	}
-	if !equality.Semantic.DeepEqual(oldNode.Annotations, newNode.Annotations) {
-		a |= framework.UpdateNodeAnnotation
-	}
-	if !slices.Equal(oldNode.Status.DeclaredFeatures, newNode.Status.DeclaredFeatures) {
-		a |= framework.UpdateNodeDeclaredFeature
-	}
-	return a
-}
-
-// nodeConditionsEqual compares conditions by type and status only: heartbeat
-// times change every few seconds and matter to nobody here.
-func nodeConditionsEqual(a, b []v1.NodeCondition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	status := make(map[v1.NodeConditionType]v1.ConditionStatus, len(a))
-	for _, c := range a {
-		status[c.Type] = c.Status
-	}
-	for _, c := range b {
-		if s, ok := status[c.Type]; !ok || s != c.Status {
-			return false
-		}
-	}
-	return true
-}
-
-// podUpdateActions lists what changed between two versions of a bound pod
-// that could make another pod fit.
-func podUpdateActions(oldPod, newPod *v1.Pod) framework.ActionType {
-	var a framework.ActionType
-	if !equality.Semantic.DeepEqual(oldPod.Labels, newPod.Labels) {
-		a |= framework.UpdatePodLabel
-	}
-	if podRequestsShrank(oldPod, newPod) {
-		a |= framework.UpdatePodScaleDown
-	}
-	if a == 0 {
-		a = framework.UpdateOther
-	}
-	return a
-}
-
-// podRequestsShrank reports whether any container's requests went down, as
-// an in-place resize does.
-func podRequestsShrank(oldPod, newPod *v1.Pod) bool {
-	oldReq, newReq := framework.PodRequests(oldPod), framework.PodRequests(newPod)
-	if newReq.MilliCPU < oldReq.MilliCPU || newReq.Memory < oldReq.Memory || newReq.EphemeralStorage < oldReq.EphemeralStorage {
-		return true
-	}
-	for name, q := range oldReq.ScalarResources {
-		if newReq.ScalarResources[name] < q {
-			return true
-		}
-	}
-	return false
 }
 
 // rejectWaitingPod rejects the pod if it is held at Permit, so it is not bound.

@@ -31,9 +31,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/internal/algorithm"
 	st "github.com/berth-io/berth/scheduler/schedtest"
+	"github.com/berth-io/berth/scheduler/shadow"
 	"github.com/berth-io/berth/scheduler/workload"
 )
 
@@ -310,5 +312,37 @@ func TestHierarchyCycleRecordsEachPodGroupsPlacement(t *testing.T) {
 		if g == nil || g.PodGroup != "default/"+leaf.Key.Name || g.Tried != 1 || g.Feasible != 1 {
 			t.Errorf("PodGroup %s's recorded placement = %+v, want its own, 1 tried and feasible", leaf.Key.Name, g)
 		}
+	}
+}
+
+// TestHierarchyCycleIsShadowed checks that the loop hands a hierarchy's
+// cycle to the shadow profiles, as it hands a lone PodGroup's: a twin of
+// the live profile evaluates it once and agrees.
+func TestHierarchyCycleIsShadowed(t *testing.T) {
+	h := newHierarchyHarness(t, slots(4))
+	fwk, err := h.s.CompileShadow(h.ctx, "twin", &v1alpha1.SchedulingProfileSpec{ShadowOf: v1.DefaultSchedulerName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.s.InstallShadow(h.ctx, &ShadowProfile{Framework: fwk, Source: "twin", Generation: 1, Of: v1.DefaultSchedulerName, SampleRatePercent: 100})
+	ctx, cancel := context.WithCancel(h.ctx)
+	defer cancel()
+	go h.s.shadows.Run(ctx)
+
+	a, b := members("a", 2, "1"), members("b", 2, "1")
+	h.run([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Obj()},
+		[]*schedulingv1beta1.PodGroup{child("a", "root", 2), child("b", "root", 2)}, concat(a, b))
+	if got := len(h.bound()); got != 4 {
+		t.Fatalf("%d members bound, want the hierarchy's 4", got)
+	}
+	var stats ShadowStats
+	if err := wait.PollUntilContextTimeout(h.ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		stats, _ = h.s.ShadowStats("twin")
+		return stats.Evaluated()+stats.Outcomes[shadow.OutcomeDropped] > 0, nil
+	}); err != nil {
+		t.Fatalf("the shadow evaluated nothing: %v", stats.Outcomes)
+	}
+	if stats.Evaluated() != 1 || stats.Outcomes[shadow.OutcomeAgreed] != 1 {
+		t.Errorf("outcomes %v, want the hierarchy's cycle evaluated once and agreed", stats.Outcomes)
 	}
 }

@@ -327,16 +327,15 @@ func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile
 		return
 	}
 
-	// Shadow profiles of this schedulerName, if any, run a lone PodGroup's
-	// cycle dry on their own snapshot, on their own goroutine, once it is
-	// done.
-	if root.IsLeaf() {
-		pods := make([]*v1.Pod, len(all))
-		for i, m := range all {
-			pods[i] = m.Pod
+	// Shadow profiles of this schedulerName, if any, run the group's cycle
+	// dry on their own snapshot, on their own goroutine, once it is done.
+	pods := make(map[framework.GroupKey][]*v1.Pod, len(leaves))
+	for _, leaf := range leaves {
+		for _, m := range c.Members[leaf.Key] {
+			pods[leaf.Key] = append(pods[leaf.Key], m.Pod)
 		}
-		s.shadows.BeginGroup(qpi.Pod, fwk, s.nextStartNodeIndex, root.PodGroup, pods, c.Scheduled[root.Key])
 	}
+	s.shadows.BeginGroup(qpi.Pod, fwk, s.nextStartNodeIndex, root, pods, c.Scheduled)
 	var res algorithm.Outcomes
 	if err := s.updateSnapshot(ctx); err != nil {
 		res = algorithm.Failed(root, algorithm.Errorf("updating the snapshot: %v", err))
@@ -344,9 +343,7 @@ func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile
 		res = c.Run(ctx)
 	}
 	rootStatus := *res[root.Key].Status
-	if root.IsLeaf() {
-		s.shadows.EndGroup(res[root.Key].Try, rootStatus)
-	}
+	s.shadows.EndGroup(res)
 	// What each PodGroup's members that the cycle did not reach quote: the
 	// status before the PodGroupPostFilter plugins add to it.
 	before := make(map[framework.GroupKey]algorithm.Status, len(leaves))

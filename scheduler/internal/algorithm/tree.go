@@ -44,6 +44,9 @@ type Outcome struct {
 	Tries []*PlacementResult
 	// Placed reports whether the node placed a member in this cycle.
 	Placed bool
+	// Placement is the placement a CompositePodGroup that fits chose; nil
+	// for a PodGroup (its Try names it) and for a node that does not fit.
+	Placement *framework.Placement
 }
 
 // Outcomes are a cycle's nodes' outcomes, by key.
@@ -254,7 +257,9 @@ func (c *Cycle) composite(ctx context.Context, n *framework.GroupNode, res Outco
 		held = append(held, leaf.Try)
 	}
 	maps.Copy(res, fits[best])
-	return fits[best][n.Key], held
+	o := fits[best][n.Key]
+	o.Placement = fitPlacements[best]
+	return o, held
 }
 
 // children tries a CompositePodGroup's children in order in the

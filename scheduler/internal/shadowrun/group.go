@@ -22,7 +22,6 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
@@ -34,73 +33,99 @@ import (
 	"github.com/berth-io/berth/scheduler/shadow"
 )
 
-// groupJob is a PodGroup cycle's part of a shadow job: what the
-// shadows need to run the same cycle dry, copied on the scheduling loop
-// so that the worker reads nothing the loop changes.
+// groupJob is a group cycle's part of a shadow job: what the shadows need
+// to run the same cycle dry, a lone PodGroup's or a CompositePodGroup
+// hierarchy's, copied on the scheduling loop so that the worker reads
+// nothing the loop changes.
 type groupJob struct {
-	pg *schedulingv1beta1.PodGroup
-	// node is pg as the placement plugins are handed it.
-	node *framework.GroupNode
-	// pods are the cycle's members, in its order.
-	pods []*v1.Pod
-	// scheduled counts the group's members bound or assumed before the
-	// cycle, as the cycle's PlacementFeasible progress starts from.
-	scheduled int
+	// root is the group's tree: a PodGroup alone, or the CompositePodGroup
+	// at the top of its hierarchy.
+	root *framework.GroupNode
+	// members are each PodGroup's members in the cycle's order, and
+	// scheduled the members each had placed before the cycle.
+	members   map[framework.GroupKey][]*v1.Pod
+	scheduled map[framework.GroupKey]int
+	// pods are every member of the cycle; leafOf maps each to its PodGroup.
+	pods   []*v1.Pod
+	leafOf map[types.UID]framework.GroupKey
 	// liveGenerator names the live profile's PlacementGenerate plugin.
 	liveGenerator string
-	live          shadow.LiveGroup
+	// live is what the live cycle decided for each PodGroup, and
+	// placements the placement it chose for each node of the tree.
+	live       map[framework.GroupKey]*shadow.LiveGroup
+	placements map[framework.GroupKey]string
 }
 
 // BeginGroup samples the shadows of the pod's schedulerName for the cycle
-// of pg about to start, as Begin does for a pod: members are the cycle's,
-// in its order, and scheduled counts the group's members placed before
-// it. It runs on the scheduling loop and costs nothing when no shadow is
-// sampled.
-func (r *Runner) BeginGroup(pod *v1.Pod, fwk *runtime.Framework, start int, pg *schedulingv1beta1.PodGroup, members []*v1.Pod, scheduled int) {
+// of the group under root about to start, as Begin does for a pod:
+// members are each PodGroup's members in the cycle's order, and scheduled
+// counts those each PodGroup had placed before it. It runs on the
+// scheduling loop and costs nothing when no shadow is sampled.
+func (r *Runner) BeginGroup(pod *v1.Pod, fwk *runtime.Framework, start int, root *framework.GroupNode, members map[framework.GroupKey][]*v1.Pod, scheduled map[framework.GroupKey]int) {
 	r.Begin(pod, fwk, start)
 	j := r.pending
 	if j == nil {
 		return
 	}
 	j.reuse = false
-	j.group = &groupJob{
-		pg:            pg,
-		node:          framework.PodGroupNode(pg),
-		pods:          members,
-		scheduled:     scheduled,
+	g := &groupJob{
+		root: root, members: members, scheduled: scheduled,
+		leafOf:        map[types.UID]framework.GroupKey{},
 		liveGenerator: fwk.PlacementGeneratorName(),
-		live:          shadow.LiveGroup{PodGroup: pg.Namespace + "/" + pg.Name},
+		live:          map[framework.GroupKey]*shadow.LiveGroup{},
+		placements:    map[framework.GroupKey]string{},
 	}
+	for _, leaf := range root.Leaves() {
+		for _, p := range members[leaf.Key] {
+			g.pods = append(g.pods, p)
+			g.leafOf[p.UID] = leaf.Key
+		}
+	}
+	j.group = g
 }
 
-// EndGroup hands the cycle's group job, if any, to the worker with
-// the live decision: the placement chosen and each member's node, or the
-// plugins that kept the group out. A cycle that ended in an error gives
-// the worker back.
-func (r *Runner) EndGroup(best *algorithm.PlacementResult, status algorithm.Status) {
+// EndGroup hands the cycle's group job, if any, to the worker with the
+// live decisions, res: for each PodGroup the placement chosen and each
+// member's node, or the plugins that kept it out. A cycle that ended in
+// an error gives the worker back.
+func (r *Runner) EndGroup(res algorithm.Outcomes) {
 	j := r.pending
 	if j == nil || j.group == nil {
 		return
 	}
 	r.pending = nil
-	live := &j.group.live
-	switch {
-	case status.Success() && best != nil:
-		live.Placed, live.Placement = true, best.Placement.Name
-		live.Nodes = make(map[string]string, len(best.Members))
-		for _, m := range best.Members {
-			if m.Err == nil {
-				live.Nodes[framework.PodKey(m.QPI.Pod)] = m.Result.Host
-			}
-		}
-	case status.Rejected():
-		live.Rejecting = groupRejecting(best)
-		if best == nil && j.group.liveGenerator != "" {
-			live.Rejecting = []string{j.group.liveGenerator}
-		}
-	default:
+	g := j.group
+	if root := res[g.root.Key]; root == nil || (!root.Status.Success() && !root.Status.Rejected()) {
 		r.idle <- struct{}{}
 		return
+	}
+	for key, o := range res {
+		switch {
+		case o.Placement != nil:
+			g.placements[key] = o.Placement.Name
+		case o.Try != nil && o.Status.Success():
+			g.placements[key] = o.Try.Placement.Name
+		}
+	}
+	for _, leaf := range g.root.Leaves() {
+		o := res[leaf.Key]
+		live := &shadow.LiveGroup{PodGroup: leaf.Key.Namespace + "/" + leaf.Key.Name}
+		g.live[leaf.Key] = live
+		switch {
+		case o.Status.Success() && o.Try != nil:
+			live.Placed, live.Placement = true, o.Try.Placement.Name
+			live.Nodes = make(map[string]string, len(o.Try.Members))
+			for _, m := range o.Try.Members {
+				if m.Err == nil {
+					live.Nodes[framework.PodKey(m.QPI.Pod)] = m.Result.Host
+				}
+			}
+		default:
+			live.Rejecting = groupRejecting(o.Try)
+			if o.Try == nil && g.liveGenerator != "" {
+				live.Rejecting = []string{g.liveGenerator}
+			}
+		}
 	}
 	r.jobs <- j
 }
@@ -163,92 +188,121 @@ func (w *cycleWorkloads) NodeOf(pod *v1.Pod) string {
 }
 
 // evaluateGroup runs one shadow profile's dry run of the job's group
-// cycle, compares it with the live decision and records the outcome.
+// cycle, compares it with the live decisions and records the outcome: one
+// per cycle, the first PodGroup, in the cycle's order, on which the two
+// disagree, or agreement.
 func (r *Runner) evaluateGroup(ctx context.Context, p *Profile, j *job) {
-	logger := klog.FromContext(ctx).WithValues("podGroup", j.group.live.PodGroup, "shadowProfile", p.Source)
+	g := j.group
+	logger := klog.FromContext(ctx).WithValues("group", g.root.Key.Namespace+"/"+g.root.Key.Name, "shadowProfile", p.Source)
 	w := r.workloads
-	w.cycle = make(map[types.UID]bool, len(j.group.pods))
-	for _, pod := range j.group.pods {
+	w.cycle = make(map[types.UID]bool, len(g.pods))
+	for _, pod := range g.pods {
 		w.cycle[pod.UID] = true
 	}
 	defer func() { w.cycle = nil }()
-	e, err := r.groupEvaluation(ctx, p.Framework, j)
+	evals, err := r.groupEvaluation(ctx, p.Framework, j)
 	if err != nil {
 		logger.V(2).Info("Shadow evaluation of a pod group failed", "err", err)
 		r.count(p, shadow.OutcomeError)
 		return
 	}
-	pod, d := shadow.CompareGroup(j.group.live, e)
+	var pod string
+	var d shadow.Decision
+	for _, leaf := range g.root.Leaves() {
+		e, ok := evals[leaf.Key]
+		if !ok {
+			continue
+		}
+		lp, ld := shadow.CompareGroup(*g.live[leaf.Key], e)
+		if pod == "" || (d.Outcome == shadow.OutcomeAgreed && ld.Outcome != shadow.OutcomeAgreed) {
+			pod, d = lp, ld
+		}
+	}
+	if pod == "" {
+		// A cycle with no member to compare.
+		return
+	}
 	p.recorder.Record(pod, d)
 	r.counter.CountShadowDecision(p.Source, d.Outcome)
-	logger.V(4).Info("Shadow evaluated a pod group", "outcome", d.Outcome, "livePlacement", d.LivePlacement, "shadowPlacement", d.ShadowPlacement, "pod", pod, "deciding", d.Deciding)
+	logger.V(4).Info("Shadow evaluated a pod group", "outcome", d.Outcome, "podGroup", d.PodGroup, "livePlacement", d.LivePlacement, "shadowPlacement", d.ShadowPlacement, "pod", pod, "deciding", d.Deciding)
 }
 
-// groupEvaluation runs the group's cycle with fwk on the shadows'
-// snapshot, as the scheduling loop would have, through the same algorithm:
-// every placement the PlacementGenerate plugins propose is tried by
-// placing the members one after another (on the snapshot alone; nothing
-// is reserved, assumed or bound, and no PodGroupPostFilter runs) until
-// PlacementFeasible admits or gives up on the group, and the placements
-// where it fits are ranked by the PlacementScore plugins. Where the live
-// cycle chose among equals at random (two nodes for a member, two
+// groupEvaluation runs the group's cycle with fwk on the shadows' snapshot,
+// as the scheduling loop would have, with the algorithm's Cycle: every
+// PodGroup tries each placement its PlacementGenerate plugins propose,
+// placing its members one after another (on the snapshot alone; nothing is
+// reserved, assumed or bound, and no PodGroupPostFilter runs), a
+// CompositePodGroup its children, and each keeps its best placement. Where
+// the live cycle chose among equals at random (two nodes for a member, two
 // placements), the shadow takes the live choice, so that a tie counts as
-// agreement, as for a single pod.
-func (r *Runner) groupEvaluation(ctx context.Context, fwk *runtime.Framework, j *job) (shadow.GroupEvaluation, error) {
+// agreement, as for a single pod. It returns the evaluation of each
+// PodGroup with members.
+func (r *Runner) groupEvaluation(ctx context.Context, fwk *runtime.Framework, j *job) (map[framework.GroupKey]shadow.GroupEvaluation, error) {
 	g := j.group
-	e := shadow.GroupEvaluation{Generator: fwk.PlacementGeneratorName()}
-	if e.Generator == "" {
-		e.Generator = g.liveGenerator
+	if r.snapshot.NumNodes() == 0 {
+		return nil, algorithm.ErrNoNodes
 	}
-	if len(g.pods) > 0 {
-		e.FirstMember = framework.PodKey(g.pods[0])
+	generator := fwk.PlacementGeneratorName()
+	if generator == "" {
+		generator = g.liveGenerator
 	}
-	snap := r.snapshot
-	if snap.NumNodes() == 0 {
-		return e, algorithm.ErrNoNodes
+	members := make(map[framework.GroupKey][]*framework.QueuedPodInfo, len(g.members))
+	for key, pods := range g.members {
+		for _, pod := range pods {
+			members[key] = append(members[key], &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}})
+		}
 	}
-	members := make([]*framework.QueuedPodInfo, len(g.pods))
-	for i, pod := range g.pods {
-		members[i] = &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}}
-	}
-	live := &liveGroupChoice{live: g.live}
+	live := &liveChoice{job: g, member: map[framework.GroupKey]*shadow.MemberDecision{}}
 	next := j.start
-	env := algorithm.Env{Framework: fwk, Snapshot: snap, Next: &next, SkipReserve: true, Prefer: live, OnSearch: live.compare}
-	tries, status := algorithm.TryEachPlacement(ctx, env, g.node, members, g.scheduled)
-	switch {
-	case status.Code == framework.Error:
-		return e, errors.New(status.Message())
-	case !status.Success():
-		// No placement could be generated.
-		e.Rejecting = []string{status.Plugin}
-		return e, nil
+	c := &algorithm.Cycle{
+		Env: algorithm.Env{
+			Framework: fwk, Snapshot: r.snapshot, Next: &next, SkipReserve: true, Record: true,
+			Prefer: live, OnSearch: live.compare,
+		},
+		Root: g.root, Members: members, Scheduled: g.scheduled,
 	}
-	rejecting := sets.New[string]()
-	var fits []*algorithm.PlacementResult
-	for _, r := range tries {
-		fit := r.Status.Success()
-		if g.live.Placed && r.Placement.Name == g.live.Placement {
-			e.LiveGenerated = true
+	res := c.Run(ctx)
+	if st := res[g.root.Key].Status; st.Code == framework.Error {
+		return nil, errors.New(st.Message())
+	}
+	out := make(map[framework.GroupKey]shadow.GroupEvaluation, len(g.members))
+	for _, leaf := range g.root.Leaves() {
+		pods := g.members[leaf.Key]
+		if len(pods) == 0 {
+			continue
+		}
+		o, lg := res[leaf.Key], g.live[leaf.Key]
+		e := shadow.GroupEvaluation{Generator: generator, FirstMember: framework.PodKey(pods[0])}
+		rejecting := sets.New[string]()
+		for _, t := range o.Tries {
+			fit := t.Status.Success()
+			if lg.Placed && t.Placement.Name == lg.Placement {
+				e.LiveGenerated = true
+				if !fit {
+					e.LiveRejecting = tryRejecting(t)
+				}
+			}
 			if !fit {
-				e.LiveRejecting = tryRejecting(r)
+				rejecting.Insert(tryRejecting(t)...)
 			}
 		}
-		if fit {
-			fits = append(fits, r)
-		} else {
-			rejecting.Insert(tryRejecting(r)...)
+		switch {
+		case o.Status.Success() && o.Try != nil:
+			e.Placed, e.Placement, e.Member = true, o.Try.Placement.Name, live.member[leaf.Key]
+			if o.Try.Group != nil {
+				e.Scores = o.Try.Group.Placements
+			}
+		case len(o.Tries) == 0 && o.Status.Plugin != "":
+			// No placement could be generated.
+			e.Rejecting = []string{o.Status.Plugin}
+		case rejecting.Len() > 0:
+			e.Rejecting = sets.List(rejecting)
+		default:
+			e.Rejecting = []string{names.GangScheduling}
 		}
+		out[leaf.Key] = e
 	}
-	if len(fits) == 0 {
-		e.Rejecting = sets.List(rejecting)
-		return e, nil
-	}
-	best, scores, st := algorithm.RankPlacements(ctx, env, g.node, fits)
-	if !st.Success() {
-		return e, errors.New(st.Message())
-	}
-	e.Placed, e.Placement, e.Scores, e.Member = true, fits[best].Placement.Name, scores, live.member
-	return e, nil
+	return out, nil
 }
 
 // tryRejecting names the plugins that kept a group out of a placement
@@ -261,45 +315,49 @@ func tryRejecting(r *algorithm.PlacementResult) []string {
 	return groupRejecting(r)
 }
 
-// liveGroupChoice is what a shadow's dry run of a group's cycle prefers
-// among equals: the live cycle's placement, and each member's live node
-// within it. It compares each member's search in the live placement with
-// the live node, and keeps the first member placed otherwise.
-type liveGroupChoice struct {
-	live   shadow.LiveGroup
-	member *shadow.MemberDecision
+// liveChoice is what a shadow's dry run of a group's cycle prefers among
+// equals: the placement the live cycle chose for each node of the tree,
+// and each member's live node within its PodGroup's live placement. It
+// compares each member's search in that placement with the live node, and
+// keeps, for each PodGroup, the first member placed otherwise.
+type liveChoice struct {
+	job    *groupJob
+	member map[framework.GroupKey]*shadow.MemberDecision
 }
 
-var _ algorithm.Preference = (*liveGroupChoice)(nil)
+var _ algorithm.Preference = (*liveChoice)(nil)
 
-// inLive reports whether p is the placement the live cycle chose.
-func (c *liveGroupChoice) inLive(p *framework.Placement) bool {
-	return p != nil && c.live.Placed && p.Name == c.live.Placement
-}
-
-// Node is the member's live node within the live placement.
-func (c *liveGroupChoice) Node(pod *v1.Pod, p *framework.Placement) string {
-	if !c.inLive(p) {
-		return ""
+// liveNode returns the PodGroup of the member, and its live node when p is
+// its PodGroup's live placement.
+func (c *liveChoice) liveNode(pod *v1.Pod, p *framework.Placement) (framework.GroupKey, string, bool) {
+	key, ok := c.job.leafOf[pod.UID]
+	if !ok || p == nil {
+		return key, "", false
 	}
-	return c.live.Nodes[framework.PodKey(pod)]
-}
-
-// Placement is the live cycle's placement.
-func (c *liveGroupChoice) Placement(*framework.GroupNode) string {
-	if !c.live.Placed {
-		return ""
+	lg := c.job.live[key]
+	if lg == nil || !lg.Placed || p.Name != lg.Placement {
+		return key, "", false
 	}
-	return c.live.Placement
+	return key, lg.Nodes[framework.PodKey(pod)], true
 }
 
-// compare compares a member's search in the live placement with where the
-// live cycle put it ("" when nowhere), as a single pod's is compared.
-func (c *liveGroupChoice) compare(pod *v1.Pod, p *framework.Placement, search algorithm.Search) {
-	if c.member != nil || !c.inLive(p) {
+// Node is the member's live node within its PodGroup's live placement.
+func (c *liveChoice) Node(pod *v1.Pod, p *framework.Placement) string {
+	_, node, _ := c.liveNode(pod, p)
+	return node
+}
+
+// Placement is the placement the live cycle chose for n.
+func (c *liveChoice) Placement(n *framework.GroupNode) string { return c.job.placements[n.Key] }
+
+// compare compares a member's search in its PodGroup's live placement with
+// where the live cycle put it ("" when nowhere), as a single pod's is
+// compared.
+func (c *liveChoice) compare(pod *v1.Pod, p *framework.Placement, search algorithm.Search) {
+	key, liveNode, inLive := c.liveNode(pod, p)
+	if !inLive || c.member[key] != nil {
 		return
 	}
-	liveNode := c.live.Nodes[framework.PodKey(pod)]
 	e := shadow.Evaluation{Scores: search.Scores, Feasible: make([]string, len(search.Feasible))}
 	for i, ni := range search.Feasible {
 		e.Feasible[i] = ni.Name()
@@ -313,6 +371,6 @@ func (c *liveGroupChoice) compare(pod *v1.Pod, p *framework.Placement, search al
 		}
 	}
 	if d := shadow.Compare(shadow.Live{Node: liveNode}, e); d.Outcome != shadow.OutcomeAgreed {
-		c.member = &shadow.MemberDecision{Pod: framework.PodKey(pod), Decision: d}
+		c.member[key] = &shadow.MemberDecision{Pod: framework.PodKey(pod), Decision: d}
 	}
 }

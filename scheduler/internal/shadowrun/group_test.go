@@ -18,6 +18,7 @@ package shadowrun
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -57,33 +58,52 @@ func newGroupLoop(t *testing.T, live, candidate *v1alpha1.SchedulingProfileSpec,
 	return g
 }
 
-// cycle runs the group's cycle as the loop does, up to the choice of its
-// placement and the members assumed (no Reserve, Permit or binding),
-// recording its decision, and returns the placement's try, the status, and
-// the job handed to the worker, if any.
+// cycle runs the cycle of a PodGroup alone as the loop does, up to the
+// choice of its placement and the members assumed (no Reserve, Permit or
+// binding), recording its decision, and returns the placement's try, the
+// status, and the job handed to the worker, if any.
 func (g *groupLoop) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*algorithm.PlacementResult, algorithm.Status, *job) {
 	g.t.Helper()
-	g.workloads.Groups = append(g.workloads.Groups, pg)
-	g.workloads.Pods = append(g.workloads.Pods, pods...)
-	members := make([]*framework.QueuedPodInfo, len(pods))
-	for i, p := range pods {
-		pi, err := framework.NewPodInfo(p)
-		if err != nil {
-			g.t.Fatal(err)
-		}
-		members[i] = &framework.QueuedPodInfo{PodInfo: pi}
-	}
 	root := framework.PodGroupNode(pg)
-	g.r.BeginGroup(pods[0], g.live, g.next, pg, pods, 0)
+	res, j := g.tree(root, []*schedulingv1beta1.PodGroup{pg}, pods)
+	return res[root.Key].Try, *res[root.Key].Status, j
+}
+
+// tree runs the cycle of the group under root, whose PodGroups are pgs
+// and members pods, as cycle does, and returns every node's outcome and
+// the job handed to the worker, if any.
+func (g *groupLoop) tree(root *framework.GroupNode, pgs []*schedulingv1beta1.PodGroup, pods []*v1.Pod) (algorithm.Outcomes, *job) {
+	g.t.Helper()
+	g.workloads.Groups = append(g.workloads.Groups, pgs...)
+	g.workloads.Pods = append(g.workloads.Pods, pods...)
+	members := map[framework.GroupKey][]*framework.QueuedPodInfo{}
+	byLeaf := map[framework.GroupKey][]*v1.Pod{}
+	for _, leaf := range root.Leaves() {
+		for _, p := range pods {
+			if ref, ok := framework.GroupRefOf(p); ok && ref == leaf.Ref() {
+				pi, err := framework.NewPodInfo(p)
+				if err != nil {
+					g.t.Fatal(err)
+				}
+				members[leaf.Key] = append(members[leaf.Key], &framework.QueuedPodInfo{PodInfo: pi})
+				byLeaf[leaf.Key] = append(byLeaf[leaf.Key], p)
+			}
+		}
+	}
+	g.r.BeginGroup(pods[0], g.live, g.next, root, byLeaf, map[framework.GroupKey]int{})
 	g.updateSnapshot()
 	c := &algorithm.Cycle{
 		Env:     algorithm.Env{Framework: g.live, Snapshot: g.snap, Rand: g.rng.IntN, Next: &g.next, Record: true},
 		Root:    root,
-		Members: map[framework.GroupKey][]*framework.QueuedPodInfo{root.Key: members},
+		Members: members,
 	}
-	o := c.Run(g.ctx)[root.Key]
-	g.r.EndGroup(o.Try, *o.Status)
-	if o.Status.Success() {
+	res := c.Run(g.ctx)
+	g.r.EndGroup(res)
+	for _, leaf := range root.Leaves() {
+		o := res[leaf.Key]
+		if !o.Status.Success() || o.Try == nil {
+			continue
+		}
 		// The live members are assumed, as the loop does, before the
 		// worker runs: the shadows must see the group as it was before.
 		for _, m := range o.Try.Members {
@@ -97,9 +117,9 @@ func (g *groupLoop) cycle(pg *schedulingv1beta1.PodGroup, pods ...*v1.Pod) (*alg
 	}
 	select {
 	case j := <-g.r.jobs:
-		return o.Try, *o.Status, j
+		return res, j
 	default:
-		return o.Try, *o.Status, nil
+		return res, nil
 	}
 }
 
@@ -232,6 +252,60 @@ func TestGroupShadowComparesTheGroupCycle(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got.Decision); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGroupShadowComparesAHierarchy checks the dry run of a
+// CompositePodGroup's cycle: every PodGroup of the hierarchy is compared,
+// and the first one on which the profiles disagree is recorded.
+func TestGroupShadowComparesAHierarchy(t *testing.T) {
+	nodes := []*v1.Node{rackNode("a1", "a", "2").Obj(), rackNode("a2", "a", "2").Obj(), rackNode("b1", "b", "2").Obj(), rackNode("b2", "b", "2").Obj()}
+	tests := []struct {
+		name      string
+		candidate v1alpha1.SchedulingProfileSpec
+		want      shadow.Decision
+	}{{
+		name: "an identical shadow agrees on every PodGroup",
+		want: shadow.Decision{Outcome: shadow.OutcomeAgreed},
+	}, {
+		name:      "without TopologyPlacementGenerator the shadow spreads the first PodGroup",
+		candidate: st.Profile("p").Disable("placementGenerate", "TopologyPlacementGenerator").Obj().Spec,
+		want:      shadow.Decision{Outcome: shadow.OutcomeDisagreed, PodGroup: "default/x", Deciding: []string{"TopologyPlacementGenerator"}},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			candidate := tc.candidate
+			candidate.ShadowOf = v1.DefaultSchedulerName
+			g := newGroupLoop(t, &v1alpha1.SchedulingProfileSpec{}, &candidate, nodes)
+			x := st.WorkloadGroup("x").Gang(2).Topology(testRack).Parent("job").Obj()
+			y := st.WorkloadGroup("y").Gang(2).Topology(testRack).Parent("job").Obj()
+			root := framework.CompositeNode(st.CompositeGroup("job").Obj(), []*framework.GroupNode{framework.PodGroupNode(x), framework.PodGroupNode(y)})
+			res, j := g.tree(root, []*schedulingv1beta1.PodGroup{x, y}, append(members("x", 2, "1"), members("y", 2, "1")...))
+			if !res[root.Key].Status.Success() {
+				t.Fatalf("live cycle: %s, want the hierarchy placed", res[root.Key].Status.Message())
+			}
+			if j == nil || j.group == nil {
+				t.Fatal("no group job for the shadow although the worker was free")
+			}
+			g.r.work(g.ctx, j)
+			if g.r.Snapshot().Simulating() {
+				t.Error("the dry run left members on the shadows' snapshot")
+			}
+			stats := g.stats()
+			if got := stats.Evaluated(); got != 1 {
+				t.Fatalf("evaluated = %d, want one per hierarchy cycle: %+v", got, stats.Outcomes)
+			}
+			if stats.Outcomes[tc.want.Outcome] != 1 {
+				t.Fatalf("outcomes = %v, want one %s", stats.Outcomes, tc.want.Outcome)
+			}
+			if tc.want.Outcome == shadow.OutcomeAgreed {
+				return
+			}
+			got := stats.Recent[0].Decision
+			if got.PodGroup != tc.want.PodGroup || !slices.Equal(got.Deciding, tc.want.Deciding) {
+				t.Errorf("decision %+v, want PodGroup %s decided by %v", got, tc.want.PodGroup, tc.want.Deciding)
 			}
 		})
 	}

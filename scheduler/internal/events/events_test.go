@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package events
 
 import (
 	"testing"
@@ -85,8 +85,8 @@ func TestNodeUpdateActions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := nodeUpdateActions(node().n, tc.new); got != tc.want {
-				t.Errorf("nodeUpdateActions = %v, want %v", got, tc.want)
+			if got := NodeUpdateActions(node().n, tc.new); got != tc.want {
+				t.Errorf("NodeUpdateActions = %v, want %v", got, tc.want)
 			}
 		})
 	}
@@ -115,8 +115,8 @@ func TestPodUpdateActions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := podUpdateActions(tc.old, tc.new); got != tc.want {
-				t.Errorf("podUpdateActions = %v, want %v", got, tc.want)
+			if got := PodUpdateActions(tc.old, tc.new); got != tc.want {
+				t.Errorf("PodUpdateActions = %v, want %v", got, tc.want)
 			}
 		})
 	}
