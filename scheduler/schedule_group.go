@@ -329,13 +329,7 @@ func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile
 
 	// Shadow profiles of this schedulerName, if any, run the group's cycle
 	// dry on their own snapshot, on their own goroutine, once it is done.
-	pods := make(map[framework.GroupKey][]*v1.Pod, len(leaves))
-	for _, leaf := range leaves {
-		for _, m := range c.Members[leaf.Key] {
-			pods[leaf.Key] = append(pods[leaf.Key], m.Pod)
-		}
-	}
-	s.shadows.BeginGroup(qpi.Pod, fwk, s.nextStartNodeIndex, root, pods, c.Scheduled)
+	s.shadows.BeginGroup(qpi.Pod, fwk, s.nextStartNodeIndex, root, c.Members, c.Scheduled)
 	var res algorithm.Outcomes
 	if err := s.updateSnapshot(ctx); err != nil {
 		res = algorithm.Failed(root, algorithm.Errorf("updating the snapshot: %v", err))

@@ -19,6 +19,7 @@ package shadowrun
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -58,10 +59,11 @@ type groupJob struct {
 
 // BeginGroup samples the shadows of the pod's schedulerName for the cycle
 // of the group under root about to start, as Begin does for a pod:
-// members are each PodGroup's members in the cycle's order, and scheduled
-// counts those each PodGroup had placed before it. It runs on the
-// scheduling loop and costs nothing when no shadow is sampled.
-func (r *Runner) BeginGroup(pod *v1.Pod, fwk *runtime.Framework, start int, root *framework.GroupNode, members map[framework.GroupKey][]*v1.Pod, scheduled map[framework.GroupKey]int) {
+// members are each PodGroup's queued members in the cycle's order, and
+// scheduled counts those each PodGroup had placed before it; what the
+// worker needs of them is copied. It runs on the scheduling loop and costs
+// nothing when no shadow is sampled.
+func (r *Runner) BeginGroup(pod *v1.Pod, fwk *runtime.Framework, start int, root *framework.GroupNode, members map[framework.GroupKey][]*framework.QueuedPodInfo, scheduled map[framework.GroupKey]int) {
 	r.Begin(pod, fwk, start)
 	j := r.pending
 	if j == nil {
@@ -69,16 +71,19 @@ func (r *Runner) BeginGroup(pod *v1.Pod, fwk *runtime.Framework, start int, root
 	}
 	j.reuse = false
 	g := &groupJob{
-		root: root, members: members, scheduled: scheduled,
+		root:          root,
+		members:       make(map[framework.GroupKey][]*v1.Pod, len(members)),
+		scheduled:     maps.Clone(scheduled),
 		leafOf:        map[types.UID]framework.GroupKey{},
 		liveGenerator: fwk.PlacementGeneratorName(),
 		live:          map[framework.GroupKey]*shadow.LiveGroup{},
 		placements:    map[framework.GroupKey]string{},
 	}
 	for _, leaf := range root.Leaves() {
-		for _, p := range members[leaf.Key] {
-			g.pods = append(g.pods, p)
-			g.leafOf[p.UID] = leaf.Key
+		for _, m := range members[leaf.Key] {
+			g.members[leaf.Key] = append(g.members[leaf.Key], m.Pod)
+			g.pods = append(g.pods, m.Pod)
+			g.leafOf[m.Pod.UID] = leaf.Key
 		}
 	}
 	j.group = g

@@ -77,7 +77,6 @@ func (g *groupLoop) tree(root *framework.GroupNode, pgs []*schedulingv1beta1.Pod
 	g.workloads.Groups = append(g.workloads.Groups, pgs...)
 	g.workloads.Pods = append(g.workloads.Pods, pods...)
 	members := map[framework.GroupKey][]*framework.QueuedPodInfo{}
-	byLeaf := map[framework.GroupKey][]*v1.Pod{}
 	for _, leaf := range root.Leaves() {
 		for _, p := range pods {
 			if ref, ok := framework.GroupRefOf(p); ok && ref == leaf.Ref() {
@@ -86,11 +85,10 @@ func (g *groupLoop) tree(root *framework.GroupNode, pgs []*schedulingv1beta1.Pod
 					g.t.Fatal(err)
 				}
 				members[leaf.Key] = append(members[leaf.Key], &framework.QueuedPodInfo{PodInfo: pi})
-				byLeaf[leaf.Key] = append(byLeaf[leaf.Key], p)
 			}
 		}
 	}
-	g.r.BeginGroup(pods[0], g.live, g.next, root, byLeaf, map[framework.GroupKey]int{})
+	g.r.BeginGroup(pods[0], g.live, g.next, root, members, map[framework.GroupKey]int{})
 	g.updateSnapshot()
 	c := &algorithm.Cycle{
 		Env:     algorithm.Env{Framework: g.live, Snapshot: g.snap, Rand: g.rng.IntN, Next: &g.next, Record: true},
