@@ -22,9 +22,9 @@ package scheduler
 // binds pods, writes their PodScheduled condition and nomination, reads
 // Kubernetes' own PodGroups and writes their PodGroupInitiallyScheduled
 // condition, records events, and lists the Scheduled events of pods that
-// another scheduler bound, to name it (see foreign.go). In its own
+// another scheduler bound, to name it (see internal/foreign). In its own
 // namespace only (a Role), it reads the Secrets that extenders take their
-// TLS client certificate from (see secrets.go). The plugins that
+// TLS client certificate from (see framework/extender/secrets.go). The plugins that
 // write more (preemption, volume binding, dynamic resource allocation)
 // carry their own markers, as do the controllers and the rebalancer.
 //
