@@ -30,9 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/decisions"
@@ -132,9 +130,22 @@ type cycleTest struct {
 
 func (tt cycleTest) run(t *testing.T) cycleOutcome {
 	t.Helper()
-	ctx := klog.NewContext(context.Background(), logr.Discard())
 	logger := logr.Discard()
-	client := fake.NewClientset(tt.pod)
+	registry := runtime.Registry(plugins.NewInTreeRegistry())
+	if err := registry.Register(faultsPluginName, func(context.Context, []byte, framework.Handle) (framework.Plugin, error) {
+		return tt.plugin, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	faults := &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: faultsPluginName}}}
+	// Faults binds (or skips) before the default binder.
+	bind := &v1alpha1.PluginSet{
+		Enabled:  []v1alpha1.Plugin{{Name: faultsPluginName}, {Name: names.DefaultBinder}},
+		Disabled: []v1alpha1.Plugin{{Name: names.DefaultBinder}},
+	}
+	spec := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{Reserve: faults, Permit: faults, PreBind: faults, Bind: bind}}
+	h := newHarness(t, withObjects(tt.pod), withOptions(WithRegistry(registry)), withProfile("test", "test", spec))
+	ctx, s, client := h.ctx, h.s, h.client
 	var binds, nominations atomic.Int32
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
 		if a.GetSubresource() != "binding" {
@@ -149,26 +160,6 @@ func (tt cycleTest) run(t *testing.T) cycleOutcome {
 		}
 		return false, nil, nil
 	})
-	registry := runtime.Registry(plugins.NewInTreeRegistry())
-	if err := registry.Register(faultsPluginName, func(context.Context, []byte, framework.Handle) (framework.Plugin, error) {
-		return tt.plugin, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(ctx, client, WithSeed(1), WithRegistry(registry))
-	if err != nil {
-		t.Fatal(err)
-	}
-	faults := &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: faultsPluginName}}}
-	// Faults binds (or skips) before the default binder.
-	bind := &v1alpha1.PluginSet{
-		Enabled:  []v1alpha1.Plugin{{Name: faultsPluginName}, {Name: names.DefaultBinder}},
-		Disabled: []v1alpha1.Plugin{{Name: names.DefaultBinder}},
-	}
-	spec := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{Reserve: faults, Permit: faults, PreBind: faults, Bind: bind}}
-	if err := s.SetProfile(ctx, "test", "test", 1, spec); err != nil {
-		t.Fatal(err)
-	}
 	s.cache.AddNode(logger, st.Node("node").Alloc("cpu", "4", "memory", "8Gi", "pods", "110").Obj())
 	if !tt.absent {
 		inInformer := tt.pod
@@ -318,18 +309,9 @@ func TestSchedulingRecordsDecisions(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := klog.NewContext(context.Background(), logr.Discard())
 			logger := logr.Discard()
 			pod := st.Pod("p").Container("cpu", "2").Obj()
 			pod.Spec.SchedulerName = "test"
-			client := fake.NewClientset(pod)
-			var boundTo atomic.Value
-			client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
-				if b, ok := a.(k8stesting.CreateAction).GetObject().(*v1.Binding); ok {
-					boundTo.Store(b.Target.Name)
-				}
-				return true, nil, nil
-			})
 			registry := runtime.Registry(plugins.NewInTreeRegistry())
 			faults := &faultsPlugin{reserve: tt.reserve}
 			if err := registry.Register(faultsPluginName, func(context.Context, []byte, framework.Handle) (framework.Plugin, error) {
@@ -337,10 +319,15 @@ func TestSchedulingRecordsDecisions(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			s, err := New(ctx, client, WithSeed(1), WithRegistry(registry), WithScheduledEvents(false))
-			if err != nil {
-				t.Fatal(err)
-			}
+			h := newHarness(t, withObjects(pod), withoutProfile(), withOptions(WithRegistry(registry), WithScheduledEvents(false)))
+			ctx, s, client := h.ctx, h.s, h.client
+			var boundTo atomic.Value
+			client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
+				if b, ok := a.(k8stesting.CreateAction).GetObject().(*v1.Binding); ok {
+					boundTo.Store(b.Target.Name)
+				}
+				return true, nil, nil
+			})
 			spec := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{Reserve: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: faultsPluginName}}}}}
 			fwk, err := s.CompileProfile(ctx, "test", spec)
 			if err != nil {
