@@ -64,7 +64,7 @@ func search(ctx context.Context, env Env, state *framework.CycleState, pod *v1.P
 	}
 	nodes := feasible
 	if prefer != "" {
-		nodes = withPreferred(ctx, fwk, snap, state, pod, feasible, &diagnosis, prefer)
+		nodes = WithPreferred(ctx, fwk, snap, state, pod, feasible, &diagnosis, prefer)
 	}
 	var scores []framework.NodePluginScores
 	if len(nodes) > 1 {
@@ -94,10 +94,10 @@ func search(ctx context.Context, env Env, state *framework.CycleState, pod *v1.P
 	return r, nil
 }
 
-// withPreferred returns the feasible nodes with the preferred node added
+// WithPreferred returns the feasible nodes with the preferred node added
 // when the search ended before reaching it and it passes Filter; when it
 // does not pass, the diagnosis records why.
-func withPreferred(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, feasible []*framework.NodeInfo, diagnosis *framework.Diagnosis, prefer string) []*framework.NodeInfo {
+func WithPreferred(ctx context.Context, fwk *runtime.Framework, snap *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, feasible []*framework.NodeInfo, diagnosis *framework.Diagnosis, prefer string) []*framework.NodeInfo {
 	if len(feasible) == 0 || !snap.InPlacement(prefer) || slices.ContainsFunc(feasible, func(ni *framework.NodeInfo) bool { return ni.Name() == prefer }) {
 		return feasible
 	}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -363,18 +362,7 @@ func (c *liveChoice) compare(pod *v1.Pod, p *framework.Placement, search algorit
 	if !inLive || c.member[key] != nil {
 		return
 	}
-	e := shadow.Evaluation{Scores: search.Scores, Feasible: make([]string, len(search.Feasible))}
-	for i, ni := range search.Feasible {
-		e.Feasible[i] = ni.Name()
-	}
-	switch {
-	case len(e.Feasible) == 0:
-		e.Rejecting = sets.List(search.Diagnosis.UnschedulablePlugins)
-	case liveNode != "" && !slices.Contains(e.Feasible, liveNode):
-		if st := search.Diagnosis.NodeToStatus.Get(liveNode); st != nil && !st.IsSuccess() {
-			e.RejectedLive = st.Plugin()
-		}
-	}
+	e := liveEvaluation(search.Feasible, search.Diagnosis, search.Scores, liveNode)
 	if d := shadow.Compare(shadow.Live{Node: liveNode}, e); d.Outcome != shadow.OutcomeAgreed {
 		c.member[key] = &shadow.MemberDecision{Pod: framework.PodKey(pod), Decision: d}
 	}

@@ -376,29 +376,11 @@ func (r *Runner) evaluation(ctx context.Context, fwk *runtime.Framework, j *job)
 	}
 	defer fwk.ReleaseFeasible(feasible)
 	nodes := feasible
-	if live := j.live.Node; live != "" && !slices.ContainsFunc(feasible, func(ni *framework.NodeInfo) bool { return ni.Name() == live }) {
-		switch st := diagnosis.NodeToStatus.Get(live); {
-		case st != nil && !st.IsSuccess():
-			e.RejectedLive = st.Plugin()
-		case len(feasible) > 0:
-			// The search ended before the live node.
-			if ni, err := snap.NodeInfos().Get(live); err == nil {
-				if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, j.pod, ni); st.IsSuccess() {
-					nodes = append(slices.Clip(feasible), ni)
-				} else {
-					e.RejectedLive = st.Plugin()
-				}
-			}
-		}
+	if j.live.Node != "" {
+		nodes = algorithm.WithPreferred(ctx, fwk, snap, state, j.pod, feasible, &diagnosis, j.live.Node)
 	}
-	for _, ni := range nodes {
-		e.Feasible = append(e.Feasible, ni.Name())
-	}
-	if len(nodes) == 0 {
-		e.Rejecting = sets.List(diagnosis.UnschedulablePlugins)
-		return e, none, nil
-	}
-	if len(nodes) == 1 {
+	e = liveEvaluation(nodes, diagnosis, nil, j.live.Node)
+	if len(nodes) <= 1 {
 		return e, none, nil
 	}
 	scores, err := algorithm.PrioritizeNodes(ctx, fwk, state, j.pod, nodes)
@@ -441,6 +423,27 @@ func (r *Runner) reusedEvaluation(ctx context.Context, fwk *runtime.Framework, j
 	}
 	e.Scores = scores
 	return e, func() { fwk.ReleaseScores(scores) }, nil
+}
+
+// liveEvaluation is what a shadow's search found, to compare with the live
+// node: the feasible nodes (the live one among them when it passed Filter
+// after the search ended before it), their scores, the plugin that
+// rejected the live node, and the plugins that rejected the pod when no
+// node fits.
+func liveEvaluation(feasible []*framework.NodeInfo, diagnosis framework.Diagnosis, scores []framework.NodePluginScores, liveNode string) shadow.Evaluation {
+	e := shadow.Evaluation{Scores: scores, Feasible: make([]string, len(feasible))}
+	for i, ni := range feasible {
+		e.Feasible[i] = ni.Name()
+	}
+	if len(e.Feasible) == 0 {
+		e.Rejecting = sets.List(diagnosis.UnschedulablePlugins)
+	}
+	if liveNode != "" && !slices.Contains(e.Feasible, liveNode) {
+		if st := diagnosis.NodeToStatus.Get(liveNode); st != nil && !st.IsSuccess() {
+			e.RejectedLive = st.Plugin()
+		}
+	}
+	return e
 }
 
 // filterWritesState reports whether Filter keeps per-node state about the
