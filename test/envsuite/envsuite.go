@@ -26,7 +26,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -39,13 +38,25 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// RepoRoot is the root of Berth's checkout.
+// RepoRoot is the root of Berth's checkout: the nearest directory above the
+// test's working directory (its package's directory, as go test and ginkgo
+// run it) that holds go.mod. It does not read the source file's path, which
+// -trimpath reduces to the module path.
 func RepoRoot() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		Fail("cannot tell where test/envsuite is")
+	dir, err := os.Getwd()
+	if err != nil {
+		Fail("cannot tell the working directory: " + err.Error())
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			Fail("no go.mod above the working directory: run the suites from Berth's checkout")
+		}
+		dir = parent
+	}
 }
 
 // CRDs is the directory of Berth's CRDs.
