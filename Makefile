@@ -228,7 +228,7 @@ helm-lint: $(HELM) ## Lint and render the Helm chart; fail when its CRDs or RBAC
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set replicas=1,leaderElection.enabled=false,webhook.enabled=false,metrics.enabled=false,flowControl.enabled=false
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.secretName=berth-metrics-tls,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.tokenSecret=prometheus-token
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set webhook.certManager.enabled=false,webhook.secretName=berth-tls,webhook.caBundle=Y2E=,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.insecureSkipVerify=true
-	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set defaultProfile=,rbac.aggregateClusterRoles=false,tests.enabled=false
+	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set defaultProfile=,rbac.aggregateClusterRoles=false,tests.enabled=false,schedulerName=system-scheduler
 	@# As a subchart (a parent's global values), renamed, pinned by digest, with extra env and volumes.
 	$(HELM) lint --strict --kube-version $(K8S_VERSION) $(CHART) --set global.imageRegistry=registry.example.com \
 		--set nameOverride=scheduler,fullnameOverride=platform-scheduler,image.digest=sha256:$(HELM_LINT_DIGEST) \

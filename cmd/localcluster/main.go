@@ -273,6 +273,8 @@ func printHints(w io.Writer, cluster *localcluster.Cluster, manager bool) {
    kubectl get nodes
    kubectl get schedulingprofiles            # the samples from config/samples
    kubectl get pods -o wide -w               # the berth-demo pods land and turn Running
+   kubectl get podgroups -n ml-training      # a gang of eight, placed whole
+   kubectl get pods -n ml-training -o wide   # its members, all in one zone
    kubectl scale deployment berth-demo --replicas=40
    kubectl apply -f config/samples/scheduling_v1alpha1_pluginweight.yaml
    kubectl get schedulingprofile bin-packing -o jsonpath='{.status.effectivePlugins}'
