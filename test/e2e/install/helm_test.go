@@ -50,9 +50,11 @@ var (
 )
 
 // The install specs share one cluster and one namespace: Helm's first, then
-// kustomize's, each removing what it installed.
+// the upgrade from a v0.1.0 release, then kustomize's, each removing what it
+// installed.
 var _ = Describe("Installing Berth", Ordered, func() {
 	Describe("with helm install", Ordered, helmSpecs)
+	Describe("with helm upgrade from v0.1.0", Ordered, upgradeSpecs)
 	Describe("with kubectl apply -k config/default", Ordered, kustomizeSpecs)
 })
 
