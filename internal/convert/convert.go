@@ -24,6 +24,7 @@ package convert
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -169,6 +170,7 @@ func (c *Converter) Convert(ctx context.Context, data []byte) (*Result, error) {
 		}
 		seen[out.Name] = i
 		errs = append(errs, perrs...)
+		res.Warnings = append(res.Warnings, metricProviderWarnings(p.PluginConfig, path)...)
 		res.Profiles = append(res.Profiles, out)
 	}
 	if len(errs) > 0 {
@@ -440,4 +442,32 @@ func convertExtenders(in []extender) ([]v1alpha1.Extender, field.ErrorList, []st
 		out = append(out, x)
 	}
 	return out, errs, warnings
+}
+
+// metricProviderWarnings warns of a Trimaran plugin reading Prometheus over
+// https with insecureSkipVerify unset: scheduler-plugins then skips
+// verifying Prometheus's certificate, Berth verifies it.
+func metricProviderWarnings(config []v1alpha1.PluginConfig, path *field.Path) []string {
+	var out []string
+	for i, pc := range config {
+		var a struct {
+			MetricProvider struct {
+				Type               string  `json:"type"`
+				Address            *string `json:"address"`
+				InsecureSkipVerify *bool   `json:"insecureSkipVerify"`
+			} `json:"metricProvider"`
+		}
+		if len(pc.Args.Raw) == 0 || json.Unmarshal(pc.Args.Raw, &a) != nil {
+			continue
+		}
+		mp := a.MetricProvider
+		if mp.Type != "Prometheus" || mp.InsecureSkipVerify != nil || mp.Address == nil || !strings.HasPrefix(*mp.Address, "https://") {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s reads Prometheus over https with insecureSkipVerify unset, which scheduler-plugins reads as true "+
+			"and Berth as false: Berth verifies Prometheus's certificate against the system's roots or caSecretRef's bundle; "+
+			"set insecureSkipVerify: true to keep skipping it",
+			path.Child("pluginConfig").Index(i).Child("args", "metricProvider"), pc.Name))
+	}
+	return out
 }

@@ -59,6 +59,8 @@ func TestConvert(t *testing.T) {
 		{name: "misplaced", wantErr: true},
 		{name: "duplicate", wantErr: true},
 		{name: "empty", wantErr: true},
+		{name: "trimaran", wantWarnings: []string{"insecureSkipVerify", "take over"}},
+		{name: "trimaran-token", wantErr: true},
 	}
 	c := New(registries.InTree())
 	for _, tc := range tests {

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"github.com/berth-io/berth/scheduler/framework/dra"
+	"github.com/berth-io/berth/scheduler/usage"
 )
 
 // Score bounds, as upstream.
@@ -381,6 +382,17 @@ type Handle interface {
 	// as the scheduler tracks them (DeviceTaintRules applied); nil outside
 	// a scheduler.
 	ResourceSlices() dra.SliceSource
+	// NodeUsage returns the stores of what nodes really use, shared by
+	// every profile and RebalancePolicy reading the same source; nil
+	// outside a scheduler.
+	NodeUsage() UsageProvider
+}
+
+// UsageProvider gives the store that reads a usage source; equal sources
+// share one store.
+type UsageProvider interface {
+	// Store returns the store reading src, starting to read it on first use.
+	Store(src usage.Source) usage.Store
 }
 
 // BindingPoster creates pods' Bindings; the scheduler gives its frameworks

@@ -53,6 +53,8 @@ type Handle struct {
 	Allocated *dra.AllocatedDevices
 	// Slices lists the ResourceSlices.
 	Slices dra.SliceSource
+	// Usage gives the usage stores; nil by default.
+	Usage framework.UsageProvider
 }
 
 var _ framework.Handle = (*Handle)(nil)
@@ -88,3 +90,6 @@ func (h *Handle) AllocatedDevices() *dra.AllocatedDevices { return h.Allocated }
 
 // ResourceSlices returns Slices.
 func (h *Handle) ResourceSlices() dra.SliceSource { return h.Slices }
+
+// NodeUsage returns Usage.
+func (h *Handle) NodeUsage() framework.UsageProvider { return h.Usage }

@@ -523,6 +523,12 @@ func (b *PodBuilder) Condition(c v1.PodCondition) *PodBuilder {
 	return b
 }
 
+// BoundAt adds the PodScheduled=True condition the apiserver sets when the
+// pod is bound, with t as its lastTransitionTime.
+func (b *PodBuilder) BoundAt(t time.Time) *PodBuilder {
+	return b.Condition(v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(t)})
+}
+
 // ContainerStatus adds a container status.
 func (b *PodBuilder) ContainerStatus(cs v1.ContainerStatus) *PodBuilder {
 	b.pod.Status.ContainerStatuses = append(b.pod.Status.ContainerStatuses, cs)

@@ -25,6 +25,8 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/gangscheduling"
 	"github.com/berth-io/berth/scheduler/framework/plugins/imagelocality"
 	"github.com/berth-io/berth/scheduler/framework/plugins/interpodaffinity"
+	"github.com/berth-io/berth/scheduler/framework/plugins/loadawarescheduling"
+	"github.com/berth-io/berth/scheduler/framework/plugins/loadvariationriskbalancing"
 	"github.com/berth-io/berth/scheduler/framework/plugins/names"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodeaffinity"
 	"github.com/berth-io/berth/scheduler/framework/plugins/nodedeclaredfeatures"
@@ -38,6 +40,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/plugins/queuesort"
 	"github.com/berth-io/berth/scheduler/framework/plugins/schedulinggates"
 	"github.com/berth-io/berth/scheduler/framework/plugins/tainttoleration"
+	"github.com/berth-io/berth/scheduler/framework/plugins/targetloadpacking"
 	"github.com/berth-io/berth/scheduler/framework/plugins/topologyplacement"
 	"github.com/berth-io/berth/scheduler/framework/plugins/volumebinding"
 	"github.com/berth-io/berth/scheduler/framework/plugins/volumerestrictions"
@@ -71,5 +74,10 @@ func NewInTreeRegistry() map[string]framework.PluginFactory {
 		names.GangScheduling:                  gangscheduling.New,
 		names.TopologyPlacementGenerator:      topologyplacement.New,
 		names.PodGroupPodsCount:               podgrouppodscount.New,
+		// Load-aware plugins, beyond kube-scheduler's: scheduler-plugins'
+		// Trimaran scores and Koordinator's usage filter.
+		targetloadpacking.Name:          targetloadpacking.New,
+		loadvariationriskbalancing.Name: loadvariationriskbalancing.New,
+		loadawarescheduling.Name:        loadawarescheduling.New,
 	}
 }

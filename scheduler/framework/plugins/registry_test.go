@@ -50,6 +50,8 @@ func (clientHandle) AllocatedDevices() *dra.AllocatedDevices { return nil }
 
 func (clientHandle) ResourceSlices() dra.SliceSource { return nil }
 
+func (clientHandle) NodeUsage() framework.UsageProvider { return nil }
+
 func TestNewInTreeRegistry(t *testing.T) {
 	r := NewInTreeRegistry()
 	client := fake.NewClientset()

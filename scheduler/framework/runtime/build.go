@@ -205,6 +205,7 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		bindingPoster:            o.bindingPoster,
 		allocated:                o.allocated,
 		slices:                   o.slices,
+		nodeUsage:                o.nodeUsage,
 	}
 	if f.workloads == nil {
 		f.workloads = unservedWorkloads{}

@@ -67,6 +67,7 @@ type Framework struct {
 	bindingPoster   framework.BindingPoster
 	allocated       *dra.AllocatedDevices
 	slices          dra.SliceSource
+	nodeUsage       framework.UsageProvider
 
 	preEnqueue []framework.PreEnqueuePlugin
 	queueSort  []framework.QueueSortPlugin
@@ -210,6 +211,10 @@ func (f *Framework) AllocatedDevices() *dra.AllocatedDevices { return f.allocate
 // ResourceSlices returns the scheduler's view of ResourceSlices, nil when
 // WithDeviceState gave none.
 func (f *Framework) ResourceSlices() dra.SliceSource { return f.slices }
+
+// NodeUsage returns the scheduler's usage stores, nil when WithNodeUsage
+// gave none.
+func (f *Framework) NodeUsage() framework.UsageProvider { return f.nodeUsage }
 
 // IterateOverWaitingPods calls fn for each pod held at Permit.
 func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) { f.waitingPods.Iterate(fn) }

@@ -56,6 +56,7 @@ type options struct {
 	bindingPoster   framework.BindingPoster
 	allocated       *dra.AllocatedDevices
 	slices          dra.SliceSource
+	nodeUsage       framework.UsageProvider
 }
 
 // WithBindingPoster sets what the Handle's PostBinding creates Bindings
@@ -70,6 +71,13 @@ func WithBindingPoster(p framework.BindingPoster) Option {
 // and slices itself.
 func WithDeviceState(allocated *dra.AllocatedDevices, slices dra.SliceSource) Option {
 	return func(o *options) { o.allocated, o.slices = allocated, slices }
+}
+
+// WithNodeUsage shares the scheduler's usage stores with load-aware
+// plugins (the Handle's NodeUsage); without it they estimate every node's
+// use from its pods.
+func WithNodeUsage(p framework.UsageProvider) Option {
+	return func(o *options) { o.nodeUsage = p }
 }
 
 // WithExtenderOptions passes options to the clients of the profile's

@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package load
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-io/berth/scheduler/usage"
+)
+
+func TestNotInSample(t *testing.T) {
+	sample := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	bound := func(at time.Time) *v1.Pod {
+		return &v1.Pod{Status: v1.PodStatus{Conditions: []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(at)}}}}
+	}
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want bool
+	}{
+		{"assumed, not seen bound", &v1.Pod{}, true},
+		{"unschedulable so far", &v1.Pod{Status: v1.PodStatus{Conditions: []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse}}}}, true},
+		{"bound after the sample", bound(sample.Add(time.Second)), true},
+		{"bound within the reporting lag before it", bound(sample.Add(-30 * time.Second)), true},
+		{"bound a lag before it", bound(sample.Add(-ReportingLag)), false},
+		{"bound long before", bound(sample.Add(-time.Hour)), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NotInSample(tt.pod, sample); got != tt.want {
+				t.Errorf("NotInSample = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMetricProviderSource(t *testing.T) {
+	tests := []struct {
+		name, json string
+		want       usage.Source
+		wantErr    string
+	}{
+		{name: "metrics-server by default", json: `{}`, want: usage.Source{Type: usage.MetricsServer}},
+		{
+			name: "Prometheus with load-watcher's queries and Secrets",
+			json: `{"type":"Prometheus","address":"https://prom:9090","tokenSecretRef":{"namespace":"berth-system","name":"prom"},"caSecretRef":{"namespace":"berth-system","name":"prom-ca"}}`,
+			want: usage.Source{
+				Type: usage.Prometheus, Address: "https://prom:9090",
+				Queries: map[usage.Resource]string{
+					usage.CPU: DefaultCPUQuery, usage.Memory: DefaultMemoryQuery,
+					usage.CPUStdDev: DefaultCPUStdDevQuery, usage.MemoryStdDev: DefaultMemoryStdDevQuery,
+				},
+				Token: &usage.SecretKeyRef{Namespace: "berth-system", Name: "prom", Key: DefaultTokenKey},
+				CA:    &usage.SecretKeyRef{Namespace: "berth-system", Name: "prom-ca", Key: DefaultCAKey},
+			},
+		},
+		{name: "an address for metrics-server", json: `{"address":"http://x"}`, wantErr: "leave address unset"},
+		{name: "a Secret without its namespace", json: `{"type":"Prometheus","address":"http://p","tokenSecretRef":{"name":"t"}}`, wantErr: "tokenSecretRef.namespace: Required"},
+		{name: "not a URL", json: `{"type":"Prometheus","address":"prom:9090"}`, wantErr: "http:// or https://"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p MetricProvider
+			if err := json.Unmarshal([]byte(tt.json), &p); err != nil {
+				t.Fatal(err)
+			}
+			p.Default()
+			errs := p.Validate(nil)
+			if tt.wantErr != "" {
+				if !strings.Contains(errs.ToAggregate().Error(), tt.wantErr) {
+					t.Fatalf("Validate = %v, want an error containing %q", errs, tt.wantErr)
+				}
+				return
+			}
+			if len(errs) > 0 {
+				t.Fatalf("Validate: %v", errs)
+			}
+			if diff := cmp.Diff(tt.want, p.Source()); diff != "" {
+				t.Errorf("Source (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
