@@ -24,7 +24,10 @@ package scheduler
 // condition, records events, and lists the Scheduled events of pods that
 // another scheduler bound, to name it (see internal/foreign). In its own
 // namespace only (a Role), it reads the Secrets that extenders take their
-// TLS client certificate from (see framework/extender/secrets.go). The plugins that
+// TLS client certificate from (see framework/extender/secrets.go), and
+// Prometheus usage sources their token and CA. It lists NodeMetrics from
+// metrics.k8s.io for load-aware plugins and RebalancePolicies reading
+// metrics-server (see scheduler/usage). The plugins that
 // write more (preemption, volume binding, dynamic resource allocation)
 // carry their own markers, as do the controllers and the rebalancer.
 //
@@ -40,4 +43,5 @@ package scheduler
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups;compositepodgroups,verbs=get;list;watch
+// +kubebuilder:rbac:groups=metrics.k8s.io,resources=nodes;pods,verbs=get;list
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=podgroups/status,verbs=patch;update

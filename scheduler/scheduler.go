@@ -54,6 +54,7 @@ import (
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/profile"
 	"github.com/berth-io/berth/scheduler/queue"
+	"github.com/berth-io/berth/scheduler/usage"
 	"github.com/berth-io/berth/scheduler/workload"
 
 	schedcache "github.com/berth-io/berth/scheduler/cache"
@@ -114,6 +115,9 @@ type Scheduler struct {
 	foreign *foreign.Watch
 	// secrets are the Secrets extenders read their TLS material from.
 	secrets *extender.NamespaceSecrets
+	// usage keeps one store per source of what nodes really use, for the
+	// load-aware plugins of every profile and for the rebalancer.
+	usage *usage.Registry
 
 	// routeMu orders the routing of unassigned pods (queue or parked) against
 	// profile installs and removals, so that no pod is parked after its
@@ -157,6 +161,7 @@ type options struct {
 	leaseCheck         func() error
 	deviceTaintRules   bool
 	secretsNamespace   string
+	usageOptions       []usage.Option
 }
 
 // WithSecretsNamespace is the namespace whose Secrets extenders may name in
@@ -205,6 +210,13 @@ func WithQueueOptions(opts ...queue.Option) Option {
 // it pods that join one of them stay pending.
 func WithPodGroupClient(c rest.Interface) Option {
 	return func(o *options) { o.podGroupClient = c }
+}
+
+// WithNodeUsageOptions configures the stores of what nodes really use, for
+// example with the metrics.k8s.io client (usage.WithMetricsClient) that
+// metrics-server sources read through.
+func WithNodeUsageOptions(opts ...usage.Option) Option {
+	return func(o *options) { o.usageOptions = append(o.usageOptions, opts...) }
 }
 
 // WithCompositePodGroups follows PodGroups' spec.parentCompositePodGroupName
@@ -268,6 +280,12 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	}
 	s.bindingPoster = apiwrite.NewBindingPoster(client)
 	s.secrets = extender.NewNamespaceSecrets(s.informerFactory, o.secretsNamespace)
+	s.usage = usage.NewRegistry(append([]usage.Option{
+		usage.WithContext(ctx),
+		usage.WithClock(o.clock),
+		usage.WithAllocatable(usage.AllocatableFromLister(factory.Core().V1().Nodes().Lister())),
+		usage.WithSecretGetter(s.usageSecret),
+	}, o.usageOptions...)...)
 	s.statusPatcher = apiwrite.NewStatusPatcher(client, &s.bindings)
 	if o.scheduledEvents {
 		s.scheduledEvents = apiwrite.NewScheduledEventWriter(client, o.clock, o.metrics)
@@ -380,6 +398,7 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		// ResourceClaim handler keeps (addClusterObjectHandlers), and the
 		// slices from the tracker the ResourceSlice events come from.
 		runtime.WithDeviceState(s.allocated, s.slices),
+		runtime.WithNodeUsage(s.usage),
 	}
 	if spec != nil {
 		if err := s.secrets.Check(spec); err != nil {
@@ -387,6 +406,25 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		}
 	}
 	return runtime.NewFramework(ctx, s.registry, schedulerName, spec, append(own, opts...)...)
+}
+
+// NodeUsage returns the stores of what nodes really use that the
+// scheduler's load-aware plugins read; a RebalancePolicy reading the same
+// source reads the same store.
+func (s *Scheduler) NodeUsage() *usage.Registry { return s.usage }
+
+// usageSecret reads a key of a Secret, in the namespace Berth reads Secrets
+// in, for a Prometheus usage source's token or CA.
+func (s *Scheduler) usageSecret(_ context.Context, ref usage.SecretKeyRef) ([]byte, error) {
+	data, _, ok := s.secrets.Secret(ref.Namespace, ref.Name)
+	if !ok {
+		return nil, fmt.Errorf("the Secret %s/%s is not found, or is outside the namespace Berth reads Secrets in", ref.Namespace, ref.Name)
+	}
+	v, ok := data[ref.Key]
+	if !ok {
+		return nil, fmt.Errorf("the Secret %s/%s has no key %q", ref.Namespace, ref.Name, ref.Key)
+	}
+	return v, nil
 }
 
 // Cache returns the scheduler's cache, for tests that compare it with the apiserver.

@@ -20,6 +20,10 @@ import (
 	"context"
 	"fmt"
 
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
+
+	"github.com/berth-io/berth/scheduler/usage"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -106,8 +110,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 	if err != nil {
 		return nil, err
 	}
+	// NodeMetrics are JSON only: metrics-server serves no protobuf.
+	nodeMetrics, err := metricsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the metrics.k8s.io client: %w", err)
+	}
 	schedOpts := []scheduler.Option{scheduler.WithRegistry(registry), scheduler.WithPodGroupClient(podGroups),
-		scheduler.WithDeviceTaintRules(taintRules), scheduler.WithSecretsNamespace(o.Namespace)}
+		scheduler.WithDeviceTaintRules(taintRules), scheduler.WithSecretsNamespace(o.Namespace),
+		scheduler.WithNodeUsageOptions(usage.WithMetricsClient(nodeMetrics))}
 	if o.Fence != nil {
 		schedOpts = append(schedOpts, scheduler.WithLeaseCheck(o.Fence.Check))
 	}

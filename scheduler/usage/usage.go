@@ -80,9 +80,11 @@ type Source struct {
 
 // Stat is a node's usage of one resource.
 type Stat struct {
-	// Average is the smoothed usage: an exponentially weighted average of the
-	// samples read so far (weight 0.1 for each new sample, as the
-	// descheduler's metrics collector), the first sample taken as it is.
+	// Average is the smoothed usage. From metrics-server: an exponentially
+	// weighted average of the samples read so far (weight 0.1 for each new
+	// sample, as the descheduler's metrics collector), the first sample
+	// taken as it is. From Prometheus: the newest sample, since the query
+	// aggregates over its own window.
 	Average float64
 	// StdDev is the standard deviation of the samples in the store's window
 	// (the last Window of samples); 0 with a single sample.

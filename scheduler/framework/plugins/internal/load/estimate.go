@@ -32,15 +32,20 @@ const ReportingLag = time.Minute
 
 // NotInSample reports whether a pod on a node whose newest sample was taken
 // at sampledAt may not show in that sample yet, and so must be counted with
-// an estimate: a pod this scheduler assumed and has not seen bound (no
-// PodScheduled=True condition), or one bound later than ReportingLag before
-// the sample.
+// an estimate: one bound (its PodScheduled=True condition's time) later
+// than ReportingLag before the sample; for a pod with no such condition
+// (placed by spec.nodeName), one the kubelet started later than that; and
+// a pod neither bound nor started, which this scheduler has just assumed.
 func NotInSample(pod *v1.Pod, sampledAt time.Time) bool {
+	since := sampledAt.Add(-ReportingLag)
 	for i := range pod.Status.Conditions {
 		c := &pod.Status.Conditions[i]
 		if c.Type == v1.PodScheduled && c.Status == v1.ConditionTrue {
-			return c.LastTransitionTime.Time.After(sampledAt.Add(-ReportingLag))
+			return c.LastTransitionTime.Time.After(since)
 		}
+	}
+	if pod.Status.StartTime != nil {
+		return pod.Status.StartTime.Time.After(since)
 	}
 	return true
 }

@@ -45,6 +45,8 @@ func TestNotInSample(t *testing.T) {
 		{"bound within the reporting lag before it", bound(sample.Add(-30 * time.Second)), true},
 		{"bound a lag before it", bound(sample.Add(-ReportingLag)), false},
 		{"bound long before", bound(sample.Add(-time.Hour)), false},
+		{"placed by nodeName, started long before", &v1.Pod{Status: v1.PodStatus{StartTime: &metav1.Time{Time: sample.Add(-time.Hour)}}}, false},
+		{"placed by nodeName, started after", &v1.Pod{Status: v1.PodStatus{StartTime: &metav1.Time{Time: sample}}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

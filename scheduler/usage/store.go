@@ -1,0 +1,207 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package usage
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+)
+
+// sample is one read of one node: a value for each resource the source
+// gave, taken at at.
+type sample struct {
+	values map[Resource]float64
+	at     time.Time
+}
+
+// reader reads every node's usage once from a source.
+type reader interface {
+	read(ctx context.Context) (map[string]sample, error)
+}
+
+// closer is a reader that holds resources to release once it is no longer
+// used.
+type closer interface {
+	close()
+}
+
+// errReader is the reader of a source that cannot be read: every read fails
+// with its error.
+type errReader struct{ err error }
+
+func (e errReader) read(context.Context) (map[string]sample, error) { return nil, e.err }
+
+// nodeSeries is one node's history in a store.
+type nodeSeries struct {
+	// at is when the node's newest sample was taken.
+	at  time.Time
+	res map[Resource]*series
+}
+
+// store implements Store: it folds each successful read of its source into
+// every node's history.
+type store struct {
+	src        Source
+	clock      clock.PassiveClock
+	staleAfter time.Duration
+	window     time.Duration
+	// known, when set, says whether a node is still in the cluster; the
+	// nodes it does not know are dropped after each successful read.
+	known func(name string) bool
+
+	// readMu serialises refreshes, so that samples are folded in the order
+	// they were read, without holding mu during the read.
+	readMu sync.Mutex
+	rd     reader
+
+	mu       sync.RWMutex
+	nodes    map[string]*nodeSeries
+	err      error
+	lastRead time.Time
+}
+
+var _ Store = (*store)(nil)
+
+func (s *store) Source() Source { return s.src.clone() }
+
+func (s *store) Err() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.err
+}
+
+func (s *store) LastRead() time.Time {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.lastRead
+}
+
+// Node returns the node's usage: a Stat for each resource its newest sample
+// gave (a resource that sample lacked is left out, not reported with older
+// numbers; CPUStdDev and MemoryStdDev are the StdDev of CPU and Memory, not
+// Stats of their own), and Fresh while the sample is no older than
+// staleAfter.
+func (s *store) Node(name string) (NodeUsage, Freshness) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ns, ok := s.nodes[name]
+	if !ok {
+		return NodeUsage{}, Missing
+	}
+	u := NodeUsage{Usage: make(map[Resource]Stat, len(ns.res)), SampledAt: ns.at}
+	for r, sr := range ns.res {
+		if sr.at.Equal(ns.at) {
+			u.Usage[r] = sr.stat()
+		}
+	}
+	if s.clock.Since(ns.at) > s.staleAfter {
+		return u, Stale
+	}
+	return u, Fresh
+}
+
+// refresh reads the source once and folds what it read into the store; it
+// returns the read's error, which Err reports until a later read succeeds.
+func (s *store) refresh(ctx context.Context) error {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	samples, err := s.rd.read(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		// The caller gave up (the last release, a shutdown): not the
+		// source's fault, so neither recorded nor logged.
+		return err
+	}
+	prev := s.apply(samples, err)
+	logger := logr.FromContextOrDiscard(ctx)
+	switch {
+	case err != nil && (prev == nil || prev.Error() != err.Error()):
+		logger.Error(err, "Reading node usage failed; keeping the previous samples")
+	case err == nil && prev != nil:
+		logger.Info("Reading node usage works again", "nodes", len(samples))
+	case err == nil:
+		logger.V(5).Info("Read node usage", "nodes", len(samples))
+	}
+	return err
+}
+
+// apply folds a read into the store and returns the error of the read
+// before it.
+func (s *store) apply(samples map[string]sample, err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev := s.err
+	s.err = err
+	if err != nil {
+		return prev
+	}
+	s.lastRead = s.clock.Now()
+	for name, smp := range samples {
+		ns, ok := s.nodes[name]
+		if !ok {
+			ns = &nodeSeries{res: make(map[Resource]*series, len(smp.values))}
+			s.nodes[name] = ns
+		} else if !smp.at.After(ns.at) {
+			// metrics-server gives the same window again until its next
+			// scrape: fold each sample once.
+			continue
+		}
+		ns.at = smp.at
+		for r, v := range smp.values {
+			base, isSpread := spreadOf(r)
+			if !isSpread {
+				base = r
+			}
+			sr, ok := ns.res[base]
+			if !ok {
+				sr = &series{}
+				ns.res[base] = sr
+			}
+			if isSpread {
+				sr.setSpread(smp.at, v)
+			} else {
+				sr.add(smp.at, v, s.window, s.src.Type == MetricsServer)
+			}
+		}
+	}
+	if s.known != nil {
+		for name := range s.nodes {
+			if !s.known(name) {
+				delete(s.nodes, name)
+			}
+		}
+	}
+	return prev
+}
+
+// forget drops a node's history.
+func (s *store) forget(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.nodes, name)
+}
+
+// close releases what the store's reader holds.
+func (s *store) close() {
+	if c, ok := s.rd.(closer); ok {
+		c.close()
+	}
+}
