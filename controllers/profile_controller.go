@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -177,6 +178,8 @@ type figures struct {
 	// whether the latest is within the quiet period.
 	foreign  int64
 	conflict bool
+	// usage sums up how reading the profile's usage sources goes.
+	usage string
 }
 
 // flushFigures enqueues, every shadowInterval, each shadow profile whose
@@ -212,6 +215,7 @@ func (r *ProfileReconciler) flushFigures(ctx context.Context) error {
 					now.foreign, now.conflict = fb.Count, r.clock.Since(fb.Last) < r.foreignQuiet
 				}
 			}
+			now.usage = usageFigure(r.usageStates(lp))
 			if now != flushed[name] {
 				flushed[name] = now
 				names = append(names, name)
@@ -351,7 +355,7 @@ func (r *ProfileReconciler) apply(ctx context.Context, p *v1alpha1.SchedulingPro
 	r.host.InstallProfile(ctx, name, &profile.Profile{Framework: fwk, Source: p.Name, Generation: p.Generation, Decisions: recorder})
 	live := &liveProfile{
 		schedulerName: name, generation: p.Generation, uid: string(p.UID),
-		weights: maps.Clone(weights), plugins: fwk.ListPlugins(), decisions: recorder,
+		weights: maps.Clone(weights), plugins: fwk.ListPlugins(), usage: fwk.UsageSources(), decisions: recorder,
 	}
 	r.live[p.Name], r.servedBy[name] = live, p.Name
 	out.live = live
@@ -406,7 +410,7 @@ func (r *ProfileReconciler) applyShadowLocked(ctx context.Context, p *v1alpha1.S
 	})
 	live := &liveProfile{
 		shadowOf: p.Spec.ShadowOf, generation: p.Generation, uid: string(p.UID),
-		weights: maps.Clone(weights), plugins: fwk.ListPlugins(),
+		weights: maps.Clone(weights), plugins: fwk.ListPlugins(), usage: fwk.UsageSources(),
 	}
 	r.live[p.Name] = live
 	out.live = live
@@ -479,6 +483,9 @@ func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.Schedul
 			r.reportForeign(p, out.schedulerName, fb)
 		}
 	}
+	if out.live != nil {
+		out.usage = r.usageStates(out.live)
+	}
 	st := profileStatus(p, out, metav1.NewTime(r.clock.Now()))
 	if equality.Semantic.DeepEqual(p.Status, st) {
 		return nil
@@ -486,6 +493,27 @@ func (r *ProfileReconciler) writeStatus(ctx context.Context, p *v1alpha1.Schedul
 	patched := p.DeepCopy()
 	patched.Status = st
 	return patchStatus(ctx, r.client, "SchedulingProfile", p, patched)
+}
+
+// usageStates reads from the host how reading each usage source of a
+// live profile goes.
+func (r *ProfileReconciler) usageStates(lp *liveProfile) []usageState {
+	out := make([]usageState, 0, len(lp.usage))
+	for _, u := range lp.usage {
+		last, err := r.host.UsageState(u.Source)
+		out = append(out, usageState{PluginUsage: u, read: !last.IsZero(), err: err})
+	}
+	return out
+}
+
+// usageFigure sums up usageStates for flushFigures: it changes when a
+// source starts or stops failing, or is first read.
+func usageFigure(states []usageState) string {
+	var b strings.Builder
+	for _, u := range states {
+		fmt.Fprintf(&b, "%t/%v;", u.read, u.err)
+	}
+	return b.String()
 }
 
 // reportForeign records a Warning event on the profile when another

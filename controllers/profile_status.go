@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -44,6 +45,8 @@ type liveProfile struct {
 	uid        string
 	weights    map[string]WeightAssignment
 	plugins    []runtime.PluginInfo
+	// usage are the plugins that read what nodes use, and their sources.
+	usage []runtime.PluginUsage
 	// decisions keeps the profile's last placements when it records them.
 	decisions *decisions.Recorder
 }
@@ -67,6 +70,18 @@ type profileOutcome struct {
 	// latest is within the quiet period.
 	foreign       *scheduler.ForeignBindings
 	foreignRecent bool
+	// usage is the state of each usage source the live generation's
+	// plugins read, in their order; empty when none reads one.
+	usage []usageState
+}
+
+// usageState is one plugin's usage source and how reading it goes.
+type usageState struct {
+	runtime.PluginUsage
+	// read says a read of the source succeeded once.
+	read bool
+	// err is why the last read failed, nil once one succeeded after.
+	err error
 }
 
 // profileStatus computes a profile's status from the outcome of a reconcile.
@@ -130,7 +145,43 @@ func profileStatus(p *v1alpha1.SchedulingProfile, out profileOutcome, now metav1
 	// outcome is known before the status is written.
 	set(v1alpha1.ConditionReconciling, metav1.ConditionFalse)
 	setSchedulerConflict(&st.Conditions, p.Generation, out, now)
+	setUsageAvailable(&st.Conditions, p.Generation, out, now)
 	return st
+}
+
+// setUsageAvailable sets the UsageAvailable condition of a profile whose
+// live generation has plugins reading what nodes use: True once every
+// source was read and its last read succeeded, False naming the first
+// that failed or was never read. A profile without such plugins has none.
+func setUsageAvailable(conds *[]metav1.Condition, generation int64, out profileOutcome, now metav1.Time) {
+	if len(out.usage) == 0 {
+		meta.RemoveStatusCondition(conds, v1alpha1.ConditionUsageAvailable)
+		return
+	}
+	c := metav1.Condition{
+		Type: v1alpha1.ConditionUsageAvailable, ObservedGeneration: generation, LastTransitionTime: now,
+		Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonUsageRead,
+	}
+	var read []string
+	for _, u := range out.usage {
+		switch {
+		case u.err != nil:
+			c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.ReasonUsageSourceFailing
+			c.Message = fmt.Sprintf("%s cannot read %s: %v; until it can, nodes are judged on their pods' requests", u.Plugin, u.Source, u.err)
+		case !u.read:
+			c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.ReasonUsageNotReadYet
+			c.Message = fmt.Sprintf("%s has not read %s yet; until it has, nodes are judged on their pods' requests", u.Plugin, u.Source)
+		default:
+			read = append(read, fmt.Sprintf("%s reads %s", u.Plugin, u.Source))
+			continue
+		}
+		break
+	}
+	if c.Status == metav1.ConditionTrue {
+		c.Message = strings.Join(read, "; ")
+	}
+	c.Message = message.Truncate(c.Message)
+	meta.SetStatusCondition(conds, c)
 }
 
 // setSchedulerConflict sets the SchedulerConflict condition: True while

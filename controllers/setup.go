@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/berth-io/berth/scheduler/usage"
+
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -59,6 +61,9 @@ type ProfileHost interface {
 	// ForeignBindings returns what the scheduler saw of pods of
 	// schedulerName bound by another scheduler.
 	ForeignBindings(schedulerName string) (scheduler.ForeignBindings, bool)
+	// UsageState returns when a usage source was last read and why its
+	// last read failed, nil once one succeeded after.
+	UsageState(src usage.Source) (lastRead time.Time, err error)
 }
 
 var _ ProfileHost = (*scheduler.Scheduler)(nil)

@@ -413,6 +413,13 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 // source reads the same store.
 func (s *Scheduler) NodeUsage() *usage.Registry { return s.usage }
 
+// UsageState returns when the store of src was last read and why its last
+// read failed, nil once one succeeded after.
+func (s *Scheduler) UsageState(src usage.Source) (time.Time, error) {
+	st := s.usage.Store(src)
+	return st.LastRead(), st.Err()
+}
+
 // usageSecret reads a key of a Secret, in the namespace Berth reads Secrets
 // in, for a Prometheus usage source's token or CA.
 func (s *Scheduler) usageSecret(_ context.Context, ref usage.SecretKeyRef) ([]byte, error) {

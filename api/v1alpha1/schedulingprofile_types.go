@@ -36,6 +36,10 @@ const (
 	// the schedulerName a SchedulingProfile serves. It is informational: the
 	// profile keeps scheduling, and kstatus does not read it.
 	ConditionSchedulerConflict = "SchedulerConflict"
+	// ConditionUsageAvailable, on a profile whose plugins read what nodes
+	// use, is True while every source they read is read, False naming a
+	// source that fails or was never read.
+	ConditionUsageAvailable = "UsageAvailable"
 
 	// ReasonActive means the object's current generation is live.
 	ReasonActive = "Active"
@@ -47,6 +51,12 @@ const (
 	ReasonPodsBoundByAnotherScheduler = "PodsBoundByAnotherScheduler"
 	// ReasonNoRecentForeignBindings means no other scheduler bound pods of the profile's schedulerName lately.
 	ReasonNoRecentForeignBindings = "NoRecentForeignBindings"
+	// ReasonUsageRead means every usage source of the profile's plugins was read.
+	ReasonUsageRead = "UsageRead"
+	// ReasonUsageSourceFailing means the last read of a usage source failed.
+	ReasonUsageSourceFailing = "UsageSourceFailing"
+	// ReasonUsageNotReadYet means a usage source was never read yet.
+	ReasonUsageNotReadYet = "UsageNotReadYet"
 	// ReasonShadowing means a shadow profile's current generation is evaluated beside the live profile it shadows.
 	ReasonShadowing = "Shadowing"
 )

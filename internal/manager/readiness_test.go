@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berth-io/berth/scheduler/usage"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -60,6 +62,7 @@ func (fakeHost) ShadowStats(string) (scheduler.ShadowStats, bool) {
 func (fakeHost) ForeignBindings(string) (scheduler.ForeignBindings, bool) {
 	return scheduler.ForeignBindings{}, false
 }
+func (fakeHost) UsageState(usage.Source) (time.Time, error) { return time.Time{}, nil }
 
 func TestReadiness(t *testing.T) {
 	tests := []struct {

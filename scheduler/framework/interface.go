@@ -388,6 +388,14 @@ type Handle interface {
 	NodeUsage() UsageProvider
 }
 
+// UsageReader is implemented by plugins that read what nodes use, so that
+// a profile's status can say whether their source is read.
+type UsageReader interface {
+	Plugin
+	// UsageSource is the source the plugin reads.
+	UsageSource() usage.Source
+}
+
 // UsageProvider gives the store that reads a usage source; equal sources
 // share one store.
 type UsageProvider interface {

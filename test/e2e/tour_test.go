@@ -64,7 +64,7 @@ var _ = Describe("the tour's gang", func() {
 			counts, pods = countPods(ctx, ns)
 			g.Expect(counts.total).To(Equal(8))
 			g.Expect(counts.running).To(Equal(8))
-		}).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Succeed())
+		}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 
 		zones := map[string][]string{}
 		for _, p := range pods {

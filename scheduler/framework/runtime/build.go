@@ -464,6 +464,9 @@ func (f *Framework) describe(plan *pluginPlan, plugins map[string]framework.Plug
 				info.Weight, info.WeightFromDefault, info.WeightOverride = w.weight, w.fromDefault, w.override
 			}
 			f.pluginInfos = append(f.pluginInfos, info)
+			if r, ok := plugins[name].(framework.UsageReader); ok {
+				f.usageSources = append(f.usageSources, PluginUsage{Plugin: name, Source: r.UsageSource()})
+			}
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -34,6 +35,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/extender"
 	"github.com/berth-io/berth/scheduler/metrics"
+	"github.com/berth-io/berth/scheduler/usage"
 )
 
 // Default Permit-independent backoffs of a profile, as upstream.
@@ -108,9 +110,23 @@ type Framework struct {
 	queueingHints   map[string][]framework.ClusterEventWithHint
 	skippedDefaults []string
 	pluginInfos     []PluginInfo
+	usageSources    []PluginUsage
 }
 
 var _ framework.Handle = (*Framework)(nil)
+
+// PluginUsage is a plugin of a profile that reads what nodes use, and the
+// source it reads.
+type PluginUsage struct {
+	// Plugin is the plugin's name.
+	Plugin string
+	// Source is what it reads.
+	Source usage.Source
+}
+
+// UsageSources lists the profile's plugins that read what nodes use, in
+// the profile's order.
+func (f *Framework) UsageSources() []PluginUsage { return slices.Clone(f.usageSources) }
 
 // PluginInfo describes one plugin of a live profile, for status.effectivePlugins.
 type PluginInfo struct {

@@ -147,7 +147,10 @@ type LoadAwareScheduling struct {
 	expiration time.Duration
 }
 
-var _ framework.FilterPlugin = &LoadAwareScheduling{}
+var (
+	_ framework.FilterPlugin = &LoadAwareScheduling{}
+	_ framework.UsageReader  = &LoadAwareScheduling{}
+)
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
 // store for the args' metricProvider; without one the plugin lets every
@@ -172,6 +175,9 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*LoadAwareScheduling) Name() string { return Name }
+
+// UsageSource returns the source the plugin reads.
+func (pl *LoadAwareScheduling) UsageSource() usage.Source { return pl.args.MetricProvider.Source() }
 
 // Filter rejects the node when, for a resource with a threshold, the
 // sampled use plus the estimates of the pods the sample does not show yet

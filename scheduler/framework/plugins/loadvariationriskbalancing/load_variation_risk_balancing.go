@@ -85,12 +85,16 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 // the margin-scaled spread of its use, and takes the lower of the two.
 type LoadVariationRiskBalancing struct {
 	margin, sensitivity float64
+	source              usage.Source
 	store               usage.Store
 	logger              logr.Logger
 	description         string
 }
 
-var _ framework.ScorePlugin = &LoadVariationRiskBalancing{}
+var (
+	_ framework.ScorePlugin = &LoadVariationRiskBalancing{}
+	_ framework.UsageReader = &LoadVariationRiskBalancing{}
+)
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
 // store for the args' metricProvider; without one every node's use is the
@@ -103,6 +107,7 @@ func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin,
 	src := a.MetricProvider.Source()
 	pl := &LoadVariationRiskBalancing{
 		margin:      *a.SafeVarianceMargin,
+		source:      src,
 		sensitivity: *a.SafeVarianceSensitivity,
 		logger:      klog.FromContext(ctx).WithValues("plugin", Name),
 		description: load.Describe(src),
@@ -117,6 +122,9 @@ func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin,
 
 // Name returns the plugin's name.
 func (*LoadVariationRiskBalancing) Name() string { return Name }
+
+// UsageSource returns the source the plugin reads.
+func (pl *LoadVariationRiskBalancing) UsageSource() usage.Source { return pl.source }
 
 func cpuRequest(pi *framework.PodInfo) float64    { return float64(pi.Requests.MilliCPU) }
 func memoryRequest(pi *framework.PodInfo) float64 { return float64(pi.Requests.Memory) }

@@ -109,7 +109,10 @@ type TargetLoadPacking struct {
 	description string
 }
 
-var _ framework.ScorePlugin = &TargetLoadPacking{}
+var (
+	_ framework.ScorePlugin = &TargetLoadPacking{}
+	_ framework.UsageReader = &TargetLoadPacking{}
+)
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
 // store for the args' metricProvider; without one (validation, tests) every
@@ -141,6 +144,9 @@ func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin,
 
 // Name returns the plugin's name.
 func (*TargetLoadPacking) Name() string { return Name }
+
+// UsageSource returns the source the plugin reads.
+func (pl *TargetLoadPacking) UsageSource() usage.Source { return pl.source }
 
 // predictCPU is PredictCPU for a pod on a node.
 func (pl *TargetLoadPacking) predictCPU(pi *framework.PodInfo) float64 { return pl.PredictCPU(pi.Pod) }
