@@ -20,6 +20,13 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+	metricsfake "k8s.io/metrics/pkg/client/clientset/versioned/fake"
+
+	"github.com/berth-io/berth/scheduler/profile"
+	"github.com/berth-io/berth/scheduler/usage"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -47,6 +54,7 @@ func benchCluster(b *testing.B, nodes, podsPerNode int, opts ...Option) *Schedul
 	}
 	logger := logr.Discard()
 	zones := []string{"zone-a", "zone-b", "zone-c"}
+	boundAt := metav1.NewTime(time.Now().Add(-time.Hour))
 	for i := range nodes {
 		name := fmt.Sprintf("node-%05d", i)
 		alloc := v1.ResourceList{
@@ -61,6 +69,9 @@ func benchCluster(b *testing.B, nodes, podsPerNode int, opts ...Option) *Schedul
 		for j := range podsPerNode {
 			pod := benchPod(fmt.Sprintf("bound-%05d-%d", i, j))
 			pod.Spec.NodeName = name
+			// Bound an hour ago, as the apiserver records it: a usage
+			// sample shows these pods.
+			pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: boundAt}}
 			if err := s.cache.AddPod(logger, pod); err != nil {
 				b.Fatal(err)
 			}
@@ -94,16 +105,27 @@ func BenchmarkSchedulePod(b *testing.B) {
 		// record keeps the chosen node's and the runners-up's scores, as
 		// a profile with spec.recordDecisions does.
 		record bool
+		// loadAware adds TargetLoadPacking and LoadAwareScheduling to the
+		// default profile, reading metrics-server usage of every node.
+		loadAware bool
 	}{
 		{name: "adaptive"},
 		{name: "adaptive-shadow-100", shadow: true},
 		{name: "adaptive-record", record: true},
 		{name: "all-nodes", percentage: ptrTo(int32(100))},
+		{name: "adaptive-load-aware", loadAware: true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			s := benchCluster(b, 5000, 2)
+			var opts []Option
+			if tc.loadAware {
+				opts = append(opts, benchUsage(b, 5000))
+			}
+			s := benchCluster(b, 5000, 2, opts...)
 			ctx := klog.NewContext(context.Background(), logr.Discard())
 			prof := s.profiles.Get(v1.DefaultSchedulerName)
+			if tc.loadAware {
+				prof = benchLoadAwareProfile(ctx, b, s, 5000)
+			}
 			if tc.percentage != nil {
 				if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 2, &v1alpha1.SchedulingProfileSpec{PercentageOfNodesToScore: tc.percentage}); err != nil {
 					b.Fatal(err)
@@ -140,6 +162,54 @@ func BenchmarkSchedulePod(b *testing.B) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// benchUsage serves NodeMetrics for the bench cluster's nodes, each at a
+// CPU use from 0% to 99%, through a fake metrics client.
+func benchUsage(b *testing.B, nodes int) Option {
+	b.Helper()
+	metrics := metricsfake.NewSimpleClientset()
+	gvr := metricsv1beta1.SchemeGroupVersion.WithResource("nodes")
+	for i := range nodes {
+		m := &metricsv1beta1.NodeMetrics{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%05d", i)},
+			Timestamp:  metav1.Now(),
+			Window:     metav1.Duration{Duration: 30 * time.Second},
+			Usage: v1.ResourceList{
+				v1.ResourceCPU:    *resource.NewMilliQuantity(int64(i%100)*40, resource.DecimalSI),
+				v1.ResourceMemory: resource.MustParse("8Gi"),
+			},
+		}
+		if err := metrics.Tracker().Create(gvr, m, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The bench adds nodes to the cache, not to the informers.
+	allocatable := func(string) (int64, int64, bool) { return 4000, 32 << 30, true }
+	return WithNodeUsageOptions(usage.WithMetricsClient(metrics), usage.WithAllocatable(allocatable))
+}
+
+// benchLoadAwareProfile makes the default profile load-aware and waits
+// until its store has read every node.
+func benchLoadAwareProfile(ctx context.Context, b *testing.B, s *Scheduler, nodes int) *profile.Profile {
+	b.Helper()
+	spec := &v1alpha1.SchedulingProfileSpec{Plugins: &v1alpha1.Plugins{
+		Score:      &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "TargetLoadPacking"}}},
+		MultiPoint: &v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "LoadAwareScheduling"}}},
+	}}
+	if err := s.SetProfile(ctx, v1.DefaultSchedulerName, "default", 2, spec); err != nil {
+		b.Fatal(err)
+	}
+	store := s.NodeUsage().Store(usage.Source{Type: usage.MetricsServer})
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, fresh := store.Node(fmt.Sprintf("node-%05d", nodes-1)); fresh == usage.Fresh {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the usage store has not read the nodes: %v", store.Err())
+		}
+	}
+	return s.profiles.Get(v1.DefaultSchedulerName)
+}
 
 // BenchmarkFilterScoreColdNodes measures the per-node part of a cycle alone:
 // PreFilter, Filter, PreScore and Score of the default profile over the

@@ -78,6 +78,9 @@ func (s *UsageStore) Node(name string) (usage.NodeUsage, usage.Freshness) {
 	return usage.NodeUsage{Usage: maps.Clone(nu.Usage), SampledAt: nu.SampledAt}, nu.Freshness
 }
 
+// View returns the store itself: its freshness is set, not timed.
+func (s *UsageStore) View() usage.View { return s }
+
 // Err returns ReadErr.
 func (s *UsageStore) Err() error { return s.ReadErr }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -77,6 +78,11 @@ type store struct {
 	nodes    map[string]*nodeSeries
 	err      error
 	lastRead time.Time
+
+	// view is every node's usage as Node returns it, rebuilt when the
+	// nodes change: plugins read it for every node they visit in every
+	// cycle, without a lock or a copy.
+	view atomic.Pointer[map[string]NodeUsage]
 }
 
 var _ Store = (*store)(nil)
@@ -99,24 +105,63 @@ func (s *store) LastRead() time.Time {
 // gave (a resource that sample lacked is left out, not reported with older
 // numbers; CPUStdDev and MemoryStdDev are the StdDev of CPU and Memory, not
 // Stats of their own), and Fresh while the sample is no older than
-// staleAfter.
+// staleAfter. The Usage map is shared: callers must not change it.
 func (s *store) Node(name string) (NodeUsage, Freshness) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	ns, ok := s.nodes[name]
+	nodes := s.view.Load()
+	if nodes == nil {
+		return NodeUsage{}, Missing
+	}
+	u, ok := (*nodes)[name]
 	if !ok {
 		return NodeUsage{}, Missing
 	}
-	u := NodeUsage{Usage: make(map[Resource]Stat, len(ns.res)), SampledAt: ns.at}
-	for r, sr := range ns.res {
-		if sr.at.Equal(ns.at) {
-			u.Usage[r] = sr.stat()
-		}
-	}
-	if s.clock.Since(ns.at) > s.staleAfter {
+	if s.clock.Since(u.SampledAt) > s.staleAfter {
 		return u, Stale
 	}
 	return u, Fresh
+}
+
+// View returns the nodes' usage as the last read left it, judged fresh
+// against the clock now.
+func (s *store) View() View {
+	v := &view{staleBefore: s.clock.Now().Add(-s.staleAfter)}
+	if nodes := s.view.Load(); nodes != nil {
+		v.nodes = *nodes
+	}
+	return v
+}
+
+// view implements View over a published map.
+type view struct {
+	nodes       map[string]NodeUsage
+	staleBefore time.Time
+}
+
+func (v *view) Node(name string) (NodeUsage, Freshness) {
+	u, ok := v.nodes[name]
+	if !ok {
+		return NodeUsage{}, Missing
+	}
+	if u.SampledAt.Before(v.staleBefore) {
+		return u, Stale
+	}
+	return u, Fresh
+}
+
+// publishLocked rebuilds the view Node reads from the nodes' histories; mu
+// is held.
+func (s *store) publishLocked() {
+	view := make(map[string]NodeUsage, len(s.nodes))
+	for name, ns := range s.nodes {
+		u := NodeUsage{Usage: make(map[Resource]Stat, len(ns.res)), SampledAt: ns.at}
+		for r, sr := range ns.res {
+			if sr.at.Equal(ns.at) {
+				u.Usage[r] = sr.stat()
+			}
+		}
+		view[name] = u
+	}
+	s.view.Store(&view)
 }
 
 // refresh reads the source once and folds what it read into the store; it
@@ -189,6 +234,7 @@ func (s *store) apply(samples map[string]sample, err error) error {
 			}
 		}
 	}
+	s.publishLocked()
 	return prev
 }
 
@@ -196,7 +242,10 @@ func (s *store) apply(samples map[string]sample, err error) error {
 func (s *store) forget(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.nodes, name)
+	if _, ok := s.nodes[name]; ok {
+		delete(s.nodes, name)
+		s.publishLocked()
+	}
 }
 
 // close releases what the store's reader holds.

@@ -317,21 +317,30 @@ func TestStore(t *testing.T) {
 	}
 }
 
-func TestStoreNodeReturnsACopy(t *testing.T) {
+func TestStoreNodeKeepsWhatItReturned(t *testing.T) {
 	s := &store{
 		clock:      testingclock.NewFakeClock(t0),
 		staleAfter: time.Minute,
 		window:     time.Minute,
-		rd:         &fakeReader{reads: []read{{samples: map[string]sample{"n1": at(0, 0.5)}}}},
-		nodes:      make(map[string]*nodeSeries),
+		rd: &fakeReader{reads: []read{
+			{samples: map[string]sample{"n1": at(0, 0.5)}},
+			{samples: map[string]sample{"n1": at(time.Second, 1)}},
+		}},
+		nodes: make(map[string]*nodeSeries),
 	}
 	if err := s.refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	u, _ := s.Node("n1")
-	u.Usage[CPU] = Stat{Latest: 1}
-	if u, _ := s.Node("n1"); u.Usage[CPU].Latest != 0.5 {
-		t.Errorf("changing a returned NodeUsage changed the store: %+v", u.Usage)
+	before, _ := s.Node("n1")
+	if err := s.refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A cycle that took a node's usage reads the same numbers to its end.
+	if got := before.Usage[CPU].Latest; got != 0.5 {
+		t.Errorf("a later read changed a NodeUsage returned before: Latest = %v, want 0.5", got)
+	}
+	if after, _ := s.Node("n1"); after.Usage[CPU].Latest != 1 {
+		t.Errorf("Node after the second read: %+v, want Latest 1", after.Usage)
 	}
 }
 

@@ -132,11 +132,23 @@ type Store interface {
 	// Source is what the store reads.
 	Source() Source
 	// Node returns the node's usage and whether it may be used; the usage is
-	// returned for Stale too, for messages.
+	// returned for Stale too, for messages. It is read in every cycle for
+	// every node visited, so it neither locks nor copies: the Usage map is
+	// shared and must not be changed, and a later read does not change it.
 	Node(name string) (NodeUsage, Freshness)
+	// View returns the store's usage as it is now, for a scheduling cycle
+	// to read every node it visits without reading the clock each time.
+	View() View
 	// Err returns why the last read of the source failed, or nil once a
 	// read succeeded after it.
 	Err() error
 	// LastRead is when the source was last read successfully; zero before.
 	LastRead() time.Time
+}
+
+// View is a store's usage at one moment: a node's freshness is judged
+// against the time View was taken.
+type View interface {
+	// Node returns the node's usage and whether it may be used, as Store's.
+	Node(name string) (NodeUsage, Freshness)
 }

@@ -26,7 +26,10 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +50,12 @@ const Name = "LoadAwareScheduling"
 const (
 	ErrReasonUsageExceedThreshold = "node(s) %s usage exceed threshold"
 	ErrReasonNodeMetricExpired    = "node(s) nodeMetric expired"
+)
+
+// The reasons for CPU and memory, formatted once.
+var (
+	reasonCPU    = fmt.Sprintf(ErrReasonUsageExceedThreshold, v1.ResourceCPU)
+	reasonMemory = fmt.Sprintf(ErrReasonUsageExceedThreshold, v1.ResourceMemory)
 )
 
 // Defaults of the args: Koordinator's, but for
@@ -141,6 +150,8 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 // LoadAwareScheduling filters out nodes whose estimated use with the pod
 // is above a threshold.
 type LoadAwareScheduling struct {
+	// last is the estimate of the last pod Filter saw without PreFilter.
+	last       atomic.Pointer[lastEstimate]
 	args       *Args
 	store      usage.Store
 	clock      clock.PassiveClock
@@ -148,9 +159,41 @@ type LoadAwareScheduling struct {
 }
 
 var (
-	_ framework.FilterPlugin = &LoadAwareScheduling{}
-	_ framework.UsageReader  = &LoadAwareScheduling{}
+	_ framework.PreFilterPlugin = &LoadAwareScheduling{}
+	_ framework.FilterPlugin    = &LoadAwareScheduling{}
+	_ framework.UsageReader     = &LoadAwareScheduling{}
 )
+
+// preFilterKey holds the incoming pod's estimates for the cycle.
+const preFilterKey framework.StateKey = "PreFilter" + Name
+
+// podEstimate is what a pod is expected to use: millicores of CPU and bytes
+// of memory.
+type podEstimate struct{ cpu, memory float64 }
+
+// cycleState is what PreFilter takes once for the cycle: the pod's
+// estimate and the usage as it is at the cycle's start.
+type cycleState struct {
+	estimate podEstimate
+	view     usage.View
+}
+
+// Clone returns the state itself: it is never changed.
+func (s *cycleState) Clone() framework.StateData { return s }
+
+// PreFilter estimates the pod once for the cycle; it skips Filter without a
+// store and for DaemonSet pods, which always pass.
+func (pl *LoadAwareScheduling) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	if pl.store == nil || isDaemonSetPod(pod) {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	state.Write(preFilterKey, &cycleState{estimate: pl.estimatePod(framework.PodRequests(pod), pod), view: pl.store.View()})
+	return nil, nil
+}
+
+// PreFilterExtensions returns nil: a pod added or removed by preemption's
+// simulation counts as any pod on the node, with no state to update.
+func (*LoadAwareScheduling) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
 // store for the args' metricProvider; without one the plugin lets every
@@ -185,11 +228,12 @@ func (pl *LoadAwareScheduling) UsageSource() usage.Source { return pl.args.Metri
 // as Koordinator rounds. A node with no sample passes; one whose sample
 // expired passes unless EnableScheduleWhenNodeMetricsExpired is false.
 // DaemonSet pods always pass: they run on every node regardless.
-func (pl *LoadAwareScheduling) Filter(_ context.Context, _ *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+func (pl *LoadAwareScheduling) Filter(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
 	if pl.store == nil || isDaemonSetPod(pod) {
 		return nil
 	}
-	nu, fresh := pl.store.Node(nodeInfo.Name())
+	incoming, view := pl.incoming(state, pod)
+	nu, fresh := view.Node(nodeInfo.Name())
 	if fresh == usage.Missing {
 		return nil
 	}
@@ -200,86 +244,122 @@ func (pl *LoadAwareScheduling) Filter(_ context.Context, _ *framework.CycleState
 		return framework.NewStatus(framework.Unschedulable, ErrReasonNodeMetricExpired)
 	}
 	cpu, memory := load.Allocatable(nodeInfo)
+	used := podEstimate{cpu: nu.Usage[usage.CPU].Average * cpu, memory: nu.Usage[usage.Memory].Average * memory}
+	used.cpu += incoming.cpu
+	used.memory += incoming.memory
+	for _, pi := range nodeInfo.Pods {
+		if load.NotInSample(pi.Pod, nu.SampledAt) {
+			e := pl.estimatePod(pi.Requests, pi.Pod)
+			used.cpu += e.cpu
+			used.memory += e.memory
+		}
+	}
 	for _, r := range []struct {
-		name        v1.ResourceName
-		res         usage.Resource
-		allocatable float64
-	}{{v1.ResourceCPU, usage.CPU, cpu}, {v1.ResourceMemory, usage.Memory, memory}} {
+		name              v1.ResourceName
+		reason            string
+		used, allocatable float64
+	}{{v1.ResourceCPU, reasonCPU, used.cpu, cpu}, {v1.ResourceMemory, reasonMemory, used.memory, memory}} {
 		threshold := pl.args.UsageThresholds[r.name]
 		if threshold == 0 || r.allocatable <= 0 {
 			continue
 		}
-		estimate := pl.estimator(r.name)
-		used := nu.Usage[r.res].Average * r.allocatable
-		for _, pi := range nodeInfo.Pods {
-			if load.NotInSample(pi.Pod, nu.SampledAt) {
-				used += estimate(pi.Pod)
-			}
-		}
-		used += estimate(pod)
-		if int64(math.Round(used/r.allocatable*100)) > threshold {
-			return framework.NewStatus(framework.Unschedulable, fmt.Sprintf(ErrReasonUsageExceedThreshold, r.name))
+		if int64(math.Round(r.used/r.allocatable*100)) > threshold {
+			return framework.NewStatus(framework.Unschedulable, r.reason)
 		}
 	}
 	return nil
 }
 
-// estimator returns Koordinator's estimate of a pod's use of r: the larger
-// of its request and limit times the scaling factor, at most the limit, and
-// the default for a pod that sets neither.
-func (pl *LoadAwareScheduling) estimator(r v1.ResourceName) func(*v1.Pod) float64 {
-	factor := float64(pl.args.EstimatedScalingFactors[r]) / 100
-	return func(pod *v1.Pod) float64 {
-		req, limit := podAmount(pod, r, false), podAmount(pod, r, true)
-		q := max(req, limit)
+// incoming returns the pod's estimate and the usage to judge nodes by:
+// PreFilter's, or, for a profile that enables the plugin at Filter only,
+// the estimate computed for the pod by the first Filter of its cycle and
+// the store itself.
+func (pl *LoadAwareScheduling) incoming(state *framework.CycleState, pod *v1.Pod) (podEstimate, usage.View) {
+	if s, err := framework.ReadState[*cycleState](state, preFilterKey); err == nil {
+		return s.estimate, s.view
+	}
+	if last := pl.last.Load(); last != nil && last.uid == pod.UID && last.resourceVersion == pod.ResourceVersion && last.pod == pod {
+		return last.estimate, pl.store
+	}
+	e := pl.estimatePod(framework.PodRequests(pod), pod)
+	pl.last.Store(&lastEstimate{pod: pod, uid: pod.UID, resourceVersion: pod.ResourceVersion, estimate: e})
+	return e, pl.store
+}
+
+// lastEstimate is the estimate of the last pod Filter saw without PreFilter.
+type lastEstimate struct {
+	pod             *v1.Pod
+	uid             types.UID
+	resourceVersion string
+	estimate        podEstimate
+}
+
+// estimatePod is Koordinator's estimate of what a pod will use of CPU and
+// memory: for each, the larger of its request (from requests, the pod's
+// effective requests) and its limit, times the resource's scaling factor,
+// at most the limit; 250m CPU and 200 MiB for a pod that sets neither.
+func (pl *LoadAwareScheduling) estimatePod(requests *framework.Resource, pod *v1.Pod) podEstimate {
+	limitCPU, limitMemory := podLimits(pod)
+	one := func(request, limit float64, factor int64, def int64) float64 {
+		q := max(request, limit)
 		if q == 0 {
-			if r == v1.ResourceCPU {
-				return float64(DefaultMilliCPURequest)
-			}
-			return float64(DefaultMemoryRequest)
+			return float64(def)
 		}
-		est := math.Round(q * factor)
+		est := math.Round(q * float64(factor) / 100)
 		if limit > 0 && est > limit {
 			est = limit
 		}
 		return est
 	}
+	f := pl.args.EstimatedScalingFactors
+	return podEstimate{
+		cpu:    one(float64(requests.MilliCPU), limitCPU, f[v1.ResourceCPU], DefaultMilliCPURequest),
+		memory: one(float64(requests.Memory), limitMemory, f[v1.ResourceMemory], DefaultMemoryRequest),
+	}
 }
 
-// podAmount sums a resource's requests or limits over the pod's containers,
-// in millicores for CPU and bytes otherwise, taking the larger of that sum
-// and any init container's, plus the overhead.
-func podAmount(pod *v1.Pod, r v1.ResourceName, limits bool) float64 {
-	get := func(c *v1.Container) float64 {
-		list := c.Resources.Requests
-		if limits {
-			list = c.Resources.Limits
+// podLimits sums the CPU (millicores) and memory (bytes) limits of the
+// pod's containers, taking the larger of that and any init container's,
+// plus the overhead when there is a limit. Most pods' containers set no
+// limits, and the loop then reads no map.
+func podLimits(pod *v1.Pod) (cpu, memory float64) {
+	add := func(c *v1.Container, cpu, memory *float64, sum bool) {
+		if len(c.Resources.Limits) == 0 {
+			return
 		}
-		q, ok := list[r]
-		if !ok {
-			return 0
+		l := c.Resources.Limits
+		if q, ok := l[v1.ResourceCPU]; ok {
+			*cpu = combine(*cpu, float64(q.MilliValue()), sum)
 		}
-		if r == v1.ResourceCPU {
-			return float64(q.MilliValue())
+		if q, ok := l[v1.ResourceMemory]; ok {
+			*memory = combine(*memory, float64(q.Value()), sum)
 		}
-		return float64(q.Value())
 	}
-	var sum, init float64
 	for i := range pod.Spec.Containers {
-		sum += get(&pod.Spec.Containers[i])
+		add(&pod.Spec.Containers[i], &cpu, &memory, true)
 	}
+	var initCPU, initMemory float64
 	for i := range pod.Spec.InitContainers {
-		init = max(init, get(&pod.Spec.InitContainers[i]))
+		add(&pod.Spec.InitContainers[i], &initCPU, &initMemory, false)
 	}
-	sum = max(sum, init)
-	if q, ok := pod.Spec.Overhead[r]; ok && sum > 0 {
-		if r == v1.ResourceCPU {
-			sum += float64(q.MilliValue())
-		} else {
-			sum += float64(q.Value())
+	cpu, memory = max(cpu, initCPU), max(memory, initMemory)
+	if o := pod.Spec.Overhead; o != nil {
+		if q, ok := o[v1.ResourceCPU]; ok && cpu > 0 {
+			cpu += float64(q.MilliValue())
+		}
+		if q, ok := o[v1.ResourceMemory]; ok && memory > 0 {
+			memory += float64(q.Value())
 		}
 	}
-	return sum
+	return cpu, memory
+}
+
+// combine adds v to acc, or keeps the larger of the two.
+func combine(acc, v float64, sum bool) float64 {
+	if sum {
+		return acc + v
+	}
+	return max(acc, v)
 }
 
 func isDaemonSetPod(pod *v1.Pod) bool {

@@ -92,8 +92,8 @@ type LoadVariationRiskBalancing struct {
 }
 
 var (
-	_ framework.ScorePlugin = &LoadVariationRiskBalancing{}
-	_ framework.UsageReader = &LoadVariationRiskBalancing{}
+	_ framework.CycleScorePlugin = &LoadVariationRiskBalancing{}
+	_ framework.UsageReader      = &LoadVariationRiskBalancing{}
 )
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
@@ -131,24 +131,37 @@ func memoryRequest(pi *framework.PodInfo) float64 { return float64(pi.Requests.M
 
 // Score returns min(CPU score, memory score) for the node, or the one of
 // them that could be computed.
-func (pl *LoadVariationRiskBalancing) Score(_ context.Context, _ *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	cpu, memory := load.Allocatable(nodeInfo)
+func (pl *LoadVariationRiskBalancing) Score(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	score, _ := pl.NodeScorer(ctx, state, pod)
+	return score(nodeInfo)
+}
+
+// NodeScorer takes the pod's requests and the usage once for the cycle and
+// returns Score for each node.
+func (pl *LoadVariationRiskBalancing) NodeScorer(_ context.Context, _ *framework.CycleState, pod *v1.Pod) (framework.NodeScorer, *framework.Status) {
 	req := framework.PodRequests(pod)
-	cpuLoad := load.Load(pl.store, nodeInfo, usage.CPU, cpu, cpuRequest)
-	memLoad := load.Load(pl.store, nodeInfo, usage.Memory, memory, memoryRequest)
-	if cpuLoad.Freshness != usage.Fresh && pl.store != nil {
-		pl.logger.V(5).Info("No fresh usage for the node; scoring its pods' requests", "node", klog.KRef("", nodeInfo.Name()), "usage", cpuLoad.Freshness, "source", pl.description)
+	var view usage.View
+	if pl.store != nil {
+		view = pl.store.View()
 	}
-	cpuScore, cpuOK := pl.riskScore(cpuLoad, float64(req.MilliCPU))
-	memScore, memOK := pl.riskScore(memLoad, float64(req.Memory))
-	var total float64
-	switch {
-	case cpuOK && memOK:
-		total = min(cpuScore, memScore)
-	default:
-		total = max(cpuScore, memScore)
-	}
-	return int64(math.Round(total)), nil
+	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+		cpu, memory := load.Allocatable(nodeInfo)
+		cpuLoad := load.Load(view, nodeInfo, usage.CPU, cpu, cpuRequest)
+		memLoad := load.Load(view, nodeInfo, usage.Memory, memory, memoryRequest)
+		if cpuLoad.Freshness != usage.Fresh && view != nil && pl.logger.V(5).Enabled() {
+			pl.logger.V(5).Info("No fresh usage for the node; scoring its pods' requests", "node", klog.KRef("", nodeInfo.Name()), "usage", cpuLoad.Freshness, "source", pl.description)
+		}
+		cpuScore, cpuOK := pl.riskScore(cpuLoad, float64(req.MilliCPU))
+		memScore, memOK := pl.riskScore(memLoad, float64(req.Memory))
+		var total float64
+		switch {
+		case cpuOK && memOK:
+			total = min(cpuScore, memScore)
+		default:
+			total = max(cpuScore, memScore)
+		}
+		return int64(math.Round(total)), nil
+	}, nil
 }
 
 // riskScore is (1 - risk)·100 for one resource, risk = (μ + σ')/2 with μ

@@ -110,8 +110,8 @@ type TargetLoadPacking struct {
 }
 
 var (
-	_ framework.ScorePlugin = &TargetLoadPacking{}
-	_ framework.UsageReader = &TargetLoadPacking{}
+	_ framework.CycleScorePlugin = &TargetLoadPacking{}
+	_ framework.UsageReader      = &TargetLoadPacking{}
 )
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
@@ -175,17 +175,31 @@ func (pl *TargetLoadPacking) PredictCPU(pod *v1.Pod) float64 {
 // Score returns the node's score for the pod from its predicted CPU use in
 // percent, u, with the pod: (100-T)·u/T + T up to the target T, then
 // T·(100-u)/(100-T), and 0 above 100.
-func (pl *TargetLoadPacking) Score(_ context.Context, _ *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	cpu, _ := load.Allocatable(nodeInfo)
-	l := load.Load(pl.store, nodeInfo, usage.CPU, cpu, pl.predictCPU)
-	if l.Freshness != usage.Fresh && pl.store != nil {
-		pl.logger.V(5).Info("No fresh usage for the node; scoring the estimates of its pods", "node", klog.KRef("", nodeInfo.Name()), "usage", l.Freshness, "source", pl.description)
+func (pl *TargetLoadPacking) Score(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	score, _ := pl.NodeScorer(ctx, state, pod)
+	return score(nodeInfo)
+}
+
+// NodeScorer predicts the pod's CPU once for the cycle and returns Score
+// for each node.
+func (pl *TargetLoadPacking) NodeScorer(_ context.Context, _ *framework.CycleState, pod *v1.Pod) (framework.NodeScorer, *framework.Status) {
+	podCPU := pl.PredictCPU(pod)
+	estimate := pl.predictCPU
+	var view usage.View
+	if pl.store != nil {
+		view = pl.store.View()
 	}
-	if cpu <= 0 {
-		return framework.MinNodeScore, nil
-	}
-	predicted := 100 * (l.Used + pl.PredictCPU(pod)) / cpu
-	return Score(predicted, pl.target), nil
+	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+		cpu, _ := load.Allocatable(nodeInfo)
+		l := load.Load(view, nodeInfo, usage.CPU, cpu, estimate)
+		if l.Freshness != usage.Fresh && pl.store != nil && pl.logger.V(5).Enabled() {
+			pl.logger.V(5).Info("No fresh usage for the node; scoring the estimates of its pods", "node", klog.KRef("", nodeInfo.Name()), "usage", l.Freshness, "source", pl.description)
+		}
+		if cpu <= 0 {
+			return framework.MinNodeScore, nil
+		}
+		return Score(100*(l.Used+podCPU)/cpu, pl.target), nil
+	}, nil
 }
 
 // Score is the score of a node whose predicted CPU use is predicted percent,

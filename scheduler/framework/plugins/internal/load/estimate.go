@@ -74,12 +74,12 @@ type NodeLoad struct {
 // Load returns the node's use of res: the fresh sample's average plus the
 // estimates of the pods it does not show yet; without a fresh sample, the
 // estimates of every pod on the node (what requests-based scoring would
-// see, through the plugin's own estimator). store may be nil.
-func Load(store usage.Store, nodeInfo *framework.NodeInfo, res usage.Resource, allocatable float64, estimate Estimator) NodeLoad {
+// see, through the plugin's own estimator). view may be nil.
+func Load(view usage.View, nodeInfo *framework.NodeInfo, res usage.Resource, allocatable float64, estimate Estimator) NodeLoad {
 	l := NodeLoad{Allocatable: allocatable, Freshness: usage.Missing}
 	var nu usage.NodeUsage
-	if store != nil {
-		nu, l.Freshness = store.Node(nodeInfo.Name())
+	if view != nil {
+		nu, l.Freshness = view.Node(nodeInfo.Name())
 	}
 	if l.Freshness != usage.Fresh {
 		for _, pi := range nodeInfo.Pods {
