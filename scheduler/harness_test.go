@@ -213,13 +213,20 @@ func (h *harness) addPods(pods ...*v1.Pod) {
 // cycle pops a member of a group and runs its group's cycle.
 func (h *harness) cycle() {
 	h.t.Helper()
+	h.startCycle()
+	h.s.bindings.Wait()
+}
+
+// startCycle pops a member of a group and runs its group's cycle, leaving
+// the bindings and writes it started under way.
+func (h *harness) startCycle() {
+	h.t.Helper()
 	qpi, err := h.s.queue.Pop(logr.Discard())
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	ref, _ := framework.GroupRefOf(qpi.Pod)
 	h.s.scheduleGroup(h.ctx, h.s.profiles.Get(v1.DefaultSchedulerName), qpi, ref, h.s.queue.SchedulingCycle())
-	h.s.bindings.Wait()
 }
 
 // scheduleOne queues the pod and runs the loop's next cycle, and waits for

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -260,15 +261,70 @@ func (s *Scheduler) failGroup(ctx context.Context, prof *profile.Profile, pg *sc
 
 // patchGroupCondition writes the PodGroup's condition off the scheduling
 // loop; a failure is logged, and the next cycle of the group writes again.
+// The writes of one PodGroup are sent one at a time, in the order its
+// cycles decided them: kube-scheduler v1.37.1 writes each in its cycle,
+// before the next cycle, and two writes sent at once may land in either
+// order (the remainder of a hierarchy that scheduled, retried at once,
+// would then read its first cycle's condition, not its own).
 func (s *Scheduler) patchGroupCondition(ctx context.Context, pg *schedulingv1beta1.PodGroup, cond metav1.Condition) {
 	logger := klog.FromContext(ctx)
-	s.bindings.Add(1)
-	go func() {
-		defer s.bindings.Done()
+	write := func() {
 		if err := s.workloads.PatchCondition(context.WithoutCancel(ctx), s.client, pg, cond); err != nil {
 			logger.Error(err, "Updating the PodGroup's status")
 		}
+	}
+	ref := framework.RefOf(pg)
+	if !s.groupWrites.add(ref, write) {
+		// The goroutine sending the group's earlier write sends it next.
+		return
+	}
+	s.bindings.Add(1)
+	go func() {
+		defer s.bindings.Done()
+		for ; write != nil; write = s.groupWrites.next(ref) {
+			write()
+		}
 	}()
+}
+
+// groupWrites holds the condition writes of each PodGroup that wait for
+// the one being sent; the zero value has none.
+type groupWrites struct {
+	mu sync.Mutex
+	// waiting has an entry, maybe empty, for each PodGroup a write is
+	// being sent to.
+	waiting map[framework.GroupRef][]func()
+}
+
+// add queues write behind the PodGroup's write being sent, if any, and
+// reports whether there was none: the caller then sends write, and the
+// writes next returns after it.
+func (w *groupWrites) add(ref framework.GroupRef, write func()) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if queued, sending := w.waiting[ref]; sending {
+		w.waiting[ref] = append(queued, write)
+		return false
+	}
+	if w.waiting == nil {
+		w.waiting = make(map[framework.GroupRef][]func())
+	}
+	w.waiting[ref] = nil
+	return true
+}
+
+// next returns the PodGroup's next write once the previous one was sent,
+// or nil when none waits: the group has no write being sent then.
+func (w *groupWrites) next(ref framework.GroupRef) func() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	queued := w.waiting[ref]
+	if len(queued) == 0 {
+		delete(w.waiting, ref)
+		return nil
+	}
+	w.waiting[ref] = queued[1:]
+	return queued[0]
 }
 
 // scheduleHierarchy runs the cycle of the group under root that qpi, just

@@ -21,13 +21,19 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	schedulingclient "k8s.io/client-go/kubernetes/typed/scheduling/v1beta1"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -226,6 +232,106 @@ func TestUnreadGroupMemberIsNeverScheduledAlone(t *testing.T) {
 	if st := s.queue.Stats(); st.Unschedulable+st.Gated != 1 {
 		t.Errorf("queue %+v, want the member waiting in the unschedulable set", st)
 	}
+}
+
+// TestGroupConditionWritesLandInOrder plays the first two cycles of the
+// workloads scenario cpg-basic-partial on an apiserver slow to take b's
+// first condition: a basic CompositePodGroup's cycle places gang a and
+// leaves b's members out, and their cycle, run at once, finds b
+// unschedulable again, with the PodGroupPostFilter plugins' answer. b
+// ends reading the second cycle's condition, as kube-scheduler v1.37.1
+// leaves it: it writes each cycle's condition before the next cycle.
+func TestGroupConditionWritesLandInOrder(t *testing.T) {
+	h := newHierarchyHarness(t, slots(3))
+	held := holdFirstGroupStatus(h, "b")
+	a, b := members("a", 2, "1"), members("b", 2, "1")
+	h.add([]*schedulingv1alpha3.CompositePodGroup{st.CompositeGroup("root").Obj()},
+		[]*schedulingv1beta1.PodGroup{child("a", "root", 2), child("b", "root", 2)}, concat(a, b))
+	for _, p := range concat(a, b) {
+		h.s.queue.Add(logr.Discard(), p)
+	}
+	firstMsg := "pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"
+
+	h.startCycle()
+	select {
+	case <-held.arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first cycle wrote no condition on b")
+	}
+	if got := held.first; !strings.Contains(got, firstMsg) {
+		t.Fatalf("the first cycle wrote %s on b, want %q", got, firstMsg)
+	}
+	h.startCycle()
+	// A write sent beside the held one lands first.
+	select {
+	case <-held.passed:
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(held.release)
+	h.s.bindings.Wait()
+
+	c := h.groupCondition("b")
+	if c == nil || !strings.HasPrefix(c.Message, firstMsg+", pod group preemption: ") {
+		t.Errorf("b reads %+v, want the second cycle's %q with the PodGroupPostFilter plugins' answer", c, firstMsg)
+	}
+}
+
+// heldGroupStatus holds the first status write of one PodGroup at the
+// apiserver until released, as a busy apiserver may, and lets the others
+// through.
+type heldGroupStatus struct {
+	name  string
+	calls atomic.Int32
+	// first is the held write, set before arrived is closed.
+	first   string
+	arrived chan struct{}
+	release chan struct{}
+	// passed receives once each write let through has landed.
+	passed chan struct{}
+}
+
+// holdFirstGroupStatus makes h's scheduler write PodGroups' statuses
+// through a client that holds the first write of PodGroup name.
+func holdFirstGroupStatus(h *harness, name string) *heldGroupStatus {
+	held := &heldGroupStatus{name: name, arrived: make(chan struct{}), release: make(chan struct{}), passed: make(chan struct{}, 16)}
+	h.s.client = holdingClient{Interface: h.s.client, held: held}
+	return held
+}
+
+type holdingClient struct {
+	kubernetes.Interface
+	held *heldGroupStatus
+}
+
+func (c holdingClient) SchedulingV1beta1() schedulingclient.SchedulingV1beta1Interface {
+	return holdingScheduling{SchedulingV1beta1Interface: c.Interface.SchedulingV1beta1(), held: c.held}
+}
+
+type holdingScheduling struct {
+	schedulingclient.SchedulingV1beta1Interface
+	held *heldGroupStatus
+}
+
+func (c holdingScheduling) PodGroups(namespace string) schedulingclient.PodGroupInterface {
+	return holdingPodGroups{PodGroupInterface: c.SchedulingV1beta1Interface.PodGroups(namespace), held: c.held}
+}
+
+type holdingPodGroups struct {
+	schedulingclient.PodGroupInterface
+	held *heldGroupStatus
+}
+
+func (c holdingPodGroups) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*schedulingv1beta1.PodGroup, error) {
+	if h := c.held; name == h.name {
+		if h.calls.Add(1) == 1 {
+			h.first = string(data)
+			close(h.arrived)
+			<-h.release
+		} else {
+			defer func() { h.passed <- struct{}{} }()
+		}
+	}
+	return c.PodGroupInterface.Patch(ctx, name, pt, data, opts, subresources...)
 }
 
 const testRack = "test.berth.io/rack"

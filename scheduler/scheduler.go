@@ -129,6 +129,8 @@ type Scheduler struct {
 
 	bindingSlots chan struct{}
 	bindings     sync.WaitGroup
+	// groupWrites orders the PodGroup condition writes of the group cycles.
+	groupWrites groupWrites
 	// statusPatcher sends the pods' PodScheduled patches.
 	statusPatcher *apiwrite.StatusPatcher
 	// bindingPool runs the binding cycles on reused goroutines.

@@ -130,6 +130,77 @@ type Strategy struct {
 	Args runtime.RawExtension `json:"args,omitempty"`
 }
 
+// MetricsSource names where a policy reads what nodes really use, with the
+// descheduler's names.
+// +kubebuilder:validation:Enum=KubernetesMetrics;Prometheus
+type MetricsSource string
+
+const (
+	// MetricsSourceKubernetesMetrics reads nodes' and pods' usage from
+	// metrics.k8s.io (metrics-server).
+	MetricsSourceKubernetesMetrics MetricsSource = "KubernetesMetrics"
+	// MetricsSourcePrometheus runs a strategy's Prometheus query.
+	MetricsSourcePrometheus MetricsSource = "Prometheus"
+)
+
+// PrometheusAuthTokenKey is the key of the Secret named by
+// prometheus.authToken.secretReference that holds the bearer token, as the
+// descheduler reads it.
+const PrometheusAuthTokenKey = "prometheusAuthToken"
+
+// PrometheusCAKey is the key of the Secret named by
+// prometheus.ca.secretReference that holds the PEM bundle.
+const PrometheusCAKey = "ca.crt"
+
+// MetricsProvider is one source of real usage a policy's strategies may read
+// (the descheduler's metricsProviders entry).
+// +kubebuilder:validation:XValidation:rule="self.source != 'Prometheus' || has(self.prometheus)",message="prometheus is required when source is Prometheus"
+// +kubebuilder:validation:XValidation:rule="self.source == 'Prometheus' || !has(self.prometheus)",message="prometheus may be set only when source is Prometheus"
+type MetricsProvider struct {
+	// source is KubernetesMetrics (metrics-server, through the apiserver's
+	// metrics.k8s.io) or Prometheus.
+	Source MetricsSource `json:"source"`
+	// prometheus says where Prometheus is and how to authenticate to it;
+	// only for source Prometheus, and required there.
+	// +optional
+	Prometheus *PrometheusProvider `json:"prometheus,omitempty"`
+}
+
+// PrometheusProvider is where a policy's Prometheus queries are sent.
+type PrometheusProvider struct {
+	// url is Prometheus's address, e.g.
+	// https://prometheus-k8s.monitoring.svc:9091.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^/?#\s]+`
+	URL string `json:"url"`
+	// authToken names the Secret whose key prometheusAuthToken holds the
+	// bearer token sent to Prometheus; unset sends none.
+	// +optional
+	AuthToken *PrometheusAuthToken `json:"authToken,omitempty"`
+	// ca names the Secret whose key ca.crt holds the PEM bundle
+	// Prometheus's certificate must chain to; unset trusts the system's
+	// authorities.
+	// +optional
+	CA *PrometheusCA `json:"ca,omitempty"`
+}
+
+// PrometheusAuthToken names the Secret holding Prometheus's bearer token.
+type PrometheusAuthToken struct {
+	// secretReference names the Secret, in Berth's namespace, whose key
+	// prometheusAuthToken holds the token. Berth reads it again on each
+	// run, so a rotated token is used from the next run on.
+	SecretReference SecretReference `json:"secretReference"`
+}
+
+// PrometheusCA names the Secret holding the authorities Prometheus's
+// certificate must chain to.
+type PrometheusCA struct {
+	// secretReference names the Secret, in Berth's namespace, whose key
+	// ca.crt holds the PEM bundle.
+	SecretReference SecretReference `json:"secretReference"`
+}
+
 // RebalancePolicySpec is a descheduler-style policy: which pods to move, how
 // carefully, and how often.
 type RebalancePolicySpec struct {
@@ -155,6 +226,15 @@ type RebalancePolicySpec struct {
 	// limits bound the evictions of one run.
 	// +optional
 	Limits *EvictionLimits `json:"limits,omitempty"`
+	// metricsProviders are the sources of real usage the policy's
+	// strategies may read (LowNodeUtilization's metricsUtilization), at
+	// most one per source. A strategy that reads a source the policy does
+	// not list here makes the policy invalid.
+	// +optional
+	// +listType=map
+	// +listMapKey=source
+	// +kubebuilder:validation:MaxItems=2
+	MetricsProviders []MetricsProvider `json:"metricsProviders,omitempty"`
 	// strategies are run in order in each run.
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1

@@ -48,7 +48,7 @@ func TestValidateProfile(t *testing.T) {
 			name:    "unknown plugin",
 			profile: st.Profile("p").Enable("filter", "NodeRsourcesFit").Obj(),
 			want: []want{{"spec.plugins.filter.enabled[0].name",
-				`unknown plugin "NodeRsourcesFit"; known Filter plugins: DynamicResources, InterPodAffinity, NodeAffinity,`}},
+				`unknown plugin "NodeRsourcesFit"; known Filter plugins: DynamicResources, InterPodAffinity, LoadAwareScheduling, NodeAffinity,`}},
 		},
 		{
 			name:    "unknown plugin through multiPoint",

@@ -67,18 +67,18 @@ type DeschedulerResult struct {
 // deschedulerPolicy is the part of descheduler/v1alpha2 DeschedulerPolicy
 // that convert reads; every other field is refused by name.
 type deschedulerPolicy struct {
-	APIVersion                       string               `json:"apiVersion"`
-	Kind                             string               `json:"kind"`
-	Profiles                         []deschedulerProfile `json:"profiles,omitempty"`
-	NodeSelector                     *string              `json:"nodeSelector,omitempty"`
-	MaxNoOfPodsToEvictPerNode        *int32               `json:"maxNoOfPodsToEvictPerNode,omitempty"`
-	MaxNoOfPodsToEvictPerNamespace   *int32               `json:"maxNoOfPodsToEvictPerNamespace,omitempty"`
-	MaxNoOfPodsToEvictTotal          *int32               `json:"maxNoOfPodsToEvictTotal,omitempty"`
-	EvictionFailureEventNotification *bool                `json:"evictionFailureEventNotification,omitempty"`
-	GracePeriodSeconds               *int64               `json:"gracePeriodSeconds,omitempty"`
-	MetricsCollector                 json.RawMessage      `json:"metricsCollector,omitempty"`
-	MetricsProviders                 json.RawMessage      `json:"metricsProviders,omitempty"`
-	Prometheus                       json.RawMessage      `json:"prometheus,omitempty"`
+	APIVersion                       string                       `json:"apiVersion"`
+	Kind                             string                       `json:"kind"`
+	Profiles                         []deschedulerProfile         `json:"profiles,omitempty"`
+	NodeSelector                     *string                      `json:"nodeSelector,omitempty"`
+	MaxNoOfPodsToEvictPerNode        *int32                       `json:"maxNoOfPodsToEvictPerNode,omitempty"`
+	MaxNoOfPodsToEvictPerNamespace   *int32                       `json:"maxNoOfPodsToEvictPerNamespace,omitempty"`
+	MaxNoOfPodsToEvictTotal          *int32                       `json:"maxNoOfPodsToEvictTotal,omitempty"`
+	EvictionFailureEventNotification *bool                        `json:"evictionFailureEventNotification,omitempty"`
+	GracePeriodSeconds               *int64                       `json:"gracePeriodSeconds,omitempty"`
+	MetricsCollector                 *deschedulerMetricsCollector `json:"metricsCollector,omitempty"`
+	MetricsProviders                 []deschedulerMetricsProvider `json:"metricsProviders,omitempty"`
+	Prometheus                       json.RawMessage              `json:"prometheus,omitempty"`
 }
 
 type deschedulerProfile struct {
@@ -142,18 +142,11 @@ func (c *Converter) ConvertDeschedulerPolicy(data []byte, interval time.Duration
 	if policy.NodeSelector != nil {
 		errs = append(errs, field.Forbidden(field.NewPath("nodeSelector"), "a RebalancePolicy works on every node; restrict pods with the strategies' namespaces and labelSelector instead"))
 	}
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{
-		{"metricsCollector", len(policy.MetricsCollector) > 0},
-		{"metricsProviders", len(policy.MetricsProviders) > 0},
-		{"prometheus", len(policy.Prometheus) > 0},
-	} {
-		if f.set {
-			errs = append(errs, field.Forbidden(field.NewPath(f.name), "Berth's strategies work from requests, not from metrics"))
-		}
+	if len(policy.Prometheus) > 0 {
+		errs = append(errs, field.Forbidden(field.NewPath("prometheus"), "name Prometheus in metricsProviders, with source Prometheus"))
 	}
+	providers, perrs, pwarnings := convertMetricsProviders(policy)
+	errs, res.Warnings = append(errs, perrs...), append(res.Warnings, pwarnings...)
 	if policy.EvictionFailureEventNotification != nil {
 		res.Warnings = append(res.Warnings, "evictionFailureEventNotification is dropped: Berth always records failed and blocked evictions in the policy's status.plan")
 	}
@@ -176,7 +169,7 @@ func (c *Converter) ConvertDeschedulerPolicy(data []byte, interval time.Duration
 	seen := map[string]int{}
 	for i, p := range policy.Profiles {
 		path := field.NewPath("profiles").Index(i)
-		out, perrs := c.convertDeschedulerProfile(&p, limits, interval, path)
+		out, perrs := c.convertDeschedulerProfile(&p, limits, providers, interval, path)
 		if first, dup := seen[out.Name]; dup {
 			perrs = append(perrs, field.Duplicate(path.Child("name"), fmt.Sprintf("%s (also the name of profiles[%d])", out.Name, first)))
 		}
@@ -206,7 +199,7 @@ func decodeDeschedulerPolicy(data []byte) (*deschedulerPolicy, error) {
 func (p *deschedulerPolicy) header() (apiVersion, kind string) { return p.APIVersion, p.Kind }
 
 // convertDeschedulerProfile maps one descheduler profile; its errors are under path.
-func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1alpha1.EvictionLimits, interval time.Duration, path *field.Path) (Policy, field.ErrorList) {
+func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1alpha1.EvictionLimits, providers []v1alpha1.MetricsProvider, interval time.Duration, path *field.Path) (Policy, field.ErrorList) {
 	out := Policy{Name: p.Name}
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Subdomain(p.Name) {
@@ -216,6 +209,9 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 		Schedule: v1alpha1.RebalanceSchedule{Interval: &metav1.Duration{Duration: interval}},
 		DryRun:   ptr.To(true),
 		Limits:   limits,
+		// The descheduler's providers serve every profile; each policy
+		// gets them all, and polls only those its strategies read.
+		MetricsProviders: providers,
 	}
 	plugins := p.Plugins
 	for _, set := range []struct {
@@ -273,6 +269,10 @@ func (c *Converter) convertDeschedulerProfile(p *deschedulerProfile, limits *v1a
 		return out, errs
 	}
 	for _, se := range args.SpecErrors(rebalance.ValidateSpec(c.strategies, &out.Spec)) {
+		if len(se.Path) > 0 && se.Path[0] == "metricsProviders" {
+			// The DeschedulerPolicy's metricsProviders, reported there.
+			continue
+		}
 		errs = append(errs, strategyErrors(se, p.Name, path, enabledAt, argsAt, out.Spec.Strategies)...)
 	}
 	return out, errs

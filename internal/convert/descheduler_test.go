@@ -40,6 +40,17 @@ func TestConvertDeschedulerPolicy(t *testing.T) {
 			"RebalancePolicy balance: nodeFit asks the install's default SchedulingProfile",
 			"dryRun: true",
 		}},
+		{name: "descheduler-metrics", wantWarnings: []string{
+			"metricsProviders[1].prometheus.authToken: Berth reads Secrets only in its own namespace: Secret berth-system/prometheus-token must be there",
+			"eviction limits are shared by all its profiles",
+			"dryRun: true",
+		}},
+		{name: "descheduler-metrics-collector", wantWarnings: []string{
+			"metricsCollector is deprecated: enabled, it is written as metricsProviders source KubernetesMetrics",
+			"dryRun: true",
+		}},
+		{name: "descheduler-metrics-bad", wantErr: true},
+		{name: "descheduler-metrics-args", wantErr: true},
 		{name: "descheduler-unsupported", wantErr: true},
 		{name: "descheduler-bad-args", wantErr: true},
 		{name: "descheduler-typo", wantErr: true},
@@ -106,6 +117,33 @@ func TestConvertedPoliciesValidate(t *testing.T) {
 		}
 		if p.Spec.DryRun == nil || !*p.Spec.DryRun {
 			t.Errorf("policy %s is not a dry run", p.Name)
+		}
+	}
+}
+
+// TestConvertedMetricsPoliciesValidate checks that the policies converted
+// with metrics providers are ones the rebalancer accepts, and that each
+// keeps the providers.
+func TestConvertedMetricsPoliciesValidate(t *testing.T) {
+	for file, want := range map[string]int{"descheduler-metrics": 2, "descheduler-metrics-collector": 1} {
+		in, err := os.ReadFile(filepath.Join("testdata", file+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := New(registries.InTree()).ConvertDeschedulerPolicy(in, DefaultRebalanceInterval)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if len(res.Policies) != want {
+			t.Fatalf("%s: got %d policies, want %d", file, len(res.Policies), want)
+		}
+		for _, p := range res.Policies {
+			if err := rebalance.ValidateSpec(rebalance.NewInTreeRegistry(), &p.Spec); err != nil {
+				t.Errorf("%s: policy %s: %v", file, p.Name, err)
+			}
+			if len(p.Spec.MetricsProviders) == 0 {
+				t.Errorf("%s: policy %s has no metrics providers", file, p.Name)
+			}
 		}
 	}
 }

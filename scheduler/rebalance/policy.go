@@ -27,6 +27,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+	"github.com/berth-io/berth/scheduler/usage"
 )
 
 // DefaultProfileName is the SchedulingProfile whose filters decide nodeFit
@@ -42,6 +43,9 @@ type compiledPolicy struct {
 	strategies []strategies.Strategy
 	// cron is the parsed cron schedule; nil for an interval.
 	cron cron.Schedule
+	// providers are the usage sources of the policy's metricsProviders, by
+	// source; a Prometheus source has no query: each strategy gives its own.
+	providers map[v1alpha1.MetricsSource]usage.Source
 }
 
 // compile validates spec against the registry and returns every problem
@@ -68,6 +72,9 @@ func compile(registry strategies.Registry, name string, generation int64, spec *
 	if len(spec.Strategies) == 0 {
 		errs = append(errs, specError("strategies", errors.New("at least one strategy is required"), "strategies"))
 	}
+	providers, perrs := compileProviders(spec)
+	c.providers = providers
+	errs = append(errs, perrs...)
 	seen := map[v1alpha1.StrategyName]bool{}
 	for i, s := range spec.Strategies {
 		if seen[s.Name] {
@@ -82,6 +89,10 @@ func compile(registry strategies.Registry, name string, generation int64, spec *
 		built, err := registry.Build(s.Name, s.Args.Raw)
 		if err != nil {
 			errs = append(errs, strategyError(args.SpecInvalidArgs, i, err, "args"))
+			continue
+		}
+		if err := checkProviderOf(i, built, providers); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		c.strategies = append(c.strategies, built)

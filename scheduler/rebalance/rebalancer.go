@@ -82,6 +82,8 @@ type Rebalancer struct {
 	nodeLister corelisters.NodeLister
 	// gangs tells which pods are members of gangs; nil knows none.
 	gangs Gangs
+	// nodeUsage reads what nodes really use; nil reads nothing.
+	nodeUsage NodeUsage
 
 	mu        sync.Mutex
 	policies  map[string]*policyState
@@ -402,6 +404,12 @@ func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
 	// run as the status records it, whoever made it, so that leader changes
 	// neither multiply runs nor the evictions the per-run limits allow.
 	lastEnd := r.recordedLastRun(ctx, name)
+	// The usage sources the policy polls are held from one spec to the
+	// next, the new acquired before the old released, so that a store
+	// shared by both keeps its history.
+	var held *compiledPolicy
+	release := func() {}
+	defer func() { release() }()
 	for {
 		r.mu.Lock()
 		policy := st.policy
@@ -410,6 +418,11 @@ func (r *Rebalancer) work(ctx context.Context, name string, st *policyState) {
 		st.next = next
 		observers := append([]RunObserver(nil), r.observers...)
 		r.mu.Unlock()
+		if policy != held {
+			hold := r.holdUsage(ctx, policy)
+			release()
+			release, held = hold, policy
+		}
 		// A next run that moved (the first, or after a change of schedule)
 		// is told at once, so that the status shows it before the run: a
 		// cron policy may wait hours for its first.

@@ -75,6 +75,8 @@ type run struct {
 	// done holds the pods already chosen in this run, whatever became of them.
 	done   map[types.UID]bool
 	result RunResult
+	// releases release the usage stores the run's strategies acquired.
+	releases []func()
 }
 
 // execute runs every strategy of policy once over a fresh snapshot.
@@ -86,6 +88,11 @@ func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy, start 
 		limits: evictor.NewLimits(policy.spec.Limits),
 	}
 	ru.result = RunResult{Generation: policy.generation, Start: ru.start, DryRun: policy.dryRun()}
+	defer func() {
+		for _, release := range ru.releases {
+			release()
+		}
+	}()
 	if r.metrics != nil {
 		names := make([]string, len(policy.strategies))
 		for i, s := range policy.strategies {

@@ -50,6 +50,11 @@ type Handle interface {
 	LimitReached(nodeName string) bool
 	// Now returns the time the run started.
 	Now() time.Time
+	// Metrics reads what nodes and pods really use through the policy's
+	// metrics provider of q.Source. An error says why it cannot be read
+	// (no such provider, a source that fails); the strategy then evicts
+	// nothing.
+	Metrics(ctx context.Context, q MetricsQuery) (*Metrics, error)
 }
 
 // Strategy chooses pods to evict.

@@ -24,6 +24,7 @@ package workloads_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -215,7 +216,32 @@ func playAndCompare(ctx context.Context, s workloads.Scenario, c kubernetes.Inte
 	if len(noted) > 0 {
 		AddReportEntry("differences in events and transient nominations (not compared)", strings.Join(noted, "\n"))
 	}
+	if h := conditionHistories(got); len(diffs) > 0 && h != "" {
+		// A difference names one value of a history; the whole histories
+		// show where Berth's groups went another way.
+		AddReportEntry("condition histories of the groups under Berth", h)
+	}
 	Expect(diffs).To(BeEmpty(), "differences from kube-scheduler v1.37.1:\n%s", strings.Join(diffs, "\n"))
+}
+
+// conditionHistories lists, checkpoint by checkpoint, the conditions each
+// PodGroup and CompositePodGroup of o went through, in order, with the
+// paths differences name them by.
+func conditionHistories(o workloads.Observation) string {
+	var b strings.Builder
+	for _, cp := range o.Checkpoints {
+		for _, g := range cp.PodGroups {
+			for i, c := range g.ConditionHistory {
+				fmt.Fprintf(&b, "%s/podgroup/%s/history/%d: %s %s %s: %s\n", cp.Name, g.Name, i, c.Type, c.Status, c.Reason, c.Message)
+			}
+		}
+		for _, g := range cp.CompositePodGroups {
+			for i, c := range g.ConditionHistory {
+				fmt.Fprintf(&b, "%s/compositepodgroup/%s/history/%d: %s %s %s: %s\n", cp.Name, g.Name, i, c.Type, c.Status, c.Reason, c.Message)
+			}
+		}
+	}
+	return b.String()
 }
 
 // outsideComparison reports whether a difference is one this suite does

@@ -18,18 +18,24 @@ package lownodeutilization
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/klog/v2"
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+	nodeusage "github.com/berth-io/berth/scheduler/usage"
 )
 
 type strategy struct {
@@ -37,6 +43,8 @@ type strategy struct {
 	resources []v1.ResourceName
 	scope     strategies.PodScope
 }
+
+var _ strategies.MetricsReader = (*strategy)(nil)
 
 // New builds the strategy from its JSON arguments.
 func New(raw []byte) (strategies.Strategy, error) {
@@ -51,7 +59,21 @@ func New(raw []byte) (strategies.Strategy, error) {
 
 func (s *strategy) Name() v1alpha1.StrategyName { return Name }
 
-// usage is one node's requested amounts and bounds, per configured resource.
+// MetricsSource returns the source metricsUtilization reads, with the
+// field that asks for it.
+func (s *strategy) MetricsSource() (v1alpha1.MetricsSource, *field.Path) {
+	m := s.args.MetricsUtilization
+	if m == nil {
+		return "", nil
+	}
+	at := field.NewPath("metricsUtilization")
+	if m.Source == "" {
+		return s.args.source(), at.Child("metricsServer")
+	}
+	return m.Source, at.Child("source")
+}
+
+// usage is one node's used amounts and bounds, per configured resource.
 type usage struct {
 	*strategies.Usage
 	low, high []float64
@@ -78,10 +100,61 @@ func (u *usage) overutilized() bool {
 	return false
 }
 
-// measure returns the node's amounts per configured resource, with room for its bounds.
-func (s *strategy) measure(ni *framework.NodeInfo) *usage {
+// measure returns the node's amounts per configured resource, with room
+// for its bounds: the pods' requests, or with m what the node really uses.
+func (s *strategy) measure(ni *framework.NodeInfo, m *strategies.Metrics) (*usage, error) {
 	n := len(s.resources)
-	return &usage{Usage: strategies.MeasureUsage(ni, s.resources), low: make([]float64, n), high: make([]float64, n)}
+	u := &usage{Usage: strategies.MeasureUsage(ni, s.resources), low: make([]float64, n), high: make([]float64, n)}
+	if m == nil {
+		return u, nil
+	}
+	name := ni.Node().Name
+	nu, fresh := m.Nodes.Node(name)
+	switch fresh {
+	case nodeusage.Missing:
+		return nil, fmt.Errorf("node %s has no usage in %s", name, s.from())
+	case nodeusage.Stale:
+		err := fmt.Errorf("the usage of node %s in %s is stale: its newest sample was taken at %s",
+			name, s.from(), nu.SampledAt.UTC().Format(time.RFC3339))
+		if readErr := m.Nodes.Err(); readErr != nil {
+			err = fmt.Errorf("%w, and the last read failed: %w", err, readErr)
+		}
+		return nil, err
+	}
+	for i, r := range s.resources {
+		var res nodeusage.Resource
+		switch r {
+		case v1.ResourceCPU:
+			res = nodeusage.CPU
+		case v1.ResourceMemory:
+			res = nodeusage.Memory
+		case MetricResource:
+			res = nodeusage.Metric
+		default:
+			// pods: the node's pods are counted, as with requests.
+			continue
+		}
+		st, ok := nu.Usage[res]
+		if !ok {
+			return nil, fmt.Errorf("node %s has no %s usage in %s", name, r, s.from())
+		}
+		if r == MetricResource {
+			// The query's value counts in whole percents of a capacity
+			// of 100, as the descheduler counts it.
+			u.Alloc[i], u.Used[i] = 100, math.Trunc(st.Average*100)
+			continue
+		}
+		u.Used[i] = st.Average * u.Alloc[i]
+	}
+	return u, nil
+}
+
+// from names where the usage was read, for messages.
+func (s *strategy) from() string {
+	if s.args.source() == v1alpha1.MetricsSourcePrometheus {
+		return fmt.Sprintf("the result of Prometheus query %q", s.args.query())
+	}
+	return "metrics-server's node metrics"
 }
 
 // bounds sets each node's low and high amounts from the thresholds, read
@@ -111,16 +184,47 @@ func (s *strategy) describe(u *usage) string {
 	return strings.Join(parts, ", ")
 }
 
+// reason says why a pod of u is evicted.
+func (s *strategy) reason(u *usage, m *strategies.Metrics) string {
+	switch {
+	case m == nil:
+		return fmt.Sprintf("node is above targetThresholds (%s) and underutilized nodes have room", s.describe(u))
+	case m.PodUsage == nil:
+		return fmt.Sprintf("node's usage from Prometheus is above targetThresholds (%s) and underutilized nodes have room", s.describe(u))
+	}
+	return fmt.Sprintf("node's usage from metrics-server is above targetThresholds (%s) and underutilized nodes have room", s.describe(u))
+}
+
 // Run evicts pods from overutilized nodes, the busiest first, while they
-// stay above their target and the underutilized nodes have room.
+// stay above their target and the underutilized nodes have room. With
+// metricsUtilization, a node without fresh usage fails the run before
+// anything is evicted.
 func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	nodes := h.Nodes()
 	if len(nodes) == 0 {
 		return nil
 	}
+	var m *strategies.Metrics
+	if src := s.args.source(); src != "" {
+		var err error
+		if m, err = h.Metrics(ctx, strategies.MetricsQuery{Source: src, Query: s.args.query()}); err != nil {
+			return fmt.Errorf("reading node usage from the policy's %s metrics provider: %w", src, err)
+		}
+		if m == nil || m.Nodes == nil {
+			return errors.New("the rebalancer gave no node usage")
+		}
+		nodes = slices.DeleteFunc(slices.Clone(nodes), notReady)
+		if len(nodes) == 0 {
+			return nil
+		}
+	}
 	usages := make([]*usage, len(nodes))
 	for i, ni := range nodes {
-		usages[i] = s.measure(ni)
+		u, err := s.measure(ni, m)
+		if err != nil {
+			return err
+		}
+		usages[i] = u
 	}
 	s.bounds(usages)
 	var under, over []*usage
@@ -150,13 +254,28 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	}
 	sort.SliceStable(over, func(i, j int) bool { return total(over[i]) > total(over[j]) })
 	for _, u := range over {
-		s.drain(ctx, h, u, room)
+		s.drain(ctx, h, u, room, m)
 	}
 	return nil
 }
 
-// drain evicts pods from one overutilized node.
-func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, room []float64) {
+// notReady reports whether the node says it is not Ready: metrics-server
+// and Prometheus have no fresh usage of such a node, and the descheduler
+// leaves it out.
+func notReady(ni *framework.NodeInfo) bool {
+	for _, c := range ni.Node().Status.Conditions {
+		if c.Type == v1.NodeReady {
+			return c.Status != v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// drain evicts pods from one overutilized node. Without the pods' usage
+// (Prometheus), what an eviction frees is unknown: one pod leaves the
+// node, or up to the policy's per-node limit when it sets one.
+func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, room []float64, m *strategies.Metrics) {
+	logger := klog.FromContext(ctx)
 	name := u.NodeInfo.Node().Name
 	var pods []*v1.Pod
 	for _, pod := range strategies.PodsOf(u.NodeInfo) {
@@ -165,17 +284,58 @@ func (s *strategy) drain(ctx context.Context, h strategies.Handle, u *usage, roo
 		}
 	}
 	strategies.SortForEviction(pods)
+	reason := s.reason(u, m)
 	for _, pod := range pods {
 		if !u.overutilized() || slices.ContainsFunc(room, func(v float64) bool { return v <= 0 }) || h.LimitReached(name) {
 			return
 		}
-		reason := fmt.Sprintf("node is above targetThresholds (%s) and underutilized nodes have room", s.describe(u))
+		amounts, known, err := s.podAmounts(ctx, pod, m)
+		if err != nil {
+			logger.V(2).Info("Pod stays: its usage is unknown", "pod", klog.KObj(pod), "node", klog.KRef("", name), "err", err.Error())
+			continue
+		}
 		if !h.Evict(ctx, pod, reason) {
 			continue
 		}
-		for i, v := range strategies.PodAmounts(pod, s.resources) {
+		if !known {
+			if !m.NodeLimited {
+				return
+			}
+			continue
+		}
+		for i, v := range amounts {
 			u.Used[i] -= v
 			room[i] -= v
 		}
 	}
+}
+
+// podAmounts returns what evicting pod frees of each configured resource:
+// its requests, or with m what it uses now; known is false when the
+// source gives no pod's usage.
+func (s *strategy) podAmounts(ctx context.Context, pod *v1.Pod, m *strategies.Metrics) (amounts []float64, known bool, err error) {
+	if m == nil {
+		return strategies.PodAmounts(pod, s.resources), true, nil
+	}
+	if m.PodUsage == nil {
+		return nil, false, nil
+	}
+	used, err := m.PodUsage(ctx, pod)
+	if err != nil {
+		return nil, false, err
+	}
+	amounts = make([]float64, len(s.resources))
+	for i, r := range s.resources {
+		switch r {
+		case v1.ResourcePods:
+			amounts[i] = 1
+		case v1.ResourceCPU:
+			q := used[v1.ResourceCPU]
+			amounts[i] = float64(q.MilliValue())
+		default:
+			q := used[r]
+			amounts[i] = float64(q.Value())
+		}
+	}
+	return amounts, true, nil
 }

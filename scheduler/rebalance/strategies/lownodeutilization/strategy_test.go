@@ -101,7 +101,7 @@ func TestArgs(t *testing.T) {
 			Args:     `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"evictableNamespaces":{"include":["a"],"exclude":["b"]}}`,
 			WantErrs: []string{"evictableNamespaces.exclude: Forbidden: only one of include or exclude may be set"},
 		},
-		{Name: "unknown field", Args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"metricsUtilization":{}}`, WantError: `unknown field "metricsUtilization"`},
+		{Name: "unknown field", Args: `{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"evictionLimits":{"node":1}}`, WantError: `unknown field "evictionLimits"`},
 	})
 }
 

@@ -20,6 +20,7 @@ package strategytest
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -27,6 +28,7 @@ import (
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
+	"github.com/berth-io/berth/scheduler/usage"
 )
 
 // Handle records the evictions a strategy asks for. Every pod is evictable
@@ -42,7 +44,17 @@ type Handle struct {
 	// Evicted lists the names of the evicted pods in order.
 	Evicted []string
 	// Reasons holds the reason given for each evicted pod by name.
-	Reasons  map[string]string
+	Reasons map[string]string
+	// NodeUsage is the store Metrics gives for every query; without it
+	// Metrics fails.
+	NodeUsage usage.Store
+	// PodUsage is the pods' usage Metrics gives; nil gives none, as
+	// Prometheus.
+	PodUsage func(ctx context.Context, pod *v1.Pod) (v1.ResourceList, error)
+	// MetricsErr, when set, is the error of every Metrics call.
+	MetricsErr error
+	// Queries lists the Metrics calls' queries in order.
+	Queries  []strategies.MetricsQuery
 	fromNode map[string]int
 }
 
@@ -77,4 +89,17 @@ func (h *Handle) Evict(_ context.Context, pod *v1.Pod, reason string) bool {
 	h.Evicted = append(h.Evicted, pod.Name)
 	h.Reasons[pod.Name] = reason
 	return true
+}
+
+// Metrics records q and returns NodeUsage and PodUsage, NodeLimited when
+// PerNodeLimit is set; MetricsErr, or an error without NodeUsage.
+func (h *Handle) Metrics(_ context.Context, q strategies.MetricsQuery) (*strategies.Metrics, error) {
+	h.Queries = append(h.Queries, q)
+	switch {
+	case h.MetricsErr != nil:
+		return nil, h.MetricsErr
+	case h.NodeUsage == nil:
+		return nil, errors.New("the test handle has no node usage")
+	}
+	return &strategies.Metrics{Nodes: h.NodeUsage, PodUsage: h.PodUsage, NodeLimited: h.PerNodeLimit > 0}, nil
 }
