@@ -208,11 +208,7 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 		clock:      clock.RealClock{},
 		expiration: time.Duration(*a.NodeMetricExpirationSeconds) * time.Second,
 	}
-	if h != nil {
-		if p := h.NodeUsage(); p != nil {
-			pl.store = p.Store(a.MetricProvider.Source())
-		}
-	}
+	pl.store = load.StoreFor(h, a.MetricProvider.Source())
 	return pl, nil
 }
 

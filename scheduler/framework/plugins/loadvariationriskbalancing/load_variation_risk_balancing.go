@@ -112,11 +112,7 @@ func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin,
 		logger:      klog.FromContext(ctx).WithValues("plugin", Name),
 		description: load.Describe(src),
 	}
-	if h != nil {
-		if p := h.NodeUsage(); p != nil {
-			pl.store = p.Store(src)
-		}
-	}
+	pl.store = load.StoreFor(h, src)
 	return pl, nil
 }
 

@@ -134,11 +134,7 @@ func New(ctx context.Context, raw []byte, h framework.Handle) (framework.Plugin,
 		logger:     klog.FromContext(ctx).WithValues("plugin", Name),
 	}
 	pl.description = load.Describe(pl.source)
-	if h != nil {
-		if p := h.NodeUsage(); p != nil {
-			pl.store = p.Store(pl.source)
-		}
-	}
+	pl.store = load.StoreFor(h, pl.source)
 	return pl, nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
+	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/usage"
 )
 
@@ -225,4 +226,16 @@ func Describe(src usage.Source) string {
 		return fmt.Sprintf("Prometheus at %s", src.Address)
 	}
 	return "metrics.k8s.io (metrics-server)"
+}
+
+// StoreFor returns the Handle's store for src, nil without a Handle or
+// without usage stores (validation, tests).
+func StoreFor(h framework.Handle, src usage.Source) usage.Store {
+	if h == nil {
+		return nil
+	}
+	if p := h.NodeUsage(); p != nil {
+		return p.Store(src)
+	}
+	return nil
 }
