@@ -26,6 +26,7 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/apiwrite"
 	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/profile"
 )
 
@@ -107,6 +108,15 @@ func (s *Scheduler) parkPodsOf(schedulerName string) (parked []*v1.Pod, removed 
 // Profile returns the live profile serving schedulerName, or nil.
 func (s *Scheduler) Profile(schedulerName string) *profile.Profile {
 	return s.profiles.Get(schedulerName)
+}
+
+// ServingFramework returns the framework of the live profile serving
+// schedulerName, or nil.
+func (s *Scheduler) ServingFramework(schedulerName string) *runtime.Framework {
+	if p := s.profiles.Get(schedulerName); p != nil {
+		return p.Framework
+	}
+	return nil
 }
 
 // ParkedPods returns how many pending pods wait for a profile.

@@ -275,6 +275,11 @@ type PlannedEviction struct {
 	Reason string `json:"reason"`
 	// result is the outcome.
 	Result EvictionResult `json:"result"`
+	// expectedNode is the node the SchedulingProfile serving the pod would
+	// place it on once evicted. Set for the strategies that read what nodes
+	// use, which skip a pod that profile would place straight back.
+	// +optional
+	ExpectedNode string `json:"expectedNode,omitempty"`
 }
 
 // RunOutcome is how a run of a policy ended.

@@ -164,6 +164,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o SetupOptio
 		rebalance.WithGangs(sched),
 		rebalance.WithRecordReader(mgr.GetAPIReader()),
 		rebalance.WithNodeUsage(sched.NodeUsage()),
+		rebalance.WithServingProfiles(sched.ServingFramework),
 		rebalance.WithMetrics(berthMetrics))
 	// A policy without profileRef reads the install's default profile for
 	// nodeFit; the caller's options come after, so they may name another.

@@ -84,6 +84,8 @@ type Rebalancer struct {
 	gangs Gangs
 	// nodeUsage reads what nodes really use; nil reads nothing.
 	nodeUsage NodeUsage
+	// serving returns the live profile serving a scheduler name; nil knows none.
+	serving ServingProfiles
 
 	mu        sync.Mutex
 	policies  map[string]*policyState

@@ -32,7 +32,6 @@ import (
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/framework"
-	"github.com/berth-io/berth/scheduler/framework/runtime"
 	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/scheduler/rebalance/evictor"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
@@ -71,7 +70,17 @@ type run struct {
 	nodes       []*framework.NodeInfo
 	protections *evictor.Protections
 	limits      *evictor.Limits
-	nodeFit     *evictor.NodeFit
+	// snapshot holds podObjects on nodeObjects as the run started.
+	snapshot    *cache.Snapshot
+	podObjects  []*v1.Pod
+	nodeObjects []*v1.Node
+	// nodeFits are the nodeFit checks compiled in this run, by profile.
+	nodeFits map[string]*evictor.NodeFit
+	// fallback is the profile the policy resolves, read at most once.
+	fallback    *profileSpec
+	fallbackErr error
+	// placed answers where evicted pods would go; nil until asked.
+	placed *placements
 	// done holds the pods already chosen in this run, whatever became of them.
 	done   map[types.UID]bool
 	result RunResult
@@ -85,7 +94,7 @@ func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy, start 
 	ctx = klog.NewContext(ctx, logger)
 	ru := &run{
 		r: r, policy: policy, start: start, done: map[types.UID]bool{},
-		limits: evictor.NewLimits(policy.spec.Limits),
+		limits: evictor.NewLimits(policy.spec.Limits), nodeFits: map[string]*evictor.NodeFit{},
 	}
 	ru.result = RunResult{Generation: policy.generation, Start: ru.start, DryRun: policy.dryRun()}
 	defer func() {
@@ -104,7 +113,7 @@ func (r *Rebalancer) execute(ctx context.Context, policy *compiledPolicy, start 
 		ru.result.Err = err
 	} else {
 		for _, s := range policy.strategies {
-			h := &strategyHandle{run: ru, strategy: s.Name()}
+			h := &strategyHandle{run: ru, strategy: s.Name(), readsUsage: readsUsage(s)}
 			if err := s.Run(ctx, h); err != nil {
 				logger.Error(err, "Strategy failed", "strategy", s.Name())
 				ru.result.Err = fmt.Errorf("strategy %s: %w", s.Name(), err)
@@ -133,8 +142,8 @@ func (ru *run) prepare(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing pods: %w", err)
 	}
-	snapshot := cache.NewSnapshot(pods, nodes)
-	if ru.nodes, err = snapshot.List(); err != nil {
+	ru.snapshot, ru.podObjects, ru.nodeObjects = cache.NewSnapshot(pods, nodes), pods, nodes
+	if ru.nodes, err = ru.snapshot.List(); err != nil {
 		return fmt.Errorf("listing the snapshot's nodes: %w", err)
 	}
 	var threshold *int32
@@ -149,28 +158,29 @@ func (ru *run) prepare(ctx context.Context) error {
 	if !ru.policy.nodeFit() {
 		return nil
 	}
-	profileName := ru.policy.profileName()
-	var p v1alpha1.SchedulingProfile
-	if err := r.objects.Get(ctx, types.NamespacedName{Name: profileName}, &p); err != nil {
-		return fmt.Errorf("reading SchedulingProfile %s for nodeFit: %w", profileName, err)
-	}
-	schedulerName := p.Spec.SchedulerName
-	if schedulerName == "" {
-		schedulerName = p.Name
-	}
-	// The framework reads this run's snapshot, never the scheduler's, and
-	// records no scheduler metrics.
-	fwk, err := r.compiler.CompileProfile(ctx, schedulerName, &p.Spec,
-		runtime.WithSnapshotSharedLister(snapshot), runtime.WithMetrics(nil))
+	// The profile the policy resolves is read and compiled now, so that a
+	// missing or broken one fails the run before any eviction, even when
+	// the pods chosen turn out to be served by live profiles.
+	ps, err := ru.policyProfile(ctx)
 	if err != nil {
-		return fmt.Errorf("compiling SchedulingProfile %s for nodeFit: %w", profileName, err)
+		return fmt.Errorf("nodeFit: %w", err)
 	}
-	ru.nodeFit = evictor.NewNodeFit(fwk, ru.nodes)
+	fwk, err := ru.compile(ctx, ps, ru.snapshot)
+	if err != nil {
+		return fmt.Errorf("nodeFit: %w", err)
+	}
+	ru.nodeFits[ps.source] = evictor.NewNodeFit(fwk, ru.nodes)
 	return nil
 }
 
 // record appends an entry to the bounded plan.
 func (ru *run) record(pod *v1.Pod, strategy v1alpha1.StrategyName, reason string, result v1alpha1.EvictionResult) {
+	ru.recordExpecting(pod, strategy, reason, result, "")
+}
+
+// recordExpecting appends an entry to the bounded plan that names the
+// node the pod is expected on once evicted.
+func (ru *run) recordExpecting(pod *v1.Pod, strategy v1alpha1.StrategyName, reason string, result v1alpha1.EvictionResult, expected string) {
 	ru.r.metrics.CountRebalanceEviction(ru.policy.name, string(strategy), strings.ToLower(string(result)))
 	if result != v1alpha1.EvictionSkipped {
 		ru.result.Planned++
@@ -183,7 +193,7 @@ func (ru *run) record(pod *v1.Pod, strategy v1alpha1.StrategyName, reason string
 	}
 	ru.result.Plan = append(ru.result.Plan, v1alpha1.PlannedEviction{
 		Namespace: pod.Namespace, Pod: pod.Name, Node: pod.Spec.NodeName,
-		Strategy: strategy, Reason: reason, Result: result,
+		Strategy: strategy, Reason: reason, Result: result, ExpectedNode: expected,
 	})
 }
 
@@ -191,6 +201,19 @@ func (ru *run) record(pod *v1.Pod, strategy v1alpha1.StrategyName, reason string
 type strategyHandle struct {
 	*run
 	strategy v1alpha1.StrategyName
+	// readsUsage is set for a strategy that reads what nodes use: it evicts
+	// no pod the profile serving it would place straight back.
+	readsUsage bool
+}
+
+// readsUsage reports whether s reads what nodes use rather than requests.
+func readsUsage(s strategies.Strategy) bool {
+	r, ok := s.(strategies.MetricsReader)
+	if !ok {
+		return false
+	}
+	src, _ := r.MetricsSource()
+	return src != ""
 }
 
 var _ strategies.Handle = (*strategyHandle)(nil)
@@ -233,13 +256,32 @@ func (h *strategyHandle) Evict(ctx context.Context, pod *v1.Pod, reason string) 
 		h.record(pod, h.strategy, reason+"; skipped: "+err.Error(), v1alpha1.EvictionSkipped)
 		return false
 	}
-	if h.nodeFit != nil {
-		if err := h.nodeFit.Check(ctx, pod); err != nil {
-			logger.V(3).Info("Pod stays: nodeFit found no other node", "why", err.Error())
-			return false
-		}
+	if err := h.checkNodeFit(ctx, pod); err != nil {
+		logger.V(3).Info("Pod stays: nodeFit found no other node", "why", err.Error())
+		return false
 	}
-	return h.evict(ctx, pod, reason)
+	if !h.readsUsage {
+		return h.evict(ctx, pod, reason, "")
+	}
+	expected, why, checked, err := h.expectedNode(ctx, pod)
+	switch {
+	case !checked && err == nil:
+		logger.V(4).Info("No profile of Berth is known to serve the pod: where it goes is not checked", "schedulerName", pod.Spec.SchedulerName)
+		return h.evict(ctx, pod, reason, "")
+	case err != nil:
+		why = "checking where it would be placed: " + err.Error()
+		fallthrough
+	case expected == "":
+		logger.V(3).Info("Pod stays", "why", why)
+		h.done[pod.UID] = true
+		h.record(pod, h.strategy, reason+"; skipped: "+why, v1alpha1.EvictionSkipped)
+		return false
+	}
+	if !h.evict(ctx, pod, reason, expected) {
+		h.unplace(pod, expected)
+		return false
+	}
+	return true
 }
 
 // gangUnit is what goes with a gang member that cannot go alone: the
@@ -343,17 +385,15 @@ func (h *strategyHandle) evictGang(ctx context.Context, pod *v1.Pod, reason stri
 	} else if why != "" {
 		return skip(why)
 	}
-	if h.nodeFit != nil {
-		for _, m := range members {
-			if err := h.nodeFit.Check(ctx, m); err != nil {
-				return skip(fmt.Sprintf("nodeFit found no other node for member %s: %v", m.Name, err))
-			}
+	for _, m := range members {
+		if err := h.checkNodeFit(ctx, m); err != nil {
+			return skip(fmt.Sprintf("nodeFit found no other node for member %s: %v", m.Name, err))
 		}
 	}
 	note := fmt.Sprintf("%s; with all %d members of gang %s, %s", reason, len(members), unit.name, unit.why)
 	evicted := false
 	for _, m := range members {
-		if ok := h.evict(ctx, m, note); ok && m.UID == pod.UID {
+		if ok := h.evict(ctx, m, note, ""); ok && m.UID == pod.UID {
 			evicted = true
 		}
 	}
@@ -390,13 +430,14 @@ func (h *strategyHandle) budgetRefuses(ctx context.Context, members []*v1.Pod) (
 	return "", nil
 }
 
-// evict plans, and outside a dry run makes, one eviction the checks allowed.
-func (h *strategyHandle) evict(ctx context.Context, pod *v1.Pod, reason string) bool {
+// evict plans, and outside a dry run makes, one eviction the checks
+// allowed; expected, when set, is the node the pod is expected on.
+func (h *strategyHandle) evict(ctx context.Context, pod *v1.Pod, reason, expected string) bool {
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "strategy", h.strategy)
 	h.done[pod.UID] = true
 	if h.result.DryRun {
 		h.limits.Count(pod)
-		h.record(pod, h.strategy, reason, v1alpha1.EvictionPlanned)
+		h.recordExpecting(pod, h.strategy, reason, v1alpha1.EvictionPlanned, expected)
 		return true
 	}
 	result, err := evictor.Evict(ctx, h.r.client, pod)
@@ -404,7 +445,7 @@ func (h *strategyHandle) evict(ctx context.Context, pod *v1.Pod, reason string) 
 	if err != nil {
 		note = reason + "; " + err.Error()
 	}
-	h.record(pod, h.strategy, note, result)
+	h.recordExpecting(pod, h.strategy, note, result, expected)
 	switch result {
 	case v1alpha1.EvictionEvicted:
 		h.result.Evicted++

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -206,6 +207,8 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 		allocated:                o.allocated,
 		slices:                   o.slices,
 		nodeUsage:                o.nodeUsage,
+		spec:                     spec,
+		weightOverrides:          maps.Clone(o.weightOverrides),
 	}
 	if f.workloads == nil {
 		f.workloads = unservedWorkloads{}
@@ -465,7 +468,7 @@ func (f *Framework) describe(plan *pluginPlan, plugins map[string]framework.Plug
 			}
 			f.pluginInfos = append(f.pluginInfos, info)
 			if r, ok := plugins[name].(framework.UsageReader); ok {
-				f.usageSources = append(f.usageSources, PluginUsage{Plugin: name, Source: r.UsageSource()})
+				f.usageSources = append(f.usageSources, PluginUsage{Plugin: name, Source: r.UsageSource(), Reader: r})
 			}
 		}
 	}

@@ -19,6 +19,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -31,6 +32,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/dra"
 	"github.com/berth-io/berth/scheduler/framework/extender"
@@ -111,6 +113,21 @@ type Framework struct {
 	skippedDefaults []string
 	pluginInfos     []PluginInfo
 	usageSources    []PluginUsage
+
+	// spec and weightOverrides are what the framework was compiled from.
+	spec            *v1alpha1.SchedulingProfileSpec
+	weightOverrides map[string]WeightOverride
+}
+
+// Spec returns the profile spec the framework was compiled from; callers
+// must not modify it.
+func (f *Framework) Spec() *v1alpha1.SchedulingProfileSpec { return f.spec }
+
+// ScoreWeightOverrides returns the WithScoreWeights overrides the framework
+// was compiled with, so that the same profile can be compiled again over
+// another snapshot.
+func (f *Framework) ScoreWeightOverrides() map[string]WeightOverride {
+	return maps.Clone(f.weightOverrides)
 }
 
 var _ framework.Handle = (*Framework)(nil)
@@ -122,6 +139,8 @@ type PluginUsage struct {
 	Plugin string
 	// Source is what it reads.
 	Source usage.Source
+	// Reader is the plugin itself.
+	Reader framework.UsageReader
 }
 
 // UsageSources lists the profile's plugins that read what nodes use, in
