@@ -179,7 +179,11 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 		env.FeatureGates = WorkloadFeatureGates
 	}
 	if s.Setup != nil {
-		if err := s.Setup(ctx, env); err != nil {
+		// What Setup starts (an endpoint the scheduler reads) lives until
+		// the run returns.
+		setupCtx, stopSetup := context.WithCancel(ctx)
+		defer stopSetup()
+		if err := s.Setup(setupCtx, env); err != nil {
 			return Result{}, err
 		}
 	}

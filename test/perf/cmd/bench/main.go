@@ -124,7 +124,7 @@ func bench(ctx context.Context, args []string, logger logr.Logger) error {
 	fs.BoolVar(&f.quick, "quick", false, "a small run that proves the harness works (make test runs it): 1,000 nodes, 1,000 pods, SchedulingBasic and 5 s of SteadyArrival, 2 minutes per scheduler at most")
 	fs.IntVar(&f.nodes, "nodes", 1000, "nodes (ignored with --quick)")
 	fs.IntVar(&f.pods, "pods", 3000, "pending pods (ignored with --quick)")
-	fs.StringVar(&f.schedulers, "schedulers", "berth,berth-no-events,kube-scheduler,null-binder,null-binder-events", "comma-separated schedulers under test, run in this order (berth-shadow: berth with a shadow of its profile at 100% sampling)")
+	fs.StringVar(&f.schedulers, "schedulers", "berth,berth-no-events,kube-scheduler,null-binder,null-binder-events", "comma-separated schedulers under test, run in this order (berth-shadow: berth with a shadow of its profile at 100% sampling; berth-load-aware: berth whose profile adds TargetLoadPacking and LoadAwareScheduling, reading node usage from a Prometheus endpoint the bench serves)")
 	fs.StringVar(&f.berthBin, "berth-bin", "bin/berth", "the berth binary")
 	fs.StringVar(&f.baseBin, "berth-base-bin", "", "the berth binary of a base build, run as the scheduler berth-base with the same arguments as berth: the tables then compare berth with berth-base round by round (make bench-compare)")
 	fs.StringVar(&f.k8sBinDir, "k8s-bin-dir", "bin/k8s", "directory with etcd, kube-apiserver and kube-scheduler")
@@ -257,7 +257,7 @@ func applyQuick(f *benchFlags, fs *flag.FlagSet) {
 // scheduler returns the scheduler under test called name.
 func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []throughput.Option, error) {
 	switch name {
-	case "berth", "berth-no-events", "berth-shadow", baseScheduler:
+	case "berth", "berth-no-events", "berth-shadow", "berth-load-aware", baseScheduler:
 		extra := strings.Fields(f.berthArgs)
 		if name == "berth-no-events" {
 			extra = append(extra, "--scheduled-events=false")
@@ -266,6 +266,9 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 		if name == "berth-shadow" {
 			// A shadow identical to the live profile, sampling every attempt.
 			berth = throughput.BerthWithShadow
+		}
+		if name == "berth-load-aware" {
+			berth = throughput.BerthLoadAware
 		}
 		bin, cpuProfile, heapProfile := f.berthBin, f.pprofFile, f.heapFile
 		if name == baseScheduler {
@@ -305,7 +308,7 @@ func scheduler(name string, f benchFlags, self string) (throughput.Scheduler, []
 	case "null-binder-events":
 		return throughput.NullBinder("null-binder-events", self, "null-binder", "--events"), nil, nil
 	default:
-		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, berth-no-events, berth-shadow, berth-base, kube-scheduler, null-binder or null-binder-events)", name)
+		return throughput.Scheduler{}, nil, fmt.Errorf("unknown scheduler %q (want berth, berth-no-events, berth-shadow, berth-load-aware, berth-base, kube-scheduler, null-binder or null-binder-events)", name)
 	}
 }
 
