@@ -31,6 +31,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/shadow"
 	"github.com/berth-io/berth/scheduler/usage"
 )
 
@@ -87,6 +88,14 @@ var _ = Describe("Load-aware scheduling", func() {
 			"requests":   defaultProfile(),
 		}, scheduler.WithNodeUsageOptions(usage.WithMetricsClient(metricsClient), usage.WithPollInterval(time.Second)))
 
+		// A load-aware shadow of the requests profile says, on the live
+		// traffic, how often the two would disagree before anyone switches.
+		shadowSpec := loadAware.DeepCopy()
+		shadowSpec.ShadowOf = "requests"
+		shadowFwk, err := s.CompileShadow(ctx, "load-aware-shadow", shadowSpec)
+		Expect(err).NotTo(HaveOccurred())
+		s.InstallShadow(ctx, &scheduler.ShadowProfile{Framework: shadowFwk, Source: "load-aware-shadow", Generation: 1, Of: "requests", SampleRatePercent: 100})
+
 		By("waiting until the profile's store has read every node")
 		store := s.NodeUsage().Store(usage.Source{Type: usage.MetricsServer})
 		Eventually(func(g Gomega) {
@@ -118,6 +127,14 @@ var _ = Describe("Load-aware scheduling", func() {
 		By("placing six pods by requests: onto the two nodes that request least, the busiest")
 		byRequests := placed("requests")
 		Expect(byRequests["busy-1"]+byRequests["busy-2"]).To(Equal(6), "placed by requests: %v", byRequests)
+		By("the load-aware shadow disagreeing on every one of them, for TargetLoadPacking")
+		Eventually(func(g Gomega) {
+			stats, ok := s.ShadowStats("load-aware-shadow")
+			g.Expect(ok).To(BeTrue())
+			g.Expect(stats.Outcomes).To(HaveKeyWithValue(shadow.OutcomeDisagreed, int64(6)), "outcomes %v", stats.Outcomes)
+			g.Expect(stats.Deciding).NotTo(BeEmpty())
+			g.Expect(stats.Deciding[0].Plugin).To(Equal("TargetLoadPacking"))
+		}).WithTimeout(30 * time.Second).Should(Succeed())
 
 		By("placing six pods with TargetLoadPacking: none on a busy node")
 		byUsage := placed("load-aware")
