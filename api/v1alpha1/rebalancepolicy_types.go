@@ -227,7 +227,7 @@ type RebalancePolicySpec struct {
 	// +optional
 	Limits *EvictionLimits `json:"limits,omitempty"`
 	// metricsProviders are the sources of real usage the policy's
-	// strategies may read (LowNodeUtilization's metricsUtilization), at
+	// strategies may read (the utilization strategies' metricsUtilization), at
 	// most one per source. A strategy that reads a source the policy does
 	// not list here makes the policy invalid.
 	// +optional

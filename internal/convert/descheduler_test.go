@@ -49,6 +49,7 @@ func TestConvertDeschedulerPolicy(t *testing.T) {
 			"metricsCollector is deprecated: enabled, it is written as metricsProviders source KubernetesMetrics",
 			"dryRun: true",
 		}},
+		{name: "descheduler-high-utilization", wantWarnings: []string{"dryRun: true"}},
 		{name: "descheduler-metrics-bad", wantErr: true},
 		{name: "descheduler-metrics-args", wantErr: true},
 		{name: "descheduler-unsupported", wantErr: true},

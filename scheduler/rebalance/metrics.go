@@ -49,8 +49,8 @@ type NodeUsage interface {
 var _ NodeUsage = (*usage.Registry)(nil)
 
 // WithNodeUsage reads real usage, for the strategies that ask for it
-// (LowNodeUtilization's metricsUtilization), from u; without it their runs
-// fail.
+// (the utilization strategies' metricsUtilization), from u; without it
+// their runs fail.
 func WithNodeUsage(u NodeUsage) Option { return func(r *Rebalancer) { r.nodeUsage = u } }
 
 // compileProviders validates the policy's metricsProviders and returns the

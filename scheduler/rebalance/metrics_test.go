@@ -43,6 +43,7 @@ import (
 
 	"github.com/berth-io/berth/api/v1alpha1"
 	"github.com/berth-io/berth/scheduler/args"
+	"github.com/berth-io/berth/scheduler/rebalance/strategies"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies/strategytest"
 	"github.com/berth-io/berth/scheduler/usage"
 )
@@ -58,6 +59,13 @@ func lnuPolicy(lnuArgs string, providers ...v1alpha1.MetricsProvider) *v1alpha1.
 		Schedule: every(10 * time.Minute), DryRun: ptr.To(false), MetricsProviders: providers,
 		Strategies: []v1alpha1.Strategy{{Name: "LowNodeUtilization", Args: k8sruntime.RawExtension{Raw: []byte(lnuArgs)}}},
 	}
+}
+
+// hnuPolicy is a live policy running HighNodeUtilization with args over providers.
+func hnuPolicy(hnuArgs string, providers ...v1alpha1.MetricsProvider) *v1alpha1.RebalancePolicySpec {
+	spec := lnuPolicy(hnuArgs, providers...)
+	spec.Strategies[0].Name = "HighNodeUtilization"
+	return spec
 }
 
 var metricsServerProvider = v1alpha1.MetricsProvider{Source: v1alpha1.MetricsSourceKubernetesMetrics}
@@ -85,6 +93,10 @@ func TestValidateMetricsProviders(t *testing.T) {
 		}},
 		{name: "deprecated metricsServer without provider", spec: lnuPolicy(`{"thresholds":{"cpu":20},"targetThresholds":{"cpu":50},"metricsUtilization":{"metricsServer":true}}`), want: []string{
 			`spec.strategies[0].args.metricsUtilization.metricsServer: invalid args of strategy LowNodeUtilization: metricsUtilization.metricsServer: Invalid value: "KubernetesMetrics": the policy's metricsProviders configure no KubernetesMetrics source`,
+		}},
+		{name: "HighNodeUtilization's source", spec: hnuPolicy(`{"thresholds":{"cpu":20},"metricsUtilization":{"source":"KubernetesMetrics"}}`, metricsServerProvider)},
+		{name: "no provider for HighNodeUtilization", spec: hnuPolicy(`{"thresholds":{"MetricResource":20},"metricsUtilization":{"source":"Prometheus","prometheus":{"query":"q"}}}`, metricsServerProvider), want: []string{
+			`spec.strategies[0].args.metricsUtilization.source: invalid args of strategy HighNodeUtilization: metricsUtilization.source: Invalid value: "Prometheus": the policy's metricsProviders configure no Prometheus source`,
 		}},
 		{name: "the same source twice", spec: lnuPolicy(metricsServerLNU, metricsServerProvider, metricsServerProvider), want: []string{
 			`spec.metricsProviders[1].source: metricsProviders[1].source: metrics provider "KubernetesMetrics" is already configured: each source can be configured only once`,
@@ -270,6 +282,48 @@ func TestRunReadsMetricsServer(t *testing.T) {
 	}
 	if err := waitFor(func() bool { return nu.holding() == 0 }); err != nil {
 		t.Errorf("%d usage stores still held after the policy stopped", nu.holding())
+	}
+}
+
+// TestHighNodeUtilizationReadsUsage checks that HighNodeUtilization reading
+// real usage is run as LowNodeUtilization is: its source polled and
+// released, its pods checked for where they go, and a run without a
+// node's usage evicting nothing.
+func TestHighNodeUtilizationReadsUsage(t *testing.T) {
+	const args = `{"thresholds":{"cpu":20},"metricsUtilization":{"source":"KubernetesMetrics"}}`
+	s, err := NewInTreeRegistry().Build("HighNodeUtilization", []byte(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !readsUsage(s) {
+		t.Errorf("readsUsage(HighNodeUtilization with metricsUtilization) = false")
+	}
+	c := &compiledPolicy{strategies: []strategies.Strategy{s}, providers: map[v1alpha1.MetricsSource]usage.Source{
+		v1alpha1.MetricsSourceKubernetesMetrics: {Type: usage.MetricsServer},
+	}}
+	if got := c.polled(); len(got) != 1 || got[0].Type != usage.MetricsServer {
+		t.Errorf("polled %v, want metrics-server", got)
+	}
+
+	// n1 uses 10% of its CPU: its one pod goes.
+	nu := &countingUsage{NodeUsage: registry(t, metricsServer(t, "n0", "3600m", "n1", "400m", "n2", "2000m"), "")}
+	res, evicted := runOnce(t, nu, hnuPolicy(args, metricsServerProvider))
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if !slices.Equal(evicted, []string{"n1-p0"}) {
+		t.Errorf("evicted %v (run %+v), want [n1-p0]", evicted, res)
+	}
+	if err := waitFor(func() bool { return nu.holding() == 0 }); err != nil {
+		t.Errorf("%d usage stores still held after the policy stopped", nu.holding())
+	}
+
+	res, evicted = runOnce(t, registry(t, metricsServer(t, "n0", "3600m", "n1", "400m"), ""), hnuPolicy(args, metricsServerProvider))
+	if want := "strategy HighNodeUtilization: node n2 has no usage in metrics-server's node metrics"; res.Err == nil || !strings.Contains(res.Err.Error(), want) {
+		t.Errorf("run error %v, want one containing %q", res.Err, want)
+	}
+	if len(evicted) > 0 || res.Planned > 0 {
+		t.Errorf("evicted %v (run %+v) without usage", evicted, res)
 	}
 }
 

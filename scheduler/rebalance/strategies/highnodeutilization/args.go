@@ -17,7 +17,10 @@ limitations under the License.
 // Package highnodeutilization empties underutilized nodes onto the busier
 // ones, as the descheduler's HighNodeUtilization plugin, so that a cluster
 // autoscaler can remove them. Utilization is the pods' requests over the
-// node's allocatable; it is meant to run with a bin-packing profile.
+// node's allocatable or, with metricsUtilization (which the descheduler's
+// plugin does not take), what the nodes really use: metrics-server's
+// smoothed usage, or the value of a Prometheus query. It is meant to run
+// with a bin-packing profile.
 package highnodeutilization
 
 import (
@@ -46,6 +49,9 @@ type Args struct {
 	// EvictableNamespaces keeps the pods of the excluded namespaces; as in
 	// the descheduler, only exclude is supported.
 	EvictableNamespaces *strategies.Namespaces `json:"evictableNamespaces,omitempty"`
+	// MetricsUtilization judges the nodes by what they really use instead
+	// of the pods' requests; the target nodes' room is still their requests'.
+	MetricsUtilization *strategies.MetricsUtilization `json:"metricsUtilization,omitempty"`
 }
 
 // Default leaves the arguments as written: the thresholds of cpu, memory
@@ -56,14 +62,16 @@ func (a *Args) Default() {}
 
 // Validate returns every problem of the arguments, each under path.
 func (a *Args) Validate(path *field.Path) field.ErrorList {
-	errs := strategies.ValidateThresholds(path.Child("thresholds"), a.Thresholds)
+	th := path.Child("thresholds")
+	errs := strategies.ValidateThresholds(th, a.Thresholds)
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "must not be negative"))
 	}
 	if ns := a.EvictableNamespaces; ns != nil && len(ns.Include) > 0 {
 		errs = append(errs, field.Forbidden(path.Child("evictableNamespaces", "include"), "only exclude is supported"))
 	}
-	return errs
+	errs = append(errs, a.MetricsUtilization.Validate(path.Child("metricsUtilization"))...)
+	return append(errs, strategies.ValidateMetricsThresholds(a.MetricsUtilization, th, a.Thresholds)...)
 }
 
 // measured returns the thresholds of the resources measured: the policy's,

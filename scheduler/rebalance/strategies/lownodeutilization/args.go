@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -39,7 +38,7 @@ const Name v1alpha1.StrategyName = "LowNodeUtilization"
 
 // MetricResource is the resource whose thresholds apply to the value of a
 // Prometheus query, in percent (the descheduler's MetricResource).
-const MetricResource v1.ResourceName = "MetricResource"
+const MetricResource = strategies.MetricResource
 
 // Percentage is a share of a node's allocatable, from 0 to 100.
 type Percentage float64
@@ -67,42 +66,10 @@ type Args struct {
 
 // MetricsUtilization says where the strategy reads real usage, through one
 // of the policy's metricsProviders.
-type MetricsUtilization struct {
-	// MetricsServer is the deprecated form of Source KubernetesMetrics.
-	MetricsServer bool `json:"metricsServer,omitempty"`
-	// Source is KubernetesMetrics or Prometheus.
-	Source v1alpha1.MetricsSource `json:"source,omitempty"`
-	// Prometheus holds the query of source Prometheus.
-	Prometheus *Prometheus `json:"prometheus,omitempty"`
-}
+type MetricsUtilization = strategies.MetricsUtilization
 
 // Prometheus is the query whose value is a node's utilization.
-type Prometheus struct {
-	// Query returns an instant vector of one sample per node, labelled
-	// instance=<node name>, valued in [0, 1].
-	Query string `json:"query,omitempty"`
-}
-
-// source returns the metrics source the args read, "" for requests.
-func (a *Args) source() v1alpha1.MetricsSource {
-	switch m := a.MetricsUtilization; {
-	case m == nil:
-		return ""
-	case m.Source != "":
-		return m.Source
-	case m.MetricsServer:
-		return v1alpha1.MetricsSourceKubernetesMetrics
-	}
-	return ""
-}
-
-// query returns the Prometheus query, "" for another source.
-func (a *Args) query() string {
-	if a.source() != v1alpha1.MetricsSourcePrometheus || a.MetricsUtilization.Prometheus == nil {
-		return ""
-	}
-	return a.MetricsUtilization.Prometheus.Query
-}
+type Prometheus = strategies.Prometheus
 
 // Default leaves the arguments as written: none has a default.
 func (a *Args) Default() {}
@@ -132,80 +99,17 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "must not be negative"))
 	}
 	errs = append(errs, a.EvictableNamespaces.Validate(path.Child("evictableNamespaces"))...)
-	errs = append(errs, a.MetricsUtilization.validate(path.Child("metricsUtilization"))...)
+	errs = append(errs, a.MetricsUtilization.Validate(path.Child("metricsUtilization"))...)
 	return append(errs, a.validateResources(low, high)...)
 }
 
-// validate reports the problems of the metrics source under path: at most
-// one source, and the query Prometheus needs.
-func (m *MetricsUtilization) validate(path *field.Path) field.ErrorList {
-	if m == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	switch {
-	case m.MetricsServer && m.Source != "":
-		errs = append(errs, field.Forbidden(path.Child("metricsServer"), fmt.Sprintf(
-			"only one source may be set: metricsServer is the deprecated form of source %s", v1alpha1.MetricsSourceKubernetesMetrics)))
-	case !m.MetricsServer && m.Source == "":
-		errs = append(errs, field.Required(path.Child("source"), fmt.Sprintf(
-			"%s or %s; leave metricsUtilization unset to read the pods' requests", v1alpha1.MetricsSourceKubernetesMetrics, v1alpha1.MetricsSourcePrometheus)))
-	}
-	source := m.Source
-	if source == "" && m.MetricsServer {
-		source = v1alpha1.MetricsSourceKubernetesMetrics
-	}
-	switch source {
-	case v1alpha1.MetricsSourceKubernetesMetrics:
-		if m.Prometheus != nil {
-			errs = append(errs, field.Forbidden(path.Child("prometheus"), fmt.Sprintf(
-				"prometheus configuration is not allowed when source is %s", v1alpha1.MetricsSourceKubernetesMetrics)))
-		}
-	case v1alpha1.MetricsSourcePrometheus:
-		if m.Prometheus == nil || strings.TrimSpace(m.Prometheus.Query) == "" {
-			errs = append(errs, field.Required(path.Child("prometheus", "query"), fmt.Sprintf(
-				"prometheus query is required when metrics source is %s", v1alpha1.MetricsSourcePrometheus)))
-		}
-	case "":
-	default:
-		errs = append(errs, field.NotSupported(path.Child("source"), source,
-			[]string{string(v1alpha1.MetricsSourceKubernetesMetrics), string(v1alpha1.MetricsSourcePrometheus)}))
-	}
-	return errs
-}
-
 // validateResources reports thresholds on resources the source does not
-// give: a Prometheus query gives MetricResource alone, metrics-server cpu
-// and memory (pods counts the node's pods), and MetricResource is
-// Prometheus's only.
+// give. With Prometheus both thresholds must name MetricResource alone;
+// otherwise targetThresholds name the resources thresholds name.
 func (a *Args) validateResources(low, high *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	switch a.source() {
-	case v1alpha1.MetricsSourcePrometheus:
-		for _, t := range []struct {
-			path *field.Path
-			th   Thresholds
-		}{{low, a.Thresholds}, {high, a.TargetThresholds}} {
-			names := slices.Sorted(maps.Keys(t.th))
-			if len(t.th) > 0 && !slices.Equal(names, []v1.ResourceName{MetricResource}) {
-				errs = append(errs, field.Invalid(t.path, names, fmt.Sprintf(
-					"must name %s alone when metricsUtilization.source is %s: the query's value is the only usage Prometheus gives",
-					MetricResource, v1alpha1.MetricsSourcePrometheus)))
-			}
-		}
-	case v1alpha1.MetricsSourceKubernetesMetrics:
-		for _, r := range slices.Sorted(maps.Keys(a.Thresholds)) {
-			if r != v1.ResourceCPU && r != v1.ResourceMemory && r != v1.ResourcePods {
-				errs = append(errs, field.Invalid(low.Key(string(r)), float64(a.Thresholds[r]), fmt.Sprintf(
-					"metrics-server gives cpu and memory only: with metricsUtilization.source %s thresholds may name cpu, memory and pods",
-					v1alpha1.MetricsSourceKubernetesMetrics)))
-			}
-		}
-	default:
-		if p, ok := a.Thresholds[MetricResource]; ok {
-			errs = append(errs, field.Invalid(low.Key(string(MetricResource)), float64(p), fmt.Sprintf(
-				"is the value of a Prometheus query: set metricsUtilization.source to %s", v1alpha1.MetricsSourcePrometheus)))
-		}
+	errs := strategies.ValidateMetricsThresholds(a.MetricsUtilization, low, a.Thresholds)
+	if a.MetricsUtilization.Reads() == v1alpha1.MetricsSourcePrometheus {
+		errs = append(errs, strategies.ValidateMetricsThresholds(a.MetricsUtilization, high, a.TargetThresholds)...)
 	}
 	return errs
 }

@@ -18,14 +18,11 @@ package lownodeutilization
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,7 +32,6 @@ import (
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/rebalance/strategies"
-	nodeusage "github.com/berth-io/berth/scheduler/usage"
 )
 
 type strategy struct {
@@ -62,15 +58,7 @@ func (s *strategy) Name() v1alpha1.StrategyName { return Name }
 // MetricsSource returns the source metricsUtilization reads, with the
 // field that asks for it.
 func (s *strategy) MetricsSource() (v1alpha1.MetricsSource, *field.Path) {
-	m := s.args.MetricsUtilization
-	if m == nil {
-		return "", nil
-	}
-	at := field.NewPath("metricsUtilization")
-	if m.Source == "" {
-		return s.args.source(), at.Child("metricsServer")
-	}
-	return m.Source, at.Child("source")
+	return s.args.MetricsUtilization.SourceField()
 }
 
 // usage is one node's used amounts and bounds, per configured resource.
@@ -108,53 +96,10 @@ func (s *strategy) measure(ni *framework.NodeInfo, m *strategies.Metrics) (*usag
 	if m == nil {
 		return u, nil
 	}
-	name := ni.Node().Name
-	nu, fresh := m.Nodes.Node(name)
-	switch fresh {
-	case nodeusage.Missing:
-		return nil, fmt.Errorf("node %s has no usage in %s", name, s.from())
-	case nodeusage.Stale:
-		err := fmt.Errorf("the usage of node %s in %s is stale: its newest sample was taken at %s",
-			name, s.from(), nu.SampledAt.UTC().Format(time.RFC3339))
-		if readErr := m.Nodes.Err(); readErr != nil {
-			err = fmt.Errorf("%w, and the last read failed: %w", err, readErr)
-		}
+	if err := s.args.MetricsUtilization.ReadNodeUsage(u.Usage, s.resources, m.Nodes); err != nil {
 		return nil, err
 	}
-	for i, r := range s.resources {
-		var res nodeusage.Resource
-		switch r {
-		case v1.ResourceCPU:
-			res = nodeusage.CPU
-		case v1.ResourceMemory:
-			res = nodeusage.Memory
-		case MetricResource:
-			res = nodeusage.Metric
-		default:
-			// pods: the node's pods are counted, as with requests.
-			continue
-		}
-		st, ok := nu.Usage[res]
-		if !ok {
-			return nil, fmt.Errorf("node %s has no %s usage in %s", name, r, s.from())
-		}
-		if r == MetricResource {
-			// The query's value counts in whole percents of a capacity
-			// of 100, as the descheduler counts it.
-			u.Alloc[i], u.Used[i] = 100, math.Trunc(st.Average*100)
-			continue
-		}
-		u.Used[i] = st.Average * u.Alloc[i]
-	}
 	return u, nil
-}
-
-// from names where the usage was read, for messages.
-func (s *strategy) from() string {
-	if s.args.source() == v1alpha1.MetricsSourcePrometheus {
-		return fmt.Sprintf("the result of Prometheus query %q", s.args.query())
-	}
-	return "metrics-server's node metrics"
 }
 
 // bounds sets each node's low and high amounts from the thresholds, read
@@ -204,16 +149,12 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 	if len(nodes) == 0 {
 		return nil
 	}
-	var m *strategies.Metrics
-	if src := s.args.source(); src != "" {
-		var err error
-		if m, err = h.Metrics(ctx, strategies.MetricsQuery{Source: src, Query: s.args.query()}); err != nil {
-			return fmt.Errorf("reading node usage from the policy's %s metrics provider: %w", src, err)
-		}
-		if m == nil || m.Nodes == nil {
-			return errors.New("the rebalancer gave no node usage")
-		}
-		nodes = slices.DeleteFunc(slices.Clone(nodes), notReady)
+	m, err := s.args.MetricsUtilization.ReadMetrics(ctx, h)
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		nodes = slices.DeleteFunc(slices.Clone(nodes), strategies.NotReady)
 		if len(nodes) == 0 {
 			return nil
 		}
@@ -257,18 +198,6 @@ func (s *strategy) Run(ctx context.Context, h strategies.Handle) error {
 		s.drain(ctx, h, u, room, m)
 	}
 	return nil
-}
-
-// notReady reports whether the node says it is not Ready: metrics-server
-// and Prometheus have no fresh usage of such a node, and the descheduler
-// leaves it out.
-func notReady(ni *framework.NodeInfo) bool {
-	for _, c := range ni.Node().Status.Conditions {
-		if c.Type == v1.NodeReady {
-			return c.Status != v1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // drain evicts pods from one overutilized node. Without the pods' usage
