@@ -29,6 +29,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -53,6 +54,7 @@ type Option func(*options)
 
 type options struct {
 	schedulerOptions []scheduler.Option
+	clock            clock.PassiveClock
 }
 
 // WithSchedulerOptions passes options to the scheduler built for each
@@ -61,11 +63,21 @@ func WithSchedulerOptions(opts ...scheduler.Option) Option {
 	return func(o *options) { o.schedulerOptions = append(o.schedulerOptions, opts...) }
 }
 
+// WithClock sets the clock of the scheduler built for each explanation,
+// which judges whether usage samples are fresh, and the one their ages are
+// measured with; the default is the real clock.
+func WithClock(c clock.WithTickerAndDelayedExecution) Option {
+	return func(o *options) {
+		o.clock = c
+		o.schedulerOptions = append(o.schedulerOptions, scheduler.WithClock(c))
+	}
+}
+
 // New returns an Explainer that reads pods, nodes and what the plugins need
 // through kube and Berth's SchedulingProfiles and PluginWeights through
 // berth, and compiles profiles with registry's plugins, the binary's own.
 func New(kube kubernetes.Interface, berth client.Reader, registry runtime.Registry, opts ...Option) *Explainer {
-	e := &Explainer{kube: kube, berth: berth, registry: registry}
+	e := &Explainer{kube: kube, berth: berth, registry: registry, opts: options{clock: clock.RealClock{}}}
 	for _, opt := range opts {
 		opt(&e.opts)
 	}
@@ -151,9 +163,18 @@ func (e *Explainer) Explain(ctx context.Context, req Request) (*Report, error) {
 	for i, pl := range plans {
 		fwks[i] = pl.fwk
 	}
+	// The load-aware plugins' sources are read once, now that the nodes
+	// they divide usage by are known, so that the cycle reads a fresh sample.
+	reads := readUsage(ctx, sched.NodeUsage(), fwks, e.opts.clock.Now)
 	evals, err := sched.EvaluatePod(ctx, pod, fwks...)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	usages := make([]*profileUsage, len(fwks))
+	for i, fwk := range fwks {
+		if usages[i], err = usageOf(fwk, sched.NodeUsage(), reads); err != nil {
+			return nil, err
+		}
 	}
 
 	report := &Report{
@@ -187,8 +208,9 @@ func (e *Explainer) Explain(ctx context.Context, req Request) (*Report, error) {
 	if len(report.Results) == 2 {
 		report.Diff = compare(report.Results[0], report.Results[1])
 	}
-	for _, r := range report.Results {
+	for i, r := range report.Results {
 		r.limit(req.Nodes)
+		usages[i].addTo(r)
 	}
 	return report, nil
 }

@@ -96,6 +96,9 @@ type Result struct {
 	Nodes []NodeResult `json:"nodes"`
 	// OmittedNodes counts the nodes left out of Nodes by --nodes.
 	OmittedNodes int `json:"omittedNodes,omitempty"`
+	// Usage lists the profile's plugins that read what nodes use, with how
+	// reading their sources went; empty for a profile without any.
+	Usage []UsageSource `json:"usage,omitempty"`
 }
 
 // NodeResult is one node's verdict under one profile.
@@ -114,6 +117,9 @@ type NodeResult struct {
 	Scores []PluginScore `json:"scores,omitempty"`
 	// Total is the sum of the weighted scores.
 	Total int64 `json:"total"`
+	// Usage is what the profile's plugins reading usage see of the node,
+	// one entry per source; empty for a profile without any.
+	Usage []NodeUsage `json:"usage,omitempty"`
 }
 
 // PluginScore is one plugin's score of one node.

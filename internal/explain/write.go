@@ -121,9 +121,15 @@ func writeResult(b *strings.Builder, r *Report, res *Result) {
 		}
 	}
 
+	writeUsageErrors(b, res.Usage)
+
 	plugins := scoreColumns(res)
+	withUsage := len(res.Usage) > 0
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	header := append([]string{"NODE", "RESULT", "TOTAL"}, plugins...)
+	if withUsage {
+		header = append(header, "USAGE")
+	}
 	header = append(header, "REJECTED BY")
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, n := range res.Nodes {
@@ -139,6 +145,9 @@ func writeResult(b *strings.Builder, r *Report, res *Result) {
 		for _, p := range plugins {
 			row = append(row, cell(n, p))
 		}
+		if withUsage {
+			row = append(row, usageCell(n.Usage, len(res.Usage) > 1))
+		}
 		if !n.Feasible {
 			row = append(row, rejection(n))
 		}
@@ -150,6 +159,10 @@ func writeResult(b *strings.Builder, r *Report, res *Result) {
 	}
 	if len(plugins) > 0 {
 		b.WriteString("Score cells are normalized score × weight; TOTAL is the sum of their products.\n")
+	}
+	if withUsage {
+		b.WriteString("USAGE is the CPU and memory in use, in percent of allocatable, and the sample's age; " +
+			"+N% is what the load-aware plugins add for pods the sample does not show yet, est. N% what they take as the use of a node without a fresh sample.\n")
 	}
 	if len(res.SkippedScore) > 0 {
 		fmt.Fprintf(b, "Score plugins with nothing to score for this pod (skipped at PreScore): %s.\n", strings.Join(res.SkippedScore, ", "))

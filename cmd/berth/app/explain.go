@@ -30,6 +30,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -37,6 +38,7 @@ import (
 	"github.com/berth-io/berth/internal/manifest"
 	"github.com/berth-io/berth/internal/validate"
 	"github.com/berth-io/berth/scheduler"
+	nodeusage "github.com/berth-io/berth/scheduler/usage"
 	"github.com/berth-io/berth/scheduler/workload"
 )
 
@@ -254,8 +256,14 @@ func clientsFor(cfg *rest.Config) (*explainClients, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The load-aware plugins read metrics-server as the manager's do.
+	nodeMetrics, err := metricsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the metrics.k8s.io client: %w", err)
+	}
 	return &explainClients{kube: kube, berth: berth, opts: []explain.Option{
 		// Parents are followed, as the manager's --composite-pod-groups does by default.
-		explain.WithSchedulerOptions(scheduler.WithPodGroupClient(podGroups), scheduler.WithDeviceTaintRules(taintRules), scheduler.WithCompositePodGroups(true)),
+		explain.WithSchedulerOptions(scheduler.WithPodGroupClient(podGroups), scheduler.WithDeviceTaintRules(taintRules), scheduler.WithCompositePodGroups(true),
+			scheduler.WithNodeUsageOptions(nodeusage.WithMetricsClient(nodeMetrics))),
 	}}, nil
 }

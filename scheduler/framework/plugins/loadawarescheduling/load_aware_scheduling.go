@@ -161,7 +161,7 @@ type LoadAwareScheduling struct {
 var (
 	_ framework.PreFilterPlugin = &LoadAwareScheduling{}
 	_ framework.FilterPlugin    = &LoadAwareScheduling{}
-	_ framework.UsageReader     = &LoadAwareScheduling{}
+	_ framework.UsageEstimator  = &LoadAwareScheduling{}
 )
 
 // preFilterKey holds the incoming pod's estimates for the cycle.
@@ -264,6 +264,30 @@ func (pl *LoadAwareScheduling) Filter(_ context.Context, state *framework.CycleS
 		}
 	}
 	return nil
+}
+
+// EstimateUsage returns the estimates Filter adds to the node's sample for
+// the pods it does not show yet; for a node Filter does not judge by its
+// use (no sample, or an expired one), the basis is UsageNotJudged.
+func (pl *LoadAwareScheduling) EstimateUsage(view usage.View, nodeInfo *framework.NodeInfo) framework.UsageEstimate {
+	none := framework.UsageEstimate{Basis: framework.UsageNotJudged}
+	if view == nil {
+		return none
+	}
+	nu, fresh := view.Node(nodeInfo.Name())
+	if fresh == usage.Missing || *pl.args.FilterExpiredNodeMetrics && (fresh == usage.Stale || pl.clock.Since(nu.SampledAt) > pl.expiration) {
+		return none
+	}
+	e := framework.UsageEstimate{Basis: framework.UsageFromSample}
+	for _, pi := range nodeInfo.Pods {
+		if load.NotInSample(pi.Pod, nu.SampledAt) {
+			est := pl.estimatePod(pi.Requests, pi.Pod)
+			e.Pods++
+			e.MilliCPU += est.cpu
+			e.Memory += est.memory
+		}
+	}
+	return e
 }
 
 // incoming returns the pod's estimate and the usage to judge nodes by:

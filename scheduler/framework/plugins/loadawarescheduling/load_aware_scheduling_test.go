@@ -127,3 +127,50 @@ func TestArgs(t *testing.T) {
 		})
 	}
 }
+
+func TestEstimateUsage(t *testing.T) {
+	now := time.Now()
+	sample := now.Add(-10 * time.Second)
+	store := schedtest.NewUsageStore().
+		Set("sampled", sample, usage.Fresh, usage.CPU, 0.5, usage.Memory, 0.5).
+		Set("expired", now.Add(-5*time.Minute), usage.Fresh, usage.CPU, 0.5, usage.Memory, 0.5).
+		Set("old", now.Add(-time.Hour), usage.Stale, usage.CPU, 0.5, usage.Memory, 0.5)
+	shown := schedtest.Pod("shown").Req("cpu", "1", "memory", "1Gi").BoundAt(now.Add(-2 * time.Hour)).Obj()
+	// 2 CPUs and 1000Mi at 85% and 70%.
+	since := schedtest.Pod("since").Req("cpu", "2", "memory", "1000Mi").BoundAt(now).Obj()
+	node := func(name string) *framework.NodeInfo {
+		return schedtest.NodeInfo(schedtest.Node(name).Alloc("cpu", "10", "memory", "10Gi").Obj(), shown, since)
+	}
+	none := framework.UsageEstimate{Basis: framework.UsageNotJudged}
+	tests := []struct {
+		name string
+		args string
+		node string
+		want framework.UsageEstimate
+	}{
+		{name: "the pods the sample does not show, as Filter estimates them", node: "sampled",
+			want: framework.UsageEstimate{Basis: framework.UsageFromSample, Pods: 1, MilliCPU: 1700, Memory: 700 << 20}},
+		{name: "no sample: not judged", node: "unknown", want: none},
+		{name: "a stale sample: not judged", node: "old", want: none},
+		{name: "past nodeMetricExpirationSeconds: not judged", node: "expired", want: none},
+		{name: "expired samples judged when not filtered", args: `{"filterExpiredNodeMetrics":false}`, node: "old",
+			want: framework.UsageEstimate{Basis: framework.UsageFromSample, Pods: 1, MilliCPU: 1700, Memory: 700 << 20}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var raw []byte
+			if tt.args != "" {
+				raw = []byte(tt.args)
+			}
+			p, err := New(context.Background(), raw, &schedtest.Handle{Usage: &schedtest.UsageProvider{Given: store}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl := p.(*LoadAwareScheduling)
+			pl.clock = clocktesting.NewFakePassiveClock(now)
+			if got := pl.EstimateUsage(store, node(tt.node)); got != tt.want {
+				t.Errorf("EstimateUsage = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

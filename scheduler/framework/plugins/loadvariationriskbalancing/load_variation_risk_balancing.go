@@ -93,7 +93,7 @@ type LoadVariationRiskBalancing struct {
 
 var (
 	_ framework.CycleScorePlugin = &LoadVariationRiskBalancing{}
-	_ framework.UsageReader      = &LoadVariationRiskBalancing{}
+	_ framework.UsageEstimator   = &LoadVariationRiskBalancing{}
 )
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
@@ -121,6 +121,13 @@ func (*LoadVariationRiskBalancing) Name() string { return Name }
 
 // UsageSource returns the source the plugin reads.
 func (pl *LoadVariationRiskBalancing) UsageSource() usage.Source { return pl.source }
+
+// EstimateUsage returns the requests of the pods the node's sample does not
+// show yet, or, without a fresh sample, of all its pods, which Score takes
+// as the node's use.
+func (pl *LoadVariationRiskBalancing) EstimateUsage(view usage.View, nodeInfo *framework.NodeInfo) framework.UsageEstimate {
+	return load.Estimate(view, nodeInfo, cpuRequest, memoryRequest)
+}
 
 func cpuRequest(pi *framework.PodInfo) float64    { return float64(pi.Requests.MilliCPU) }
 func memoryRequest(pi *framework.PodInfo) float64 { return float64(pi.Requests.Memory) }

@@ -111,7 +111,7 @@ type TargetLoadPacking struct {
 
 var (
 	_ framework.CycleScorePlugin = &TargetLoadPacking{}
-	_ framework.UsageReader      = &TargetLoadPacking{}
+	_ framework.UsageEstimator   = &TargetLoadPacking{}
 )
 
 // New is the plugin's factory. Usage is read from the Handle's NodeUsage
@@ -143,6 +143,13 @@ func (*TargetLoadPacking) Name() string { return Name }
 
 // UsageSource returns the source the plugin reads.
 func (pl *TargetLoadPacking) UsageSource() usage.Source { return pl.source }
+
+// EstimateUsage returns the predicted CPU of the pods the node's sample does
+// not show yet, or, without a fresh sample, of all its pods, which Score
+// takes as the node's use.
+func (pl *TargetLoadPacking) EstimateUsage(view usage.View, nodeInfo *framework.NodeInfo) framework.UsageEstimate {
+	return load.Estimate(view, nodeInfo, pl.predictCPU, nil)
+}
 
 // predictCPU is PredictCPU for a pod on a node.
 func (pl *TargetLoadPacking) predictCPU(pi *framework.PodInfo) float64 { return pl.PredictCPU(pi.Pod) }

@@ -107,3 +107,31 @@ func Allocatable(nodeInfo *framework.NodeInfo) (cpuMilli, memory float64) {
 	}
 	return float64(a.MilliCPU), float64(a.Memory)
 }
+
+// Estimate returns what Load adds to the node's sample for the pods it
+// does not show yet, or, without a fresh sample, the estimates of every pod
+// on the node, which Load takes as its use: cpu's in millicores, memory's
+// in bytes. memory may be nil for a plugin that reads CPU only; view may
+// be nil.
+func Estimate(view usage.View, nodeInfo *framework.NodeInfo, cpu, memory Estimator) framework.UsageEstimate {
+	fresh := usage.Missing
+	var nu usage.NodeUsage
+	if view != nil {
+		nu, fresh = view.Node(nodeInfo.Name())
+	}
+	e := framework.UsageEstimate{Basis: framework.UsageFromSample}
+	if fresh != usage.Fresh {
+		e.Basis = framework.UsageFromPods
+	}
+	for _, pi := range nodeInfo.Pods {
+		if fresh == usage.Fresh && !NotInSample(pi.Pod, nu.SampledAt) {
+			continue
+		}
+		e.Pods++
+		e.MilliCPU += cpu(pi)
+		if memory != nil {
+			e.Memory += memory(pi)
+		}
+	}
+	return e
+}

@@ -26,6 +26,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/schedtest"
 	"github.com/berth-io/berth/scheduler/usage"
 )
 
@@ -100,6 +102,46 @@ func TestMetricProviderSource(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, p.Source()); diff != "" {
 				t.Errorf("Source (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	now := time.Now()
+	sample := now.Add(-10 * time.Second)
+	view := schedtest.NewUsageStore().
+		Set("sampled", sample, usage.Fresh, usage.CPU, 0.5, usage.Memory, 0.5).
+		Set("old", now.Add(-time.Hour), usage.Stale, usage.CPU, 0.5, usage.Memory, 0.5)
+	shown := schedtest.Pod("shown").Req("cpu", "1", "memory", "1Gi").BoundAt(sample.Add(-time.Hour)).Obj()
+	since := schedtest.Pod("since").Req("cpu", "2", "memory", "2Gi").BoundAt(sample.Add(time.Second)).Obj()
+	node := func(name string) *framework.NodeInfo {
+		return schedtest.NodeInfo(schedtest.Node(name).Alloc("cpu", "10", "memory", "10Gi").Obj(), shown, since)
+	}
+	cpu := func(pi *framework.PodInfo) float64 { return float64(pi.Requests.MilliCPU) }
+	memory := func(pi *framework.PodInfo) float64 { return float64(pi.Requests.Memory) }
+	tests := []struct {
+		name   string
+		view   usage.View
+		node   string
+		memory Estimator
+		want   framework.UsageEstimate
+	}{
+		{name: "a fresh sample: the pods it does not show", view: view, node: "sampled", memory: memory,
+			want: framework.UsageEstimate{Basis: framework.UsageFromSample, Pods: 1, MilliCPU: 2000, Memory: 2 << 30}},
+		{name: "CPU only", view: view, node: "sampled",
+			want: framework.UsageEstimate{Basis: framework.UsageFromSample, Pods: 1, MilliCPU: 2000}},
+		{name: "a stale sample: every pod", view: view, node: "old", memory: memory,
+			want: framework.UsageEstimate{Basis: framework.UsageFromPods, Pods: 2, MilliCPU: 3000, Memory: 3 << 30}},
+		{name: "no sample: every pod", view: view, node: "unknown", memory: memory,
+			want: framework.UsageEstimate{Basis: framework.UsageFromPods, Pods: 2, MilliCPU: 3000, Memory: 3 << 30}},
+		{name: "no view: every pod", node: "sampled", memory: memory,
+			want: framework.UsageEstimate{Basis: framework.UsageFromPods, Pods: 2, MilliCPU: 3000, Memory: 3 << 30}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Estimate(tt.view, node(tt.node), cpu, tt.memory)); diff != "" {
+				t.Errorf("Estimate (-want +got):\n%s", diff)
 			}
 		})
 	}
