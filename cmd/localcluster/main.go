@@ -104,6 +104,8 @@ type upOptions struct {
 	k8sBinDir   string
 	kwokBin     string
 	kwokStages  string
+	metrics     string
+	kwokUsage   string
 	berth       string
 	samples     stringList
 	verbose     bool
@@ -120,6 +122,8 @@ func up(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.k8sBinDir, "k8s-bin-dir", "bin/k8s", "Directory with etcd, kube-apiserver and kube-controller-manager.")
 	fs.StringVar(&o.kwokBin, "kwok", "bin/kwok", "The kwok binary.")
 	fs.StringVar(&o.kwokStages, "kwok-stages", "bin/kwok-stages.yaml", "kwok's Stage configuration.")
+	fs.StringVar(&o.metrics, "metrics-server", "", "The metrics-server binary, to serve metrics.k8s.io from what the kwok nodes report; empty runs none.")
+	fs.StringVar(&o.kwokUsage, "kwok-usage", "bin/kwok-usage.yaml", "kwok's ResourceUsage and ClusterResourceUsage CRDs and default usage, with --metrics-server.")
 	fs.StringVar(&o.berth, "berth", "bin/berth", `The berth binary to run as "berth manager"; empty runs no manager.`)
 	fs.Var(&o.samples, "apply", "A manifest file or directory to apply once the cluster is up (repeatable; directories apply their *.yaml files in name order).")
 	fs.BoolVar(&o.verbose, "v", false, "Copy the control plane's logs to the terminal too (they always go to <run-dir>/logs).")
@@ -149,6 +153,9 @@ func up(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.verbose {
 		opts = append(opts, localcluster.WithComponentOutput(stdout))
+	}
+	if o.metrics != "" {
+		opts = append(opts, localcluster.WithMetricsServer(o.metrics, o.kwokUsage))
 	}
 	cluster, err := localcluster.Start(ctx, opts...)
 	if err != nil {

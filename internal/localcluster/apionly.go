@@ -35,7 +35,7 @@ func (c *Cluster) finishControlPlaneOnly(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("creating the default ServiceAccount: %w", err)
 	}
-	if err := c.installCRDs(ctx); err != nil {
+	if err := c.installCRDs(ctx, true); err != nil {
 		return err
 	}
 	c.logger.Info("Local control plane is up (etcd and kube-apiserver only)", "kubeconfig", c.Kubeconfig)

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -39,52 +40,52 @@ import (
 type pki struct {
 	caCert, servingCert, servingKey, adminCert, adminKey, saPublic, saPrivate string
 	caPEM, adminCertPEM, adminKeyPEM                                          []byte
+	// The aggregation layer's: the front proxy's CA, which aggregated
+	// apiservers trust for the requester's identity in request headers,
+	// and the client certificate the apiserver proxies with.
+	frontProxyCACert, proxyClientCert, proxyClientKey string
+	// Serving certificates of metrics-server (for its Service's name, as
+	// the aggregator verifies it) and of kwok's kubelet endpoint.
+	metricsServerCert, metricsServerKey, kwokCert, kwokKey string
 }
+
+// frontProxyClientName is the common name of the apiserver's proxy client
+// certificate, the only one aggregated apiservers take request headers from.
+const frontProxyClientName = "front-proxy-client"
 
 // certificateValidity is how long the local cluster's certificates last.
 const certificateValidity = 7 * 24 * time.Hour
 
 // writePKI creates a CA, an apiserver serving certificate for 127.0.0.1 and
-// localhost, an administrator client certificate (group system:masters) and
-// a service-account signing key, all under dir.
+// localhost, an administrator client certificate (group system:masters), a
+// service-account signing key, the aggregation layer's front-proxy CA and
+// proxy client certificate, and serving certificates for metrics-server and
+// kwok, all under dir.
 func writePKI(dir string, now time.Time) (*pki, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generating the CA key: %w", err)
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "berth-local-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(certificateValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
-	if err != nil {
-		return nil, fmt.Errorf("signing the CA certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the CA certificate: %w", err)
-	}
 	p := &pki{
-		caCert:      filepath.Join(dir, "ca.crt"),
-		servingCert: filepath.Join(dir, "apiserver.crt"),
-		servingKey:  filepath.Join(dir, "apiserver.key"),
-		adminCert:   filepath.Join(dir, "admin.crt"),
-		adminKey:    filepath.Join(dir, "admin.key"),
-		saPublic:    filepath.Join(dir, "sa.pub"),
-		saPrivate:   filepath.Join(dir, "sa.key"),
-		caPEM:       pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		caCert:            filepath.Join(dir, "ca.crt"),
+		servingCert:       filepath.Join(dir, "apiserver.crt"),
+		servingKey:        filepath.Join(dir, "apiserver.key"),
+		adminCert:         filepath.Join(dir, "admin.crt"),
+		adminKey:          filepath.Join(dir, "admin.key"),
+		saPublic:          filepath.Join(dir, "sa.pub"),
+		saPrivate:         filepath.Join(dir, "sa.key"),
+		frontProxyCACert:  filepath.Join(dir, "front-proxy-ca.crt"),
+		proxyClientCert:   filepath.Join(dir, "front-proxy-client.crt"),
+		proxyClientKey:    filepath.Join(dir, "front-proxy-client.key"),
+		metricsServerCert: filepath.Join(dir, "metrics-server.crt"),
+		metricsServerKey:  filepath.Join(dir, "metrics-server.key"),
+		kwokCert:          filepath.Join(dir, "kwok.crt"),
+		kwokKey:           filepath.Join(dir, "kwok.key"),
 	}
-	if err := os.WriteFile(p.caCert, p.caPEM, 0o600); err != nil {
-		return nil, fmt.Errorf("writing the CA certificate: %w", err)
+	ca, caKey, caPEM, err := newCA("berth-local-ca", now, p.caCert)
+	if err != nil {
+		return nil, err
 	}
+	p.caPEM = caPEM
 
 	serving := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
@@ -105,6 +106,39 @@ func writePKI(dir string, now time.Time) (*pki, error) {
 		return nil, fmt.Errorf("issuing the administrator certificate: %w", err)
 	}
 
+	frontProxyCA, frontProxyKey, _, err := newCA("berth-local-front-proxy-ca", now, p.frontProxyCACert)
+	if err != nil {
+		return nil, err
+	}
+	proxyClient := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: frontProxyClientName},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if _, _, err := issue(proxyClient, frontProxyCA, frontProxyKey, now, p.proxyClientCert, p.proxyClientKey); err != nil {
+		return nil, fmt.Errorf("issuing the front proxy's client certificate: %w", err)
+	}
+	metricsServer := &x509.Certificate{
+		SerialNumber: big.NewInt(4),
+		Subject:      pkix.Name{CommonName: "metrics-server"},
+		DNSNames:     []string{metricsServerService + "." + metav1.NamespaceSystem + ".svc", "localhost"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if _, _, err := issue(metricsServer, ca, caKey, now, p.metricsServerCert, p.metricsServerKey); err != nil {
+		return nil, fmt.Errorf("issuing metrics-server's serving certificate: %w", err)
+	}
+	kwok := &x509.Certificate{
+		SerialNumber: big.NewInt(5),
+		Subject:      pkix.Name{CommonName: "kwok"},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if _, _, err := issue(kwok, ca, caKey, now, p.kwokCert, p.kwokKey); err != nil {
+		return nil, fmt.Errorf("issuing kwok's serving certificate: %w", err)
+	}
+
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generating the service-account key: %w", err)
@@ -120,6 +154,37 @@ func writePKI(dir string, now time.Time) (*pki, error) {
 		return nil, fmt.Errorf("writing the service-account public key: %w", err)
 	}
 	return p, nil
+}
+
+// newCA creates a self-signed CA named name and writes its certificate to
+// certPath; its key stays in memory.
+func newCA(name string, now time.Time, certPath string) (*x509.Certificate, crypto.Signer, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("generating the key of %s: %w", name, err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: name},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(certificateValidity),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("signing the certificate of %s: %w", name, err)
+	}
+	ca, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("parsing the certificate of %s: %w", name, err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if err := os.WriteFile(certPath, certPEM, 0o600); err != nil {
+		return nil, nil, nil, fmt.Errorf("writing the certificate of %s: %w", name, err)
+	}
+	return ca, key, certPEM, nil
 }
 
 // issue signs tmpl with the CA for a new key and writes both as PEM files.

@@ -17,7 +17,8 @@ limitations under the License.
 // Package localcluster runs a local Kubernetes control plane for trying and
 // testing Berth: etcd, kube-apiserver and kube-controller-manager built from
 // Go modules, plus kwok simulating fake nodes and the kubelets' view of the
-// pods bound to them. `make run` and the e2e suite both use it.
+// pods bound to them, and optionally metrics-server reporting what kwok says
+// the pods use. `make run` and the e2e suite both use it.
 package localcluster
 
 import (
@@ -33,6 +34,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,9 +75,10 @@ type Cluster struct {
 	output        io.Writer
 }
 
-// Start starts etcd, kube-apiserver, kube-controller-manager and kwok,
-// installs Berth's CRDs and creates the fake nodes, and returns once the
-// nodes are Ready. ctx bounds the start only. When Start fails it stops what
+// Start starts etcd, kube-apiserver, kube-controller-manager and kwok (and
+// metrics-server, WithMetricsServer), installs Berth's CRDs and creates the
+// fake nodes, and returns once the nodes are Ready (and metrics.k8s.io is
+// served). ctx bounds the start only. When Start fails it stops what
 // it had started; when it succeeds the caller must call Stop.
 func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 	o := options{nodes: DefaultNodes, logger: logr.Discard(), startTimeout: 2 * time.Minute}
@@ -84,6 +87,15 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 	}
 	if o.k8sBinDir == "" || (!o.apiOnly && (o.kwokBin == "" || o.kwokStages == "")) {
 		return nil, errors.New("localcluster: WithK8sBinDir and WithKwok are required")
+	}
+	if o.metricsBin != "" && (o.apiOnly || o.podInit != "") {
+		return nil, errors.New("localcluster: WithMetricsServer cannot be combined with WithControlPlaneOnly or WithPodNetwork")
+	}
+	var usage *kwokUsage
+	if o.metricsBin != "" {
+		if usage, err = readKwokUsage(o.kwokUsage); err != nil {
+			return nil, err
+		}
 	}
 	c := &Cluster{Dir: o.runDir, Nodes: o.nodes, logger: o.logger}
 	if c.Dir == "" {
@@ -116,10 +128,11 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		return p, nil
 	}
 
-	etcdPort, apiPort, kwokPort, err := freePorts()
+	ports, err := freePorts(4)
 	if err != nil {
 		return nil, err
 	}
+	etcdPort, apiPort, kwokPort, metricsPort := ports[0], ports[1], ports[2], ports[3]
 	certs, err := writePKI(filepath.Join(c.Dir, "pki"), time.Now())
 	if err != nil {
 		return nil, err
@@ -159,7 +172,8 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		// The default reconciler refuses a loopback address for the kubernetes Service.
 		"--endpoint-reconciler-type=none",
 		"--max-requests-inflight=1000", "--max-mutating-requests-inflight=500",
-	}, egressArgs...)
+	}, aggregationArgs(certs)...)
+	apiserverArgs = append(apiserverArgs, egressArgs...)
 	if o.featureGates != "" {
 		apiserverArgs = append(apiserverArgs, "--feature-gates="+o.featureGates)
 	}
@@ -200,6 +214,19 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 		return c, c.finishControlPlaneOnly(ctx)
 	}
 
+	// metrics-server needs only the apiserver: it starts while the rest
+	// does, and is waited for last.
+	var metricsServer *Process
+	if usage != nil {
+		c.logger.Info("Starting metrics-server", "port", metricsPort)
+		if metricsServer, err = start("metrics-server", o.metricsBin, c.metricsServerArgs(certs, metricsPort)...); err != nil {
+			return nil, err
+		}
+		if err := c.registerMetricsAPI(ctx, metricsPort); err != nil {
+			return nil, err
+		}
+	}
+
 	c.logger.Info("Starting kube-controller-manager")
 	kcmArgs := []string{
 		"--kubeconfig=" + c.Kubeconfig,
@@ -229,29 +256,55 @@ func Start(ctx context.Context, opts ...Option) (_ *Cluster, err error) {
 	if c.network != nil {
 		c.network.clients = c.Clientset
 	}
-	if !o.noCRDs {
-		if err := c.installCRDs(ctx); err != nil {
-			return nil, err
-		}
+	var extraCRDs []*apiextensionsv1.CustomResourceDefinition
+	if usage != nil {
+		extraCRDs = usage.crds
+	}
+	if err := c.installCRDs(ctx, !o.noCRDs, extraCRDs...); err != nil {
+		return nil, err
 	}
 
-	c.logger.Info("Starting kwok", "nodes", o.nodes)
-	kwok, err := start("kwok", o.kwokBin,
-		"--kubeconfig="+c.Kubeconfig,
-		"--config="+o.kwokStages,
+	// The nodes' kubelet endpoint is kwok's server, at their InternalIP
+	// 127.0.0.1 and the port of their status, serving TLS as a kubelet does.
+	kwokArgs := []string{
+		"--kubeconfig=" + c.Kubeconfig,
+		"--config=" + o.kwokStages,
 		"--manage-all-nodes=false",
-		"--manage-nodes-with-annotation-selector="+KwokNodeAnnotation+"=fake",
+		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=fake",
 		"--node-lease-duration-seconds=40",
-		"--cidr=10.244.0.1/16", "--node-ip=10.0.0.2",
-		"--server-address=127.0.0.1:"+strconv.Itoa(kwokPort),
-	)
+		"--cidr=10.244.0.1/16", "--node-ip=127.0.0.1",
+		"--node-port=" + strconv.Itoa(kwokPort),
+		"--server-address=127.0.0.1:" + strconv.Itoa(kwokPort),
+		"--tls-cert-file=" + certs.kwokCert, "--tls-private-key-file=" + certs.kwokKey,
+	}
+	if usage != nil {
+		applier, err := NewApplier(c.Config)
+		if err != nil {
+			return nil, err
+		}
+		if err := applier.Apply(ctx, usage.objects...); err != nil {
+			return nil, fmt.Errorf("applying kwok's usage configuration: %w", err)
+		}
+		metricConfig, err := c.writeKubeletMetricsConfig()
+		if err != nil {
+			return nil, err
+		}
+		kwokArgs = append(kwokArgs, "--config="+metricConfig, "--enable-crds="+kwokUsageCRDs)
+	}
+	c.logger.Info("Starting kwok", "nodes", o.nodes)
+	kwok, err := start("kwok", o.kwokBin, kwokArgs...)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.createNodes(ctx, kwok, o.nodes); err != nil {
 		return nil, err
 	}
-	c.logger.Info("Local cluster is up", "kubeconfig", c.Kubeconfig, "nodes", o.nodes)
+	if metricsServer != nil {
+		if err := c.waitMetricsAPI(ctx, metricsServer); err != nil {
+			return nil, err
+		}
+	}
+	c.logger.Info("Local cluster is up", "kubeconfig", c.Kubeconfig, "nodes", o.nodes, "metricsServer", metricsServer != nil)
 	return c, nil
 }
 
@@ -283,8 +336,8 @@ func (c *Cluster) CopyLogs(dst string) error {
 	return nil
 }
 
-// Stop stops kwok, the controller manager, the apiserver and etcd, in that
-// order, each within a grace period, and removes the run directory when
+// Stop stops kwok, the controller manager, metrics-server, the apiserver
+// and etcd, in that order, each within a grace period, and removes the run directory when
 // Start made a temporary one. It is safe to call more than once.
 func (c *Cluster) Stop() {
 	for i := len(c.components) - 1; i >= 0; i-- {
@@ -332,11 +385,19 @@ func (c *Cluster) waitFor(ctx context.Context, what string, p *Process, cond wai
 	return nil
 }
 
-// installCRDs creates Berth's CRDs and waits until the apiserver serves them.
-func (c *Cluster) installCRDs(ctx context.Context) error {
-	crds, err := crd.CRDs()
-	if err != nil {
-		return fmt.Errorf("loading Berth's CRDs: %w", err)
+// installCRDs creates Berth's CRDs, when berth is set, and extra, and waits
+// until the apiserver serves them.
+func (c *Cluster) installCRDs(ctx context.Context, berth bool, extra ...*apiextensionsv1.CustomResourceDefinition) error {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if berth {
+		var err error
+		if crds, err = crd.CRDs(); err != nil {
+			return fmt.Errorf("loading Berth's CRDs: %w", err)
+		}
+	}
+	crds = append(crds, extra...)
+	if len(crds) == 0 {
+		return nil
 	}
 	applier, err := NewApplier(c.Config)
 	if err != nil {
@@ -354,11 +415,11 @@ func (c *Cluster) installCRDs(ctx context.Context) error {
 		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 		objs = append(objs, u)
 	}
-	c.logger.Info("Installing Berth's CRDs", "count", len(objs))
+	c.logger.Info("Installing CRDs", "berth", berth, "count", len(objs))
 	if err := applier.Apply(ctx, objs...); err != nil {
 		return err
 	}
-	return c.waitFor(ctx, "Berth's CRDs to be served", nil, func(ctx context.Context) (bool, error) {
+	return c.waitFor(ctx, "the CRDs to be served", nil, func(ctx context.Context) (bool, error) {
 		for _, d := range crds {
 			list, err := c.Clientset.Discovery().ServerResourcesForGroupVersion(d.Spec.Group + "/" + d.Spec.Versions[0].Name)
 			if err != nil || !servesResource(list, d.Spec.Names.Plural) {
@@ -409,9 +470,9 @@ func nodeReady(node *corev1.Node) bool {
 	return false
 }
 
-// freePorts asks the kernel for three unused local ports.
-func freePorts() (a, b, c int, err error) {
-	var ports [3]int
+// freePorts asks the kernel for n unused local ports.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, n)
 	var listeners []net.Listener
 	defer func() {
 		for _, l := range listeners {
@@ -421,12 +482,12 @@ func freePorts() (a, b, c int, err error) {
 	for i := range ports {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return 0, 0, 0, fmt.Errorf("finding a free port: %w", err)
+			return nil, fmt.Errorf("finding a free port: %w", err)
 		}
 		listeners = append(listeners, l)
 		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
-	return ports[0], ports[1], ports[2], nil
+	return ports, nil
 }
 
 // startServiceNetwork listens for the apiserver's cluster egress and returns

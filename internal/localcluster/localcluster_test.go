@@ -97,29 +97,49 @@ func TestWritePKI(t *testing.T) {
 	if !roots.AppendCertsFromPEM(p.caPEM) {
 		t.Fatal("the CA does not parse")
 	}
+	frontProxyRoots := x509.NewCertPool()
+	frontProxyRoots.AddCert(readCert(t, p.frontProxyCACert))
 	tests := []struct {
 		name    string
 		file    string
+		roots   *x509.CertPool
 		usage   x509.ExtKeyUsage
 		dnsName string
 		org     string
+		cn      string
 	}{
 		{name: "serving", file: p.servingCert, usage: x509.ExtKeyUsageServerAuth, dnsName: "127.0.0.1"},
 		{name: "serving by name", file: p.servingCert, usage: x509.ExtKeyUsageServerAuth, dnsName: "localhost"},
 		{name: "admin", file: p.adminCert, usage: x509.ExtKeyUsageClientAuth, org: "system:masters"},
+		// The aggregator verifies an APIService's backend by its Service's name.
+		{name: "metrics-server", file: p.metricsServerCert, usage: x509.ExtKeyUsageServerAuth, dnsName: "metrics-server.kube-system.svc"},
+		{name: "kwok", file: p.kwokCert, usage: x509.ExtKeyUsageServerAuth, dnsName: "127.0.0.1"},
+		{name: "front proxy client", file: p.proxyClientCert, roots: frontProxyRoots, usage: x509.ExtKeyUsageClientAuth, cn: frontProxyClientName},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cert := readCert(t, tt.file)
-			if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: tt.dnsName, KeyUsages: []x509.ExtKeyUsage{tt.usage}}); err != nil {
+			opts := x509.VerifyOptions{Roots: roots, DNSName: tt.dnsName, KeyUsages: []x509.ExtKeyUsage{tt.usage}}
+			if tt.roots != nil {
+				opts.Roots = tt.roots
+			}
+			if _, err := cert.Verify(opts); err != nil {
 				t.Errorf("verify: %v", err)
 			}
 			if tt.org != "" && (len(cert.Subject.Organization) != 1 || cert.Subject.Organization[0] != tt.org) {
 				t.Errorf("organization = %v, want %s", cert.Subject.Organization, tt.org)
 			}
+			if tt.cn != "" && cert.Subject.CommonName != tt.cn {
+				t.Errorf("common name = %q, want %q", cert.Subject.CommonName, tt.cn)
+			}
 		})
 	}
-	for _, f := range []string{p.servingKey, p.adminKey, p.saPrivate, p.saPublic} {
+	// The cluster's CA must not vouch for the front proxy: a client
+	// certificate of the cluster's CA may not assert another user's identity.
+	if _, err := readCert(t, p.adminCert).Verify(x509.VerifyOptions{Roots: frontProxyRoots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
+		t.Error("the front proxy's CA verifies the administrator's certificate")
+	}
+	for _, f := range []string{p.servingKey, p.adminKey, p.saPrivate, p.saPublic, p.proxyClientKey, p.metricsServerKey, p.kwokKey} {
 		if info, err := os.Stat(f); err != nil || info.Mode().Perm() != 0o600 {
 			t.Errorf("%s: %v, mode %v; want a 0600 file", f, err, info.Mode())
 		}
@@ -275,6 +295,9 @@ func TestFakeNode(t *testing.T) {
 			}
 			if n.Annotations[KwokNodeAnnotation] != "fake" {
 				t.Error("kwok would not manage the node")
+			}
+			if got, want := n.Annotations[ResourceMetricsPathAnnotation], "/metrics/nodes/"+tt.name+"/metrics/resource"; got != want {
+				t.Errorf("resource metrics path %q, want %q, where kwok serves the node's", got, want)
 			}
 			if n.Labels[corev1.LabelTopologyZone] != tt.zone {
 				t.Errorf("zone %q, want %q", n.Labels[corev1.LabelTopologyZone], tt.zone)

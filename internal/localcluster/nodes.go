@@ -37,7 +37,8 @@ func NodeName(i int) string { return fmt.Sprintf("kwok-node-%d", i) }
 
 // FakeNode returns the i-th fake node: 32 CPUs, 256Gi of memory and 110 pods,
 // spread over three zones, with status filled in so that kwok only has to
-// report it Ready.
+// report it Ready, and the path at which kwok serves its /metrics/resource
+// for metrics-server.
 func FakeNode(i int) *corev1.Node {
 	name := NodeName(i)
 	capacity := corev1.ResourceList{
@@ -48,7 +49,7 @@ func FakeNode(i int) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
-			Annotations: map[string]string{KwokNodeAnnotation: "fake"},
+			Annotations: map[string]string{KwokNodeAnnotation: "fake", ResourceMetricsPathAnnotation: ResourceMetricsPath(name)},
 			Labels: map[string]string{
 				NodeTypeLabel:                  "kwok",
 				corev1.LabelHostname:           name,

@@ -41,6 +41,8 @@ type options struct {
 	audit        bool
 	featureGates string
 	runtimeCfg   string
+	metricsBin   string
+	kwokUsage    string
 }
 
 // Option configures Start.
@@ -99,3 +101,16 @@ func WithFeatureGates(gates string) Option { return func(o *options) { o.feature
 // WithRuntimeConfig serves API versions kube-apiserver does not serve by
 // default, in its --runtime-config form ("scheduling.k8s.io/v1beta1=true").
 func WithRuntimeConfig(cfg string) Option { return func(o *options) { o.runtimeCfg = cfg } }
+
+// WithMetricsServer runs metrics-server, the given binary, and serves its
+// metrics.k8s.io through the apiserver's aggregation layer, so that
+// NodeMetrics and PodMetrics (`kubectl top`) report what the kwok nodes say
+// their pods use. kwokUsage is the file of kwok's ResourceUsage and
+// ClusterResourceUsage CRDs and the default usage: a pod's usage is then
+// set by a ResourceUsage named after it, else by the first
+// ClusterResourceUsage that selects it (kwok's usage-from-annotation reads
+// the pod's UsageCPUAnnotation and UsageMemoryAnnotation). It cannot be
+// combined with WithPodNetwork or WithControlPlaneOnly.
+func WithMetricsServer(binary, kwokUsage string) Option {
+	return func(o *options) { o.metricsBin, o.kwokUsage = binary, kwokUsage }
+}

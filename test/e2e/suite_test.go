@@ -20,7 +20,9 @@ limitations under the License.
 // processes, started by the same package that `make run` uses.
 //
 // `make test-e2e` builds the binaries and runs it; BERTH_BIN_DIR names the
-// directory holding berth, kwok, kwok-stages.yaml and k8s/.
+// directory holding berth, kwok, kwok-stages.yaml, metrics-server,
+// kwok-usage.yaml and k8s/. metrics-server serves metrics.k8s.io from what
+// the kwok nodes report, for the load-aware specs.
 package e2e_test
 
 import (
@@ -53,10 +55,12 @@ func TestE2E(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	binDir = localsuite.BinDir(repoRoot, "test-e2e", append([]string{"berth"}, localsuite.ClusterBinaries...)...)
+	required := append([]string{"berth"}, localsuite.ClusterBinaries...)
+	binDir = localsuite.BinDir(repoRoot, "test-e2e", append(required, localsuite.MetricsBinaries...)...)
 	cluster = localsuite.StartCluster(ctx, binDir,
 		localsuite.Logs{Dir: "e2e-logs", KeepEnv: "BERTH_E2E_KEEP_LOGS", Failures: failures},
 		localcluster.WithNodes(nodes),
+		localsuite.WithMetricsServer(binDir),
 		localcluster.WithFeatureGates(workloadGates),
 		localcluster.WithRuntimeConfig(workloadRuntime),
 	)

@@ -39,6 +39,15 @@ import (
 // ClusterBinaries are the files every local cluster needs in the bin directory.
 var ClusterBinaries = []string{"kwok", "kwok-stages.yaml", "k8s/etcd", "k8s/kube-apiserver", "k8s/kube-controller-manager"}
 
+// MetricsBinaries are the files a local cluster that runs metrics-server
+// (WithMetricsServer) needs too.
+var MetricsBinaries = []string{"metrics-server", "kwok-usage.yaml"}
+
+// WithMetricsServer is localcluster.WithMetricsServer with the files in binDir.
+func WithMetricsServer(binDir string) localcluster.Option {
+	return localcluster.WithMetricsServer(filepath.Join(binDir, "metrics-server"), filepath.Join(binDir, "kwok-usage.yaml"))
+}
+
 // BinDir returns the absolute directory holding the binaries, BERTH_BIN_DIR
 // or else repoRoot's bin/, and fails the suite, naming the make target that
 // builds them, when one of the required files is missing.

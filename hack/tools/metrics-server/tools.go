@@ -1,0 +1,24 @@
+//go:build tools
+
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package tools pins metrics-server, which serves metrics.k8s.io on the local
+// cluster from what the kwok nodes report; hack/local-cluster.sh builds it
+// from this module.
+package tools
+
+import _ "sigs.k8s.io/metrics-server/cmd/metrics-server"
