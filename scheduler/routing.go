@@ -67,6 +67,7 @@ func (s *Scheduler) InstallProfile(ctx context.Context, schedulerName string, p 
 		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventProfileChanged, nil, nil,
 			func(pod *v1.Pod) bool { return pod.Spec.SchedulerName == schedulerName })
 	}
+	s.retainUsage()
 	logger.Info("Profile is live", "schedulerName", schedulerName, "profile", p.Source,
 		"generation", p.Generation, "replaced", previous != nil, "unparkedPods", len(unparked))
 }
@@ -78,6 +79,7 @@ func (s *Scheduler) RemoveProfile(ctx context.Context, schedulerName string) {
 	if !removed {
 		return
 	}
+	s.retainUsage()
 	// The status patches go out after the routing lock is released, so the
 	// informer handlers are not held up by one API call per parked pod.
 	s.reportNoProfile(ctx, schedulerName, parked)

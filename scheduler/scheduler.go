@@ -118,6 +118,8 @@ type Scheduler struct {
 	// usage keeps one store per source of what nodes really use, for the
 	// load-aware plugins of every profile and for the rebalancer.
 	usage *usage.Registry
+	// usageMu orders retainUsage's reads of the profiles with its Retain.
+	usageMu sync.Mutex
 
 	// routeMu orders the routing of unassigned pods (queue or parked) against
 	// profile installs and removals, so that no pod is parked after its
@@ -414,6 +416,28 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 // scheduler's load-aware plugins read; a RebalancePolicy reading the same
 // source reads the same store.
 func (s *Scheduler) NodeUsage() *usage.Registry { return s.usage }
+
+// retainUsage polls the usage sources that the live and shadow profiles
+// read, and stops polling those that no profile reads any more.
+func (s *Scheduler) retainUsage() {
+	s.usageMu.Lock()
+	defer s.usageMu.Unlock()
+	var srcs []usage.Source
+	add := func(fwk *runtime.Framework) {
+		for _, pu := range fwk.UsageSources() {
+			srcs = append(srcs, pu.Source)
+		}
+	}
+	for _, name := range s.profiles.Names() {
+		if p := s.profiles.Get(name); p != nil {
+			add(p.Framework)
+		}
+	}
+	for _, p := range s.shadows.Profiles() {
+		add(p.Framework)
+	}
+	s.usage.Retain(srcs)
+}
 
 // UsageState returns when the store of src was last read and why its last
 // read failed, nil once one succeeded after.

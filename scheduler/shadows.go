@@ -56,12 +56,14 @@ func (s *Scheduler) CompileShadow(ctx context.Context, name string, spec *v1alph
 // replacing an installed shadow of the same Source; its figures start over.
 func (s *Scheduler) InstallShadow(ctx context.Context, p *ShadowProfile) {
 	s.shadows.Install(p)
+	s.retainUsage()
 	klog.FromContext(ctx).Info("Shadow profile is live", "profile", p.Source, "generation", p.Generation, "shadowOf", p.Of, "sampleRatePercent", p.SampleRatePercent)
 }
 
 // RemoveShadow stops evaluating the shadow profile compiled from source.
 func (s *Scheduler) RemoveShadow(ctx context.Context, source string) {
 	if s.shadows.Remove(source) {
+		s.retainUsage()
 		s.metrics.DeleteShadowProfile(source)
 		klog.FromContext(ctx).Info("Shadow profile removed", "profile", source)
 	}

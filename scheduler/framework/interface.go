@@ -389,7 +389,8 @@ type Handle interface {
 }
 
 // UsageReader is implemented by plugins that read what nodes use, so that
-// a profile's status can say whether their source is read.
+// the scheduler reads their source while their profile is live and a
+// profile's status can say whether it is read.
 type UsageReader interface {
 	Plugin
 	// UsageSource is the source the plugin reads.
@@ -399,7 +400,8 @@ type UsageReader interface {
 // UsageProvider gives the store that reads a usage source; equal sources
 // share one store.
 type UsageProvider interface {
-	// Store returns the store reading src, starting to read it on first use.
+	// Store returns the store of src; the scheduler reads it while a live
+	// or shadow profile has a UsageReader plugin naming src.
 	Store(src usage.Source) usage.Store
 }
 

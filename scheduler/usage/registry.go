@@ -98,13 +98,16 @@ func WithWindow(d time.Duration) Option {
 }
 
 // Registry hands out one Store per distinct Source and polls each while it is
-// acquired.
+// acquired or retained.
 //
-// There is no Start: the first Acquire (or Store) of a Source starts a
-// goroutine that reads it at once and then every poll interval; the last
-// release stops it, as does the end of the context set by WithContext, the
-// only way to stop what Store holds. A Source acquired again after its last
-// release starts with an empty store.
+// There is no Start: the first Acquire of a Source, or a Retain naming it,
+// starts a goroutine that reads it at once and then every poll interval;
+// the last release, or a Retain that no longer names it, stops it, as does
+// the end of the context set by WithContext. Store hands out a Source's
+// store without polling it: the scheduler retains the sources its live
+// profiles read, so a profile compiled only to be checked, or deleted,
+// reads nothing. A Source acquired again after its last release starts
+// with an empty store, unless Store handed it out.
 type Registry struct {
 	ctx         context.Context
 	metrics     metricsclient.Interface
@@ -123,13 +126,18 @@ type Registry struct {
 	pollers sync.WaitGroup
 }
 
-// entry is an acquired store and its polling.
+// entry is a store and its polling.
 type entry struct {
-	st     *store
-	refs   int
+	st *store
+	// refs counts the Acquires not yet released, and Retain's one.
+	refs int
+	// cancel stops the polling; nil while it does not run.
 	cancel context.CancelFunc
-	// held is set once Store took the reference it never releases.
-	held bool
+	// retained is set while Retain names the source.
+	retained bool
+	// shared is set once Store handed the store out: the entry then stays
+	// when its polling stops, so that its holders keep reading it.
+	shared bool
 }
 
 // NewRegistry returns a Registry configured by opts.
@@ -168,56 +176,98 @@ func (r *Registry) Acquire(ctx context.Context, src Source) (Store, func()) {
 	logger := logr.FromContextOrDiscard(ctx).WithValues("source", src.String())
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := r.acquireLocked(logger, key, src)
+	e := r.entryLocked(key, src)
+	r.refLocked(logger, e)
 	var once sync.Once
-	return e.st, func() { once.Do(func() { r.release(logger, key, e) }) }
+	return e.st, func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.unrefLocked(logger, key, e)
+		})
+	}
 }
 
-// Store returns the store of src, acquiring it on first use and holding it
-// until the context set by WithContext ends: the scheduler's Handle gives
-// load-aware plugins their stores this way (framework.UsageProvider), since
-// a profile reads its sources as long as the scheduler runs.
+// Store returns the store of src, shared with every other holder of an
+// equal Source, without polling it: it is read while Retain names src or
+// someone holds it through Acquire. The scheduler's Handle gives load-aware
+// plugins their stores this way (framework.UsageProvider).
 func (r *Registry) Store(src Source) Store {
-	key := src.key()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if e, ok := r.entries[key]; ok && e.held {
-		return e.st
-	}
-	e := r.acquireLocked(logr.FromContextOrDiscard(r.ctx).WithValues("source", src.String()), key, src)
-	e.held = true
+	e := r.entryLocked(src.key(), src)
+	e.shared = true
 	return e.st
 }
 
-// acquireLocked adds a reference to the entry of src, creating it and
-// starting its polling when there is none; r.mu is held.
-func (r *Registry) acquireLocked(logger logr.Logger, key string, src Source) *entry {
-	if e, ok := r.entries[key]; ok {
-		e.refs++
-		return e
+// Retain polls exactly the sources srcs among those Retain polled before:
+// it starts the new ones and stops those no longer named (unless acquired).
+// The scheduler calls it with the sources of its live and shadow profiles
+// whenever they change.
+func (r *Registry) Retain(srcs []Source) {
+	keep := make(map[string]Source, len(srcs))
+	for _, src := range srcs {
+		keep[src.key()] = src
 	}
-	pctx, cancel := context.WithCancel(r.ctx)
-	e := &entry{st: r.newStore(src), refs: 1, cancel: cancel}
-	r.entries[key] = e
-	r.pollers.Add(1)
-	go r.poll(pctx, e.st)
-	logger.V(2).Info("Started polling node usage", "interval", r.interval)
+	logger := logr.FromContextOrDiscard(r.ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for key, src := range keep {
+		e := r.entryLocked(key, src)
+		e.shared = true
+		if !e.retained {
+			e.retained = true
+			r.refLocked(logger.WithValues("source", src.String()), e)
+		}
+	}
+	for key, e := range r.entries {
+		if _, ok := keep[key]; !ok && e.retained {
+			e.retained = false
+			r.unrefLocked(logger.WithValues("source", e.st.src.String()), key, e)
+		}
+	}
+}
+
+// entryLocked returns the entry of src, creating it, not polled, when there
+// is none; r.mu is held.
+func (r *Registry) entryLocked(key string, src Source) *entry {
+	e, ok := r.entries[key]
+	if !ok {
+		e = &entry{st: r.newStore(src)}
+		r.entries[key] = e
+	}
 	return e
 }
 
-// release drops one reference to e and stops its polling after the last.
-func (r *Registry) release(logger logr.Logger, key string, e *entry) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// refLocked adds a reference to e, starting its polling at the first; r.mu
+// is held.
+func (r *Registry) refLocked(logger logr.Logger, e *entry) {
+	e.refs++
+	if e.refs > 1 || e.cancel != nil {
+		return
+	}
+	pctx, cancel := context.WithCancel(r.ctx)
+	e.cancel = cancel
+	r.pollers.Add(1)
+	go r.poll(pctx, e.st)
+	logger.V(2).Info("Started polling node usage", "interval", r.interval)
+}
+
+// unrefLocked drops one reference to e and stops its polling after the
+// last; an entry Store never handed out goes too. r.mu is held.
+func (r *Registry) unrefLocked(logger logr.Logger, key string, e *entry) {
 	e.refs--
 	if e.refs > 0 {
 		return
 	}
-	e.cancel()
-	if r.entries[key] == e {
+	if e.cancel != nil {
+		e.cancel()
+		e.cancel = nil
+		logger.V(2).Info("Stopped polling node usage")
+	}
+	if !e.shared && r.entries[key] == e {
 		delete(r.entries, key)
 	}
-	logger.V(2).Info("Stopped polling node usage")
 }
 
 // ReadNow reads src once, synchronously, and returns its store with the

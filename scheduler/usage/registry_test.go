@@ -442,7 +442,7 @@ func TestRegistryLogsReadErrorsOnChange(t *testing.T) {
 	}
 }
 
-func TestRegistryStoreHoldsUntilItsContextEnds(t *testing.T) {
+func TestRegistryStoreIsReadWhileRetained(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tr := newTestRegistry(t, WithContext(ctx))
@@ -450,24 +450,33 @@ func TestRegistryStoreHoldsUntilItsContextEnds(t *testing.T) {
 	if again := tr.Store(Source{Type: MetricsServer}); again != s {
 		t.Error("Store of an equal source gave another store")
 	}
-	acquired, release := tr.Acquire(context.Background(), metricsServer)
-	if acquired != s {
-		t.Error("Acquire after Store gave another store")
-	}
-	release()
 	fr := tr.reader(t, 0)
+	if n := fr.count(); n != 0 {
+		t.Errorf("read %d times before a Retain named the source", n)
+	}
+	tr.Retain([]Source{metricsServer, promA})
 	eventually(t, "the first read", func() bool { return fr.count() == 1 })
 	tr.tick(t)
-	eventually(t, "reads after the Acquire's release", func() bool { return fr.count() == 2 })
-	if got := tr.readerCount(); got != 1 {
-		t.Errorf("%d readers made, want 1", got)
-	}
+	eventually(t, "the next read", func() bool { return fr.count() == 2 })
 
+	// A Retain that no longer names it stops its polling; the store stays
+	// the one its holders read, and is read again once retained again.
+	tr.Retain([]Source{promA})
+	tr.Retain(nil)
+	waitPollers(t, tr.Registry)
+	if again := tr.Store(metricsServer); again != s {
+		t.Error("a store Store handed out was replaced after its polling stopped")
+	}
+	tr.Retain([]Source{metricsServer})
+	eventually(t, "a read once retained again", func() bool { return fr.count() == 3 })
+	if got := tr.readerCount(); got != 2 {
+		t.Errorf("%d readers made, want 2 (one a source)", got)
+	}
 	cancel()
 	waitPollers(t, tr.Registry)
 }
 
-func TestRegistryStoreAfterAcquireHoldsToo(t *testing.T) {
+func TestRegistryAcquireAfterStoreKeepsTheStore(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tr := newTestRegistry(t, WithContext(ctx))
@@ -475,11 +484,14 @@ func TestRegistryStoreAfterAcquireHoldsToo(t *testing.T) {
 	if s := tr.Store(promA); s != acquired {
 		t.Error("Store after Acquire gave another store")
 	}
-	release()
 	fr := tr.reader(t, 0)
 	eventually(t, "the first read", func() bool { return fr.count() == 1 })
-	tr.tick(t)
-	eventually(t, "reads after the Acquire's release", func() bool { return fr.count() == 2 })
-	cancel()
+	release()
 	waitPollers(t, tr.Registry)
+	again, releaseAgain := tr.Acquire(context.Background(), promA)
+	defer releaseAgain()
+	if again != acquired {
+		t.Error("the store Store handed out was dropped at the last release")
+	}
+	eventually(t, "a read once acquired again", func() bool { return fr.count() == 2 })
 }

@@ -160,6 +160,15 @@ func (r *Runner) Remove(source string) bool {
 	return removed
 }
 
+// Profiles returns the installed shadow profiles.
+func (r *Runner) Profiles() []*Profile {
+	var out []*Profile
+	for _, list := range *r.byOf.Load() {
+		out = append(out, list...)
+	}
+	return out
+}
+
 // Profile returns the installed shadow profile compiled from source.
 func (r *Runner) Profile(source string) (*Profile, bool) {
 	for _, list := range *r.byOf.Load() {
