@@ -188,7 +188,7 @@ func up(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	printHints(stdout, cluster, manager != nil)
+	printHints(stdout, cluster, manager != nil, o.metrics != "")
 
 	watchCtx, cancelWatch := context.WithCancel(ctx)
 	defer cancelWatch()
@@ -270,12 +270,12 @@ func manifestFiles(paths []string) ([]string, error) {
 	return files, nil
 }
 
-func printHints(w io.Writer, cluster *localcluster.Cluster, manager bool) {
+func printHints(w io.Writer, cluster *localcluster.Cluster, manager, metrics bool) {
 	k := "KUBECONFIG=" + cluster.Kubeconfig
 	fmt.Fprintf(w, `
 ================================================================================
  Berth local cluster: %d kwok nodes. Logs of etcd, kube-apiserver,
- kube-controller-manager and kwok: %s
+ kube-controller-manager, kwok and metrics-server: %s
    export %s
    kubectl get nodes
    kubectl get schedulingprofiles            # the samples from config/samples
@@ -287,6 +287,14 @@ func printHints(w io.Writer, cluster *localcluster.Cluster, manager bool) {
    kubectl get schedulingprofile bin-packing -o jsonpath='{.status.effectivePlugins}'
  No kubectl? go run ./cmd/localcluster apply --kubeconfig %s -f FILE
 `, cluster.Nodes, cluster.LogDir(), k, cluster.Kubeconfig)
+	if metrics {
+		fmt.Fprint(w, ` metrics-server reports what the kwok nodes say their pods use (set by the
+ pod annotation kwok.x-k8s.io/usage-cpu or a kwok ResourceUsage named after the pod):
+   kubectl top nodes                         # kwok-node-0 busy by usage, not by requests
+   kubectl scale deployment load-aware-demo --replicas=6   # the load-aware profile avoids kwok-node-0
+   kubectl get rebalancepolicy usage -o jsonpath='{.status.plan}'   # evictions it would make, by usage
+`)
+	}
 	if manager {
 		fmt.Fprintln(w, " berth manager runs below; Ctrl-C stops everything.")
 	} else {
