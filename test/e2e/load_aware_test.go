@@ -99,7 +99,10 @@ var _ = Describe("load-aware placement and eviction with a real metrics-server",
 		hot, calm := localcluster.NodeName(15), localcluster.NodeName(14)
 
 		// Four replicas of 7 CPUs each make the hot node 88% busy; their
-		// requests (100m) say nothing of it. Two idle replicas on the calm node.
+		// requests (100m) say nothing of it. Two idle replicas on the calm
+		// node. The replicas name their node, so no profile of Berth places
+		// them and the policy does not check where their replacements go
+		// (back to the hot node: the policy runs once).
 		createPinnedDeployment(ctx, ns, "hot", hot, 4, "7")
 		createPinnedDeployment(ctx, ns, "calm", calm, 2, "")
 		var calmPods []string
