@@ -82,7 +82,16 @@ type store struct {
 	// view is every node's usage as Node returns it, rebuilt when the
 	// nodes change: plugins read it for every node they visit in every
 	// cycle, without a lock or a copy.
-	view atomic.Pointer[map[string]NodeUsage]
+	view atomic.Pointer[published]
+	// published counts the views published.
+	published uint64
+}
+
+// published is one view of every node's usage, numbered.
+type published struct {
+	nodes map[string]NodeUsage
+	// id is the view's number in its store, from 1.
+	id uint64
 }
 
 var _ Store = (*store)(nil)
@@ -107,11 +116,11 @@ func (s *store) LastRead() time.Time {
 // Stats of their own), and Fresh while the sample is no older than
 // staleAfter. The Usage map is shared: callers must not change it.
 func (s *store) Node(name string) (NodeUsage, Freshness) {
-	nodes := s.view.Load()
-	if nodes == nil {
+	p := s.view.Load()
+	if p == nil {
 		return NodeUsage{}, Missing
 	}
-	u, ok := (*nodes)[name]
+	u, ok := p.nodes[name]
 	if !ok {
 		return NodeUsage{}, Missing
 	}
@@ -125,8 +134,8 @@ func (s *store) Node(name string) (NodeUsage, Freshness) {
 // against the clock now.
 func (s *store) View() View {
 	v := &view{staleBefore: s.clock.Now().Add(-s.staleAfter)}
-	if nodes := s.view.Load(); nodes != nil {
-		v.nodes = *nodes
+	if p := s.view.Load(); p != nil {
+		v.nodes, v.id = p.nodes, p.id
 	}
 	return v
 }
@@ -134,8 +143,15 @@ func (s *store) View() View {
 // view implements View over a published map.
 type view struct {
 	nodes       map[string]NodeUsage
+	id          uint64
 	staleBefore time.Time
 }
+
+// Read returns the number of the published view v shows.
+func (v *view) Read() uint64 { return v.id }
+
+// StaleAt reports whether a sample taken at t is Stale in v.
+func (v *view) StaleAt(t time.Time) bool { return t.Before(v.staleBefore) }
 
 func (v *view) Node(name string) (NodeUsage, Freshness) {
 	u, ok := v.nodes[name]
@@ -161,7 +177,8 @@ func (s *store) publishLocked() {
 		}
 		view[name] = u
 	}
-	s.view.Store(&view)
+	s.published++
+	s.view.Store(&published{nodes: view, id: s.published})
 }
 
 // refresh reads the source once and folds what it read into the store; it

@@ -152,3 +152,15 @@ type View interface {
 	// Node returns the node's usage and whether it may be used, as Store's.
 	Node(name string) (NodeUsage, Freshness)
 }
+
+// ReadView is a View that says which of its store's reads it shows, so that
+// what was derived from one view may be kept for the next view of the same
+// read; the store's own views are ReadViews.
+type ReadView interface {
+	View
+	// Read numbers the read the view shows, from 1; two views of one store
+	// with the same Read hold the same samples.
+	Read() uint64
+	// StaleAt reports whether a sample taken at t is Stale in the view.
+	StaleAt(t time.Time) bool
+}

@@ -156,6 +156,22 @@ type LoadAwareScheduling struct {
 	store      usage.Store
 	clock      clock.PassiveClock
 	expiration time.Duration
+	// cpuThreshold and memoryThreshold are the args' usageThresholds, 0 when off.
+	cpuThreshold, memoryThreshold int64
+	// cpuOver, memoryOver and expired are Filter's rejections, built once
+	// and shared: the framework only reads them.
+	cpuOver, memoryOver, expired *framework.Status
+	// memo keeps what each node's sample and the pods it does not show
+	// add up to, per view and NodeInfo.
+	memo load.Memo[nodeUse]
+}
+
+// nodeUse is a node's sampled use plus the estimates of the pods its
+// sample does not show yet.
+type nodeUse struct {
+	fresh     usage.Freshness
+	sampledAt time.Time
+	used      podEstimate
 }
 
 var (
@@ -204,9 +220,14 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 		return nil, err
 	}
 	pl := &LoadAwareScheduling{
-		args:       a,
-		clock:      clock.RealClock{},
-		expiration: time.Duration(*a.NodeMetricExpirationSeconds) * time.Second,
+		args:            a,
+		clock:           clock.RealClock{},
+		expiration:      time.Duration(*a.NodeMetricExpirationSeconds) * time.Second,
+		cpuThreshold:    a.UsageThresholds[v1.ResourceCPU],
+		memoryThreshold: a.UsageThresholds[v1.ResourceMemory],
+		cpuOver:         framework.NewStatus(framework.Unschedulable, reasonCPU).WithPlugin(Name),
+		memoryOver:      framework.NewStatus(framework.Unschedulable, reasonMemory).WithPlugin(Name),
+		expired:         framework.NewStatus(framework.Unschedulable, ErrReasonNodeMetricExpired).WithPlugin(Name),
 	}
 	pl.store = load.StoreFor(h, a.MetricProvider.Source())
 	return pl, nil
@@ -229,41 +250,55 @@ func (pl *LoadAwareScheduling) Filter(_ context.Context, state *framework.CycleS
 		return nil
 	}
 	incoming, view := pl.incoming(state, pod)
-	nu, fresh := view.Node(nodeInfo.Name())
-	if fresh == usage.Missing {
+	nu, ok := pl.memo.Get(view, nodeInfo)
+	if !ok {
+		nu = pl.nodeUse(view, nodeInfo)
+		pl.memo.Put(view, nodeInfo, nu.fresh, nu.sampledAt, nu)
+	}
+	if nu.fresh == usage.Missing {
 		return nil
 	}
-	if *pl.args.FilterExpiredNodeMetrics && (fresh == usage.Stale || pl.clock.Since(nu.SampledAt) > pl.expiration) {
+	if *pl.args.FilterExpiredNodeMetrics && (nu.fresh == usage.Stale || pl.clock.Since(nu.sampledAt) > pl.expiration) {
 		if *pl.args.EnableScheduleWhenNodeMetricsExpired {
 			return nil
 		}
-		return framework.NewStatus(framework.Unschedulable, ErrReasonNodeMetricExpired)
+		return pl.expired
 	}
 	cpu, memory := load.Allocatable(nodeInfo)
-	used := podEstimate{cpu: nu.Usage[usage.CPU].Average * cpu, memory: nu.Usage[usage.Memory].Average * memory}
-	used.cpu += incoming.cpu
-	used.memory += incoming.memory
+	if over(nu.used.cpu+incoming.cpu, cpu, pl.cpuThreshold) {
+		return pl.cpuOver
+	}
+	if over(nu.used.memory+incoming.memory, memory, pl.memoryThreshold) {
+		return pl.memoryOver
+	}
+	return nil
+}
+
+// over reports whether used is above threshold percent of allocatable,
+// rounded as Koordinator rounds; a threshold of 0 is off.
+func over(used, allocatable float64, threshold int64) bool {
+	return threshold != 0 && allocatable > 0 && int64(math.Round(used/allocatable*100)) > threshold
+}
+
+// nodeUse adds up the node's sampled use and the estimates of the pods
+// its sample does not show yet; only fresh and sampledAt are set for a
+// node without a sample.
+func (pl *LoadAwareScheduling) nodeUse(view usage.View, nodeInfo *framework.NodeInfo) nodeUse {
+	nu, fresh := view.Node(nodeInfo.Name())
+	u := nodeUse{fresh: fresh, sampledAt: nu.SampledAt}
+	if fresh == usage.Missing {
+		return u
+	}
+	cpu, memory := load.Allocatable(nodeInfo)
+	u.used = podEstimate{cpu: nu.Usage[usage.CPU].Average * cpu, memory: nu.Usage[usage.Memory].Average * memory}
 	for _, pi := range nodeInfo.Pods {
 		if load.NotInSample(pi.Pod, nu.SampledAt) {
 			e := pl.estimatePod(pi.Requests, pi.Pod)
-			used.cpu += e.cpu
-			used.memory += e.memory
+			u.used.cpu += e.cpu
+			u.used.memory += e.memory
 		}
 	}
-	for _, r := range []struct {
-		name              v1.ResourceName
-		reason            string
-		used, allocatable float64
-	}{{v1.ResourceCPU, reasonCPU, used.cpu, cpu}, {v1.ResourceMemory, reasonMemory, used.memory, memory}} {
-		threshold := pl.args.UsageThresholds[r.name]
-		if threshold == 0 || r.allocatable <= 0 {
-			continue
-		}
-		if int64(math.Round(r.used/r.allocatable*100)) > threshold {
-			return framework.NewStatus(framework.Unschedulable, r.reason)
-		}
-	}
-	return nil
+	return u
 }
 
 // EstimateUsage returns the estimates Filter adds to the node's sample for

@@ -89,6 +89,8 @@ type LoadVariationRiskBalancing struct {
 	store               usage.Store
 	logger              logr.Logger
 	description         string
+	// memo keeps each node's CPU and memory loads per view and NodeInfo.
+	memo load.Memo[[2]load.NodeLoad]
 }
 
 var (
@@ -149,8 +151,15 @@ func (pl *LoadVariationRiskBalancing) NodeScorer(_ context.Context, _ *framework
 	}
 	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 		cpu, memory := load.Allocatable(nodeInfo)
-		cpuLoad := load.Load(view, nodeInfo, usage.CPU, cpu, cpuRequest)
-		memLoad := load.Load(view, nodeInfo, usage.Memory, memory, memoryRequest)
+		loads, ok := pl.memo.Get(view, nodeInfo)
+		if !ok {
+			loads = [2]load.NodeLoad{
+				load.Load(view, nodeInfo, usage.CPU, cpu, cpuRequest),
+				load.Load(view, nodeInfo, usage.Memory, memory, memoryRequest),
+			}
+			pl.memo.Put(view, nodeInfo, loads[0].Freshness, loads[0].SampledAt, loads)
+		}
+		cpuLoad, memLoad := loads[0], loads[1]
 		if cpuLoad.Freshness != usage.Fresh && view != nil && pl.logger.V(5).Enabled() {
 			pl.logger.V(5).Info("No fresh usage for the node; scoring its pods' requests", "node", klog.KRef("", nodeInfo.Name()), "usage", cpuLoad.Freshness, "source", pl.description)
 		}

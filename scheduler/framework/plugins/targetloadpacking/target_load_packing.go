@@ -107,6 +107,8 @@ type TargetLoadPacking struct {
 	source      usage.Source
 	logger      logr.Logger
 	description string
+	// memo keeps each node's CPU load per view and NodeInfo.
+	memo load.Memo[load.NodeLoad]
 }
 
 var (
@@ -194,7 +196,11 @@ func (pl *TargetLoadPacking) NodeScorer(_ context.Context, _ *framework.CycleSta
 	}
 	return func(nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 		cpu, _ := load.Allocatable(nodeInfo)
-		l := load.Load(view, nodeInfo, usage.CPU, cpu, estimate)
+		l, ok := pl.memo.Get(view, nodeInfo)
+		if !ok {
+			l = load.Load(view, nodeInfo, usage.CPU, cpu, estimate)
+			pl.memo.Put(view, nodeInfo, l.Freshness, l.SampledAt, l)
+		}
 		if l.Freshness != usage.Fresh && pl.store != nil && pl.logger.V(5).Enabled() {
 			pl.logger.V(5).Info("No fresh usage for the node; scoring the estimates of its pods", "node", klog.KRef("", nodeInfo.Name()), "usage", l.Freshness, "source", pl.description)
 		}
