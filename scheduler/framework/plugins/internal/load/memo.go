@@ -20,6 +20,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/usage"
@@ -39,9 +40,11 @@ type Memo[T any] struct {
 	entries atomic.Pointer[[]atomic.Pointer[memoEntry[T]]]
 }
 
-// memoEntry is one node's value and what it was computed from.
+// memoEntry is one node's value and what it was computed from. The
+// NodeInfo is held weakly: a node replaced in the snapshot must not be
+// kept alive by the memo until its position is computed again.
 type memoEntry[T any] struct {
-	node *framework.NodeInfo
+	node weak.Pointer[framework.NodeInfo]
 	gen  int64
 	read uint64
 	// fresh is the node's freshness in that read, as of sampledAt.
@@ -60,7 +63,7 @@ func (m *Memo[T]) Get(view usage.View, nodeInfo *framework.NodeInfo) (T, bool) {
 		return zero, false
 	}
 	e := (*s)[i].Load()
-	if e == nil || e.node != nodeInfo || e.gen != nodeInfo.Generation || e.read != rv.Read() {
+	if e == nil || e.node.Value() != nodeInfo || e.gen != nodeInfo.Generation || e.read != rv.Read() {
 		return zero, false
 	}
 	if e.fresh != usage.Missing && (e.fresh == usage.Stale) != rv.StaleAt(e.sampledAt) {
@@ -83,7 +86,7 @@ func (m *Memo[T]) Put(view usage.View, nodeInfo *framework.NodeInfo, fresh usage
 	if s == nil || i >= len(*s) {
 		s = m.grow(i + 1)
 	}
-	(*s)[i].Store(&memoEntry[T]{node: nodeInfo, gen: nodeInfo.Generation, read: rv.Read(), fresh: fresh, sampledAt: sampledAt, val: val})
+	(*s)[i].Store(&memoEntry[T]{node: weak.Make(nodeInfo), gen: nodeInfo.Generation, read: rv.Read(), fresh: fresh, sampledAt: sampledAt, val: val})
 }
 
 // grow returns the entries, at least n of them.
