@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package load
 
 import (
@@ -32,14 +31,18 @@ type readView struct {
 	staleBefore time.Time
 }
 
-func (v readView) Node(string) (usage.NodeUsage, usage.Freshness) { return usage.NodeUsage{}, usage.Missing }
-func (v readView) Read() uint64                                   { return v.read }
-func (v readView) StaleAt(t time.Time) bool                       { return t.Before(v.staleBefore) }
+func (v readView) Node(string) (usage.NodeUsage, usage.Freshness) {
+	return usage.NodeUsage{}, usage.Missing
+}
+func (v readView) Read() uint64             { return v.read }
+func (v readView) StaleAt(t time.Time) bool { return t.Before(v.staleBefore) }
 
 // plainView is a View that does not say which read it shows.
 type plainView struct{}
 
-func (plainView) Node(string) (usage.NodeUsage, usage.Freshness) { return usage.NodeUsage{}, usage.Missing }
+func (plainView) Node(string) (usage.NodeUsage, usage.Freshness) {
+	return usage.NodeUsage{}, usage.Missing
+}
 
 // placed returns a NodeInfo at position i of a snapshot, of generation gen.
 func placed(i int, gen int64) *framework.NodeInfo {
