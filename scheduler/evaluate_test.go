@@ -72,7 +72,7 @@ func TestEvaluateAgreesWithTheCycle(t *testing.T) {
 			placed, ties := 0, 0
 			for i := range 300 {
 				pod := st.RandomPod(rng, i)
-				result, cycleErr := s.schedulePod(ctx, fwk, framework.NewCycleState(), pod, false)
+				result, cycleErr := s.schedulePod(ctx, fwk, framework.NewCycleState(), pod, false, 0)
 				// The snapshot is the one the cycle just used.
 				e, err := algorithm.Evaluate(ctx, fwk, s.snapshot, pod)
 				if err != nil {

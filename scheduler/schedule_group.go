@@ -350,7 +350,7 @@ func (s *Scheduler) scheduleHierarchy(ctx context.Context, prof *profile.Profile
 		return klog.NewContext(ctx, logger.WithValues("podGroup", klog.KRef(leaf.Key.Namespace, leaf.Key.Name)))
 	}
 
-	c := &algorithm.Cycle{Env: s.env(fwk, prof.Decisions != nil), Root: root}
+	c := &algorithm.Cycle{Env: s.loopEnv(fwk, prof.Decisions != nil, cycle), Root: root}
 	leaves := root.Leaves()
 	if !s.hierarchyMembers(ctx, qpi, leaves, c) {
 		// The informer shows enough members of a gang, but the queue has

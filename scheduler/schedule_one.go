@@ -86,7 +86,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 	// Shadow profiles of this schedulerName, if any, evaluate the pod on
 	// the cycle's snapshot on their own goroutine, once the cycle is done.
 	s.shadows.Begin(pod, fwk, s.nextStartNodeIndex)
-	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi, prof.Decisions != nil)
+	result, assumed, failure := s.schedulingCycle(ctx, state, fwk, qpi, prof.Decisions != nil, cycle)
 	s.shadows.End(result.Host, failure.error())
 	if failure != nil {
 		s.handleFailure(ctx, prof, qpi, failure, start, cycle)
@@ -181,11 +181,11 @@ func (s *Scheduler) skipPod(ctx context.Context, pod *v1.Pod) bool {
 // schedulingCycle picks a node, assumes the pod there, and runs Reserve and
 // Permit. It returns the assumed copy of the pod; with record, the result
 // keeps the scores that chose its node.
-func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk *runtime.Framework, qpi *framework.QueuedPodInfo, record bool) (algorithm.Result, *v1.Pod, *schedulingFailure) {
+func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk *runtime.Framework, qpi *framework.QueuedPodInfo, record bool, cycle int64) (algorithm.Result, *v1.Pod, *schedulingFailure) {
 	logger := klog.FromContext(ctx)
 	pod := qpi.Pod
 
-	result, err := s.schedulePod(ctx, fwk, state, pod, record)
+	result, err := s.schedulePod(ctx, fwk, state, pod, record, cycle)
 	if err != nil {
 		var fitErr *framework.FitError
 		if !errors.As(err, &fitErr) || !fwk.HasPostFilterPlugins() {
@@ -238,11 +238,11 @@ func (s *Scheduler) commit(ctx context.Context, fwk *runtime.Framework, state *f
 // schedulePod brings the snapshot up to date and finds the best node for
 // the pod; with record, the result keeps the chosen node's scores and its
 // best runners-up.
-func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, record bool) (algorithm.Result, error) {
+func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, record bool, cycle int64) (algorithm.Result, error) {
 	if err := s.updateSnapshot(ctx); err != nil {
 		return algorithm.Result{}, fmt.Errorf("updating the snapshot: %w", err)
 	}
-	env := s.env(fwk, record)
+	env := s.loopEnv(fwk, record, cycle)
 	if s.shadows.Pending() {
 		env.OnSearch = s.shadows.NoteSearch
 	}
@@ -253,6 +253,14 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 // snapshot.
 func (s *Scheduler) env(fwk *runtime.Framework, record bool) algorithm.Env {
 	return algorithm.Env{Framework: fwk, Snapshot: s.snapshot, Rand: s.rand, Next: &s.nextStartNodeIndex, Record: record}
+}
+
+// loopEnv is env for the scheduling loop's own cycle number cycle: the
+// profile's opportunistic batching, if it batches, takes part.
+func (s *Scheduler) loopEnv(fwk *runtime.Framework, record bool, cycle int64) algorithm.Env {
+	env := s.env(fwk, record)
+	env.Batch, env.Cycle = fwk.Batch(), cycle
+	return env
 }
 
 // bindingCycle waits for Permit if the pod is held there, then takes a

@@ -146,9 +146,11 @@ func BenchmarkSchedulePod(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			defer reportCPUPerOp(b)()
+			var cycle int64
 			for b.Loop() {
+				cycle++
 				s.shadows.Begin(pod, prof.Framework, s.nextStartNodeIndex)
-				result, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod, tc.record)
+				result, err := s.schedulePod(ctx, prof.Framework, framework.NewCycleState(), pod, tc.record, cycle)
 				if err != nil {
 					b.Fatal(err)
 				}

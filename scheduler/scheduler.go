@@ -87,6 +87,7 @@ type Scheduler struct {
 	clock       clock.WithTickerAndDelayedExecution
 	rand        func(n int) int
 	parallelism int
+	batching    bool
 
 	cache    *schedcache.Cache
 	queue    *queue.PriorityQueue
@@ -157,6 +158,7 @@ type options struct {
 	clock              clock.WithTickerAndDelayedExecution
 	seed               uint64
 	parallelism        int
+	batching           bool
 	bindingConcurrency int
 	queueOptions       []queue.Option
 	podGroupClient     rest.Interface
@@ -188,6 +190,12 @@ func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
 
 // WithParallelism sets how many nodes are filtered and scored at once.
 func WithParallelism(n int) Option { return func(o *options) { o.parallelism = n } }
+
+// WithOpportunisticBatching sets whether profiles that leave
+// opportunisticBatching unset batch pods with equal signatures, as
+// kube-scheduler's OpportunisticBatching feature does; on by default, as
+// upstream.
+func WithOpportunisticBatching(on bool) Option { return func(o *options) { o.batching = on } }
 
 // WithBindingConcurrency bounds the binding cycles in flight.
 func WithBindingConcurrency(n int) Option { return func(o *options) { o.bindingConcurrency = n } }
@@ -239,6 +247,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 		clock:              clock.RealClock{},
 		seed:               uint64(time.Now().UnixNano()),
 		parallelism:        DefaultParallelism,
+		batching:           true,
 		bindingConcurrency: DefaultBindingConcurrency,
 		scheduledEvents:    true,
 	}
@@ -269,6 +278,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 			return rng.IntN(n)
 		},
 		parallelism:  o.parallelism,
+		batching:     o.batching,
 		cache:        schedcache.New(ctx, schedcache.WithClock(o.clock)),
 		snapshot:     schedcache.NewEmptySnapshot(),
 		waiting:      runtime.NewWaitingPods(runtime.WithWaitingPodsClock(o.clock)),
@@ -388,6 +398,7 @@ func (s *Scheduler) CompileProfile(ctx context.Context, schedulerName string, sp
 		runtime.WithPodNominator(s.queue),
 		runtime.WithSnapshotSharedLister(s.snapshot),
 		runtime.WithParallelism(s.parallelism),
+		runtime.WithOpportunisticBatching(s.batching),
 		runtime.WithMetrics(s.metrics),
 		runtime.WithClock(s.clock),
 		runtime.WithWaitingPods(s.waiting),

@@ -123,6 +123,18 @@ type SchedulingProfileSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	PercentageOfNodesToScore *int32 `json:"percentageOfNodesToScore,omitempty"`
 
+	// opportunisticBatching lets a pod with the same signature as the pod
+	// scheduled just before it try, first, the best node that pod's search
+	// scored and did not take, as kube-scheduler's OpportunisticBatching
+	// does. Enabled or Disabled; unset takes the manager's
+	// --opportunistic-batching flag (on by default, as upstream). A profile
+	// batches only when every PreFilter, Filter, PreScore and Score plugin
+	// of it can sign pods and it has no extenders, and only pods that every
+	// plugin signs: upstream's PodTopologySpread signs no pod while it has
+	// default constraints, so the default plugin set batches nothing.
+	// +optional
+	OpportunisticBatching *BatchingMode `json:"opportunisticBatching,omitempty"`
+
 	// podInitialBackoffSeconds is the backoff of a pod after its first failed
 	// scheduling attempt; it doubles on each further failure.
 	// +optional
@@ -261,6 +273,17 @@ type PluginConfig struct {
 	// +kubebuilder:validation:Type=object
 	Args runtime.RawExtension `json:"args,omitempty"`
 }
+
+// BatchingMode turns a profile's opportunistic batching on or off.
+// +kubebuilder:validation:Enum=Enabled;Disabled
+type BatchingMode string
+
+const (
+	// BatchingEnabled batches the profile's pods where their signatures allow.
+	BatchingEnabled BatchingMode = "Enabled"
+	// BatchingDisabled searches every pod on its own.
+	BatchingDisabled BatchingMode = "Disabled"
+)
 
 // WeightSource says where an effective plugin weight came from.
 // +kubebuilder:validation:Enum=Default;Profile;PluginWeight

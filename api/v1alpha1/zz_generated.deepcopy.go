@@ -1211,6 +1211,11 @@ func (in *SchedulingProfileSpec) DeepCopyInto(out *SchedulingProfileSpec) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.OpportunisticBatching != nil {
+		in, out := &in.OpportunisticBatching, &out.OpportunisticBatching
+		*out = new(BatchingMode)
+		**out = **in
+	}
 	if in.PodInitialBackoffSeconds != nil {
 		in, out := &in.PodInitialBackoffSeconds, &out.PodInitialBackoffSeconds
 		*out = new(int64)

@@ -79,6 +79,18 @@ func rows() []row {
 				targets: []target{{`histogram_quantile(0.99, sum by (le, result) (rate(scheduler_permit_wait_duration_seconds_bucket{` + sel + `}[$__rate_interval])))`, "{{result}}"}}},
 			{title: "Plugin latency (p99)", unit: unitSeconds,
 				targets: []target{{`histogram_quantile(0.99, sum by (le, plugin, extension_point) (rate(scheduler_plugin_execution_duration_seconds_bucket{` + sel + `}[$__rate_interval])))`, "{{plugin}} {{extension_point}}"}}},
+			{title: "Batching", unit: unitOps, description: "Opportunistic batching: pods placed on their hint, hints that no longer fit, searches without a hint, and why kept nodes were dropped.",
+				targets: []target{
+					{`sum by (profile, result) (rate(scheduler_batch_attempts_total{` + sel + `}[$__rate_interval]))`, "{{profile}} {{result}}"},
+					{`sum by (profile, reason) (rate(scheduler_batch_cache_flushed_total{` + sel + `}[$__rate_interval]))`, "{{profile}} dropped: {{reason}}"},
+					{`sum by (profile) (rate(scheduler_batch_rescore_attempts_total{` + sel + `}[$__rate_interval]))`, "{{profile}} rescored"},
+				}},
+			{title: "Batching latency (p99)", unit: unitSeconds, description: "Asking for a hint, keeping a search's nodes, and rescoring the previous pod's node.",
+				targets: []target{
+					{`histogram_quantile(0.99, sum by (le, hinted) (rate(scheduler_get_node_hint_duration_seconds_bucket{` + sel + `}[$__rate_interval])))`, "hint: {{hinted}}"},
+					{`histogram_quantile(0.99, sum by (le) (rate(scheduler_store_schedule_results_duration_seconds_bucket{` + sel + `}[$__rate_interval])))`, "store"},
+					{`histogram_quantile(0.99, sum by (le) (rate(scheduler_batch_rescore_duration_seconds_bucket{` + sel + `}[$__rate_interval])))`, "rescore"},
+				}},
 		}},
 		{title: "Preemption and gangs", panels: []panel{
 			{title: "Preemption attempts", unit: unitOps,

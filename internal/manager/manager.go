@@ -146,6 +146,7 @@ func startManager(ctx context.Context, o *managerOptions, logger logr.Logger) er
 		Fence:          fence,
 		SchedulerOptions: []scheduler.Option{
 			scheduler.WithParallelism(o.parallelism),
+			scheduler.WithOpportunisticBatching(o.batching),
 			scheduler.WithScheduledEvents(o.scheduledEvents),
 			scheduler.WithCompositePodGroups(o.compositePodGroups),
 			scheduler.WithQueueOptions(queue.WithPopFromBackoff(o.popFromBackoff)),

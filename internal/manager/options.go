@@ -21,10 +21,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"os"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -79,6 +80,8 @@ type managerOptions struct {
 	memoryLimit int64
 	// scheduledEvents says whether a Scheduled event is recorded per bound pod.
 	scheduledEvents bool
+	// batching says whether profiles batch pods unless they say otherwise.
+	batching bool
 	// popFromBackoff says whether the scheduling loop takes pods from
 	// backoffQ when activeQ is empty.
 	popFromBackoff bool
@@ -146,6 +149,8 @@ func managerFlags(o *managerOptions, output io.Writer) *flag.FlagSet {
 		"How many nodes are filtered and scored at once in a scheduling cycle.")
 	fs.BoolVar(&o.scheduledEvents, "scheduled-events", true,
 		"Record a Scheduled event for every pod bound, as kube-scheduler does; false saves the apiserver one write per pod. FailedScheduling and other events are recorded either way.")
+	fs.BoolVar(&o.batching, "opportunistic-batching", true,
+		"Let a pod with the same signature as the pod scheduled just before it try first the best node that pod's search scored and did not take, as kube-scheduler does by default (its OpportunisticBatching feature gate); a SchedulingProfile's spec.opportunisticBatching overrides it.")
 	fs.BoolVar(&o.popFromBackoff, "pop-from-backoff", true,
 		"When no pod is ready to be scheduled, schedule a pod that a plugin rejected before its backoff ends, as kube-scheduler does by default (its SchedulerPopFromBackoffQ feature gate); pods that failed with an error wait their backoff out either way.")
 	fs.BoolVar(&o.compositePodGroups, "composite-pod-groups", true,

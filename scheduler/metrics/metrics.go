@@ -88,6 +88,7 @@ type Metrics struct {
 	cacheSize             *prometheus.GaugeVec
 	goroutines            *prometheus.GaugeVec
 	eventHandlingSeconds  *prometheus.HistogramVec
+	batch                 batchMetrics
 
 	// berth holds Berth's own metrics (rebalancer, gangs, extenders, profiles).
 	berth berthMetrics
@@ -175,6 +176,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"profile", "scheduler"}),
 	}
 	m.newUpstreamMetrics()
+	m.batch = newBatchMetrics()
 	m.berth = newBerthMetrics()
 	m.cached = m.newObserverCaches()
 	if reg == nil {
@@ -199,6 +201,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.shadowDecisions, m.workloadAPI, m.unreadWorkloadAPI, m.foreignBindings,
 		m.unschedulablePods, m.preemptionAttempts, m.preemptionVictims, m.queueIncomingPods,
 		m.podSchedulingAttempts, m.cacheSize, m.goroutines, m.eventHandlingSeconds,
+		m.batch.attempts, m.batch.flushed, m.batch.rescores, m.batch.hintSeconds, m.batch.storeSeconds, m.batch.rescoreSeconds,
 	}, m.berth.collectors()...)
 }
 

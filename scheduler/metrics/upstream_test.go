@@ -47,6 +47,12 @@ func TestUpstreamMetricsMatchKubeScheduler(t *testing.T) {
 	m.SetCacheSize(1, 2, 3)
 	m.AddGoroutines(OperationBinding, 1)
 	m.ObserveEventHandling("NodeAdd", time.Millisecond)
+	m.CountBatchAttempt("p", BatchHintUsed)
+	m.CountBatchFlush("p", BatchFlushExpired)
+	m.CountBatchRescore("p")
+	m.ObserveNodeHint("hint", "p", time.Millisecond)
+	m.ObserveStoreResults("p", time.Millisecond)
+	m.ObserveBatchRescore("p", time.Millisecond)
 
 	families, err := reg.Gather()
 	if err != nil {
@@ -58,14 +64,20 @@ func TestUpstreamMetricsMatchKubeScheduler(t *testing.T) {
 		buckets []float64
 	}
 	wants := map[string]want{
-		"scheduler_unschedulable_pods":              {typ: "GAUGE", labels: []string{"plugin", "profile"}},
-		"scheduler_preemption_attempts_total":       {typ: "COUNTER"},
-		"scheduler_preemption_victims":              {typ: "HISTOGRAM", buckets: []float64{1, 2, 4, 8, 16, 32, 64}},
-		"scheduler_queue_incoming_pods_total":       {typ: "COUNTER", labels: []string{"event", "queue"}},
-		"scheduler_pod_scheduling_attempts":         {typ: "HISTOGRAM", buckets: []float64{1, 2, 4, 8, 16}},
-		"scheduler_cache_size":                      {typ: "GAUGE", labels: []string{"type"}},
-		"scheduler_goroutines":                      {typ: "GAUGE", labels: []string{"operation"}},
-		"scheduler_event_handling_duration_seconds": {typ: "HISTOGRAM", labels: []string{"event"}, buckets: prometheus.ExponentialBuckets(0.0001, 2, 12)},
+		"scheduler_unschedulable_pods":                      {typ: "GAUGE", labels: []string{"plugin", "profile"}},
+		"scheduler_preemption_attempts_total":               {typ: "COUNTER"},
+		"scheduler_preemption_victims":                      {typ: "HISTOGRAM", buckets: []float64{1, 2, 4, 8, 16, 32, 64}},
+		"scheduler_queue_incoming_pods_total":               {typ: "COUNTER", labels: []string{"event", "queue"}},
+		"scheduler_pod_scheduling_attempts":                 {typ: "HISTOGRAM", buckets: []float64{1, 2, 4, 8, 16}},
+		"scheduler_cache_size":                              {typ: "GAUGE", labels: []string{"type"}},
+		"scheduler_goroutines":                              {typ: "GAUGE", labels: []string{"operation"}},
+		"scheduler_event_handling_duration_seconds":         {typ: "HISTOGRAM", labels: []string{"event"}, buckets: prometheus.ExponentialBuckets(0.0001, 2, 12)},
+		"scheduler_batch_attempts_total":                    {typ: "COUNTER", labels: []string{"profile", "result"}},
+		"scheduler_batch_cache_flushed_total":               {typ: "COUNTER", labels: []string{"profile", "reason"}},
+		"scheduler_batch_rescore_attempts_total":            {typ: "COUNTER", labels: []string{"profile"}},
+		"scheduler_get_node_hint_duration_seconds":          {typ: "HISTOGRAM", labels: []string{"hinted", "profile"}, buckets: prometheus.ExponentialBuckets(0.00001, 2, 12)},
+		"scheduler_store_schedule_results_duration_seconds": {typ: "HISTOGRAM", labels: []string{"profile"}, buckets: prometheus.ExponentialBuckets(0.00001, 2, 12)},
+		"scheduler_batch_rescore_duration_seconds":          {typ: "HISTOGRAM", labels: []string{"profile"}, buckets: prometheus.ExponentialBuckets(0.00001, 2, 12)},
 	}
 	for _, f := range families {
 		w, ok := wants[f.GetName()]

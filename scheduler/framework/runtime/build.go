@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -216,7 +217,23 @@ func NewFramework(ctx context.Context, r Registry, profileName string, spec *v1a
 	if err := f.build(ctx, r, spec, o.defaultPlugins, o.weightOverrides); err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profileName, err)
 	}
+	f.computeSigners()
+	if batches(spec.OpportunisticBatching, o.batching) {
+		if f.batch = newBatch(f); f.batch == nil {
+			klog.FromContext(ctx).V(2).Info("Profile batches no pod: some of its plugins cannot sign pods",
+				"profile", profileName, "plugins", f.unsigned)
+		}
+	}
 	return f, nil
+}
+
+// batches says whether a profile batches: its own mode, else the
+// process default.
+func batches(mode *v1alpha1.BatchingMode, def bool) bool {
+	if mode == nil {
+		return def
+	}
+	return *mode == v1alpha1.BatchingEnabled
 }
 
 func secondsOr(s *int64, def time.Duration) time.Duration {

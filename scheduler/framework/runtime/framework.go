@@ -114,6 +114,14 @@ type Framework struct {
 	pluginInfos     []PluginInfo
 	usageSources    []PluginUsage
 
+	// signers are the plugins that sign pods; unsigned names those at a
+	// filtering or scoring point that cannot ("extenders" for the
+	// extenders), which keep the profile from signing any pod.
+	signers  []framework.SignPlugin
+	unsigned []string
+	// batch is the profile's opportunistic batching, nil when it does not batch.
+	batch *Batch
+
 	// spec and weightOverrides are what the framework was compiled from.
 	spec            *v1alpha1.SchedulingProfileSpec
 	weightOverrides map[string]WeightOverride

@@ -57,7 +57,13 @@ type options struct {
 	allocated       *dra.AllocatedDevices
 	slices          dra.SliceSource
 	nodeUsage       framework.UsageProvider
+	batching        bool
 }
+
+// WithOpportunisticBatching sets whether profiles that leave
+// opportunisticBatching unset batch pods (see Framework.Batch); off
+// unless set.
+func WithOpportunisticBatching(on bool) Option { return func(o *options) { o.batching = on } }
 
 // WithBindingPoster sets what the Handle's PostBinding creates Bindings
 // with; by default a poster on the client set (apiwrite.NewBindingPoster).

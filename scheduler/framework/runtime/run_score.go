@@ -78,6 +78,20 @@ func (e *firstError) result(ctx context.Context) error {
 // allocated per plugin, not per node, and reused across cycles: a caller
 // done with the result may hand it back with ReleaseScores.
 func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (result []framework.NodePluginScores, status *framework.Status) {
+	result, _, status = f.runScorePlugins(ctx, state, pod, nodes, false)
+	return result, status
+}
+
+// rawScores are the scores of nodes before normalization, node by node:
+// values[i*len(plugins)+j] is the score plugins[j] gave node i.
+type rawScores struct {
+	plugins []string
+	values  []int64
+}
+
+// runScorePlugins is RunScorePlugins; with keepRaw it also returns the
+// scores before normalization, copied.
+func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, keepRaw bool) (result []framework.NodePluginScores, kept *rawScores, status *framework.Status) {
 	start := f.clock.Now()
 	defer func() { f.observe("Score", status, start) }()
 
@@ -97,7 +111,10 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		for i, ni := range nodes {
 			result[i].Name = ni.Name()
 		}
-		return result, nil
+		if keepRaw {
+			kept = &rawScores{}
+		}
+		return result, kept, nil
 	}
 
 	nodeCount, pluginCount := len(nodes), len(plugins)
@@ -116,7 +133,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		if cs, ok := pl.(framework.CycleScorePlugin); ok {
 			scorer, s := cs.NodeScorer(ctx, state, pod)
 			if !s.IsSuccess() {
-				return nil, framework.AsStatus(fmt.Errorf("preparing Score plugin %q: %w", pl.Name(), s.AsError()))
+				return nil, nil, framework.AsStatus(fmt.Errorf("preparing Score plugin %q: %w", pl.Name(), s.AsError()))
 			}
 			scorers[j] = scorer
 		}
@@ -145,7 +162,15 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		}
 	})
 	if err := errs.result(ctx); err != nil {
-		return nil, framework.AsStatus(err)
+		return nil, nil, framework.AsStatus(err)
+	}
+	if keepRaw {
+		kept = &rawScores{plugins: names, values: make([]int64, nodeCount*pluginCount)}
+		for i := range nodeCount {
+			for j := range pluginCount {
+				kept.values[i*pluginCount+j] = raw[j][i].Score
+			}
+		}
 	}
 
 	f.parallelizer.untilCPU(ctx, pluginCount, func(j int) {
@@ -158,7 +183,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		}
 	})
 	if err := errs.result(ctx); err != nil {
-		return nil, framework.AsStatus(err)
+		return nil, nil, framework.AsStatus(err)
 	}
 
 	bufs := f.parallelizer.borrowScores(nodeCount, pluginCount)
@@ -180,9 +205,9 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		result[i] = framework.NodePluginScores{Name: raw[0][i].Name, Scores: scores, TotalScore: total}
 	})
 	if err := errs.result(ctx); err != nil {
-		return nil, framework.AsStatus(err)
+		return nil, nil, framework.AsStatus(err)
 	}
-	return result, nil
+	return result, kept, nil
 }
 
 // ReleaseScores hands back the memory of a RunScorePlugins result for a

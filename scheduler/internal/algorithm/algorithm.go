@@ -69,6 +69,12 @@ type Env struct {
 	// live profile's choices, so that a tie is not counted as a
 	// disagreement.
 	Prefer Preference
+	// Batch, when set, is the profile's opportunistic batching, and Cycle
+	// the scheduling cycle searched in: a search is offered the best node
+	// the previous search of a pod with the same signature left, and
+	// leaves its own for the next. Only the scheduling loop sets it.
+	Batch *runtime.Batch
+	Cycle int64
 	// OnSearch, when set, is told each pod search's outcome before the
 	// host is chosen, with the placement searched (nil for a pod's own
 	// cycle); the Search is valid only during the call.

@@ -51,7 +51,19 @@ func search(ctx context.Context, env Env, state *framework.CycleState, pod *v1.P
 		return Result{}, ErrNoNodes
 	}
 
-	feasible, diagnosis, err := FindFeasibleNodes(ctx, fwk, snap, state, pod, env.Next)
+	var (
+		sig    framework.PodSignature
+		hinter func() string
+		hint   string
+	)
+	if b := env.Batch; b != nil {
+		sig = b.Sign(ctx, pod, env.Cycle)
+		hinter = func() string {
+			hint = b.NodeHint(ctx, snap.NodeInfos(), state, pod, sig, env.Cycle)
+			return hint
+		}
+	}
+	feasible, diagnosis, err := findFeasibleNodes(ctx, fwk, snap, state, pod, env.Next, hinter)
 	if err != nil {
 		return Result{}, err
 	}
@@ -68,7 +80,11 @@ func search(ctx context.Context, env Env, state *framework.CycleState, pod *v1.P
 	}
 	var scores []framework.NodePluginScores
 	if len(nodes) > 1 {
-		if scores, err = PrioritizeNodes(ctx, fwk, state, pod, nodes); err != nil {
+		score := fwk.RunScorePlugins
+		if env.Batch != nil && sig != nil {
+			score = env.Batch.Score
+		}
+		if scores, err = prioritizeNodes(ctx, fwk, state, pod, nodes, score); err != nil {
 			return Result{}, err
 		}
 		defer fwk.ReleaseScores(scores)
@@ -80,12 +96,19 @@ func search(ctx context.Context, env Env, state *framework.CycleState, pod *v1.P
 	case 0:
 		return Result{}, &framework.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: diagnosis}
 	case 1:
-		return Result{Host: nodes[0].Node().Name, EvaluatedNodes: evaluated, FeasibleNodes: 1}, nil
+		host := nodes[0].Node().Name
+		if env.Batch != nil {
+			env.Batch.Store(ctx, sig, hint, host, nil, env.Cycle)
+		}
+		return Result{Host: host, EvaluatedNodes: evaluated, FeasibleNodes: 1}, nil
 	}
 
 	host, err := selectHost(env, fwk, scores, prefer)
 	if err != nil {
 		return Result{}, fmt.Errorf("selecting a node: %w", err)
+	}
+	if env.Batch != nil {
+		env.Batch.Store(ctx, sig, hint, host, scores, env.Cycle)
 	}
 	r := Result{Host: host, EvaluatedNodes: evaluated, FeasibleNodes: len(nodes)}
 	if env.Record {
@@ -143,10 +166,18 @@ func selectHost(env Env, fwk *runtime.Framework, scores []framework.NodePluginSc
 // PrioritizeNodes runs PreScore, Score (with NormalizeScore and the
 // weights) and the extenders' prioritizers over the feasible nodes.
 func PrioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, feasible []*framework.NodeInfo) ([]framework.NodePluginScores, error) {
+	return prioritizeNodes(ctx, fwk, state, pod, feasible, fwk.RunScorePlugins)
+}
+
+// scoreFunc runs the Score plugins over the feasible nodes.
+type scoreFunc func(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, *framework.Status)
+
+// prioritizeNodes is PrioritizeNodes with the Score plugins run by score.
+func prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, feasible []*framework.NodeInfo, score scoreFunc) ([]framework.NodePluginScores, error) {
 	if st := fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
 		return nil, st.AsError()
 	}
-	scores, st := fwk.RunScorePlugins(ctx, state, pod, feasible)
+	scores, st := score(ctx, state, pod, feasible)
 	if !st.IsSuccess() {
 		return nil, st.AsError()
 	}
@@ -181,6 +212,13 @@ func preFilter(ctx context.Context, fwk *runtime.Framework, state *framework.Cyc
 // where the following search over all nodes starts. With next nil (berth
 // explain) every node is filtered and the nominated node gets no shortcut.
 func FindFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, next *int) ([]*framework.NodeInfo, framework.Diagnosis, error) {
+	return findFeasibleNodes(ctx, fwk, snapshot, state, pod, next, nil)
+}
+
+// findFeasibleNodes is FindFeasibleNodes; hinter, when set, is asked once
+// PreFilter passed for a node to try first, as a nominated node is tried
+// (the nominated node wins), "" for none.
+func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, next *int, hinter func() string) ([]*framework.NodeInfo, framework.Diagnosis, error) {
 	allNodes := snapshot.CandidateNodes()
 	preResult, diagnosis, stop, err := preFilter(ctx, fwk, state, pod)
 	if stop {
@@ -189,8 +227,19 @@ func FindFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 	// The plugins whose PreFilter narrowed the search, for the nodes it left out.
 	narrowedBy := diagnosis.UnschedulablePlugins
 
-	if name := pod.Status.NominatedNodeName; next != nil && name != "" && snapshot.InPlacement(name) && (preResult.AllNodes() || preResult.NodeNames.Has(name)) {
-		if ni, err := snapshot.NodeInfos().Get(name); err == nil {
+	hint := ""
+	if hinter != nil {
+		hint = hinter()
+	}
+	nominated := pod.Status.NominatedNodeName
+	first := nominated
+	if first == "" {
+		// A hint is filtered as a nominated node is, whatever PreFilter
+		// narrowed the search to: it came from a pod that searched alike.
+		first = hint
+	}
+	if next != nil && first != "" && snapshot.InPlacement(first) && (first != nominated || preResult.AllNodes() || preResult.NodeNames.Has(first)) {
+		if ni, err := snapshot.NodeInfos().Get(first); err == nil {
 			if st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); st.IsSuccess() {
 				passed, err := fwk.RunExtenderFilters(ctx, pod, []*framework.NodeInfo{ni}, diagnosis.NodeToStatus)
 				if err != nil {

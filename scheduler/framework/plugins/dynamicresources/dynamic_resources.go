@@ -136,6 +136,7 @@ var (
 	_ framework.ReservePlugin          = &DynamicResources{}
 	_ framework.PreBindPreFlightPlugin = &DynamicResources{}
 	_ framework.EnqueueExtensions      = &DynamicResources{}
+	_ framework.SignPlugin             = &DynamicResources{}
 )
 
 // Option configures the plugin.
@@ -207,6 +208,20 @@ func NewWithArgs(_ context.Context, a *Args, h framework.Handle, opts ...Option)
 
 // Name returns the plugin's name.
 func (*DynamicResources) Name() string { return Name }
+
+// reasonClaimsSignature is SignPod's reason for a pod with resource claims.
+const reasonClaimsSignature = "pods with dra resource claims are not signable"
+
+// SignPod declines a pod with resource claims: their allocation differs
+// from pod to pod. Any other pod signs with nothing from this plugin; a
+// pod requesting extended resources that DeviceClasses serve is declined
+// by NodeResourcesFit instead.
+func (*DynamicResources) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return nil, framework.NewStatus(framework.Unschedulable, reasonClaimsSignature)
+	}
+	return nil, nil
+}
 
 // stateData is what PreFilter learns about the pod's claims and what the
 // later extension points add. Filter runs in parallel over nodes, so its

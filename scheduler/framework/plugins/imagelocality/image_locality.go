@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -58,6 +59,7 @@ type ImageLocality struct {
 var (
 	_ framework.PreScorePlugin   = &ImageLocality{}
 	_ framework.CycleScorePlugin = &ImageLocality{}
+	_ framework.SignPlugin       = &ImageLocality{}
 )
 
 // New is the plugin's factory; ImageLocality takes no args and reads the
@@ -71,6 +73,21 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*ImageLocality) Name() string { return Name }
+
+// SignPod signs the pod by the images of its containers and init
+// containers, normalized as Score looks them up, each once and sorted.
+// Image volumes are left out, as upstream leaves them: plugins signing by
+// volumes cover them.
+func (*ImageLocality) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	images := make([]string, 0, len(pod.Spec.Containers)+len(pod.Spec.InitContainers))
+	for _, list := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range list {
+			images = append(images, NormalizedImageName(list[i].Image))
+		}
+	}
+	slices.Sort(images)
+	return []framework.SignFragment{{Key: framework.ImageNamesSignKey, Value: slices.Compact(images)}}, nil
+}
 
 // imageState is the pod's image names, normalized, and the size of the
 // cluster, computed once per cycle. present lists the images that some

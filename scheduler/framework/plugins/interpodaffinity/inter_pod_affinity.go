@@ -27,6 +27,7 @@ import (
 	"fmt"
 
 	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	listersv1 "k8s.io/client-go/listers/core/v1"
 
@@ -61,6 +62,7 @@ var (
 	_ framework.ScorePlugin         = &InterPodAffinity{}
 	_ framework.ScoreExtensions     = &InterPodAffinity{}
 	_ framework.EnqueueExtensions   = &InterPodAffinity{}
+	_ framework.SignPlugin          = &InterPodAffinity{}
 )
 
 var errNoSnapshot = errors.New("the handle has no snapshot lister")
@@ -99,6 +101,25 @@ func NewWithArgs(a *Args, h framework.Handle) (*InterPodAffinity, error) {
 
 // Name returns the plugin's name.
 func (*InterPodAffinity) Name() string { return Name }
+
+// reasonAffinitySignature is SignPod's reason for a pod with pod affinity
+// or anti-affinity.
+const reasonAffinitySignature = "pods with InterPodAffinity are not signable"
+
+// SignPod declines a pod with pod affinity or anti-affinity terms of its
+// own, which depend on where other pods run. Any other pod is signed by
+// its labels, which existing pods' terms select; with
+// IgnorePreferredTermsOfExistingPods it is signed with nothing, as
+// upstream does.
+func (pl *InterPodAffinity) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	if a := pod.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+		return nil, framework.NewStatus(framework.Unschedulable, reasonAffinitySignature)
+	}
+	if pl.ignorePreferred {
+		return nil, nil
+	}
+	return []framework.SignFragment{{Key: framework.LabelsSignKey, Value: pod.Labels}}, nil
+}
 
 func (pl *InterPodAffinity) nodeInfos() (framework.NodeInfoLister, error) {
 	s := pl.handle.SnapshotSharedLister()

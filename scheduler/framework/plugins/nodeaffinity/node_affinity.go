@@ -68,6 +68,7 @@ var (
 	_ framework.ScorePlugin       = &NodeAffinity{}
 	_ framework.ScoreExtensions   = &NodeAffinity{}
 	_ framework.EnqueueExtensions = &NodeAffinity{}
+	_ framework.SignPlugin        = &NodeAffinity{}
 )
 
 // New is the plugin's factory: it loads NodeAffinityArgs with args.Load
@@ -94,6 +95,20 @@ func NewWithArgs(args *NodeAffinityArgs) *NodeAffinity {
 
 // Name returns the plugin's name.
 func (*NodeAffinity) Name() string { return Name }
+
+// SignPod signs the pod by its node affinity, terms and values in a
+// canonical order, and its nodeSelector. The args' added affinity is left
+// out: it is the same for every pod of the profile.
+func (*NodeAffinity) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	affinity, err := framework.NodeAffinitySignature(pod)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return []framework.SignFragment{
+		{Key: framework.NodeAffinitySignKey, Value: affinity},
+		{Key: framework.NodeSelectorSignKey, Value: pod.Spec.NodeSelector},
+	}, nil
+}
 
 // Clone returns the state itself: it is never changed after PreFilter.
 func (r *requiredAffinity) Clone() framework.StateData { return r }

@@ -58,6 +58,7 @@ var (
 	_ framework.PreFilterPlugin   = &NodeDeclaredFeatures{}
 	_ framework.FilterPlugin      = &NodeDeclaredFeatures{}
 	_ framework.EnqueueExtensions = &NodeDeclaredFeatures{}
+	_ framework.SignPlugin        = &NodeDeclaredFeatures{}
 )
 
 // required is the pod's feature requirements, computed once per cycle.
@@ -76,6 +77,16 @@ func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*NodeDeclaredFeatures) Name() string { return Name }
+
+// SignPod signs the pod by the node features it needs, as the plugin
+// infers them, in the feature set's string form.
+func (pl *NodeDeclaredFeatures) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	set, err := pl.requirements(pod)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return []framework.SignFragment{{Key: framework.FeaturesSignKey, Value: set.String()}}, nil
+}
 
 // PreFilter infers the features the pod needs and skips pods that need none.
 func (pl *NodeDeclaredFeatures) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {

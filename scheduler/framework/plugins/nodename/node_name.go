@@ -46,6 +46,7 @@ var (
 	_ framework.PreFilterPlugin   = &NodeName{}
 	_ framework.FilterPlugin      = &NodeName{}
 	_ framework.EnqueueExtensions = &NodeName{}
+	_ framework.SignPlugin        = &NodeName{}
 )
 
 var errNoNode = errors.New("node not found")
@@ -60,6 +61,12 @@ func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*NodeName) Name() string { return Name }
+
+// SignPod signs the pod by spec.nodeName, the one node it may be bound to
+// when set.
+func (*NodeName) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	return []framework.SignFragment{{Key: framework.NodeNameSignKey, Value: pod.Spec.NodeName}}, nil
+}
 
 // PreFilter narrows the candidate nodes to spec.nodeName when it is set,
 // and otherwise skips Filter, which would pass every node.

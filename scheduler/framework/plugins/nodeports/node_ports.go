@@ -47,6 +47,7 @@ var (
 	_ framework.PreFilterPlugin   = &NodePorts{}
 	_ framework.FilterPlugin      = &NodePorts{}
 	_ framework.EnqueueExtensions = &NodePorts{}
+	_ framework.SignPlugin        = &NodePorts{}
 )
 
 // New is the plugin's factory; NodePorts takes no args.
@@ -59,6 +60,12 @@ func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*NodePorts) Name() string { return Name }
+
+// SignPod signs the pod by the host ports its containers ask for, each
+// once and in order.
+func (*NodePorts) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	return []framework.SignFragment{{Key: framework.HostPortsSignKey, Value: framework.HostPortsSignature(pod)}}, nil
+}
 
 // hostPorts is the pod's host ports, computed once per cycle.
 type hostPorts []v1.ContainerPort

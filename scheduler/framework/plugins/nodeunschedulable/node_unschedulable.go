@@ -55,6 +55,7 @@ type NodeUnschedulable struct{}
 var (
 	_ framework.FilterPlugin      = &NodeUnschedulable{}
 	_ framework.EnqueueExtensions = &NodeUnschedulable{}
+	_ framework.SignPlugin        = &NodeUnschedulable{}
 )
 
 // New is the plugin's factory; NodeUnschedulable takes no args.
@@ -67,6 +68,12 @@ func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*NodeUnschedulable) Name() string { return Name }
+
+// SignPod signs the pod by its tolerations, one of which may let it onto
+// unschedulable nodes.
+func (*NodeUnschedulable) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	return []framework.SignFragment{{Key: framework.TolerationsSignKey, Value: framework.TolerationsSignature(pod)}}, nil
+}
 
 // Filter rejects, unresolvably, a cordoned node the pod does not tolerate.
 func (*NodeUnschedulable) Filter(ctx context.Context, _ *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {

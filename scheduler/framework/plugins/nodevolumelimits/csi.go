@@ -112,6 +112,7 @@ var (
 	_ framework.PreFilterPlugin   = &CSILimits{}
 	_ framework.FilterPlugin      = &CSILimits{}
 	_ framework.EnqueueExtensions = &CSILimits{}
+	_ framework.SignPlugin        = &CSILimits{}
 	_ framework.StateData         = &preFilterState{}
 )
 
@@ -158,6 +159,17 @@ func attachmentNode(obj any) ([]string, error) {
 
 // Name returns the plugin's name.
 func (*CSILimits) Name() string { return Name }
+
+// SignPod signs the pod by its volumes: which of them count against a
+// node's CSI limits depends on their sources alone, ConfigMaps and Secrets
+// never counting.
+func (*CSILimits) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	volumes, err := framework.VolumesSignature(pod)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return []framework.SignFragment{{Key: framework.VolumesSignKey, Value: volumes}}, nil
+}
 
 // preFilterState is the pod's own CSI volumes and drivers, resolved once.
 type preFilterState struct {

@@ -83,6 +83,7 @@ var (
 	_ framework.ScorePlugin         = &PodTopologySpread{}
 	_ framework.ScoreExtensions     = &PodTopologySpread{}
 	_ framework.EnqueueExtensions   = &PodTopologySpread{}
+	_ framework.SignPlugin          = &PodTopologySpread{}
 )
 
 // New is the plugin's factory: it loads Args with args.Load and builds the
@@ -130,6 +131,29 @@ func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
 
 // Name returns the plugin's name.
 func (*PodTopologySpread) Name() string { return Name }
+
+// SignPod's reasons for declining a pod.
+const (
+	// reasonConstraintsSignature is given for a pod with spread constraints.
+	reasonConstraintsSignature = "pods with topology constraints are not signable"
+	// reasonDefaultsSignature is given for any other pod when the plugin
+	// has default constraints.
+	reasonDefaultsSignature = "pods with default topology constraints are not signable"
+)
+
+// SignPod declines a pod with spread constraints, and, when the plugin has
+// default constraints (System defaulting included), every pod: spreading
+// depends on where the other matching pods run. With neither it signs the
+// pod with nothing.
+func (pl *PodTopologySpread) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		return nil, framework.NewStatus(framework.Unschedulable, reasonConstraintsSignature)
+	}
+	if len(pl.defaults) > 0 {
+		return nil, framework.NewStatus(framework.Unschedulable, reasonDefaultsSignature)
+	}
+	return nil, nil
+}
 
 // serial runs pieces one after another, for handles without a Parallelizer.
 type serial struct{}

@@ -57,6 +57,7 @@ var (
 	_ framework.CycleScorePlugin  = &TaintToleration{}
 	_ framework.ScoreExtensions   = &TaintToleration{}
 	_ framework.EnqueueExtensions = &TaintToleration{}
+	_ framework.SignPlugin        = &TaintToleration{}
 )
 
 // New is the plugin's factory; TaintToleration takes no args.
@@ -69,6 +70,12 @@ func New(_ context.Context, raw []byte, _ framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*TaintToleration) Name() string { return Name }
+
+// SignPod signs the pod by its tolerations, whatever their order: they are
+// all of the pod the plugin matches against node taints.
+func (*TaintToleration) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	return []framework.SignFragment{{Key: framework.TolerationsSignKey, Value: framework.TolerationsSignature(pod)}}, nil
+}
 
 // isHardTaint reports whether a taint keeps intolerant pods off the node.
 func isHardTaint(t *v1.Taint) bool {

@@ -89,6 +89,7 @@ var (
 	_ framework.ReservePlugin     = &VolumeBinding{}
 	_ framework.PreBindPlugin     = &VolumeBinding{}
 	_ framework.EnqueueExtensions = &VolumeBinding{}
+	_ framework.SignPlugin        = &VolumeBinding{}
 )
 
 // Option configures the plugin.
@@ -147,6 +148,16 @@ func NewWithArgs(_ context.Context, a *VolumeBindingArgs, h framework.Handle, op
 
 // Name returns the plugin's name.
 func (*VolumeBinding) Name() string { return Name }
+
+// SignPod signs the pod by its volumes, whose claims are what the plugin
+// binds; ConfigMaps and Secrets are left out.
+func (*VolumeBinding) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	volumes, err := framework.VolumesSignature(pod)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return []framework.SignFragment{{Key: framework.VolumesSignKey, Value: volumes}}, nil
+}
 
 // stateData is the pod's claims and, per feasible node, how its delayed
 // claims would bind there. Filter runs in parallel, so byNode is guarded.

@@ -63,6 +63,7 @@ var (
 	_ framework.PreFilterExtensions = &VolumeRestrictions{}
 	_ framework.FilterPlugin        = &VolumeRestrictions{}
 	_ framework.EnqueueExtensions   = &VolumeRestrictions{}
+	_ framework.SignPlugin          = &VolumeRestrictions{}
 	_ framework.StateData           = &preFilterState{}
 )
 
@@ -83,6 +84,16 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*VolumeRestrictions) Name() string { return Name }
+
+// SignPod signs the pod by its volumes, the disks and claims whose
+// conflicts the plugin checks; ConfigMaps and Secrets are left out.
+func (*VolumeRestrictions) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	volumes, err := framework.VolumesSignature(pod)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return []framework.SignFragment{{Key: framework.VolumesSignKey, Value: volumes}}, nil
+}
 
 // preFilterState is what PreFilter learns about the pod: which of its claims
 // are ReadWriteOncePod and how many pods already hold one of them.

@@ -88,6 +88,7 @@ var (
 	_ framework.PreFilterPlugin   = &VolumeZone{}
 	_ framework.FilterPlugin      = &VolumeZone{}
 	_ framework.EnqueueExtensions = &VolumeZone{}
+	_ framework.SignPlugin        = &VolumeZone{}
 	_ framework.StateData         = &preFilterState{}
 )
 
@@ -110,6 +111,16 @@ func New(_ context.Context, raw []byte, h framework.Handle) (framework.Plugin, e
 
 // Name returns the plugin's name.
 func (*VolumeZone) Name() string { return Name }
+
+// SignPod signs the pod by its volumes, whose persistent volumes' zones
+// the plugin matches; ConfigMaps and Secrets are left out.
+func (*VolumeZone) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragment, *framework.Status) {
+	volumes, err := framework.VolumesSignature(pod)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	return []framework.SignFragment{{Key: framework.VolumesSignKey, Value: volumes}}, nil
+}
 
 // volumeTopology is one topology label of a volume: its key and the zones
 // (or regions) it allows.

@@ -1,0 +1,32 @@
+/*
+Copyright 2026 The Berth Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package volumezone
+
+import (
+	"testing"
+
+	"github.com/berth-io/berth/scheduler/framework"
+	"github.com/berth-io/berth/scheduler/framework/plugins/internal/signtest"
+)
+
+func TestSignPod(t *testing.T) {
+	pairs := append(signtest.VolumePairs(),
+		signtest.Pair{Name: "the same claims", A: podWithClaims("a", "b"), B: podWithClaims("b", "a"), Same: true},
+		signtest.Pair{Name: "other claims", A: podWithClaims("a"), B: podWithClaims("c"), Same: false},
+	)
+	signtest.Pairs(t, newPlugin(t), []string{framework.VolumesSignKey}, pairs)
+}
