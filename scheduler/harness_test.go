@@ -41,7 +41,7 @@ import (
 // harness is a Scheduler on a fake client whose cycles the test drives:
 // the one way the loop's tests build a scheduler.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	s      *Scheduler
 	client *fake.Clientset
@@ -127,7 +127,7 @@ func withBound(pods ...*v1.Pod) harnessOption {
 
 // newHarness builds a scheduler with seed 1, the in-tree plugins and,
 // unless told otherwise, the default profile under default-scheduler.
-func newHarness(t *testing.T, opts ...harnessOption) *harness {
+func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
 	var c harnessConfig
 	for _, o := range opts {

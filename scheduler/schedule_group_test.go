@@ -338,7 +338,7 @@ const testRack = "test.berth.io/rack"
 
 // newGroupHarness is a scheduler that serves scheduling.k8s.io PodGroups,
 // with the live profile spec, whose group cycles are driven by the test.
-func newGroupHarness(t *testing.T, live *v1alpha1.SchedulingProfileSpec, nodes []*v1.Node, bound ...*v1.Pod) *harness {
+func newGroupHarness(t testing.TB, live *v1alpha1.SchedulingProfileSpec, nodes []*v1.Node, bound ...*v1.Pod) *harness {
 	t.Helper()
 	return newHarness(t, servingPodGroups(false), withProfile(v1.DefaultSchedulerName, "default", live), withNodes(nodes...), withBound(bound...))
 }

@@ -18,6 +18,7 @@ package cache
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -177,15 +178,28 @@ func (s *Snapshot) NumCandidateNodes() int {
 // placementPositions returns the list positions of the placement's nodes,
 // finding them again when the list was laid out anew since.
 func (s *Snapshot) placementPositions() []int32 {
-	if s.placementEpoch != s.listEpoch {
-		s.placementPos = s.placementPos[:0]
+	if s.placementEpoch == s.listEpoch {
+		return s.placementPos
+	}
+	s.placementPos = s.placementPos[:0]
+	if len(s.placement) <= len(s.nodeInfoList)/8 {
+		// A small placement (a rack of a large cluster, tried once per
+		// group cycle) is looked up name by name rather than found by
+		// walking every node.
+		for name, in := range s.placement {
+			if p, ok := s.listPos[name]; ok && in {
+				s.placementPos = append(s.placementPos, int32(p))
+			}
+		}
+		slices.Sort(s.placementPos)
+	} else {
 		for i, ni := range s.nodeInfoList {
 			if s.placement[ni.Node().Name] {
 				s.placementPos = append(s.placementPos, int32(i))
 			}
 		}
-		s.placementEpoch = s.listEpoch
 	}
+	s.placementEpoch = s.listEpoch
 	return s.placementPos
 }
 

@@ -157,8 +157,17 @@ func (p *Parallelizer) Until(ctx context.Context, pieces int, do func(i int), op
 // Plugins' own Until calls, which may wait on the API, keep the full
 // parallelism.
 func (p *Parallelizer) untilCPU(ctx context.Context, pieces int, do func(i int)) {
-	p.until(ctx, pieces, do, min(p.parallelism, goruntime.GOMAXPROCS(0)))
+	parallelism := min(p.parallelism, goruntime.GOMAXPROCS(0))
+	if pieces < minParallelPieces {
+		// Too little work to pay for starting and waking helpers: a
+		// group's cycle searches many placements of a few dozen nodes.
+		parallelism = 1
+	}
+	p.until(ctx, pieces, do, parallelism)
 }
+
+// minParallelPieces is the fewest pieces untilCPU shares among goroutines.
+const minParallelPieces = 128
 
 func (p *Parallelizer) until(ctx context.Context, pieces int, do func(i int), parallelism int) {
 	if pieces <= 0 {
