@@ -70,13 +70,22 @@ type batchMetrics struct {
 	hintSeconds    *prometheus.HistogramVec
 	storeSeconds   *prometheus.HistogramVec
 	rescoreSeconds *prometheus.HistogramVec
+
+	// The series observed for every search, resolved once.
+	attemptSeries *seriesCache[batchKey, prometheus.Counter]
+	flushSeries   *seriesCache[batchKey, prometheus.Counter]
+	hintSeries    *seriesCache[batchKey, prometheus.Observer]
+	storeSeries   *seriesCache[string, prometheus.Observer]
 }
+
+// batchKey is a profile and a batching metric's other label.
+type batchKey struct{ profile, label string }
 
 // batchBuckets run from 10µs to about 20ms, as upstream's.
 var batchBuckets = prometheus.ExponentialBuckets(0.00001, 2, 12)
 
 func newBatchMetrics() batchMetrics {
-	return batchMetrics{
+	b := batchMetrics{
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Subsystem: Subsystem,
 			Name:      "batch_attempts_total",
@@ -111,6 +120,11 @@ func newBatchMetrics() batchMetrics {
 			Buckets:   batchBuckets,
 		}, []string{"profile"}),
 	}
+	b.attemptSeries = newSeriesCache(func(k batchKey) prometheus.Counter { return b.attempts.WithLabelValues(k.profile, k.label) })
+	b.flushSeries = newSeriesCache(func(k batchKey) prometheus.Counter { return b.flushed.WithLabelValues(k.profile, k.label) })
+	b.hintSeries = newSeriesCache(func(k batchKey) prometheus.Observer { return b.hintSeconds.WithLabelValues(k.label, k.profile) })
+	b.storeSeries = newSeriesCache(func(profile string) prometheus.Observer { return b.storeSeconds.WithLabelValues(profile) })
+	return b
 }
 
 // CountBatchAttempt counts one request for a hint, or its outcome, by
@@ -119,7 +133,7 @@ func (m *Metrics) CountBatchAttempt(profile, result string) {
 	if m == nil {
 		return
 	}
-	m.batch.attempts.WithLabelValues(profile, result).Inc()
+	m.batch.attemptSeries.get(batchKey{profile: profile, label: result}).Inc()
 }
 
 // CountBatchFlush counts the kept nodes dropped, by reason (BatchFlush...).
@@ -127,7 +141,7 @@ func (m *Metrics) CountBatchFlush(profile, reason string) {
 	if m == nil {
 		return
 	}
-	m.batch.flushed.WithLabelValues(profile, reason).Inc()
+	m.batch.flushSeries.get(batchKey{profile: profile, label: reason}).Inc()
 }
 
 // CountBatchRescore counts one rescoring of the node last taken.
@@ -144,7 +158,7 @@ func (m *Metrics) ObserveNodeHint(hinted, profile string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.batch.hintSeconds.WithLabelValues(hinted, profile).Observe(d.Seconds())
+	m.batch.hintSeries.get(batchKey{profile: profile, label: hinted}).Observe(d.Seconds())
 }
 
 // ObserveStoreResults records how long keeping a search's results took.
@@ -152,7 +166,7 @@ func (m *Metrics) ObserveStoreResults(profile string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.batch.storeSeconds.WithLabelValues(profile).Observe(d.Seconds())
+	m.batch.storeSeries.get(profile).Observe(d.Seconds())
 }
 
 // ObserveBatchRescore records how long rescoring the node last taken took.

@@ -417,7 +417,9 @@ func candidateOf(name string, raw []int64, plugins []string, weights []int64, no
 // flush drops the kept state, counting why.
 func (b *Batch) flush(ctx context.Context, cycle int64, reason string) {
 	b.f.metrics.CountBatchFlush(b.f.profileName, reason)
-	klog.FromContext(ctx).V(4).Info("Batching drops the nodes kept", "profile", b.f.profileName, "cycle", cycle, "reason", reason)
+	if l := klog.FromContext(ctx).V(4); l.Enabled() {
+		l.Info("Batching drops the nodes kept", "profile", b.f.profileName, "cycle", cycle, "reason", reason)
+	}
 	b.state = nil
 }
 
