@@ -35,7 +35,17 @@ import (
 // client answers every write. One op is one gang; cpu-ns/pod is the CPU
 // per member.
 func BenchmarkGangCycle(b *testing.B) {
-	const nodes, rackSize, gangSize = 5000, 50, 8
+	benchmarkGangCycle(b, 8)
+}
+
+// BenchmarkBigGangCycle is BenchmarkGangCycle with the throughput bench's
+// gang of 1,000: every rack holds it, so the cycle tries all 100 racks.
+func BenchmarkBigGangCycle(b *testing.B) {
+	benchmarkGangCycle(b, 1000)
+}
+
+func benchmarkGangCycle(b *testing.B, gangSize int) {
+	const nodes, rackSize = 5000, 50
 	var all []*v1.Node
 	for i := range nodes {
 		all = append(all, rackNode(fmt.Sprintf("node-%05d", i), fmt.Sprintf("rack-%03d", i/rackSize), "4").Hostname().Obj())
@@ -56,7 +66,7 @@ func BenchmarkGangCycle(b *testing.B) {
 	for b.Loop() {
 		name := fmt.Sprintf("g-%d", i)
 		i++
-		pg := st.WorkloadGroup(name).Gang(gangSize).Topology(testRack).Obj()
+		pg := st.WorkloadGroup(name).Gang(int32(gangSize)).Topology(testRack).Obj()
 		pods := members(name, gangSize, "100m")
 		if err := h.s.workloads.Informer().GetStore().Add(pg); err != nil {
 			b.Fatal(err)

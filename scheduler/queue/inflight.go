@@ -19,6 +19,7 @@ package queue
 import (
 	"sort"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/scheduler/framework"
@@ -56,6 +57,9 @@ type inFlight struct {
 	eventHead int
 	// deleted holds in-flight pods deleted from the cluster meanwhile.
 	deleted map[types.UID]struct{}
+	// activated holds in-flight pods with an activation recorded since
+	// they were popped: one is enough, however often it is asked for.
+	activated map[types.UID]struct{}
 }
 
 func newInFlight() *inFlight {
@@ -90,6 +94,21 @@ func (f *inFlight) record(ev framework.ClusterEvent, oldObj, newObj any, only ty
 	return true
 }
 
+// activate records an activation request for the in-flight pod, once per
+// flight: a gang's Permit asks for its waiting members on every member it
+// admits, which would otherwise record members × members events.
+func (f *inFlight) activate(pod *v1.Pod) {
+	if _, ok := f.activated[pod.UID]; ok {
+		return
+	}
+	if f.record(framework.EventForceActivate, nil, pod, pod.UID) {
+		if f.activated == nil {
+			f.activated = map[types.UID]struct{}{}
+		}
+		f.activated[pod.UID] = struct{}{}
+	}
+}
+
 // since returns the events recorded after the pod was popped. The slice is only
 // valid until the tracker changes. ok is false if the pod is not in flight.
 func (f *inFlight) since(uid types.UID) (events []seenEvent, ok bool) {
@@ -109,6 +128,7 @@ func (f *inFlight) done(uid types.UID) {
 	}
 	delete(f.pods, uid)
 	delete(f.deleted, uid)
+	delete(f.activated, uid)
 	if len(f.pods) == 0 {
 		clear(f.order)
 		f.order, f.orderHead = f.order[:0], 0

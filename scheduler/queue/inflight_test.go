@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-io/berth/scheduler/framework"
 )
 
 func TestInFlightLog(t *testing.T) {
@@ -87,5 +89,40 @@ func TestInFlightLogStaysBounded(t *testing.T) {
 	}
 	if cap(f.events) > 64 || cap(f.order) > 64 {
 		t.Errorf("tracker grew: events cap %d, order cap %d", cap(f.events), cap(f.order))
+	}
+}
+
+func TestInFlightActivationRecordedOncePerFlight(t *testing.T) {
+	f := newInFlight()
+	a, b := pendingPod("a").Obj(), pendingPod("b").Obj()
+	f.activate(a) // not in flight: nothing to record
+	if len(f.events) != 0 {
+		t.Fatalf("activation of a pod not in flight recorded %d events", len(f.events))
+	}
+	f.start(a.UID)
+	f.start(b.UID)
+	for range 3 {
+		f.activate(a)
+		f.activate(b)
+	}
+	for _, uid := range []types.UID{a.UID, b.UID} {
+		evs, _ := f.since(uid)
+		n := 0
+		for _, e := range evs {
+			if e.event == framework.EventForceActivate && e.only == uid {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("pod %s: %d activations recorded, want 1", uid, n)
+		}
+	}
+	// A new flight of the pod is activated afresh.
+	f.done(a.UID)
+	f.start(a.UID)
+	f.activate(a)
+	evs, _ := f.since(a.UID)
+	if len(evs) != 1 || evs[0].event != framework.EventForceActivate {
+		t.Errorf("after a new pop the pod saw %d events, want its new activation", len(evs))
 	}
 }

@@ -758,7 +758,7 @@ func (q *PriorityQueue) Activate(logger logr.Logger, pods map[string]*v1.Pod) {
 			q.detach(e)
 			q.moveToActive(logger, e, false, eventForceActivate)
 		case !ok && q.flight.has(pod.UID):
-			q.flight.record(framework.EventForceActivate, nil, pod, pod.UID)
+			q.flight.activate(pod)
 		}
 	}
 }
