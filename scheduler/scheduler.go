@@ -29,7 +29,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -350,12 +349,7 @@ func New(ctx context.Context, client kubernetes.Interface, opts ...Option) (*Sch
 	if s.metrics != nil {
 		s.metrics.SetNativeWorkloadAPI(native)
 	}
-	s.workloads = workload.New(podInformer.GetIndexer(), func(pod *v1.Pod) string {
-		if cached, err := s.cache.GetPod(pod); err == nil {
-			return cached.Spec.NodeName
-		}
-		return ""
-	}, workloadOpts...)
+	s.workloads = workload.New(podInformer.GetIndexer(), s.cache.NodeOf, workloadOpts...)
 	if err := s.workloads.Err(); err != nil {
 		return nil, err
 	}

@@ -395,6 +395,22 @@ func (c *Cache) GetPod(pod *v1.Pod) (*v1.Pod, error) {
 	return st.pod, nil
 }
 
+// NodeOf returns the node the cache holds the pod on, assumed or bound,
+// or "" when it does not hold the pod. Unlike GetPod it builds no error
+// for a pod it does not hold, which a gang's Permit asks about for every
+// member not yet placed.
+func (c *Cache) NodeOf(pod *v1.Pod) string {
+	if pod.UID == "" {
+		return ""
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if st, ok := c.pods[pod.UID]; ok {
+		return st.pod.Spec.NodeName
+	}
+	return ""
+}
+
 // NodeCount returns the number of NodeInfos, placeholders for unknown or removed nodes included.
 func (c *Cache) NodeCount() int {
 	c.mu.RLock()

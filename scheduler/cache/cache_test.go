@@ -386,8 +386,14 @@ func TestGetPod(t *testing.T) {
 	if _, err := c.GetPod(p); err == nil {
 		t.Fatal("GetPod of an unknown pod: want error")
 	}
+	if got := c.NodeOf(p); got != "" {
+		t.Fatalf("NodeOf an unknown pod = %q, want \"\"", got)
+	}
 	if err := c.AssumePod(l, p); err != nil {
 		t.Fatal(err)
+	}
+	if got := c.NodeOf(st.Pod("p1").Obj()); got != "n1" {
+		t.Fatalf("NodeOf the assumed pod = %q, want n1", got)
 	}
 	got, err := c.GetPod(st.Pod("p1").Obj())
 	if err != nil || got != p {

@@ -227,8 +227,11 @@ func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, p
 	logger := klog.FromContext(ctx)
 	w := pl.handle.Workloads()
 	placed, counted := 0, false
-	unscheduled := make(map[string]*v1.Pod)
-	for _, m := range w.Members(ref) {
+	members := w.Members(ref)
+	// The members not placed are keyed only when they are activated,
+	// while the quorum is not met.
+	unscheduled := make([]*v1.Pod, 0, len(members))
+	for _, m := range members {
 		switch {
 		case m.UID == pod.UID:
 			counted = true
@@ -236,7 +239,7 @@ func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, p
 		case w.IsPlaced(m):
 			placed++
 		default:
-			unscheduled[m.Namespace+"/"+m.Name] = m
+			unscheduled = append(unscheduled, m)
 		}
 	}
 	if !counted {
@@ -244,7 +247,11 @@ func (pl *GangScheduling) Permit(ctx context.Context, _ *framework.CycleState, p
 		placed++
 	}
 	if placed < framework.MinCount(pg) {
-		pl.handle.Activate(logger, unscheduled)
+		activate := make(map[string]*v1.Pod, len(unscheduled))
+		for _, m := range unscheduled {
+			activate[m.Namespace+"/"+m.Name] = m
+		}
+		pl.handle.Activate(logger, activate)
 		logger.V(4).Info("Quorum of the gang not met; waiting for another member", "podGroup", klog.KObj(pg), "placed", placed, "activated", len(unscheduled))
 		pl.countWait(pg.Namespace)
 		return framework.NewStatus(framework.Wait, msgAwaitingPlaced), permitTimeoutOf(pg)
