@@ -150,8 +150,19 @@ func (r *ProfileReconciler) setupWithManager(mgr ctrl.Manager, skipNameValidatio
 		Complete(r)
 }
 
-// resyncAll enqueues every profile once.
+// resyncAll enqueues every profile once, after this replica reads as the
+// leader: controller-runtime starts the leader's runnables before it
+// closes Elected, so a profile resynced at once could be reconciled while
+// leading still reports false, its status left unwritten until it next
+// changed.
 func (r *ProfileReconciler) resyncAll(ctx context.Context, reader client.Reader) error {
+	if r.elected != nil {
+		select {
+		case <-r.elected:
+		case <-ctx.Done():
+			return nil
+		}
+	}
 	var profiles v1alpha1.SchedulingProfileList
 	if err := reader.List(ctx, &profiles); err != nil {
 		return fmt.Errorf("listing SchedulingProfiles to resync their status: %w", err)

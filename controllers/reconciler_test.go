@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,6 +33,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/berth-io/berth/api/v1alpha1"
@@ -381,6 +383,29 @@ func TestProfileRecreated(t *testing.T) {
 				t.Errorf("compiles = %d, want 2", r.host.compiles)
 			}
 		})
+	}
+}
+
+func TestResyncWaitsForElection(t *testing.T) {
+	r := newRig(t, st.Profile("p").Created(t0).SchedulerName("sched").Obj())
+	elected := make(chan struct{})
+	r.pr.elected = elected
+	r.pr.resync = make(chan event.GenericEvent, 1)
+	done := make(chan error, 1)
+	go func() { done <- r.pr.resyncAll(r.ctx, r.client) }()
+
+	select {
+	case ev := <-r.pr.resync:
+		t.Fatalf("profile %s resynced before this replica read as the leader", ev.Object.GetName())
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(elected)
+	ev := <-r.pr.resync
+	if ev.Object.GetName() != "p" {
+		t.Errorf("resynced %s, want p", ev.Object.GetName())
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 
