@@ -24,9 +24,13 @@ package envsuite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -78,10 +82,24 @@ func CheckAssets() {
 }
 
 // Logging sends klog's and controller-runtime's logs to the GinkgoWriter,
-// which shows them for failed specs only.
+// which shows them for failed specs only; BERTH_TEST_LOG_V=N shows the
+// logs up to verbosity N.
 func Logging() {
-	klog.SetLogger(GinkgoLogr)
-	ctrllog.SetLogger(GinkgoLogr)
+	logger := Logger()
+	klog.SetLogger(logger)
+	ctrllog.SetLogger(logger)
+}
+
+// Logger returns the suites' logger: GinkgoLogr, or with BERTH_TEST_LOG_V=N
+// a logger to the GinkgoWriter that keeps the logs up to verbosity N.
+func Logger() logr.Logger {
+	v, err := strconv.Atoi(os.Getenv("BERTH_TEST_LOG_V"))
+	if err != nil || v <= 0 {
+		return GinkgoLogr
+	}
+	return funcr.New(func(prefix, args string) {
+		fmt.Fprintln(GinkgoWriter, prefix, args)
+	}, funcr.Options{Verbosity: v, LogTimestamp: true})
 }
 
 // NativePodGroups turns on the feature gates and API versions users turn

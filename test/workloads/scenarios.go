@@ -588,7 +588,14 @@ func basicFirstMemberPinned() Scenario {
 	return s
 }
 
-// Two gangs of different priorities waiting for room for one.
+// Two gangs of different priorities waiting for room for one. A group that
+// does not fit retries when its backoff ends, not on cluster events, in
+// kube-scheduler as in Berth, so the group whose backoff ends first after
+// the big node comes takes it; groups whose backoffs end in the same
+// one-second window go in priority order. pg-high's members are created
+// first so that its backoff never ends after pg-low's: created the other way
+// round, pg-low's first try could fall a window before pg-high's and keep
+// that lead, and which gang binds would depend on when the tries fell.
 func priorityOrder() Scenario {
 	small := Node{Name: "small", CPU: "1", Memory: "16Gi"}
 	big := Node{Name: "big", CPU: "6", Memory: "16Gi"}
@@ -608,7 +615,7 @@ func priorityOrder() Scenario {
 		Pods:   append(low, high...),
 		Settle: Settle{Quiet: 12 * time.Second, Max: 90 * time.Second},
 	}
-	s.Steps = []Step{Create("low", "high"), Create("small"), Create("pg-low", "pg-high"), Create(names(low)...), Create(names(high)...),
+	s.Steps = []Step{Create("low", "high"), Create("small"), Create("pg-low", "pg-high"), Create(names(high)...), Create(names(low)...),
 		Observe("waiting"), Create("big"), Observe("final")}
 	return s
 }

@@ -64,7 +64,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
-	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), GinkgoLogr))
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), envsuite.Logger()))
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -94,7 +94,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// counts the eviction calls.
 	counted := rest.CopyConfig(cfg)
 	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countEvictions{next: rt} })
-	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), GinkgoLogr))
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), envsuite.Logger()))
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -36,6 +36,7 @@ import (
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/framework/plugins"
 	schedruntime "github.com/berth-io/berth/scheduler/framework/runtime"
+	"github.com/berth-io/berth/test/envsuite"
 )
 
 // startScheduler runs a scheduler with the given profiles (scheduler name →
@@ -50,7 +51,7 @@ func startScheduler(ctx context.Context, profiles map[string]*v1alpha1.Schedulin
 // which stops the scheduler and waits until Start has returned.
 func startStoppableScheduler(ctx context.Context, profiles map[string]*v1alpha1.SchedulingProfileSpec, opts ...scheduler.Option) (*scheduler.Scheduler, func()) {
 	GinkgoHelper()
-	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), envsuite.Logger()))
 	// The in-tree plugins, unless opts name another registry.
 	s, err := scheduler.New(runCtx, clientset, append([]scheduler.Option{scheduler.WithRegistry(schedruntime.Registry(plugins.NewInTreeRegistry()))}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/test/envsuite"
 	"github.com/berth-io/berth/test/workloads"
 	"github.com/berth-io/berth/test/workloads/reference"
 )
@@ -140,7 +141,7 @@ func playReference(ctx context.Context, s workloads.Scenario, runs int) workload
 	}
 	var obs []workloads.Observation
 	for range runs {
-		o, err := reference.Run(ctx, s, reference.WithBinDir(binDir), reference.WithLogger(GinkgoLogr))
+		o, err := reference.Run(ctx, s, reference.WithBinDir(binDir), reference.WithLogger(envsuite.Logger()))
 		Expect(err).NotTo(HaveOccurred(), "kube-scheduler could not play %s", s.Name)
 		obs = append(obs, o)
 	}
@@ -152,7 +153,7 @@ func playReference(ctx context.Context, s workloads.Scenario, runs int) workload
 // playGenerated plays s on the cluster c reaches, where Berth runs.
 func playGenerated(ctx context.Context, s workloads.Scenario, c kubernetes.Interface, opts ...workloads.PlayOption) workloads.Observation {
 	GinkgoHelper()
-	got, err := workloads.Play(ctx, c, s, append([]workloads.PlayOption{workloads.WithLogger(GinkgoLogr)}, opts...)...)
+	got, err := workloads.Play(ctx, c, s, append([]workloads.PlayOption{workloads.WithLogger(envsuite.Logger())}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())
 	return got
 }

@@ -203,7 +203,7 @@ func playAndCompare(ctx context.Context, s workloads.Scenario, c kubernetes.Inte
 	GinkgoHelper()
 	want, err := workloads.Golden(s.Name)
 	Expect(err).NotTo(HaveOccurred())
-	got, err := workloads.Play(ctx, c, s, append([]workloads.PlayOption{workloads.WithLogger(GinkgoLogr)}, opts...)...)
+	got, err := workloads.Play(ctx, c, s, append([]workloads.PlayOption{workloads.WithLogger(envsuite.Logger())}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())
 	var diffs, noted []string
 	for _, d := range workloads.Compare(want, got) {
@@ -267,7 +267,7 @@ func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Inte
 // function it returns is called.
 func startBerthUntil(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface, extra ...scheduler.Option) (stop func()) {
 	GinkgoHelper()
-	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), envsuite.Logger()))
 	opts := append([]scheduler.Option{scheduler.WithRegistry(registries.InTree().Plugins)}, extra...)
 	if podGroups != nil {
 		opts = append(opts, scheduler.WithPodGroupClient(podGroups))
@@ -306,7 +306,7 @@ func startProtection(ctx context.Context, cfg *rest.Config) (stop func()) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.SetupPodGroupProtection(mgr, controllers.WithSkipNameValidation())).To(Succeed())
-	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), GinkgoLogr))
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), envsuite.Logger()))
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()
 	Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
