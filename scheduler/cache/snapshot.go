@@ -72,6 +72,10 @@ type Snapshot struct {
 	// original are the NodeInfos a simulation replaced (AddPod,
 	// RemovePod), by node name, for Restore to put back.
 	original map[string]*framework.NodeInfo
+	// added undoes the simulated additions in the reverse order: a pod
+	// taken off as the last one put on its node gets the NodeInfo back that
+	// it replaced, instead of a copy without it.
+	added []simulatedAdd
 	// simulatedGeneration is the generation the last simulated change
 	// stamped on its NodeInfo: negative, and lower at every change, so no
 	// simulated NodeInfo ever shares a generation with another version of

@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-io/berth/scheduler/framework"
 )
@@ -34,6 +35,7 @@ import (
 // Cache.UpdateSnapshot must not run on a snapshot that has simulated
 // changes.
 func (s *Snapshot) AddPod(pi *framework.PodInfo, nodeName string) error {
+	before := s.nodeInfoMap[nodeName]
 	ni, err := s.simulated(nodeName)
 	if err != nil {
 		return err
@@ -43,12 +45,48 @@ func (s *Snapshot) AddPod(pi *framework.PodInfo, nodeName string) error {
 	s.countPVCs(ni, 1)
 	s.stamp(ni)
 	s.place(nodeName, ni)
+	s.added = append(s.added, simulatedAdd{node: nodeName, pod: pi.Pod.UID, before: before, after: ni})
 	return nil
 }
 
+// simulatedAdd is one AddPod: the node's NodeInfo before and after it.
+type simulatedAdd struct {
+	node   string
+	pod    types.UID
+	before *framework.NodeInfo
+	after  *framework.NodeInfo
+}
+
+// undoAdd puts back the NodeInfo the last AddPod replaced when that AddPod
+// put the pod on the node and nothing changed the node since, as when a
+// PodGroup's members are taken off in the reverse order they were held.
+func (s *Snapshot) undoAdd(pod *v1.Pod, nodeName string) bool {
+	n := len(s.added)
+	if n == 0 {
+		return false
+	}
+	last := s.added[n-1]
+	if last.node != nodeName || last.pod != pod.UID || s.nodeInfoMap[nodeName] != last.after {
+		return false
+	}
+	s.added[n-1] = simulatedAdd{}
+	s.added = s.added[:n-1]
+	s.countPVCs(last.after, -1)
+	s.countPVCs(last.before, 1)
+	s.place(nodeName, last.before)
+	if s.original[nodeName] == last.before {
+		delete(s.original, nodeName)
+	}
+	return true
+}
+
 // RemovePod takes a pod off the named node in the snapshot alone, as AddPod
-// puts one on.
+// puts one on. Taking off the last pod AddPod put on the node brings back
+// the NodeInfo it replaced.
 func (s *Snapshot) RemovePod(pod *v1.Pod, nodeName string) error {
+	if s.undoAdd(pod, nodeName) {
+		return nil
+	}
 	ni, err := s.simulated(nodeName)
 	if err != nil {
 		return err
@@ -83,6 +121,8 @@ func (s *Snapshot) Restore() {
 		s.place(name, ni)
 	}
 	clear(s.original)
+	clear(s.added)
+	s.added = s.added[:0]
 }
 
 // simulated returns a copy of the node's NodeInfo for a simulated change

@@ -247,3 +247,71 @@ func TestSnapshotPlacement(t *testing.T) {
 		t.Errorf("%d candidates without a placement, want 4", s.NumCandidateNodes())
 	}
 }
+
+// TestSimulatedAddUndone checks that taking off the pod the last AddPod put
+// on a node brings back the very NodeInfo that AddPod replaced, and that
+// any other removal still makes a copy of its own.
+func TestSimulatedAddUndone(t *testing.T) {
+	a := st.Pod("a").UID("a").Req("cpu", "1").PodAntiAffinity(st.Term("zone", "app", "x")).Obj()
+	b := st.Pod("b").UID("b").Req("cpu", "1").Obj()
+	tests := []struct {
+		name string
+		// remove is the pods taken off n1, in order, after a and then b
+		// were put on it.
+		remove []*v1.Pod
+		// wantBack is the NodeInfo n1 is to have after the removals:
+		// "original", "after a", or "" for a copy of its own.
+		wantBack       string
+		wantSimulating bool
+		wantPods       []string
+	}{
+		{name: "b taken off", remove: []*v1.Pod{b}, wantBack: "after a", wantSimulating: true, wantPods: []string{"a", "bound"}},
+		{name: "b then a taken off", remove: []*v1.Pod{b, a}, wantBack: "original", wantSimulating: false, wantPods: []string{"bound"}},
+		{name: "a taken off first", remove: []*v1.Pod{a}, wantSimulating: true, wantPods: []string{"b", "bound"}},
+		{name: "a then b taken off", remove: []*v1.Pod{a, b}, wantSimulating: true, wantPods: []string{"bound"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(context.Background())
+			l := logr.Discard()
+			c.AddNode(l, cacheNode("n1").Label("zone", "z1").Obj())
+			must(t, c.AddPod(l, st.Pod("bound").UID("bound").NodeName("n1").Obj()))
+			s := NewEmptySnapshot()
+			update(t, c, s)
+			original := s.nodeInfoMap["n1"]
+			must(t, s.AddPod(info(t, a), "n1"))
+			afterA := s.nodeInfoMap["n1"]
+			must(t, s.AddPod(info(t, b), "n1"))
+			afterB := s.nodeInfoMap["n1"]
+			for _, p := range tc.remove {
+				must(t, s.RemovePod(p, "n1"))
+			}
+			got := s.nodeInfoMap["n1"]
+			want := map[string]*framework.NodeInfo{"original": original, "after a": afterA}[tc.wantBack]
+			switch {
+			case want != nil && got != want:
+				t.Errorf("n1's NodeInfo is not the one %s", tc.wantBack)
+			case want == nil && (got == original || got == afterA || got == afterB):
+				t.Error("n1's NodeInfo is one handed out before, want a copy of its own")
+			}
+			if g := simPodNames(got); !slices.Equal(g, tc.wantPods) {
+				t.Errorf("n1 holds %v, want %v", g, tc.wantPods)
+			}
+			if g := simPodNames(afterB); !slices.Equal(g, []string{"a", "b", "bound"}) {
+				t.Errorf("the NodeInfo handed out after b was put on changed: %v", g)
+			}
+			list, _ := s.HavePodsWithRequiredAntiAffinityList()
+			if inList := len(list) == 1; inList != slices.Contains(tc.wantPods, "a") {
+				t.Errorf("n1 in the required anti-affinity list = %v, want %v", inList, !inList)
+			}
+			if s.Simulating() != tc.wantSimulating {
+				t.Errorf("Simulating() = %v, want %v", s.Simulating(), tc.wantSimulating)
+			}
+			s.Restore()
+			if s.nodeInfoMap["n1"] != original {
+				t.Error("Restore did not put the original NodeInfo back")
+			}
+			update(t, c, s)
+		})
+	}
+}

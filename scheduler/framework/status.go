@@ -73,6 +73,14 @@ func NewStatus(code Code, reasons ...string) *Status {
 	return s
 }
 
+// skipped is the Status Skipped returns. It is never written to.
+var skipped = &Status{code: Skip}
+
+// Skipped returns a Skip without reasons that every caller shares, for the
+// PreFilter and PreScore plugins that skip most cycles: it must not be
+// changed with AppendReason, and WithPlugin returns a copy of it.
+func Skipped() *Status { return skipped }
+
 // AsStatus wraps an error in a Status with code Error; a nil error is Success.
 func AsStatus(err error) *Status {
 	if err == nil {
@@ -115,8 +123,14 @@ func (s *Status) Plugin() string {
 
 // WithPlugin records the plugin that produced the status and returns it.
 // A status that already names the plugin is not written to, so that a
-// plugin may return one status, made once, from concurrent calls.
+// plugin may return one status, made once, from concurrent calls; the
+// status Skipped returns is copied.
 func (s *Status) WithPlugin(name string) *Status {
+	if s == skipped {
+		c := *s
+		c.plugin = name
+		return &c
+	}
 	if s != nil && s.plugin != name {
 		s.plugin = name
 	}

@@ -41,8 +41,10 @@ type MemberResult struct {
 	Result Result
 	// Err is why the member was not placed; nil when it was.
 	Err error
-	// assumed is the member's copy held on the snapshot while the try holds it.
-	assumed *v1.Pod
+	// held is the member's copy, with its PodInfo, that the try puts on
+	// its node in the snapshot; holding says whether it is there now.
+	held    *framework.PodInfo
+	holding bool
 }
 
 // PlacementResult is a PodGroup's try in one placement.
@@ -122,9 +124,12 @@ func TryEachPlacement(ctx context.Context, env Env, node *framework.GroupNode, m
 	}
 	defer Isolate(snap)()
 	tries := make([]*PlacementResult, 0, len(placements))
+	// Each member gets one copy to hold for all the tries: only its
+	// spec.nodeName differs from one try to the next.
+	copies := make([]*framework.PodInfo, len(members))
 	for _, p := range placements {
 		snap.SetPlacement(placementNodes(p, snap.NumNodes()))
-		r := tryPlacement(ctx, env, node, members, scheduled, p)
+		r := tryPlacement(ctx, env, node, members, copies, scheduled, p)
 		revert(ctx, env, r)
 		tries = append(tries, r)
 		if r.Status.Code == framework.Error {
@@ -151,8 +156,10 @@ func placementNodes(p *framework.Placement, all int) map[string]bool {
 // in the snapshot's current placement, holding each one placed, until
 // PlacementFeasible admits the group after the last member or gives up on
 // it; scheduled counts the group's members placed before the cycle. The
-// members stay held; the caller reverts them.
-func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, members []*framework.QueuedPodInfo, scheduled int, p *framework.Placement) *PlacementResult {
+// members stay held; the caller reverts them. copies are the members'
+// copies made by earlier tries (nil for a member none held), and get those
+// this try makes.
+func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, members []*framework.QueuedPodInfo, copies []*framework.PodInfo, scheduled int, p *framework.Placement) *PlacementResult {
 	fwk := env.Framework
 	r := &PlacementResult{Placement: p, Members: make([]MemberResult, 0, len(members))}
 	progress := framework.PlacementProgress{Remaining: len(members), Scheduled: scheduled}
@@ -167,8 +174,11 @@ func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, membe
 		return r
 	}
 	r.Status = FromStatus(st)
-	for _, qpi := range members {
-		m := placeMember(ctx, env, qpi, p)
+	for i, qpi := range members {
+		m := placeMember(ctx, env, qpi, copies[i], p)
+		if m.held != nil {
+			copies[i] = m.held
+		}
 		r.Members = append(r.Members, m)
 		var fitErr *framework.FitError
 		if m.Err != nil && !errors.As(m.Err, &fitErr) && !errors.Is(m.Err, ErrNoNodes) {
@@ -197,11 +207,12 @@ func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, membe
 
 // placeMember runs one member's search in placement p and, when a node
 // fits, holds the member there on the snapshot and runs Reserve (unless
-// Env.SkipReserve). PostFilter does not run for a member: a group that
-// does not fit is handled as a group.
-func placeMember(ctx context.Context, env Env, qpi *framework.QueuedPodInfo, p *framework.Placement) MemberResult {
+// Env.SkipReserve), on held, the member's copy an earlier try made, when
+// there is one. PostFilter does not run for a member: a group that does
+// not fit is handled as a group.
+func placeMember(ctx context.Context, env Env, qpi *framework.QueuedPodInfo, held *framework.PodInfo, p *framework.Placement) MemberResult {
 	ctx = klog.NewContext(ctx, podlog.For(ctx, qpi.Pod))
-	m := MemberResult{QPI: qpi, State: framework.NewCycleState()}
+	m := MemberResult{QPI: qpi, State: framework.NewCycleState(), held: held}
 	result, err := search(ctx, env, m.State, qpi.Pod, p)
 	m.Result = result
 	if err != nil {
@@ -216,14 +227,22 @@ func placeMember(ctx context.Context, env Env, qpi *framework.QueuedPodInfo, p *
 
 // hold puts a placed member on its node in the snapshot and runs Reserve
 // for it (unless Env.SkipReserve), so that the searches after it see it.
-// A member Reserve rejects is let go, with a FitError for its node.
+// A member Reserve rejects is let go, with a FitError for its node. The
+// member's copy is made on its first hold in the cycle; later holds move
+// it, which is safe as a copy is never on two nodes at once and what the
+// snapshot handed out while it was held is not read after it is let go.
 func hold(ctx context.Context, env Env, m *MemberResult) error {
 	host := m.Result.Host
-	assumed := AssumedCopy(m.QPI.Pod, host)
-	pi, err := framework.NewPodInfo(assumed)
-	if err != nil {
-		return fmt.Errorf("assuming pod on node %s: %w", host, err)
+	if m.held == nil {
+		pi, err := framework.NewPodInfo(AssumedCopy(m.QPI.Pod, host))
+		if err != nil {
+			return fmt.Errorf("assuming pod on node %s: %w", host, err)
+		}
+		m.held = pi
 	}
+	pi := m.held
+	assumed := pi.Pod
+	assumed.Spec.NodeName = host
 	if err := env.Snapshot.AddPod(pi, host); err != nil {
 		return fmt.Errorf("assuming pod on node %s: %w", host, err)
 	}
@@ -234,7 +253,7 @@ func hold(ctx context.Context, env Env, m *MemberResult) error {
 			return StatusError(st, host, env.Snapshot.NumCandidateNodes())
 		}
 	}
-	m.assumed = assumed
+	m.holding = true
 	return nil
 }
 
@@ -245,18 +264,22 @@ func letGo(ctx context.Context, env Env, assumed *v1.Pod) {
 	}
 }
 
-// revert unreserves and lets go of every member the try holds.
+// revert unreserves every member the try holds, then lets them go in the
+// reverse order they were held, so that the snapshot takes each one off by
+// bringing back the NodeInfo its hold replaced.
 func revert(ctx context.Context, env Env, r *PlacementResult) {
-	for i := range r.Members {
-		m := &r.Members[i]
-		if m.assumed == nil {
-			continue
+	if !env.SkipReserve {
+		for i := range r.Members {
+			if m := &r.Members[i]; m.holding {
+				env.Framework.RunReservePluginsUnreserve(ctx, m.State, m.held.Pod, m.Result.Host)
+			}
 		}
-		if !env.SkipReserve {
-			env.Framework.RunReservePluginsUnreserve(ctx, m.State, m.assumed, m.Result.Host)
+	}
+	for i := len(r.Members) - 1; i >= 0; i-- {
+		if m := &r.Members[i]; m.holding {
+			letGo(ctx, env, m.held.Pod)
+			m.holding = false
 		}
-		letGo(ctx, env, m.assumed)
-		m.assumed = nil
 	}
 }
 

@@ -303,7 +303,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		return nil, framework.AsStatus(err)
 	}
 	if len(pod.Spec.ResourceClaims) == 0 && ext == nil {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	claims, err := pl.podClaims(pod)
 	if err != nil {
@@ -314,7 +314,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		claims = append(claims, extClaim)
 	}
 	if len(claims) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	s := &stateData{
 		claims:      claims,

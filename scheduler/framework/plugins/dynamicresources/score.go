@@ -34,7 +34,7 @@ import (
 func (*DynamicResources) PreScore(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	s := readState(cs)
 	if s == nil || !slices.ContainsFunc(s.claims, hasFirstAvailable) {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	return nil
 }

@@ -127,7 +127,7 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 	if len(withAnti) == 0 && !hasRequiredTerms(pod) {
 		// No existing pod's anti-affinity and no term of its own can
 		// reject the pod; skip without parsing it.
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	pi, err := framework.NewPodInfo(pod)
 	if err != nil {
@@ -153,7 +153,7 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 		s.shared = false
 	}
 	if s.existingAnti.empty() && len(s.affinityTerms) == 0 && len(s.antiAffinityTerms) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	state.Write(preFilterKey, s)
 	return nil, nil

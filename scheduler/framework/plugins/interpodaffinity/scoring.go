@@ -128,7 +128,7 @@ func hasPreferredTerms(pod *v1.Pod) bool {
 func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	own := hasPreferredTerms(pod)
 	if pl.ignorePreferred && !own {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	lister, err := pl.nodeInfos()
 	if err != nil {
@@ -145,7 +145,7 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 	}
 	if len(nodes) == 0 {
 		// Nothing to scan: no domain can get a weight.
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	pi, err := framework.NewPodInfo(pod)
 	if err != nil {
@@ -158,7 +158,7 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 		}
 		if s, ok := pl.cachedExistingScores(ctx, pod, pl.index.current(all), all); ok {
 			if s == nil {
-				return framework.NewStatus(framework.Skip)
+				return framework.Skipped()
 			}
 			state.Write(preScoreKey, s)
 			return nil
@@ -203,7 +203,7 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 		total.merge(p)
 	}
 	if len(total) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	s := &scoreState{domains: make([]keyScores, 0, len(total))}
 	for key, values := range total {

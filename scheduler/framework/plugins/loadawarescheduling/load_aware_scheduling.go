@@ -201,7 +201,7 @@ func (s *cycleState) Clone() framework.StateData { return s }
 // store and for DaemonSet pods, which always pass.
 func (pl *LoadAwareScheduling) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if pl.store == nil || isDaemonSetPod(pod) {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	state.Write(preFilterKey, &cycleState{estimate: pl.estimatePod(framework.PodRequests(pod), pod), view: pl.store.View()})
 	return nil, nil

@@ -126,7 +126,7 @@ func requiredNodeSelector(pod *v1.Pod) *v1.NodeSelector {
 func (pl *NodeAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	required := requiredNodeSelector(pod)
 	if required == nil && pl.addedRequired == nil && pod.Spec.NodeSelector == nil {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	state.Write(preFilterKey, newRequiredAffinity(pod))
 	if required == nil || len(required.NodeSelectorTerms) == 0 {
@@ -219,7 +219,7 @@ func (pl *NodeAffinity) PreScore(_ context.Context, state *framework.CycleState,
 		return framework.AsStatus(err)
 	}
 	if len(preferred) == 0 && len(pl.addedPreferred) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	state.Write(preScoreKey, &scoreState{preferred: preferred})
 	return nil

@@ -95,7 +95,7 @@ func (pl *NodeDeclaredFeatures) PreFilter(_ context.Context, state *framework.Cy
 		return nil, framework.AsStatus(err)
 	}
 	if set.IsEmpty() {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	state.Write(stateKey, &required{set: set})
 	return nil, nil

@@ -72,7 +72,7 @@ func (*NodeName) SignPod(_ context.Context, pod *v1.Pod) ([]framework.SignFragme
 // and otherwise skips Filter, which would pass every node.
 func (*NodeName) PreFilter(_ context.Context, _ *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if pod.Spec.NodeName == "" {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	return &framework.PreFilterResult{NodeNames: sets.New(pod.Spec.NodeName)}, nil
 }

@@ -101,7 +101,7 @@ func HostPorts(pod *v1.Pod) []v1.ContainerPort {
 func (*NodePorts) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	ports := HostPorts(pod)
 	if len(ports) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	state.Write(preFilterKey, hostPorts(ports))
 	return nil, nil

@@ -73,7 +73,7 @@ func (*BalancedAllocation) Name() string { return BalancedAllocationName }
 func (b *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	reqs := b.scorer.podRequests(pod)
 	if requestsNone(reqs) {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	state.Write(balancedPreScoreKey, &balancedState{podRequests: reqs})
 	return nil

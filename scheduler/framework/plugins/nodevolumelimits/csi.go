@@ -200,7 +200,7 @@ func usesClaims(pod *v1.Pod) bool {
 // ephemeral claim not owned by the pod is an error.
 func (pl *CSILimits) PreFilter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if !usesClaims(pod) {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	logger := klog.FromContext(ctx)
 	s := &preFilterState{}
@@ -214,7 +214,7 @@ func (pl *CSILimits) PreFilter(ctx context.Context, state *framework.CycleState,
 		return nil, nil
 	}
 	if len(s.volumes) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	for i := range s.drivers {
 		pl.checkDriverObject(&s.drivers[i])

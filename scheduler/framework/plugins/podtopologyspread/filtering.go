@@ -152,7 +152,7 @@ func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.Cyc
 		return nil, framework.AsStatus(err)
 	}
 	if len(cs) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	if pl.hard != nil && cacheable(pod, cs) {
 		if s := pl.cachedHard(ctx, pod, cs, nodes); s != nil {

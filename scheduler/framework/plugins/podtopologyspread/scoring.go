@@ -60,14 +60,14 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 		return framework.AsStatus(err)
 	}
 	if len(all) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	cs, err := pl.constraintsFor(pod, v1.ScheduleAnyway)
 	if err != nil {
 		return framework.AsStatus(err)
 	}
 	if len(cs) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	// The System defaults tolerate nodes without a zone label so that such
 	// clusters still spread over hosts; other constraints need every key.

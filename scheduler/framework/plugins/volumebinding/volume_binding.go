@@ -201,7 +201,7 @@ func readState(cs *framework.CycleState) (*stateData, error) {
 // Immediate class, reject the pod on every node.
 func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if !hasClaims(pod) {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	pc, err := pl.classify(pod)
 	if err != nil {
@@ -267,7 +267,7 @@ func (pl *VolumeBinding) Filter(ctx context.Context, cs *framework.CycleState, p
 func (pl *VolumeBinding) PreScore(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	s, err := readState(cs)
 	if err != nil || !s.scorable.Load() {
-		return framework.NewStatus(framework.Skip)
+		return framework.Skipped()
 	}
 	return nil
 }

@@ -160,7 +160,7 @@ func (pl *VolumeRestrictions) PreFilter(ctx context.Context, state *framework.Cy
 		}
 	}
 	if !inline && s.holders == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	if s.holders > 0 {
 		klog.FromContext(ctx).V(5).Info("ReadWriteOncePod claim already in use", "pod", klog.KObj(pod), "holders", s.holders)

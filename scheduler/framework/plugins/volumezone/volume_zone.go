@@ -157,7 +157,7 @@ func (pl *VolumeZone) PreFilter(ctx context.Context, state *framework.CycleState
 		return nil, st
 	}
 	if len(topologies) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, framework.Skipped()
 	}
 	state.Write(stateKey, &preFilterState{topologies: topologies})
 	return nil, nil
