@@ -52,7 +52,9 @@ func WithScheduledEvents() NullBindOption { return func(o *nullBindOptions) { o.
 
 // NullBind binds every pending pod of SchedulerName to the nodes in turn,
 // with concurrent binding calls and no filtering or scoring, until ctx ends:
-// the apiserver's ceiling for a scheduler. The nodes are listed once.
+// the apiserver's ceiling for a scheduler. The nodes are listed once. For
+// the members of a gang it also writes what a scheduler writes besides
+// the bindings (see groupWrites), so the ceiling does the same API work.
 func NullBind(ctx context.Context, client kubernetes.Interface, logger logr.Logger, opts ...NullBindOption) error {
 	o := nullBindOptions{workers: 32}
 	for _, opt := range opts {
@@ -88,10 +90,17 @@ func NullBind(ctx context.Context, client kubernetes.Interface, logger logr.Logg
 	queue := make(chan *corev1.Pod, 1024)
 	var next atomic.Uint64
 	var wg sync.WaitGroup
+	groups := newGroupWrites(client)
 	for range o.workers {
 		wg.Go(func() {
 			for pod := range queue {
 				node := names[(next.Add(1)-1)%uint64(len(names))]
+				nominate, completed := groups.arrive(ctx, pod)
+				if nominate {
+					if err := groups.nominate(ctx, pod, node); err != nil && ctx.Err() == nil {
+						logger.Error(err, "Publishing the nomination failed", "pod", klog.KObj(pod), "node", node)
+					}
+				}
 				binding := &corev1.Binding{
 					ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
 					Target:     corev1.ObjectReference{Kind: "Node", Name: node},
@@ -102,6 +111,11 @@ func NullBind(ctx context.Context, client kubernetes.Interface, logger logr.Logg
 					logger.Error(err, "Binding failed", "pod", klog.KObj(pod), "node", node)
 				case err == nil && recorder != nil:
 					recorder.Eventf(pod, nil, corev1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
+				}
+				if completed != nil {
+					if err := groups.scheduled(ctx, completed); err != nil && ctx.Err() == nil {
+						logger.Error(err, "Setting the PodGroup's condition failed", "podGroup", klog.KObj(completed.group))
+					}
 				}
 			}
 		})
