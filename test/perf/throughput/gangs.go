@@ -19,6 +19,7 @@ package throughput
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -110,3 +111,34 @@ func (w Workload) joinGang(p *corev1.Pod, i int) {
 
 // rackOf returns the rack of the i-th node.
 func rackOf(i int) string { return fmt.Sprintf("rack-%d", i/RackSize) }
+
+// GangTiming is when a gang's members were bound.
+type GangTiming struct {
+	// Bound is the time from starting the scheduler process, when every
+	// member exists, to the bind of the last member.
+	Bound time.Duration `json:"boundNs"`
+	// Span is the time from the first member's bind to the last's.
+	Span time.Duration `json:"spanNs"`
+}
+
+// gangTiming returns when the gang of the first n pods was bound, from
+// their bind times, or nil when one of them was not bound.
+func gangTiming(bound map[string]time.Time, n int, started time.Time) *GangTiming {
+	var first, last time.Time
+	for i := range n {
+		t, ok := bound[podName(i)]
+		if !ok {
+			return nil
+		}
+		if i == 0 || t.Before(first) {
+			first = t
+		}
+		if i == 0 || t.After(last) {
+			last = t
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &GangTiming{Bound: last.Sub(started), Span: last.Sub(first)}
+}

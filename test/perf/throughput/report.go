@@ -53,6 +53,7 @@ func Markdown(results []Result) string {
 			perPod(r.ControlPlaneCPU, r.Workload.Pods), r.ScheduledEvents)
 	}
 	b.WriteString(latencyTable(results))
+	b.WriteString(bigGangTable(results))
 	b.WriteString(claimsTable(results))
 	b.WriteString(apiRequestsTable(results))
 	if rounds {
@@ -258,6 +259,23 @@ func latencyTable(results []Result) string {
 		l := r.Latency
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s |\n", r.Workload.Name, r.Scheduler, r.Workload.Pods,
 			r.Workload.ArrivalRate, millis(l.P50), millis(l.P90), millis(l.P99), millis(l.Max))
+	}
+	return b.String()
+}
+
+// bigGangTable renders when each scheduler bound the big gang of the
+// workloads with one, or nothing when there are none.
+func bigGangTable(results []Result) string {
+	var b strings.Builder
+	for _, r := range results {
+		if r.BigGang == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n| Workload | Scheduler | Big gang | Bound after start | First to last member |\n|---|---|--:|--:|--:|\n")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", r.Workload.Name, r.Scheduler, r.Workload.BigGang,
+			seconds(r.BigGang.Bound), seconds(r.BigGang.Span))
 	}
 	return b.String()
 }

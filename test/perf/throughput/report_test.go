@@ -294,3 +294,16 @@ func TestMarkdownComparesWithBase(t *testing.T) {
 		t.Errorf("Markdown() lacks %q:\n%s", want, got)
 	}
 }
+
+func TestMarkdownBigGangTable(t *testing.T) {
+	gangs := result("berth", 100, time.Millisecond, 100)
+	gangs.Workload = Gangs(100, 20, 8, 10)
+	gangs.BigGang = &GangTiming{Bound: 4200 * time.Millisecond, Span: 1500 * time.Millisecond}
+	got := Markdown([]Result{gangs, result("berth", 800, time.Millisecond, 100)})
+	if want := "| Gangs | berth | 10 | 4.2 s | 1.5 s |"; !strings.Contains(got, want) {
+		t.Errorf("Markdown() lacks %q:\n%s", want, got)
+	}
+	if strings.Contains(Markdown([]Result{result("berth", 1, time.Millisecond, 1)}), "Big gang") {
+		t.Error("Markdown() has a big-gang table without a big gang")
+	}
+}

@@ -67,6 +67,8 @@ type Result struct {
 	ControlPlaneCPU time.Duration `json:"controlPlaneCPUNs"`
 	// Latency is the creation-to-bind latency under steady arrival.
 	Latency *Latency `json:"latency,omitempty"`
+	// BigGang, for a workload with a big gang, is when it was bound.
+	BigGang *GangTiming `json:"bigGang,omitempty"`
 	// ScheduledEvents counts the Scheduled events in the benchmark's
 	// namespace right after the last bind: what the scheduler had written
 	// within the measured time.
@@ -274,6 +276,9 @@ func Run(ctx context.Context, w Workload, s Scheduler, opts ...Option) (Result, 
 	r.ControlPlaneCPU = controlPlaneAfter - controlPlaneBefore
 	r.APIRequests = requestsAfter.since(requestsBefore)
 	r.OpenWatches = openAfter.since(openBefore)
+	if w.BigGang > 0 {
+		r.BigGang = gangTiming(binds.bound, w.BigGang, started)
+	}
 	if arrivals != nil {
 		created, err := arrivals.wait()
 		if err != nil {
