@@ -69,6 +69,8 @@ type Snapshot struct {
 	placementPos   []int32
 	placementEpoch int64
 	listEpoch      int64
+	// searched is SearchNodes' slice, reused from call to call.
+	searched []*framework.NodeInfo
 	// original are the NodeInfos a simulation replaced (AddPod,
 	// RemovePod), by node name, for Restore to put back.
 	original map[string]*framework.NodeInfo
@@ -168,6 +170,26 @@ func (s *Snapshot) CandidateNodes() []*framework.NodeInfo {
 	for i, p := range pos {
 		out[i] = s.nodeInfoList[p]
 	}
+	return out
+}
+
+// SearchNodes returns CandidateNodes in a slice the snapshot reuses, so a
+// search of a placement allocates none: the caller must not change it, and
+// must not use it after the next call or after a change to the snapshot.
+func (s *Snapshot) SearchNodes() []*framework.NodeInfo {
+	if s.placement == nil {
+		return s.nodeInfoList
+	}
+	pos := s.placementPositions()
+	if cap(s.searched) < len(pos) {
+		s.searched = make([]*framework.NodeInfo, len(pos))
+	}
+	out := s.searched[:len(pos)]
+	for i, p := range pos {
+		out[i] = s.nodeInfoList[p]
+	}
+	// Entries past the placement would keep NodeInfos of older snapshots alive.
+	clear(s.searched[len(pos):cap(s.searched)])
 	return out
 }
 

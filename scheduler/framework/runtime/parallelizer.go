@@ -37,6 +37,9 @@ type Parallelizer struct {
 	parallelism int
 	// nodeScores holds *[]framework.NodeScore returned by earlier cycles.
 	nodeScores sync.Pool
+	// scoreRuns holds *scoreRun, the per-call bookkeeping of
+	// RunScorePlugins, returned by earlier calls.
+	scoreRuns sync.Pool
 	// Cycles run one at a time, so one spare of each per-cycle buffer is
 	// enough: spareScores and spareFeasible were handed back by the last
 	// cycle; lent and lentFeasible are the last handed out, which the
@@ -52,6 +55,42 @@ type Parallelizer struct {
 type scoreBuffers struct {
 	result   []framework.NodePluginScores
 	weighted []framework.PluginScore
+}
+
+// scoreRun is what one RunScorePlugins call keeps besides the scores: the
+// plugins that run, their weights and names, each plugin's raw scores and
+// node scorer.
+type scoreRun struct {
+	plugins []framework.ScorePlugin
+	weights []int64
+	names   []string
+	raw     []framework.NodeScoreList
+	scorers []framework.NodeScorer
+}
+
+// borrowScoreRun returns an empty scoreRun for plugins score plugins.
+func (p *Parallelizer) borrowScoreRun(plugins int) *scoreRun {
+	r, ok := p.scoreRuns.Get().(*scoreRun)
+	if !ok || cap(r.plugins) < plugins {
+		return &scoreRun{
+			plugins: make([]framework.ScorePlugin, 0, plugins),
+			weights: make([]int64, 0, plugins),
+			names:   make([]string, 0, plugins),
+			raw:     make([]framework.NodeScoreList, 0, plugins),
+			scorers: make([]framework.NodeScorer, 0, plugins),
+		}
+	}
+	return r
+}
+
+// releaseScoreRun empties r, dropping what it points to, and keeps it for
+// a later call.
+func (p *Parallelizer) releaseScoreRun(r *scoreRun) {
+	clear(r.plugins[:cap(r.plugins)])
+	clear(r.raw[:cap(r.raw)])
+	clear(r.scorers[:cap(r.scorers)])
+	r.plugins, r.weights, r.names, r.raw, r.scorers = r.plugins[:0], r.weights[:0], r.names[:0], r.raw[:0], r.scorers[:0]
+	p.scoreRuns.Put(r)
 }
 
 // borrowNodeScores returns a slice of n node scores, its contents undefined.

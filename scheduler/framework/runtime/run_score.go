@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -95,10 +96,11 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 	start := f.clock.Now()
 	defer func() { f.observe("Score", status, start) }()
 
-	plugins := make([]framework.ScorePlugin, 0, len(f.score))
-	weights := make([]int64, 0, len(f.score))
+	run := f.parallelizer.borrowScoreRun(len(f.score))
+	defer f.parallelizer.releaseScoreRun(run)
+	plugins, weights := run.plugins, run.weights
 	// names are looked up once here rather than per node below.
-	names := make([]string, 0, len(f.score))
+	names := run.names
 	for i, pl := range f.score {
 		if name := pl.Name(); !state.SkipsScore(name) {
 			plugins = append(plugins, pl)
@@ -106,6 +108,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 			names = append(names, name)
 		}
 	}
+	run.plugins, run.weights, run.names = plugins, weights, names
 	if len(plugins) == 0 {
 		result = make([]framework.NodePluginScores, len(nodes))
 		for i, ni := range nodes {
@@ -122,13 +125,14 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 	rawBuf := f.parallelizer.borrowNodeScores(pluginCount * nodeCount)
 	defer f.parallelizer.nodeScores.Put(rawBuf)
 	rawBacking := *rawBuf
-	raw := make([]framework.NodeScoreList, pluginCount)
+	raw := run.raw[:pluginCount]
 	for j := range raw {
 		raw[j] = rawBacking[j*nodeCount : (j+1)*nodeCount : (j+1)*nodeCount]
 	}
 	// Plugins that can read their state once per cycle do so here; the
 	// others (nil scorer) are called through Score for each node.
-	scorers := make([]framework.NodeScorer, pluginCount)
+	scorers := run.scorers[:pluginCount]
+	run.raw, run.scorers = raw, scorers
 	for j, pl := range plugins {
 		if cs, ok := pl.(framework.CycleScorePlugin); ok {
 			scorer, s := cs.NodeScorer(ctx, state, pod)
@@ -165,7 +169,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 		return nil, nil, framework.AsStatus(err)
 	}
 	if keepRaw {
-		kept = &rawScores{plugins: names, values: make([]int64, nodeCount*pluginCount)}
+		kept = &rawScores{plugins: slices.Clone(names), values: make([]int64, nodeCount*pluginCount)}
 		for i := range nodeCount {
 			for j := range pluginCount {
 				kept.values[i*pluginCount+j] = raw[j][i].Score

@@ -219,7 +219,8 @@ func FindFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *sc
 // PreFilter passed for a node to try first, as a nominated node is tried
 // (the nominated node wins), "" for none.
 func findFeasibleNodes(ctx context.Context, fwk *runtime.Framework, snapshot *schedcache.Snapshot, state *framework.CycleState, pod *v1.Pod, next *int, hinter func() string) ([]*framework.NodeInfo, framework.Diagnosis, error) {
-	allNodes := snapshot.CandidateNodes()
+	// The slice is only read during this search.
+	allNodes := snapshot.SearchNodes()
 	preResult, diagnosis, stop, err := preFilter(ctx, fwk, state, pod)
 	if stop {
 		return nil, diagnosis, err
