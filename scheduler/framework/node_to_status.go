@@ -48,16 +48,16 @@ var _ NodeToStatusReader = (*NodeToStatus)(nil)
 
 // NewNodeToStatus returns an empty NodeToStatus whose absent nodes are
 // UnschedulableAndUnresolvable, so preemption leaves them alone.
+// The absent-nodes status is shared by all of them and must not be changed
+// with AppendReason (WithPlugin copies it). Every search makes one, so it
+// allocates nothing but itself until a status is set.
 func NewNodeToStatus() *NodeToStatus {
-	return NewNodeToStatusWith(nil, NewStatus(UnschedulableAndUnresolvable))
+	return &NodeToStatus{absent: absentUnresolvable}
 }
 
 // NewNodeToStatusWith returns a NodeToStatus holding the statuses (taken,
 // not copied) and the absent-nodes status.
 func NewNodeToStatusWith(statuses map[string]*Status, absent *Status) *NodeToStatus {
-	if statuses == nil {
-		statuses = make(map[string]*Status)
-	}
 	return &NodeToStatus{statuses: statuses, absent: absent}
 }
 
@@ -93,6 +93,9 @@ func (m *NodeToStatus) index() map[string]*Status {
 
 // Set records a node's status.
 func (m *NodeToStatus) Set(nodeName string, s *Status) {
+	if m.statuses == nil {
+		m.statuses = make(map[string]*Status, len(m.recorded)+1)
+	}
 	if len(m.recorded) > 0 {
 		for _, r := range m.recorded {
 			m.statuses[r.name] = r.status

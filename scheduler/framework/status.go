@@ -76,6 +76,10 @@ func NewStatus(code Code, reasons ...string) *Status {
 // skipped is the Status Skipped returns. It is never written to.
 var skipped = &Status{code: Skip}
 
+// absentUnresolvable is the status of the nodes a NodeToStatus made by
+// NewNodeToStatus has none for. It is never written to.
+var absentUnresolvable = &Status{code: UnschedulableAndUnresolvable}
+
 // Skipped returns a Skip without reasons that every caller shares, for the
 // PreFilter and PreScore plugins that skip most cycles: it must not be
 // changed with AppendReason, and WithPlugin returns a copy of it.
@@ -124,9 +128,10 @@ func (s *Status) Plugin() string {
 // WithPlugin records the plugin that produced the status and returns it.
 // A status that already names the plugin is not written to, so that a
 // plugin may return one status, made once, from concurrent calls; the
-// status Skipped returns is copied.
+// shared statuses (Skipped's, a NodeToStatus's default for absent nodes)
+// are copied.
 func (s *Status) WithPlugin(name string) *Status {
-	if s == skipped {
+	if s == skipped || s == absentUnresolvable {
 		c := *s
 		c.plugin = name
 		return &c

@@ -187,7 +187,7 @@ func chunkSize(pieces, parallelism int) int {
 // profiling and future metrics.
 func (p *Parallelizer) Until(ctx context.Context, pieces int, do func(i int), operation string) {
 	_ = operation
-	p.until(ctx, pieces, do, p.parallelism)
+	p.until(ctx, pieces, do, p.parallelism, nil)
 }
 
 // untilCPU is Until for work that only computes, such as Filter and Score
@@ -196,19 +196,26 @@ func (p *Parallelizer) Until(ctx context.Context, pieces int, do func(i int), op
 // Plugins' own Until calls, which may wait on the API, keep the full
 // parallelism.
 func (p *Parallelizer) untilCPU(ctx context.Context, pieces int, do func(i int)) {
+	p.untilCPUOrStop(ctx, pieces, nil, do)
+}
+
+// untilCPUOrStop is untilCPU that also ends, as it does when ctx is
+// cancelled, once stop (when not nil) is set: work that ends itself early
+// needs no context of its own to cancel.
+func (p *Parallelizer) untilCPUOrStop(ctx context.Context, pieces int, stop *atomic.Bool, do func(i int)) {
 	parallelism := min(p.parallelism, goruntime.GOMAXPROCS(0))
 	if pieces < minParallelPieces {
 		// Too little work to pay for starting and waking helpers: a
 		// group's cycle searches many placements of a few dozen nodes.
 		parallelism = 1
 	}
-	p.until(ctx, pieces, do, parallelism)
+	p.until(ctx, pieces, do, parallelism, stop)
 }
 
 // minParallelPieces is the fewest pieces untilCPU shares among goroutines.
 const minParallelPieces = 128
 
-func (p *Parallelizer) until(ctx context.Context, pieces int, do func(i int), parallelism int) {
+func (p *Parallelizer) until(ctx context.Context, pieces int, do func(i int), parallelism int, stop *atomic.Bool) {
 	if pieces <= 0 {
 		return
 	}
@@ -216,12 +223,12 @@ func (p *Parallelizer) until(ctx context.Context, pieces int, do func(i int), pa
 	chunks := (pieces + size - 1) / size
 	workers := min(parallelism, chunks)
 	if workers == 1 {
-		r := untilRun{pieces: pieces, size: size, chunks: chunks, done: ctx.Done(), do: do}
+		r := untilRun{pieces: pieces, size: size, chunks: chunks, done: ctx.Done(), stop: stop, do: do}
 		r.work()
 		return
 	}
 	// One allocation holds what the workers share.
-	r := &untilRun{pieces: pieces, size: size, chunks: chunks, done: ctx.Done(), do: do}
+	r := &untilRun{pieces: pieces, size: size, chunks: chunks, done: ctx.Done(), stop: stop, do: do}
 	r.wg.Add(workers - 1)
 	for range workers - 1 {
 		go r.helper()
@@ -235,6 +242,7 @@ func (p *Parallelizer) until(ctx context.Context, pieces int, do func(i int), pa
 type untilRun struct {
 	pieces, size, chunks int
 	done                 <-chan struct{}
+	stop                 *atomic.Bool
 	do                   func(i int)
 	next                 atomic.Int64
 	wg                   sync.WaitGroup
@@ -254,6 +262,9 @@ func (r *untilRun) work() {
 			case <-r.done:
 				return
 			default:
+			}
+			if r.stop != nil && r.stop.Load() {
+				return
 			}
 			r.do(i)
 		}

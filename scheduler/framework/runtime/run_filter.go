@@ -331,23 +331,20 @@ func (f *Framework) findFeasible(ctx context.Context, state *framework.CycleStat
 
 	began := f.clock.Now()
 	feasible = f.parallelizer.borrowFeasible(want)
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	// One allocation holds everything the parallel checks share.
 	search := &feasibleSearch{
-		f: f, ctx: ctx, cancel: cancel, state: state, pod: pod,
+		f: f, ctx: ctx, state: state, pod: pod,
 		nodes: nodes, start: start, want: want, feasible: feasible, statuses: statuses,
 		filters:       f.activeFilters(state),
 		withNominated: f.mayHaveNominatedPods(),
 	}
-	f.parallelizer.untilCPU(ctx, n, search.check)
+	f.parallelizer.untilCPUOrStop(ctx, n, &search.stopped, search.check)
 
 	feasible = feasible[:search.found.Load()]
 	next = (start + len(feasible) + statuses.Len()) % n
 	firstErr := search.firstErr
-	if firstErr == nil && parent.Err() != nil {
-		firstErr = fmt.Errorf("filtering nodes: %w", parent.Err())
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = fmt.Errorf("filtering nodes: %w", ctx.Err())
 	}
 	code := framework.Success
 	if firstErr != nil {
@@ -370,7 +367,6 @@ func (f *Framework) findFeasible(ctx context.Context, state *framework.CycleStat
 type feasibleSearch struct {
 	f        *Framework
 	ctx      context.Context
-	cancel   context.CancelFunc
 	state    *framework.CycleState
 	pod      *v1.Pod
 	nodes    []*framework.NodeInfo
@@ -384,7 +380,9 @@ type feasibleSearch struct {
 	// pod holds one; otherwise every node runs the filters directly.
 	withNominated bool
 
-	found      atomic.Int32
+	found atomic.Int32
+	// stopped ends the search: enough nodes passed, or a Filter failed.
+	stopped    atomic.Bool
 	rejectedMu sync.Mutex
 	errOnce    sync.Once
 	firstErr   error
@@ -408,13 +406,13 @@ func (fs *feasibleSearch) check(i int) {
 		k := int(fs.found.Add(1))
 		if k > fs.want {
 			fs.found.Add(-1)
-			fs.cancel()
+			fs.stopped.Store(true)
 			return
 		}
 		fs.feasible[k-1] = ni
 	case s.Code() == framework.Error:
 		fs.errOnce.Do(func() { fs.firstErr = s.AsError() })
-		fs.cancel()
+		fs.stopped.Store(true)
 	default:
 		fs.rejectedMu.Lock()
 		fs.statuses.Record(ni.Name(), s)

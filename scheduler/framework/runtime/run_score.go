@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -52,16 +53,17 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 	return nil
 }
 
-// firstError keeps the first error reported from parallel work and cancels the rest.
+// firstError keeps the first error reported from parallel work and ends the rest.
 type firstError struct {
-	once   sync.Once
-	err    error
-	cancel context.CancelFunc
+	once sync.Once
+	err  error
+	// failed ends the parallel work once an error is set.
+	failed atomic.Bool
 }
 
 func (e *firstError) set(err error) {
 	e.once.Do(func() { e.err = err })
-	e.cancel()
+	e.failed.Store(true)
 }
 
 // result returns the first error, or ctx's error if the caller cancelled the work.
@@ -142,10 +144,8 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 			scorers[j] = scorer
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := &firstError{cancel: cancel}
-	f.parallelizer.untilCPU(ctx, nodeCount, func(i int) {
+	errs := &firstError{}
+	f.parallelizer.untilCPUOrStop(ctx, nodeCount, &errs.failed, func(i int) {
 		ni := nodes[i]
 		name := ni.Name()
 		for j, pl := range plugins {
@@ -177,7 +177,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 		}
 	}
 
-	f.parallelizer.untilCPU(ctx, pluginCount, func(j int) {
+	f.parallelizer.untilCPUOrStop(ctx, pluginCount, &errs.failed, func(j int) {
 		ext := plugins[j].ScoreExtensions()
 		if ext == nil {
 			return
@@ -192,7 +192,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 
 	bufs := f.parallelizer.borrowScores(nodeCount, pluginCount)
 	result, weighted := bufs.result, bufs.weighted
-	f.parallelizer.untilCPU(ctx, nodeCount, func(i int) {
+	f.parallelizer.untilCPUOrStop(ctx, nodeCount, &errs.failed, func(i int) {
 		scores := weighted[i*pluginCount : (i+1)*pluginCount : (i+1)*pluginCount]
 		var total int64
 		for j, name := range names {

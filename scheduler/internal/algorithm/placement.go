@@ -127,9 +127,14 @@ func TryEachPlacement(ctx context.Context, env Env, node *framework.GroupNode, m
 	// Each member gets one copy to hold for all the tries: only its
 	// spec.nodeName differs from one try to the next.
 	copies := make([]*framework.PodInfo, len(members))
+	// Each member's logger, made once for all the tries.
+	memberCtx := make([]context.Context, len(members))
+	for i, qpi := range members {
+		memberCtx[i] = klog.NewContext(ctx, podlog.For(ctx, qpi.Pod))
+	}
 	for _, p := range placements {
 		snap.SetPlacement(placementNodes(p, snap.NumNodes()))
-		r := tryPlacement(ctx, env, node, members, copies, scheduled, p)
+		r := tryPlacement(ctx, env, node, members, memberCtx, copies, scheduled, p)
 		revert(ctx, env, r)
 		tries = append(tries, r)
 		if r.Status.Code == framework.Error {
@@ -158,8 +163,8 @@ func placementNodes(p *framework.Placement, all int) map[string]bool {
 // it; scheduled counts the group's members placed before the cycle. The
 // members stay held; the caller reverts them. copies are the members'
 // copies made by earlier tries (nil for a member none held), and get those
-// this try makes.
-func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, members []*framework.QueuedPodInfo, copies []*framework.PodInfo, scheduled int, p *framework.Placement) *PlacementResult {
+// this try makes. memberCtx are the members' contexts, with their loggers.
+func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, members []*framework.QueuedPodInfo, memberCtx []context.Context, copies []*framework.PodInfo, scheduled int, p *framework.Placement) *PlacementResult {
 	fwk := env.Framework
 	r := &PlacementResult{Placement: p, Members: make([]MemberResult, 0, len(members))}
 	progress := framework.PlacementProgress{Remaining: len(members), Scheduled: scheduled}
@@ -175,7 +180,7 @@ func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, membe
 	}
 	r.Status = FromStatus(st)
 	for i, qpi := range members {
-		m := placeMember(ctx, env, qpi, copies[i], p)
+		m := placeMember(memberCtx[i], env, qpi, copies[i], p)
 		if m.held != nil {
 			copies[i] = m.held
 		}
@@ -208,10 +213,9 @@ func tryPlacement(ctx context.Context, env Env, node *framework.GroupNode, membe
 // placeMember runs one member's search in placement p and, when a node
 // fits, holds the member there on the snapshot and runs Reserve (unless
 // Env.SkipReserve), on held, the member's copy an earlier try made, when
-// there is one. PostFilter does not run for a member: a group that does
-// not fit is handled as a group.
+// there is one; ctx carries the member's logger. PostFilter does not run
+// for a member: a group that does not fit is handled as a group.
 func placeMember(ctx context.Context, env Env, qpi *framework.QueuedPodInfo, held *framework.PodInfo, p *framework.Placement) MemberResult {
-	ctx = klog.NewContext(ctx, podlog.For(ctx, qpi.Pod))
 	m := MemberResult{QPI: qpi, State: framework.NewCycleState(), held: held}
 	result, err := search(ctx, env, m.State, qpi.Pod, p)
 	m.Result = result
