@@ -23,6 +23,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/berth-io/berth/scheduler/framework"
 )
 
@@ -57,28 +59,41 @@ type scoreBuffers struct {
 	weighted []framework.PluginScore
 }
 
-// scoreRun is what one RunScorePlugins call keeps besides the scores: the
-// plugins that run, their weights and names, each plugin's raw scores and
-// node scorer.
+// scoreRun is one RunScorePlugins call: the pod, state and nodes scored,
+// the plugins that run, their weights and names, each plugin's raw scores
+// and node scorer, the result being filled and the first error. Its work
+// functions are bound once, when the scoreRun is made, so that a call
+// allocates none.
 type scoreRun struct {
+	ctx     context.Context
+	state   *framework.CycleState
+	pod     *v1.Pod
+	nodes   []*framework.NodeInfo
 	plugins []framework.ScorePlugin
 	weights []int64
 	names   []string
 	raw     []framework.NodeScoreList
 	scorers []framework.NodeScorer
+
+	result   []framework.NodePluginScores
+	weighted []framework.PluginScore
+	errs     firstError
+
+	scoreNode, normalizePlugin, weighNode func(int)
 }
 
 // borrowScoreRun returns an empty scoreRun for plugins score plugins.
 func (p *Parallelizer) borrowScoreRun(plugins int) *scoreRun {
 	r, ok := p.scoreRuns.Get().(*scoreRun)
 	if !ok || cap(r.plugins) < plugins {
-		return &scoreRun{
+		r = &scoreRun{
 			plugins: make([]framework.ScorePlugin, 0, plugins),
 			weights: make([]int64, 0, plugins),
 			names:   make([]string, 0, plugins),
 			raw:     make([]framework.NodeScoreList, 0, plugins),
 			scorers: make([]framework.NodeScorer, 0, plugins),
 		}
+		r.scoreNode, r.normalizePlugin, r.weighNode = r.scoreNodeAt, r.normalizePluginAt, r.weighNodeAt
 	}
 	return r
 }
@@ -90,6 +105,8 @@ func (p *Parallelizer) releaseScoreRun(r *scoreRun) {
 	clear(r.raw[:cap(r.raw)])
 	clear(r.scorers[:cap(r.scorers)])
 	r.plugins, r.weights, r.names, r.raw, r.scorers = r.plugins[:0], r.weights[:0], r.names[:0], r.raw[:0], r.scorers[:0]
+	r.ctx, r.state, r.pod, r.nodes, r.result, r.weighted = nil, nil, nil, nil, nil, nil
+	r.errs.reset()
 	p.scoreRuns.Put(r)
 }
 

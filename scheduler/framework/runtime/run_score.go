@@ -55,15 +55,25 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 
 // firstError keeps the first error reported from parallel work and ends the rest.
 type firstError struct {
-	once sync.Once
-	err  error
+	mu  sync.Mutex
+	err error
 	// failed ends the parallel work once an error is set.
 	failed atomic.Bool
 }
 
 func (e *firstError) set(err error) {
-	e.once.Do(func() { e.err = err })
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
 	e.failed.Store(true)
+}
+
+// reset forgets the error, for another run.
+func (e *firstError) reset() {
+	e.err = nil
+	e.failed.Store(false)
 }
 
 // result returns the first error, or ctx's error if the caller cancelled the work.
@@ -144,27 +154,9 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 			scorers[j] = scorer
 		}
 	}
-	errs := &firstError{}
-	f.parallelizer.untilCPUOrStop(ctx, nodeCount, &errs.failed, func(i int) {
-		ni := nodes[i]
-		name := ni.Name()
-		for j, pl := range plugins {
-			var (
-				score int64
-				s     *framework.Status
-			)
-			if scorers[j] != nil {
-				score, s = scorers[j](ni)
-			} else {
-				score, s = pl.Score(ctx, state, pod, ni)
-			}
-			if !s.IsSuccess() {
-				errs.set(fmt.Errorf("running Score plugin %q on node %q: %w", pl.Name(), name, s.AsError()))
-				return
-			}
-			raw[j][i] = framework.NodeScore{Name: name, Score: score}
-		}
-	})
+	run.ctx, run.state, run.pod, run.nodes = ctx, state, pod, nodes
+	errs := &run.errs
+	f.parallelizer.untilCPUOrStop(ctx, nodeCount, &errs.failed, run.scoreNode)
 	if err := errs.result(ctx); err != nil {
 		return nil, nil, framework.AsStatus(err)
 	}
@@ -177,41 +169,71 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 		}
 	}
 
-	f.parallelizer.untilCPUOrStop(ctx, pluginCount, &errs.failed, func(j int) {
-		ext := plugins[j].ScoreExtensions()
-		if ext == nil {
-			return
-		}
-		if s := ext.NormalizeScore(ctx, state, pod, raw[j]); !s.IsSuccess() {
-			errs.set(fmt.Errorf("running NormalizeScore of plugin %q: %w", plugins[j].Name(), s.AsError()))
-		}
-	})
+	f.parallelizer.untilCPUOrStop(ctx, pluginCount, &errs.failed, run.normalizePlugin)
 	if err := errs.result(ctx); err != nil {
 		return nil, nil, framework.AsStatus(err)
 	}
 
 	bufs := f.parallelizer.borrowScores(nodeCount, pluginCount)
-	result, weighted := bufs.result, bufs.weighted
-	f.parallelizer.untilCPUOrStop(ctx, nodeCount, &errs.failed, func(i int) {
-		scores := weighted[i*pluginCount : (i+1)*pluginCount : (i+1)*pluginCount]
-		var total int64
-		for j, name := range names {
-			s := raw[j][i].Score
-			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
-				errs.set(fmt.Errorf("plugin %q scored node %q %d after normalization, outside [%d, %d]",
-					name, raw[j][i].Name, s, framework.MinNodeScore, framework.MaxNodeScore))
-				return
-			}
-			weighted := s * weights[j]
-			scores[j] = framework.PluginScore{Name: name, Score: weighted}
-			total += weighted
-		}
-		result[i] = framework.NodePluginScores{Name: raw[0][i].Name, Scores: scores, TotalScore: total}
-	})
+	run.result, run.weighted = bufs.result, bufs.weighted
+	f.parallelizer.untilCPUOrStop(ctx, nodeCount, &errs.failed, run.weighNode)
 	if err := errs.result(ctx); err != nil {
 		return nil, nil, framework.AsStatus(err)
 	}
-	return result, kept, nil
+	return bufs.result, kept, nil
+}
+
+// scoreNodeAt runs every Score plugin of the run on its i-th node.
+func (r *scoreRun) scoreNodeAt(i int) {
+	ni := r.nodes[i]
+	name := ni.Name()
+	for j, pl := range r.plugins {
+		var (
+			score int64
+			s     *framework.Status
+		)
+		if r.scorers[j] != nil {
+			score, s = r.scorers[j](ni)
+		} else {
+			score, s = pl.Score(r.ctx, r.state, r.pod, ni)
+		}
+		if !s.IsSuccess() {
+			r.errs.set(fmt.Errorf("running Score plugin %q on node %q: %w", pl.Name(), name, s.AsError()))
+			return
+		}
+		r.raw[j][i] = framework.NodeScore{Name: name, Score: score}
+	}
+}
+
+// normalizePluginAt lets the run's j-th plugin normalize its scores.
+func (r *scoreRun) normalizePluginAt(j int) {
+	ext := r.plugins[j].ScoreExtensions()
+	if ext == nil {
+		return
+	}
+	if s := ext.NormalizeScore(r.ctx, r.state, r.pod, r.raw[j]); !s.IsSuccess() {
+		r.errs.set(fmt.Errorf("running NormalizeScore of plugin %q: %w", r.plugins[j].Name(), s.AsError()))
+	}
+}
+
+// weighNodeAt checks the normalized scores of the run's i-th node, weights
+// them and sums them into its result.
+func (r *scoreRun) weighNodeAt(i int) {
+	n := len(r.plugins)
+	scores := r.weighted[i*n : (i+1)*n : (i+1)*n]
+	var total int64
+	for j, name := range r.names {
+		s := r.raw[j][i].Score
+		if s < framework.MinNodeScore || s > framework.MaxNodeScore {
+			r.errs.set(fmt.Errorf("plugin %q scored node %q %d after normalization, outside [%d, %d]",
+				name, r.raw[j][i].Name, s, framework.MinNodeScore, framework.MaxNodeScore))
+			return
+		}
+		weighted := s * r.weights[j]
+		scores[j] = framework.PluginScore{Name: name, Score: weighted}
+		total += weighted
+	}
+	r.result[i] = framework.NodePluginScores{Name: r.raw[0][i].Name, Scores: scores, TotalScore: total}
 }
 
 // ReleaseScores hands back the memory of a RunScorePlugins result for a
