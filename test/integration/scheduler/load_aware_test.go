@@ -106,11 +106,17 @@ var _ = Describe("Load-aware scheduling", func() {
 			}
 		}).WithTimeout(30 * time.Second).Should(Succeed())
 
-		placed := func(schedulerName string) map[string]int {
+		// placed creates six pods of schedulerName, calling afterEach (when
+		// set) with the number created so far after each, and returns how
+		// many were bound to each node.
+		placed := func(schedulerName string, afterEach func(created int)) map[string]int {
 			GinkgoHelper()
 			for i := range 6 {
 				createPod(ctx, newPod(ns, fmt.Sprintf("%s-%d", schedulerName, i)).SchedulerName(schedulerName).
 					NodeSelector("load-test", ns).Req("cpu", "250m").Limit("cpu", "250m").Obj())
+				if afterEach != nil {
+					afterEach(i + 1)
+				}
 			}
 			perNode := map[string]int{}
 			Eventually(func(g Gomega) {
@@ -124,8 +130,23 @@ var _ = Describe("Load-aware scheduling", func() {
 			}).WithTimeout(30 * time.Second).Should(Succeed())
 			return perNode
 		}
+		// The shadow has one worker, which drops a cycle's attempt while it
+		// is still judging the one before: each pod comes once the shadow
+		// judged the pod before it, so that it judges all six.
+		shadowJudged := func(n int) {
+			GinkgoHelper()
+			Eventually(func(g Gomega) {
+				stats, ok := s.ShadowStats("load-aware-shadow")
+				g.Expect(ok).To(BeTrue())
+				var judged int64
+				for _, c := range stats.Outcomes {
+					judged += c
+				}
+				g.Expect(judged).To(BeNumerically(">=", n), "outcomes %v", stats.Outcomes)
+			}).WithTimeout(30 * time.Second).Should(Succeed())
+		}
 		By("placing six pods by requests: onto the two nodes that request least, the busiest")
-		byRequests := placed("requests")
+		byRequests := placed("requests", shadowJudged)
 		Expect(byRequests["busy-1"]+byRequests["busy-2"]).To(Equal(6), "placed by requests: %v", byRequests)
 		By("the load-aware shadow disagreeing on every one of them, for TargetLoadPacking")
 		Eventually(func(g Gomega) {
@@ -137,7 +158,7 @@ var _ = Describe("Load-aware scheduling", func() {
 		}).WithTimeout(30 * time.Second).Should(Succeed())
 
 		By("placing six pods with TargetLoadPacking: none on a busy node")
-		byUsage := placed("load-aware")
+		byUsage := placed("load-aware", nil)
 		Expect(byUsage).NotTo(HaveKey("busy-1"), "placed by usage: %v", byUsage)
 		Expect(byUsage).NotTo(HaveKey("busy-2"), "placed by usage: %v", byUsage)
 	}, SpecTimeout(2*time.Minute))
