@@ -124,6 +124,9 @@ type GangTiming struct {
 // gangTiming returns when the gang of the first n pods was bound, from
 // their bind times, or nil when one of them was not bound.
 func gangTiming(bound map[string]time.Time, n int, started time.Time) *GangTiming {
+	if n == 0 {
+		return nil
+	}
 	var first, last time.Time
 	for i := range n {
 		t, ok := bound[podName(i)]
@@ -136,9 +139,6 @@ func gangTiming(bound map[string]time.Time, n int, started time.Time) *GangTimin
 		if i == 0 || t.After(last) {
 			last = t
 		}
-	}
-	if n == 0 {
-		return nil
 	}
 	return &GangTiming{Bound: last.Sub(started), Span: last.Sub(first)}
 }

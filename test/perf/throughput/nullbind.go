@@ -33,6 +33,8 @@ import (
 	"k8s.io/client-go/tools/events"
 	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/berth-io/berth/scheduler/apiwrite"
 )
 
 // NullBindOption configures NullBind.
@@ -97,9 +99,7 @@ func NullBind(ctx context.Context, client kubernetes.Interface, logger logr.Logg
 				node := names[(next.Add(1)-1)%uint64(len(names))]
 				nominate, completed := groups.arrive(ctx, pod)
 				if nominate {
-					if err := groups.nominate(ctx, pod, node); err != nil && ctx.Err() == nil {
-						logger.Error(err, "Publishing the nomination failed", "pod", klog.KObj(pod), "node", node)
-					}
+					apiwrite.PublishNomination(klog.NewContext(ctx, logger), client, pod, node)
 				}
 				binding := &corev1.Binding{
 					ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},

@@ -36,8 +36,8 @@ import (
 // status.nominatedNodeName (every member but the one completing the
 // quorum), and set the PodGroup's PodGroupInitiallyScheduled condition
 // once it is placed. The null binder does not wait: it writes as the
-// members come, one write per member that would have waited and one per
-// gang.
+// members come, one write per member that would have waited (with the
+// write Berth sends, apiwrite.PublishNomination) and one per gang.
 type groupWrites struct {
 	client kubernetes.Interface
 	now    func() metav1.Time
@@ -97,20 +97,6 @@ func (g *groupWrites) arrive(ctx context.Context, pod *corev1.Pod) (nominate boo
 		return false, c
 	}
 	return false, nil
-}
-
-// nominate writes node as the pod's status.nominatedNodeName, as a
-// scheduler does for a member that waits at Permit.
-func (g *groupWrites) nominate(ctx context.Context, pod *corev1.Pod, node string) error {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"uid": pod.UID},
-		"status":   map[string]any{"nominatedNodeName": node},
-	})
-	if err != nil {
-		return fmt.Errorf("encoding the nomination: %w", err)
-	}
-	_, err = g.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-	return err
 }
 
 // scheduled sets the gang's PodGroupInitiallyScheduled condition, as a

@@ -28,6 +28,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/berth-io/berth/scheduler/apiwrite"
 )
 
 // gangGroup returns a PodGroup named name of the benchmark's namespace,
@@ -104,9 +106,7 @@ func TestGroupWritesPatches(t *testing.T) {
 	if nominate, _ := g.arrive(ctx, pod); !nominate {
 		t.Fatal("the first member of a gang of 2 is not nominated")
 	}
-	if err := g.nominate(ctx, pod, "node-7"); err != nil {
-		t.Fatalf("nominating: %v", err)
-	}
+	apiwrite.PublishNomination(ctx, client, pod, "node-7")
 	_, completed := g.arrive(ctx, member("gang", 1))
 	if completed == nil {
 		t.Fatal("the second member of a gang of 2 does not complete it")
