@@ -206,7 +206,7 @@ test-e2e: $(GINKGO) $(HELM) $(PROMTOOL) ## Run the end-to-end suites on local cl
 	@hack/steps.sh table
 
 .PHONY: test-differential
-test-differential: control-plane $(GINKGO) ## Play generated scenarios (seeds SEED.. SEED+N-1, default 1 and 20; each seed a scenario of PodGroups, through both PodGroup doors, and one of a CompositePodGroup hierarchy; FOCUS=hierarchy plays only the latter) on kube-scheduler v1.37.1 (RUNS times, default 2) and on Berth, on fresh clusters, and list every difference and broken hard constraint with the seed that reproduces it. Not part of make test, which plays the recorded seeds (workloads.CISeeds, workloads.CIHierarchySeeds).
+test-differential: control-plane $(GINKGO) ## Play generated scenarios (seeds SEED.. SEED+N-1, default 1 and 20; each seed a scenario of PodGroups, through both PodGroup doors, and one of a CompositePodGroup hierarchy; FOCUS=hierarchy plays only the latter; each seed is also played under workloads.SigningProfile, where opportunistic batching reuses searches, with Berth batching on and off, FOCUS=signing) on kube-scheduler v1.37.1 (RUNS times, default 2) and on Berth, on fresh clusters, and list every difference and broken hard constraint with the seed that reproduces it. Not part of make test, which plays the recorded seeds (workloads.CISeeds, workloads.CIHierarchySeeds).
 	hack/control-plane.sh kube-scheduler
 	BERTH_DIFFERENTIAL_SEED=$(or $(SEED),1) BERTH_DIFFERENTIAL_N=$(or $(N),20) BERTH_DIFFERENTIAL_RUNS=$(or $(RUNS),2) \
 		$(GINKGO) --procs=$(INTEGRATION_PROCS) --keep-going --label-filter=differential $(if $(FOCUS),--focus='$(FOCUS)') $(if $(CI),--no-color) --timeout=$(or $(TIMEOUT),4h) --poll-progress-after=300s test/integration/workloads

@@ -27,9 +27,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/berth-io/berth/scheduler"
+	"github.com/berth-io/berth/scheduler/metrics"
 	"github.com/berth-io/berth/test/envsuite"
 	"github.com/berth-io/berth/test/workloads"
 	"github.com/berth-io/berth/test/workloads/reference"
@@ -109,6 +112,79 @@ var _ = Describe("Generated scenarios, played live on kube-scheduler v1.37.1 and
 	}
 })
 
+var _ = Describe("Generated scenarios under a profile that signs pods, played live on kube-scheduler v1.37.1 and on Berth with batching on and off", Label("differential"), func() {
+	first, n, runs := differentialSettings()
+	profile := workloads.SigningProfile()
+	for seed := first; seed < first+n; seed++ {
+		s := workloads.Generate(seed)
+		It("plays "+s.Name+" under the "+profile.Name+" profile as kube-scheduler does", func(ctx SpecContext) {
+			upstream := map[string]float64{}
+			want := playReference(ctx, s, runs, reference.WithProfile(profile), reference.WithMetrics(func(families map[string]*dto.MetricFamily) {
+				for result, n := range counterByLabel(families, batchAttempts, "result") {
+					upstream[result] += n
+				}
+			}))
+			got := map[bool]workloads.Observation{}
+			attempts := map[bool]map[string]float64{}
+			for _, batching := range []bool{true, false} {
+				By(fmt.Sprintf("Berth with batching %s", onOff(batching)))
+				spec, err := profile.BerthSpec(batching)
+				Expect(err).NotTo(HaveOccurred())
+				reg := prometheus.NewRegistry()
+				m, err := metrics.New(reg)
+				Expect(err).NotTo(HaveOccurred())
+				_, c := nativeAPI.start(ctx)
+				stop := startBerthWith(ctx, c, nil, spec, scheduler.WithMetrics(m))
+				got[batching] = playGenerated(ctx, s, c)
+				stop()
+				cleanCluster(ctx, c)
+				families, err := reg.Gather()
+				Expect(err).NotTo(HaveOccurred())
+				attempts[batching] = counterByLabel(familiesByName(families), batchAttempts, "result")
+			}
+			AddReportEntry("batch attempts by result in "+s.Name+" under the "+profile.Name+" profile",
+				fmt.Sprintf("kube-scheduler (%d runs): %v\nBerth: %v", runs, upstream, attempts[true]), ReportEntryVisibilityAlways)
+			Expect(attempts[false]).To(BeEmpty(), "Berth asked for batch hints with batching off")
+			expectAgreement(s, want, got[true], "Kubernetes' PodGroups under the "+profile.Name+" profile, batching on")
+			expectAgreement(s, want, got[false], "Kubernetes' PodGroups under the "+profile.Name+" profile, batching off")
+		}, SpecTimeout(time.Duration(runs+3)*2*time.Minute))
+	}
+})
+
+// onOff says on or off.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// batchAttempts counts opportunistic batching's hint lookups by result, in
+// kube-scheduler and in Berth alike.
+const batchAttempts = "scheduler_batch_attempts_total"
+
+// familiesByName indexes metric families by name.
+func familiesByName(families []*dto.MetricFamily) map[string]*dto.MetricFamily {
+	out := make(map[string]*dto.MetricFamily, len(families))
+	for _, f := range families {
+		out[f.GetName()] = f
+	}
+	return out
+}
+
+// counterByLabel sums the counter name of families by the value of its label.
+func counterByLabel(families map[string]*dto.MetricFamily, name, label string) map[string]float64 {
+	out := map[string]float64{}
+	for _, m := range families[name].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == label {
+				out[l.GetValue()] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
+}
+
 // differentialSettings reads the differential run's settings: no seed
 // unless BERTH_DIFFERENTIAL_N is set.
 func differentialSettings() (first, n uint64, runs int) {
@@ -130,9 +206,9 @@ func differentialSettings() (first, n uint64, runs int) {
 }
 
 // playReference plays s on kube-scheduler v1.37.1 runs times, each on a
-// fresh control plane, and returns the first run's outcome with the paths
+// fresh control plane, with opts, and returns the first run's outcome with the paths
 // the runs disagreed on marked nondeterministic.
-func playReference(ctx context.Context, s workloads.Scenario, runs int) workloads.Observation {
+func playReference(ctx context.Context, s workloads.Scenario, runs int, opts ...reference.Option) workloads.Observation {
 	GinkgoHelper()
 	binDir, err := filepath.Abs(os.Getenv("KUBEBUILDER_ASSETS"))
 	Expect(err).NotTo(HaveOccurred())
@@ -141,7 +217,7 @@ func playReference(ctx context.Context, s workloads.Scenario, runs int) workload
 	}
 	var obs []workloads.Observation
 	for range runs {
-		o, err := reference.Run(ctx, s, reference.WithBinDir(binDir), reference.WithLogger(envsuite.Logger()))
+		o, err := reference.Run(ctx, s, append([]reference.Option{reference.WithBinDir(binDir), reference.WithLogger(envsuite.Logger())}, opts...)...)
 		Expect(err).NotTo(HaveOccurred(), "kube-scheduler could not play %s", s.Name)
 		obs = append(obs, o)
 	}

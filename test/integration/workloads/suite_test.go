@@ -267,6 +267,13 @@ func startBerth(ctx context.Context, c kubernetes.Interface, podGroups rest.Inte
 // function it returns is called.
 func startBerthUntil(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface, extra ...scheduler.Option) (stop func()) {
 	GinkgoHelper()
+	return startBerthWith(ctx, c, podGroups, &v1alpha1.SchedulingProfileSpec{}, extra...)
+}
+
+// startBerthWith runs Berth's scheduler as startBerthUntil does, with
+// spec as the default scheduler's profile.
+func startBerthWith(ctx context.Context, c kubernetes.Interface, podGroups rest.Interface, spec *v1alpha1.SchedulingProfileSpec, extra ...scheduler.Option) (stop func()) {
+	GinkgoHelper()
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), envsuite.Logger()))
 	opts := append([]scheduler.Option{scheduler.WithRegistry(registries.InTree().Plugins)}, extra...)
 	if podGroups != nil {
@@ -274,7 +281,7 @@ func startBerthUntil(ctx context.Context, c kubernetes.Interface, podGroups rest
 	}
 	s, err := scheduler.New(runCtx, c, opts...)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(s.SetProfile(runCtx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 1, &v1alpha1.SchedulingProfileSpec{})).To(Succeed())
+	Expect(s.SetProfile(runCtx, corev1.DefaultSchedulerName, corev1.DefaultSchedulerName, 1, spec)).To(Succeed())
 	done := make(chan error, 1)
 	go func() { done <- s.Start(runCtx) }()
 	stop = func() {

@@ -37,9 +37,14 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/berth-io/berth/internal/localcluster"
 	"github.com/berth-io/berth/test/workloads"
@@ -73,24 +78,38 @@ func Gates(s workloads.Scenario) (featureGates, runtimeConfig string) {
 	return FeatureGates, RuntimeConfig
 }
 
-// schedulerConfig is kube-scheduler's configuration: the default profile,
-// no leader election.
-const schedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %q
-leaderElection:
-  leaderElect: false
-`
+// schedulerConfig returns kube-scheduler's configuration: no leader
+// election, and the default profile changed by p's plugin arguments.
+func schedulerConfig(kubeconfig string, p workloads.Profile) ([]byte, error) {
+	config := map[string]any{
+		"apiVersion":       "kubescheduler.config.k8s.io/v1",
+		"kind":             "KubeSchedulerConfiguration",
+		"clientConnection": map[string]any{"kubeconfig": kubeconfig},
+		"leaderElection":   map[string]any{"leaderElect": false},
+	}
+	if len(p.PluginConfig) > 0 {
+		config["profiles"] = []any{map[string]any{
+			"schedulerName": corev1.DefaultSchedulerName,
+			"pluginConfig":  p.PluginConfig,
+		}}
+	}
+	out, err := yaml.Marshal(config)
+	if err != nil {
+		return nil, fmt.Errorf("encoding kube-scheduler's configuration: %w", err)
+	}
+	return out, nil
+}
 
 // stopGrace is how long kube-scheduler may take to exit after SIGTERM.
 const stopGrace = 10 * time.Second
 
 type options struct {
-	binDir string
-	dir    string
-	output io.Writer
-	logger logr.Logger
+	binDir  string
+	dir     string
+	output  io.Writer
+	logger  logr.Logger
+	profile workloads.Profile
+	metrics func(map[string]*dto.MetricFamily)
 }
 
 // Option configures Run.
@@ -105,6 +124,15 @@ func WithDir(dir string) Option { return func(o *options) { o.dir = dir } }
 
 // WithOutput copies kube-scheduler's log to w.
 func WithOutput(w io.Writer) Option { return func(o *options) { o.output = w } }
+
+// WithProfile plays the scenario under the default profile changed by p.
+func WithProfile(p workloads.Profile) Option { return func(o *options) { o.profile = p } }
+
+// WithMetrics calls read with kube-scheduler's metrics, by name, read once
+// the scenario has played.
+func WithMetrics(read func(map[string]*dto.MetricFamily)) Option {
+	return func(o *options) { o.metrics = read }
+}
 
 // WithLogger makes Run and Play report their progress to logger.
 func WithLogger(logger logr.Logger) Option { return func(o *options) { o.logger = logger } }
@@ -145,7 +173,7 @@ func Run(ctx context.Context, s workloads.Scenario, opts ...Option) (_ workloads
 			err = errors.Join(err, fmt.Errorf("stopping the control plane: %w", stopErr))
 		}
 	}()
-	proc, err := startScheduler(ctx, env, gates, &o)
+	proc, scrape, err := startScheduler(ctx, env, gates, &o)
 	if err != nil {
 		return workloads.Observation{}, err
 	}
@@ -158,6 +186,12 @@ func Run(ctx context.Context, s workloads.Scenario, opts ...Option) (_ workloads
 		return workloads.Observation{}, fmt.Errorf("building a clientset: %w", err)
 	}
 	obs, err := workloads.Play(ctx, client, s, workloads.WithLogger(o.logger))
+	if err == nil && o.metrics != nil {
+		var families map[string]*dto.MetricFamily
+		if families, err = scrape(ctx); err == nil {
+			o.metrics(families)
+		}
+	}
 	if proc.Exited() {
 		err = errors.Join(err, fmt.Errorf("kube-scheduler exited during the scenario: %w (log: %s)", proc.Err(), proc.LogFile))
 	}
@@ -165,27 +199,32 @@ func Run(ctx context.Context, s workloads.Scenario, opts ...Option) (_ workloads
 }
 
 // startScheduler starts kube-scheduler with the feature gates given against
-// env and waits until it is ready.
-func startScheduler(ctx context.Context, env *envtest.Environment, gates string, o *options) (*localcluster.Process, error) {
+// env, waits until it is ready, and returns it with a function that reads
+// its metrics.
+func startScheduler(ctx context.Context, env *envtest.Environment, gates string, o *options) (_ *localcluster.Process, scrape func(context.Context) (map[string]*dto.MetricFamily, error), err error) {
 	user, err := env.AddUser(envtest.User{Name: "kube-scheduler-reference", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("adding a user for kube-scheduler: %w", err)
+		return nil, nil, fmt.Errorf("adding a user for kube-scheduler: %w", err)
 	}
 	kubeconfig, err := user.KubeConfig()
 	if err != nil {
-		return nil, fmt.Errorf("building kube-scheduler's kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("building kube-scheduler's kubeconfig: %w", err)
 	}
 	kubeconfigPath := filepath.Join(o.dir, "kubeconfig")
 	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
-		return nil, fmt.Errorf("writing kube-scheduler's kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("writing kube-scheduler's kubeconfig: %w", err)
 	}
 	configPath := filepath.Join(o.dir, "kube-scheduler.yaml")
-	if err := os.WriteFile(configPath, fmt.Appendf(nil, schedulerConfig, kubeconfigPath), 0o600); err != nil {
-		return nil, fmt.Errorf("writing kube-scheduler's configuration: %w", err)
+	config, err := schedulerConfig(kubeconfigPath, o.profile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(configPath, config, 0o600); err != nil {
+		return nil, nil, fmt.Errorf("writing kube-scheduler's configuration: %w", err)
 	}
 	port, err := freePort()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	proc, err := localcluster.StartProcess("kube-scheduler", filepath.Join(o.dir, "logs"), o.output,
 		filepath.Join(o.binDir, "kube-scheduler"),
@@ -195,13 +234,16 @@ func startScheduler(ctx context.Context, env *envtest.Environment, gates string,
 		"--authentication-kubeconfig="+kubeconfigPath, "--authorization-kubeconfig="+kubeconfigPath,
 		"--v=2")
 	if err != nil {
-		return nil, fmt.Errorf("starting kube-scheduler: %w", err)
+		return nil, nil, fmt.Errorf("starting kube-scheduler: %w", err)
 	}
 	if err := waitReady(ctx, proc, port); err != nil {
 		proc.Stop(stopGrace)
-		return nil, err
+		return nil, nil, err
 	}
-	return proc, nil
+	scrape = func(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+		return scrapeMetrics(ctx, user.Config(), port)
+	}
+	return proc, scrape, nil
 }
 
 // waitReady polls kube-scheduler's /readyz, which passes once its informers
@@ -231,6 +273,37 @@ func waitReady(ctx context.Context, proc *localcluster.Process, port int) error 
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// scrapeMetrics reads kube-scheduler's /metrics, authenticating with the
+// client certificate of cfg, whose user may read them.
+func scrapeMetrics(ctx context.Context, cfg *rest.Config, port int) (map[string]*dto.MetricFamily, error) {
+	tlsConfig, err := rest.TLSConfigFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the metrics client's TLS configuration: %w", err)
+	}
+	// kube-scheduler serves a self-signed certificate.
+	tlsConfig.InsecureSkipVerify = true //nolint:gosec // a local test process
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsConfig}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
+	if err != nil {
+		return nil, fmt.Errorf("building the metrics request: %w", err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reading kube-scheduler's metrics: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return nil, fmt.Errorf("reading kube-scheduler's metrics: %s: %s", resp.Status, body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parsing kube-scheduler's metrics: %w", err)
+	}
+	return families, nil
 }
 
 // freePort returns a TCP port free on the loopback interface.
