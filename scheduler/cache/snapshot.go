@@ -59,10 +59,14 @@ type Snapshot struct {
 	relocated int
 	// labels interns the label strings of the NodeInfos' Node copies.
 	labels *labelTable
-	// placement, when set, are the only nodes a cycle searches: those of
-	// the placement a PodGroup's cycle is trying. Plugins still see every
-	// node through List.
-	placement map[string]bool
+	// confined is set while a cycle searches only the nodes of a
+	// placement, those a PodGroup's cycle is trying. Plugins still see
+	// every node through List. placement names them; when they were given
+	// as a list (SetPlacementNodes), placementNames holds them and
+	// placement is made from it only when asked for.
+	confined       bool
+	placement      map[string]bool
+	placementNames []string
 	// placementPos are the list positions of the placement's nodes, in list
 	// order, as of listEpoch placementEpoch; listEpoch counts the times the
 	// node list was laid out anew (rebuildLists), which moves positions.
@@ -145,24 +149,49 @@ func (s *Snapshot) Generation() int64 { return s.generation }
 // SetPlacement confines the nodes a cycle searches (CandidateNodes) to the
 // named ones; nil lifts the restriction.
 func (s *Snapshot) SetPlacement(nodes map[string]bool) {
+	s.confined = nodes != nil
 	s.placement = nodes
+	s.placementNames = s.placementNames[:0]
 	s.placementPos = s.placementPos[:0]
 	s.placementEpoch = -1
 }
 
-// Placement returns the node names SetPlacement confined the search to;
-// nil when it is not confined.
-func (s *Snapshot) Placement() map[string]bool { return s.placement }
+// SetPlacementNodes confines the nodes a cycle searches to those of the
+// list, as SetPlacement does with their names; nil lifts the restriction.
+// Only their names are kept, so the list may be NodeInfos of an earlier
+// snapshot or generation.
+func (s *Snapshot) SetPlacementNodes(nodes []*framework.NodeInfo) {
+	s.confined = nodes != nil
+	s.placement = nil
+	s.placementNames = s.placementNames[:0]
+	for _, ni := range nodes {
+		s.placementNames = append(s.placementNames, ni.Node().Name)
+	}
+	s.placementPos = s.placementPos[:0]
+	s.placementEpoch = -1
+}
+
+// Placement returns the node names the search is confined to; nil when it
+// is not confined. The map must not be changed.
+func (s *Snapshot) Placement() map[string]bool {
+	if s.confined && s.placement == nil {
+		s.placement = make(map[string]bool, len(s.placementNames))
+		for _, name := range s.placementNames {
+			s.placement[name] = true
+		}
+	}
+	return s.placement
+}
 
 // InPlacement reports whether the named node may be searched.
-func (s *Snapshot) InPlacement(name string) bool { return s.placement == nil || s.placement[name] }
+func (s *Snapshot) InPlacement(name string) bool { return !s.confined || s.Placement()[name] }
 
 // CandidateNodes returns the NodeInfos a cycle searches, in List's order:
 // every node, or those of the placement set with SetPlacement. A placement's
 // nodes are found in the list once, not at every call: a group's cycle asks
 // for them once per member.
 func (s *Snapshot) CandidateNodes() []*framework.NodeInfo {
-	if s.placement == nil {
+	if !s.confined {
 		return s.nodeInfoList
 	}
 	pos := s.placementPositions()
@@ -177,7 +206,7 @@ func (s *Snapshot) CandidateNodes() []*framework.NodeInfo {
 // search of a placement allocates none: the caller must not change it, and
 // must not use it after the next call or after a change to the snapshot.
 func (s *Snapshot) SearchNodes() []*framework.NodeInfo {
-	if s.placement == nil {
+	if !s.confined {
 		return s.nodeInfoList
 	}
 	pos := s.placementPositions()
@@ -195,7 +224,7 @@ func (s *Snapshot) SearchNodes() []*framework.NodeInfo {
 
 // NumCandidateNodes returns how many nodes a cycle searches.
 func (s *Snapshot) NumCandidateNodes() int {
-	if s.placement == nil {
+	if !s.confined {
 		return len(s.nodeInfoList)
 	}
 	return len(s.placementPositions())
@@ -208,7 +237,19 @@ func (s *Snapshot) placementPositions() []int32 {
 		return s.placementPos
 	}
 	s.placementPos = s.placementPos[:0]
-	if len(s.placement) <= len(s.nodeInfoList)/8 {
+	if s.placement == nil {
+		// Given as a list: each name is looked up, and the positions
+		// are usually in list order already.
+		for _, name := range s.placementNames {
+			if p, ok := s.listPos[name]; ok {
+				s.placementPos = append(s.placementPos, int32(p))
+			}
+		}
+		if !slices.IsSorted(s.placementPos) {
+			slices.Sort(s.placementPos)
+		}
+		s.placementPos = slices.Compact(s.placementPos)
+	} else if len(s.placement) <= len(s.nodeInfoList)/8 {
 		// A small placement (a rack of a large cluster, tried once per
 		// group cycle) is looked up name by name rather than found by
 		// walking every node.

@@ -19,6 +19,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -245,6 +246,79 @@ func TestSnapshotPlacement(t *testing.T) {
 	s.SetPlacement(nil)
 	if s.NumCandidateNodes() != 4 {
 		t.Errorf("%d candidates without a placement, want 4", s.NumCandidateNodes())
+	}
+}
+
+// TestSnapshotPlacementNodes checks that a placement given as NodeInfos
+// confines the search as the map of their names does, whatever their order
+// and even when they are an older snapshot's.
+func TestSnapshotPlacementNodes(t *testing.T) {
+	c := New(context.Background())
+	l := logr.Discard()
+	for _, n := range []string{"n1", "n2", "n3", "n4"} {
+		c.AddNode(l, cacheNode(n).Obj())
+	}
+	s := NewEmptySnapshot()
+	update(t, c, s)
+	byName := map[string]*framework.NodeInfo{}
+	for _, ni := range s.CandidateNodes() {
+		byName[ni.Node().Name] = ni
+	}
+	nodes := func(names ...string) []*framework.NodeInfo {
+		out := []*framework.NodeInfo{}
+		for _, n := range names {
+			out = append(out, byName[n])
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		nodes []*framework.NodeInfo
+		// want is the candidates' names, sorted; nil when not confined.
+		want []string
+	}{
+		{name: "nil lifts the restriction", nodes: nil, want: nil},
+		{name: "in list order", nodes: nodes("n1", "n3"), want: []string{"n1", "n3"}},
+		{name: "out of list order", nodes: nodes("n4", "n2", "n1"), want: []string{"n1", "n2", "n4"}},
+		{name: "a node twice", nodes: nodes("n2", "n2"), want: []string{"n2"}},
+		{name: "no node", nodes: nodes(), want: []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s.SetPlacementNodes(tc.nodes)
+			if tc.want == nil {
+				if s.Placement() != nil || s.NumCandidateNodes() != 4 || !s.InPlacement("n3") {
+					t.Fatalf("placement %v with %d candidates, want none over all 4 nodes", s.Placement(), s.NumCandidateNodes())
+				}
+				return
+			}
+			// Asked twice: positions are kept between calls.
+			for range 2 {
+				if got := sorted(names(s.SearchNodes())); !slices.Equal(got, tc.want) || s.NumCandidateNodes() != len(tc.want) {
+					t.Fatalf("candidates %v (%d), want %v", got, s.NumCandidateNodes(), tc.want)
+				}
+			}
+			for _, n := range []string{"n1", "n2", "n3", "n4"} {
+				if in := s.InPlacement(n); in != slices.Contains(tc.want, n) {
+					t.Errorf("InPlacement(%s) = %v, want %v", n, in, !in)
+				}
+			}
+			if got := sorted(slices.Collect(maps.Keys(s.Placement()))); !slices.Equal(got, tc.want) {
+				t.Errorf("Placement() = %v, want %v", got, tc.want)
+			}
+			// Once the map is made, the positions found from it agree.
+			s.placementEpoch = -1
+			if got := sorted(names(s.SearchNodes())); !slices.Equal(got, tc.want) {
+				t.Errorf("candidates found from the map %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// A node added lays the list out anew: the placement's nodes are found again.
+	s.SetPlacementNodes(nodes("n3", "n1"))
+	c.AddNode(l, cacheNode("n0").Obj())
+	update(t, c, s)
+	if got := sorted(names(s.CandidateNodes())); !slices.Equal(got, []string{"n1", "n3"}) {
+		t.Errorf("candidates after a node was added %v, want [n1 n3]", got)
 	}
 }
 

@@ -25,7 +25,6 @@ import (
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-io/berth/scheduler/framework"
 )
@@ -35,15 +34,21 @@ import (
 // any other non-success is an Error naming the plugin.
 func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (status *framework.Status) {
 	start := f.clock.Now()
-	skip := sets.New[string]()
+	// As in RunPreFilterPlugins, the plugins that skip are kept as a mask,
+	// and cycles that skip the same ones share one set of their names.
+	var skipped pluginMask
+	var skippedNames []string
 	defer func() {
-		state.SetSkipScorePlugins(skip)
+		state.SetSkipScorePlugins(skipSet(&f.skips.scoreSkips, f.preScore, skipped, skippedNames))
 		f.observe("PreScore", status, start)
 	}()
-	for _, pl := range f.preScore {
+	for i, pl := range f.preScore {
 		s := pl.PreScore(ctx, state, pod, nodes)
 		if s.IsSkip() {
-			skip.Insert(pl.Name())
+			skipped |= 1 << i
+			if len(f.preScore) > maskablePlugins {
+				skippedNames = append(skippedNames, pl.Name())
+			}
 			continue
 		}
 		if !s.IsSuccess() {

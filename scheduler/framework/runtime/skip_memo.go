@@ -86,11 +86,13 @@ func lenOf[V any](m *map[pluginMask]V) int {
 }
 
 // skipMemos are a Framework's memos of what skipped plugins imply: the
-// set of skipped PreFilter plugins stored in a CycleState and the Filter plugins a
-// cycle runs. Their zero value is ready for use.
+// sets of skipped PreFilter and PreScore plugins stored in a CycleState and
+// the Filter plugins a cycle runs. Their zero value is ready for use.
 type skipMemos struct {
 	// filterSkips is keyed by the PreFilter plugins that returned Skip.
 	filterSkips memo[sets.Set[string]]
+	// scoreSkips is keyed by the PreScore plugins that returned Skip.
+	scoreSkips memo[sets.Set[string]]
 	// activeFilters is keyed by the Filter plugins a cycle skips.
 	activeFilters memo[[]framework.FilterPlugin]
 }

@@ -195,3 +195,55 @@ func TestSkipSetBeyondAMask(t *testing.T) {
 		t.Error("a list too long for a mask was memoized")
 	}
 }
+
+// preScoreSkipping returns a Score plugin whose PreScore skips while *skip
+// is true.
+func preScoreSkipping(name string, skip *bool) scorePlugin {
+	skipStatus := framework.NewStatus(framework.Skip)
+	return scorePlugin{&fake{name: name, preScore: func() *framework.Status {
+		if *skip {
+			return skipStatus
+		}
+		return nil
+	}}}
+}
+
+func TestRunPreScorePluginsSharesSkipSets(t *testing.T) {
+	var skipA, skipC bool
+	f := newFw(t, []framework.Plugin{preScoreSkipping("A", &skipA), preScoreSkipping("B", new(bool)), preScoreSkipping("C", &skipC)})
+	cycles := []struct {
+		skipA, skipC bool
+		want         []string
+		// memoSets is how many skip sets the framework holds after the
+		// cycle, one per combination of skipped plugins.
+		memoSets int
+	}{
+		{skipA: true, want: []string{"A"}, memoSets: 1},
+		{skipA: true, want: []string{"A"}, memoSets: 1},
+		{skipA: true, skipC: true, want: []string{"A", "C"}, memoSets: 2},
+		{want: nil, memoSets: 3},
+		{skipC: true, want: []string{"C"}, memoSets: 4},
+	}
+	var first sets.Set[string]
+	for i, c := range cycles {
+		skipA, skipC = c.skipA, c.skipC
+		state := framework.NewCycleState()
+		if s := f.RunPreScorePlugins(context.Background(), state, st.Pod("p").Obj(), nil); !s.IsSuccess() {
+			t.Fatalf("cycle %d: %v", i, s)
+		}
+		for _, name := range []string{"A", "B", "C"} {
+			if got, want := state.SkipsScore(name), slices.Contains(c.want, name); got != want {
+				t.Errorf("cycle %d: SkipsScore(%s) = %v, want %v", i, name, got, want)
+			}
+		}
+		if n := lenOf(f.skips.scoreSkips.entries.Load()); n != c.memoSets {
+			t.Errorf("cycle %d: the framework holds %d PreScore skip sets, want %d", i, n, c.memoSets)
+		}
+		if i == 0 {
+			first = f.skips.scoreSkips.get(1, nil)
+		}
+	}
+	if !first.Equal(sets.New("A")) {
+		t.Errorf("the shared set of the first cycle became %v, want [A]", sets.List(first))
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
+	schedcache "github.com/berth-io/berth/scheduler/cache"
 	"github.com/berth-io/berth/scheduler/decisions"
 	"github.com/berth-io/berth/scheduler/framework"
 	"github.com/berth-io/berth/scheduler/internal/podlog"
@@ -133,7 +134,7 @@ func TryEachPlacement(ctx context.Context, env Env, node *framework.GroupNode, m
 		memberCtx[i] = klog.NewContext(ctx, podlog.For(ctx, qpi.Pod))
 	}
 	for _, p := range placements {
-		snap.SetPlacement(placementNodes(p, snap.NumNodes()))
+		setPlacement(snap, p)
 		r := tryPlacement(ctx, env, node, members, memberCtx, copies, scheduled, p)
 		revert(ctx, env, r)
 		tries = append(tries, r)
@@ -144,17 +145,19 @@ func TryEachPlacement(ctx context.Context, env Env, node *framework.GroupNode, m
 	return tries, Succeeded()
 }
 
-// placementNodes returns the node names of p, or nil when p holds every
-// node (the search is then not confined).
-func placementNodes(p *framework.Placement, all int) map[string]bool {
-	if len(p.Nodes) == all {
-		return nil
+// setPlacement confines the snapshot's searches to the nodes of p, or
+// lifts the restriction when p holds every node.
+func setPlacement(snap *schedcache.Snapshot, p *framework.Placement) {
+	if len(p.Nodes) == snap.NumNodes() {
+		snap.SetPlacement(nil)
+		return
 	}
-	out := make(map[string]bool, len(p.Nodes))
-	for _, ni := range p.Nodes {
-		out[ni.Node().Name] = true
+	// A placement of no node is still a restriction: to nothing.
+	nodes := p.Nodes
+	if nodes == nil {
+		nodes = []*framework.NodeInfo{}
 	}
-	return out
+	snap.SetPlacementNodes(nodes)
 }
 
 // tryPlacement places the members of the PodGroup node one after another

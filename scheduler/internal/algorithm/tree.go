@@ -200,7 +200,7 @@ func (c *Cycle) composite(ctx context.Context, n *framework.GroupNode, res Outco
 	var fits []Outcomes
 	var fitPlacements []*framework.Placement
 	for _, p := range placements {
-		snap.SetPlacement(placementNodes(p, snap.NumNodes()))
+		setPlacement(snap, p)
 		sub := Outcomes{}
 		o, held := c.children(ctx, n, sub)
 		c.release(ctx, held)

@@ -18,6 +18,7 @@ package podtopologyspread
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
@@ -265,14 +266,18 @@ func (pl *PodTopologySpread) ownersSelector(pod *v1.Pod) labels.Selector {
 // action, all selecting the pods of the pod's owners; none when the pod
 // has no owners.
 func (pl *PodTopologySpread) defaultConstraints(pod *v1.Pod, action v1.UnsatisfiableConstraintAction) ([]constraint, error) {
-	cs, err := parseConstraints(pl.defaults, pod.Labels, action)
-	if err != nil || len(cs) == 0 {
-		return nil, err
+	parsed := pl.softDefaults
+	if action == v1.DoNotSchedule {
+		parsed = pl.hardDefaults
+	}
+	if len(parsed) == 0 {
+		return nil, nil
 	}
 	sel := pl.ownersSelector(pod)
 	if sel.Empty() {
 		return nil, nil
 	}
+	cs := slices.Clone(parsed)
 	for i := range cs {
 		cs[i].selector = sel
 		cs[i].sameSelectorAs = -1

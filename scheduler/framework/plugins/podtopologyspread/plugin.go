@@ -63,6 +63,10 @@ type PodTopologySpread struct {
 	defaults []v1.TopologySpreadConstraint
 	// systemDefaulted is set when defaults are the built-in System ones.
 	systemDefaulted bool
+	// hardDefaults and softDefaults are the defaults parsed once, by
+	// action: their selectors are replaced by each pod's owners' selector,
+	// so nothing of them depends on the pod.
+	hardDefaults, softDefaults []constraint
 	// hard keeps PreFilter's counts across cycles.
 	hard *countCache
 	// missingLabel and tooSkewed are Filter's two rejections, made once:
@@ -117,6 +121,13 @@ func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
 	}
 	if len(pl.defaults) == 0 {
 		return pl, nil
+	}
+	var err error
+	if pl.hardDefaults, err = parseConstraints(pl.defaults, nil, v1.DoNotSchedule); err != nil {
+		return nil, fmt.Errorf("plugin %s: default constraints: %w", Name, err)
+	}
+	if pl.softDefaults, err = parseConstraints(pl.defaults, nil, v1.ScheduleAnyway); err != nil {
+		return nil, fmt.Errorf("plugin %s: default constraints: %w", Name, err)
 	}
 	f := h.SharedInformerFactory()
 	if f == nil {
