@@ -265,17 +265,17 @@ func (pl *PodTopologySpread) ownersSelector(pod *v1.Pod) labels.Selector {
 // defaultConstraints returns the configured default constraints with the
 // action, all selecting the pods of the pod's owners; none when the pod
 // has no owners.
-func (pl *PodTopologySpread) defaultConstraints(pod *v1.Pod, action v1.UnsatisfiableConstraintAction) ([]constraint, error) {
+func (pl *PodTopologySpread) defaultConstraints(pod *v1.Pod, action v1.UnsatisfiableConstraintAction) []constraint {
 	parsed := pl.softDefaults
 	if action == v1.DoNotSchedule {
 		parsed = pl.hardDefaults
 	}
 	if len(parsed) == 0 {
-		return nil, nil
+		return nil
 	}
 	sel := pl.ownersSelector(pod)
 	if sel.Empty() {
-		return nil, nil
+		return nil
 	}
 	cs := slices.Clone(parsed)
 	for i := range cs {
@@ -285,7 +285,7 @@ func (pl *PodTopologySpread) defaultConstraints(pod *v1.Pod, action v1.Unsatisfi
 			cs[i].sameSelectorAs = 0
 		}
 	}
-	return cs, nil
+	return cs
 }
 
 // constraintsFor returns the pod's constraints with the action: its own,
@@ -298,9 +298,5 @@ func (pl *PodTopologySpread) constraintsFor(pod *v1.Pod, action v1.Unsatisfiable
 		}
 		return cs, nil
 	}
-	cs, err := pl.defaultConstraints(pod, action)
-	if err != nil {
-		return nil, fmt.Errorf("default topology spread constraints for pod %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	return cs, nil
+	return pl.defaultConstraints(pod, action), nil
 }
