@@ -40,23 +40,25 @@ type StateData interface {
 // safe for concurrent use: Filter and Score run in parallel over nodes and
 // read it once per node and plugin, so reads take no lock. Writes, a few
 // per cycle from PreFilter and PreScore, publish a new view of the entries:
-// a new key is appended past the end of the views already published, a
-// replaced or deleted one is written in a copy. The entries are a short slice searched in order: with the dozen
-// keys of a cycle, comparing constant key strings beats hashing them.
+// a new key is appended past the end of the entries already published, a
+// replaced or deleted one is written in a copy. The entries are a short
+// slice searched in order: with the dozen keys of a cycle, comparing
+// constant key strings beats hashing them.
 type CycleState struct {
 	// mu serialises writers.
-	mu      sync.Mutex
-	storage atomic.Pointer[[]stateEntry]
-	// inline holds the first keys of a cycle, and views[n] is inline[:n],
-	// the view published once the n-th key is written, so that a cycle's
-	// usual handful of writes allocate neither an array nor a slice header.
-	// Each views[n] is written once, before it is published; the first
-	// write that cannot append in place (a replaced or deleted key, or one
-	// more key than inline holds) moves the entries to the heap for good
-	// (spilled).
-	inline  [inlineStateEntries]stateEntry
-	views   [inlineStateEntries + 1][]stateEntry
-	spilled bool
+	mu sync.Mutex
+	// inline holds the first keys of a cycle and inlineLen how many of
+	// them are published: a new key is written past the published ones
+	// and then counted, so a cycle's usual handful of writes allocates
+	// nothing and a state stays small (a group cycle keeps one per member
+	// and placement tried). The first write that cannot append in place (a
+	// replaced or deleted key, or one more key than inline holds) moves the
+	// entries to the heap for good: spilled is set and heap holds them,
+	// and readers look there once it is set.
+	inline    [inlineStateEntries]stateEntry
+	inlineLen atomic.Int32
+	heap      atomic.Pointer[[]stateEntry]
+	spilled   bool
 
 	// skipFilter and skipScore name the plugins whose PreFilter or
 	// PreScore returned Skip. The runtime shares one set between the
@@ -79,31 +81,34 @@ func NewCycleState() *CycleState {
 // from the newest entry: Score reads what PreScore wrote last, once per
 // node, and each key is stored once, so the order changes nothing else.
 func (c *CycleState) Read(key StateKey) (StateData, error) {
-	if entries := c.storage.Load(); entries != nil {
-		for i := len(*entries) - 1; i >= 0; i-- {
-			if e := &(*entries)[i]; e.key == key {
-				return e.data, nil
-			}
+	entries := c.entries()
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i]; e.key == key {
+			return e.data, nil
 		}
 	}
 	return nil, ErrNotFound
+}
+
+// entries returns the published entries, which no writer changes.
+func (c *CycleState) entries() []stateEntry {
+	if heap := c.heap.Load(); heap != nil {
+		return *heap
+	}
+	return c.inline[:c.inlineLen.Load()]
 }
 
 // Write stores data under key.
 func (c *CycleState) Write(key StateKey, data StateData) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var entries []stateEntry
-	if old := c.storage.Load(); old != nil {
-		entries = *old
-	}
+	entries := c.entries()
 	if i := find(entries, key); i >= 0 {
 		// Readers may be reading slot i: replace it in a copy.
 		next := make([]stateEntry, len(entries), max(cap(entries), initialStateEntries))
 		copy(next, entries)
 		next[i].data = data
-		c.spilled = true
-		c.storage.Store(&next)
+		c.spill(next)
 		return
 	}
 	// A new key goes past the end, which no reader looks at (each reads up
@@ -112,18 +117,21 @@ func (c *CycleState) Write(key StateKey, data StateData) {
 	// share one backing array instead of copying it each time.
 	if n := len(entries); !c.spilled && n < len(c.inline) {
 		c.inline[n] = stateEntry{key: key, data: data}
-		c.views[n+1] = c.inline[:n+1]
-		c.storage.Store(&c.views[n+1])
+		c.inlineLen.Store(int32(n + 1))
 		return
 	}
-	if cap(entries) == len(entries) {
+	if !c.spilled || cap(entries) == len(entries) {
 		grown := make([]stateEntry, len(entries), max(2*len(entries), initialStateEntries))
 		copy(grown, entries)
 		entries = grown
 	}
-	next := append(entries, stateEntry{key: key, data: data})
+	c.spill(append(entries, stateEntry{key: key, data: data}))
+}
+
+// spill publishes entries, on the heap, in place of those published.
+func (c *CycleState) spill(entries []stateEntry) {
 	c.spilled = true
-	c.storage.Store(&next)
+	c.heap.Store(&entries)
 }
 
 // inlineStateEntries is how many keys a CycleState holds before it
@@ -137,19 +145,15 @@ const initialStateEntries = 16
 func (c *CycleState) Delete(key StateKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old := c.storage.Load()
-	if old == nil {
-		return
-	}
-	i := find(*old, key)
+	old := c.entries()
+	i := find(old, key)
 	if i < 0 {
 		return
 	}
-	next := make([]stateEntry, 0, max(cap(*old), initialStateEntries))
-	next = append(next, (*old)[:i]...)
-	next = append(next, (*old)[i+1:]...)
-	c.spilled = true
-	c.storage.Store(&next)
+	next := make([]stateEntry, 0, max(cap(old), initialStateEntries))
+	next = append(next, old[:i]...)
+	next = append(next, old[i+1:]...)
+	c.spill(next)
 }
 
 // find returns the index of key in entries, or -1.
@@ -168,22 +172,18 @@ func (c *CycleState) Clone() *CycleState {
 		return nil
 	}
 	out := NewCycleState()
-	if entries := c.storage.Load(); entries != nil {
-		n := len(*entries)
-		cloned := out.inline[:0]
-		if n > len(out.inline) {
-			cloned = make([]stateEntry, 0, n)
-			out.spilled = true
-		}
-		for _, e := range *entries {
+	entries := c.entries()
+	if n := len(entries); n > len(out.inline) {
+		cloned := make([]stateEntry, 0, n)
+		for _, e := range entries {
 			cloned = append(cloned, stateEntry{key: e.key, data: e.data.Clone()})
 		}
-		if out.spilled {
-			out.storage.Store(&cloned)
-		} else {
-			out.views[n] = cloned
-			out.storage.Store(&out.views[n])
+		out.spill(cloned)
+	} else {
+		for i, e := range entries {
+			out.inline[i] = stateEntry{key: e.key, data: e.data.Clone()}
 		}
+		out.inlineLen.Store(int32(n))
 	}
 	// Nothing changes the skip sets; the clone shares them.
 	out.skipFilter, out.skipScore = c.skipFilter, c.skipScore

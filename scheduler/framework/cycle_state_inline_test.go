@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 // stateOp is one step of a CycleState test: a write of key with n (n > 0)
@@ -92,8 +93,8 @@ func checkState(t *testing.T, what string, c *CycleState, want map[StateKey]int)
 			t.Errorf("%s: %s = %v, %v; want %d", what, k, got, err, n)
 		}
 	}
-	if entries := c.storage.Load(); entries != nil && len(*entries) != len(want) {
-		t.Errorf("%s: %d entries, want %d", what, len(*entries), len(want))
+	if entries := c.entries(); len(entries) != len(want) {
+		t.Errorf("%s: %d entries, want %d", what, len(entries), len(want))
 	}
 	if _, err := c.Read("never-written"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("%s: Read of a key never written: %v", what, err)
@@ -114,5 +115,15 @@ func TestCycleStateWritesOfACycleAllocateNothing(t *testing.T) {
 	})
 	if n != 1 {
 		t.Errorf("a CycleState and %d writes allocate %v times, want once (the CycleState)", len(keys), n)
+	}
+}
+
+// TestCycleStateIsSmall keeps a CycleState within one small allocation: a
+// group cycle keeps one for every member in every placement it tries
+// (600,000 for a gang of 1,000 over 600 racks).
+func TestCycleStateIsSmall(t *testing.T) {
+	const limit = 384
+	if size := unsafe.Sizeof(CycleState{}); size > limit {
+		t.Errorf("a CycleState takes %d bytes, want at most %d", size, limit)
 	}
 }
