@@ -57,9 +57,9 @@ func (s *Scheduler) InstallProfile(ctx context.Context, schedulerName string, p 
 	defer s.routeMu.Unlock()
 	previous := s.profiles.Set(schedulerName, p)
 	unparked := s.parked.Take(schedulerName)
-	for _, pod := range unparked {
-		s.queue.Add(logger, pod)
-	}
+	// In one step, so that the loop cannot pop a PodGroup's first members
+	// and find the others not queued yet.
+	s.queue.AddAll(logger, unparked)
 	if previous != nil {
 		// A new generation is an event for its pods: what the old one found
 		// unschedulable it may place, so they are tried again (after their

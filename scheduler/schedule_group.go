@@ -89,11 +89,14 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, prof *profile.Profile, qp
 	s.scheduleHierarchy(ctx, prof, qpi, root, cycle)
 }
 
-// holdForGroup hands a group's member back to wait, gated by
-// GangScheduling, for its group (or its hierarchy) to be whole again.
+// holdForGroup hands a group's member back to wait, rejected by
+// GangScheduling, for its group (or its hierarchy) to be whole again. The
+// attempt does not count and the member keeps its place in the queue:
+// kube-scheduler's PreEnqueue would have held it, never popped it, so the
+// member that completes the group brings it straight back to activeQ.
 func (s *Scheduler) holdForGroup(logger klog.Logger, qpi *framework.QueuedPodInfo, cycle int64) {
 	qpi.UnschedulablePlugins = sets.New(names.GangScheduling)
-	if err := s.queue.AddUnschedulableIfNotPresent(logger, qpi, cycle); err != nil {
+	if err := s.queue.AddGroupWaiting(logger, qpi, cycle); err != nil {
 		logger.Error(err, "Requeueing the pod", "member", klog.KObj(qpi.Pod))
 	}
 }

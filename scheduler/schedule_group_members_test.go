@@ -97,7 +97,23 @@ func TestGangWaitsForItsMembersToReachTheQueue(t *testing.T) {
 		t.Errorf("the cycle wrote to the API: %v", actions)
 	}
 	if !h.s.queue.Has(pods[0]) {
-		t.Error("the popped member is not back in the queue")
+		t.Fatal("the popped member is not back in the queue")
+	}
+	// The members the informer showed reach the queue: the first one is
+	// back in activeQ at once, ahead of them, its wait not counted as an
+	// attempt.
+	for _, p := range pods[1:] {
+		h.s.onPendingPodAdd(logr.Discard(), p)
+	}
+	if st := h.s.queue.Stats(); st.Active != len(pods) {
+		t.Fatalf("queue %+v, want all %d members in activeQ", st, len(pods))
+	}
+	qpi, err := h.s.queue.Pop(logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qpi.Pod.UID != pods[0].UID || qpi.Attempts != 1 {
+		t.Errorf("popped %s on its attempt %d, want %s on its first", qpi.Pod.Name, qpi.Attempts, pods[0].Name)
 	}
 }
 

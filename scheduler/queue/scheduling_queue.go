@@ -313,6 +313,17 @@ func (q *PriorityQueue) Add(logger logr.Logger, pod *v1.Pod) {
 	q.addLocked(logger, pod)
 }
 
+// AddAll queues new unscheduled pods as Add does, all in one step: Pop
+// sees none of them or all of them, so that a PodGroup's members handed
+// over together (pods a new profile takes over) reach a cycle together.
+func (q *PriorityQueue) AddAll(logger logr.Logger, pods []*v1.Pod) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, pod := range pods {
+		q.addLocked(logger, pod)
+	}
+}
+
 func (q *PriorityQueue) addLocked(logger logr.Logger, pod *v1.Pod) {
 	if q.flight.has(pod.UID) {
 		logger.V(4).Info("Pod is being scheduled; not queueing it again", "pod", klog.KObj(pod))
@@ -629,6 +640,36 @@ func (q *PriorityQueue) AddGroupRemainder(logger logr.Logger, pInfo *framework.Q
 	})
 	if l := logger.V(4); l.Enabled() && where != nowhere {
 		l.Info("Pod group member its group's cycle left out returned to the queue", "pod", klog.KObj(pInfo.Pod), "queue", where,
+			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins))
+	}
+	return err
+}
+
+// AddGroupWaiting hands back a member of a PodGroup whose cycle did not run
+// because the group is not whole in the queue yet (its PodGroup is gone, or
+// members the informer shows have not been handed to the queue): the
+// attempt does not count and the pod keeps its timestamp, as kube-scheduler
+// v1.37.1 would have kept it gated at PreEnqueue rather than popped it. It
+// waits in the unschedulable set, rejected by its UnschedulablePlugins,
+// unless an event seen while it was in flight may help it; an event that
+// may help moves it to activeQ at its old place, without a backoff it has
+// not earned. The pod's in-flight period ends.
+func (q *PriorityQueue) AddGroupWaiting(logger logr.Logger, pInfo *framework.QueuedPodInfo, podSchedulingCycle int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var s strategy
+	where, err := q.handBack(logger, pInfo, func(e *entry) place {
+		if pInfo.Attempts > pInfo.BackoffFrom {
+			pInfo.Attempts--
+		}
+		if pInfo.Attempts == 0 {
+			pInfo.InitialAttemptTimestamp = nil
+		}
+		s = q.strategyAfterFlight(logger, e)
+		return q.requeue(logger, e, s, eventAttemptFailed)
+	})
+	if l := logger.V(4); l.Enabled() && where != nowhere {
+		l.Info("Pod group member returned to the queue to wait for its group", "pod", klog.KObj(pInfo.Pod), "queue", where, "strategy", s,
 			"schedulingCycle", podSchedulingCycle, "unschedulablePlugins", sets.List(pInfo.UnschedulablePlugins))
 	}
 	return err
