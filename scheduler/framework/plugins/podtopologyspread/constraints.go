@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
@@ -209,15 +210,20 @@ var (
 // when the pod belongs to none of them.
 func (pl *PodTopologySpread) ownersSelector(pod *v1.Pod) labels.Selector {
 	set := labels.Set{}
-	if services, err := pl.services.Services(pod.Namespace).List(labels.Everything()); err == nil {
-		for _, svc := range services {
-			// A Service without a selector selects no pods, not all.
-			if svc.Spec.Selector == nil {
-				continue
-			}
-			if labels.Set(svc.Spec.Selector).AsSelectorPreValidated().Matches(labels.Set(pod.Labels)) {
-				set = labels.Merge(set, svc.Spec.Selector)
-			}
+	services, err := pl.services.ByIndex(cache.NamespaceIndex, pod.Namespace)
+	if err != nil {
+		// A store without the namespace index: the listers' fallback.
+		services = services[:0]
+		_ = cache.ListAllByNamespace(pl.services, pod.Namespace, labels.Everything(), func(obj any) { services = append(services, obj) })
+	}
+	for _, obj := range services {
+		svc, ok := obj.(*v1.Service)
+		// A Service without a selector selects no pods, not all.
+		if !ok || svc.Spec.Selector == nil {
+			continue
+		}
+		if labels.Set(svc.Spec.Selector).AsSelectorPreValidated().Matches(labels.Set(pod.Labels)) {
+			set = labels.Merge(set, svc.Spec.Selector)
 		}
 	}
 	sel := set.AsSelector()
@@ -232,20 +238,20 @@ func (pl *PodTopologySpread) ownersSelector(pod *v1.Pod) labels.Selector {
 	var ls *metav1.LabelSelector
 	switch gv.WithKind(owner.Kind) {
 	case replicationControllerKind:
-		rc, err := pl.replicationControllers.ReplicationControllers(pod.Namespace).Get(owner.Name)
-		if err != nil {
+		rc, ok := stored[*v1.ReplicationController](pl.replicationControllers, pod.Namespace, owner.Name)
+		if !ok {
 			return sel
 		}
 		return labels.Merge(set, rc.Spec.Selector).AsSelector()
 	case replicaSetKind:
-		rs, err := pl.replicaSets.ReplicaSets(pod.Namespace).Get(owner.Name)
-		if err != nil {
+		rs, ok := stored[*appsv1.ReplicaSet](pl.replicaSets, pod.Namespace, owner.Name)
+		if !ok {
 			return sel
 		}
 		ls = rs.Spec.Selector
 	case statefulSetKind:
-		ss, err := pl.statefulSets.StatefulSets(pod.Namespace).Get(owner.Name)
-		if err != nil {
+		ss, ok := stored[*appsv1.StatefulSet](pl.statefulSets, pod.Namespace, owner.Name)
+		if !ok {
 			return sel
 		}
 		ls = ss.Spec.Selector
@@ -260,6 +266,17 @@ func (pl *PodTopologySpread) ownersSelector(pod *v1.Pod) labels.Selector {
 		sel = sel.Add(reqs...)
 	}
 	return sel
+}
+
+// stored returns the object an informer's store holds as namespace/name.
+func stored[T any](store cache.Indexer, namespace, name string) (T, bool) {
+	var zero T
+	obj, ok, err := store.GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return zero, false
+	}
+	t, ok := obj.(T)
+	return t, ok
 }
 
 // defaultConstraints returns the configured default constraints with the

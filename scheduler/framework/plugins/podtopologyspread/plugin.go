@@ -28,8 +28,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	appslisters "k8s.io/client-go/listers/apps/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/berth-io/berth/scheduler/args"
 	"github.com/berth-io/berth/scheduler/framework"
@@ -73,10 +72,14 @@ type PodTopologySpread struct {
 	// the runtime and its readers never change a rejection's status.
 	missingLabel, tooSkewed *framework.Status
 
-	services               corelisters.ServiceLister
-	replicationControllers corelisters.ReplicationControllerLister
-	replicaSets            appslisters.ReplicaSetLister
-	statefulSets           appslisters.StatefulSetLister
+	// The informers' stores of Services and of the controllers whose
+	// selectors default constraints borrow, read directly: a lister call
+	// allocates, and a PodGroup's cycle reads them once per member and
+	// placement.
+	services               cache.Indexer
+	replicationControllers cache.Indexer
+	replicaSets            cache.Indexer
+	statefulSets           cache.Indexer
 }
 
 var (
@@ -133,10 +136,10 @@ func NewWithArgs(args *Args, h framework.Handle) (*PodTopologySpread, error) {
 	if f == nil {
 		return nil, fmt.Errorf("plugin %s: default constraints need an informer factory", Name)
 	}
-	pl.services = f.Core().V1().Services().Lister()
-	pl.replicationControllers = f.Core().V1().ReplicationControllers().Lister()
-	pl.replicaSets = f.Apps().V1().ReplicaSets().Lister()
-	pl.statefulSets = f.Apps().V1().StatefulSets().Lister()
+	pl.services = f.Core().V1().Services().Informer().GetIndexer()
+	pl.replicationControllers = f.Core().V1().ReplicationControllers().Informer().GetIndexer()
+	pl.replicaSets = f.Apps().V1().ReplicaSets().Informer().GetIndexer()
+	pl.statefulSets = f.Apps().V1().StatefulSets().Informer().GetIndexer()
 	return pl, nil
 }
 
