@@ -135,8 +135,11 @@ func (c *CycleState) spill(entries []stateEntry) {
 }
 
 // inlineStateEntries is how many keys a CycleState holds before it
-// allocates; a default cycle of a plain pod writes about six.
-const inlineStateEntries = 10
+// allocates. Under the default profile a plain pod's cycle writes five, one
+// with spread constraints six, one with pod (anti-)affinity seven; more
+// would make every state bigger, and a group cycle keeps one per member
+// and placement tried.
+const inlineStateEntries = 7
 
 // initialStateEntries is the least room of the entries once on the heap.
 const initialStateEntries = 16

@@ -122,7 +122,7 @@ func TestCycleStateWritesOfACycleAllocateNothing(t *testing.T) {
 // group cycle keeps one for every member in every placement it tries
 // (600,000 for a gang of 1,000 over 600 racks).
 func TestCycleStateIsSmall(t *testing.T) {
-	const limit = 384
+	const limit = 288
 	if size := unsafe.Sizeof(CycleState{}); size > limit {
 		t.Errorf("a CycleState takes %d bytes, want at most %d", size, limit)
 	}
